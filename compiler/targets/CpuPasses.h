@@ -1,0 +1,23 @@
+//===- CpuPasses.h - passes of the CPU back end ----------------*- C++ -*-===//
+//
+// Declarations generated from CpuPasses.td, and registerCpuTargetPasses(),
+// which tools (shardc-opt) call next to shardc::registerUpstreamPasses() so
+// every step of cpuLoweringPipeline() can be run by name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_TARGETS_CPUPASSES_H
+#define SHARDC_COMPILER_TARGETS_CPUPASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace shardc {
+
+#define GEN_PASS_DECL
+#include "compiler/targets/CpuPasses.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "compiler/targets/CpuPasses.h.inc"
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_TARGETS_CPUPASSES_H

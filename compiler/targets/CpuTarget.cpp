@@ -1,0 +1,590 @@
+//===- CpuTarget.cpp - Tensor program -> LLVM dialect -> x86-64 object ----===//
+//
+// lowerToLLVMDialect runs three steps:
+//   1. C++: wrap the tensor entry in a function on memrefs (one per input and
+//      per result) that materializes each result into its output buffer.
+//   2. The narrated MLIR pipeline in cpuLoweringPipeline(): tensor-level
+//      fusion, bufferization, deallocation, loops, LLVM dialect.
+//   3. C++: check that everything reached the LLVM dialect and that no
+//      unexpected external symbol appeared, then add the `void**` entry that
+//      unpacks the buffer array into memref descriptors.
+// emitLLVMIR / emitObject translate to LLVM IR, optimize with LLVM's default
+// pipeline and (for objects) run x86-64 code generation, all in process.
+//
+// Invariants: every failure is reported as an MLIR diagnostic on the module
+// (or the offending op) and returned as failure(); the entry ABI is the one
+// documented in CpuTarget.h.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/CpuTarget.h"
+
+#include "compiler/registration/RegisterUpstream.h"
+#include "compiler/targets/CpuPasses.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Target/LLVMIR/LLVMTranslationInterface.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <memory>
+#include <mutex>
+#include <optional>
+
+using namespace mlir;
+
+namespace {
+
+constexpr llvm::StringLiteral kBodySuffix = "_shardc_body";
+constexpr llvm::StringLiteral kTargetTriple = "x86_64-unknown-linux-gnu";
+
+//===----------------------------------------------------------------------===//
+// The pipeline, as narrated code
+//===----------------------------------------------------------------------===//
+
+/// Collects pass names into a textual pipeline anchored on builtin.module.
+class PipelineText {
+public:
+  PipelineText &add(llvm::StringRef pass) {
+    passes.push_back(pass.str());
+    return *this;
+  }
+  std::string str() const {
+    std::string text = "builtin.module(";
+    llvm::raw_string_ostream os(text);
+    llvm::interleave(passes, os, ", ");
+    os << ")";
+    return text;
+  }
+
+private:
+  std::vector<std::string> passes;
+};
+
+std::string buildCpuPipeline() {
+  PipelineText p;
+  // ---- Tensor phase: the program is still values; rewrite it while that is
+  // ---- cheap and analyzable.
+  // The entry is called exactly once, from the buffer wrapper. Inlining it (and
+  // private tensor helpers) lets bufferization write results straight into the
+  // caller's output buffers instead of returning fresh allocations to copy.
+  p.add("inline");
+  // Drop the entry and helpers that inlining left unreferenced, so they are not
+  // bufferized and compiled for nothing.
+  p.add("symbol-dce");
+  // Elementwise fusion only understands linalg.generic; named elementwise ops
+  // (linalg.add, linalg.exp, ...) must be generic first.
+  p.add("linalg-generalize-named-ops");
+  // Chains of elementwise ops become one generic: one loop nest, and no
+  // intermediate tensors (so no malloc/free) between them.
+  p.add("linalg-fuse-elementwise-ops");
+  // Give generics that are really matmul/fill/copy their names back, so GEMM
+  // tiling/vectorization recipes can match linalg.matmul later.
+  p.add("linalg-specialize-generic-ops");
+  // Tidy fused bodies and fold constants before bufferization analyses them.
+  p.add("canonicalize");
+  p.add("cse");
+  // A tensor.empty that is only materialized into an output buffer is replaced
+  // by that buffer, so the producing op writes the output in place.
+  p.add("eliminate-empty-tensors");
+  // Tensors -> buffers in one analysis over the whole module.
+  //  - bufferize-function-boundaries: helpers that were not inlined get memref
+  //    signatures;
+  //  - identity-layout-map: those memrefs stay dense (no strided layouts).
+  p.add("one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map}");
+  // Remove self-copies and dead allocations bufferization may leave.
+  p.add("canonicalize");
+
+  // ---- Buffer phase: make memory management explicit.
+  // Free every allocation (bufferization temporaries and memref.alloc written
+  // in the input, e.g. communication scratch buffers) on every path;
+  // ownership-based, so aliased buffers are freed exactly once.
+  p.add("buffer-deallocation-pipeline");
+  // Lower bufferization.clone that deallocation may introduce (alloc + copy).
+  p.add("convert-bufferization-to-memref");
+  // Copies into/out of strided subviews (concatenation, all-gather assembly)
+  // would become calls to MLIR's runtime function `memrefCopy`, an undefined
+  // symbol in our object; make them linalg.copy loops instead.
+  p.add("cpu-lower-strided-copies");
+
+  // ---- Loop phase. GEMM tiling / vectorization will slot in before this.
+  // Linalg on buffers -> scf.for loop nests over memref.load/store.
+  p.add("convert-linalg-to-loops");
+  // math.fpowi/ipowi would become llvm.powi, i.e. a call to libgcc's
+  // __powisf2; outline a software implementation instead (libc/libm only).
+  p.add("convert-math-to-funcs");
+  // LLVM has no structured control flow.
+  p.add("convert-scf-to-cf");
+
+  // ---- LLVM dialect.
+  // Subviews/casts -> explicit offset/stride arithmetic that
+  // finalize-memref-to-llvm can lower (it emits affine.apply) ...
+  p.add("expand-strided-metadata");
+  // ... and affine.apply (plus any affine op) -> arith.
+  p.add("lower-affine");
+  // arith ops without a direct LLVM counterpart (ceildivsi, floordivsi, ...).
+  p.add("arith-expand");
+  // math ops with LLVM intrinsics (exp, log, sqrt, tanh, pow, ...): LLVM can
+  // vectorize them and calls libm where it has to.
+  p.add("convert-math-to-llvm");
+  // The remaining math ops (erf, ...) as plain libm calls; emits func.call, so
+  // it must run before convert-func-to-llvm.
+  p.add("convert-math-to-libm");
+  // memref.alloc -> malloc, memref.dealloc -> free, load/store -> GEP,
+  // memref.global -> llvm.mlir.global.
+  p.add("finalize-memref-to-llvm");
+  p.add("convert-arith-to-llvm");
+  p.add("convert-index-to-llvm");
+  p.add("convert-ub-to-llvm");
+  // func.func/call -> llvm.func/call with the default memref descriptor
+  // convention, which the `void**` entry unpacks. Declarations on !llvm.ptr /
+  // i64 / i32 become plain C calls (shardrt_*).
+  p.add("convert-func-to-llvm");
+  p.add("convert-cf-to-llvm");
+  // The type-conversion casts between the steps above now cancel out.
+  p.add("reconcile-unrealized-casts");
+  return p.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Step 1: the tensor entry behind a function on memrefs
+//===----------------------------------------------------------------------===//
+
+/// Checks one entry argument/result type; returns its buffer type.
+FailureOr<MemRefType> bufferTypeFor(func::FuncOp entry, Type type, llvm::StringRef what,
+                                    unsigned index) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto fail = [&]() {
+    return entry.emitError() << what << " #" << index << " of @" << entry.getSymName()
+                             << " has type " << type;
+  };
+  if (!tensor) {
+    fail() << "; the CPU entry takes and returns only ranked tensors (use tensor<T> for "
+              "scalars)";
+    return failure();
+  }
+  if (!tensor.hasStaticShape()) {
+    fail() << "; the CPU entry needs static shapes";
+    return failure();
+  }
+  if (!tensor.getElementType().isIntOrFloat()) {
+    fail() << "; entry buffers hold only integer or float elements (use i64 for index)";
+    return failure();
+  }
+  if (tensor.getEncoding()) {
+    fail() << "; tensor encodings are not supported at the CPU entry";
+    return failure();
+  }
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+/// Adds `func.func @<entry>_shardc_body(inputs..., outputs...)` on memrefs:
+/// inputs become tensors through `to_tensor restrict` (read-only), the entry
+/// is called, and each result is materialized into its output memref
+/// (`restrict writable`), which copies a result that aliases an input or
+/// another result. Makes the entry private. Returns the buffer types in
+/// `void**` order.
+FailureOr<SmallVector<MemRefType>> addBufferWrapper(ModuleOp module, llvm::StringRef entryName) {
+  auto entry = module.lookupSymbol<func::FuncOp>(entryName);
+  if (!entry) {
+    module.emitError() << "CPU entry @" << entryName
+                       << " not found: expected a func.func with that name in the module";
+    return failure();
+  }
+  if (entry.isExternal()) {
+    entry.emitError() << "CPU entry @" << entryName << " is a declaration; it needs a body";
+    return failure();
+  }
+  for (llvm::StringRef suffix : {llvm::StringRef(shardc::kCpuEntrySuffix),
+                                 llvm::StringRef(kBodySuffix)}) {
+    std::string name = (entryName + suffix).str();
+    if (Operation *clash = module.lookupSymbol(name)) {
+      clash->emitError() << "symbol @" << name
+                         << " already exists; the CPU target generates it for entry @"
+                         << entryName;
+      return failure();
+    }
+  }
+
+  FunctionType entryType = entry.getFunctionType();
+  SmallVector<MemRefType> buffers;
+  for (auto [i, type] : llvm::enumerate(entryType.getInputs())) {
+    FailureOr<MemRefType> buffer = bufferTypeFor(entry, type, "argument", i);
+    if (failed(buffer)) return failure();
+    buffers.push_back(*buffer);
+  }
+  for (auto [i, type] : llvm::enumerate(entryType.getResults())) {
+    FailureOr<MemRefType> buffer = bufferTypeFor(entry, type, "result", i);
+    if (failed(buffer)) return failure();
+    buffers.push_back(*buffer);
+  }
+
+  MLIRContext *ctx = module.getContext();
+  Location loc = entry.getLoc();
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(entry);
+  SmallVector<Type> argTypes(buffers.begin(), buffers.end());
+  auto body = func::FuncOp::create(b, loc, (entryName + kBodySuffix).str(),
+                                   FunctionType::get(ctx, argTypes, {}));
+  Block *block = body.addEntryBlock();
+  b.setInsertionPointToStart(block);
+
+  unsigned numInputs = entryType.getNumInputs();
+  SmallVector<Value> inputs;
+  for (auto [i, type] : llvm::enumerate(entryType.getInputs()))
+    inputs.push_back(bufferization::ToTensorOp::create(b, loc, type, block->getArgument(i),
+                                                       /*restrict=*/true, /*writable=*/false));
+  auto call = func::CallOp::create(b, loc, entry, inputs);
+  for (auto [i, result] : llvm::enumerate(call.getResults()))
+    bufferization::MaterializeInDestinationOp::create(b, loc, /*result=*/Type(), result,
+                                                      block->getArgument(numInputs + i),
+                                                      /*restrict=*/true, /*writable=*/true);
+  func::ReturnOp::create(b, loc);
+  entry.setPrivate();
+  return buffers;
+}
+
+//===----------------------------------------------------------------------===//
+// Step 3: checks and the `void**` entry
+//===----------------------------------------------------------------------===//
+
+/// Every op must be in the LLVM dialect now, or translation fails later with a
+/// less helpful message.
+LogicalResult checkFullyLowered(ModuleOp module) {
+  Operation *leftover = nullptr;
+  module.walk([&](Operation *op) {
+    if (op == module.getOperation() || isa_and_nonnull<LLVM::LLVMDialect>(op->getDialect()))
+      return WalkResult::advance();
+    leftover = op;
+    return WalkResult::interrupt();
+  });
+  if (!leftover) return success();
+  leftover->emitError() << "'" << leftover->getName()
+                        << "' was not lowered to the LLVM dialect by the CPU pipeline";
+  return failure();
+}
+
+/// libc/libm functions the lowering may call (malloc/free from memref.alloc,
+/// memcpy/memset from copies and fills, libm from math-to-libm).
+bool isLibcOrLibmFunction(llvm::StringRef name) {
+  static const llvm::StringSet<> kLibc = {"malloc",  "free",    "aligned_alloc", "calloc",
+                                          "memcpy",  "memmove", "memset"};
+  static const llvm::StringSet<> kLibm = {
+      "acos",  "acosh", "asin",  "asinh",  "atan",      "atan2", "atanh", "cbrt",
+      "ceil",  "cos",   "cosh",  "erf",    "erfc",      "exp",   "exp2",  "expm1",
+      "fabs",  "floor", "fma",   "fmod",   "hypot",     "log",   "log10", "log1p",
+      "log2",  "pow",   "rint",  "round",  "roundeven", "sin",   "sinh",  "sqrt",
+      "tan",   "tanh",  "trunc", "copysign", "fmax",    "fmin",  "nearbyint"};
+  if (kLibc.contains(name) || kLibm.contains(name)) return true;
+  return name.ends_with("f") && kLibm.contains(name.drop_back());
+}
+
+/// The object may only import what the input declared (runtime functions) and
+/// libc/libm. A lowering that introduces anything else (e.g. MLIR's
+/// `memrefCopy` from libmlir_c_runner_utils) would produce an object that does
+/// not load; say so now, naming the symbol.
+LogicalResult checkExternalSymbols(ModuleOp module, const llvm::StringSet<> &declaredByInput) {
+  LogicalResult result = success();
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (!fn.isExternal() || declaredByInput.contains(fn.getName()) ||
+        isLibcOrLibmFunction(fn.getName()))
+      continue;
+    fn.emitError() << "the CPU lowering introduced a call to @" << fn.getName()
+                   << ", which is neither libc/libm nor declared by the input module; the "
+                      "object would have an unresolvable symbol";
+    result = failure();
+  }
+  return result;
+}
+
+/// Adds `llvm.func @<entry>_shardc(%buffers: !llvm.ptr)`: loads buffers[i] and
+/// passes it to the body as a memref descriptor (allocated = aligned = the
+/// pointer, offset 0, static sizes, row-major strides).
+LogicalResult addPointerArrayEntry(ModuleOp module, llvm::StringRef entryName,
+                                   ArrayRef<MemRefType> buffers) {
+  std::string bodyName = (entryName + kBodySuffix).str();
+  auto body = module.lookupSymbol<LLVM::LLVMFuncOp>(bodyName);
+  if (!body || body.isExternal()) {
+    module.emitError() << "CPU lowering lost the buffer wrapper @" << bodyName;
+    return failure();
+  }
+  MLIRContext *ctx = module.getContext();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto i64Ty = IntegerType::get(ctx, 64);
+
+  // The descriptor convention of convert-func-to-llvm, checked rather than
+  // assumed: (ptr allocated, ptr aligned, i64 offset, i64 sizes[r], i64 strides[r]).
+  SmallVector<Type> expected;
+  for (MemRefType type : buffers) {
+    expected.append({ptrTy, ptrTy, i64Ty});
+    expected.append(2 * type.getRank(), i64Ty);
+  }
+  ArrayRef<Type> params = body.getFunctionType().getParams();
+  if (params != ArrayRef<Type>(expected)) {
+    body.emitError() << "unexpected memref calling convention after convert-func-to-llvm: "
+                     << params.size() << " parameters, expected " << expected.size();
+    return failure();
+  }
+
+  // Only the `void**` entry is exported; private definitions (the body, helpers
+  // that were not inlined, the deallocation helper) stay internal so objects of
+  // several programs can be linked together.
+  body.setLinkage(LLVM::Linkage::Internal);
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+    if (!fn.isExternal() && fn.isPrivate()) fn.setLinkage(LLVM::Linkage::Internal);
+
+  Location loc = body.getLoc();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto entryType =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), ArrayRef<Type>{ptrTy});
+  auto entry = LLVM::LLVMFuncOp::create(b, loc, (entryName + shardc::kCpuEntrySuffix).str(),
+                                        entryType);
+  Block *block = entry.addEntryBlock(b);
+  b.setInsertionPointToStart(block);
+
+  llvm::DenseMap<int64_t, Value> constants;
+  auto constant = [&](int64_t v) {
+    Value &c = constants[v];
+    if (!c) c = LLVM::ConstantOp::create(b, loc, i64Ty, b.getI64IntegerAttr(v));
+    return c;
+  };
+  Value array = block->getArgument(0);
+  SmallVector<Value> args;
+  for (auto [i, type] : llvm::enumerate(buffers)) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, array,
+                                     ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    Value ptr = LLVM::LoadOp::create(b, loc, ptrTy, slot);
+    args.append({ptr, ptr, constant(0)});
+    ArrayRef<int64_t> shape = type.getShape();
+    for (int64_t size : shape) args.push_back(constant(size));
+    SmallVector<int64_t> strides(shape.size(), 1);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * shape[d + 1];
+    for (int64_t stride : strides) args.push_back(constant(stride));
+  }
+  LLVM::CallOp::create(b, loc, body, args);
+  LLVM::ReturnOp::create(b, loc, ValueRange());
+  return success();
+}
+
+} // namespace
+
+std::string shardc::cpuLoweringPipeline() { return buildCpuPipeline(); }
+
+LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry) {
+  MLIRContext *ctx = module.getContext();
+  // The caller's context may lack some dialect or external model the pipeline
+  // needs (a missing model fails late and obscurely); add them all.
+  DialectRegistry registry;
+  registerUpstreamDialects(registry);
+  ctx->appendDialectRegistry(registry);
+  ctx->loadDialect<bufferization::BufferizationDialect, func::FuncDialect, LLVM::LLVMDialect>();
+  registerUpstreamPasses();
+  static std::once_flag cpuPassesOnce;
+  std::call_once(cpuPassesOnce, [] { registerCpuTargetPasses(); });
+
+  llvm::StringSet<> declaredByInput;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn.isExternal()) declaredByInput.insert(fn.getSymName());
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+    if (fn.isExternal()) declaredByInput.insert(fn.getName());
+
+  FailureOr<SmallVector<MemRefType>> buffers = addBufferWrapper(module, entry);
+  if (failed(buffers)) return failure();
+
+  // Parse into a fresh OpPassManager: parsing "builtin.module(...)" into a
+  // module-anchored PassManager would nest it and silently run nothing
+  // (TOOLCHAIN.md §5).
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  FailureOr<OpPassManager> parsed = parsePassPipeline(buildCpuPipeline(), errorStream);
+  if (failed(parsed)) {
+    module.emitError() << "internal error: the CPU pipeline does not parse (a pass is "
+                          "missing from registerUpstreamPasses?): "
+                       << errors;
+    return failure();
+  }
+  PassManager pm(ctx);
+  static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  // --mlir-print-ir-after-all, --mlir-timing, ... from the tool's command line.
+  // applyPassManagerCLOptions fails unless the options are registered;
+  // registering is idempotent (a ManagedStatic) and harmless in programs that
+  // never parse them.
+  registerPassManagerCLOptions();
+  if (failed(applyPassManagerCLOptions(pm))) {
+    module.emitError() << "invalid pass manager command-line options";
+    return failure();
+  }
+  applyDefaultTimingPassManagerCLOptions(pm);
+  if (failed(pm.run(module))) {
+    module.emitError() << "CPU lowering of @" << entry << " failed";
+    return failure();
+  }
+
+  if (failed(checkFullyLowered(module)) || failed(checkExternalSymbols(module, declaredByInput)))
+    return failure();
+  return addPointerArrayEntry(module, entry, *buffers);
+}
+
+//===----------------------------------------------------------------------===//
+// LLVM IR and object emission
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void initializeX86Target() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+  });
+}
+
+/// Makes sure translateModuleToLLVMIR finds its interfaces, whatever the
+/// caller registered in the context.
+void ensureTranslationRegistered(MLIRContext &ctx) {
+  auto hasTranslation = [&](Dialect *dialect) {
+    return dialect && dialect->getRegisteredInterface<LLVMTranslationDialectInterface>();
+  };
+  if (!hasTranslation(ctx.getLoadedDialect("builtin"))) registerBuiltinDialectTranslation(ctx);
+  if (!hasTranslation(ctx.getLoadedDialect("llvm"))) registerLLVMDialectTranslation(ctx);
+}
+
+struct Compiled {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
+FailureOr<Compiled> translateAndOptimize(ModuleOp module, const shardc::CpuTargetOptions &options) {
+  if (options.optLevel > 3) {
+    module.emitError() << "CPU optLevel " << options.optLevel << " is out of range 0..3";
+    return failure();
+  }
+  initializeX86Target();
+  llvm::Triple triple(kTargetTriple);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) {
+    module.emitError() << "x86-64 target unavailable in this LLVM: " << error;
+    return failure();
+  }
+  // LLVM only warns on stderr about an unknown CPU and then ignores it; make it
+  // an error instead (checked with the generic CPU, which never warns).
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, /*CPU=*/"", /*Features=*/""));
+  if (!subtarget || !subtarget->isCPUStringValid(options.cpu)) {
+    module.emitError() << "unknown x86-64 CPU '" << options.cpu
+                       << "' (expected an `llc -mcpu` name such as x86-64-v2 or skylake)";
+    return failure();
+  }
+
+  static const llvm::CodeGenOptLevel kLevels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+  Compiled out;
+  out.machine.reset(target->createTargetMachine(triple, options.cpu, /*Features=*/"",
+                                                llvm::TargetOptions(), llvm::Reloc::PIC_,
+                                                std::nullopt, kLevels[options.optLevel]));
+  if (!out.machine) {
+    module.emitError() << "could not create an x86-64 target machine for CPU " << options.cpu;
+    return failure();
+  }
+
+  ensureTranslationRegistered(*module.getContext());
+  out.context = std::make_unique<llvm::LLVMContext>();
+  out.module = translateModuleToLLVMIR(module, *out.context, "shardc");
+  if (!out.module) {
+    module.emitError() << "translation to LLVM IR failed (is the module fully in the LLVM "
+                          "dialect? run lowerToLLVMDialect first)";
+    return failure();
+  }
+  out.module->setTargetTriple(out.machine->getTargetTriple());
+  out.module->setDataLayout(out.machine->createDataLayout());
+  // Record the CPU in the IR too, so the text is self-describing and the IR
+  // optimizer's cost model sees the same CPU as code generation.
+  for (llvm::Function &fn : *out.module)
+    if (!fn.isDeclaration() && !fn.hasFnAttribute("target-cpu"))
+      fn.addFnAttr("target-cpu", options.cpu);
+
+  std::string verifyErrors;
+  llvm::raw_string_ostream verifyStream(verifyErrors);
+  if (llvm::verifyModule(*out.module, &verifyStream)) {
+    module.emitError() << "translated LLVM IR is invalid: " << verifyErrors;
+    return failure();
+  }
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = options.optLevel >= 2;
+  tuning.SLPVectorization = options.optLevel >= 2;
+  llvm::PassBuilder builder(out.machine.get(), tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  static const llvm::OptimizationLevel kIrLevels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
+      llvm::OptimizationLevel::O3};
+  llvm::ModulePassManager mpm =
+      options.optLevel == 0 ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                            : builder.buildPerModuleDefaultPipeline(kIrLevels[options.optLevel]);
+  mpm.run(*out.module, mam);
+  return out;
+}
+
+} // namespace
+
+FailureOr<std::string> shardc::emitLLVMIR(ModuleOp module, const CpuTargetOptions &options) {
+  FailureOr<Compiled> compiled = translateAndOptimize(module, options);
+  if (failed(compiled)) return failure();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  compiled->module->print(os, /*AAW=*/nullptr);
+  return text;
+}
+
+FailureOr<std::string> shardc::emitObject(ModuleOp module, const CpuTargetOptions &options) {
+  FailureOr<Compiled> compiled = translateAndOptimize(module, options);
+  if (failed(compiled)) return failure();
+  llvm::SmallString<0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager codegen;
+  if (compiled->machine->addPassesToEmitFile(codegen, os, /*DwoOut=*/nullptr,
+                                             llvm::CodeGenFileType::ObjectFile)) {
+    module.emitError() << "the x86-64 target cannot emit object files";
+    return failure();
+  }
+  codegen.run(*compiled->module);
+  return std::string(bytes.str());
+}

@@ -1,0 +1,71 @@
+//===- CpuTarget.h - shardc's x86-64 CPU back end --------------------------===//
+//
+// Turns a local (per-device) program on tensors into an x86-64 ELF object.
+//
+// Host ABI. For an entry `func.func @f(%a: tensor<AxBxf32>, ...) -> (tensor<...>, ...)`
+// (ranked tensors, static shapes, int or float elements; rank 0 for scalars)
+// the object exports
+//
+//   extern "C" void f_shardc(void **buffers);
+//
+// buffers[0 .. numInputs) are the inputs, then one buffer per result, each a
+// dense row-major array of its tensor's shape. Preconditions, which
+// bufferization relies on (restrict): output buffers do not overlap each
+// other or any input; inputs are only read. Results that alias an input or
+// another result are copied, never returned by reference. The generated code
+// has no global mutable state, so it may run on several threads at once. Its
+// undefined symbols are libc/libm functions and the external functions the
+// input module declares (the runtime's shardrt_* functions).
+//
+// Staging: lowerToLLVMDialect (MLIR, in place) -> emitLLVMIR / emitObject. Each
+// step reports failure through MLIR diagnostics on the module; nothing is
+// printed and nothing aborts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_TARGETS_CPUTARGET_H
+#define SHARDC_COMPILER_TARGETS_CPUTARGET_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <string>
+
+namespace shardc {
+
+struct CpuTargetOptions {
+  /// LLVM CPU name (`llc -mcpu`); "x86-64-v2" runs on any x86-64 from ~2009 on.
+  std::string cpu = "x86-64-v2";
+  /// LLVM optimization level, 0..3.
+  unsigned optLevel = 3;
+};
+
+/// Suffix of the exported host entry point: `<entry>_shardc`.
+inline constexpr llvm::StringLiteral kCpuEntrySuffix = "_shardc";
+
+/// Lowers `module` in place to the LLVM dialect. `entry` names a func.func on
+/// tensors (static shapes) whose results become caller-provided output
+/// buffers; a new function `void <entry>_shardc(void** buffers)` (C ABI,
+/// buffers[0..numInputs) are the inputs, then one buffer per result, all dense
+/// row-major) is added and is the symbol host code calls. Other funcs may
+/// exist (private helpers, external declarations). The module's context gets
+/// the upstream dialects and passes it needs registered; do not lower modules
+/// of the same MLIRContext from several threads at once.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef entry);
+
+/// The MLIR pass pipeline (textual form, anchored on builtin.module) that
+/// lowerToLLVMDialect runs between its two C++ steps (adding the buffer
+/// wrapper before, adding the `void**` entry after). For shardc-opt and tests:
+/// `shardc-opt --pass-pipeline=<this>` replays it.
+std::string cpuLoweringPipeline();
+
+/// LLVM IR (text) of a module already in the LLVM dialect, optimized at optLevel.
+mlir::FailureOr<std::string> emitLLVMIR(mlir::ModuleOp module, const CpuTargetOptions &options);
+
+/// x86-64 ELF object bytes of a module already in the LLVM dialect.
+mlir::FailureOr<std::string> emitObject(mlir::ModuleOp module, const CpuTargetOptions &options);
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_TARGETS_CPUTARGET_H

@@ -1,0 +1,126 @@
+//===- CommDialect.cpp - comm ops: groups syntax and verifiers ------------===//
+//
+// Groups are stored flat with a group size and printed nested:
+// `groups = [[0, 1], [2, 3]]`. Verifiers keep: groups non-empty, equal-sized,
+// disjoint (a device in two groups of one collective would deadlock).
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/comm/Comm.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+#include "dialects/comm/CommDialect.cpp.inc"
+
+void CommDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/comm/CommOps.cpp.inc"
+      >();
+}
+
+static ParseResult parseGroups(OpAsmParser &parser, DenseI64ArrayAttr &groups,
+                               IntegerAttr &groupSize) {
+  SmallVector<int64_t> flat;
+  int64_t size = -1;
+  auto parseGroup = [&]() -> ParseResult {
+    int64_t before = flat.size();
+    if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&]() {
+          int64_t id;
+          if (parser.parseInteger(id))
+            return failure();
+          flat.push_back(id);
+          return success();
+        }))
+      return failure();
+    int64_t n = flat.size() - before;
+    if (size >= 0 && n != size)
+      return parser.emitError(parser.getCurrentLocation(), "comm groups must all have ")
+             << size << " members, but one has " << n;
+    size = n;
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseGroup))
+    return failure();
+  groups = parser.getBuilder().getDenseI64ArrayAttr(flat);
+  groupSize = parser.getBuilder().getI64IntegerAttr(size < 0 ? 0 : size);
+  return success();
+}
+
+static void printGroups(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr groups,
+                        IntegerAttr groupSize) {
+  int64_t size = groupSize.getInt();
+  ArrayRef<int64_t> flat = groups.asArrayRef();
+  p << "[";
+  for (int64_t g = 0; size > 0 && g * size < static_cast<int64_t>(flat.size()); ++g) {
+    if (g)
+      p << ", ";
+    p << "[";
+    llvm::interleaveComma(flat.slice(g * size, size), p);
+    p << "]";
+  }
+  p << "]";
+}
+
+static LogicalResult verifyGroups(Operation *op, StringRef label, ArrayRef<int64_t> flat,
+                                  int64_t size) {
+  if (size <= 0 || flat.empty())
+    return op->emitOpError(label) << ": groups must be non-empty";
+  if (flat.size() % size != 0)
+    return op->emitOpError(label) << ": " << flat.size()
+                                  << " device ids do not split into groups of " << size;
+  llvm::SmallSet<int64_t, 16> seen;
+  for (int64_t id : flat) {
+    if (id < 0)
+      return op->emitOpError(label) << ": device id " << id << " is negative";
+    if (!seen.insert(id).second)
+      return op->emitOpError(label) << ": device " << id << " appears in two groups";
+  }
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (failed(verifyGroups(*this, "comm_all_reduce_c1", getGroups(), getGroupSize())))
+    return failure();
+  if (getOperand().getType() != getType())
+    return emitOpError("comm_all_reduce_c2: operand type ")
+           << getOperand().getType() << " differs from result type " << getType();
+  return success();
+}
+
+static LogicalResult verifyConcat(Operation *op, StringRef label, int64_t dim,
+                                  RankedTensorType small, RankedTensorType big, int64_t n) {
+  if (dim < 0 || dim >= small.getRank() || small.getRank() != big.getRank())
+    return op->emitOpError(label) << ": dim " << dim << " is out of range";
+  for (int64_t d = 0; d < small.getRank(); ++d) {
+    int64_t want = d == dim ? small.getDimSize(d) * n : small.getDimSize(d);
+    if (big.getDimSize(d) != want)
+      return op->emitOpError(label) << ": expected dim " << d << " of the gathered type to be "
+                                    << want << ", got " << big.getDimSize(d);
+  }
+  if (small.getElementType() != big.getElementType())
+    return op->emitOpError(label) << ": element types differ";
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  if (failed(verifyGroups(*this, "comm_all_gather_c1", getGroups(), getGroupSize())))
+    return failure();
+  return verifyConcat(*this, "comm_all_gather_c2", getDim(),
+                      cast<RankedTensorType>(getOperand().getType()),
+                      cast<RankedTensorType>(getType()), getGroupSize());
+}
+
+LogicalResult AllSliceOp::verify() {
+  if (failed(verifyGroups(*this, "comm_all_slice_c1", getGroups(), getGroupSize())))
+    return failure();
+  return verifyConcat(*this, "comm_all_slice_c2", getDim(), cast<RankedTensorType>(getType()),
+                      cast<RankedTensorType>(getOperand().getType()), getGroupSize());
+}
+
+#define GET_OP_CLASSES
+#include "dialects/comm/CommOps.cpp.inc"

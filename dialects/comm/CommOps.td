@@ -1,0 +1,100 @@
+//===- CommOps.td - the comm dialect: local collectives ----*- tablegen -*-===//
+//
+// comm is the local view: collectives on local tensors over explicit device
+// groups, exactly as the runtime executes them. A local program contains no
+// meshes and no shardings; each comm op lists every group, and a device takes
+// part in the one that contains it (see runtime/include/shardrt.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMM_OPS_TD
+#define COMM_OPS_TD
+
+include "dialects/garray/GArrayBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Comm_Dialect : Dialect {
+  let name = "comm";
+  let cppNamespace = "::mlir::comm";
+  let summary = "Collectives on local tensors over explicit device groups";
+  let dependentDialects = ["::mlir::garray::GArrayDialect"];
+}
+
+class Comm_Op<string mnemonic, list<Trait> traits = []> : Op<Comm_Dialect, mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+// Groups print as `groups = [[0, 1], [2, 3]]`; stored flat with a group size.
+class Comm_GroupedOp<string mnemonic> : Comm_Op<mnemonic, [Pure]> {
+  code commonExtra = [{
+    int64_t getNumGroups() { return getGroups().size() / getGroupSize(); }
+    /// The members of group `g`, in collective order.
+    ::llvm::ArrayRef<int64_t> getGroup(int64_t g) {
+      return getGroups().slice(g * getGroupSize(), getGroupSize());
+    }
+  }];
+  let extraClassDeclaration = commonExtra;
+}
+
+def Comm_AllReduceOp : Comm_GroupedOp<"all_reduce"> {
+  let summary = "Combine each group's buffers elementwise";
+  let description = [{
+    ```mlir
+    %r = comm.all_reduce <sum> %x groups = [[0, 1, 2, 3]] : tensor<2xf32>
+    ```
+    **Constraints:**
+    - `comm_all_reduce_c1`: groups are non-empty, of one size, and disjoint;
+    - `comm_all_reduce_c2`: operand and result types are equal.
+  }];
+  let arguments = (ins GArray_ReductionKindAttr:$kind, AnyRankedTensor:$operand,
+                       DenseI64ArrayAttr:$groups, I64Attr:$group_size);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $kind $operand `groups` `=` custom<Groups>($groups, $group_size) attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+}
+
+def Comm_AllGatherOp : Comm_GroupedOp<"all_gather"> {
+  let summary = "Concatenate each group's buffers along one dimension";
+  let description = [{
+    ```mlir
+    %g = comm.all_gather %x, dim = 0 groups = [[0, 1, 2, 3]] : tensor<2x2xf32> -> tensor<8x2xf32>
+    ```
+    **Constraints:**
+    - `comm_all_gather_c1`: groups are non-empty, of one size, and disjoint;
+    - `comm_all_gather_c2`: `dim` is in range; the result equals the operand
+      with dimension `dim` multiplied by the group size.
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$dim, DenseI64ArrayAttr:$groups,
+                       I64Attr:$group_size);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dim` `=` $dim `groups` `=` custom<Groups>($groups, $group_size) attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+}
+
+def Comm_AllSliceOp : Comm_GroupedOp<"all_slice"> {
+  let summary = "Keep this device's part of one dimension (no communication)";
+  let description = [{
+    Device at position p of its group keeps block p of dimension `dim`.
+
+    ```mlir
+    %s = comm.all_slice %x, dim = 0 groups = [[0, 1, 2, 3]] : tensor<8x2xf32> -> tensor<2x2xf32>
+    ```
+    **Constraints:**
+    - `comm_all_slice_c1`: groups are non-empty, of one size, and disjoint;
+    - `comm_all_slice_c2`: `dim` is in range; the operand's dimension `dim` is
+      the result's multiplied by the group size.
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$dim, DenseI64ArrayAttr:$groups,
+                       I64Attr:$group_size);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dim` `=` $dim `groups` `=` custom<Groups>($groups, $group_size) attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+}
+
+#endif // COMM_OPS_TD

@@ -1,0 +1,82 @@
+//===- GArray.h - the garray dialect's one public header --------*- C++ -*-===//
+//
+// Ops, attributes and the sharding-rule interface of the global view, plus the
+// few helpers every pass needs to read and write placements:
+//
+//   - a value's sharding lives on its definition: `garray.sharding` on the op
+//     (one ShardingAttr for a one-result op) or on the function argument;
+//   - toCore()/fromCore() translate between the attribute and the IR-free
+//     shardc::TensorSharding (axis names <-> indices into the mesh).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_DIALECTS_GARRAY_GARRAY_H
+#define SHARDC_DIALECTS_GARRAY_GARRAY_H
+
+#include "passes/core/FactorRule.h"
+#include "passes/core/Sharding.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/garray/GArrayDialect.h.inc"
+#include "dialects/garray/GArrayEnums.h.inc"
+
+namespace mlir::garray {
+class DimShardingAttr;
+} // namespace mlir::garray
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/garray/GArrayAttrs.h.inc"
+
+#include "dialects/garray/GArrayInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/garray/GArrayOps.h.inc"
+
+namespace mlir::garray {
+
+/// Name of the discardable attribute carrying a sharding on ops and args.
+inline constexpr llvm::StringLiteral kShardingAttrName = "garray.sharding";
+
+/// The sharding recorded for `value` (on its defining op or function
+/// argument), or null.
+ShardingAttr getSharding(Value value);
+void setSharding(Value value, ShardingAttr sharding);
+/// The sharding a function declares for result `i`, or null.
+ShardingAttr getResultSharding(func::FuncOp func, unsigned i);
+
+/// The mesh `sharding` names, looked up from `from`; null if missing.
+MeshOp lookupMesh(Operation *from, FlatSymbolRefAttr mesh);
+/// The mesh as IR-free data; fails on `?` sizes.
+FailureOr<shardc::Mesh> toCoreMesh(MeshOp mesh);
+
+shardc::Reduction toCore(ReductionKind kind);
+ReductionKind fromCore(shardc::Reduction kind);
+/// Translates axis names to indices; `rank` pads missing trailing dims.
+/// Unknown axes are reported through `emitError` when given.
+FailureOr<shardc::TensorSharding>
+toCore(ShardingAttr sharding, MeshOp mesh, unsigned rank,
+       llvm::function_ref<InFlightDiagnostic()> emitError = {});
+ShardingAttr fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh, const shardc::Mesh &coreMesh,
+                      const shardc::TensorSharding &sharding);
+
+/// Checks `sharding` against `type` and its mesh (sharding_c2..c4); `what`
+/// names the value in messages ("argument 'X'", "result #0 of garray.add").
+LogicalResult verifyShardingFor(ShardingAttr sharding, Type type, Operation *scope,
+                                llvm::function_ref<InFlightDiagnostic()> emitError,
+                                llvm::StringRef what);
+
+/// Registers the garray and comm dialects (kept out of line so heavy TUs do
+/// not include generated headers).
+void registerShardcDialects(DialectRegistry &registry);
+
+} // namespace mlir::garray
+
+#endif // SHARDC_DIALECTS_GARRAY_GARRAY_H

@@ -1,0 +1,195 @@
+//===- GArrayDialect.cpp - dialect registration and attributes ------------===//
+//
+// The sharding attribute's JAX-like syntax: `#garray.sharding<@mesh,
+// P("data", None), unreduced = sum("model")>`. Parsing checks only what the
+// attribute can check alone (sharding_c1); checks that need the value's rank
+// or the mesh live in verifyShardingFor().
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/garray/GArray.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::garray;
+
+#include "dialects/garray/GArrayDialect.cpp.inc"
+#include "dialects/garray/GArrayEnums.cpp.inc"
+#include "dialects/garray/GArrayInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/garray/GArrayAttrs.cpp.inc"
+
+void GArrayDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/garray/GArrayAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/garray/GArrayOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Dimension entries: None | ? | "a" | ("a", "b"), then an optional `?`.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseDimEntry(AsmParser &parser, SmallVectorImpl<StringAttr> &axes,
+                                 bool &open) {
+  MLIRContext *ctx = parser.getContext();
+  open = false;
+  if (succeeded(parser.parseOptionalQuestion())) {
+    open = true;
+    return success();
+  }
+  if (succeeded(parser.parseOptionalKeyword("None")))
+    return success();
+  std::string name;
+  if (succeeded(parser.parseOptionalString(&name))) {
+    axes.push_back(StringAttr::get(ctx, name));
+  } else if (succeeded(parser.parseOptionalLParen())) {
+    do {
+      if (parser.parseString(&name))
+        return failure();
+      axes.push_back(StringAttr::get(ctx, name));
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRParen())
+      return failure();
+  } else {
+    return parser.emitError(parser.getCurrentLocation(),
+                            "expected a dimension entry: None, ?, \"axis\" or (\"a\", \"b\")");
+  }
+  if (succeeded(parser.parseOptionalQuestion()))
+    open = true;
+  return success();
+}
+
+static void printDimEntry(AsmPrinter &printer, ArrayRef<StringAttr> axes, bool open) {
+  if (axes.empty()) {
+    printer << (open ? "?" : "None");
+    return;
+  }
+  if (axes.size() == 1) {
+    printer << axes[0];
+  } else {
+    printer << "(";
+    llvm::interleaveComma(axes, printer, [&](StringAttr a) { printer << a; });
+    printer << ")";
+  }
+  if (open)
+    printer << "?";
+}
+
+Attribute DimShardingAttr::parse(AsmParser &parser, Type) {
+  SmallVector<StringAttr> axes;
+  bool open;
+  if (parser.parseLess() || parseDimEntry(parser, axes, open) || parser.parseGreater())
+    return {};
+  return DimShardingAttr::get(parser.getContext(), axes, open);
+}
+
+void DimShardingAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printDimEntry(printer, getAxes(), getOpen());
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// ShardingAttr
+//===----------------------------------------------------------------------===//
+
+Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  StringAttr meshName;
+  if (parser.parseLess() || parser.parseSymbolName(meshName) || parser.parseComma() ||
+      parser.parseKeyword("P") || parser.parseLParen())
+    return {};
+  SmallVector<DimShardingAttr> dims;
+  if (failed(parser.parseOptionalRParen())) {
+    do {
+      SmallVector<StringAttr> axes;
+      bool open;
+      if (parseDimEntry(parser, axes, open))
+        return {};
+      dims.push_back(DimShardingAttr::get(ctx, axes, open));
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRParen())
+      return {};
+  }
+  SmallVector<StringAttr> unreduced;
+  ReductionKind kind = ReductionKind::sum;
+  if (succeeded(parser.parseOptionalComma())) {
+    std::string kindName;
+    if (parser.parseKeyword("unreduced") || parser.parseEqual() ||
+        parser.parseKeywordOrString(&kindName))
+      return {};
+    std::optional<ReductionKind> k = symbolizeReductionKind(kindName);
+    if (!k) {
+      parser.emitError(parser.getCurrentLocation(), "unknown reduction '")
+          << kindName << "'; expected sum, max, min or prod";
+      return {};
+    }
+    kind = *k;
+    if (parser.parseLParen())
+      return {};
+    do {
+      std::string name;
+      if (parser.parseString(&name))
+        return {};
+      unreduced.push_back(StringAttr::get(ctx, name));
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRParen())
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<ShardingAttr>(ctx, FlatSymbolRefAttr::get(meshName), dims,
+                                         unreduced, kind);
+}
+
+void ShardingAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getMesh() << ", P(";
+  llvm::interleaveComma(getDims(), printer,
+                        [&](DimShardingAttr d) { printDimEntry(printer, d.getAxes(), d.getOpen()); });
+  printer << ")";
+  if (isPending()) {
+    printer << ", unreduced = " << stringifyReductionKind(getUnreducedKind()) << "(";
+    llvm::interleaveComma(getUnreduced(), printer, [&](StringAttr a) { printer << a; });
+    printer << ")";
+  }
+  printer << ">";
+}
+
+LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
+                                   ArrayRef<StringAttr> unreduced, ReductionKind) {
+  llvm::SmallSet<StringRef, 8> seen;
+  for (auto [d, dim] : llvm::enumerate(dims))
+    for (StringAttr axis : dim.getAxes())
+      if (!seen.insert(axis.getValue()).second)
+        return emitError() << "sharding_c1: mesh axis \"" << axis.getValue()
+                           << "\" appears twice (again in dim " << d
+                           << "); each axis may split a value only once";
+  for (StringAttr axis : unreduced)
+    if (!seen.insert(axis.getValue()).second)
+      return emitError() << "sharding_c1: mesh axis \"" << axis.getValue()
+                         << "\" is unreduced and also used elsewhere in the sharding";
+  return success();
+}
+
+DimShardingAttr ShardingAttr::getDim(unsigned d) const {
+  if (d < getDims().size())
+    return getDims()[d];
+  return DimShardingAttr::get(getContext(), {}, false);
+}
+
+ShardingAttr ShardingAttr::withRank(unsigned rank) const {
+  SmallVector<DimShardingAttr> dims;
+  for (unsigned d = 0; d < rank; ++d)
+    dims.push_back(getDim(d));
+  return ShardingAttr::get(getContext(), getMesh(), dims, getUnreduced(), getUnreducedKind());
+}

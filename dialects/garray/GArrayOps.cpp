@@ -1,0 +1,363 @@
+//===- GArrayOps.cpp - verifiers and custom assembly of garray ops --------===//
+//
+// Each verifier message starts with the constraint label from GArrayOps.td and
+// names the operand, dimension or axis at fault.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/garray/GArray.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::garray;
+
+#define GET_OP_CLASSES
+#include "dialects/garray/GArrayOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// mesh
+//===----------------------------------------------------------------------===//
+
+ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name), result.attributes) ||
+      parser.parseLSquare())
+    return failure();
+  SmallVector<Attribute> axes;
+  SmallVector<int64_t> sizes;
+  if (failed(parser.parseOptionalRSquare())) {
+    do {
+      std::string axis;
+      if (parser.parseString(&axis) || parser.parseEqual())
+        return failure();
+      axes.push_back(parser.getBuilder().getStringAttr(axis));
+      int64_t size = ShapedType::kDynamic;
+      if (failed(parser.parseOptionalQuestion()) && parser.parseInteger(size))
+        return failure();
+      sizes.push_back(size);
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRSquare())
+      return failure();
+  }
+  result.addAttribute(getAxesAttrName(result.name), parser.getBuilder().getArrayAttr(axes));
+  result.addAttribute(getSizesAttrName(result.name),
+                      parser.getBuilder().getDenseI64ArrayAttr(sizes));
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void MeshOp::print(OpAsmPrinter &p) {
+  p << " ";
+  p.printSymbolName(getSymName());
+  p << " [";
+  for (auto [i, axis] : llvm::enumerate(getAxes())) {
+    if (i)
+      p << ", ";
+    p << axis << " = ";
+    int64_t size = getSizes()[i];
+    if (ShapedType::isDynamic(size))
+      p << "?";
+    else
+      p << size;
+  }
+  p << "]";
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getSymNameAttrName(), getAxesAttrName(), getSizesAttrName()});
+}
+
+LogicalResult MeshOp::verify() {
+  if (getAxes().empty())
+    return emitOpError("mesh_c1: a mesh needs at least one axis");
+  if (getAxes().size() != getSizes().size())
+    return emitOpError("mesh_c1: ") << getAxes().size() << " axes but " << getSizes().size()
+                                    << " sizes";
+  llvm::SmallSet<StringRef, 8> seen;
+  for (auto [axis, size] : llvm::zip(getAxes(), getSizes())) {
+    StringRef name = cast<StringAttr>(axis).getValue();
+    if (name.empty())
+      return emitOpError("mesh_c2: axis names must be non-empty");
+    if (!seen.insert(name).second)
+      return emitOpError("mesh_c2: axis \"") << name << "\" is declared twice";
+    if (!ShapedType::isDynamic(size) && size <= 0)
+      return emitOpError("mesh_c3: axis \"") << name << "\" has size " << size
+                                             << "; sizes must be positive";
+  }
+  return success();
+}
+
+int MeshOp::axisIndex(StringRef name) {
+  for (auto [i, axis] : llvm::enumerate(getAxes()))
+    if (cast<StringAttr>(axis).getValue() == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+bool MeshOp::isFullySized() {
+  return llvm::none_of(getSizes(), [](int64_t s) { return ShapedType::isDynamic(s); });
+}
+
+//===----------------------------------------------------------------------===//
+// constant
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::verify() {
+  auto elements = dyn_cast<DenseElementsAttr>(getValue());
+  if (!elements)
+    return emitOpError("constant_c1: the value must be a dense elements attribute");
+  if (elements.getType() != getType())
+    return emitOpError("constant_c1: the value has type ")
+           << elements.getType() << " but the result has type " << getType();
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// broadcast_in_dim
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastInDimOp::verify() {
+  auto in = cast<RankedTensorType>(getOperand().getType());
+  auto out = cast<RankedTensorType>(getType());
+  ArrayRef<int64_t> dims = getDims();
+  if (static_cast<int64_t>(dims.size()) != in.getRank())
+    return emitOpError("broadcast_in_dim_c1: dims has ")
+           << dims.size() << " entries but the operand has rank " << in.getRank();
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= out.getRank())
+      return emitOpError("broadcast_in_dim_c2: dims[")
+             << i << "] = " << d << " is out of range for a result of rank " << out.getRank();
+    if (i > 0 && d <= dims[i - 1])
+      return emitOpError("broadcast_in_dim_c2: dims must be strictly increasing, but dims[")
+             << i << "] = " << d << " follows " << dims[i - 1];
+    if (in.getDimSize(i) != 1 && in.getDimSize(i) != out.getDimSize(d))
+      return emitOpError("broadcast_in_dim_c3: operand dim ")
+             << i << " has size " << in.getDimSize(i) << " but result dim " << d
+             << " has size " << out.getDimSize(d) << "; sizes must match or the operand's be 1";
+  }
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("broadcast_in_dim_c4: element types differ: ")
+           << in.getElementType() << " vs " << out.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// dot_general
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkDimList(Operation *op, StringRef label, StringRef name,
+                                  ArrayRef<int64_t> dims, int64_t rank,
+                                  llvm::SmallSet<int64_t, 8> &seen) {
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank)
+      return op->emitOpError(label) << ": " << name << " dimension " << d
+                                    << " is out of range for rank " << rank;
+    if (!seen.insert(d).second)
+      return op->emitOpError(label) << ": " << name << " dimension " << d << " is listed twice";
+  }
+  return success();
+}
+
+LogicalResult DotGeneralOp::verify() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto rhs = cast<RankedTensorType>(getRhs().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (getLhsBatch().size() != getRhsBatch().size())
+    return emitOpError("dot_general_c1: lhs has ")
+           << getLhsBatch().size() << " batch dims but rhs has " << getRhsBatch().size();
+  if (getLhsContracting().size() != getRhsContracting().size())
+    return emitOpError("dot_general_c1: lhs has ")
+           << getLhsContracting().size() << " contracting dims but rhs has "
+           << getRhsContracting().size();
+  llvm::SmallSet<int64_t, 8> lhsSeen, rhsSeen;
+  if (failed(checkDimList(*this, "dot_general_c2", "lhs batch", getLhsBatch(), lhs.getRank(),
+                          lhsSeen)) ||
+      failed(checkDimList(*this, "dot_general_c2", "lhs contracting", getLhsContracting(),
+                          lhs.getRank(), lhsSeen)) ||
+      failed(checkDimList(*this, "dot_general_c2", "rhs batch", getRhsBatch(), rhs.getRank(),
+                          rhsSeen)) ||
+      failed(checkDimList(*this, "dot_general_c2", "rhs contracting", getRhsContracting(),
+                          rhs.getRank(), rhsSeen)))
+    return failure();
+  SmallVector<int64_t> expected;
+  for (auto [l, r] : llvm::zip(getLhsBatch(), getRhsBatch())) {
+    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+      return emitOpError("dot_general_c3: lhs batch dim ")
+             << l << " has size " << lhs.getDimSize(l) << " but rhs batch dim " << r
+             << " has size " << rhs.getDimSize(r);
+    expected.push_back(lhs.getDimSize(l));
+  }
+  for (auto [l, r] : llvm::zip(getLhsContracting(), getRhsContracting()))
+    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+      return emitOpError("dot_general_c3: lhs contracting dim ")
+             << l << " has size " << lhs.getDimSize(l) << " but rhs contracting dim " << r
+             << " has size " << rhs.getDimSize(r);
+  for (int64_t d = 0; d < lhs.getRank(); ++d)
+    if (!lhsSeen.count(d))
+      expected.push_back(lhs.getDimSize(d));
+  for (int64_t d = 0; d < rhs.getRank(); ++d)
+    if (!rhsSeen.count(d))
+      expected.push_back(rhs.getDimSize(d));
+  if (ArrayRef<int64_t>(expected) != out.getShape())
+    return emitOpError("dot_general_c4: the result must have shape [")
+           << expected << "] (batch, lhs free, rhs free) but has " << out;
+  if (lhs.getElementType() != rhs.getElementType() ||
+      lhs.getElementType() != out.getElementType())
+    return emitOpError("dot_general_c5: element types differ: ")
+           << lhs.getElementType() << ", " << rhs.getElementType() << " -> "
+           << out.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// reduce / mean
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyReduction(Operation *op, StringRef name, Value operand, Type result,
+                                     ArrayRef<int64_t> dims, bool keepdims) {
+  auto in = cast<RankedTensorType>(operand.getType());
+  auto out = cast<RankedTensorType>(result);
+  if (dims.empty())
+    return op->emitOpError(name) << "_c1: dims must not be empty (a reduction over no "
+                                    "dimensions is the identity; drop the op)";
+  llvm::SmallSet<int64_t, 8> seen;
+  if (failed(checkDimList(op, (name + "_c1").str(), "reduced", dims, in.getRank(), seen)))
+    return failure();
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (!seen.count(d))
+      expected.push_back(in.getDimSize(d));
+    else if (keepdims)
+      expected.push_back(1);
+  }
+  if (ArrayRef<int64_t>(expected) != out.getShape())
+    return op->emitOpError(name) << "_c2: the result must have shape [" << expected
+                                 << "] but has " << out;
+  if (in.getElementType() != out.getElementType())
+    return op->emitOpError(name) << "_c3: element types differ: " << in.getElementType()
+                                 << " vs " << out.getElementType();
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  return verifyReduction(*this, "reduce", getOperand(), getType(), getDims(), getKeepdims());
+}
+
+LogicalResult MeanOp::verify() {
+  if (failed(verifyReduction(*this, "mean", getOperand(), getType(), getDims(), getKeepdims())))
+    return failure();
+  if (!isa<FloatType>(getType().getElementType()))
+    return emitOpError("mean_c4: the element type must be a float, not ")
+           << getType().getElementType();
+  return success();
+}
+
+int64_t MeanOp::getGlobalCount() {
+  auto in = cast<RankedTensorType>(getOperand().getType());
+  int64_t count = 1;
+  for (int64_t d : getDims())
+    count *= in.getDimSize(d);
+  return count;
+}
+
+//===----------------------------------------------------------------------===//
+// sharding_constraint / reshard
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShardingConstraintOp::verify() {
+  return verifyShardingFor(
+      getSharding(), getType(), *this, [&] { return emitOpError(); },
+      "sharding_constraint_c1: the constraint");
+}
+
+LogicalResult ReshardOp::verify() {
+  return verifyShardingFor(
+      getSharding(), getType(), *this, [&] { return emitOpError(); }, "reshard_c1: the target");
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyCollectiveAxes(Operation *op, StringRef label,
+                                          FlatSymbolRefAttr meshRef, ArrayAttr axes,
+                                          SmallVectorImpl<StringRef> &names) {
+  MeshOp mesh = lookupMesh(op, meshRef);
+  if (!mesh)
+    return op->emitOpError(label) << ": no garray.mesh named " << meshRef;
+  if (axes.empty())
+    return op->emitOpError(label) << ": axes must not be empty";
+  llvm::SmallSet<StringRef, 8> seen;
+  for (Attribute a : axes) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    if (mesh.axisIndex(name) < 0)
+      return op->emitOpError(label) << ": \"" << name << "\" is not an axis of mesh " << meshRef;
+    if (!seen.insert(name).second)
+      return op->emitOpError(label) << ": axis \"" << name << "\" is listed twice";
+    names.push_back(name);
+  }
+  return success();
+}
+
+static bool contains(ArrayRef<StringAttr> list, StringRef name) {
+  return llvm::any_of(list, [&](StringAttr a) { return a.getValue() == name; });
+}
+
+LogicalResult AllReduceOp::verify() {
+  SmallVector<StringRef> names;
+  if (failed(verifyCollectiveAxes(*this, "all_reduce_c1", getMeshAttr(), getAxes(), names)))
+    return failure();
+  if (ShardingAttr s = garray::getSharding(getOperand())) {
+    for (StringRef n : names)
+      if (!contains(s.getUnreduced(), n))
+        return emitOpError("all_reduce_c2: the operand is not unreduced over mesh axis \"")
+               << n << "\"";
+    if (s.getUnreducedKind() != getKind())
+      return emitOpError("all_reduce_c2: the operand is a pending ")
+             << stringifyReductionKind(s.getUnreducedKind()) << " but this reduces with "
+             << stringifyReductionKind(getKind());
+  }
+  return success();
+}
+
+static LogicalResult verifyDim(Operation *op, StringRef label, int64_t dim, Type type) {
+  int64_t rank = cast<RankedTensorType>(type).getRank();
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError(label) << ": dim " << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  SmallVector<StringRef> names;
+  if (failed(verifyCollectiveAxes(*this, "all_gather_c1", getMeshAttr(), getAxes(), names)) ||
+      failed(verifyDim(*this, "all_gather_c1", getDim(), getType())))
+    return failure();
+  if (ShardingAttr s = garray::getSharding(getOperand())) {
+    ArrayRef<StringAttr> dimAxes = s.getDim(getDim()).getAxes();
+    bool trailing = dimAxes.size() >= names.size();
+    for (size_t i = 0; trailing && i < names.size(); ++i)
+      trailing = dimAxes[dimAxes.size() - names.size() + i].getValue() == names[i];
+    if (!trailing)
+      return emitOpError("all_gather_c2: axes must be the trailing axes of dim ")
+             << getDim() << " of the operand's sharding " << s;
+  }
+  return success();
+}
+
+LogicalResult AllSliceOp::verify() {
+  SmallVector<StringRef> names;
+  if (failed(verifyCollectiveAxes(*this, "all_slice_c1", getMeshAttr(), getAxes(), names)) ||
+      failed(verifyDim(*this, "all_slice_c1", getDim(), getType())))
+    return failure();
+  if (ShardingAttr s = garray::getSharding(getOperand()))
+    for (StringRef n : names) {
+      bool used = contains(s.getUnreduced(), n);
+      for (DimShardingAttr d : s.getDims())
+        used |= contains(d.getAxes(), n);
+      if (used)
+        return emitOpError("all_slice_c2: mesh axis \"")
+               << n << "\" is already used by the operand's sharding " << s;
+    }
+  return success();
+}

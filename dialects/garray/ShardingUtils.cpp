@@ -1,0 +1,192 @@
+//===- ShardingUtils.cpp - reading, writing and translating placements ----===//
+//
+// A value's sharding lives on its definition (see GArray.h). The translation
+// to shardc::TensorSharding is the one place axis names become indices.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/garray/GArray.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::garray;
+
+ShardingAttr mlir::garray::getSharding(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (!func || arg.getOwner() != &func.getBody().front())
+      return {};
+    return func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), kShardingAttrName);
+  }
+  Operation *def = value.getDefiningOp();
+  Attribute attr = def->getAttr(kShardingAttrName);
+  if (auto s = dyn_cast_or_null<ShardingAttr>(attr))
+    return def->getNumResults() == 1 ? s : ShardingAttr();
+  if (auto list = dyn_cast_or_null<ArrayAttr>(attr)) {
+    unsigned i = cast<OpResult>(value).getResultNumber();
+    return i < list.size() ? dyn_cast<ShardingAttr>(list[i]) : ShardingAttr();
+  }
+  return {};
+}
+
+void mlir::garray::setSharding(Value value, ShardingAttr sharding) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    func.setArgAttr(arg.getArgNumber(), kShardingAttrName, sharding);
+    return;
+  }
+  Operation *def = value.getDefiningOp();
+  if (def->getNumResults() == 1) {
+    def->setAttr(kShardingAttrName, sharding);
+    return;
+  }
+  SmallVector<Attribute> list(def->getNumResults(), Attribute());
+  if (auto old = def->getAttrOfType<ArrayAttr>(kShardingAttrName))
+    llvm::copy(old.getValue(), list.begin());
+  list[cast<OpResult>(value).getResultNumber()] = sharding;
+  for (Attribute &a : list)
+    if (!a) // results not yet known: replicated placeholder on the same mesh
+      a = ShardingAttr::get(sharding.getContext(), sharding.getMesh(), {}, {},
+                            ReductionKind::sum);
+  def->setAttr(kShardingAttrName, ArrayAttr::get(def->getContext(), list));
+}
+
+ShardingAttr mlir::garray::getResultSharding(func::FuncOp func, unsigned i) {
+  return func.getResultAttrOfType<ShardingAttr>(i, kShardingAttrName);
+}
+
+MeshOp mlir::garray::lookupMesh(Operation *from, FlatSymbolRefAttr mesh) {
+  return SymbolTable::lookupNearestSymbolFrom<MeshOp>(from, mesh);
+}
+
+FailureOr<shardc::Mesh> mlir::garray::toCoreMesh(MeshOp mesh) {
+  shardc::Mesh m;
+  for (auto [axis, size] : llvm::zip(mesh.getAxes(), mesh.getSizes())) {
+    if (ShapedType::isDynamic(size))
+      return mesh.emitError("mesh axis \"")
+             << cast<StringAttr>(axis).getValue()
+             << "\" has no size; give one with --mesh " << cast<StringAttr>(axis).getValue()
+             << "=N";
+    m.axes.push_back(cast<StringAttr>(axis).getValue().str());
+    m.sizes.push_back(size);
+  }
+  return m;
+}
+
+shardc::Reduction mlir::garray::toCore(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::sum: return shardc::Reduction::Sum;
+  case ReductionKind::max: return shardc::Reduction::Max;
+  case ReductionKind::min: return shardc::Reduction::Min;
+  case ReductionKind::prod: return shardc::Reduction::Prod;
+  }
+  return shardc::Reduction::Sum;
+}
+
+ReductionKind mlir::garray::fromCore(shardc::Reduction kind) {
+  switch (kind) {
+  case shardc::Reduction::Sum: return ReductionKind::sum;
+  case shardc::Reduction::Max: return ReductionKind::max;
+  case shardc::Reduction::Min: return ReductionKind::min;
+  case shardc::Reduction::Prod: return ReductionKind::prod;
+  }
+  return ReductionKind::sum;
+}
+
+FailureOr<shardc::TensorSharding>
+mlir::garray::toCore(ShardingAttr sharding, MeshOp mesh, unsigned rank,
+                     function_ref<InFlightDiagnostic()> emitError) {
+  shardc::TensorSharding t = shardc::TensorSharding::replicated(rank);
+  auto axisOf = [&](StringAttr name) -> FailureOr<int> {
+    int a = mesh.axisIndex(name.getValue());
+    if (a < 0 && emitError)
+      emitError() << "sharding_c3: \"" << name.getValue() << "\" is not an axis of mesh @"
+                  << mesh.getSymName();
+    return a < 0 ? FailureOr<int>(failure()) : FailureOr<int>(a);
+  };
+  if (sharding.getDims().size() > rank) {
+    if (emitError)
+      emitError() << "sharding_c2: the sharding has " << sharding.getDims().size()
+                  << " entries but the value has rank " << rank;
+    return failure();
+  }
+  for (unsigned d = 0; d < rank; ++d) {
+    DimShardingAttr dim = sharding.getDim(d);
+    t.dims[d].open = dim.getOpen();
+    for (StringAttr name : dim.getAxes()) {
+      FailureOr<int> a = axisOf(name);
+      if (failed(a))
+        return failure();
+      t.dims[d].axes.push_back(*a);
+    }
+  }
+  for (StringAttr name : sharding.getUnreduced()) {
+    FailureOr<int> a = axisOf(name);
+    if (failed(a))
+      return failure();
+    t.pending.push_back(*a);
+  }
+  t.pendingKind = toCore(sharding.getUnreducedKind());
+  return t;
+}
+
+ShardingAttr mlir::garray::fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh,
+                                    const shardc::Mesh &coreMesh,
+                                    const shardc::TensorSharding &sharding) {
+  auto name = [&](int a) { return StringAttr::get(ctx, coreMesh.axes[a]); };
+  SmallVector<DimShardingAttr> dims;
+  for (const shardc::DimSharding &d : sharding.dims) {
+    SmallVector<StringAttr> axes;
+    for (int a : d.axes)
+      axes.push_back(name(a));
+    dims.push_back(DimShardingAttr::get(ctx, axes, d.open));
+  }
+  SmallVector<StringAttr> pending;
+  for (int a : sharding.pending)
+    pending.push_back(name(a));
+  return ShardingAttr::get(ctx, mesh, dims, pending, fromCore(sharding.pendingKind));
+}
+
+LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, Operation *scope,
+                                              function_ref<InFlightDiagnostic()> emitError,
+                                              StringRef what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return emitError() << what << " is placed on a mesh but has type " << type
+                       << ", not a ranked tensor";
+  MeshOp mesh = lookupMesh(scope, sharding.getMesh());
+  if (!mesh)
+    return emitError() << what << " names mesh " << sharding.getMesh()
+                       << ", but no garray.mesh with that name is in scope";
+  auto withWhat = [&]() {
+    InFlightDiagnostic d = emitError();
+    d << what << ": ";
+    return d;
+  };
+  FailureOr<shardc::TensorSharding> core = toCore(sharding, mesh, tensor.getRank(), withWhat);
+  if (failed(core))
+    return failure();
+  if (!mesh.isFullySized())
+    return success(); // sizes come with --mesh; divisibility is checked then
+  for (unsigned d = 0; d < tensor.getRank(); ++d) {
+    int64_t parts = 1;
+    for (int a : core->dims[d].axes)
+      parts *= mesh.getSizes()[a];
+    int64_t n = tensor.getDimSize(d);
+    if (parts > 1 && n % parts != 0) {
+      InFlightDiagnostic diag = emitError();
+      diag << what << ": sharding_c4: dim " << d << " has size " << n
+           << ", which does not divide over mesh axes (";
+      llvm::interleaveComma(sharding.getDim(d).getAxes(), diag,
+                            [&](StringAttr a) { diag << "\"" << a.getValue() << "\""; });
+      int64_t s = (n + parts - 1) / parts;
+      diag << ") of size " << parts << ": shards would be " << s << " with the last "
+           << (n - s * (parts - 1) > 0 ? n - s * (parts - 1) : 0)
+           << " under the ceil layout, and uneven shards are not supported yet; choose a "
+              "mesh size that divides "
+           << n << " or replicate this dim";
+      return diag;
+    }
+  }
+  return success();
+}

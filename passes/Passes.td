@@ -1,0 +1,164 @@
+//===- Passes.td - every shardc pass, in pipeline order ----*- tablegen -*-===//
+//
+// Phases (compiler/Pipeline.cpp narrates them): decompose → propagate →
+// insert-reshards → reshard-to-collectives → global-to-local → verify-local →
+// lower. Each pass has its own .cpp named after it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_TD
+#define SHARDC_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GArraySetMesh : Pass<"garray-set-mesh", "::mlir::ModuleOp"> {
+  let summary = "Give mesh axes their sizes (the driver's --mesh)";
+  let description = [{
+    Sizes written in the model are defaults; this pass overrides them so one
+    model compiles for any device count.
+
+    ```mlir
+    // -garray-set-mesh="sizes=data=8"
+    garray.mesh @mesh ["data" = 4]      →   garray.mesh @mesh ["data" = 8]
+    ```
+    An axis named in `sizes` that no mesh has is an error, as is a size < 1.
+  }];
+  let options = [
+    Option<"sizes", "sizes", "std::string", "\"\"",
+           "comma-separated axis=size pairs, e.g. data=2,model=4">,
+  ];
+}
+
+def GArrayDecompose : Pass<"garray-decompose", "::mlir::func::FuncOp"> {
+  let summary = "Expand composite ops into core ops with explicit global counts";
+  let description = [{
+    `garray.mean` becomes a sum and a division by the *global* element count,
+    written as a constant, so no later phase can divide by a local count:
+
+    ```mlir
+    %m = garray.mean %x, dims = [0] : (tensor<8xf32>) -> tensor<f32>
+    →
+    %s = garray.reduce <sum> %x, dims = [0] : (tensor<8xf32>) -> tensor<f32>
+    %n = garray.constant dense<8.0> : tensor<f32>
+    %m = garray.div %s, %n : tensor<f32>
+    ```
+  }];
+}
+
+def GArrayPropagate : Pass<"garray-propagate", "::mlir::ModuleOp"> {
+  let summary = "Derive every value's sharding from a few annotations";
+  let description = [{
+    A worklist over factor rules (passes/core/FactorMerge.h), forward and
+    backward, to a fixed point: each step projects an op's operand and result
+    shardings onto its factors, merges them and extends the *open* dims of
+    each. Annotated function arguments and results and `sharding_constraint`
+    results are closed unless written with `?`. Afterwards every op result and
+    argument carries a closed `garray.sharding`.
+
+    ```mlir
+    func.func @f(%X: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                 %w: tensor<2xf32>) -> tensor<8xf32> {
+      %p = garray.dot_general %X, %w, ... : (tensor<8x2xf32>, tensor<2xf32>) -> tensor<8xf32>
+    →
+      %p = garray.dot_general ... {garray.sharding = #garray.sharding<@mesh, P("data")>}
+    ```
+    An op without a sharding rule that touches a sharded value is an error
+    naming the op, its location and the value.
+  }];
+}
+
+def GArrayInsertReshards : Pass<"garray-insert-reshards", "::mlir::ModuleOp"> {
+  let summary = "Make every op agree with its factor rule";
+  let description = [{
+    Walks each function in order, computing every value's actual layout,
+    including *pending* (unreduced) axes: a sharded reduction factor makes
+    its result pending; linear ops keep pending operands pending (see
+    PendingFlow); every other consumer, every function result and every
+    constraint gets a `garray.reshard` to the layout it needs.
+
+    ```mlir
+    %g = garray.dot_general %Xt, %r ... // contracting dim sharded on "data"
+         {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
+    %n = garray.sub %w, %g              // needs %g reduced
+    →
+    %g2 = garray.reshard %g to #garray.sharding<@mesh, P(None)> : tensor<2xf32>
+    %n = garray.sub %w, %g2
+    ```
+  }];
+}
+
+def GArrayReshardToCollectives : Pass<"garray-reshard-to-collectives", "::mlir::ModuleOp"> {
+  let summary = "Turn reshards into global collectives chosen by the planner";
+  let description = [{
+    Each `garray.reshard` becomes the collectives planReshard() chooses
+    (passes/core/ReshardPlan.h): all_reduce, all_gather, all_slice. A
+    reshard between equal layouts disappears.
+
+    ```mlir
+    %g2 = garray.reshard %g to #garray.sharding<@mesh, P(None)> : tensor<2xf32>
+    →
+    %g2 = garray.all_reduce <sum> %g on @mesh ["data"] : tensor<2xf32>
+    ```
+  }];
+}
+
+def GArrayGlobalToLocal : Pass<"garray-global-to-local", "::mlir::ModuleOp"> {
+  let summary = "Rewrite the global program into each device's local program";
+  let description = [{
+    Types change here, once: every tensor takes its local (per-device) shape
+    from its sharding under the ceil layout; global collectives become `comm`
+    ops over explicit device groups; meshes and sharding attributes go away.
+
+    ```mlir
+    %X: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+    %g = garray.all_reduce <sum> %p on @mesh ["data"] : tensor<2xf32>
+    →   (mesh ["data" = 4])
+    %X: tensor<2x2xf32>
+    %g = comm.all_reduce <sum> %p groups = [[0, 1, 2, 3]] : tensor<2xf32> -> tensor<2xf32>
+    ```
+  }];
+}
+
+def GArrayVerifyLocal : Pass<"garray-verify-local", "::mlir::ModuleOp"> {
+  let summary = "Gate: a local program has no meshes, shardings or global collectives";
+  let description = [{
+    Fails, naming the offending op, if anything global survived
+    global-to-local.
+  }];
+}
+
+def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower local garray compute ops to linalg, arith and math";
+  let description = [{
+    Elementwise ops become `linalg.generic`s (fused later), broadcasts and
+    reductions `linalg.generic`s with the matching indexing maps, dot_general
+    a contraction.
+
+    ```mlir
+    %s = garray.add %a, %b : tensor<2xf32>
+    →
+    %s = linalg.generic {indexing_maps = [#id, #id, #id], ...} ins(%a, %b) outs(%e) { arith.addf }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"];
+}
+
+def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower comm collectives to calls into the shardrt C ABI";
+  let description = [{
+    ```mlir
+    %r = comm.all_reduce <sum> %x groups = [[0, 1]] : tensor<2xf32> -> tensor<2xf32>
+    →
+    %buf = memref.alloc() : memref<2xf32>
+    bufferization.materialize_in_destination %x in restrict writable %buf
+    call @shardrt_all_reduce(%ptr, %c2, %f32, %sum, %groups, %c1, %c2)
+    %r = bufferization.to_tensor %buf restrict
+    ```
+    The device groups become private constant globals.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
+}
+
+#endif // SHARDC_PASSES_TD

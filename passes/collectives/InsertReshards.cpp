@@ -1,0 +1,269 @@
+//===- InsertReshards.cpp - garray-insert-reshards: make ops consistent ---===//
+//
+// Walks each function in program order with every value's *actual* layout,
+// pending axes included. For each op with a rule:
+//   1. factor axes: the result's propagated sharding fixes the factors it
+//      indexes; factors only operands index (reductions) take the operands'
+//      merged axes, minus axes the results already use;
+//   2. pending flow (PendingFlow): decides which pending operands may stay
+//      pending; every other operand must be reduced;
+//   3. an operand whose layout differs from what 1–2 require gets a
+//      garray.reshard, with a `reason` naming the op and operand;
+//   4. the result is pending over the kept pending axes plus the axes of
+//      every sharded reduction factor.
+// Function results must be reduced and take their declared sharding.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/garray/GArray.h"
+#include "passes/Passes.h"
+#include "passes/core/FactorMerge.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <algorithm>
+
+namespace shardc {
+#define GEN_PASS_DEF_GARRAYINSERTRESHARDS
+#include "passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace mlir::garray;
+using shardc::FactorRule;
+using shardc::PendingFlow;
+using shardc::TensorSharding;
+
+namespace {
+
+bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+std::vector<int> sorted(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+class FunctionConsistency {
+public:
+  FunctionConsistency(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core)
+      : func(func), core(core),
+        meshRef(FlatSymbolRefAttr::get(func.getContext(), mesh.getSymName())), mesh(mesh) {}
+
+  LogicalResult run() {
+    LogicalResult ok = success();
+    func.walk([&](Operation *op) {
+      if (failed(ok))
+        return;
+      if (auto rule = dyn_cast<ShardingRuleOpInterface>(op))
+        ok = visitRuleOp(op, rule.getFactorRule());
+      else if (auto c = dyn_cast<ShardingConstraintOp>(op))
+        visitConstraint(c);
+      else if (auto ret = dyn_cast<func::ReturnOp>(op))
+        visitReturn(ret);
+      else if (!isa<ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp>(op))
+        visitRuleless(op);
+    });
+    return ok;
+  }
+
+private:
+  TensorSharding actual(Value v) {
+    ShardingAttr s = getSharding(v);
+    unsigned rank = cast<RankedTensorType>(v.getType()).getRank();
+    if (!s)
+      return TensorSharding::replicated(rank);
+    TensorSharding t = *toCore(s, mesh, rank);
+    for (shardc::DimSharding &d : t.dims)
+      d.open = false;
+    return t;
+  }
+
+  ShardingAttr attr(const TensorSharding &s) {
+    return fromCore(func.getContext(), meshRef, core, s);
+  }
+
+  /// Makes operand `i` of `op` have layout `want`, inserting a reshard.
+  void require(Operation *op, unsigned i, const TensorSharding &want, StringRef why) {
+    Value v = op->getOperand(i);
+    if (actual(v).sameLayout(want))
+      return;
+    OpBuilder b(op);
+    auto reshard = ReshardOp::create(b, op->getLoc(), v, attr(want));
+    std::string reason;
+    llvm::raw_string_ostream os(reason);
+    os << why << " (operand #" << i << " of " << op->getName() << ": has "
+       << actual(v).str(core) << ", needs " << want.str(core) << ")";
+    reshard->setAttr("reason", b.getStringAttr(reason));
+    setSharding(reshard.getResult(), attr(want));
+    op->setOperand(i, reshard.getResult());
+  }
+
+  LogicalResult visitRuleOp(Operation *op, const FactorRule &rule) {
+    if (!llvm::all_of(op->getOperands(), isTensor) || !llvm::all_of(op->getResults(), isTensor))
+      return success();
+    size_t numOperands = op->getNumOperands();
+    std::vector<TensorSharding> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(actual(v));
+
+    // 1. Factor axes: results first, then operand-only factors.
+    shardc::FactorAxes axes(rule.numFactors());
+    std::vector<bool> fixed(rule.numFactors(), false);
+    std::vector<bool> taken(core.axes.size(), false);
+    for (size_t r = 0; r < op->getNumResults(); ++r) {
+      TensorSharding target = actual(op->getResult(r));
+      auto proj = shardc::projectToFactors(rule, numOperands + r, target, core);
+      for (size_t f = 0; f < proj.size(); ++f)
+        if (proj[f] && !fixed[f]) {
+          axes[f] = *proj[f];
+          fixed[f] = true;
+          for (int a : axes[f])
+            taken[a] = true;
+        }
+    }
+    std::vector<const TensorSharding *> views;
+    for (const TensorSharding &s : operands)
+      views.push_back(&s);
+    shardc::FactorAxes fromOperands = shardc::mergeFactors(rule, views, core);
+    for (size_t f = 0; f < rule.numFactors(); ++f) {
+      if (fixed[f])
+        continue;
+      for (int a : fromOperands[f]) {
+        if (taken[a])
+          break;
+        axes[f].push_back(a);
+        taken[a] = true;
+      }
+    }
+
+    // 2. Pending flow.
+    std::vector<bool> keep(numOperands, false);
+    const PendingFlow &flow = rule.pending;
+    auto pendingOk = [&](const TensorSharding &s) {
+      return s.isPending() && s.pendingKind == flow.kind &&
+             llvm::none_of(s.pending, [&](int a) { return taken[a]; });
+    };
+    if (flow.mode == PendingFlow::Mode::AllSame && numOperands > 0) {
+      bool all = llvm::all_of(operands, [&](const TensorSharding &s) {
+        return pendingOk(s) && sorted(s.pending) == sorted(operands[0].pending);
+      });
+      keep.assign(numOperands, all);
+    } else if (flow.mode == PendingFlow::Mode::OneOf) {
+      for (int i : flow.operands)
+        if (pendingOk(operands[i])) {
+          keep[i] = true;
+          break;
+        }
+    }
+    std::vector<int> pending;
+    shardc::Reduction pendingKind = rule.reduction;
+    for (size_t i = 0; i < numOperands; ++i)
+      if (keep[i]) {
+        pending = operands[i].pending;
+        pendingKind = operands[i].pendingKind;
+      }
+
+    // 3. Operands.
+    for (size_t i = 0; i < numOperands; ++i) {
+      TensorSharding want = shardc::projectFromFactors(rule, i, axes, core);
+      if (keep[i]) {
+        want.pending = operands[i].pending;
+        want.pendingKind = operands[i].pendingKind;
+      }
+      require(op, i,
+              want, keep[i] || !operands[i].isPending() ? "layout for the op's factor rule"
+                                                        : "a pending partial must be reduced "
+                                                          "before a non-linear use");
+    }
+
+    // 4. Results.
+    for (size_t f = 0; f < rule.numFactors(); ++f)
+      if (rule.kinds[f] == shardc::FactorKind::Reduction && !axes[f].empty()) {
+        if (!pending.empty() && pendingKind != rule.reduction)
+          return op->emitError("internal: mixed pending reductions");
+        pendingKind = rule.reduction;
+        pending.insert(pending.end(), axes[f].begin(), axes[f].end());
+      }
+    for (size_t r = 0; r < op->getNumResults(); ++r) {
+      TensorSharding res = shardc::projectFromFactors(rule, numOperands + r, axes, core);
+      res.pending = pending;
+      res.pendingKind = pendingKind;
+      setSharding(op->getResult(r), attr(res));
+    }
+    return success();
+  }
+
+  void visitConstraint(ShardingConstraintOp c) {
+    TensorSharding want = *toCore(c.getSharding(), mesh, c.getType().getRank());
+    for (shardc::DimSharding &d : want.dims)
+      d.open = false;
+    OpBuilder b(c);
+    auto reshard = ReshardOp::create(b, c.getLoc(), c.getOperand(), attr(want));
+    reshard->setAttr("reason", b.getStringAttr("garray.sharding_constraint"));
+    setSharding(reshard.getResult(), attr(want));
+    c.replaceAllUsesWith(reshard.getResult());
+    c.erase();
+  }
+
+  void visitReturn(func::ReturnOp ret) {
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      if (!isTensor(v))
+        continue;
+      TensorSharding want = actual(v);
+      if (ShardingAttr declared = getResultSharding(func, i))
+        want = *toCore(declared, mesh, cast<RankedTensorType>(v.getType()).getRank());
+      want.pending.clear();
+      for (shardc::DimSharding &d : want.dims)
+        d.open = false;
+      func.setResultAttr(i, kShardingAttrName, attr(want));
+      require(ret, i, want, "function result");
+    }
+  }
+
+  // Ops without a rule compute on whole values: give them replicated,
+  // reduced operands (propagation already rejected sharded ones).
+  void visitRuleless(Operation *op) {
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      if (isTensor(op->getOperand(i)))
+        require(op, i,
+                TensorSharding::replicated(
+                    cast<RankedTensorType>(op->getOperand(i).getType()).getRank()),
+                "an op without a sharding rule computes on whole values");
+    for (Value r : op->getResults())
+      if (isTensor(r))
+        setSharding(r, attr(TensorSharding::replicated(
+                           cast<RankedTensorType>(r.getType()).getRank())));
+  }
+
+  func::FuncOp func;
+  const shardc::Mesh &core;
+  FlatSymbolRefAttr meshRef;
+  MeshOp mesh;
+};
+
+MeshOp meshOfFunction(func::FuncOp func) {
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto s = func.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName))
+      return lookupMesh(func, s.getMesh());
+  MeshOp found;
+  func.walk([&](Operation *op) {
+    if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName))
+      found = lookupMesh(func, s.getMesh());
+  });
+  return found;
+}
+
+struct InsertReshards : shardc::impl::GArrayInsertReshardsBase<InsertReshards> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      MeshOp mesh = meshOfFunction(func);
+      if (!mesh)
+        continue;
+      FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
+      if (failed(core) || failed(FunctionConsistency(func, mesh, *core).run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,159 @@
+//===- FactorMerge.cpp - the propagation core -----------------------------===//
+//
+// See FactorMerge.h for the policy. Keeps: results depend only on the rule and
+// the input shardings (never on container order), and dims only grow.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/core/FactorMerge.h"
+
+#include <algorithm>
+
+namespace shardc {
+
+std::vector<std::optional<std::vector<int>>>
+projectToFactors(const FactorRule &rule, size_t t, const TensorSharding &sharding,
+                 const Mesh &mesh) {
+  std::vector<std::optional<std::vector<int>>> out(rule.numFactors());
+  const FactorRule::TensorFactors &dims = rule.tensor(t);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const std::vector<int> empty;
+    const std::vector<int> &axes = d < sharding.dims.size() ? sharding.dims[d].axes : empty;
+    // Split the dim's axes over its factors major→minor: a factor takes axes
+    // while their product still divides its size; a minor factor only gets
+    // axes once every major one is split completely (otherwise a shard would
+    // not be a contiguous block of the minor factor); the minor-most factor
+    // takes the rest.
+    size_t next = 0;
+    bool majorWhole = true;
+    for (size_t k = 0; k < dims[d].size(); ++k) {
+      int f = dims[d][k];
+      std::vector<int> mine;
+      int64_t product = 1;
+      bool last = k + 1 == dims[d].size();
+      while (majorWhole && next < axes.size()) {
+        int64_t s = mesh.sizes[axes[next]];
+        if (!last && rule.factorSizes[f] % (product * s) != 0)
+          break;
+        product *= s;
+        mine.push_back(axes[next++]);
+        if (!last && product == rule.factorSizes[f])
+          break;
+      }
+      if (product != rule.factorSizes[f])
+        majorWhole = false;
+      // A factor that appears in two dims of one tensor takes the first.
+      if (!out[f])
+        out[f] = std::move(mine);
+    }
+  }
+  return out;
+}
+
+static bool isPrefix(const std::vector<int> &a, const std::vector<int> &b) {
+  return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+FactorAxes mergeFactors(const FactorRule &rule,
+                        const std::vector<const TensorSharding *> &tensors, const Mesh &mesh) {
+  std::vector<std::vector<std::vector<int>>> candidates(rule.numFactors());
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    if (!tensors[t])
+      continue;
+    auto proj = projectToFactors(rule, t, *tensors[t], mesh);
+    for (size_t f = 0; f < proj.size(); ++f)
+      if (proj[f] && !proj[f]->empty())
+        candidates[f].push_back(*proj[f]);
+  }
+  FactorAxes merged(rule.numFactors());
+  std::vector<bool> taken(mesh.axes.size(), false);
+  for (size_t f = 0; f < rule.numFactors(); ++f) {
+    if (rule.kinds[f] == FactorKind::NeedReplication || candidates[f].empty())
+      continue;
+    const std::vector<int> *longest = &candidates[f][0];
+    for (const auto &c : candidates[f])
+      if (c.size() > longest->size())
+        longest = &c;
+    std::vector<int> chosen = *longest;
+    for (const auto &c : candidates[f]) {
+      if (isPrefix(c, chosen))
+        continue;
+      size_t n = 0; // conflict: keep the common prefix
+      while (n < c.size() && n < chosen.size() && c[n] == chosen[n])
+        ++n;
+      chosen.resize(n);
+    }
+    for (size_t i = 0; i < chosen.size(); ++i)
+      if (taken[chosen[i]]) {
+        chosen.resize(i);
+        break;
+      }
+    for (int a : chosen)
+      taken[a] = true;
+    merged[f] = std::move(chosen);
+  }
+  return merged;
+}
+
+TensorSharding projectFromFactors(const FactorRule &rule, size_t t, const FactorAxes &axes,
+                                  const Mesh &mesh) {
+  const FactorRule::TensorFactors &dims = rule.tensor(t);
+  TensorSharding out = TensorSharding::replicated(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    // A minor factor's axes only count once every major factor is split
+    // completely: otherwise the dim's shards would not be contiguous.
+    // In a compound dim, a non-minor factor's axes must also divide it.
+    for (size_t k = 0; k < dims[d].size(); ++k) {
+      int f = dims[d][k];
+      const std::vector<int> &fa = axes[f];
+      bool last = k + 1 == dims[d].size();
+      if (!last && rule.factorSizes[f] % mesh.product(fa) != 0)
+        break;
+      out.dims[d].axes.insert(out.dims[d].axes.end(), fa.begin(), fa.end());
+      if (mesh.product(fa) != rule.factorSizes[f])
+        break;
+    }
+  }
+  return out;
+}
+
+bool extendOpenDims(TensorSharding &current, const TensorSharding &proposed) {
+  // Axes already in use (every dim's current axes and the pending ones) are
+  // never taken again; an extension stops at the first axis in use, so closed
+  // dims and existing prefixes are never touched.
+  std::vector<int> used = current.usedAxes();
+  auto inUse = [&](int a) { return std::find(used.begin(), used.end(), a) != used.end(); };
+  bool changed = false;
+  for (size_t d = 0; d < current.dims.size() && d < proposed.dims.size(); ++d) {
+    DimSharding &cur = current.dims[d];
+    const std::vector<int> &want = proposed.dims[d].axes;
+    if (!cur.open || want.size() <= cur.axes.size() || !isPrefix(cur.axes, want))
+      continue;
+    for (size_t i = cur.axes.size(); i < want.size() && !inUse(want[i]); ++i) {
+      cur.axes.push_back(want[i]);
+      used.push_back(want[i]);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+std::vector<size_t> propagateStep(const FactorRule &rule,
+                                  std::vector<std::optional<TensorSharding>> &tensors,
+                                  const Mesh &mesh) {
+  std::vector<const TensorSharding *> view;
+  for (const auto &t : tensors)
+    view.push_back(t ? &*t : nullptr);
+  FactorAxes merged = mergeFactors(rule, view, mesh);
+  std::vector<size_t> changed;
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    TensorSharding proposed = projectFromFactors(rule, t, merged, mesh);
+    bool wasUnknown = !tensors[t];
+    if (wasUnknown)
+      tensors[t] = TensorSharding::replicated(rule.tensor(t).size(), /*open=*/true);
+    if (extendOpenDims(*tensors[t], proposed) || wasUnknown)
+      changed.push_back(t);
+  }
+  return changed;
+}
+
+} // namespace shardc

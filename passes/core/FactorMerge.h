@@ -1,0 +1,62 @@
+//===- FactorMerge.h - project shardings onto factors and back --*- C++ -*-===//
+//
+// The propagation core, with no IR. One step on one op:
+//
+//   1. project   each tensor's sharding onto the rule's factors
+//                (X: P("data", None) with ([i,k],[k])->([i]) gives i={data});
+//   2. merge     per factor, the candidates into one axis list;
+//   3. project back onto every tensor, extending only *open* dims.
+//
+// Merge policy (deterministic, documented in docs/propagation.md):
+//   - candidates are the non-empty axis lists the tensors give a factor;
+//   - if they are all prefixes of the longest, the longest wins;
+//   - otherwise (a conflict) their longest common prefix wins, so neither
+//     side is silently preferred; the conflict is reshard-ed later;
+//   - a NeedReplication factor is never sharded;
+//   - an axis claimed by two factors stays with the lower-numbered factor.
+//
+// Monotonic: a dim only ever grows by appending axes, so a worklist over these
+// steps reaches a fixed point.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_CORE_FACTORMERGE_H
+#define SHARDC_PASSES_CORE_FACTORMERGE_H
+
+#include "passes/core/FactorRule.h"
+
+#include <optional>
+
+namespace shardc {
+
+/// Axes per factor (empty = replicated along that factor).
+using FactorAxes = std::vector<std::vector<int>>;
+
+/// The axes tensor `t`'s sharding puts on each factor; nullopt for factors
+/// that do not index `t`.
+std::vector<std::optional<std::vector<int>>>
+projectToFactors(const FactorRule &rule, size_t t, const TensorSharding &sharding,
+                 const Mesh &mesh);
+
+/// Merges the projections of `tensors` (nullptr = not known yet).
+FactorAxes mergeFactors(const FactorRule &rule,
+                        const std::vector<const TensorSharding *> &tensors, const Mesh &mesh);
+
+/// The sharding the factor axes imply for tensor `t` (dims only, all closed).
+TensorSharding projectFromFactors(const FactorRule &rule, size_t t, const FactorAxes &axes,
+                                  const Mesh &mesh);
+
+/// `current` with every open dim extended toward `proposed` where `proposed`
+/// extends it (keeps its prefix); closed dims are never changed. Returns true
+/// if anything changed.
+bool extendOpenDims(TensorSharding &current, const TensorSharding &proposed);
+
+/// One propagation step on an op: merges all tensors (nullptr allowed for
+/// unknown ones, which then receive a fully open sharding before extension)
+/// and extends the open dims of each. Returns the indices that changed.
+std::vector<size_t> propagateStep(const FactorRule &rule,
+                                  std::vector<std::optional<TensorSharding>> &tensors,
+                                  const Mesh &mesh);
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_CORE_FACTORMERGE_H

@@ -1,0 +1,165 @@
+//===- GlobalToLocal.cpp - garray-global-to-local -------------------------===//
+//
+// The one place types change. Keeps:
+//   - every tensor's new type is its local shape under the ceil layout of
+//     its sharding; compute ops keep their semantics on local shapes (their
+//     rules guarantee the local shapes agree), so they are retyped in place;
+//   - global collectives become comm ops whose groups come from the mesh
+//     (Mesh::groups: members ordered as their shards concatenate);
+//   - afterwards no mesh, sharding or global collective remains (the next
+//     pass, garray-verify-local, is the gate).
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/comm/Comm.h"
+#include "dialects/garray/GArray.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_GARRAYGLOBALTOLOCAL
+#include "passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace {
+
+class FunctionToLocal {
+public:
+  FunctionToLocal(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core)
+      : func(func), mesh(mesh), core(core) {}
+
+  LogicalResult run() {
+    for (BlockArgument arg : func.getArguments()) {
+      FailureOr<Type> t = localType(arg, func.getLoc(), "argument #" + std::to_string(arg.getArgNumber()));
+      if (failed(t))
+        return failure();
+      arg.setType(*t);
+    }
+    LogicalResult ok = success();
+    func.walk([&](Operation *op) {
+      if (failed(ok))
+        return;
+      if (auto c = dyn_cast<AllReduceOp>(op))
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          auto [flat, size] = groups(c.getAxes());
+          return comm::AllReduceOp::create(b, op->getLoc(), t, c.getKindAttr(), c.getOperand(),
+                                           b.getDenseI64ArrayAttr(flat),
+                                           b.getI64IntegerAttr(size));
+        });
+      else if (auto c = dyn_cast<AllGatherOp>(op))
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          auto [flat, size] = groups(c.getAxes());
+          return comm::AllGatherOp::create(b, op->getLoc(), t, c.getOperand(), c.getDimAttr(),
+                                           b.getDenseI64ArrayAttr(flat),
+                                           b.getI64IntegerAttr(size));
+        });
+      else if (auto c = dyn_cast<AllSliceOp>(op))
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          auto [flat, size] = groups(c.getAxes());
+          return comm::AllSliceOp::create(b, op->getLoc(), t, c.getOperand(), c.getDimAttr(),
+                                          b.getDenseI64ArrayAttr(flat),
+                                          b.getI64IntegerAttr(size));
+        });
+      else
+        ok = retype(op);
+    });
+    if (failed(ok))
+      return failure();
+    auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    func.setType(FunctionType::get(func.getContext(), func.getBody().front().getArgumentTypes(),
+                                   ret.getOperandTypes()));
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, kShardingAttrName);
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      func.removeResultAttr(i, StringAttr::get(func.getContext(), kShardingAttrName));
+    return success();
+  }
+
+private:
+  FailureOr<Type> localType(Value v, Location loc, const std::string &what) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    ShardingAttr s = getSharding(v);
+    if (!t || !s)
+      return v.getType();
+    shardc::TensorSharding core_s = *toCore(s, mesh, t.getRank());
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int64_t parts = core.product(core_s.dims[d].axes);
+      if (t.getDimSize(d) % parts != 0)
+        return emitError(loc) << what << ": dim " << d << " of size " << t.getDimSize(d)
+                              << " does not divide over its " << parts
+                              << " shards; uneven shards are not supported yet";
+      shape.push_back(t.getDimSize(d) / parts);
+    }
+    return Type(RankedTensorType::get(shape, t.getElementType()));
+  }
+
+  std::pair<SmallVector<int64_t>, int64_t> groups(ArrayAttr axes) {
+    std::vector<int> list;
+    for (Attribute a : axes)
+      list.push_back(mesh.axisIndex(cast<StringAttr>(a).getValue()));
+    SmallVector<int64_t> flat;
+    auto gs = core.groups(list);
+    for (auto &g : gs)
+      flat.append(g.begin(), g.end());
+    return {flat, gs.empty() ? 0 : static_cast<int64_t>(gs[0].size())};
+  }
+
+  LogicalResult replace(Operation *op, function_ref<Operation *(OpBuilder &, Type)> build) {
+    FailureOr<Type> t = localType(op->getResult(0), op->getLoc(), "result");
+    if (failed(t))
+      return failure();
+    OpBuilder b(op);
+    Operation *created = build(b, *t);
+    if (Attribute reason = op->getAttr("reason"))
+      created->setAttr("reason", reason);
+    op->replaceAllUsesWith(created);
+    op->erase();
+    return success();
+  }
+
+  LogicalResult retype(Operation *op) {
+    for (OpResult r : op->getResults()) {
+      FailureOr<Type> t =
+          localType(r, op->getLoc(), "result #" + std::to_string(r.getResultNumber()));
+      if (failed(t))
+        return failure();
+      r.setType(*t);
+    }
+    op->removeAttr(kShardingAttrName);
+    return success();
+  }
+
+  func::FuncOp func;
+  MeshOp mesh;
+  const shardc::Mesh &core;
+};
+
+struct GlobalToLocal : shardc::impl::GArrayGlobalToLocalBase<GlobalToLocal> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      MeshOp mesh;
+      for (unsigned i = 0; i < func.getNumArguments() && !mesh; ++i)
+        if (auto s = func.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName))
+          mesh = lookupMesh(func, s.getMesh());
+      func.walk([&](Operation *op) {
+        if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName); s && !mesh)
+          mesh = lookupMesh(func, s.getMesh());
+      });
+      if (!mesh)
+        continue;
+      FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
+      if (failed(core) || failed(FunctionToLocal(func, mesh, *core).run()))
+        return signalPassFailure();
+    }
+    for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
+      mesh.erase();
+  }
+};
+} // namespace

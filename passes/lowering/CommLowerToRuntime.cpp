@@ -1,0 +1,204 @@
+//===- CommLowerToRuntime.cpp - comm ops → shardrt C ABI calls ------------===//
+//
+// Each collective copies its operand into a fresh buffer (one-shot
+// bufferization usually writes the producer straight into it), passes raw
+// pointers to the runtime, and reads the result back through a `restrict`
+// to_tensor, so the buffer is this value's only view. Device groups become
+// private constant globals. The runtime's signatures are those of
+// runtime/include/shardrt.h; ranks call them in the same order (SPMD).
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/comm/Comm.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_COMMLOWERTORUNTIME
+#include "passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+
+namespace {
+
+/// shardrt_dtype codes (runtime/include/shardrt.h).
+FailureOr<int32_t> dtypeCode(Type t) {
+  if (t.isF32()) return 0;
+  if (t.isF64()) return 1;
+  if (t.isF16()) return 2;
+  if (t.isBF16()) return 3;
+  if (t.isInteger(64)) return 4;
+  if (t.isInteger(32)) return 5;
+  if (t.isInteger(8)) return 6;
+  if (t.isInteger(1)) return 7;
+  return failure();
+}
+
+class RuntimeCalls {
+public:
+  explicit RuntimeCalls(ModuleOp module) : module(module), ctx(module.getContext()) {}
+
+  LogicalResult lower(Operation *op) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto out = cast<RankedTensorType>(op->getResult(0).getType());
+    FailureOr<int32_t> dtype = dtypeCode(in.getElementType());
+    if (failed(dtype))
+      return op->emitError("the runtime has no collective for element type ")
+             << in.getElementType();
+    auto groupsOp = [&](auto c) {
+      return std::make_tuple(pointerTo(b, loc, groupsGlobal(c.getGroups())),
+                             i64(b, loc, c.getNumGroups()), i64(b, loc, c.getGroupSize()));
+    };
+    Value result;
+    if (auto c = dyn_cast<comm::AllReduceOp>(op)) {
+      Value buf = copyToBuffer(b, loc, c.getOperand());
+      auto [groups, numGroups, groupSize] = groupsOp(c);
+      call(b, loc, "shardrt_all_reduce",
+           {pointerTo(b, loc, buf), i64(b, loc, in.getNumElements()), i32(b, loc, *dtype),
+            i32(b, loc, static_cast<int32_t>(c.getKind())), groups, numGroups, groupSize});
+      result = toTensor(b, loc, out, buf);
+    } else if (auto c = dyn_cast<comm::AllGatherOp>(op)) {
+      Value src = copyToBuffer(b, loc, c.getOperand());
+      Value dst = memref::AllocOp::create(
+          b, loc, MemRefType::get(out.getShape(), out.getElementType()));
+      int64_t outer = 1, inner = 1;
+      for (int64_t d = 0; d < in.getRank(); ++d)
+        (d < c.getDim() ? outer : inner) *= in.getDimSize(d);
+      auto [groups, numGroups, groupSize] = groupsOp(c);
+      call(b, loc, "shardrt_all_gather",
+           {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, outer), i64(b, loc, inner),
+            i32(b, loc, *dtype), groups, numGroups, groupSize});
+      result = toTensor(b, loc, out, dst);
+    } else if (auto c = dyn_cast<comm::AllSliceOp>(op)) {
+      result = slice(b, loc, c, out);
+    } else {
+      return success();
+    }
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    return success();
+  }
+
+private:
+  Value i64(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  Value i32(OpBuilder &b, Location loc, int32_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+
+  Value copyToBuffer(OpBuilder &b, Location loc, Value tensor) {
+    auto t = cast<RankedTensorType>(tensor.getType());
+    Value buf = memref::AllocOp::create(b, loc, MemRefType::get(t.getShape(), t.getElementType()));
+    auto m = bufferization::MaterializeInDestinationOp::create(b, loc, TypeRange{}, tensor, buf);
+    m.setRestrict(true);
+    m.setWritable(true);
+    return buf;
+  }
+
+  Value toTensor(OpBuilder &b, Location loc, RankedTensorType type, Value buf) {
+    return bufferization::ToTensorOp::create(b, loc, type, buf, /*restrict=*/true,
+                                             /*writable=*/true);
+  }
+
+  Value pointerTo(OpBuilder &b, Location loc, Value memref) {
+    Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), asInt);
+  }
+
+  /// A constant global holding `values` (deduplicated), read as a memref.
+  Value global(OpBuilder &b, Location loc, ArrayRef<int64_t> values, StringRef prefix) {
+    std::vector<int64_t> key(values.begin(), values.end());
+    auto [it, inserted] = globals.try_emplace(key, "");
+    auto type = MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
+    if (inserted) {
+      it->second = (prefix + "_" + std::to_string(globals.size() - 1)).str();
+      OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+      auto tensorType = RankedTensorType::get(type.getShape(), b.getI64Type());
+      memref::GlobalOp::create(mb, loc, it->second, mb.getStringAttr("private"), type,
+                               DenseIntElementsAttr::get(tensorType, values),
+                               /*constant=*/true, /*alignment=*/IntegerAttr());
+    }
+    return memref::GetGlobalOp::create(b, loc, type, it->second);
+  }
+
+  Value groupsGlobal(ArrayRef<int64_t> flat) {
+    OpBuilder b(ctx);
+    b.setInsertionPoint(currentOp);
+    return global(b, currentOp->getLoc(), flat, "__shardc_groups");
+  }
+
+  // Device at position p of its group keeps block p of the dim: the position
+  // comes from a per-device table indexed by the runtime's rank.
+  Value slice(OpBuilder &b, Location loc, comm::AllSliceOp c, RankedTensorType out) {
+    int64_t maxId = 0;
+    for (int64_t id : c.getGroups())
+      maxId = std::max(maxId, id);
+    SmallVector<int64_t> position(maxId + 1, 0);
+    for (int64_t g = 0; g < c.getNumGroups(); ++g)
+      for (auto [p, id] : llvm::enumerate(c.getGroup(g)))
+        position[id] = p;
+    Value table = global(b, loc, position, "__shardc_position");
+    Value rank = call(b, loc, "shardrt_rank", {}, b.getI64Type());
+    Value rankIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), rank);
+    Value p = memref::LoadOp::create(b, loc, table, ValueRange{rankIndex});
+    Value pIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), p);
+    Value block = arith::ConstantIndexOp::create(b, loc, out.getDimSize(c.getDim()));
+    Value offset = arith::MulIOp::create(b, loc, pIndex, block);
+    SmallVector<OpFoldResult> offsets(out.getRank(), b.getIndexAttr(0));
+    offsets[c.getDim()] = offset;
+    SmallVector<OpFoldResult> sizes, strides(out.getRank(), b.getIndexAttr(1));
+    for (int64_t s : out.getShape())
+      sizes.push_back(b.getIndexAttr(s));
+    return tensor::ExtractSliceOp::create(b, loc, out, c.getOperand(), offsets, sizes, strides);
+  }
+
+  Value call(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> args,
+             Type resultType = {}) {
+    if (!resultType)
+      resultType = b.getI32Type();
+    if (!module.lookupSymbol<func::FuncOp>(name)) {
+      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+      SmallVector<Type> types;
+      for (Value a : args)
+        types.push_back(a.getType());
+      auto decl = func::FuncOp::create(mb, loc, name, mb.getFunctionType(types, {resultType}));
+      decl.setPrivate();
+    }
+    return func::CallOp::create(b, loc, name, TypeRange{resultType}, args).getResult(0);
+  }
+
+public:
+  Operation *currentOp = nullptr;
+
+private:
+  ModuleOp module;
+  MLIRContext *ctx;
+  std::map<std::vector<int64_t>, std::string> globals;
+};
+
+struct LowerCommToRuntime : shardc::impl::CommLowerToRuntimeBase<LowerCommToRuntime> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<comm::AllReduceOp, comm::AllGatherOp, comm::AllSliceOp>(op))
+        ops.push_back(op);
+    });
+    RuntimeCalls calls(getOperation());
+    for (Operation *op : ops) {
+      calls.currentOp = op;
+      if (failed(calls.lower(op)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

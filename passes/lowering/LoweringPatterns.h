@@ -1,0 +1,30 @@
+//===- LoweringPatterns.h - garray (local) → linalg, by op family -*- C++ -*-===//
+//
+// One file per op family; each adds its patterns here. All produce tensor-level
+// linalg/arith/math so that elementwise fusion and bufferization run upstream.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_LOWERING_LOWERINGPATTERNS_H
+#define SHARDC_PASSES_LOWERING_LOWERINGPATTERNS_H
+
+namespace mlir {
+class RewritePatternSet;
+class OpBuilder;
+class Location;
+class Value;
+class Type;
+} // namespace mlir
+
+namespace shardc {
+void populateConstantLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateBroadcastLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateDotGeneralLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateReduceLoweringPatterns(mlir::RewritePatternSet &patterns);
+
+/// An empty tensor of `type`'s shape filled with `value`.
+mlir::Value createFilled(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                         mlir::Value value);
+} // namespace shardc
+
+#endif

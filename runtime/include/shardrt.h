@@ -1,0 +1,209 @@
+/* shardrt: the thin collective runtime that shardc's generated code and host
+ * programs link against. Plain C ABI, no MLIR or LLVM dependency.
+ *
+ * Model. A *world* is a set of ranks (devices) 0..N-1 that run the same local
+ * program (SPMD). Each rank owns a *communicator handle*; the handle that the
+ * calling thread is running as is its *current* communicator. Generated code
+ * never passes a handle: it calls the collectives below, which act on the
+ * current communicator (thread-local for the threads backend, process-wide for
+ * MPI). Host programs may call the explicit `_on` variants.
+ *
+ * Device groups. Every collective names the groups it runs over, as generated
+ * code knows them from the mesh: `groups` holds `num_groups * group_size`
+ * device ids, row-major, each group listed in its collective order. The caller
+ * takes part in the one group that contains its rank; every member of that
+ * group must make the same call (same count, dtype, op) in the same order.
+ *
+ * Failure. A rank that fails, or a collective whose peers do not all arrive
+ * within the timeout (env SHARDRT_TIMEOUT_S, default 300 s), aborts the world:
+ * every pending and later collective returns at once without touching its
+ * output, and shardrt_threads_run() reports the first error. Nothing hangs.
+ */
+#ifndef SHARDRT_H
+#define SHARDRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types, shared with the compiler's manifest ("f32", "f64", ...). */
+typedef enum shardrt_dtype {
+  SHARDRT_F32 = 0,
+  SHARDRT_F64 = 1,
+  SHARDRT_F16 = 2,
+  SHARDRT_BF16 = 3,
+  SHARDRT_I64 = 4,
+  SHARDRT_I32 = 5,
+  SHARDRT_I8 = 6,
+  SHARDRT_BOOL = 7, /* one byte per element, 0 or 1 */
+} shardrt_dtype;
+
+typedef enum shardrt_reduce_op {
+  SHARDRT_SUM = 0,
+  SHARDRT_MAX = 1,
+  SHARDRT_MIN = 2,
+  SHARDRT_PROD = 3,
+} shardrt_reduce_op;
+
+typedef enum shardrt_status {
+  SHARDRT_OK = 0,
+  SHARDRT_ERR_ARGUMENT = 1, /* a bad argument; the message names it */
+  SHARDRT_ERR_ABORTED = 2,  /* a peer failed or a collective timed out */
+  SHARDRT_ERR_IO = 3,       /* a file could not be read or written */
+  SHARDRT_ERR_FORMAT = 4,   /* a file is not what it claims (e.g. bad .npy) */
+  SHARDRT_ERR_BACKEND = 5,  /* MPI / NCCL / CUDA reported an error */
+} shardrt_status;
+
+/* Size in bytes of one element; 0 for an unknown dtype. */
+size_t shardrt_dtype_size(int32_t dtype);
+/* "f32", "f64", "f16", "bf16", "i64", "i32", "i8", "bool"; NULL if unknown. */
+const char *shardrt_dtype_name(int32_t dtype);
+/* Inverse of shardrt_dtype_name; -1 if unknown. */
+int32_t shardrt_dtype_from_name(const char *name);
+
+/* The last error on this thread, as a human-readable message ("" if none). */
+const char *shardrt_last_error(void);
+
+/* ---------------------------------------------------------------------------
+ * Worlds and communicators
+ * ------------------------------------------------------------------------- */
+
+typedef struct shardrt_world shardrt_world;
+typedef struct shardrt_comm shardrt_comm;
+
+/* The body each rank runs. Return 0 on success, non-zero on failure (which
+ * aborts the world). */
+typedef int32_t (*shardrt_rank_fn)(shardrt_comm *comm, void *user);
+
+/* Threads backend: `num_ranks` ranks in this process, one thread each. */
+shardrt_world *shardrt_threads_create(int32_t num_ranks);
+/* Runs `fn` on every rank in its own thread, with that rank's communicator
+ * current, and waits for all. Returns SHARDRT_OK, or the first failure (a rank
+ * returning non-zero, or an abort); shardrt_last_error() then says which rank
+ * failed and why. A world may be run several times. */
+shardrt_status shardrt_threads_run(shardrt_world *world, shardrt_rank_fn fn, void *user);
+void shardrt_world_destroy(shardrt_world *world);
+
+int32_t shardrt_comm_rank(const shardrt_comm *comm);
+int32_t shardrt_comm_size(const shardrt_comm *comm);
+/* The communicator the calling thread runs as, or NULL outside a rank. */
+shardrt_comm *shardrt_current(void);
+/* Makes `comm` current on the calling thread (backends do this for you). */
+void shardrt_set_current(shardrt_comm *comm);
+/* Aborts the world of `comm` with a message; pending collectives return. */
+void shardrt_abort(shardrt_comm *comm, const char *message);
+
+/* ---------------------------------------------------------------------------
+ * Collectives called by generated code (act on the current communicator).
+ * Each returns SHARDRT_OK or an error (after which the world is aborted).
+ * ------------------------------------------------------------------------- */
+
+/* The caller's rank in the world (its linear device id on the mesh). */
+int64_t shardrt_rank(void);
+
+/* In place: buf[i] = op over the group of buf[i]; `count` elements. */
+int32_t shardrt_all_reduce(void *buf, int64_t count, int32_t dtype, int32_t op,
+                           const int64_t *groups, int64_t num_groups, int64_t group_size);
+
+/* Concatenates along one dimension. `in` is viewed as [outer, inner] and
+ * `out` as [outer, group_size * inner]:
+ *   out[o, g * inner + i] = in_of_group_member_g[o, i].
+ * Gathering tensor dimension d: outer = product of the dims before d, inner =
+ * local size of d times the product of the dims after d. */
+int32_t shardrt_all_gather(const void *in, void *out, int64_t outer, int64_t inner,
+                           int32_t dtype, const int64_t *groups, int64_t num_groups,
+                           int64_t group_size);
+
+/* Explicit-communicator variants for host programs. */
+int32_t shardrt_all_reduce_on(shardrt_comm *comm, void *buf, int64_t count, int32_t dtype,
+                              int32_t op, const int64_t *groups, int64_t num_groups,
+                              int64_t group_size);
+int32_t shardrt_all_gather_on(shardrt_comm *comm, const void *in, void *out, int64_t outer,
+                              int64_t inner, int32_t dtype, const int64_t *groups,
+                              int64_t num_groups, int64_t group_size);
+int32_t shardrt_barrier_on(shardrt_comm *comm);
+
+/* ---------------------------------------------------------------------------
+ * Arrays and .npy files
+ * ------------------------------------------------------------------------- */
+
+#define SHARDRT_MAX_RANK 8
+
+/* A dense row-major array that owns `data` (malloc'd). */
+typedef struct shardrt_array {
+  int32_t dtype;
+  int32_t rank;
+  int64_t shape[SHARDRT_MAX_RANK];
+  void *data;
+} shardrt_array;
+
+int64_t shardrt_array_numel(const shardrt_array *a);
+/* Allocates zeroed storage for the given dtype and shape. */
+shardrt_status shardrt_array_alloc(shardrt_array *a, int32_t dtype, int32_t rank,
+                                   const int64_t *shape);
+void shardrt_array_free(shardrt_array *a);
+
+/* Reads a .npy file (format 1.0/2.0/3.0, C order, little-endian; dtypes <f4
+ * <f8 <f2 <i8 <i4 |i1 |b1 and bfloat16 stored as <V2 is not accepted). */
+shardrt_status shardrt_npy_read(const char *path, shardrt_array *out);
+shardrt_status shardrt_npy_write(const char *path, const shardrt_array *a);
+
+/* ---------------------------------------------------------------------------
+ * Placement: how a global array is laid out over a mesh (ceil layout).
+ * ------------------------------------------------------------------------- */
+
+#define SHARDRT_MAX_MESH_AXES 8
+
+/* Per tensor dimension d, the mesh axes (indices into mesh_shape) that split
+ * it, major to minor: dim_axes[d][0 .. dim_num_axes[d]-1]. A dimension split
+ * over axes with sizes k1, k2 has k1*k2 shards; the shard index of a device is
+ * the row-major index of its coordinates on those axes. Shard size is
+ * ceil(n / k); shard j holds rows [j*s, min(n, (j+1)*s)), trailing shards are
+ * short or empty, and local buffers always have the padded size s. */
+typedef struct shardrt_placement {
+  int32_t mesh_rank;
+  int64_t mesh_shape[SHARDRT_MAX_MESH_AXES];
+  int32_t rank; /* tensor rank */
+  int32_t dim_num_axes[SHARDRT_MAX_RANK];
+  int32_t dim_axes[SHARDRT_MAX_RANK][SHARDRT_MAX_MESH_AXES];
+} shardrt_placement;
+
+int64_t shardrt_mesh_size(const shardrt_placement *p);
+/* For `device` (linear id, row-major over mesh axes): the padded local shape,
+ * the offset of the shard in the global array, and the number of valid
+ * (non-padding) elements along each dimension. */
+shardrt_status shardrt_local_layout(const shardrt_placement *p, const int64_t *global_shape,
+                                    int64_t device, int64_t *local_shape, int64_t *offset,
+                                    int64_t *valid);
+/* Fills `local` (allocated here with the padded local shape) with the
+ * device's shard of `global`; padding is zero. */
+shardrt_status shardrt_scatter(const shardrt_array *global, const shardrt_placement *p,
+                               int64_t device, shardrt_array *local);
+/* Assembles the global array from every device's local buffer (locals[d] for
+ * device d, each with the padded local shape). Padding is never read. For a
+ * dimension replicated over some axes, the copy of the device with coordinate
+ * 0 on those axes is used; if `max_replica_diff` is not NULL it receives the
+ * largest absolute difference between that copy and any other replica
+ * (0 when the replicas agree). */
+shardrt_status shardrt_gather(const shardrt_array *locals, const shardrt_placement *p,
+                              const int64_t *global_shape, int32_t dtype,
+                              shardrt_array *global, double *max_replica_diff);
+
+/* ---------------------------------------------------------------------------
+ * Symbols for JIT loaders: every function generated code may call.
+ * ------------------------------------------------------------------------- */
+typedef struct shardrt_symbol {
+  const char *name;
+  void *address;
+} shardrt_symbol;
+/* A NULL-terminated table. */
+const shardrt_symbol *shardrt_symbols(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SHARDRT_H */

@@ -1,0 +1,130 @@
+// Elementwise reduction kernels: one template per element type, the group
+// order fixed by the caller.  See Reduce.h for the numeric contract; this file
+// keeps it by looping sources outermost (so each element still sees the
+// sources in order) and by doing integer arithmetic in uint64_t, where
+// wrap-around is defined.
+#include "Reduce.h"
+
+#include "Dtype.h"
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+namespace shardrt {
+namespace {
+
+template <typename T> T combine(T a, T b, int32_t op) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+    case SHARDRT_SUM:
+      return a + b;
+    case SHARDRT_PROD:
+      return a * b;
+    case SHARDRT_MAX:
+      return std::isnan(a) ? a : std::isnan(b) ? b : (b > a ? b : a);
+    default: // SHARDRT_MIN
+      return std::isnan(a) ? a : std::isnan(b) ? b : (b < a ? b : a);
+    }
+  } else {
+    switch (op) {
+    case SHARDRT_SUM:
+      return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+    case SHARDRT_PROD:
+      return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    case SHARDRT_MAX:
+      return b > a ? b : a;
+    default: // SHARDRT_MIN
+      return b < a ? b : a;
+    }
+  }
+}
+
+template <typename T>
+void reducePlain(T *out, const void *const *srcs, int64_t numSrcs, int64_t count, int32_t op) {
+  std::memcpy(out, srcs[0], static_cast<size_t>(count) * sizeof(T));
+  for (int64_t m = 1; m < numSrcs; ++m) {
+    const T *src = static_cast<const T *>(srcs[m]);
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = combine(out[i], src[i], op);
+  }
+}
+
+// f16/bf16: blocks of float accumulators, so each element is rounded to 16 bits
+// once, after the whole group has been combined.
+template <float (*Load)(uint16_t), uint16_t (*Store)(float)>
+void reduceHalf(uint16_t *out, const void *const *srcs, int64_t numSrcs, int64_t count,
+                int32_t op) {
+  constexpr int64_t kBlock = 256;
+  float acc[kBlock];
+  for (int64_t base = 0; base < count; base += kBlock) {
+    int64_t n = count - base < kBlock ? count - base : kBlock;
+    const uint16_t *first = static_cast<const uint16_t *>(srcs[0]) + base;
+    for (int64_t i = 0; i < n; ++i)
+      acc[i] = Load(first[i]);
+    for (int64_t m = 1; m < numSrcs; ++m) {
+      const uint16_t *src = static_cast<const uint16_t *>(srcs[m]) + base;
+      for (int64_t i = 0; i < n; ++i)
+        acc[i] = combine(acc[i], Load(src[i]), op);
+    }
+    for (int64_t i = 0; i < n; ++i)
+      out[base + i] = Store(acc[i]);
+  }
+}
+
+void reduceBool(uint8_t *out, const void *const *srcs, int64_t numSrcs, int64_t count,
+                int32_t op) {
+  bool any = op == SHARDRT_SUM || op == SHARDRT_MAX; // or; otherwise and
+  const uint8_t *first = static_cast<const uint8_t *>(srcs[0]);
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = first[i] != 0;
+  for (int64_t m = 1; m < numSrcs; ++m) {
+    const uint8_t *src = static_cast<const uint8_t *>(srcs[m]);
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = any ? (out[i] | (src[i] != 0)) : (out[i] & (src[i] != 0));
+  }
+}
+
+} // namespace
+
+const char *reduceOpName(int32_t op) {
+  switch (op) {
+  case SHARDRT_SUM:
+    return "sum";
+  case SHARDRT_MAX:
+    return "max";
+  case SHARDRT_MIN:
+    return "min";
+  case SHARDRT_PROD:
+    return "prod";
+  }
+  return "?";
+}
+
+void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t count,
+                   int32_t dtype, int32_t op) {
+  if (count <= 0)
+    return;
+  switch (dtype) {
+  case SHARDRT_F32:
+    return reducePlain(static_cast<float *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_F64:
+    return reducePlain(static_cast<double *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_F16:
+    return reduceHalf<halfToFloat, floatToHalf>(static_cast<uint16_t *>(out), srcs, numSrcs,
+                                                count, op);
+  case SHARDRT_BF16:
+    return reduceHalf<bf16ToFloat, floatToBf16>(static_cast<uint16_t *>(out), srcs, numSrcs,
+                                                count, op);
+  case SHARDRT_I64:
+    return reducePlain(static_cast<int64_t *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_I32:
+    return reducePlain(static_cast<int32_t *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_I8:
+    return reducePlain(static_cast<int8_t *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_BOOL:
+    return reduceBool(static_cast<uint8_t *>(out), srcs, numSrcs, count, op);
+  }
+}
+
+} // namespace shardrt

@@ -1,0 +1,451 @@
+// Threads backend: a world of N ranks in one process, one std::thread per rank,
+// and the collectives over device groups that those ranks run.
+//
+// Protocol.  Each distinct group (its ordered member list) has a Rendezvous,
+// created lazily under the world mutex.  A collective runs in phases:
+//  1. exchange: each member posts its buffer pointer and a description of the
+//     call, then waits (with the timeout) until every member has posted.  The
+//     last to arrive checks that the descriptions agree.  This is the only
+//     phase that can fail; once it completes, the collective has *committed*.
+//  2. compute: each member reads its peers' buffers, in group order.
+//  3. drain: a second rendezvous, so no member returns (and lets its caller
+//     reuse or free a buffer) while a peer is still reading it.
+// all_reduce adds a write step and one more drain: member p reduces slice p of
+// the buffer into scratch memory, and after the drain writes that slice to
+// every member's buffer (in place reduction cannot write before all reads are
+// done).  Each element is reduced once, in group order, so replicas are
+// bitwise identical, and the work is split over the members.
+//
+// Invariants:
+//  - Everything that can fail (allocation, validation, timeout, abort) happens
+//    before commit.  Drain waits ignore aborts and have no timeout: every
+//    member has committed and only has bounded local work left, and returning
+//    early would let a member free a buffer a peer is reading.
+//  - The world's first failure is kept; later ones are consequences.
+//  - A rank whose function has returned can never arrive, so waiting for it
+//    aborts at once instead of waiting for the timeout.
+//  - All rendezvous state is guarded by the one world mutex, so an abort can
+//    wake every waiter without a lost wake-up.
+#include "Comm.h"
+#include "Dtype.h"
+#include "Error.h"
+#include "Reduce.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace shardrt {
+namespace {
+
+/// What a member asked for, compared across the group before commit.
+struct CallDesc {
+  CollectiveKind kind = CollectiveKind::Barrier;
+  int64_t count = 0; // all_reduce: count; all_gather: outer
+  int64_t inner = 0; // all_gather only
+  int32_t dtype = 0;
+  int32_t op = 0; // all_reduce only
+
+  bool operator==(const CallDesc &o) const {
+    return kind == o.kind && count == o.count && inner == o.inner && dtype == o.dtype &&
+           op == o.op;
+  }
+  std::string describe() const {
+    switch (kind) {
+    case CollectiveKind::AllReduce:
+      return format("all_reduce(count=%lld, %s, %s)", (long long)count,
+                    shardrt_dtype_name(dtype), reduceOpName(op));
+    case CollectiveKind::AllGather:
+      return format("all_gather(outer=%lld, inner=%lld, %s)", (long long)count,
+                    (long long)inner, shardrt_dtype_name(dtype));
+    case CollectiveKind::Barrier:
+      break;
+    }
+    return "barrier";
+  }
+};
+
+struct Rendezvous {
+  explicit Rendezvous(std::vector<int64_t> m)
+      : members(std::move(m)), present(members.size(), 0), posted(members.size(), nullptr),
+        descs(members.size()) {}
+  const std::vector<int64_t> members;
+  std::condition_variable cv;
+  uint64_t generation = 0; // bumped each time a phase completes
+  size_t arrived = 0;
+  std::vector<char> present; // by position: arrived in the current phase
+  std::vector<void *> posted;
+  std::vector<CallDesc> descs;
+};
+
+class ThreadsComm;
+
+} // namespace
+} // namespace shardrt
+
+struct shardrt_world {
+  explicit shardrt_world(int32_t numRanks);
+
+  void failLocked(shardrt_status status, const std::string &message) {
+    if (!aborted) {
+      aborted = true;
+      firstStatus = status;
+      firstMessage = message;
+    }
+    wakeAllLocked();
+  }
+  void wakeAllLocked() {
+    for (auto &entry : rendezvous)
+      entry.second->cv.notify_all();
+  }
+
+  const int32_t numRanks;
+  std::vector<int64_t> allRanks; // 0..N-1, the barrier's group
+  std::vector<std::unique_ptr<shardrt::ThreadsComm>> comms;
+
+  std::mutex mu; // guards everything below
+  bool running = false;
+  bool aborted = false;
+  shardrt_status firstStatus = SHARDRT_OK;
+  std::string firstMessage;
+  double timeoutSeconds = 300;
+  std::vector<char> finished; // by rank: its rank function has returned
+  std::map<std::vector<int64_t>, std::unique_ptr<shardrt::Rendezvous>> rendezvous;
+};
+
+namespace shardrt {
+namespace {
+
+class ThreadsComm final : public shardrt_comm {
+public:
+  ThreadsComm(shardrt_world *world, int32_t rank) : shardrt_comm(rank, world->numRanks), world(world) {}
+
+  const char *backendName() const override { return "threads"; }
+
+  shardrt_status allReduce(const AllReduceArgs &args, const Group &group) override {
+    const size_t es = shardrt_dtype_size(args.dtype);
+    const int64_t g = group.size, pos = group.position;
+    const int64_t base = args.count / g, rem = args.count % g;
+    const int64_t lo = pos * base + std::min(pos, rem);
+    const int64_t n = base + (pos < rem ? 1 : 0);
+    std::vector<char> slice(static_cast<size_t>(n) * es);
+    std::vector<void *> bufs(static_cast<size_t>(g));
+    std::vector<const void *> srcs(static_cast<size_t>(g));
+    CallDesc desc{CollectiveKind::AllReduce, args.count, 0, args.dtype, args.op};
+
+    std::unique_lock<std::mutex> lock(world->mu);
+    Rendezvous &rv = rendezvousFor(group.members, g);
+    if (shardrt_status s = exchange(lock, rv, pos, args.buf, desc))
+      return s;
+    std::copy(rv.posted.begin(), rv.posted.end(), bufs.begin());
+    lock.unlock();
+
+    for (int64_t m = 0; m < g; ++m)
+      srcs[m] = static_cast<const char *>(bufs[m]) + lo * es;
+    if (n > 0)
+      reduceInOrder(slice.data(), srcs.data(), g, n, args.dtype, args.op);
+
+    lock.lock();
+    drain(lock, rv); // nobody reads any buffer after this point
+    lock.unlock();
+    if (n > 0)
+      for (int64_t m = 0; m < g; ++m)
+        std::memcpy(static_cast<char *>(bufs[m]) + lo * es, slice.data(), n * es);
+    lock.lock();
+    drain(lock, rv); // every slice has been written to every member
+    return SHARDRT_OK;
+  }
+
+  shardrt_status allGather(const AllGatherArgs &args, const Group &group) override {
+    const size_t innerBytes = static_cast<size_t>(args.inner) * shardrt_dtype_size(args.dtype);
+    const int64_t g = group.size;
+    std::vector<const char *> ins(static_cast<size_t>(g));
+    CallDesc desc{CollectiveKind::AllGather, args.outer, args.inner, args.dtype, 0};
+
+    std::unique_lock<std::mutex> lock(world->mu);
+    Rendezvous &rv = rendezvousFor(group.members, g);
+    if (shardrt_status s = exchange(lock, rv, group.position, const_cast<void *>(args.in), desc))
+      return s;
+    for (int64_t m = 0; m < g; ++m)
+      ins[m] = static_cast<const char *>(rv.posted[m]);
+    lock.unlock();
+
+    char *out = static_cast<char *>(args.out);
+    if (innerBytes > 0)
+      for (int64_t o = 0; o < args.outer; ++o)
+        for (int64_t m = 0; m < g; ++m)
+          std::memcpy(out + (o * g + m) * innerBytes, ins[m] + o * innerBytes, innerBytes);
+
+    lock.lock();
+    drain(lock, rv); // peers may still be reading our `in`
+    return SHARDRT_OK;
+  }
+
+  shardrt_status barrier() override {
+    std::unique_lock<std::mutex> lock(world->mu);
+    Rendezvous &rv = rendezvousFor(world->allRanks.data(), world->numRanks);
+    return exchange(lock, rv, rank, nullptr, CallDesc{});
+  }
+
+  void fail(shardrt_status status, const std::string &message) override {
+    std::lock_guard<std::mutex> lock(world->mu);
+    world->failLocked(status, message);
+  }
+
+  void abortWorld(const std::string &message) override { fail(SHARDRT_ERR_ABORTED, message); }
+
+  bool isAborted(std::string *message) const override {
+    std::lock_guard<std::mutex> lock(world->mu);
+    if (world->aborted && message)
+      *message = world->firstMessage;
+    return world->aborted;
+  }
+
+private:
+  Rendezvous &rendezvousFor(const int64_t *members, int64_t size) {
+    std::vector<int64_t> key(members, members + size);
+    auto it = world->rendezvous.find(key);
+    if (it == world->rendezvous.end())
+      it = world->rendezvous.emplace(key, std::make_unique<Rendezvous>(key)).first;
+    return *it->second;
+  }
+
+  std::string where(const CallDesc &desc, const Rendezvous &rv) const {
+    return format("rank %d: collective %s over group %s", rank, collectiveName(desc.kind),
+                  formatIds(rv.members.data(), (int64_t)rv.members.size()).c_str());
+  }
+
+  /// Sets this rank's error, records it as the world's failure (if first).
+  shardrt_status failLocked(shardrt_status status, const std::string &message) {
+    world->failLocked(status, message);
+    setLastError(message);
+    return status;
+  }
+
+  shardrt_status abortedLocked(const CallDesc &desc, const Rendezvous &rv) {
+    setLastError(where(desc, rv) + ": the world was aborted (" + world->firstMessage + ")");
+    return SHARDRT_ERR_ABORTED;
+  }
+
+  static void completePhaseLocked(Rendezvous &rv) {
+    rv.arrived = 0;
+    std::fill(rv.present.begin(), rv.present.end(), 0);
+    ++rv.generation;
+    rv.cv.notify_all();
+  }
+
+  /// Phase 1 (see the file comment).  Returns OK once every member has
+  /// posted, else an error with the world aborted.
+  shardrt_status exchange(std::unique_lock<std::mutex> &lock, Rendezvous &rv, int64_t pos,
+                          void *ptr, const CallDesc &desc) {
+    if (world->aborted)
+      return abortedLocked(desc, rv);
+    rv.posted[pos] = ptr;
+    rv.descs[pos] = desc;
+    rv.present[pos] = 1;
+    const uint64_t gen = rv.generation;
+    if (++rv.arrived == rv.members.size()) {
+      for (size_t i = 1; i < rv.members.size(); ++i)
+        if (!(rv.descs[i] == rv.descs[0]))
+          return failLocked(
+              SHARDRT_ERR_ARGUMENT,
+              format("rank %d: collective mismatch over group %s: rank %lld called %s but "
+                     "rank %lld called %s; every member must make the same call",
+                     rank, formatIds(rv.members.data(), (int64_t)rv.members.size()).c_str(),
+                     (long long)rv.members[0], rv.descs[0].describe().c_str(),
+                     (long long)rv.members[i], rv.descs[i].describe().c_str()));
+      completePhaseLocked(rv);
+      return SHARDRT_OK;
+    }
+    // Clamped so that the deadline cannot overflow the clock.
+    const double seconds = std::min(world->timeoutSeconds, 1e7);
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(seconds));
+    while (rv.generation == gen) {
+      if (world->aborted)
+        return abortedLocked(desc, rv);
+      for (size_t i = 0; i < rv.members.size(); ++i)
+        if (!rv.present[i] && world->finished[rv.members[i]])
+          return failLocked(SHARDRT_ERR_ABORTED,
+                            format("%s cannot complete: rank %lld returned from its rank "
+                                   "function without joining it",
+                                   where(desc, rv).c_str(), (long long)rv.members[i]));
+      if (rv.cv.wait_until(lock, deadline) == std::cv_status::timeout &&
+          rv.generation == gen && !world->aborted) {
+        std::string missing;
+        for (size_t i = 0; i < rv.members.size(); ++i)
+          if (!rv.present[i])
+            missing += (missing.empty() ? "" : ",") + std::to_string(rv.members[i]);
+        return failLocked(SHARDRT_ERR_ABORTED,
+                          format("%s timed out after %g s waiting for ranks %s",
+                                 where(desc, rv).c_str(), world->timeoutSeconds,
+                                 missing.c_str()));
+      }
+    }
+    return SHARDRT_OK;
+  }
+
+  /// Phases after commit: wait for every member, ignoring aborts (see the
+  /// file comment for why this cannot hang).
+  static void drain(std::unique_lock<std::mutex> &lock, Rendezvous &rv) {
+    const uint64_t gen = rv.generation;
+    if (++rv.arrived == rv.members.size()) {
+      completePhaseLocked(rv);
+      return;
+    }
+    rv.cv.wait(lock, [&] { return rv.generation != gen; });
+  }
+
+  shardrt_world *const world;
+};
+
+struct RankTask {
+  shardrt_world *world;
+  ThreadsComm *comm;
+  shardrt_rank_fn fn;
+  void *user;
+};
+
+void runRank(RankTask task) {
+  shardrt_set_current(task.comm);
+  clearLastError();
+  int32_t rc = 0;
+  std::string thrown;
+  try {
+    rc = task.fn(task.comm, task.user);
+  } catch (const std::exception &e) {
+    rc = SHARDRT_ERR_ABORTED;
+    thrown = e.what();
+  } catch (...) {
+    rc = SHARDRT_ERR_ABORTED;
+    thrown = "an unknown exception";
+  }
+  shardrt_set_current(nullptr);
+
+  const int32_t rank = task.comm->rank;
+  std::lock_guard<std::mutex> lock(task.world->mu);
+  task.world->finished[rank] = 1;
+  if (!thrown.empty()) {
+    task.world->failLocked(SHARDRT_ERR_ABORTED,
+                           format("rank %d: rank function threw %s", rank, thrown.c_str()));
+  } else if (rc != 0) {
+    // A rank that fails with a shardrt_status keeps it (e.g. SHARDRT_ERR_IO
+    // from a file it could not read); any other non-zero value is an abort.
+    shardrt_status status = rc >= SHARDRT_ERR_ARGUMENT && rc <= SHARDRT_ERR_BACKEND
+                                ? static_cast<shardrt_status>(rc)
+                                : SHARDRT_ERR_ABORTED;
+    std::string message = format("rank %d: rank function returned %d", rank, rc);
+    if (!lastError().empty())
+      message += " (last error: " + lastError() + ")";
+    task.world->failLocked(status, message);
+  }
+  // Peers waiting for this rank can now tell that it will never arrive.
+  task.world->wakeAllLocked();
+}
+
+constexpr int32_t kMaxThreadsRanks = 4096;
+
+} // namespace
+} // namespace shardrt
+
+shardrt_world::shardrt_world(int32_t n) : numRanks(n), finished(static_cast<size_t>(n), 0) {
+  for (int32_t r = 0; r < n; ++r) {
+    allRanks.push_back(r);
+    comms.push_back(std::make_unique<shardrt::ThreadsComm>(this, r));
+  }
+}
+
+using namespace shardrt;
+
+extern "C" {
+
+shardrt_world *shardrt_threads_create(int32_t num_ranks) {
+  if (num_ranks < 1 || num_ranks > kMaxThreadsRanks) {
+    fail(SHARDRT_ERR_ARGUMENT, "shardrt_threads_create: num_ranks is %d; it must be in 1..%d",
+         num_ranks, kMaxThreadsRanks);
+    return nullptr;
+  }
+  try {
+    return new shardrt_world(num_ranks);
+  } catch (const std::bad_alloc &) {
+    fail(SHARDRT_ERR_ARGUMENT, "shardrt_threads_create: out of memory for %d ranks", num_ranks);
+    return nullptr;
+  }
+}
+
+shardrt_status shardrt_threads_run(shardrt_world *world, shardrt_rank_fn fn, void *user) {
+  if (!world)
+    return fail(SHARDRT_ERR_ARGUMENT, "shardrt_threads_run: world is NULL");
+  if (!fn)
+    return fail(SHARDRT_ERR_ARGUMENT, "shardrt_threads_run: fn is NULL");
+  double timeout;
+  if (shardrt_status s = readTimeoutSeconds(&timeout))
+    return s;
+  try {
+    {
+      std::lock_guard<std::mutex> lock(world->mu);
+      if (world->running)
+        return fail(SHARDRT_ERR_ARGUMENT, "shardrt_threads_run: this world is already running");
+      // Each run starts from a clean world: state left by an aborted run
+      // (half-filled rendezvous) must not leak into this one.
+      world->running = true;
+      world->aborted = false;
+      world->firstStatus = SHARDRT_OK;
+      world->firstMessage.clear();
+      world->rendezvous.clear();
+      std::fill(world->finished.begin(), world->finished.end(), 0);
+      world->timeoutSeconds = timeout;
+    }
+    std::vector<std::thread> threads;
+    threads.reserve(world->comms.size());
+    try {
+      for (auto &comm : world->comms)
+        threads.emplace_back(runRank, RankTask{world, comm.get(), fn, user});
+    } catch (const std::exception &e) {
+      std::lock_guard<std::mutex> lock(world->mu);
+      world->failLocked(SHARDRT_ERR_ABORTED,
+                        format("rank %zu: could not start its thread: %s", threads.size(),
+                               e.what()));
+      for (size_t r = threads.size(); r < world->finished.size(); ++r)
+        world->finished[r] = 1; // never started, so never arrives
+      world->wakeAllLocked();
+    }
+    for (std::thread &t : threads)
+      t.join();
+  } catch (const std::bad_alloc &) {
+    std::lock_guard<std::mutex> lock(world->mu);
+    world->failLocked(SHARDRT_ERR_BACKEND, "shardrt_threads_run: out of memory");
+  }
+
+  std::lock_guard<std::mutex> lock(world->mu);
+  world->running = false;
+  if (world->firstStatus != SHARDRT_OK)
+    setLastError(world->firstMessage);
+  else
+    clearLastError();
+  return world->firstStatus;
+}
+
+void shardrt_world_destroy(shardrt_world *world) {
+  if (!world)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(world->mu);
+    if (world->running) {
+      // Freeing it would pull the world out from under its ranks; leak it.
+      fail(SHARDRT_ERR_ARGUMENT, "shardrt_world_destroy: the world is still running");
+      return;
+    }
+  }
+  delete world;
+}
+
+} // extern "C"

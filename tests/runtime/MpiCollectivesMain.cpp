@@ -1,0 +1,154 @@
+// Run by mpi_test.sh under `mpirun -np 4`.  Modes:
+//   collectives  all_reduce (every dtype and op) and all_gather (outer > 1)
+//                over the world and over groups; prints "rank R: OK".
+//   timeout      rank 3 skips a collective; the others must time out and end
+//                the job (the script checks the exit status and message).
+//   abort        rank 1 calls shardrt_abort while the others wait.
+// Not a Catch2 test: four processes would interleave Catch2's reports, and
+// each rank must report its own result for the script to count.
+#include "TestUtil.h"
+#include "shardrt_mpi.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace shardrt_test;
+
+namespace {
+
+int failures = 0;
+
+#define EXPECT(cond)                                                                             \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      std::fprintf(stderr, "rank %lld: %s:%d: EXPECT(%s) failed; last error: %s\n",              \
+                   (long long)shardrt_rank(), __FILE__, __LINE__, #cond, shardrt_last_error());  \
+      ++failures;                                                                                \
+    }                                                                                            \
+  } while (0)
+
+void checkAllReduce(int64_t rank, const std::vector<int64_t> &groups, int64_t groupSize) {
+  const int64_t count = 13;
+  size_t at = std::find(groups.begin(), groups.end(), rank) - groups.begin();
+  std::vector<int64_t> members(groups.begin() + (at / groupSize) * groupSize,
+                               groups.begin() + (at / groupSize + 1) * groupSize);
+  for (int32_t dtype : kAllDtypes) {
+    for (int32_t op : kAllOps) {
+      const size_t es = shardrt_dtype_size(dtype);
+      std::vector<char> buf(count * es);
+      for (int64_t i = 0; i < count; ++i)
+        storeValue(buf.data(), i, dtype, reduceInput(op, dtype, rank, i));
+      int32_t st = shardrt_all_reduce(buf.data(), count, dtype, op, groups.data(),
+                                      (int64_t)groups.size() / groupSize, groupSize);
+      EXPECT(st == SHARDRT_OK);
+      for (int64_t i = 0; i < count; ++i)
+        EXPECT(loadValue(buf.data(), i, dtype) == reduceExpected(op, dtype, members, i));
+    }
+  }
+}
+
+void checkAllGather(int64_t rank, const std::vector<int64_t> &groups, int64_t groupSize) {
+  const int64_t outer = 2, inner = 3, g = groupSize;
+  size_t at = std::find(groups.begin(), groups.end(), rank) - groups.begin();
+  const int64_t *members = groups.data() + (at / g) * g;
+  for (int32_t dtype : kAllDtypes) {
+    const size_t es = shardrt_dtype_size(dtype);
+    auto byte = [&](int64_t r, int64_t o, int64_t i, size_t k) {
+      return static_cast<char>(r * 31 + o * 7 + i * 3 + k + 1);
+    };
+    std::vector<char> in(outer * inner * es), out(outer * g * inner * es, 'x');
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        for (size_t k = 0; k < es; ++k)
+          in[(o * inner + i) * es + k] = byte(rank, o, i, k);
+    int32_t st = shardrt_all_gather(in.data(), out.data(), outer, inner, dtype, groups.data(),
+                                    (int64_t)groups.size() / g, g);
+    EXPECT(st == SHARDRT_OK);
+    int bad = 0;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t m = 0; m < g; ++m)
+        for (int64_t i = 0; i < inner; ++i)
+          for (size_t k = 0; k < es; ++k)
+            bad += out[((o * g + m) * inner + i) * es + k] != byte(members[m], o, i, k);
+    EXPECT(bad == 0);
+  }
+}
+
+int collectives(shardrt_comm *comm) {
+  const int64_t rank = shardrt_rank();
+  EXPECT(shardrt_comm_size(comm) == 4);
+  EXPECT(rank == shardrt_comm_rank(comm));
+  EXPECT(shardrt_current() == comm);
+
+  const std::vector<int64_t> world = {0, 1, 2, 3};
+  float v[5];
+  for (int i = 0; i < 5; ++i)
+    v[i] = float(rank) + 0.5f * i;
+  EXPECT(shardrt_all_reduce(v, 5, SHARDRT_F32, SHARDRT_SUM, world.data(), 1, 4) == SHARDRT_OK);
+  for (int i = 0; i < 5; ++i)
+    EXPECT(v[i] == 6.0f + 2.0f * i);
+
+  // A 2x2 mesh: reduce and gather over each axis, in group order.
+  const std::vector<int64_t> rows = {0, 1, 2, 3}, cols = {0, 2, 1, 3}, reversed = {3, 2, 1, 0};
+  checkAllReduce(rank, world, 4);
+  checkAllReduce(rank, rows, 2);
+  checkAllReduce(rank, cols, 2);
+  checkAllGather(rank, cols, 2);
+  checkAllGather(rank, rows, 2);
+  checkAllGather(rank, reversed, 4);
+
+  // Only three ranks are in a group; rank 2 sits this one out.
+  if (rank != 2) {
+    const std::vector<int64_t> three = {3, 0, 1};
+    checkAllReduce(rank, three, 3);
+    checkAllGather(rank, three, 3);
+  }
+  // Groups of one, and an empty reduction.
+  const std::vector<int64_t> singles = {0, 1, 2, 3};
+  int32_t x = int32_t(rank);
+  EXPECT(shardrt_all_reduce(&x, 1, SHARDRT_I32, SHARDRT_SUM, singles.data(), 4, 1) == SHARDRT_OK);
+  EXPECT(x == rank);
+  EXPECT(shardrt_all_reduce(nullptr, 0, SHARDRT_F32, SHARDRT_SUM, world.data(), 1, 4) == SHARDRT_OK);
+  EXPECT(shardrt_barrier_on(comm) == SHARDRT_OK);
+  return failures;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string mode = argc > 1 ? argv[1] : "collectives";
+  shardrt_comm *comm = nullptr;
+  if (shardrt_mpi_init(&argc, &argv, &comm) != SHARDRT_OK) {
+    std::fprintf(stderr, "shardrt_mpi_init: %s\n", shardrt_last_error());
+    return 1;
+  }
+  const int64_t rank = shardrt_rank();
+  const std::vector<int64_t> world = {0, 1, 2, 3};
+  if (mode == "collectives") {
+    int bad = collectives(comm);
+    if (bad == 0)
+      std::printf("rank %lld: OK\n", (long long)rank);
+    std::fflush(stdout);
+    shardrt_mpi_finalize();
+    return bad ? 1 : 0;
+  }
+  if (mode == "timeout" || mode == "abort") {
+    double v = 1;
+    if (rank == 3 && mode == "timeout") {
+      shardrt_mpi_finalize(); // never joins the all_reduce below
+      return 0;
+    }
+    if (rank == 1 && mode == "abort")
+      shardrt_abort(comm, "bad batch"); // does not return
+    int32_t st = shardrt_all_reduce(&v, 1, SHARDRT_F64, SHARDRT_SUM, world.data(), 1, 4);
+    std::printf("rank %lld: all_reduce returned %d, which it should not have\n",
+                (long long)rank, st);
+    shardrt_mpi_finalize();
+    return 0;
+  }
+  std::fprintf(stderr, "unknown mode '%s'\n", mode.c_str());
+  shardrt_mpi_finalize();
+  return 2;
+}

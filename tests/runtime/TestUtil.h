@@ -1,0 +1,128 @@
+// Helpers shared by the runtime's unit tests: running a lambda on every rank
+// of a threads world, and storing/loading values of any dtype.
+//
+// Catch2 assertions are not thread-safe, so rank bodies never assert: they
+// record what they saw into per-rank slots, and the test asserts on the main
+// thread after shardrt_threads_run() has joined every rank.
+#ifndef SHARDRT_TESTS_TESTUTIL_H
+#define SHARDRT_TESTS_TESTUTIL_H
+
+#include "runtime/src/Dtype.h"
+#include "shardrt.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace shardrt_test {
+
+/// Runs `body(comm)` on every rank of a fresh `n`-rank world.
+template <typename F> shardrt_status runWorld(int32_t n, F body) {
+  shardrt_world *world = shardrt_threads_create(n);
+  if (!world)
+    return SHARDRT_ERR_ARGUMENT;
+  shardrt_status s = shardrt_threads_run(
+      world, [](shardrt_comm *comm, void *user) -> int32_t { return (*static_cast<F *>(user))(comm); },
+      &body);
+  shardrt_world_destroy(world);
+  return s;
+}
+
+inline double elapsedSeconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Stores `v` as element `i` of a buffer of `dtype` (exact for the small
+/// integers and halves the tests use).
+inline void storeValue(void *buf, int64_t i, int32_t dtype, double v) {
+  char *p = static_cast<char *>(buf);
+  switch (dtype) {
+  case SHARDRT_F32: {
+    float f = static_cast<float>(v);
+    std::memcpy(p + i * 4, &f, 4);
+    return;
+  }
+  case SHARDRT_F64:
+    std::memcpy(p + i * 8, &v, 8);
+    return;
+  case SHARDRT_F16: {
+    uint16_t h = shardrt::floatToHalf(static_cast<float>(v));
+    std::memcpy(p + i * 2, &h, 2);
+    return;
+  }
+  case SHARDRT_BF16: {
+    uint16_t h = shardrt::floatToBf16(static_cast<float>(v));
+    std::memcpy(p + i * 2, &h, 2);
+    return;
+  }
+  case SHARDRT_I64: {
+    int64_t x = static_cast<int64_t>(v);
+    std::memcpy(p + i * 8, &x, 8);
+    return;
+  }
+  case SHARDRT_I32: {
+    int32_t x = static_cast<int32_t>(v);
+    std::memcpy(p + i * 4, &x, 4);
+    return;
+  }
+  case SHARDRT_I8:
+    p[i] = static_cast<char>(static_cast<int8_t>(v));
+    return;
+  case SHARDRT_BOOL:
+    p[i] = v != 0 ? 1 : 0;
+    return;
+  }
+}
+
+inline double loadValue(const void *buf, int64_t i, int32_t dtype) {
+  return shardrt::loadAsDouble(buf, i, dtype);
+}
+
+// Inputs chosen so every result is exact in every dtype: sums lie in [-40, 40]
+// (exact in bf16, no i8 overflow) and products have magnitude at most 4.
+inline double reduceInput(int32_t op, int32_t dtype, int64_t r, int64_t i) {
+  if (dtype == SHARDRT_BOOL)
+    return op == SHARDRT_SUM || op == SHARDRT_MAX ? ((r * 3 + i) % 4 == 0) : ((r + i) % 5 != 0);
+  if (op == SHARDRT_PROD)
+    return (r + i) % 4 == 0 ? 2 : ((r * 5 + i) % 3 == 0 ? -1 : 1);
+  return static_cast<double>((r * 7 + i * 3) % 11) - 5;
+}
+
+inline double reduceExpected(int32_t op, int32_t dtype, const std::vector<int64_t> &members, int64_t i) {
+  double acc = reduceInput(op, dtype, members[0], i);
+  for (size_t m = 1; m < members.size(); ++m) {
+    double v = reduceInput(op, dtype, members[m], i);
+    if (dtype == SHARDRT_BOOL)
+      acc = op == SHARDRT_SUM || op == SHARDRT_MAX ? (acc != 0 || v != 0) : (acc != 0 && v != 0);
+    else if (op == SHARDRT_SUM)
+      acc += v;
+    else if (op == SHARDRT_PROD)
+      acc *= v;
+    else if (op == SHARDRT_MAX)
+      acc = std::max(acc, v);
+    else
+      acc = std::min(acc, v);
+  }
+  return acc;
+}
+
+/// A path for a scratch file (Bazel's TEST_TMPDIR when set).
+inline std::string tempPath(const std::string &name) {
+  const char *dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir && *dir ? dir : "/tmp") + "/shardrt_test_" +
+         std::to_string(static_cast<long>(getpid())) + "_" + name;
+}
+
+constexpr int32_t kAllDtypes[] = {SHARDRT_F32, SHARDRT_F64, SHARDRT_F16, SHARDRT_BF16,
+                                  SHARDRT_I64, SHARDRT_I32, SHARDRT_I8,  SHARDRT_BOOL};
+constexpr int32_t kAllOps[] = {SHARDRT_SUM, SHARDRT_MAX, SHARDRT_MIN, SHARDRT_PROD};
+
+} // namespace shardrt_test
+
+#endif // SHARDRT_TESTS_TESTUTIL_H
