@@ -13,6 +13,7 @@
 
 namespace mlir {
 namespace func { class FuncOp; }
+namespace comm { class CommDialect; }
 namespace linalg { class LinalgDialect; }
 namespace arith { class ArithDialect; }
 namespace math { class MathDialect; }

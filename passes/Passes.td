@@ -116,6 +116,7 @@ def GArrayGlobalToLocal : Pass<"garray-global-to-local", "::mlir::ModuleOp"> {
     %g = comm.all_reduce <sum> %p groups = [[0, 1, 2, 3]] : tensor<2xf32> -> tensor<2xf32>
     ```
   }];
+  let dependentDialects = ["::mlir::comm::CommDialect"];
 }
 
 def GArrayVerifyLocal : Pass<"garray-verify-local", "::mlir::ModuleOp"> {

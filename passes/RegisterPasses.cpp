@@ -1,6 +1,8 @@
 //===- RegisterPasses.cpp - registers every shardc pass by name -----------===//
 #include "passes/Passes.h"
 
+#include "dialects/comm/Comm.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

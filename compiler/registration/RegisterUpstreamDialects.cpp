@@ -72,12 +72,11 @@
 
 void shardc::registerUpstreamDialects(mlir::DialectRegistry &registry) {
   using namespace mlir;
-  registry.insert<affine::AffineDialect, arith::ArithDialect,
-                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, index::IndexDialect, linalg::LinalgDialect,
-                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+  registry
+      .insert<affine::AffineDialect, arith::ArithDialect, bufferization::BufferizationDialect,
+              cf::ControlFlowDialect, func::FuncDialect, index::IndexDialect, linalg::LinalgDialect,
+              LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+              tensor::TensorDialect, ub::UBDialect, vector::VectorDialect>();
 
   // one-shot-bufferize: BufferizableOpInterface for every op that touches
   // tensors, including func.func/call/return for function-boundary

@@ -104,7 +104,8 @@ std::string buildCpuPipeline() {
   // Give generics that are really matmul/fill/copy their names back, so GEMM
   // tiling/vectorization recipes can match linalg.matmul later.
   p.add("linalg-specialize-generic-ops");
-  // Tidy fused bodies and fold constants before bufferization analyses them.
+  // Tidy fused bodies and fold constants before bufferization analyses them;
+  // CSE merges duplicate tensor.empty/constants the fusion left behind.
   p.add("canonicalize");
   p.add("cse");
   // A tensor.empty that is only materialized into an output buffer is replaced
@@ -157,13 +158,17 @@ std::string buildCpuPipeline() {
   // memref.alloc -> malloc, memref.dealloc -> free, load/store -> GEP,
   // memref.global -> llvm.mlir.global.
   p.add("finalize-memref-to-llvm");
+  // Scalar arithmetic (including the index math of the passes above).
   p.add("convert-arith-to-llvm");
+  // index dialect ops that canonicalization/tiling patterns may introduce.
   p.add("convert-index-to-llvm");
+  // ub.poison (from canonicalization, vectorization) -> llvm.mlir.poison.
   p.add("convert-ub-to-llvm");
   // func.func/call -> llvm.func/call with the default memref descriptor
   // convention, which the `void**` entry unpacks. Declarations on !llvm.ptr /
   // i64 / i32 become plain C calls (shardrt_*).
   p.add("convert-func-to-llvm");
+  // Branches from convert-scf-to-cf.
   p.add("convert-cf-to-llvm");
   // The type-conversion casts between the steps above now cancel out.
   p.add("reconcile-unrealized-casts");
@@ -219,13 +224,12 @@ FailureOr<SmallVector<MemRefType>> addBufferWrapper(ModuleOp module, llvm::Strin
     entry.emitError() << "CPU entry @" << entryName << " is a declaration; it needs a body";
     return failure();
   }
-  for (llvm::StringRef suffix : {llvm::StringRef(shardc::kCpuEntrySuffix),
-                                 llvm::StringRef(kBodySuffix)}) {
+  for (llvm::StringRef suffix :
+       {llvm::StringRef(shardc::kCpuEntrySuffix), llvm::StringRef(kBodySuffix)}) {
     std::string name = (entryName + suffix).str();
     if (Operation *clash = module.lookupSymbol(name)) {
       clash->emitError() << "symbol @" << name
-                         << " already exists; the CPU target generates it for entry @"
-                         << entryName;
+                         << " already exists; the CPU target generates it for entry @" << entryName;
       return failure();
     }
   }
@@ -291,14 +295,14 @@ LogicalResult checkFullyLowered(ModuleOp module) {
 /// libc/libm functions the lowering may call (malloc/free from memref.alloc,
 /// memcpy/memset from copies and fills, libm from math-to-libm).
 bool isLibcOrLibmFunction(llvm::StringRef name) {
-  static const llvm::StringSet<> kLibc = {"malloc",  "free",    "aligned_alloc", "calloc",
-                                          "memcpy",  "memmove", "memset"};
+  static const llvm::StringSet<> kLibc = {"malloc", "free",    "aligned_alloc", "calloc",
+                                          "memcpy", "memmove", "memset"};
   static const llvm::StringSet<> kLibm = {
-      "acos",  "acosh", "asin",  "asinh",  "atan",      "atan2", "atanh", "cbrt",
-      "ceil",  "cos",   "cosh",  "erf",    "erfc",      "exp",   "exp2",  "expm1",
-      "fabs",  "floor", "fma",   "fmod",   "hypot",     "log",   "log10", "log1p",
-      "log2",  "pow",   "rint",  "round",  "roundeven", "sin",   "sinh",  "sqrt",
-      "tan",   "tanh",  "trunc", "copysign", "fmax",    "fmin",  "nearbyint"};
+      "acos", "acosh", "asin",  "asinh",    "atan",      "atan2", "atanh",    "cbrt",
+      "ceil", "cos",   "cosh",  "erf",      "erfc",      "exp",   "exp2",     "expm1",
+      "fabs", "floor", "fma",   "fmod",     "hypot",     "log",   "log10",    "log1p",
+      "log2", "pow",   "rint",  "round",    "roundeven", "sin",   "sinh",     "sqrt",
+      "tan",  "tanh",  "trunc", "copysign", "fmax",      "fmin",  "nearbyint"};
   if (kLibc.contains(name) || kLibm.contains(name)) return true;
   return name.ends_with("f") && kLibm.contains(name.drop_back());
 }
@@ -359,10 +363,9 @@ LogicalResult addPointerArrayEntry(ModuleOp module, llvm::StringRef entryName,
 
   Location loc = body.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto entryType =
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), ArrayRef<Type>{ptrTy});
-  auto entry = LLVM::LLVMFuncOp::create(b, loc, (entryName + shardc::kCpuEntrySuffix).str(),
-                                        entryType);
+  auto entryType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), ArrayRef<Type>{ptrTy});
+  auto entry =
+      LLVM::LLVMFuncOp::create(b, loc, (entryName + shardc::kCpuEntrySuffix).str(), entryType);
   Block *block = entry.addEntryBlock(b);
   b.setInsertionPointToStart(block);
 
@@ -506,8 +509,8 @@ FailureOr<Compiled> translateAndOptimize(ModuleOp module, const shardc::CpuTarge
   }
 
   static const llvm::CodeGenOptLevel kLevels[] = {
-      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
-      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less, llvm::CodeGenOptLevel::Default,
+      llvm::CodeGenOptLevel::Aggressive};
   Compiled out;
   out.machine.reset(target->createTargetMachine(triple, options.cpu, /*Features=*/"",
                                                 llvm::TargetOptions(), llvm::Reloc::PIC_,

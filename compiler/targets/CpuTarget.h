@@ -51,7 +51,9 @@ inline constexpr llvm::StringLiteral kCpuEntrySuffix = "_shardc";
 /// row-major) is added and is the symbol host code calls. Other funcs may
 /// exist (private helpers, external declarations). The module's context gets
 /// the upstream dialects and passes it needs registered; do not lower modules
-/// of the same MLIRContext from several threads at once.
+/// of the same MLIRContext from several threads at once. On failure the
+/// module is left partially lowered (diagnostics say where) and should be
+/// discarded.
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef entry);
 
 /// The MLIR pass pipeline (textual form, anchored on builtin.module) that

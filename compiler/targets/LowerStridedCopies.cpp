@@ -25,12 +25,11 @@ namespace {
 /// Mirrors MemRefCopyOpLowering in finalize-memref-to-llvm.
 bool lowersToMemcpy(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
-  return memref && (memref.getLayout().isIdentity() ||
-                    memref::isStaticShapeAndContiguousRowMajor(memref));
+  return memref &&
+         (memref.getLayout().isIdentity() || memref::isStaticShapeAndContiguousRowMajor(memref));
 }
 
-struct CpuLowerStridedCopies
-    : shardc::impl::CpuLowerStridedCopiesBase<CpuLowerStridedCopies> {
+struct CpuLowerStridedCopies : shardc::impl::CpuLowerStridedCopiesBase<CpuLowerStridedCopies> {
   void runOnOperation() override {
     SmallVector<memref::CopyOp> strided;
     getOperation()->walk([&](memref::CopyOp copy) {

@@ -71,8 +71,8 @@ llvm::Error LoadedObject::withSessionErrors(llvm::Error error) {
   return llvm::joinErrors(std::move(error), makeError(side));
 }
 
-llvm::Expected<std::unique_ptr<LoadedObject>>
-LoadedObject::load(llvm::StringRef objectBytes, llvm::ArrayRef<Symbol> symbols) {
+llvm::Expected<std::unique_ptr<LoadedObject>> LoadedObject::load(llvm::StringRef objectBytes,
+                                                                 llvm::ArrayRef<Symbol> symbols) {
   initializeNativeTarget();
   // No process-symbols JITDylib (we add the process generator to the main
   // JITDylib ourselves, after the table) and hence no platform: shardc objects
@@ -83,8 +83,9 @@ LoadedObject::load(llvm::StringRef objectBytes, llvm::ArrayRef<Symbol> symbols) 
                         .create();
   if (!jitOrError) return jitOrError.takeError();
   auto errors = std::make_shared<SessionErrors>();
-  (*jitOrError)->getExecutionSession().setErrorReporter(
-      [errors](llvm::Error error) { errors->report(std::move(error)); });
+  (*jitOrError)->getExecutionSession().setErrorReporter([errors](llvm::Error error) {
+    errors->report(std::move(error));
+  });
   std::unique_ptr<LoadedObject> loaded(new LoadedObject(std::move(*jitOrError), errors));
   orc::LLJIT &jit = *loaded->jit;
   orc::JITDylib &main = jit.getMainJITDylib();
@@ -121,11 +122,11 @@ LoadedObject::load(llvm::StringRef objectBytes, llvm::ArrayRef<Symbol> symbols) 
   for (const auto &entry : interface->SymbolFlags) defined.add(entry.first);
   if (llvm::Error error = jit.addObjectFile(main, std::move(buffer))) return std::move(error);
   if (!defined.empty()) {
-    auto linked = jit.getExecutionSession().lookup(orc::makeJITDylibSearchOrder(&main),
-                                                   std::move(defined));
+    auto linked =
+        jit.getExecutionSession().lookup(orc::makeJITDylibSearchOrder(&main), std::move(defined));
     if (!linked)
-      return loaded->withSessionErrors(llvm::joinErrors(
-          makeError("linking the object failed"), linked.takeError()));
+      return loaded->withSessionErrors(
+          llvm::joinErrors(makeError("linking the object failed"), linked.takeError()));
   }
   return std::move(loaded);
 }

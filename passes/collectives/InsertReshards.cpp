@@ -81,20 +81,75 @@ private:
     return fromCore(func.getContext(), meshRef, core, s);
   }
 
-  /// Makes operand `i` of `op` have layout `want`, inserting a reshard.
+  /// A reshard of `v` to `want`, created once per (value, layout) right after
+  /// `v`'s definition so that every use can share it.
+  Value reshardOf(Value v, const TensorSharding &want, StringRef reason) {
+    ShardingAttr target = attr(want);
+    auto key = std::make_pair(v, Attribute(target));
+    if (auto it = cache.find(key); it != cache.end())
+      return it->second;
+    OpBuilder b(func.getContext());
+    if (Operation *def = v.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
+    Location loc = v.getDefiningOp() ? v.getDefiningOp()->getLoc() : func.getLoc();
+    auto reshard = ReshardOp::create(b, loc, v, target);
+    reshard->setAttr("reason", b.getStringAttr(reason));
+    setSharding(reshard.getResult(), target);
+    cache[key] = reshard.getResult();
+    return reshard.getResult();
+  }
+
+  /// Makes operand `i` of `op` have layout `want`.
   void require(Operation *op, unsigned i, const TensorSharding &want, StringRef why) {
     Value v = op->getOperand(i);
     if (actual(v).sameLayout(want))
       return;
-    OpBuilder b(op);
-    auto reshard = ReshardOp::create(b, op->getLoc(), v, attr(want));
     std::string reason;
     llvm::raw_string_ostream os(reason);
     os << why << " (operand #" << i << " of " << op->getName() << ": has "
        << actual(v).str(core) << ", needs " << want.str(core) << ")";
-    reshard->setAttr("reason", b.getStringAttr(reason));
-    setSharding(reshard.getResult(), attr(want));
-    op->setOperand(i, reshard.getResult());
+    op->setOperand(i, reshardOf(v, want, reason));
+  }
+
+  /// Whether `user` may consume `v` while it is still pending.
+  static bool keepsPending(OpOperand &use) {
+    auto rule = dyn_cast<ShardingRuleOpInterface>(use.getOwner());
+    if (!rule)
+      return false;
+    const PendingFlow &flow = rule.getFactorRule().pending;
+    switch (flow.mode) {
+    case PendingFlow::Mode::None:
+      return false;
+    case PendingFlow::Mode::AllSame:
+      return true;
+    case PendingFlow::Mode::OneOf:
+      return llvm::is_contained(flow.operands, static_cast<int>(use.getOperandNumber()));
+    }
+    return false;
+  }
+
+  /// A pending value that some user needs reduced is reduced once, right
+  /// away, and every user (linear ones too) reads the reduced value: one
+  /// collective per value, never one per use.
+  void reduceEagerlyIfNeeded(Value v, const TensorSharding &s) {
+    if (!s.isPending())
+      return;
+    bool needed = llvm::any_of(v.getUses(), [](OpOperand &u) { return !keepsPending(u); });
+    if (!needed)
+      return;
+    TensorSharding reduced = s;
+    reduced.pending.clear();
+    std::string reason = "reduced once for every use: a user of this pending " +
+                         std::string(shardc::reductionName(s.pendingKind)) +
+                         " needs the whole value";
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &u : v.getUses())
+      uses.push_back(&u);
+    Value r = reshardOf(v, reduced, reason);
+    for (OpOperand *u : uses)
+      u->set(r);
   }
 
   LogicalResult visitRuleOp(Operation *op, const FactorRule &rule) {
@@ -188,6 +243,7 @@ private:
       res.pending = pending;
       res.pendingKind = pendingKind;
       setSharding(op->getResult(r), attr(res));
+      reduceEagerlyIfNeeded(op->getResult(r), res);
     }
     return success();
   }
@@ -238,6 +294,7 @@ private:
   const shardc::Mesh &core;
   FlatSymbolRefAttr meshRef;
   MeshOp mesh;
+  llvm::DenseMap<std::pair<Value, Attribute>, Value> cache;
 };
 
 MeshOp meshOfFunction(func::FuncOp func) {

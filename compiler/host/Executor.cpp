@@ -1,0 +1,199 @@
+//===- Executor.cpp - scatter, run on a threads world, gather -------------===//
+//
+// Keeps: inputs are validated before anything runs; every rank gets its own
+// padded local buffers; replicated outputs are checked for agreement across
+// replicas (a disagreement means a wrong program, and is reported).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/host/Executor.h"
+
+#include "compiler/targets/ObjectLoader.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace shardc {
+
+ArraySet::ArraySet(ArraySet &&o) noexcept : names(std::move(o.names)), arrays(std::move(o.arrays)) {
+  o.arrays.clear();
+}
+ArraySet &ArraySet::operator=(ArraySet &&o) noexcept {
+  std::swap(names, o.names);
+  std::swap(arrays, o.arrays);
+  return *this;
+}
+ArraySet::~ArraySet() {
+  for (shardrt_array &a : arrays)
+    shardrt_array_free(&a);
+}
+void ArraySet::add(const std::string &name, shardrt_array a) {
+  names.push_back(name);
+  arrays.push_back(a);
+}
+const shardrt_array *ArraySet::find(const std::string &name) const {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name)
+      return &arrays[i];
+  return nullptr;
+}
+
+static std::string shapeString(const int64_t *shape, int rank) {
+  std::string s = "(";
+  for (int i = 0; i < rank; ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]) + (rank == 1 ? "," : "");
+  return s + ")";
+}
+
+std::string checkInputs(const Signature &sig, const ArraySet &inputs) {
+  for (const std::string &n : inputs.names) {
+    bool known = false;
+    for (const TensorSignature &t : sig.inputs)
+      known |= t.name == n;
+    if (!known) {
+      std::string names;
+      for (const TensorSignature &t : sig.inputs)
+        names += (names.empty() ? "" : ", ") + t.name;
+      return "unknown argument '" + n + "'; the model's arguments are: " + names;
+    }
+  }
+  for (const TensorSignature &t : sig.inputs) {
+    const shardrt_array *a = inputs.find(t.name);
+    if (!a)
+      return "missing input for argument '" + t.name + "' (" + t.dtype + ", shape " +
+             shapeString(t.shape.data(), t.shape.size()) + "); pass --in " + t.name +
+             "=FILE.npy";
+    const char *dtype = shardrt_dtype_name(a->dtype);
+    if (!dtype || t.dtype != dtype)
+      return "argument '" + t.name + "' must be " + t.dtype + " but the input is " +
+             (dtype ? dtype : "of an unknown dtype") + "; convert it (e.g. numpy astype('" +
+             (t.dtype == "f32" ? std::string("float32") : t.dtype) + "'))";
+    bool same = a->rank == static_cast<int32_t>(t.shape.size());
+    for (int i = 0; same && i < a->rank; ++i)
+      same = a->shape[i] == t.shape[i];
+    if (!same)
+      return "argument '" + t.name + "' must have shape " +
+             shapeString(t.shape.data(), t.shape.size()) + " but the input has shape " +
+             shapeString(a->shape, a->rank);
+  }
+  return "";
+}
+
+shardrt_placement placementOf(const TensorSignature &t, const Mesh &mesh) {
+  shardrt_placement p{};
+  p.mesh_rank = static_cast<int32_t>(mesh.sizes.size());
+  for (size_t i = 0; i < mesh.sizes.size(); ++i)
+    p.mesh_shape[i] = mesh.sizes[i];
+  p.rank = static_cast<int32_t>(t.shape.size());
+  for (size_t d = 0; d < t.sharding.dims.size(); ++d) {
+    p.dim_num_axes[d] = static_cast<int32_t>(t.sharding.dims[d].axes.size());
+    for (size_t k = 0; k < t.sharding.dims[d].axes.size(); ++k)
+      p.dim_axes[d][k] = t.sharding.dims[d].axes[k];
+  }
+  return p;
+}
+
+namespace {
+/// Every rank's local buffers, inputs then outputs, in entry-ABI order.
+struct RankBuffers {
+  std::vector<shardrt_array> arrays;
+  std::vector<void *> pointers;
+  ~RankBuffers() {
+    for (shardrt_array &a : arrays)
+      shardrt_array_free(&a);
+  }
+};
+
+struct WorldState {
+  LoadedObject::EntryFn entry;
+  std::vector<RankBuffers> *ranks;
+};
+
+int32_t rankBody(shardrt_comm *comm, void *user) {
+  auto *state = static_cast<WorldState *>(user);
+  int32_t rank = shardrt_comm_rank(comm);
+  state->entry((*state->ranks)[rank].pointers.data());
+  return 0;
+}
+} // namespace
+
+bool runThreads(const Signature &sig, const std::string &object, const ArraySet &inputs,
+                RunResult &result, std::string &error) {
+  if (std::string e = checkInputs(sig, inputs); !e.empty()) {
+    error = e;
+    return false;
+  }
+  int64_t devices = sig.mesh.deviceCount();
+  std::vector<RankBuffers> ranks(devices);
+  for (int64_t d = 0; d < devices; ++d) {
+    for (const TensorSignature &t : sig.inputs) {
+      shardrt_placement p = placementOf(t, sig.mesh);
+      shardrt_array local{};
+      if (shardrt_scatter(inputs.find(t.name), &p, d, &local) != SHARDRT_OK) {
+        error = "scattering '" + t.name + "': " + shardrt_last_error();
+        return false;
+      }
+      ranks[d].arrays.push_back(local);
+    }
+    for (const TensorSignature &t : sig.outputs) {
+      shardrt_array local{};
+      if (shardrt_array_alloc(&local, shardrt_dtype_from_name(t.dtype.c_str()),
+                              static_cast<int32_t>(t.localShape.size()), t.localShape.data()) !=
+          SHARDRT_OK) {
+        error = "allocating '" + t.name + "': " + shardrt_last_error();
+        return false;
+      }
+      ranks[d].arrays.push_back(local);
+    }
+    for (shardrt_array &a : ranks[d].arrays)
+      ranks[d].pointers.push_back(a.data);
+  }
+
+  std::vector<LoadedObject::Symbol> symbols;
+  for (const shardrt_symbol *s = shardrt_symbols(); s->name; ++s)
+    symbols.emplace_back(s->name, s->address);
+  auto loaded = LoadedObject::load(object, symbols);
+  if (!loaded) {
+    error = "loading the compiled object: " + llvm::toString(loaded.takeError());
+    return false;
+  }
+  auto entry = (*loaded)->lookup(sig.entry);
+  if (!entry) {
+    error = "the object has no entry '" + sig.entry + "': " + llvm::toString(entry.takeError());
+    return false;
+  }
+
+  WorldState state{*entry, &ranks};
+  shardrt_world *world = shardrt_threads_create(static_cast<int32_t>(devices));
+  if (!world) {
+    error = std::string("creating a world of ") + std::to_string(devices) +
+            " ranks: " + shardrt_last_error();
+    return false;
+  }
+  shardrt_status st = shardrt_threads_run(world, rankBody, &state);
+  shardrt_world_destroy(world);
+  if (st != SHARDRT_OK) {
+    error = std::string("running on ") + std::to_string(devices) +
+            " ranks failed: " + shardrt_last_error();
+    return false;
+  }
+
+  for (size_t o = 0; o < sig.outputs.size(); ++o) {
+    const TensorSignature &t = sig.outputs[o];
+    std::vector<shardrt_array> locals;
+    for (int64_t d = 0; d < devices; ++d)
+      locals.push_back(ranks[d].arrays[sig.inputs.size() + o]);
+    shardrt_placement p = placementOf(t, sig.mesh);
+    shardrt_array global{};
+    double diff = 0;
+    if (shardrt_gather(locals.data(), &p, t.shape.data(),
+                       shardrt_dtype_from_name(t.dtype.c_str()), &global, &diff) != SHARDRT_OK) {
+      error = "gathering '" + t.name + "': " + shardrt_last_error();
+      return false;
+    }
+    result.outputs.add(t.name, global);
+    result.replicaDiffs.push_back(diff);
+  }
+  return true;
+}
+
+} // namespace shardc

@@ -1,0 +1,55 @@
+//===- Executor.h - run a compiled model on N ranks -------------*- C++ -*-===//
+//
+// The host side of `shardc run`: checks global inputs against the signature,
+// scatters each over the mesh by its placement, runs the object's entry on
+// every rank of a threads world, and gathers the global outputs. No MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_HOST_EXECUTOR_H
+#define SHARDC_COMPILER_HOST_EXECUTOR_H
+
+#include "compiler/host/Signature.h"
+#include "shardrt.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+/// Global arrays, owned (freed by the destructor).
+struct ArraySet {
+  std::vector<std::string> names;
+  std::vector<shardrt_array> arrays;
+  ArraySet() = default;
+  ArraySet(const ArraySet &) = delete;
+  ArraySet &operator=(const ArraySet &) = delete;
+  ArraySet(ArraySet &&o) noexcept;
+  ArraySet &operator=(ArraySet &&o) noexcept;
+  ~ArraySet();
+  /// Takes ownership of `a`.
+  void add(const std::string &name, shardrt_array a);
+  const shardrt_array *find(const std::string &name) const;
+};
+
+struct RunResult {
+  ArraySet outputs;
+  /// Per output: largest difference between replicas (0 when they agree).
+  std::vector<double> replicaDiffs;
+};
+
+/// Checks `inputs` against `sig` (names, dtypes, shapes); "" when they fit,
+/// else a message naming the argument and what would fix it.
+std::string checkInputs(const Signature &sig, const ArraySet &inputs);
+
+/// Runs the object (its bytes) on every device of `sig.mesh` in one process.
+/// Returns false and sets `error` on failure.
+bool runThreads(const Signature &sig, const std::string &object, const ArraySet &inputs,
+                RunResult &result, std::string &error);
+
+/// Placement of `t` for the runtime.
+shardrt_placement placementOf(const TensorSignature &t, const Mesh &mesh);
+
+} // namespace shardc
+
+#endif

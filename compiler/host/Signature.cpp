@@ -1,0 +1,194 @@
+//===- Signature.cpp - manifest.json and the collectives report -----------===//
+#include "compiler/host/Signature.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace shardc {
+
+namespace json = llvm::json;
+
+static json::Array ints(const std::vector<int64_t> &v) {
+  json::Array a;
+  for (int64_t x : v)
+    a.push_back(x);
+  return a;
+}
+
+static json::Object tensorJson(const TensorSignature &t) {
+  json::Array dimAxes;
+  for (const DimSharding &d : t.sharding.dims) {
+    json::Array axes;
+    for (int a : d.axes)
+      axes.push_back(a);
+    dimAxes.push_back(std::move(axes));
+  }
+  return json::Object{{"name", t.name},           {"dtype", t.dtype},
+                      {"shape", ints(t.shape)},   {"local_shape", ints(t.localShape)},
+                      {"spec", t.spec},           {"dim_axes", std::move(dimAxes)}};
+}
+
+std::string writeManifest(const Signature &sig, const std::string &objectFile) {
+  json::Array inputs, outputs, collectives, axes;
+  for (const TensorSignature &t : sig.inputs)
+    inputs.push_back(tensorJson(t));
+  for (const TensorSignature &t : sig.outputs)
+    outputs.push_back(tensorJson(t));
+  for (const std::string &a : sig.mesh.axes)
+    axes.push_back(a);
+  for (const CollectiveRecord &c : sig.collectives) {
+    json::Array caxes;
+    for (const std::string &a : c.axes)
+      caxes.push_back(a);
+    collectives.push_back(json::Object{{"kind", c.kind},
+                                       {"location", c.location},
+                                       {"axes", std::move(caxes)},
+                                       {"group_size", c.groupSize},
+                                       {"bytes_per_device", c.bytesPerDevice},
+                                       {"type", c.valueType},
+                                       {"reason", c.reason}});
+  }
+  json::Object root{{"format", "shardc-manifest-1"},
+                    {"target", "cpu-x86_64"},
+                    {"object", objectFile},
+                    {"entry", sig.entry},
+                    {"mesh", json::Object{{"axes", std::move(axes)}, {"sizes", ints(sig.mesh.sizes)}}},
+                    {"inputs", std::move(inputs)},
+                    {"outputs", std::move(outputs)},
+                    {"collectives", std::move(collectives)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
+  return text;
+}
+
+static bool readInts(const json::Array *a, std::vector<int64_t> &out) {
+  if (!a)
+    return false;
+  for (const json::Value &v : *a) {
+    auto i = v.getAsInteger();
+    if (!i)
+      return false;
+    out.push_back(*i);
+  }
+  return true;
+}
+
+static bool readTensor(const json::Value &v, const Mesh &mesh, TensorSignature &t) {
+  const json::Object *o = v.getAsObject();
+  if (!o)
+    return false;
+  auto name = o->getString("name");
+  auto dtype = o->getString("dtype");
+  auto spec = o->getString("spec");
+  const json::Array *dimAxes = o->getArray("dim_axes");
+  if (!name || !dtype || !spec || !dimAxes || !readInts(o->getArray("shape"), t.shape) ||
+      !readInts(o->getArray("local_shape"), t.localShape))
+    return false;
+  t.name = name->str();
+  t.dtype = dtype->str();
+  t.spec = spec->str();
+  t.sharding = TensorSharding::replicated(t.shape.size());
+  if (dimAxes->size() != t.shape.size())
+    return false;
+  for (size_t d = 0; d < dimAxes->size(); ++d) {
+    std::vector<int64_t> axes;
+    if (!readInts((*dimAxes)[d].getAsArray(), axes))
+      return false;
+    for (int64_t a : axes) {
+      if (a < 0 || a >= static_cast<int64_t>(mesh.axes.size()))
+        return false;
+      t.sharding.dims[d].axes.push_back(static_cast<int>(a));
+    }
+  }
+  return true;
+}
+
+bool readManifest(const std::string &text, Signature &sig, std::string &objectFile,
+                  std::string &error) {
+  llvm::Expected<json::Value> parsed = json::parse(text);
+  if (!parsed) {
+    error = "manifest.json is not valid JSON: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const json::Object *root = parsed->getAsObject();
+  auto bad = [&](const std::string &what) {
+    error = "manifest.json: " + what;
+    return false;
+  };
+  if (!root || root->getString("format") != "shardc-manifest-1")
+    return bad("not a shardc-manifest-1 file (recompile with this shardc)");
+  auto object = root->getString("object");
+  auto entry = root->getString("entry");
+  const json::Object *mesh = root->getObject("mesh");
+  if (!object || !entry || !mesh)
+    return bad("missing object, entry or mesh");
+  objectFile = object->str();
+  sig.entry = entry->str();
+  const json::Array *axes = mesh->getArray("axes");
+  if (!axes || !readInts(mesh->getArray("sizes"), sig.mesh.sizes))
+    return bad("mesh needs axes and sizes");
+  for (const json::Value &a : *axes) {
+    auto s = a.getAsString();
+    if (!s)
+      return bad("mesh axes must be strings");
+    sig.mesh.axes.push_back(s->str());
+  }
+  if (sig.mesh.axes.size() != sig.mesh.sizes.size())
+    return bad("mesh axes and sizes differ in length");
+  for (auto [key, list] : {std::make_pair("inputs", &sig.inputs),
+                           std::make_pair("outputs", &sig.outputs)}) {
+    const json::Array *a = root->getArray(key);
+    if (!a)
+      return bad(std::string("missing ") + key);
+    for (const json::Value &v : *a) {
+      TensorSignature t;
+      if (!readTensor(v, sig.mesh, t))
+        return bad(std::string("malformed entry in ") + key);
+      list->push_back(std::move(t));
+    }
+  }
+  if (const json::Array *cs = root->getArray("collectives"))
+    for (const json::Value &v : *cs) {
+      const json::Object *o = v.getAsObject();
+      if (!o)
+        continue;
+      CollectiveRecord c;
+      c.kind = o->getString("kind").value_or("").str();
+      c.location = o->getString("location").value_or("").str();
+      c.groupSize = o->getInteger("group_size").value_or(1);
+      c.bytesPerDevice = o->getInteger("bytes_per_device").value_or(0);
+      c.valueType = o->getString("type").value_or("").str();
+      c.reason = o->getString("reason").value_or("").str();
+      if (const json::Array *ax = o->getArray("axes"))
+        for (const json::Value &a : *ax)
+          if (auto s = a.getAsString())
+            c.axes.push_back(s->str());
+      sig.collectives.push_back(std::move(c));
+    }
+  return true;
+}
+
+std::string formatReport(const Signature &sig) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  int64_t total = 0;
+  os << "collectives on mesh " << sig.mesh.str() << ": " << sig.collectives.size() << "\n";
+  for (const CollectiveRecord &c : sig.collectives) {
+    std::string axes;
+    for (const std::string &a : c.axes)
+      axes += (axes.empty() ? "" : ",") + ("\"" + a + "\"");
+    os << llvm::format("  %-11s %-14s over [%s] group %lld  %8lld B/device  at %s\n",
+                       c.kind.c_str(), c.valueType.c_str(), axes.c_str(),
+                       static_cast<long long>(c.groupSize),
+                       static_cast<long long>(c.bytesPerDevice), c.location.c_str());
+    if (!c.reason.empty())
+      os << "      why: " << c.reason << "\n";
+    total += c.bytesPerDevice;
+  }
+  os << "  total " << total << " B/device per step\n";
+  return text;
+}
+
+} // namespace shardc

@@ -1,0 +1,278 @@
+//===- Pipeline.cpp - the phases, narrated --------------------------------===//
+//
+// Each phase is a short pass list with the reason for every pass beside it.
+// Signature and report are read off the IR at the phase boundary where they
+// are exact: placements after partitioning (before types go local), the
+// collectives with their reasons and byte costs right after they are planned.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/pipeline/Pipeline.h"
+
+#include "compiler/registration/RegisterUpstream.h"
+#include "compiler/targets/CpuTarget.h"
+#include "dialects/garray/GArray.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+
+namespace shardc {
+
+std::optional<Phase> parsePhase(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Phase>>(name)
+      .Case("global", Phase::Global)
+      .Case("propagated", Phase::Propagated)
+      .Case("partitioned", Phase::Partitioned)
+      .Case("local", Phase::Local)
+      .Case("llvm", Phase::LLVM)
+      .Default(std::nullopt);
+}
+
+void registerCompilerDialects(DialectRegistry &registry) {
+  registerUpstreamDialects(registry);
+  garray::registerShardcDialects(registry);
+}
+
+namespace {
+
+std::string dtypeName(Type t) {
+  if (t.isF32()) return "f32";
+  if (t.isF64()) return "f64";
+  if (t.isF16()) return "f16";
+  if (t.isBF16()) return "bf16";
+  if (t.isInteger(64)) return "i64";
+  if (t.isInteger(32)) return "i32";
+  if (t.isInteger(8)) return "i8";
+  if (t.isInteger(1)) return "bool";
+  return "";
+}
+
+std::string locationString(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return locationString(fused.getLocations().front());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+            std::to_string(file.getColumn()));
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationString(name.getChildLoc());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
+LogicalResult run(ModuleOp module, llvm::function_ref<void(OpPassManager &)> build) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  build(pm);
+  return pm.run(module);
+}
+
+FailureOr<func::FuncOp> findEntry(ModuleOp module, llvm::StringRef name) {
+  if (!name.empty()) {
+    auto f = module.lookupSymbol<func::FuncOp>(name);
+    if (!f || f.isExternal())
+      return module.emitError("no function named '") << name << "' to compile";
+    return f;
+  }
+  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
+    return main;
+  func::FuncOp only;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.isPublic() && !f.isExternal()) {
+      if (only)
+        return module.emitError("several public functions and none named 'main'; name the "
+                                "entry with --entry");
+      only = f;
+    }
+  if (!only)
+    return module.emitError("the model has no function to compile");
+  return only;
+}
+
+/// Reads names, dtypes, shapes and placements off the partitioned entry.
+LogicalResult readSignature(func::FuncOp func, Signature &sig) {
+  garray::MeshOp mesh;
+  for (unsigned i = 0; i < func.getNumArguments() && !mesh; ++i)
+    if (auto s = garray::getSharding(func.getArgument(i)))
+      mesh = garray::lookupMesh(func, s.getMesh());
+  for (unsigned i = 0; i < func.getNumResults() && !mesh; ++i)
+    if (auto s = garray::getResultSharding(func, i))
+      mesh = garray::lookupMesh(func, s.getMesh());
+  if (mesh) {
+    FailureOr<Mesh> m = garray::toCoreMesh(mesh);
+    if (failed(m))
+      return failure();
+    sig.mesh = *m;
+  } else {
+    sig.mesh.axes = {"devices"};
+    sig.mesh.sizes = {1};
+  }
+  auto describe = [&](Type type, garray::ShardingAttr s, std::string name,
+                      std::string what) -> FailureOr<TensorSignature> {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.hasStaticShape())
+      return func.emitError() << what << " must be a tensor with a static shape, not " << type;
+    TensorSignature ts;
+    ts.name = std::move(name);
+    ts.dtype = dtypeName(t.getElementType());
+    if (ts.dtype.empty())
+      return func.emitError() << what << " has element type " << t.getElementType()
+                              << ", which the runtime cannot exchange";
+    ts.shape.assign(t.getShape().begin(), t.getShape().end());
+    ts.sharding = s && mesh ? *garray::toCore(s, mesh, t.getRank())
+                            : TensorSharding::replicated(t.getRank());
+    for (DimSharding &d : ts.sharding.dims)
+      d.open = false;
+    ts.localShape = localShape(ts.shape, ts.sharding, sig.mesh);
+    ts.spec = ts.sharding.str(sig.mesh);
+    return ts;
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto name = func.getArgAttrOfType<StringAttr>(i, "garray.name");
+    FailureOr<TensorSignature> t =
+        describe(func.getArgument(i).getType(), garray::getSharding(func.getArgument(i)),
+                 name ? name.str() : "arg" + std::to_string(i), "argument #" + std::to_string(i));
+    if (failed(t))
+      return failure();
+    sig.inputs.push_back(std::move(*t));
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "garray.name");
+    FailureOr<TensorSignature> t =
+        describe(func.getResultTypes()[i], garray::getResultSharding(func, i),
+                 name ? name.str() : "result" + std::to_string(i), "result #" + std::to_string(i));
+    if (failed(t))
+      return failure();
+    sig.outputs.push_back(std::move(*t));
+  }
+  // Two arguments or results with one name could not be told apart on the
+  // command line.
+  for (auto *list : {&sig.inputs, &sig.outputs})
+    for (size_t a = 0; a < list->size(); ++a)
+      for (size_t b = a + 1; b < list->size(); ++b)
+        if ((*list)[a].name == (*list)[b].name)
+          return func.emitError() << "two " << (list == &sig.inputs ? "arguments" : "results")
+                                  << " are named '" << (*list)[a].name
+                                  << "'; give each a distinct garray.name";
+  return success();
+}
+
+void readCollectives(func::FuncOp func, Signature &sig) {
+  func.walk([&](Operation *op) {
+    if (!isa<garray::AllReduceOp, garray::AllGatherOp, garray::AllSliceOp>(op))
+      return;
+    CollectiveRecord c;
+    c.kind = op->getName().stripDialect().str();
+    c.location = locationString(op->getLoc());
+    auto axes = op->getAttrOfType<ArrayAttr>("axes");
+    c.groupSize = 1;
+    for (Attribute a : axes) {
+      std::string name = cast<StringAttr>(a).str();
+      c.axes.push_back(name);
+      for (size_t i = 0; i < sig.mesh.axes.size(); ++i)
+        if (sig.mesh.axes[i] == name)
+          c.groupSize *= sig.mesh.sizes[i];
+    }
+    if (auto bytes = op->getAttrOfType<IntegerAttr>("bytes_per_device"))
+      c.bytesPerDevice = bytes.getInt();
+    if (auto reason = op->getAttrOfType<StringAttr>("reason"))
+      c.reason = reason.str();
+    llvm::raw_string_ostream os(c.valueType);
+    os << op->getResult(0).getType();
+    sig.collectives.push_back(std::move(c));
+  });
+}
+
+} // namespace
+
+std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions &options) {
+  CompileResult result;
+  auto stopHere = [&](Phase p) {
+    if (options.emit != p)
+      return false;
+    if (options.emitStream)
+      module.print(*options.emitStream);
+    return true;
+  };
+
+  // Phase 0: the global program as written, with the mesh sizes of this build.
+  if (failed(run(module, [&](OpPassManager &pm) {
+        if (!options.meshSizes.empty()) {
+          GArraySetMeshOptions o;
+          o.sizes = options.meshSizes;
+          pm.addPass(createGArraySetMesh(o));
+        }
+      })))
+    return std::nullopt;
+  FailureOr<func::FuncOp> entry = findEntry(module, options.entry);
+  if (failed(entry))
+    return std::nullopt;
+  std::string entryName = entry->getSymName().str();
+  if (stopHere(Phase::Global))
+    return result;
+
+  // Phase 1: placements. Composites first, so the global denominators are
+  // constants before anything is sharded; then propagation to a fixed point.
+  if (failed(run(module, [](OpPassManager &pm) {
+        pm.addNestedPass<func::FuncOp>(createGArrayDecompose());
+        pm.addPass(createGArrayPropagate());
+      })))
+    return std::nullopt;
+  if (stopHere(Phase::Propagated))
+    return result;
+
+  // Phase 2: partitioning. Reshards where an op's rule disagrees with its
+  // operands (pending partials included), then the planner's collectives.
+  if (failed(run(module, [](OpPassManager &pm) {
+        pm.addPass(createGArrayInsertReshards());
+        pm.addPass(createGArrayReshardToCollectives());
+      })))
+    return std::nullopt;
+  if (failed(readSignature(*entry, result.signature)))
+    return std::nullopt;
+  readCollectives(*entry, result.signature);
+  result.signature.entry = entryName + kCpuEntrySuffix.str();
+  if (stopHere(Phase::Partitioned))
+    return result;
+
+  // Phase 3: the local program; verify-local is the gate.
+  if (failed(run(module, [](OpPassManager &pm) {
+        pm.addPass(createGArrayGlobalToLocal());
+        pm.addPass(createGArrayVerifyLocal());
+      })))
+    return std::nullopt;
+  if (stopHere(Phase::Local))
+    return result;
+
+  // Phase 4: lowering. Compute to linalg (fused and bufferized by the CPU
+  // target), collectives to runtime calls, then LLVM and machine code.
+  if (failed(run(module, [](OpPassManager &pm) {
+        pm.addPass(createGArrayLowerToLinalg());
+        pm.addPass(createCommLowerToRuntime());
+      })))
+    return std::nullopt;
+  if (failed(lowerToLLVMDialect(module, entryName)))
+    return std::nullopt;
+  CpuTargetOptions cpu;
+  if (options.emit == Phase::LLVM) {
+    FailureOr<std::string> ir = emitLLVMIR(module, cpu);
+    if (failed(ir))
+      return std::nullopt;
+    if (options.emitStream)
+      *options.emitStream << *ir;
+    return result;
+  }
+  FailureOr<std::string> object = emitObject(module, cpu);
+  if (failed(object))
+    return std::nullopt;
+  result.object = std::move(*object);
+  return result;
+}
+
+} // namespace shardc

@@ -1,0 +1,63 @@
+//===- Pipeline.h - the compiler, phase by phase ----------------*- C++ -*-===//
+//
+// One call compiles a global model to a CPU object and its Signature:
+//
+//   global ──decompose, propagate──▶ propagated ──insert-reshards,
+//   reshard-to-collectives──▶ partitioned ──global-to-local, verify-local──▶
+//   local ──lower to linalg, runtime calls, LLVM──▶ llvm ──▶ object
+//
+// `emit` stops after a phase and prints its IR; each phase ends with a verify
+// gate (the pass manager verifies after every pass, verify-local after
+// global-to-local). Errors are reported through MLIR diagnostics with source
+// locations; the caller owns the diagnostic handler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_PIPELINE_PIPELINE_H
+#define SHARDC_COMPILER_PIPELINE_PIPELINE_H
+
+#include "compiler/host/Signature.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class ModuleOp;
+class MLIRContext;
+class DialectRegistry;
+} // namespace mlir
+
+namespace shardc {
+
+enum class Phase { Global, Propagated, Partitioned, Local, LLVM };
+
+/// "global", "propagated", ... → Phase; nullopt if unknown.
+std::optional<Phase> parsePhase(llvm::StringRef name);
+
+struct CompileOptions {
+  /// `--mesh data=2,model=4`: overrides the sizes the model declares.
+  std::string meshSizes;
+  /// Stop after this phase and print its IR to `emitStream`.
+  std::optional<Phase> emit;
+  llvm::raw_ostream *emitStream = nullptr;
+  /// Entry function; empty = `main`, or the only public function.
+  std::string entry;
+};
+
+struct CompileResult {
+  Signature signature;
+  std::string object; // ELF bytes; empty when stopped early by `emit`
+};
+
+/// Registers every dialect and interface the pipeline needs.
+void registerCompilerDialects(mlir::DialectRegistry &registry);
+
+/// Compiles `module` (parsed in `ctx`) in place. Returns nullopt on error
+/// (already reported as diagnostics).
+std::optional<CompileResult> compileModule(mlir::ModuleOp module, const CompileOptions &options);
+
+} // namespace shardc
+
+#endif

@@ -1,0 +1,24 @@
+//===- shardc-opt.cpp - mlir-opt over shardc's dialects and passes --------===//
+//
+// The driver lit tests use: every shardc dialect and pass, plus the upstream
+// dialects and passes the pipelines use, registered selectively.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/registration/RegisterUpstream.h"
+#include "compiler/targets/CpuPasses.h"
+#include "dialects/garray/GArray.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  shardc::registerUpstreamDialects(registry);
+  mlir::garray::registerShardcDialects(registry);
+  shardc::registerUpstreamPasses();
+  shardc::registerAllShardcPasses();
+  shardc::registerCpuTargetPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "shardc optimizer driver\n", registry));
+}
