@@ -67,6 +67,9 @@ std::string locationString(Location loc) {
 
 LogicalResult run(ModuleOp module, llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
+  // Idempotent; without it applyPassManagerCLOptions fails silently for hosts
+  // that never registered the pass-manager options.
+  registerPassManagerCLOptions();
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   build(pm);
@@ -104,6 +107,13 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
   for (unsigned i = 0; i < func.getNumResults() && !mesh; ++i)
     if (auto s = garray::getResultSharding(func, i))
       mesh = garray::lookupMesh(func, s.getMesh());
+  if (!mesh) {
+    // Nothing placed: every value is replicated. With exactly one mesh in the
+    // module, still run on all its devices (each computes the whole program).
+    auto meshes = func->getParentOfType<ModuleOp>().getOps<garray::MeshOp>();
+    if (std::distance(meshes.begin(), meshes.end()) == 1)
+      mesh = *meshes.begin();
+  }
   if (mesh) {
     FailureOr<Mesh> m = garray::toCoreMesh(mesh);
     if (failed(m))
@@ -137,7 +147,8 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
     auto name = func.getArgAttrOfType<StringAttr>(i, "garray.name");
     FailureOr<TensorSignature> t =
         describe(func.getArgument(i).getType(), garray::getSharding(func.getArgument(i)),
-                 name ? name.str() : "arg" + std::to_string(i), "argument #" + std::to_string(i));
+                 name ? name.str() : "arg" + std::to_string(i),
+                 name ? "argument '" + name.str() + "'" : "argument #" + std::to_string(i));
     if (failed(t))
       return failure();
     sig.inputs.push_back(std::move(*t));
@@ -146,7 +157,8 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
     auto name = func.getResultAttrOfType<StringAttr>(i, "garray.name");
     FailureOr<TensorSignature> t =
         describe(func.getResultTypes()[i], garray::getResultSharding(func, i),
-                 name ? name.str() : "result" + std::to_string(i), "result #" + std::to_string(i));
+                 name ? name.str() : "result" + std::to_string(i),
+                 name ? "result '" + name.str() + "'" : "result #" + std::to_string(i));
     if (failed(t))
       return failure();
     sig.outputs.push_back(std::move(*t));

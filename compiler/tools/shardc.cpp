@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/host/Executor.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "dialects/garray/GArray.h"
 #include "shardrt.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -98,6 +99,12 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
       return arg == flag || arg.rfind(flag + "=", 0) == 0;
     };
     std::optional<std::string> v;
+    for (const char *flag : {"--mesh", "-o", "--out", "--entry", "--target", "--backend",
+                             "--emit", "--in"})
+      if (arg == flag && (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))) {
+        status = usageError(std::string(flag) + " needs a value");
+        return std::nullopt;
+      }
     if (flagIs("--mesh")) {
       if (!(v = value("--mesh")))
         break;
@@ -158,6 +165,28 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     status = usageError("no model given");
     return std::nullopt;
   }
+  // --mesh: AXIS=N pairs, each axis once, sizes positive.
+  std::vector<std::string> seen;
+  llvm::SmallVector<llvm::StringRef> pairs;
+  llvm::StringRef(a.mesh).split(pairs, ',', -1, false);
+  for (llvm::StringRef pair : pairs) {
+    auto [axis, size] = pair.split('=');
+    long long n;
+    if (axis.trim().empty() || size.trim().getAsInteger(10, n) || n < 1) {
+      status = usageError("--mesh " + pair.str() + ": expected AXIS=N with N a positive integer");
+      return std::nullopt;
+    }
+    if (std::find(seen.begin(), seen.end(), axis.trim().str()) != seen.end()) {
+      status = usageError("--mesh gives axis \"" + axis.trim().str() + "\" twice");
+      return std::nullopt;
+    }
+    seen.push_back(axis.trim().str());
+  }
+  if (a.emit && a.command == "run" && llvm::sys::fs::is_directory(a.model)) {
+    status = usageError("--emit needs a model file; '" + a.model +
+                        "' is a compiled directory (its IR is not kept)");
+    return std::nullopt;
+  }
   if (a.target != "cpu") {
     llvm::errs() << "shardc: error: --target " << a.target
                  << " is not available: this build of shardc compiles for the cpu target only\n";
@@ -194,6 +223,8 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   shardc::registerCompilerDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  // Diagnostics point at the user's source; a dump of the op adds only noise.
+  ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
   std::string error;
@@ -209,6 +240,27 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   if (!module) {
     status = exitWith(ExitCode::CompileError);
     return std::nullopt;
+  }
+  // Every --mesh axis must be an axis of a mesh in the model.
+  llvm::SmallVector<llvm::StringRef> pairs;
+  llvm::StringRef(a.mesh).split(pairs, ',', -1, false);
+  for (llvm::StringRef pair : pairs) {
+    llvm::StringRef axis = pair.split('=').first.trim();
+    bool found = false;
+    std::string known;
+    module->walk([&](mlir::garray::MeshOp mesh) {
+      found |= mesh.axisIndex(axis) >= 0;
+      for (mlir::Attribute name : mesh.getAxes())
+        known += (known.empty() ? "\"" : ", \"") +
+                 mlir::cast<mlir::StringAttr>(name).str() + "\" (@" + mesh.getSymName().str() +
+                 ")";
+    });
+    if (!found) {
+      llvm::errs() << "shardc: error: --mesh names axis \"" << axis << "\", but the model's "
+                   << (known.empty() ? "has no garray.mesh" : "mesh axes are " + known) << "\n";
+      status = exitWith(ExitCode::Usage);
+      return std::nullopt;
+    }
   }
   shardc::CompileOptions options;
   options.meshSizes = a.mesh;

@@ -19,7 +19,8 @@ include "mlir/IR/OpBase.td"
 class GArray_Op<string mnemonic, list<Trait> traits = []> :
     Op<GArray_Dialect, mnemonic, traits>;
 
-def GArray_Tensor : TensorOf<[AnyFloat, AnySignlessInteger]>;
+// garray arrays have static shapes: local shapes are derived from them.
+def GArray_Tensor : StaticShapeTensorOf<[AnyFloat, AnySignlessInteger]>;
 
 //===----------------------------------------------------------------------===//
 // Mesh

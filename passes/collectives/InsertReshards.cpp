@@ -136,14 +136,24 @@ private:
   void reduceEagerlyIfNeeded(Value v, const TensorSharding &s) {
     if (!s.isPending())
       return;
-    bool needed = llvm::any_of(v.getUses(), [](OpOperand &u) { return !keepsPending(u); });
-    if (!needed)
+    OpOperand *needs = nullptr;
+    for (OpOperand &u : v.getUses())
+      if (!needs && !keepsPending(u))
+        needs = &u;
+    if (!needs)
       return;
     TensorSharding reduced = s;
     reduced.pending.clear();
-    std::string reason = "reduced once for every use: a user of this pending " +
-                         std::string(shardc::reductionName(s.pendingKind)) +
-                         " needs the whole value";
+    std::string reason;
+    llvm::raw_string_ostream os(reason);
+    os << "pending " << shardc::reductionName(s.pendingKind) << " over";
+    for (int a : s.pending)
+      os << " \"" << core.axes[a] << "\"";
+    os << " reduced once for all "
+       << std::distance(v.getUses().begin(), v.getUses().end()) << " use(s): operand #"
+       << needs->getOperandNumber() << " of " << needs->getOwner()->getName()
+       << (isa<func::ReturnOp>(needs->getOwner()) ? " (a function result)" : "")
+       << " needs the whole value";
     SmallVector<OpOperand *> uses;
     for (OpOperand &u : v.getUses())
       uses.push_back(&u);

@@ -63,6 +63,8 @@ public:
                                           b.getDenseI64ArrayAttr(flat),
                                           b.getI64IntegerAttr(size));
         });
+      else if (auto c = dyn_cast<ConstantOp>(op))
+        ok = localizeConstant(c);
       else
         ok = retype(op);
     });
@@ -119,6 +121,55 @@ private:
     op->replaceAllUsesWith(created);
     op->erase();
     return success();
+  }
+
+  // A sharded constant never moves data: a splat becomes a local splat; any
+  // other value is materialised whole and each device keeps its blocks.
+  LogicalResult localizeConstant(ConstantOp c) {
+    ShardingAttr s = getSharding(c.getResult());
+    FailureOr<Type> local = localType(c.getResult(), c.getLoc(), "constant");
+    if (failed(local))
+      return failure();
+    c->removeAttr(kShardingAttrName);
+    if (!s || *local == c.getType())
+      return success();
+    auto value = cast<DenseElementsAttr>(c.getValue());
+    if (value.isSplat()) {
+      c.setValueAttr(DenseElementsAttr::get(cast<ShapedType>(*local),
+                                            value.getSplatValue<Attribute>()));
+      c.getResult().setType(cast<RankedTensorType>(*local));
+      return success();
+    }
+    shardc::TensorSharding core_s = *toCore(s, mesh, c.getType().getRank());
+    OpBuilder b(c);
+    b.setInsertionPointAfter(c);
+    Value cur = c.getResult();
+    SmallVector<int64_t> shape(c.getType().getShape());
+    for (size_t d = 0; d < core_s.dims.size(); ++d) {
+      const std::vector<int> &axes = core_s.dims[d].axes;
+      if (axes.empty())
+        continue;
+      shape[d] /= core.product(axes);
+      SmallVector<int64_t> flat;
+      auto gs = core.groups(axes);
+      for (auto &g : gs)
+        flat.append(g.begin(), g.end());
+      auto type = RankedTensorType::get(shape, c.getType().getElementType());
+      cur = comm::AllSliceOp::create(b, c.getLoc(), type, cur, b.getI64IntegerAttr(d),
+                                     b.getDenseI64ArrayAttr(flat),
+                                     b.getI64IntegerAttr(gs[0].size()));
+    }
+    c.getResult().replaceAllUsesExcept(cur, cur.getDefiningOp() == c ? nullptr
+                                                                     : firstSliceOf(cur, c));
+    return success();
+  }
+
+  /// The first all_slice in the chain ending at `last` that reads `c`.
+  static Operation *firstSliceOf(Value last, ConstantOp c) {
+    Operation *op = last.getDefiningOp();
+    while (op->getOperand(0).getDefiningOp() != c)
+      op = op->getOperand(0).getDefiningOp();
+    return op;
   }
 
   LogicalResult retype(Operation *op) {

@@ -41,6 +41,11 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
   auto visit = [&](ShardingAttr s, Operation *where) {
     if (!s || failed(ok))
       return;
+    if (!lookupMesh(func, s.getMesh())) {
+      ok = where->emitError("the sharding names mesh ")
+           << s.getMesh() << ", but no garray.mesh with that name is in scope";
+      return;
+    }
     if (!name) {
       name = s.getMesh();
       first = where;
@@ -116,8 +121,10 @@ private:
         continue;
       if (auto s = func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), kShardingAttrName)) {
         std::string what = "argument #" + std::to_string(arg.getArgNumber());
-        if (failed(verifyShardingFor(s, arg.getType(), func, [&] { return func.emitError(); },
-                                     what)))
+        if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name"))
+          what = "argument '" + name.str() + "'";
+        if (failed(verifyShardingFor(s, arg.getType(), func,
+                                     [&] { return emitError(arg.getLoc()); }, what)))
           return failure();
         state[arg] = *toCore(s, mesh, cast<RankedTensorType>(arg.getType()).getRank());
       }
@@ -126,6 +133,8 @@ private:
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (auto s = getResultSharding(func, i)) {
         std::string what = "result #" + std::to_string(i);
+        if (auto name = func.getResultAttrOfType<StringAttr>(i, "garray.name"))
+          what = "result '" + name.str() + "'";
         if (failed(verifyShardingFor(s, func.getResultTypes()[i], func,
                                      [&] { return func.emitError(); }, what)))
           return failure();

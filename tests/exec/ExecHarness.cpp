@@ -1,0 +1,317 @@
+//===- ExecHarness.cpp - compile a model, run it on N ranks, read results -===//
+#include "tests/exec/ExecHarness.h"
+
+#include "compiler/host/Executor.h"
+#include "shardrt.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace shardc_test {
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+static bool exists(const std::string &path) {
+  std::ifstream f(path);
+  return f.good();
+}
+
+std::string runfile(const std::string &workspacePath) {
+  const char *srcdir = std::getenv("TEST_SRCDIR");
+  const char *workspace = std::getenv("TEST_WORKSPACE");
+  if (srcdir && workspace) {
+    std::string p = std::string(srcdir) + "/" + workspace + "/" + workspacePath;
+    if (exists(p))
+      return p;
+  }
+  if (const char *dir = std::getenv("RUNFILES_DIR")) {
+    std::string p = std::string(dir) + "/shardc/" + workspacePath;
+    if (exists(p))
+      return p;
+  }
+  return workspacePath;
+}
+
+std::string readFile(const std::string &path, std::string &error) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    error = "cannot read '" + path + "'";
+    return "";
+  }
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Host arrays
+//===----------------------------------------------------------------------===//
+
+F32Array::F32Array(std::vector<int64_t> s, std::vector<float> v)
+    : shape(std::move(s)), values(std::move(v)) {}
+
+F32Array F32Array::zeros(std::vector<int64_t> shape) {
+  F32Array a;
+  a.shape = std::move(shape);
+  a.values.assign(a.numel(), 0.0f);
+  return a;
+}
+
+int64_t F32Array::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+static std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]) + (shape.size() == 1 ? "," : "");
+  return s + ")";
+}
+
+std::string F32Array::shapeString() const { return shapeText(shape); }
+
+static bool fromShardrt(const shardrt_array &a, F32Array &out, std::string &error) {
+  if (a.dtype != SHARDRT_F32) {
+    const char *name = shardrt_dtype_name(a.dtype);
+    error = std::string("expected an f32 array, got ") + (name ? name : "an unknown dtype");
+    return false;
+  }
+  out.shape.assign(a.shape, a.shape + a.rank);
+  out.values.resize(out.numel());
+  if (!out.values.empty())
+    std::memcpy(out.values.data(), a.data, out.values.size() * sizeof(float));
+  return true;
+}
+
+static bool toShardrt(const F32Array &in, shardrt_array &out, std::string &error) {
+  if (static_cast<int64_t>(in.values.size()) != in.numel()) {
+    error = "array of shape " + in.shapeString() + " has " + std::to_string(in.values.size()) +
+            " values";
+    return false;
+  }
+  out = shardrt_array{};
+  if (shardrt_array_alloc(&out, SHARDRT_F32, static_cast<int32_t>(in.shape.size()),
+                          in.shape.data()) != SHARDRT_OK) {
+    error = std::string("shardrt_array_alloc: ") + shardrt_last_error();
+    return false;
+  }
+  if (!in.values.empty())
+    std::memcpy(out.data, in.values.data(), in.values.size() * sizeof(float));
+  return true;
+}
+
+F32Array loadNpy(const std::string &path, std::string &error) {
+  shardrt_array a{};
+  F32Array out;
+  if (shardrt_npy_read(path.c_str(), &a) != SHARDRT_OK) {
+    error = path + ": " + shardrt_last_error();
+    return out;
+  }
+  if (!fromShardrt(a, out, error))
+    error = path + ": " + error;
+  shardrt_array_free(&a);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Deterministic inputs
+//===----------------------------------------------------------------------===//
+
+float Rng::uniform(float lo, float hi) {
+  // 23 random bits → k / 2^23 in [0, 1), exact in f32.
+  uint32_t k = static_cast<uint32_t>(gen_()) >> 9;
+  double unit = static_cast<double>(k) / 8388608.0;
+  return static_cast<float>(lo + (hi - lo) * unit);
+}
+
+F32Array Rng::array(std::vector<int64_t> shape, float lo, float hi) {
+  F32Array a = F32Array::zeros(std::move(shape));
+  for (float &v : a.values)
+    v = uniform(lo, hi);
+  return a;
+}
+
+std::vector<int64_t> Rng::permutation(int64_t n) {
+  std::vector<int64_t> p(n);
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = i;
+  for (int64_t i = n - 1; i > 0; --i) {
+    int64_t j = static_cast<int64_t>(gen_() % static_cast<uint32_t>(i + 1));
+    std::swap(p[i], p[j]);
+  }
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Compile and run
+//===----------------------------------------------------------------------===//
+
+Compiled compile(const std::string &modelText, const std::string &mesh,
+                 const std::string &bufferName, std::optional<shardc::Phase> emit) {
+  Compiled c;
+  // compileModule applies the pass-manager command-line options (as shardc
+  // does after registering them in main); unregistered, applying them fails
+  // without a diagnostic. Registering is idempotent.
+  static const bool registered = [] {
+    mlir::registerPassManagerCLOptions();
+    return true;
+  }();
+  (void)registered;
+  mlir::DialectRegistry registry;
+  shardc::registerCompilerDialects(registry);
+  // One thread per context: the test machine is small and the tests run
+  // ranks as threads already.
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false);
+
+  llvm::raw_string_ostream diag(c.diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(modelText, bufferName),
+                               llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+  if (!module) {
+    diag << "(the model does not parse)\n";
+    return c;
+  }
+  shardc::CompileOptions options;
+  options.meshSizes = mesh;
+  llvm::raw_string_ostream emitStream(c.emitted);
+  if (emit) {
+    options.emit = emit;
+    options.emitStream = &emitStream;
+  }
+  std::optional<shardc::CompileResult> result = shardc::compileModule(*module, options);
+  if (!result) {
+    diag << "(compileModule failed for mesh '" << mesh << "')\n";
+    return c;
+  }
+  if (!emit && result->object.empty()) {
+    diag << "(compileModule returned no object for mesh '" << mesh << "')\n";
+    return c;
+  }
+  c.signature = std::move(result->signature);
+  c.object = std::move(result->object);
+  c.ok = true;
+  return c;
+}
+
+Compiled compileFile(const std::string &path, const std::string &mesh) {
+  std::string error;
+  std::string text = readFile(path, error);
+  if (!error.empty()) {
+    Compiled c;
+    c.diagnostics = error;
+    return c;
+  }
+  return compile(text, mesh, path);
+}
+
+RunOutcome run(const Compiled &model, const Inputs &inputs) {
+  RunOutcome r;
+  r.signature = model.signature;
+  r.ranks = model.signature.mesh.deviceCount();
+  if (!model.ok) {
+    r.error = "the model did not compile:\n" + model.diagnostics;
+    return r;
+  }
+  shardc::ArraySet set;
+  for (const auto &[name, array] : inputs) {
+    shardrt_array a{};
+    if (!toShardrt(array, a, r.error)) {
+      r.error = "input '" + name + "': " + r.error;
+      return r;
+    }
+    set.add(name, a);
+  }
+  if (std::string e = shardc::checkInputs(model.signature, set); !e.empty()) {
+    r.error = "checkInputs: " + e;
+    return r;
+  }
+  shardc::RunResult result;
+  std::string error;
+  if (!shardc::runThreads(model.signature, model.object, set, result, error)) {
+    r.error = "runThreads on " + std::to_string(r.ranks) + " ranks: " + error;
+    return r;
+  }
+  for (size_t o = 0; o < result.outputs.names.size(); ++o) {
+    const std::string &name = result.outputs.names[o];
+    F32Array out;
+    if (!fromShardrt(result.outputs.arrays[o], out, error)) {
+      r.error = "output '" + name + "': " + error;
+      return r;
+    }
+    r.outputs[name] = std::move(out);
+    r.replicaDiffs[name] = o < result.replicaDiffs.size() ? result.replicaDiffs[o] : -1.0;
+  }
+  r.ok = true;
+  return r;
+}
+
+RunOutcome compileAndRun(const std::string &modelText, const std::string &mesh,
+                         const Inputs &inputs, const std::string &bufferName) {
+  return run(compile(modelText, mesh, bufferName), inputs);
+}
+
+//===----------------------------------------------------------------------===//
+// Comparing results
+//===----------------------------------------------------------------------===//
+
+static std::string fmt(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string mismatch(const std::string &what, const F32Array &actual,
+                     const std::vector<int64_t> &shape, const std::vector<double> &expected,
+                     Tolerance tol) {
+  if (actual.shape != shape)
+    return what + ": expected shape " + shapeText(shape) + ", got " + actual.shapeString();
+  if (static_cast<int64_t>(expected.size()) != actual.numel() ||
+      static_cast<int64_t>(actual.values.size()) != actual.numel())
+    return what + ": " + std::to_string(expected.size()) + " expected values for " +
+           std::to_string(actual.values.size()) + " actual ones";
+  for (size_t i = 0; i < expected.size(); ++i) {
+    double a = actual.values[i], e = expected[i];
+    double bound = tol.abs + tol.rel * std::fabs(e);
+    if (!(std::fabs(a - e) <= bound)) // also catches NaN
+      return what + "[" + std::to_string(i) + "]: expected " + fmt(e) + ", got " + fmt(a) +
+             " (|diff| " + fmt(std::fabs(a - e)) + " > " + fmt(bound) + ")";
+  }
+  return "";
+}
+
+std::string mismatchArrays(const std::string &what, const F32Array &actual,
+                           const F32Array &expected, Tolerance tol) {
+  return mismatch(what, actual, expected.shape,
+                  std::vector<double>(expected.values.begin(), expected.values.end()), tol);
+}
+
+std::string describe(const RunOutcome &r) {
+  return r.signature.mesh.str() + " (" + std::to_string(r.ranks) + " ranks)";
+}
+
+} // namespace shardc_test

@@ -1,0 +1,152 @@
+//===- ExecHarness.h - compile a model, run it on N ranks, read results ---===//
+//
+// The reusable part of the execution tests. A test hands over model text (or
+// a sample from runfiles), a `--mesh` string and named f32 inputs; the harness
+// parses the model, compiles it with shardc::compileModule exactly as `shardc`
+// does, runs the object on every device of the mesh with shardc::runThreads
+// (one thread per rank), and returns the gathered global outputs by name,
+// together with the largest replica disagreement of each output.
+//
+// Nothing here uses Catch2: every failure comes back as text (MLIR
+// diagnostics, runtime errors, the first element out of tolerance), so a test
+// can print it with INFO/CHECK and the helper stays usable from other tests.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_TESTS_EXEC_EXECHARNESS_H
+#define SHARDC_TESTS_EXEC_EXECHARNESS_H
+
+#include "compiler/host/Signature.h"
+#include "compiler/pipeline/Pipeline.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace shardc_test {
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+/// Absolute path of a workspace-relative runfile ("samples/x.mlir"), found
+/// through $TEST_SRCDIR/$TEST_WORKSPACE (bazel test), $RUNFILES_DIR, or the
+/// current directory (running the binary by hand from the repository root).
+std::string runfile(const std::string &workspacePath);
+
+/// Whole file as text; sets `error` (and returns "") when it cannot be read.
+std::string readFile(const std::string &path, std::string &error);
+
+//===----------------------------------------------------------------------===//
+// Host arrays (every model under test is f32)
+//===----------------------------------------------------------------------===//
+
+struct F32Array {
+  std::vector<int64_t> shape;
+  std::vector<float> values; // row-major
+
+  F32Array() = default;
+  F32Array(std::vector<int64_t> shape, std::vector<float> values);
+  /// Zero-filled.
+  static F32Array zeros(std::vector<int64_t> shape);
+  int64_t numel() const;
+  float &at(int64_t i) { return values[i]; }
+  float at(int64_t i) const { return values[i]; }
+  float &at(int64_t i, int64_t j) { return values[i * shape[1] + j]; }
+  float at(int64_t i, int64_t j) const { return values[i * shape[1] + j]; }
+  std::string shapeString() const; // (8, 2)
+};
+
+/// Reads an f32 .npy file with shardrt; sets `error` on failure.
+F32Array loadNpy(const std::string &path, std::string &error);
+
+//===----------------------------------------------------------------------===//
+// Deterministic inputs
+//===----------------------------------------------------------------------===//
+
+/// Values on a dyadic grid in [lo, hi): k / 2^23 scaled, so every draw is
+/// exactly representable as f32 and identical on every platform (mt19937's
+/// output is fixed by the standard; the distributions are not, so none is
+/// used).
+class Rng {
+public:
+  explicit Rng(uint32_t seed) : gen_(seed) {}
+  /// Uniform on [lo, hi); lo and hi should be small powers of two apart.
+  float uniform(float lo, float hi);
+  F32Array array(std::vector<int64_t> shape, float lo, float hi);
+  /// A uniformly random permutation of 0..n-1 (Fisher–Yates on gen_).
+  std::vector<int64_t> permutation(int64_t n);
+
+private:
+  std::mt19937 gen_;
+};
+
+//===----------------------------------------------------------------------===//
+// Compile and run
+//===----------------------------------------------------------------------===//
+
+using Inputs = std::map<std::string, F32Array>;
+
+struct Compiled {
+  bool ok = false;
+  /// Every diagnostic the parser and the pipeline reported, as `shardc`
+  /// prints them (file:line:col: error: ...), plus harness errors.
+  std::string diagnostics;
+  shardc::Signature signature;
+  std::string object; // ELF bytes
+  /// The IR printed at `emit`, when compile() was asked to stop there.
+  std::string emitted;
+};
+
+/// Parses `modelText` (named `bufferName` in diagnostics) and compiles it for
+/// `mesh` ("data=4", "data=2,model=2"; "" = the sizes the model declares).
+/// With `emit`, stops after that phase and returns its IR in `emitted`.
+Compiled compile(const std::string &modelText, const std::string &mesh,
+                 const std::string &bufferName = "model.mlir",
+                 std::optional<shardc::Phase> emit = std::nullopt);
+/// As compile(), reading the model from `path`.
+Compiled compileFile(const std::string &path, const std::string &mesh);
+
+struct RunOutcome {
+  bool ok = false;
+  std::string error; // compile diagnostics or the runtime's message
+  int64_t ranks = 0;
+  std::map<std::string, F32Array> outputs;
+  /// Per output, the largest difference between its replicas (0 = agree).
+  std::map<std::string, double> replicaDiffs;
+  shardc::Signature signature;
+};
+
+/// Runs a compiled model on every device of its mesh (threads backend).
+RunOutcome run(const Compiled &model, const Inputs &inputs);
+/// compile() then run().
+RunOutcome compileAndRun(const std::string &modelText, const std::string &mesh,
+                         const Inputs &inputs, const std::string &bufferName = "model.mlir");
+
+//===----------------------------------------------------------------------===//
+// Comparing results (never bitwise)
+//===----------------------------------------------------------------------===//
+
+struct Tolerance {
+  double rel = 1e-5;
+  double abs = 1e-5;
+};
+
+/// "" when `actual` has `shape` and every element satisfies
+/// |actual - expected| <= abs + rel * |expected|; otherwise a message naming
+/// `what`, the first offending index, both values and the tolerance.
+std::string mismatch(const std::string &what, const F32Array &actual,
+                     const std::vector<int64_t> &shape, const std::vector<double> &expected,
+                     Tolerance tol = {});
+/// The same against another f32 array (e.g. the 1-rank run).
+std::string mismatchArrays(const std::string &what, const F32Array &actual,
+                           const F32Array &expected, Tolerance tol = {});
+
+/// The run's mesh and rank count, for messages: ["data"=2, "model"=2] (4 ranks).
+std::string describe(const RunOutcome &r);
+
+} // namespace shardc_test
+
+#endif

@@ -1,0 +1,234 @@
+// RUN: shardc-opt %s -split-input-file -verify-diagnostics --garray-propagate
+//
+// #garray.sharding and the ops that carry one (sharding_constraint, reshard).
+// sharding_c1 is checked when the attribute is parsed; sharding_c2..c4 need
+// the value and the mesh, so they are checked where the attribute is used: by
+// the sharding_constraint / reshard verifiers (inside their own label) and, for
+// function arguments and results, by garray-propagate (hence the pass in the
+// RUN line; cases that fail verification never reach it).
+
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{sharding_c1: mesh axis "data" appears twice (again in dim 1)}}
+func.func @c1_two_dims(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "data")>}) {
+  return
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+// expected-error @+1 {{sharding_c1: mesh axis "data" appears twice (again in dim 1)}}
+func.func @c1_in_tuple(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P(("model", "data"), ("data"))>}) {
+  return
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{sharding_c1: mesh axis "data" is unreduced and also used elsewhere in the sharding}}
+func.func @c1_unreduced(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data"), unreduced = sum("data")>}) {
+  return
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+func.func @c1_on_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sharding_c1: mesh axis "data" appears twice (again in dim 0)}}
+  %0 = garray.sharding_constraint %x to <@mesh, P(("data", "data"))> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Syntax errors name what was expected.
+
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{unknown reduction 'avg'; expected sum, max, min or prod}}
+func.func @bad_kind(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = avg("data")>}) {
+  return
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{expected a dimension entry: None, ?, "axis" or ("a", "b")}}
+func.func @bare_axis(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(data)>}) {
+  return
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+func.func @c2_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sharding_constraint_c1: the constraint: sharding_c2: the sharding has 2 entries but the value has rank 1}}
+  %0 = garray.sharding_constraint %x to <@mesh, P("data", None)> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+func.func @c3_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sharding_constraint_c1: the constraint: sharding_c3: "model" is not an axis of mesh @mesh}}
+  %0 = garray.sharding_constraint %x to <@mesh, P("model")> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+func.func @c3_constraint_unreduced(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sharding_constraint_c1: the constraint: sharding_c3: "model" is not an axis of mesh @mesh}}
+  %0 = garray.sharding_constraint %x to <@mesh, P(), unreduced = sum("model")> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 3]
+func.func @c4_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sharding_constraint_c1: the constraint: sharding_c4: dim 0 has size 8, which does not divide over mesh axes ("data") of size 3: shards would be 3 with the last 2 under the ceil layout}}
+  %0 = garray.sharding_constraint %x to <@mesh, P("data")> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 3]
+func.func @c4_constraint_tuple(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{sharding_c4: dim 1 has size 4, which does not divide over mesh axes ("data", "model") of size 6}}
+  %0 = garray.sharding_constraint %x to <@mesh, P(None, ("data", "model"))> : tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// With a `?` size divisibility waits for --mesh (garray-set-mesh); the
+// constraint verifies, and the pass stops on the unsized mesh instead.
+// expected-error @+1 {{mesh axis "data" has no size; give one with --mesh data=N}}
+garray.mesh @mesh ["data" = ?]
+func.func @c4_waits_for_size(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %0 = garray.sharding_constraint %x to <@mesh, P("data")> : tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
+func.func @constraint_c1_no_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sharding_constraint_c1: the constraint names mesh @mesh, but no garray.mesh with that name is in scope}}
+  %0 = garray.sharding_constraint %x to <@mesh, P()> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func private @mesh()
+func.func @constraint_c1_not_a_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sharding_constraint_c1: the constraint names mesh @mesh, but no garray.mesh with that name is in scope}}
+  %0 = garray.sharding_constraint %x to <@mesh, P()> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @reshard_c1_no_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{reshard_c1: the target names mesh @nomesh, but no garray.mesh with that name is in scope}}
+  %0 = garray.reshard %x to <@nomesh, P("data")> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+func.func @reshard_c1_rank(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{reshard_c1: the target: sharding_c2: the sharding has 2 entries but the value has rank 1}}
+  %0 = garray.reshard %x to <@mesh, P("data", None)> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+func.func @reshard_c1_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{reshard_c1: the target: sharding_c3: "model" is not an axis of mesh @mesh}}
+  %0 = garray.reshard %x to <@mesh, P(), unreduced = max("model")> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 3]
+func.func @reshard_c1_divisible(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{reshard_c1: the target: sharding_c4: dim 0 has size 8, which does not divide over mesh axes ("data") of size 3}}
+  %0 = garray.reshard %x to <@mesh, P("data")> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// sharding_c2..c4 on function arguments and results, found by garray-propagate;
+// a named argument or result (garray.name) is called by its name.
+
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{argument #0: sharding_c2: the sharding has 2 entries but the value has rank 1}}
+func.func @c2_argument(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{argument 'X': sharding_c3: "model" is not an axis of mesh @mesh}}
+func.func @c3_argument(%x: tensor<8xf32> {garray.name = "X", garray.sharding = #garray.sharding<@mesh, P("model")>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 3]
+// expected-error @+1 {{argument #1: sharding_c4: dim 0 has size 8, which does not divide over mesh axes ("data") of size 3}}
+func.func @c4_argument(%w: tensor<9xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}, %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 3]
+// expected-error @+1 {{result #0: sharding_c3: "nope" is not an axis of mesh @mesh}}
+func.func @c3_result(%x: tensor<9xf32>) -> (tensor<9xf32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("nope")>}) {
+  return %x : tensor<9xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 3]
+// expected-error @+1 {{result 'out': sharding_c4: dim 0 has size 8, which does not divide over mesh axes ("data") of size 3}}
+func.func @c4_result(%x: tensor<8xf32>) -> (tensor<8xf32> {garray.name = "out", garray.sharding = #garray.sharding<@mesh, P("data")>}) {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 3]
+// expected-error @+1 {{result #0 is placed on a mesh but has type 'i32', not a ranked tensor}}
+func.func @result_not_a_tensor(%x: tensor<9xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> (i32 {garray.sharding = #garray.sharding<@mesh, P()>}) {
+  %c = arith.constant 1 : i32
+  return %c : i32
+}
+
+// -----
+
+// expected-error @+1 {{mesh @mesh, but no garray.mesh with that name is in scope}}
+func.func @argument_no_mesh(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+garray.mesh @other ["data" = 2]
+// expected-error @+2 {{a function may use one mesh, but this names @other while an earlier annotation names @mesh}}
+// expected-note @+1 {{first mesh named here}}
+func.func @two_meshes(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}, %y: tensor<8xf32> {garray.sharding = #garray.sharding<@other, P("data")>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}

@@ -1,0 +1,89 @@
+// RUN: shardc-opt %s -split-input-file --garray-global-to-local -verify-diagnostics | FileCheck %s
+//
+// garray-global-to-local: every tensor takes its per-device shape, global
+// collectives become comm ops over explicit device groups, and meshes and
+// sharding attributes disappear. Devices are numbered row-major over the mesh
+// axes: on ["data" = 2, "model" = 3], device = 3 * data + model.
+
+garray.mesh @mesh ["data" = 2, "model" = 3]
+
+// CHECK-NOT: garray.mesh
+// CHECK-LABEL: func.func @local_shapes
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<6x2xf32>, %[[W:[^:]+]]: tensor<6xf32>) -> (tensor<6x2xf32>, tensor<f32>)
+// CHECK-NOT: garray.sharding
+// CHECK: %[[E:.*]] = garray.exp %[[X]] : tensor<6x2xf32>
+// CHECK: %[[S:.*]] = garray.reduce <sum> %[[W]], dims = [0] : (tensor<6xf32>) -> tensor<f32>
+// CHECK: return %[[E]], %[[S]] : tensor<6x2xf32>, tensor<f32>
+func.func @local_shapes(%x: tensor<12x6xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>},
+                        %w: tensor<6xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>})
+    -> (tensor<12x6xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>},
+        tensor<f32> {garray.sharding = #garray.sharding<@mesh, P()>}) {
+  %e = garray.exp %x {garray.sharding = #garray.sharding<@mesh, P("data", "model")>} : tensor<12x6xf32>
+  %s = garray.reduce <sum> %w, dims = [0] {garray.sharding = #garray.sharding<@mesh, P()>} : (tensor<6xf32>) -> tensor<f32>
+  return %e, %s : tensor<12x6xf32>, tensor<f32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 3]
+
+// Groups over each axis of a 2-D mesh: over "data" the devices that share a
+// "model" coordinate, over "model" those that share a "data" one; over both,
+// every device, ordered major axis first as written.
+// CHECK-LABEL: func.func @groups_2d
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<6x2xf32>, %[[P:[^:]+]]: tensor<6xf32>) -> (tensor<12x6xf32>, tensor<2x6xf32>, tensor<6xf32>)
+// CHECK: %[[G0:.*]] = comm.all_gather %[[X]], dim = 0 groups = {{\[}}[0, 3], [1, 4], [2, 5]] {reason = "r"} : tensor<6x2xf32> -> tensor<12x2xf32>
+// CHECK: %[[G1:.*]] = comm.all_gather %[[G0]], dim = 1 groups = {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<12x2xf32> -> tensor<12x6xf32>
+// CHECK: %[[SL:.*]] = comm.all_slice %[[G1]], dim = 0 groups = {{\[}}[0, 3, 1, 4, 2, 5]] : tensor<12x6xf32> -> tensor<2x6xf32>
+// CHECK: %[[R:.*]] = comm.all_reduce <sum> %[[P]] groups = {{\[}}[0, 1, 2, 3, 4, 5]] : tensor<6xf32> -> tensor<6xf32>
+// CHECK: %[[S:.*]] = comm.all_slice %[[R]], dim = 0 groups = {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<6xf32> -> tensor<2xf32>
+// CHECK: %[[N:.*]] = garray.neg %[[S]] : tensor<2xf32>
+// CHECK: %[[M:.*]] = comm.all_reduce <max> %[[N]] groups = {{\[}}[0, 3], [1, 4], [2, 5]] : tensor<2xf32> -> tensor<2xf32>
+// CHECK: %[[A:.*]] = comm.all_gather %[[M]], dim = 0 groups = {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<2xf32> -> tensor<6xf32>
+// CHECK: return %[[G1]], %[[SL]], %[[A]] : tensor<12x6xf32>, tensor<2x6xf32>, tensor<6xf32>
+// CHECK-NOT: garray.all_
+func.func @groups_2d(%x: tensor<12x6xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>},
+                     %p: tensor<6xf32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("data", "model")>})
+    -> (tensor<12x6xf32>, tensor<12x6xf32>, tensor<6xf32>) {
+  %0 = garray.all_gather %x, dim = 0 on @mesh ["data"] {garray.sharding = #garray.sharding<@mesh, P(None, "model")>, reason = "r"} : tensor<12x6xf32>
+  %1 = garray.all_gather %0, dim = 1 on @mesh ["model"] {garray.sharding = #garray.sharding<@mesh, P(None, None)>} : tensor<12x6xf32>
+  %2 = garray.all_slice %1, dim = 0 on @mesh ["model", "data"] {garray.sharding = #garray.sharding<@mesh, P(("model", "data"), None)>} : tensor<12x6xf32>
+  %3 = garray.all_reduce <sum> %p on @mesh ["data", "model"] {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<6xf32>
+  %4 = garray.all_slice %3, dim = 0 on @mesh ["model"] {garray.sharding = #garray.sharding<@mesh, P("model")>} : tensor<6xf32>
+  %5 = garray.neg %4 {garray.sharding = #garray.sharding<@mesh, P("model"), unreduced = max("data")>} : tensor<6xf32>
+  %6 = garray.all_reduce <max> %5 on @mesh ["data"] {garray.sharding = #garray.sharding<@mesh, P("model")>} : tensor<6xf32>
+  %7 = garray.all_gather %6, dim = 0 on @mesh ["model"] {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<6xf32>
+  return %1, %2, %7 : tensor<12x6xf32>, tensor<12x6xf32>, tensor<6xf32>
+}
+
+// -----
+
+// A function without shardings keeps its types; meshes go anyway.
+// CHECK-NOT: garray.mesh
+// CHECK-LABEL: func.func @unsharded
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[N:.*]] = garray.neg %[[A]] : tensor<8xf32>
+garray.mesh @mesh ["data" = 2]
+func.func @unsharded(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %n = garray.neg %a : tensor<8xf32>
+  return %n : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 3]
+
+// Uneven shards are rejected, naming the value and the dim.
+// expected-error @+1 {{argument #0: dim 0 of size 8 does not divide over its 3 shards; uneven shards are not supported yet}}
+func.func @uneven(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{mesh axis "data" has no size; give one with --mesh data=N}}
+garray.mesh @mesh ["data" = ?]
+
+func.func @unsized(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}

@@ -1,0 +1,182 @@
+// RUN: shardc-opt %s -split-input-file --garray-insert-reshards | FileCheck %s
+//
+// garray-insert-reshards on propagated programs (the shardings below are what
+// garray-propagate writes). A sharded reduction factor leaves its result
+// *pending* (unreduced); linear users keep it pending; the first use that needs
+// the whole value gets one garray.reshard, right after the definition and
+// shared by every use; operands whose layout differs from the op's factor rule
+// get a reshard whose `reason` names the op and operand.
+
+garray.mesh @mesh ["data" = 2]
+
+// A sum over a dim split on "data": the result is a pending sum.
+// CHECK-LABEL: func.func @pending_reduction
+// CHECK: %[[S:.*]] = garray.reduce <sum> %{{.*}}, dims = [0] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
+// CHECK: %[[R:.*]] = garray.reshard %[[S]] to <@mesh, P(None)>
+// CHECK-SAME: reason = "{{[^"]*}}reduced once for{{[^"]*}}needs the whole value"
+// CHECK: return %[[R]]
+func.func @pending_reduction(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+    -> (tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
+  %s = garray.reduce <sum> %x, dims = [0] {garray.sharding = #garray.sharding<@mesh, P(None)>}
+      : (tensor<8x2xf32>) -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// neg, mul by a reduced value and div by a reduced value are linear in the
+// pending operand: the partial sums flow through all three, and only exp
+// (not linear) needs the reduced value, so there is exactly one reshard.
+// CHECK-LABEL: func.func @linear_ops_stay_pending
+// CHECK-SAME: (%{{[^:]+}}: tensor<8x2xf32> {{.*}}, %[[C:[^:]+]]: tensor<2xf32>
+// CHECK: %[[S:.*]] = garray.reduce <sum> {{.*}}unreduced = sum("data")>}
+// CHECK-NOT: garray.reshard
+// CHECK: %[[N:.*]] = garray.neg %[[S]] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
+// CHECK-NOT: garray.reshard
+// CHECK: %[[M:.*]] = garray.mul %[[N]], %[[C]] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
+// CHECK-NOT: garray.reshard
+// CHECK: %[[D:.*]] = garray.div %[[M]], %[[C]] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
+// CHECK: %[[R:.*]] = garray.reshard %[[D]] to <@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "{{[^"]*}}reduced once for{{[^"]*}}needs the whole value"}
+// CHECK: %[[E:.*]] = garray.exp %[[R]] {garray.sharding = #garray.sharding<@mesh, P(None)>}
+// CHECK-NOT: garray.reshard
+// CHECK: return %[[E]]
+func.func @linear_ops_stay_pending(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                                   %c: tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>})
+    -> (tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
+  %s = garray.reduce <sum> %x, dims = [0] {garray.sharding = #garray.sharding<@mesh, P(None)>} : (tensor<8x2xf32>) -> tensor<2xf32>
+  %n = garray.neg %s {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<2xf32>
+  %m = garray.mul %n, %c {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<2xf32>
+  %d = garray.div %m, %c {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<2xf32>
+  %e = garray.exp %d {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<2xf32>
+  return %e : tensor<2xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// Two pending sums over the same axes add up to a pending sum.
+// CHECK-LABEL: func.func @pending_plus_pending
+// CHECK: %[[A:.*]] = garray.reduce <sum>
+// CHECK: %[[B:.*]] = garray.reduce <sum>
+// CHECK-NOT: garray.reshard
+// CHECK: %[[S:.*]] = garray.add %[[A]], %[[B]] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
+// CHECK: %[[R:.*]] = garray.reshard %[[S]] to <@mesh, P(None)>
+// CHECK: return %[[R]]
+func.func @pending_plus_pending(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+    -> (tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
+  %a = garray.reduce <sum> %x, dims = [0] {garray.sharding = #garray.sharding<@mesh, P(None)>} : (tensor<8x2xf32>) -> tensor<2xf32>
+  %b = garray.reduce <sum> %x, dims = [0] {garray.sharding = #garray.sharding<@mesh, P(None)>} : (tensor<8x2xf32>) -> tensor<2xf32>
+  %s = garray.add %a, %b {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A non-linear use (exp), a linear one (neg) and a function result share ONE
+// reshard placed right after the definition: one collective per value, never
+// one per use.
+// CHECK-LABEL: func.func @one_reshard_for_all_uses
+// CHECK: %[[S:.*]] = garray.reduce <sum> {{.*}}unreduced = sum("data")>}
+// CHECK-NEXT: %[[R:.*]] = garray.reshard %[[S]] to <@mesh, P(None)>
+// CHECK-NOT: garray.reshard
+// CHECK: garray.exp %[[R]]
+// CHECK-NOT: garray.reshard
+// CHECK: garray.neg %[[R]]
+// CHECK-NOT: garray.reshard
+// CHECK: return %[[R]], %{{.*}}, %{{.*}} :
+func.func @one_reshard_for_all_uses(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+    -> (tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>},
+        tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>},
+        tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
+  %s = garray.reduce <sum> %x, dims = [0] {garray.sharding = #garray.sharding<@mesh, P(None)>} : (tensor<8x2xf32>) -> tensor<2xf32>
+  %e = garray.exp %s {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<2xf32>
+  %n = garray.neg %s {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<2xf32>
+  return %s, %e, %n : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A pending max is not linear for neg (only sums are): reduced before it.
+// CHECK-LABEL: func.func @pending_max
+// CHECK: %[[M:.*]] = garray.reduce <max> {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = max("data")>}
+// CHECK: %[[R:.*]] = garray.reshard %[[M]] to <@mesh, P(None)>
+// CHECK: garray.neg %[[R]] {garray.sharding = #garray.sharding<@mesh, P(None)>}
+func.func @pending_max(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+    -> (tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
+  %m = garray.reduce <max> %x, dims = [0] {garray.sharding = #garray.sharding<@mesh, P(None)>} : (tensor<8x2xf32>) -> tensor<2xf32>
+  %n = garray.neg %m {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<2xf32>
+  return %n : tensor<2xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// Conflicting layouts: add's rule wants both operands split like its result,
+// so %y (columns on "data") is resharded to rows on "data", with a reason.
+// CHECK-LABEL: func.func @conflicting_layouts
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<8x4xf32> {{.*}}, %[[Y:[^:]+]]: tensor<8x4xf32>
+// CHECK: %[[R:.*]] = garray.reshard %[[Y]] to <@mesh, P("data", None)> {garray.sharding = #garray.sharding<@mesh, P("data", None)>, reason = "{{[^"]*}}operand #1 of garray.add: has P(None, \22data\22), needs P(\22data\22, None){{[^"]*}}"}
+// CHECK: garray.add %[[X]], %[[R]] {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+func.func @conflicting_layouts(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                               %y: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>})
+    -> (tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) {
+  %s = garray.add %x, %y {garray.sharding = #garray.sharding<@mesh, P("data", None)>} : tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A sharding_constraint becomes a reshard to its (closed) sharding.
+// CHECK-LABEL: func.func @constraint
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<8xf32>
+// CHECK-NOT: garray.sharding_constraint
+// CHECK: %[[R:.*]] = garray.reshard %[[X]] to <@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "garray.sharding_constraint"}
+// CHECK: garray.exp %[[R]]
+// CHECK-NOT: garray.sharding_constraint
+func.func @constraint(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
+  %c = garray.sharding_constraint %x to <@mesh, P()> {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
+  %e = garray.exp %c {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A function result declared with a different layout than its value's.
+// CHECK-LABEL: func.func @declared_result
+// CHECK-SAME: -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>})
+// CHECK: %[[N:.*]] = garray.neg
+// CHECK: %[[R:.*]] = garray.reshard %[[N]] to <@mesh, P(None)>
+// CHECK-SAME: reason = "{{[^"]*}}function result{{[^"]*}}has P(\22data\22), needs P(None){{[^"]*}}"
+// CHECK: return %[[R]]
+func.func @declared_result(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P()>}) {
+  %n = garray.neg %x {garray.sharding = #garray.sharding<@mesh, P("data")>} : tensor<8xf32>
+  return %n : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// Nothing to do: consistent layouts get no reshard.
+// CHECK-LABEL: func.func @consistent
+// CHECK-NOT: garray.reshard
+// CHECK: return
+func.func @consistent(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) {
+  %n = garray.neg %x {garray.sharding = #garray.sharding<@mesh, P("data")>} : tensor<8xf32>
+  return %n : tensor<8xf32>
+}

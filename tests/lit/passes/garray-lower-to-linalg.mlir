@@ -1,0 +1,138 @@
+// RUN: shardc-opt %s -split-input-file --garray-lower-to-linalg -verify-diagnostics | FileCheck %s
+//
+// garray-lower-to-linalg: local garray compute ops become tensor-level
+// linalg/arith/math. Elementwise ops are linalg.generics with identity maps;
+// broadcasts read the operand through a projection; dot_general is one
+// contraction generic over a zero-filled accumulator; reductions start from
+// the identity of their kind. No garray op may remain.
+
+// CHECK-DAG: #[[ID1:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @elementwise_float
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<4xf32>, %[[B:[^:]+]]: tensor<4xf32>)
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[ADD:.*]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ID1]], #[[ID1]]], iterator_types = ["parallel"]} ins(%[[A]], %[[B]] : tensor<4xf32>, tensor<4xf32>) outs(%[[E0]] : tensor<4xf32>)
+// CHECK: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[V:.*]] = arith.addf %[[L]], %[[R]] : f32
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK: linalg.generic {indexing_maps = [#[[ID1]], #[[ID1]]], iterator_types = ["parallel"]} ins(%[[ADD]] : tensor<4xf32>)
+// CHECK: math.exp
+// CHECK: arith.maximumf
+// CHECK: arith.negf
+// CHECK-NOT: garray.
+// CHECK: return
+func.func @elementwise_float(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = garray.add %a, %b : tensor<4xf32>
+  %1 = garray.exp %0 : tensor<4xf32>
+  %2 = garray.max %1, %b : tensor<4xf32>
+  %3 = garray.neg %2 : tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+
+// -----
+
+// Integer bodies: signed division, neg as 0 - x.
+// CHECK-LABEL: func.func @elementwise_int
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: arith.divsi
+// CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: arith.subi %[[ZERO]], %[[IN]] : i32
+// CHECK: arith.minsi
+func.func @elementwise_int(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = garray.div %a, %b : tensor<4xi32>
+  %1 = garray.neg %0 : tensor<4xi32>
+  %2 = garray.min %1, %a : tensor<4xi32>
+  return %2 : tensor<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @constant
+// CHECK-NEXT: %[[C:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @constant() -> tensor<2xf32> {
+  %0 = garray.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// A stretched size-1 dim is read at index 0.
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW0:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @broadcast
+// CHECK-SAME: (%[[W:[^:]+]]: tensor<2xf32>, %[[S:[^:]+]]: tensor<1x2xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[W]] : tensor<2xf32>) outs(%{{.*}} : tensor<8x2xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ROW0]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[S]] : tensor<1x2xf32>) outs(%{{.*}} : tensor<8x2xf32>)
+func.func @broadcast(%w: tensor<2xf32>, %s: tensor<1x2xf32>) -> (tensor<8x2xf32>, tensor<8x2xf32>) {
+  %0 = garray.broadcast_in_dim %w, dims = [1] : (tensor<2xf32>) -> tensor<8x2xf32>
+  %1 = garray.broadcast_in_dim %s, dims = [0, 1] : (tensor<1x2xf32>) -> tensor<8x2xf32>
+  return %0, %1 : tensor<8x2xf32>, tensor<8x2xf32>
+}
+
+// -----
+
+// Loops: batch, lhs free, rhs free, then contracting.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @dot_general
+// CHECK-SAME: (%[[B:[^:]+]]: tensor<3x4x5xf32>, %[[C:[^:]+]]: tensor<3x5x6xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<3x4x6xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[B]], %[[C]] : tensor<3x4x5xf32>, tensor<3x5x6xf32>) outs(%[[ACC]] : tensor<3x4x6xf32>)
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[O:.*]]: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[O]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+func.func @dot_general(%b: tensor<3x4x5xf32>, %c: tensor<3x5x6xf32>) -> tensor<3x4x6xf32> {
+  %0 = garray.dot_general %b, %c, batch = [0] x [0], contracting = [2] x [1]
+      : (tensor<3x4x5xf32>, tensor<3x5x6xf32>) -> tensor<3x4x6xf32>
+  return %0 : tensor<3x4x6xf32>
+}
+
+// -----
+
+// Identities: 0 for sum, -inf for a float max, INT_MAX for an integer min.
+// CHECK-DAG: #[[IN2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[COLS:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[KEEP:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @reduce
+// CHECK-DAG: %[[IMAX:.*]] = arith.constant 2147483647 : i32
+// CHECK-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[FZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[F0:.*]] = linalg.fill ins(%[[FZERO]] : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN2]], #[[COLS]]], iterator_types = ["reduction", "parallel"]} {{.*}} outs(%[[F0]] : tensor<2xf32>)
+// CHECK: arith.addf
+// CHECK: %[[F1:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<8x1xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN2]], #[[KEEP]]], iterator_types = ["parallel", "reduction"]} {{.*}} outs(%[[F1]] : tensor<8x1xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[F2:.*]] = linalg.fill ins(%[[IMAX]] : i32) outs(%{{.*}} : tensor<i32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} {{.*}} outs(%[[F2]] : tensor<i32>)
+// CHECK: arith.minsi
+func.func @reduce(%x: tensor<8x2xf32>, %i: tensor<8xi32>) -> (tensor<2xf32>, tensor<8x1xf32>, tensor<i32>) {
+  %0 = garray.reduce <sum> %x, dims = [0] : (tensor<8x2xf32>) -> tensor<2xf32>
+  %1 = garray.reduce <max> %x, dims = [1] keepdims : (tensor<8x2xf32>) -> tensor<8x1xf32>
+  %2 = garray.reduce <min> %i, dims = [0] : (tensor<8xi32>) -> tensor<i32>
+  return %0, %1, %2 : tensor<2xf32>, tensor<8x1xf32>, tensor<i32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce_prod
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[ONE]] : f32)
+// CHECK: arith.mulf
+func.func @reduce_prod(%x: tensor<8xf32>) -> tensor<f32> {
+  %0 = garray.reduce <prod> %x, dims = [0] : (tensor<8xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// exp has no integer body: an error naming the op, never a silent leftover.
+func.func @no_lowering(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'garray.exp' has no lowering for element type or shape 'tensor<4xi32>'}}
+  %0 = garray.exp %a : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

@@ -1,0 +1,74 @@
+// RUN: shardc-opt %s -split-input-file --garray-verify-local -verify-diagnostics | FileCheck %s
+//
+// garray-verify-local: the gate after global-to-local. A local program may
+// hold local garray compute ops and comm collectives, but nothing global:
+// no mesh, no sharding attribute, no reshard/constraint/global collective,
+// no mean (decomposed before propagation).
+
+// A local program passes unchanged.
+// CHECK-LABEL: func.func @local
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<2xf32>)
+// CHECK-NEXT: %[[R:.*]] = comm.all_reduce <sum> %[[X]] groups = {{\[}}[0, 1]] : tensor<2xf32> -> tensor<2xf32>
+// CHECK-NEXT: %[[N:.*]] = garray.neg %[[R]] : tensor<2xf32>
+// CHECK-NEXT: return %[[N]]
+func.func @local(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = comm.all_reduce <sum> %x groups = [[0, 1]] : tensor<2xf32> -> tensor<2xf32>
+  %1 = garray.neg %0 : tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{verify-local: 'garray.mesh' belongs to the global program and survived global-to-local}}
+garray.mesh @mesh ["data" = 2]
+
+// -----
+
+func.func @mean(%x: tensor<2xf32>) -> tensor<1xf32> {
+  // expected-error @+1 {{verify-local: 'garray.mean' belongs to the global program and survived global-to-local}}
+  %0 = garray.mean %x, dims = [0] keepdims : (tensor<2xf32>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+// The mesh is written after the function so that the collective is met first.
+func.func @global_collective(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{verify-local: 'garray.all_reduce' belongs to the global program and survived global-to-local}}
+  %0 = garray.all_reduce <sum> %x on @mesh ["data"] : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+garray.mesh @mesh ["data" = 2]
+
+// -----
+
+func.func @reshard(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{verify-local: 'garray.reshard' belongs to the global program and survived global-to-local}}
+  %0 = garray.reshard %x to <@mesh, P()> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+garray.mesh @mesh ["data" = 2]
+
+// -----
+
+func.func @constraint(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{verify-local: 'garray.sharding_constraint' belongs to the global program and survived global-to-local}}
+  %0 = garray.sharding_constraint %x to <@mesh, P()> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+garray.mesh @mesh ["data" = 2]
+
+// -----
+
+func.func @op_sharding(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{verify-local: a sharding attribute survived global-to-local}}
+  %0 = garray.neg %x {garray.sharding = #garray.sharding<@mesh, P()>} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{verify-local: argument #0 still has a sharding}}
+func.func @argument_sharding(%x: tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P()>}) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
