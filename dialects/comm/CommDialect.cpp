@@ -122,5 +122,14 @@ LogicalResult AllSliceOp::verify() {
                       cast<RankedTensorType>(getOperand().getType()), getGroupSize());
 }
 
+LogicalResult DeviceValueOp::verify() {
+  if (getValues().empty())
+    return emitOpError("comm_device_value_c1: the per-device table is empty");
+  if (getType().getRank() != 0)
+    return emitOpError("comm_device_value_c1: the result must be a rank-0 tensor, not ")
+           << getType();
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/comm/CommOps.cpp.inc"

@@ -97,4 +97,23 @@ def Comm_AllSliceOp : Comm_GroupedOp<"all_slice"> {
   }];
 }
 
+def Comm_DeviceValueOp : Comm_Op<"device_value", [Pure]> {
+  let summary = "This device's entry of a per-device table";
+  let description = [{
+    The local program is the same on every device; values that depend on the
+    device (a shard's offset, the number of valid rows in an uneven shard)
+    are read from a table indexed by the device id.
+
+    ```mlir
+    %offset = comm.device_value [0, 2, 4, 6] : tensor<i64>
+    ```
+    **Constraints:**
+    - `comm_device_value_c1`: the table is non-empty and the result is a
+      rank-0 tensor of integers or floats.
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$values);
+  let results = (outs RankedTensorOf<[AnySignlessInteger, AnyFloat]>:$result);
+  let assemblyFormat = "$values attr-dict `:` type($result)";
+}
+
 #endif // COMM_OPS_TD

@@ -87,6 +87,31 @@ public:
     return success();
   }
 
+  /// comm.device_value: the table entry at this device's rank, as a rank-0
+  /// tensor of the result's element type.
+  LogicalResult lowerDeviceValue(comm::DeviceValueOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value v = deviceEntry(b, loc, op.getValues(), "__shardc_device_value");
+    Type elem = op.getType().getElementType();
+    if (isa<FloatType>(elem))
+      v = arith::SIToFPOp::create(b, loc, elem, v);
+    else if (elem.getIntOrFloatBitWidth() < 64)
+      v = arith::TruncIOp::create(b, loc, elem, v);
+    Value t = tensor::FromElementsOp::create(b, loc, op.getType(), ValueRange{v});
+    op.getResult().replaceAllUsesWith(t);
+    op.erase();
+    return success();
+  }
+
+  /// This device's entry of `table` (i64), via the runtime's rank.
+  Value deviceEntry(OpBuilder &b, Location loc, ArrayRef<int64_t> table, StringRef prefix) {
+    Value global = this->global(b, loc, table, prefix);
+    Value rank = call(b, loc, "shardrt_rank", {}, b.getI64Type());
+    Value rankIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), rank);
+    return memref::LoadOp::create(b, loc, global, ValueRange{rankIndex});
+  }
+
 private:
   Value i64(OpBuilder &b, Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
@@ -147,10 +172,7 @@ private:
     for (int64_t g = 0; g < c.getNumGroups(); ++g)
       for (auto [p, id] : llvm::enumerate(c.getGroup(g)))
         position[id] = p;
-    Value table = global(b, loc, position, "__shardc_position");
-    Value rank = call(b, loc, "shardrt_rank", {}, b.getI64Type());
-    Value rankIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), rank);
-    Value p = memref::LoadOp::create(b, loc, table, ValueRange{rankIndex});
+    Value p = deviceEntry(b, loc, position, "__shardc_position");
     Value pIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), p);
     Value block = arith::ConstantIndexOp::create(b, loc, out.getDimSize(c.getDim()));
     Value offset = arith::MulIOp::create(b, loc, pIndex, block);
@@ -190,13 +212,16 @@ struct LowerCommToRuntime : shardc::impl::CommLowerToRuntimeBase<LowerCommToRunt
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<comm::AllReduceOp, comm::AllGatherOp, comm::AllSliceOp>(op))
+      if (isa<comm::AllReduceOp, comm::AllGatherOp, comm::AllSliceOp, comm::DeviceValueOp>(op))
         ops.push_back(op);
     });
     RuntimeCalls calls(getOperation());
     for (Operation *op : ops) {
       calls.currentOp = op;
-      if (failed(calls.lower(op)))
+      LogicalResult ok = isa<comm::DeviceValueOp>(op)
+                             ? calls.lowerDeviceValue(cast<comm::DeviceValueOp>(op))
+                             : calls.lower(op);
+      if (failed(ok))
         return signalPassFailure();
     }
   }

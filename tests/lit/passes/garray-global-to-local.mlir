@@ -58,6 +58,29 @@ func.func @groups_2d(%x: tensor<12x6xf32> {garray.sharding = #garray.sharding<@m
 
 // -----
 
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Sharded constants move no data: a splat becomes the local splat; any other
+// value is materialised whole and each device keeps its block (all_slice).
+// CHECK-LABEL: func.func @sharded_constants
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x4xf32>)
+// CHECK-DAG: %[[SPLAT:.*]] = garray.constant dense<1.500000e+00> : tensor<4x2xf32>
+// CHECK-DAG: %[[WHOLE:.*]] = garray.constant dense<{{.*}}> : tensor<8x4xf32>
+// CHECK: %[[BLOCK:.*]] = comm.all_slice %[[WHOLE]], dim = 0 groups = {{\[}}[0, 2], [1, 3]] : tensor<8x4xf32> -> tensor<4x4xf32>
+// CHECK: %[[SUM:.*]] = garray.add %[[X]], %[[SPLAT]] : tensor<4x2xf32>
+// CHECK: return %[[SUM]], %[[BLOCK]]
+func.func @sharded_constants(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>})
+    -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %c = garray.constant {garray.sharding = #garray.sharding<@mesh, P("data", "model")>} dense<1.5> : tensor<8x4xf32>
+  %d = garray.constant {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+      dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0],
+             [1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 9.0]]> : tensor<8x4xf32>
+  %s = garray.add %x, %c {garray.sharding = #garray.sharding<@mesh, P("data", "model")>} : tensor<8x4xf32>
+  return %s, %d : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// -----
+
 // A function without shardings keeps its types; meshes go anyway.
 // CHECK-NOT: garray.mesh
 // CHECK-LABEL: func.func @unsharded

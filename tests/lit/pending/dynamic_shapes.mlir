@@ -1,12 +1,13 @@
 // RUN: shardc-opt %s -split-input-file --garray-propagate -verify-diagnostics
 //
-// PENDING (bug): a sharded dim of dynamic size. verifyShardingFor computes
+// PENDING (bug): garray ops now require static shapes, but a function
+// argument is still free to be dynamic and sharded. verifyShardingFor computes
 // `n % parts` with n = ShapedType::kDynamic: over 2 devices the check passes
-// (kDynamic is even) and global-to-local later gives the argument the type
-// tensor<-4611686018427387904xf32>, silently; over 3 devices the error reads
-// "dim 0 has size -9223372036854775808 ... shards would be
-// -3074457345618258602". Expected: a sharding_c4 error that names the dim
-// as dynamic (or real support for dynamic dims).
+// (kDynamic is even), and garray-global-to-local then gives the argument the
+// type tensor<-4611686018427387904xf32>, silently; over 3 devices the error
+// reads "dim 0 has size -9223372036854775808 ... shards would be
+// -3074457345618258602". Expected: a sharding_c4 error that says the dim is
+// dynamic (naming the argument).
 
 garray.mesh @mesh ["data" = 2]
 // expected-error @+1 {{dynamic}}
@@ -17,8 +18,7 @@ func.func @dynamic_argument(%x: tensor<?xf32> {garray.sharding = #garray.shardin
 // -----
 
 garray.mesh @mesh ["data" = 3]
-func.func @dynamic_constraint(%x: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{dynamic}}
-  %0 = garray.sharding_constraint %x to <@mesh, P("data")> : tensor<?xf32>
-  return %0 : tensor<?xf32>
+// expected-error @+1 {{dynamic}}
+func.func @dynamic_argument_3(%x: tensor<?xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
 }

