@@ -80,7 +80,7 @@ def GArrayInsertReshards : Pass<"garray-insert-reshards", "::mlir::ModuleOp"> {
          {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
     %n = garray.sub %w, %g              // needs %g reduced
     →
-    %g2 = garray.reshard %g to #garray.sharding<@mesh, P(None)> : tensor<2xf32>
+    %g2 = garray.reshard %g : tensor<2xf32> to #garray.sharding<@mesh, P(None)>
     %n = garray.sub %w, %g2
     ```
   }];
@@ -94,7 +94,7 @@ def GArrayReshardToCollectives : Pass<"garray-reshard-to-collectives", "::mlir::
     reshard between equal layouts disappears.
 
     ```mlir
-    %g2 = garray.reshard %g to #garray.sharding<@mesh, P(None)> : tensor<2xf32>
+    %g2 = garray.reshard %g : tensor<2xf32> to #garray.sharding<@mesh, P(None)>
     →
     %g2 = garray.all_reduce <sum> %g on @mesh ["data"] : tensor<2xf32>
     ```

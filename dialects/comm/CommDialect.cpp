@@ -39,7 +39,9 @@ static ParseResult parseGroups(OpAsmParser &parser, DenseI64ArrayAttr &groups,
       return failure();
     int64_t n = flat.size() - before;
     if (size >= 0 && n != size)
-      return parser.emitError(parser.getCurrentLocation(), "comm groups must all have ")
+      return parser.emitError(parser.getCurrentLocation(),
+                              "comm_all_reduce_c1/comm_all_gather_c1/comm_all_slice_c1: "
+                              "groups must all have ")
              << size << " members, but one has " << n;
     size = n;
     return success();

@@ -46,9 +46,9 @@ def Comm_AllReduceOp : Comm_GroupedOp<"all_reduce"> {
     - `comm_all_reduce_c1`: groups are non-empty, of one size, and disjoint;
     - `comm_all_reduce_c2`: operand and result types are equal.
   }];
-  let arguments = (ins GArray_ReductionKindAttr:$kind, AnyRankedTensor:$operand,
+  let arguments = (ins GArray_ReductionKindAttr:$kind, AnyStaticShapeTensor:$operand,
                        DenseI64ArrayAttr:$groups, I64Attr:$group_size);
-  let results = (outs AnyRankedTensor:$result);
+  let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
     $kind $operand `groups` `=` custom<Groups>($groups, $group_size) attr-dict
     `:` type($operand) `->` type($result)
@@ -66,9 +66,9 @@ def Comm_AllGatherOp : Comm_GroupedOp<"all_gather"> {
     - `comm_all_gather_c2`: `dim` is in range; the result equals the operand
       with dimension `dim` multiplied by the group size.
   }];
-  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$dim, DenseI64ArrayAttr:$groups,
+  let arguments = (ins AnyStaticShapeTensor:$operand, I64Attr:$dim, DenseI64ArrayAttr:$groups,
                        I64Attr:$group_size);
-  let results = (outs AnyRankedTensor:$result);
+  let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
     $operand `,` `dim` `=` $dim `groups` `=` custom<Groups>($groups, $group_size) attr-dict
     `:` type($operand) `->` type($result)
@@ -88,9 +88,9 @@ def Comm_AllSliceOp : Comm_GroupedOp<"all_slice"> {
     - `comm_all_slice_c2`: `dim` is in range; the operand's dimension `dim` is
       the result's multiplied by the group size.
   }];
-  let arguments = (ins AnyRankedTensor:$operand, I64Attr:$dim, DenseI64ArrayAttr:$groups,
+  let arguments = (ins AnyStaticShapeTensor:$operand, I64Attr:$dim, DenseI64ArrayAttr:$groups,
                        I64Attr:$group_size);
-  let results = (outs AnyRankedTensor:$result);
+  let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
     $operand `,` `dim` `=` $dim `groups` `=` custom<Groups>($groups, $group_size) attr-dict
     `:` type($operand) `->` type($result)

@@ -23,6 +23,11 @@ def GArray_Dialect : Dialect {
     every other value's placement and each device's local program.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // `garray.sharding` / `garray.name` on ops, arguments and results are
+  // checked wherever they appear (sharding_c2..c4 need the value's type).
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 

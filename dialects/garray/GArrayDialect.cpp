@@ -177,7 +177,8 @@ LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (StringAttr axis : unreduced)
     if (!seen.insert(axis.getValue()).second)
       return emitError() << "sharding_c1: mesh axis \"" << axis.getValue()
-                         << "\" is unreduced and also used elsewhere in the sharding";
+                         << "\" appears twice (again in unreduced); each axis may split or "
+                            "reduce a value only once";
   return success();
 }
 

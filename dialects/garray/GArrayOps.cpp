@@ -14,6 +14,17 @@
 using namespace mlir;
 using namespace mlir::garray;
 
+// `%x : tensor<...> to #garray.sharding<...>`: the sharding comes last because
+// MLIR's parser reads a `: type` right after a dialect attribute as that
+// attribute's type.
+static ParseResult parseShardingRef(OpAsmParser &parser, ShardingAttr &attr) {
+  return parser.parseCustomAttributeWithFallback(attr, parser.getBuilder().getNoneType());
+}
+
+static void printShardingRef(OpAsmPrinter &p, Operation *, ShardingAttr attr) {
+  p.printAttribute(attr);
+}
+
 #define GET_OP_CLASSES
 #include "dialects/garray/GArrayOps.cpp.inc"
 
@@ -101,6 +112,24 @@ bool MeshOp::isFullySized() {
 //===----------------------------------------------------------------------===//
 // constant
 //===----------------------------------------------------------------------===//
+
+ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
+  Attribute value;
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseAttribute(value))
+    return failure();
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed)
+    return parser.emitError(parser.getCurrentLocation(),
+                            "constant_c1: expected a typed value such as dense<1.0> : tensor<f32>");
+  result.addAttribute("value", value);
+  result.addTypes(typed.getType());
+  return success();
+}
+
+void ConstantOp::print(OpAsmPrinter &p) {
+  p.printOptionalAttrDict((*this)->getAttrs(), {"value"});
+  p << " " << getValue();
+}
 
 LogicalResult ConstantOp::verify() {
   auto elements = dyn_cast<DenseElementsAttr>(getValue());

@@ -56,7 +56,7 @@ def GArray_MeshOp : GArray_Op<"mesh", [Symbol]> {
 // Constants
 //===----------------------------------------------------------------------===//
 
-def GArray_ConstantOp : GArray_Op<"constant", [ConstantLike, Pure, AllTypesMatch<["value", "result"]>,
+def GArray_ConstantOp : GArray_Op<"constant", [ConstantLike, Pure,
     DeclareOpInterfaceMethods<GArray_ShardingRuleOpInterface>]> {
   let summary = "A constant global array";
   let description = [{
@@ -69,7 +69,12 @@ def GArray_ConstantOp : GArray_Op<"constant", [ConstantLike, Pure, AllTypesMatch
   }];
   let arguments = (ins ElementsAttr:$value);
   let results = (outs GArray_Tensor:$result);
-  let assemblyFormat = "attr-dict $value";
+  let hasCustomAssemblyFormat = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::ElementsAttr":$value), [{
+      build($_builder, $_state, value.getType(), value);
+    }]>,
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -87,7 +92,7 @@ def GArray_ShardingConstraintOp : GArray_Op<"sharding_constraint",
   let summary = "Pin a value's sharding (a hard constraint)";
   let description = [{
     ```mlir
-    %h2 = garray.sharding_constraint %h to #garray.sharding<@mesh, P("data", "model")> : tensor<8x16xf32>
+    %h2 = garray.sharding_constraint %h : tensor<8x16xf32> to #garray.sharding<@mesh, P("data", "model")>
     ```
     Propagation never changes the result's sharding; a mismatch with the
     operand becomes a reshard.
@@ -98,7 +103,7 @@ def GArray_ShardingConstraintOp : GArray_Op<"sharding_constraint",
   }];
   let arguments = (ins GArray_Tensor:$operand, GArray_ShardingAttr:$sharding);
   let results = (outs GArray_Tensor:$result);
-  let assemblyFormat = "$operand `to` $sharding attr-dict `:` type($result)";
+  let assemblyFormat = "$operand `:` type($result) `to` custom<ShardingRef>($sharding) attr-dict";
   let hasVerifier = 1;
 }
 
@@ -114,7 +119,7 @@ def GArray_ReshardOp : GArray_Op<"reshard", [Pure, SameOperandsAndResultType]> {
   }];
   let arguments = (ins GArray_Tensor:$operand, GArray_ShardingAttr:$sharding);
   let results = (outs GArray_Tensor:$result);
-  let assemblyFormat = "$operand `to` $sharding attr-dict `:` type($result)";
+  let assemblyFormat = "$operand `:` type($result) `to` custom<ShardingRef>($sharding) attr-dict";
   let hasVerifier = 1;
 }
 

@@ -149,7 +149,7 @@ ShardingAttr mlir::garray::fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh,
 
 LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, Operation *scope,
                                               function_ref<InFlightDiagnostic()> emitError,
-                                              StringRef what) {
+                                              StringRef what, bool checkDivisibility) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return emitError() << what << " is placed on a mesh but has type " << type
@@ -163,10 +163,14 @@ LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, 
     d << what << ": ";
     return d;
   };
+  for (int64_t d = 0; d < tensor.getRank(); ++d)
+    if (tensor.isDynamicDim(d))
+      return emitError() << what << ": sharding_c4: dim " << d
+                         << " is dynamic; placed values need static shapes";
   FailureOr<shardc::TensorSharding> core = toCore(sharding, mesh, tensor.getRank(), withWhat);
   if (failed(core))
     return failure();
-  if (!mesh.isFullySized())
+  if (!checkDivisibility || !mesh.isFullySized())
     return success(); // sizes come with --mesh; divisibility is checked then
   for (unsigned d = 0; d < tensor.getRank(); ++d) {
     int64_t parts = 1;
@@ -189,4 +193,69 @@ LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, 
     }
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes, verified wherever they appear
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, Type type,
+                                         Location loc, const std::string &what) {
+  if (attr.getName() == "garray.name") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return emitError(loc) << "garray.name on " << what << " must be a string";
+    return success();
+  }
+  if (attr.getName() != kShardingAttrName)
+    return success();
+  auto sharding = dyn_cast<ShardingAttr>(attr.getValue());
+  if (!sharding)
+    return emitError(loc) << kShardingAttrName << " on " << what
+                          << " must be a #garray.sharding attribute";
+  return verifyShardingFor(sharding, type, scope, [&] { return emitError(loc); }, what,
+                           /*checkDivisibility=*/false);
+}
+
+LogicalResult GArrayDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName() != kShardingAttrName)
+    return success();
+  if (auto list = dyn_cast<ArrayAttr>(attr.getValue())) {
+    if (list.size() != op->getNumResults())
+      return op->emitError() << kShardingAttrName << " lists " << list.size()
+                             << " shardings for " << op->getNumResults() << " results";
+    for (auto [i, s] : llvm::enumerate(list))
+      if (failed(verifyPlacementAttr(op, NamedAttribute(attr.getName(), s),
+                                     op->getResult(i).getType(), op->getLoc(),
+                                     "result #" + std::to_string(i))))
+        return failure();
+    return success();
+  }
+  if (op->getNumResults() != 1)
+    return op->emitError() << "a single " << kShardingAttrName << " needs an op with one result";
+  return verifyPlacementAttr(op, attr, op->getResult(0).getType(), op->getLoc(), "the result");
+}
+
+LogicalResult GArrayDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
+                                                      unsigned argIndex, NamedAttribute attr) {
+  Region &r = op->getRegion(region);
+  if (r.empty())
+    return success();
+  BlockArgument arg = r.front().getArgument(argIndex);
+  std::string what = "argument #" + std::to_string(argIndex);
+  if (auto func = dyn_cast<func::FuncOp>(op))
+    if (auto name = func.getArgAttrOfType<StringAttr>(argIndex, "garray.name"))
+      what = "argument '" + name.str() + "'";
+  return verifyPlacementAttr(op, attr, arg.getType(), arg.getLoc(), what);
+}
+
+LogicalResult GArrayDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                         unsigned resultIndex,
+                                                         NamedAttribute attr) {
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func)
+    return success();
+  std::string what = "result #" + std::to_string(resultIndex);
+  if (auto name = func.getResultAttrOfType<StringAttr>(resultIndex, "garray.name"))
+    what = "result '" + name.str() + "'";
+  return verifyPlacementAttr(op, attr, func.getResultTypes()[resultIndex], op->getLoc(), what);
 }

@@ -70,7 +70,11 @@ public:
     });
     if (failed(ok))
       return failure();
-    auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    func::ReturnOp ret;
+    func.walk([&](func::ReturnOp r) {
+      if (!ret)
+        ret = r;
+    });
     func.setType(FunctionType::get(func.getContext(), func.getBody().front().getArgumentTypes(),
                                    ret.getOperandTypes()));
     for (unsigned i = 0; i < func.getNumArguments(); ++i)

@@ -24,12 +24,18 @@ struct VerifyLocal : shardc::impl::GArrayVerifyLocalBase<VerifyLocal> {
         op->emitError("verify-local: a sharding attribute survived global-to-local");
         return WalkResult::interrupt();
       }
-      if (auto func = dyn_cast<func::FuncOp>(op))
+      if (auto func = dyn_cast<func::FuncOp>(op)) {
         for (unsigned i = 0; i < func.getNumArguments(); ++i)
           if (func.getArgAttr(i, kShardingAttrName)) {
             func.emitError("verify-local: argument #") << i << " still has a sharding";
             return WalkResult::interrupt();
           }
+        for (unsigned i = 0; i < func.getNumResults(); ++i)
+          if (func.getResultAttr(i, kShardingAttrName)) {
+            func.emitError("verify-local: result #") << i << " still has a sharding";
+            return WalkResult::interrupt();
+          }
+      }
       return WalkResult::advance();
     });
     if (r.wasInterrupted())

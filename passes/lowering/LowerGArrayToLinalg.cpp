@@ -33,6 +33,10 @@ struct LowerToLinalg : shardc::impl::GArrayLowerToLinalgBase<LowerToLinalg> {
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     WalkResult r = getOperation().walk([](Operation *op) {
+      if (isa<garray::MeanOp>(op)) {
+        op->emitError("'garray.mean' is a composite: run garray-decompose before lowering");
+        return WalkResult::interrupt();
+      }
       if (op->getDialect() && op->getDialect()->getNamespace() == "garray") {
         op->emitError("'") << op->getName() << "' has no lowering for element type or shape "
                            << op->getResultTypes();

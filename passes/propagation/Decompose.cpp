@@ -20,9 +20,20 @@ using namespace mlir::garray;
 namespace {
 struct Decompose : shardc::impl::GArrayDecomposeBase<Decompose> {
   void runOnOperation() override {
-    getOperation().walk([](MeanOp mean) {
+    WalkResult r = getOperation().walk([](MeanOp mean) {
       OpBuilder b(mean);
       auto type = cast<RankedTensorType>(mean.getType());
+      // The count must be exact in the element type, or the mean is wrong.
+      llvm::APFloat exact(static_cast<double>(mean.getGlobalCount()));
+      bool lost = false;
+      exact.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
+                    llvm::APFloat::rmNearestTiesToEven, &lost);
+      if (lost) {
+        mean.emitError("mean over ")
+            << mean.getGlobalCount() << " elements: the count is not exactly representable in "
+            << type.getElementType() << "; convert the operand to f32 first";
+        return WalkResult::interrupt();
+      }
       Value sum = ReduceOp::create(b, mean.getLoc(), type,
                                    ReductionKindAttr::get(b.getContext(), ReductionKind::sum),
                                    mean.getOperand(), mean.getDimsAttr(), mean.getKeepdimsAttr());
@@ -35,7 +46,10 @@ struct Decompose : shardc::impl::GArrayDecomposeBase<Decompose> {
         div.getDefiningOp()->setAttr(kShardingAttrName, s);
       mean.replaceAllUsesWith(div);
       mean.erase();
+      return WalkResult::advance();
     });
+    if (r.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

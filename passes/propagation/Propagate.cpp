@@ -129,7 +129,8 @@ private:
         state[arg] = *toCore(s, mesh, cast<RankedTensorType>(arg.getType()).getRank());
       }
     }
-    auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    SmallVector<func::ReturnOp> rets;
+    func.walk([&](func::ReturnOp r) { rets.push_back(r); });
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (auto s = getResultSharding(func, i)) {
         std::string what = "result #" + std::to_string(i);
@@ -138,9 +139,20 @@ private:
         if (failed(verifyShardingFor(s, func.getResultTypes()[i], func,
                                      [&] { return func.emitError(); }, what)))
           return failure();
-        sinks[{ret, i}] =
-            *toCore(s, mesh, cast<RankedTensorType>(func.getResultTypes()[i]).getRank());
+        for (func::ReturnOp ret : rets)
+          sinks[{ret, i}] =
+              *toCore(s, mesh, cast<RankedTensorType>(func.getResultTypes()[i]).getRank());
       }
+    // Values made by ops without a rule are whole on every device: closed
+    // and replicated, so propagation never pushes a sharding into them.
+    func.walk([&](Operation *op) {
+      if (isa<ShardingRuleOpInterface, ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp,
+              AllSliceOp>(op))
+        return;
+      for (Value r : op->getResults())
+        if (isTensor(r))
+          state[r] = TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank());
+    });
     LogicalResult ok = success();
     func.walk([&](ShardingConstraintOp c) {
       if (failed(ok))
@@ -217,8 +229,11 @@ private:
         auto it = state.find(v);
         if (it == state.end() || it->second.isFullyReplicated())
           continue;
+        TensorSharding closed = it->second;
+        for (shardc::DimSharding &d : closed.dims)
+          d.open = false;
         ok = op->emitError("'") << op->getName() << "' has no sharding rule, but operand #" << i
-                                << " is sharded " << it->second.str(core)
+                                << " is sharded " << closed.str(core)
                                 << "; express it with garray ops, or replicate the value first "
                                    "with garray.sharding_constraint ... P()";
         return;
@@ -249,7 +264,12 @@ private:
       for (Value r : op->getResults())
         setSharding(r, finalOf(r));
     });
-    auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    // An undeclared result takes the sharding of what the first return gives.
+    func::ReturnOp ret;
+    func.walk([&](func::ReturnOp r) {
+      if (!ret)
+        ret = r;
+    });
     for (auto [i, v] : llvm::enumerate(ret.getOperands()))
       if (isTensor(v) && !getResultSharding(func, i))
         func.setResultAttr(i, kShardingAttrName, finalOf(v));

@@ -37,10 +37,12 @@ extern "C" {
  * Reads SHARDRT_TIMEOUT_S here. */
 shardrt_status shardrt_mpi_init(int *argc, char ***argv, shardrt_comm **out);
 
-/* Releases the communicator and, if shardrt_mpi_init() initialised MPI,
- * finalizes it. If the communicator was aborted, calls MPI_Abort instead (MPI
- * cannot finalize while peers wait in a collective); the process then exits
- * with a non-zero status after printing the first error. */
+/* Collective: waits (with the timeout) until every rank has called it, then
+ * releases the communicator and, if shardrt_mpi_init() initialised MPI,
+ * finalizes it. If the communicator was aborted, or the other ranks do not
+ * arrive in time, it prints the first error and calls MPI_Abort instead (MPI
+ * cannot finalize while peers wait in a collective, and Open MPI 4.1's mpirun
+ * can hang when one process finalizes while another dies). */
 void shardrt_mpi_finalize(void);
 
 #ifdef __cplusplus

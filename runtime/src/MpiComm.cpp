@@ -16,6 +16,8 @@
 //  - A timeout ends the job (MPI_Abort), since a pending MPI collective cannot
 //    be cancelled; other errors mark this communicator aborted (see
 //    shardrt_mpi.h).
+//  - No rank finalizes MPI unless every rank has reached finalize (see
+//    finalizeBarrier), so a job never mixes a normal exit with a dying peer.
 //  - Counts passed to MPI fit in int: large buffers go in chunks.
 #include "shardrt_mpi.h"
 
@@ -155,9 +157,9 @@ public:
   }
 
   void fail(shardrt_status status, const std::string &message) override {
+    (void)status; // the caller returns it; MPI keeps only the message
     if (!aborted) {
       aborted = true;
-      firstStatus = status;
       firstMessage = message;
     }
   }
@@ -171,6 +173,21 @@ public:
     if (aborted && message)
       *message = firstMessage;
     return aborted;
+  }
+
+  /// Waits (with the timeout) until every rank has reached finalize.  Open MPI
+  /// 4.1's mpirun can hang or crash when one process finalizes and exits
+  /// normally while another dies, so a rank must not finalize while its
+  /// peers are stuck; on timeout it ends the job instead.
+  void finalizeBarrier() {
+    MPI_Request req;
+    std::string what = format("rank %d: shardrt_mpi_finalize, waiting for every rank to finalize,",
+                              rank);
+    int rc = MPI_Ibarrier(world, &req);
+    if (rc != MPI_SUCCESS)
+      mpiFailure(rc, "MPI_Ibarrier", what);
+    else
+      waitAll(1, &req, what);
   }
 
   /// Prints the first failure and ends every process of the job.
@@ -223,16 +240,17 @@ private:
                   formatIds(group.members, group.size).c_str());
   }
 
-  shardrt_status mpiFailure(int rc, const char *call, CollectiveKind kind, const Group &group) {
-    std::string message = format("%s: %s failed: %s", where(kind, group).c_str(), call,
-                                 mpiErrorString(rc).c_str());
+  shardrt_status mpiFailure(int rc, const char *call, const std::string &what) {
+    std::string message =
+        format("%s: %s failed: %s", what.c_str(), call, mpiErrorString(rc).c_str());
     fail(SHARDRT_ERR_BACKEND, message);
     setLastError(message);
     return SHARDRT_ERR_BACKEND;
   }
 
   /// Polls `count` requests until all complete; a timeout ends the job.
-  shardrt_status waitAll(int count, MPI_Request *reqs, CollectiveKind kind, const Group &group) {
+  /// `what` names the operation for messages ("rank 2: collective ...").
+  shardrt_status waitAll(int count, MPI_Request *reqs, const std::string &what) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     const auto limit = std::chrono::duration<double>(std::min(timeoutSeconds, 1e7));
@@ -242,12 +260,11 @@ private:
       int done = 0;
       int rc = MPI_Testall(count, reqs, &done, MPI_STATUSES_IGNORE);
       if (rc != MPI_SUCCESS)
-        return mpiFailure(rc, "MPI_Test", kind, group);
+        return mpiFailure(rc, "MPI_Test", what);
       if (done)
         return SHARDRT_OK;
       if (Clock::now() - start > limit) {
-        std::string message =
-            format("%s timed out after %g s", where(kind, group).c_str(), timeoutSeconds);
+        std::string message = format("%s timed out after %g s", what.c_str(), timeoutSeconds);
         fail(SHARDRT_ERR_ABORTED, message);
         setLastError(message);
         endJob();
@@ -259,8 +276,8 @@ private:
 
   shardrt_status complete(int rc, MPI_Request *req, CollectiveKind kind, const Group &group) {
     if (rc != MPI_SUCCESS)
-      return mpiFailure(rc, "starting the collective", kind, group);
-    return waitAll(1, req, kind, group);
+      return mpiFailure(rc, "starting the collective", where(kind, group));
+    return waitAll(1, req, where(kind, group));
   }
 
   /// The cached communicator of `group`, creating it on first use.
@@ -300,9 +317,9 @@ private:
         rc = MPI_Isend(&mine, 1, MPI_UINT64_T, peer, kHandshakeTag, world, &reqs.back());
       }
       if (rc != MPI_SUCCESS)
-        return mpiFailure(rc, "the group handshake", kind, group);
+        return mpiFailure(rc, "the group handshake", where(kind, group));
     }
-    if (shardrt_status s = waitAll(static_cast<int>(reqs.size()), reqs.data(), kind, group))
+    if (shardrt_status s = waitAll(static_cast<int>(reqs.size()), reqs.data(), where(kind, group)))
       return s;
     for (uint64_t h : theirs)
       if (h != mine) {
@@ -327,7 +344,7 @@ private:
       MPI_Group_free(&worldGroup);
     }
     if (rc != MPI_SUCCESS)
-      return mpiFailure(rc, "MPI_Comm_create_group", kind, group);
+      return mpiFailure(rc, "MPI_Comm_create_group", where(kind, group));
     groups.emplace(key, comm);
     *out = comm;
     return SHARDRT_OK;
@@ -336,7 +353,6 @@ private:
   const MPI_Comm world; // private duplicate of MPI_COMM_WORLD
   const double timeoutSeconds;
   bool aborted = false;
-  shardrt_status firstStatus = SHARDRT_OK;
   std::string firstMessage;
   std::map<std::vector<int64_t>, MPI_Comm> groups;
 };
@@ -361,8 +377,12 @@ shardrt_status shardrt_mpi_init(int *argc, char ***argv, shardrt_comm **out) {
   double timeout;
   if (shardrt_status s = readTimeoutSeconds(&timeout))
     return s;
-  int initialized = 0;
+  int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return fail(SHARDRT_ERR_BACKEND,
+                "shardrt_mpi_init: MPI was already finalized and cannot be started again");
   if (!initialized) {
     int rc = MPI_Init(argc, argv);
     if (rc != MPI_SUCCESS)
@@ -394,6 +414,8 @@ shardrt_status shardrt_mpi_init(int *argc, char ***argv, shardrt_comm **out) {
 void shardrt_mpi_finalize(void) {
   if (!processComm)
     return;
+  if (!processComm->isAborted(nullptr))
+    processComm->finalizeBarrier();
   if (processComm->isAborted(nullptr))
     processComm->endJob();
   setProcessCurrent(nullptr);

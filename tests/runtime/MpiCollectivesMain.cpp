@@ -1,13 +1,16 @@
 // Run by mpi_test.sh under `mpirun -np 4`.  Modes:
 //   collectives  all_reduce (every dtype and op) and all_gather (outer > 1)
 //                over the world and over groups; prints "rank R: OK".
-//   timeout      rank 3 skips a collective; the others must time out and end
+//   timeout      rank 3 is alive but late; the others must time out and end
 //                the job (the script checks the exit status and message).
+//   finalize     rank 3 skips a collective and finalizes; the job must end.
 //   abort        rank 1 calls shardrt_abort while the others wait.
 // Not a Catch2 test: four processes would interleave Catch2's reports, and
 // each rank must report its own result for the script to count.
 #include "TestUtil.h"
 #include "shardrt_mpi.h"
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -134,10 +137,13 @@ int main(int argc, char **argv) {
     shardrt_mpi_finalize();
     return bad ? 1 : 0;
   }
-  if (mode == "timeout" || mode == "abort") {
+  if (mode == "timeout" || mode == "finalize" || mode == "abort") {
     double v = 1;
-    if (rank == 3 && mode == "timeout") {
+    if (rank == 3 && mode == "timeout")
+      sleep(60); // far past the timeout; the job ends while this rank sleeps
+    if (rank == 3 && mode == "finalize") {
       shardrt_mpi_finalize(); // never joins the all_reduce below
+      std::printf("rank 3: finalize returned, which it should not have\n");
       return 0;
     }
     if (rank == 1 && mode == "abort")

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Runs the MPI backend's checks under `mpirun -np 4`: the collectives, then a
-# collective that times out and one that is aborted, both of which must end
-# the job with a non-zero status and a message instead of hanging.
+# Runs the MPI backend's checks under `mpirun -np 4`: the collectives, then
+# three failures (a late rank, a rank that finalizes early, shardrt_abort),
+# each of which must end the job with a non-zero status and a message instead
+# of hanging.
 # Skips (exit 0) only when mpirun is not installed.
 set -u
 bin=$1
@@ -15,7 +16,7 @@ tmp=${TEST_TMPDIR:-$(mktemp -d)}
 mpirun=(mpirun --allow-run-as-root --oversubscribe -np 4)
 status=0
 
-timeout 180 "${mpirun[@]}" "$bin" collectives >"$tmp/collectives.log" 2>&1
+timeout -k 10 180 "${mpirun[@]}" "$bin" collectives >"$tmp/collectives.log" 2>&1
 rc=$?
 cat "$tmp/collectives.log"
 oks=$(grep -c '^rank [0-3]: OK$' "$tmp/collectives.log")
@@ -24,27 +25,28 @@ if [ "$rc" -ne 0 ] || [ "$oks" -ne 4 ]; then
   status=1
 fi
 
-start=$(date +%s)
-SHARDRT_TIMEOUT_S=2 timeout 120 "${mpirun[@]}" -x SHARDRT_TIMEOUT_S "$bin" timeout \
-  >"$tmp/timeout.log" 2>&1
-rc=$?
-elapsed=$(($(date +%s) - start))
-cat "$tmp/timeout.log"
-if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || [ "$elapsed" -gt 60 ] ||
-  ! grep -q 'collective all_reduce over group \[0,1,2,3\] timed out after 2 s' "$tmp/timeout.log" ||
-  grep -q 'which it should not have' "$tmp/timeout.log"; then
-  echo "FAIL: timeout: exit status $rc after ${elapsed}s"
-  status=1
-fi
+# Each failure mode must end the whole job, non-zero, with its message, long
+# before the outer `timeout` (which is only there so a broken build cannot
+# hang the test; -k because a wedged mpirun ignores SIGTERM).
+expect_job_ends() { # mode, message regex
+  local mode=$1 pattern=$2 start rc elapsed
+  start=$(date +%s)
+  SHARDRT_TIMEOUT_S=2 timeout -k 10 120 "${mpirun[@]}" -x SHARDRT_TIMEOUT_S "$bin" "$mode" \
+    >"$tmp/$mode.log" 2>&1
+  rc=$?
+  elapsed=$(($(date +%s) - start))
+  cat "$tmp/$mode.log"
+  # 0 means the job did not fail; 124 and up mean `timeout` or a signal
+  # ended mpirun itself.
+  if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ] || [ "$elapsed" -gt 60 ] ||
+    ! grep -Eq "$pattern" "$tmp/$mode.log" || grep -q 'which it should not have' "$tmp/$mode.log"; then
+    echo "FAIL: $mode: exit status $rc after ${elapsed}s"
+    status=1
+  fi
+}
+expect_job_ends timeout 'shardrt: rank [0-2]: collective all_reduce over group \[0,1,2,3\] timed out after 2 s'
+expect_job_ends finalize 'shardrt: rank [0-3]: .*timed out after 2 s'
+expect_job_ends abort 'shardrt: rank 1: bad batch; aborting the MPI job'
 
-timeout 120 "${mpirun[@]}" "$bin" abort >"$tmp/abort.log" 2>&1
-rc=$?
-cat "$tmp/abort.log"
-if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || ! grep -q 'shardrt: rank 1: bad batch' "$tmp/abort.log" ||
-  grep -q 'which it should not have' "$tmp/abort.log"; then
-  echo "FAIL: abort: exit status $rc"
-  status=1
-fi
-
-[ "$status" -eq 0 ] && echo "PASS: collectives, timeout and abort under mpirun -np 4"
+[ "$status" -eq 0 ] && echo "PASS: collectives, timeout, early finalize and abort under mpirun -np 4"
 exit "$status"

@@ -182,15 +182,15 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // CHECK-LABEL: func.func @placement
 // CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32>)
 func.func @placement(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  // CHECK: %[[C:.*]] = garray.sharding_constraint %[[X]] to <@mesh, P("data"?, ?)> : tensor<8x4xf32>
-  %0 = garray.sharding_constraint %x to <@mesh, P("data"?, ?)> : tensor<8x4xf32>
-  // CHECK: %[[R:.*]] = garray.reshard %[[C]] to <@mesh, P(None, ("model", "data"))> : tensor<8x4xf32>
-  %1 = garray.reshard %0 to <@mesh, P(None, ("model", "data"))> : tensor<8x4xf32>
-  // CHECK: %[[U:.*]] = garray.reshard %[[R]] to <@mesh, P(), unreduced = sum("model")> {reason = "test"} : tensor<8x4xf32>
-  %2 = garray.reshard %1 to <@mesh, P(), unreduced = sum("model")> {reason = "test"} : tensor<8x4xf32>
+  // CHECK: %[[C:.*]] = garray.sharding_constraint %[[X]] : tensor<8x4xf32> to #garray.sharding<@mesh, P("data"?, ?)>
+  %0 = garray.sharding_constraint %x : tensor<8x4xf32> to #garray.sharding<@mesh, P("data"?, ?)>
+  // CHECK: %[[R:.*]] = garray.reshard %[[C]] : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, ("model", "data"))>
+  %1 = garray.reshard %0 : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, ("model", "data"))>
+  // CHECK: %[[U:.*]] = garray.reshard %[[R]] : tensor<8x4xf32> to #garray.sharding<@mesh, P(), unreduced = sum("model")> {reason = "test"}
+  %2 = garray.reshard %1 : tensor<8x4xf32> to #garray.sharding<@mesh, P(), unreduced = sum("model")> {reason = "test"}
   // The qualified form parses too when an attribute dictionary follows it.
-  // CHECK: garray.sharding_constraint %[[U]] to <@mesh, P("model")> : tensor<8x4xf32>
-  %3 = garray.sharding_constraint %2 to #garray.sharding<@mesh, P("model")> {} : tensor<8x4xf32>
+  // CHECK: garray.sharding_constraint %[[U]] : tensor<8x4xf32> to #garray.sharding<@mesh, P("model")>
+  %3 = garray.sharding_constraint %2 : tensor<8x4xf32> to #garray.sharding<@mesh, P("model")> {}
   return %3 : tensor<8x4xf32>
 }
 

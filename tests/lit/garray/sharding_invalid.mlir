@@ -24,7 +24,7 @@ func.func @c1_in_tuple(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@
 // -----
 
 garray.mesh @mesh ["data" = 2]
-// expected-error @+1 {{sharding_c1: mesh axis "data" is unreduced and also used elsewhere in the sharding}}
+// expected-error @+1 {{sharding_c1: mesh axis "data" appears twice (again in unreduced)}}
 func.func @c1_unreduced(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data"), unreduced = sum("data")>}) {
   return
 }
@@ -34,7 +34,7 @@ func.func @c1_unreduced(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<
 garray.mesh @mesh ["data" = 2]
 func.func @c1_on_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{sharding_c1: mesh axis "data" appears twice (again in dim 0)}}
-  %0 = garray.sharding_constraint %x to <@mesh, P(("data", "data"))> : tensor<8xf32>
+  %0 = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P(("data", "data"))>
   return %0 : tensor<8xf32>
 }
 
@@ -61,7 +61,7 @@ func.func @bare_axis(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh
 garray.mesh @mesh ["data" = 2]
 func.func @c2_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{sharding_constraint_c1: the constraint: sharding_c2: the sharding has 2 entries but the value has rank 1}}
-  %0 = garray.sharding_constraint %x to <@mesh, P("data", None)> : tensor<8xf32>
+  %0 = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P("data", None)>
   return %0 : tensor<8xf32>
 }
 
@@ -70,7 +70,7 @@ func.func @c2_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
 garray.mesh @mesh ["data" = 2]
 func.func @c3_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{sharding_constraint_c1: the constraint: sharding_c3: "model" is not an axis of mesh @mesh}}
-  %0 = garray.sharding_constraint %x to <@mesh, P("model")> : tensor<8xf32>
+  %0 = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P("model")>
   return %0 : tensor<8xf32>
 }
 
@@ -79,7 +79,7 @@ func.func @c3_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
 garray.mesh @mesh ["data" = 2]
 func.func @c3_constraint_unreduced(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{sharding_constraint_c1: the constraint: sharding_c3: "model" is not an axis of mesh @mesh}}
-  %0 = garray.sharding_constraint %x to <@mesh, P(), unreduced = sum("model")> : tensor<8xf32>
+  %0 = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P(), unreduced = sum("model")>
   return %0 : tensor<8xf32>
 }
 
@@ -88,7 +88,7 @@ func.func @c3_constraint_unreduced(%x: tensor<8xf32>) -> tensor<8xf32> {
 garray.mesh @mesh ["data" = 3]
 func.func @c4_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{sharding_constraint_c1: the constraint: sharding_c4: dim 0 has size 8, which does not divide over mesh axes ("data") of size 3: shards would be 3 with the last 2 under the ceil layout}}
-  %0 = garray.sharding_constraint %x to <@mesh, P("data")> : tensor<8xf32>
+  %0 = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P("data")>
   return %0 : tensor<8xf32>
 }
 
@@ -97,7 +97,7 @@ func.func @c4_constraint(%x: tensor<8xf32>) -> tensor<8xf32> {
 garray.mesh @mesh ["data" = 2, "model" = 3]
 func.func @c4_constraint_tuple(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
   // expected-error @+1 {{sharding_c4: dim 1 has size 4, which does not divide over mesh axes ("data", "model") of size 6}}
-  %0 = garray.sharding_constraint %x to <@mesh, P(None, ("data", "model"))> : tensor<8x4xf32>
+  %0 = garray.sharding_constraint %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, ("data", "model"))>
   return %0 : tensor<8x4xf32>
 }
 
@@ -108,7 +108,7 @@ func.func @c4_constraint_tuple(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
 // expected-error @+1 {{mesh axis "data" has no size; give one with --mesh data=N}}
 garray.mesh @mesh ["data" = ?]
 func.func @c4_waits_for_size(%x: tensor<7xf32>) -> tensor<7xf32> {
-  %0 = garray.sharding_constraint %x to <@mesh, P("data")> : tensor<7xf32>
+  %0 = garray.sharding_constraint %x : tensor<7xf32> to #garray.sharding<@mesh, P("data")>
   return %0 : tensor<7xf32>
 }
 
@@ -116,7 +116,7 @@ func.func @c4_waits_for_size(%x: tensor<7xf32>) -> tensor<7xf32> {
 
 func.func @constraint_c1_no_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{sharding_constraint_c1: the constraint names mesh @mesh, but no garray.mesh with that name is in scope}}
-  %0 = garray.sharding_constraint %x to <@mesh, P()> : tensor<8xf32>
+  %0 = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P()>
   return %0 : tensor<8xf32>
 }
 
@@ -125,7 +125,7 @@ func.func @constraint_c1_no_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
 func.func private @mesh()
 func.func @constraint_c1_not_a_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{sharding_constraint_c1: the constraint names mesh @mesh, but no garray.mesh with that name is in scope}}
-  %0 = garray.sharding_constraint %x to <@mesh, P()> : tensor<8xf32>
+  %0 = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P()>
   return %0 : tensor<8xf32>
 }
 
@@ -133,7 +133,7 @@ func.func @constraint_c1_not_a_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 func.func @reshard_c1_no_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{reshard_c1: the target names mesh @nomesh, but no garray.mesh with that name is in scope}}
-  %0 = garray.reshard %x to <@nomesh, P("data")> : tensor<8xf32>
+  %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@nomesh, P("data")>
   return %0 : tensor<8xf32>
 }
 
@@ -142,7 +142,7 @@ func.func @reshard_c1_no_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
 garray.mesh @mesh ["data" = 2]
 func.func @reshard_c1_rank(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{reshard_c1: the target: sharding_c2: the sharding has 2 entries but the value has rank 1}}
-  %0 = garray.reshard %x to <@mesh, P("data", None)> : tensor<8xf32>
+  %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P("data", None)>
   return %0 : tensor<8xf32>
 }
 
@@ -151,7 +151,7 @@ func.func @reshard_c1_rank(%x: tensor<8xf32>) -> tensor<8xf32> {
 garray.mesh @mesh ["data" = 2]
 func.func @reshard_c1_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{reshard_c1: the target: sharding_c3: "model" is not an axis of mesh @mesh}}
-  %0 = garray.reshard %x to <@mesh, P(), unreduced = max("model")> : tensor<8xf32>
+  %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P(), unreduced = max("model")>
   return %0 : tensor<8xf32>
 }
 
@@ -160,7 +160,7 @@ func.func @reshard_c1_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
 garray.mesh @mesh ["data" = 3]
 func.func @reshard_c1_divisible(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{reshard_c1: the target: sharding_c4: dim 0 has size 8, which does not divide over mesh axes ("data") of size 3}}
-  %0 = garray.reshard %x to <@mesh, P("data")> : tensor<8xf32>
+  %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P("data")>
   return %0 : tensor<8xf32>
 }
 

@@ -58,7 +58,7 @@ func.func @unranked_neg(%a: tensor<*xf32>) -> tensor<*xf32> {
 garray.mesh @mesh ["data" = 2]
 func.func @unranked_constraint(%x: tensor<*xf32>) -> tensor<*xf32> {
   // expected-error @+1 {{invalid kind of type specified}}
-  %0 = garray.sharding_constraint %x to <@mesh, P("data")> : tensor<*xf32>
+  %0 = garray.sharding_constraint %x : tensor<*xf32> to #garray.sharding<@mesh, P("data")>
   return %0 : tensor<*xf32>
 }
 
@@ -84,7 +84,7 @@ func.func @dynamic_mean(%x: tensor<?xf32>) -> tensor<f32> {
 garray.mesh @mesh ["data" = 3]
 func.func @dynamic_constraint(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{operand #0 must be statically shaped tensor}}
-  %0 = garray.sharding_constraint %x to <@mesh, P("data")> : tensor<?xf32>
+  %0 = garray.sharding_constraint %x : tensor<?xf32> to #garray.sharding<@mesh, P("data")>
   return %0 : tensor<?xf32>
 }
 

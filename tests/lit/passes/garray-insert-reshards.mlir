@@ -12,7 +12,7 @@ garray.mesh @mesh ["data" = 2]
 // A sum over a dim split on "data": the result is a pending sum.
 // CHECK-LABEL: func.func @pending_reduction
 // CHECK: %[[S:.*]] = garray.reduce <sum> %{{.*}}, dims = [0] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
-// CHECK: %[[R:.*]] = garray.reshard %[[S]] to <@mesh, P(None)>
+// CHECK: %[[R:.*]] = garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK-SAME: reason = "{{[^"]*}}reduced once for{{[^"]*}}needs the whole value"
 // CHECK: return %[[R]]
 func.func @pending_reduction(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
@@ -38,7 +38,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK: %[[M:.*]] = garray.mul %[[N]], %[[C]] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
 // CHECK-NOT: garray.reshard
 // CHECK: %[[D:.*]] = garray.div %[[M]], %[[C]] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
-// CHECK: %[[R:.*]] = garray.reshard %[[D]] to <@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "{{[^"]*}}reduced once for{{[^"]*}}needs the whole value"}
+// CHECK: %[[R:.*]] = garray.reshard %[[D]] : {{.*}} to #garray.sharding<@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "{{[^"]*}}reduced once for{{[^"]*}}needs the whole value"}
 // CHECK: %[[E:.*]] = garray.exp %[[R]] {garray.sharding = #garray.sharding<@mesh, P(None)>}
 // CHECK-NOT: garray.reshard
 // CHECK: return %[[E]]
@@ -63,7 +63,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK: %[[B:.*]] = garray.reduce <sum>
 // CHECK-NOT: garray.reshard
 // CHECK: %[[S:.*]] = garray.add %[[A]], %[[B]] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
-// CHECK: %[[R:.*]] = garray.reshard %[[S]] to <@mesh, P(None)>
+// CHECK: %[[R:.*]] = garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK: return %[[R]]
 func.func @pending_plus_pending(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
     -> (tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
@@ -82,7 +82,7 @@ garray.mesh @mesh ["data" = 2]
 // one per use.
 // CHECK-LABEL: func.func @one_reshard_for_all_uses
 // CHECK: %[[S:.*]] = garray.reduce <sum> {{.*}}unreduced = sum("data")>}
-// CHECK-NEXT: %[[R:.*]] = garray.reshard %[[S]] to <@mesh, P(None)>
+// CHECK-NEXT: %[[R:.*]] = garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK-NOT: garray.reshard
 // CHECK: garray.exp %[[R]]
 // CHECK-NOT: garray.reshard
@@ -106,7 +106,7 @@ garray.mesh @mesh ["data" = 2]
 // A pending max is not linear for neg (only sums are): reduced before it.
 // CHECK-LABEL: func.func @pending_max
 // CHECK: %[[M:.*]] = garray.reduce <max> {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = max("data")>}
-// CHECK: %[[R:.*]] = garray.reshard %[[M]] to <@mesh, P(None)>
+// CHECK: %[[R:.*]] = garray.reshard %[[M]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK: garray.neg %[[R]] {garray.sharding = #garray.sharding<@mesh, P(None)>}
 func.func @pending_max(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
     -> (tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
@@ -123,7 +123,7 @@ garray.mesh @mesh ["data" = 2]
 // so %y (columns on "data") is resharded to rows on "data", with a reason.
 // CHECK-LABEL: func.func @conflicting_layouts
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<8x4xf32> {{.*}}, %[[Y:[^:]+]]: tensor<8x4xf32>
-// CHECK: %[[R:.*]] = garray.reshard %[[Y]] to <@mesh, P("data", None)> {garray.sharding = #garray.sharding<@mesh, P("data", None)>, reason = "{{[^"]*}}operand #1 of garray.add: has P(None, \22data\22), needs P(\22data\22, None){{[^"]*}}"}
+// CHECK: %[[R:.*]] = garray.reshard %[[Y]] : {{.*}} to #garray.sharding<@mesh, P("data", None)> {garray.sharding = #garray.sharding<@mesh, P("data", None)>, reason = "{{[^"]*}}operand #1 of garray.add: has P(None, \22data\22), needs P(\22data\22, None){{[^"]*}}"}
 // CHECK: garray.add %[[X]], %[[R]] {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
 func.func @conflicting_layouts(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
                                %y: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>})
@@ -140,12 +140,12 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-LABEL: func.func @constraint
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<8xf32>
 // CHECK-NOT: garray.sharding_constraint
-// CHECK: %[[R:.*]] = garray.reshard %[[X]] to <@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "garray.sharding_constraint"}
+// CHECK: %[[R:.*]] = garray.reshard %[[X]] : {{.*}} to #garray.sharding<@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "garray.sharding_constraint"}
 // CHECK: garray.exp %[[R]]
 // CHECK-NOT: garray.sharding_constraint
 func.func @constraint(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
     -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
-  %c = garray.sharding_constraint %x to <@mesh, P()> {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
+  %c = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P()> {garray.sharding = #garray.sharding<@mesh, P(None)>}
   %e = garray.exp %c {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
   return %e : tensor<8xf32>
 }
@@ -158,7 +158,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-LABEL: func.func @declared_result
 // CHECK-SAME: -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>})
 // CHECK: %[[N:.*]] = garray.neg
-// CHECK: %[[R:.*]] = garray.reshard %[[N]] to <@mesh, P(None)>
+// CHECK: %[[R:.*]] = garray.reshard %[[N]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK-SAME: reason = "{{[^"]*}}function result{{[^"]*}}has P(\22data\22), needs P(None){{[^"]*}}"
 // CHECK: return %[[R]]
 func.func @declared_result(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})

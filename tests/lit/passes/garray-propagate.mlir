@@ -34,11 +34,11 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-SAME: %{{[^:]+}}: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}
 // CHECK: garray.neg {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data")>}
 // CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data")>}
-// CHECK: garray.sharding_constraint {{.*}} to <@mesh, P("data")> {garray.sharding = #garray.sharding<@mesh, P("data")>}
+// CHECK: garray.sharding_constraint {{.*}} to #garray.sharding<@mesh, P("data")> {garray.sharding = #garray.sharding<@mesh, P("data")>}
 func.func @backward(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
   %n = garray.neg %a : tensor<8xf32>
   %m = garray.add %n, %b : tensor<8xf32>
-  %c = garray.sharding_constraint %m to <@mesh, P("data")> : tensor<8xf32>
+  %c = garray.sharding_constraint %m : tensor<8xf32> to #garray.sharding<@mesh, P("data")>
   return %c : tensor<8xf32>
 }
 
@@ -66,11 +66,11 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-LABEL: func.func @hard_constraint
 // CHECK-SAME: -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>})
 // CHECK: %[[N:.*]] = garray.neg %{{.*}} {garray.sharding = #garray.sharding<@mesh, P("data")>}
-// CHECK: %[[C:.*]] = garray.sharding_constraint %[[N]] to <@mesh, P()> {garray.sharding = #garray.sharding<@mesh, P(None)>}
+// CHECK: %[[C:.*]] = garray.sharding_constraint %[[N]] : {{.*}} to #garray.sharding<@mesh, P()> {garray.sharding = #garray.sharding<@mesh, P(None)>}
 // CHECK: garray.exp %[[C]] {garray.sharding = #garray.sharding<@mesh, P(None)>}
 func.func @hard_constraint(%a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
   %n = garray.neg %a : tensor<8xf32>
-  %c = garray.sharding_constraint %n to <@mesh, P()> : tensor<8xf32>
+  %c = garray.sharding_constraint %n : tensor<8xf32> to #garray.sharding<@mesh, P()>
   %e = garray.exp %c : tensor<8xf32>
   return %e : tensor<8xf32>
 }

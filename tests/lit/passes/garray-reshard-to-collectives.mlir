@@ -15,7 +15,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // CHECK: %[[R:.*]] = garray.all_reduce <sum> %[[X]] on @mesh ["data", "model"] {bytes_per_device = 12 : i64, garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "loss"} : tensor<2xf32>
 // CHECK-NEXT: return %[[R]]
 func.func @all_reduce(%x: tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("data", "model")>}) -> tensor<2xf32> {
-  %0 = garray.reshard %x to <@mesh, P(None)> {reason = "loss"} : tensor<2xf32>
+  %0 = garray.reshard %x : tensor<2xf32> to #garray.sharding<@mesh, P(None)> {reason = "loss"}
   return %0 : tensor<2xf32>
 }
 
@@ -27,7 +27,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // CHECK-LABEL: func.func @partial_all_reduce
 // CHECK: garray.all_reduce <max> %{{.*}} on @mesh ["data"] {bytes_per_device = 8 : i64, garray.sharding = #garray.sharding<@mesh, P(None), unreduced = max("model")>}
 func.func @partial_all_reduce(%x: tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = max("data", "model")>}) -> tensor<2xf32> {
-  %0 = garray.reshard %x to <@mesh, P(None), unreduced = max("model")> : tensor<2xf32>
+  %0 = garray.reshard %x : tensor<2xf32> to #garray.sharding<@mesh, P(None), unreduced = max("model")>
   return %0 : tensor<2xf32>
 }
 
@@ -41,7 +41,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // CHECK: %[[G:.*]] = garray.all_gather %[[X]], dim = 0 on @mesh ["model"] {bytes_per_device = 32 : i64, garray.sharding = #garray.sharding<@mesh, P("data", None)>} : tensor<8x4xf32>
 // CHECK-NEXT: return %[[G]]
 func.func @all_gather(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(("data", "model"), None)>}) -> tensor<8x4xf32> {
-  %0 = garray.reshard %x to <@mesh, P("data", None)> : tensor<8x4xf32>
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P("data", None)>
   return %0 : tensor<8x4xf32>
 }
 
@@ -56,7 +56,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // CHECK: %[[S:.*]] = garray.all_slice %[[X]], dim = 1 on @mesh ["model"] {bytes_per_device = 0 : i64, garray.sharding = #garray.sharding<@mesh, P(None, "model")>} : tensor<8x4xf32>
 // CHECK-NEXT: return %[[S]]
 func.func @all_slice(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  %0 = garray.reshard %x to <@mesh, P(None, "model")> : tensor<8x4xf32>
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, "model")>
   return %0 : tensor<8x4xf32>
 }
 
@@ -71,7 +71,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-NEXT: %[[S:.*]] = garray.all_slice %[[G]], dim = 1 on @mesh ["data"] {bytes_per_device = 0 : i64, garray.sharding = #garray.sharding<@mesh, P(None, "data")>, reason = "move"} : tensor<8x4xf32>
 // CHECK-NEXT: return %[[S]]
 func.func @move_dim(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
-  %0 = garray.reshard %x to <@mesh, P(None, "data")> {reason = "move"} : tensor<8x4xf32>
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, "data")> {reason = "move"}
   return %0 : tensor<8x4xf32>
 }
 
@@ -87,7 +87,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // CHECK-NEXT: %[[S1:.*]] = garray.all_slice %[[S0]], dim = 1 on @mesh ["data"] {{.*}}P("model", "data")>}
 // CHECK-NEXT: return %[[S1]]
 func.func @reduce_gather_slice(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None), unreduced = sum("model")>}) -> tensor<8x4xf32> {
-  %0 = garray.reshard %x to <@mesh, P("model", "data")> : tensor<8x4xf32>
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P("model", "data")>
   return %0 : tensor<8x4xf32>
 }
 
@@ -100,7 +100,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<8x4xf32>
 // CHECK-NEXT: return %[[X]]
 func.func @same_layout(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
-  %0 = garray.reshard %x to <@mesh, P("data")> : tensor<8x4xf32>
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P("data")>
   return %0 : tensor<8x4xf32>
 }
 
@@ -111,7 +111,7 @@ garray.mesh @mesh ["data" = 2]
 // A pending value cannot be made from a reduced one.
 func.func @cannot_unreduce(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
   // expected-error @+1 {{cannot reshard: cannot make a value unreduced over mesh axis "data" from one that is reduced over it}}
-  %0 = garray.reshard %x to <@mesh, P(), unreduced = sum("data")> : tensor<8x4xf32>
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(), unreduced = sum("data")>
   return %0 : tensor<8x4xf32>
 }
 
@@ -121,6 +121,6 @@ func.func @cannot_unreduce(%x: tensor<8x4xf32> {garray.sharding = #garray.shardi
 garray.mesh @mesh ["data" = ?]
 
 func.func @unsized_mesh(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
-  %0 = garray.reshard %x to <@mesh, P()> : tensor<8x4xf32>
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P()>
   return %0 : tensor<8x4xf32>
 }

@@ -44,7 +44,7 @@ garray.mesh @mesh ["data" = 2]
 
 func.func @reshard(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{verify-local: 'garray.reshard' belongs to the global program and survived global-to-local}}
-  %0 = garray.reshard %x to <@mesh, P()> : tensor<2xf32>
+  %0 = garray.reshard %x : tensor<2xf32> to #garray.sharding<@mesh, P()>
   return %0 : tensor<2xf32>
 }
 garray.mesh @mesh ["data" = 2]
@@ -53,22 +53,24 @@ garray.mesh @mesh ["data" = 2]
 
 func.func @constraint(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{verify-local: 'garray.sharding_constraint' belongs to the global program and survived global-to-local}}
-  %0 = garray.sharding_constraint %x to <@mesh, P()> : tensor<2xf32>
+  %0 = garray.sharding_constraint %x : tensor<2xf32> to #garray.sharding<@mesh, P()>
   return %0 : tensor<2xf32>
 }
 garray.mesh @mesh ["data" = 2]
 
 // -----
 
+// A sharding left in a local program (no mesh any more) is caught by the
+// dialect's attribute verifier as soon as it is read, before verify-local.
 func.func @op_sharding(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{verify-local: a sharding attribute survived global-to-local}}
+  // expected-error @+1 {{the result names mesh @mesh, but no garray.mesh with that name is in scope}}
   %0 = garray.neg %x {garray.sharding = #garray.sharding<@mesh, P()>} : tensor<2xf32>
   return %0 : tensor<2xf32>
 }
 
 // -----
 
-// expected-error @+1 {{verify-local: argument #0 still has a sharding}}
+// expected-error @+1 {{argument #0 names mesh @mesh, but no garray.mesh with that name is in scope}}
 func.func @argument_sharding(%x: tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P()>}) -> tensor<2xf32> {
   return %x : tensor<2xf32>
 }

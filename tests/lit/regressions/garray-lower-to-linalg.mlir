@@ -1,6 +1,6 @@
 // RUN: shardc-opt %s -split-input-file --garray-lower-to-linalg -verify-diagnostics
 //
-// PENDING (bad message): a garray.mean reaching the lowering is reported as
+// FIXED: a garray.mean reaching the lowering is reported as
 // "'garray.mean' has no lowering for element type or shape 'tensor<f32>'",
 // which suggests a missing pattern for f32; the fix is to run
 // garray-decompose first (the mean has no lowering at any type, on purpose:

@@ -2,7 +2,7 @@
 // RUN: shardc-opt %s --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives \
 // RUN:   --garray-global-to-local | FileCheck %s --check-prefix=LOCAL
 //
-// PENDING (crash): garray-propagate and garray-global-to-local take
+// FIXED: garray-propagate and garray-global-to-local take
 // `cast<func::ReturnOp>(func.getBody().back().getTerminator())`; a function
 // whose last block does not end in func.return (valid IR) crashes both with
 // an assertion in llvm::cast and a stack dump. Expected: every func.return is

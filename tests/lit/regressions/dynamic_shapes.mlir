@@ -1,6 +1,6 @@
 // RUN: shardc-opt %s -split-input-file --garray-propagate -verify-diagnostics
 //
-// PENDING (bug): garray ops now require static shapes, but a function
+// FIXED: garray ops now require static shapes, but a function
 // argument is still free to be dynamic and sharded. verifyShardingFor computes
 // `n % parts` with n = ShapedType::kDynamic: over 2 devices the check passes
 // (kDynamic is even), and garray-global-to-local then gives the argument the

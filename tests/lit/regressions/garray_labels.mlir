@@ -1,6 +1,6 @@
 // RUN: shardc-opt %s -split-input-file -verify-diagnostics
 //
-// PENDING (bug): errors without their constraint label, or with a misleading
+// FIXED: errors without their constraint label, or with a misleading
 // message.
 
 // constant_c1 says "the value ... whose type is the result type", but a type

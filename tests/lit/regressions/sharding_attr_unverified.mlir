@@ -1,7 +1,7 @@
 // RUN: shardc-opt %s -split-input-file --garray-insert-reshards -verify-diagnostics
 // RUN: shardc-opt %s -split-input-file --garray-global-to-local -verify-diagnostics
 //
-// PENDING (crash): the discardable `garray.sharding` attribute on ops and
+// FIXED: the discardable `garray.sharding` attribute on ops and
 // function arguments is never verified against its value and mesh (the
 // dialect has no verifyOperationAttribute / verifyRegionArgAttribute), and
 // garray-insert-reshards and garray-global-to-local dereference
