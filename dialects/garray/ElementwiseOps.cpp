@@ -71,8 +71,8 @@ LogicalResult mlir::garray::verifySameTypeElementwise(Operation *op, ElementKind
   Type elem = cast<RankedTensorType>(first).getElementType();
   if (!hasKind(elem, kinds))
     return op->emitOpError(label(op, 2))
-           << ": " << (op->getNumOperands() == 1 ? "the operand" : "the operands")
-           << " have element type " << elem << ", but '" << op->getName() << "' needs "
+           << ": " << (op->getNumOperands() == 1 ? "the operand has" : "the operands have")
+           << " element type " << elem << ", but '" << op->getName() << "' needs "
            << kindsText(kinds);
   return success();
 }
