@@ -120,13 +120,14 @@ arith::CmpFPredicate floatPredicate(ComparisonDirection d) {
 }
 
 arith::CmpIPredicate intPredicate(ComparisonDirection d, bool isUnsigned) {
+  using P = arith::CmpIPredicate;
   switch (d) {
-  case ComparisonDirection::eq: return arith::CmpIPredicate::eq;
-  case ComparisonDirection::ne: return arith::CmpIPredicate::ne;
-  case ComparisonDirection::lt: return isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
-  case ComparisonDirection::le: return isUnsigned ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
-  case ComparisonDirection::gt: return isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
-  case ComparisonDirection::ge: return isUnsigned ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+  case ComparisonDirection::eq: return P::eq;
+  case ComparisonDirection::ne: return P::ne;
+  case ComparisonDirection::lt: return isUnsigned ? P::ult : P::slt;
+  case ComparisonDirection::le: return isUnsigned ? P::ule : P::sle;
+  case ComparisonDirection::gt: return isUnsigned ? P::ugt : P::sgt;
+  case ComparisonDirection::ge: return isUnsigned ? P::uge : P::sge;
   }
   llvm_unreachable("comparison direction");
 }
@@ -167,8 +168,9 @@ Value truncToOddF32(OpBuilder &b, Location l, Value x) {
   Value back = arith::ExtFOp::create(b, l, x.getType(), r);
   // ONE: ordered and unequal, so NaN and exact results stay as they are.
   Value inexact = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ONE, back, x);
-  Value away = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT,
-                                     math::AbsFOp::create(b, l, back), math::AbsFOp::create(b, l, x));
+  Value away =
+      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, math::AbsFOp::create(b, l, back),
+                            math::AbsFOp::create(b, l, x));
   Value bits = arith::BitcastOp::create(b, l, i32, r);
   // Floats are sign-magnitude: one less in the bits is one ulp toward zero.
   Value toward = arith::SelectOp::create(

@@ -151,7 +151,8 @@ Application compareOp(const std::string &dtype, uint32_t seed) {
   bool isFloat = isFloatDtype(dtype);
   for (int k = 0; k < 2; ++k) {
     app.args.push_back({k ? "b" : "a", type, ""});
-    app.inputs.push_back(randomOperand(rng, dtype, kShape, -3, 3, isFloat ? floatEdges(k) : std::vector<double>{}));
+    std::vector<double> edges = isFloat ? floatEdges(k) : std::vector<double>{};
+    app.inputs.push_back(randomOperand(rng, dtype, kShape, -3, 3, edges));
     if (isFloat) // on a grid of halves, so that many elements tie
       for (double &v : app.inputs.back().values)
         if (std::isfinite(v) && v != 0)
@@ -351,12 +352,13 @@ func.func @main(%x: tensor<8x4xf32> {garray.name = "x", garray.sharding = #garra
   CHECK(c.emitted.find("shardrt_") == std::string::npos); // no runtime call per element
 
   Rng rng(7);
-  TypedArray x = randomOperand(rng, "f32", kShape, -4, 4), y = randomOperand(rng, "f32", kShape, -4, 4);
+  TypedArray x = randomOperand(rng, "f32", kShape, -4, 4);
+  TypedArray y = randomOperand(rng, "f32", kShape, -4, 4);
   TypedArray expected{"i32", kShape, {}};
   for (size_t k = 0; k < x.values.size(); ++k) {
-    double s = x.values[k] > y.values[k] ? static_cast<double>(std::exp(static_cast<float>(x.values[k])))
-                                         : y.values[k];
-    expected.values.push_back(std::fabs(std::trunc(static_cast<float>(static_cast<float>(s) * static_cast<float>(x.values[k])))));
+    float xf = static_cast<float>(x.values[k]), yf = static_cast<float>(y.values[k]);
+    float s = xf > yf ? std::exp(xf) : yf;
+    expected.values.push_back(std::fabs(std::trunc(s * xf)));
   }
   Compiled run4 = compile(text, "data=4");
   TypedRunOutcome r = runTyped(run4, {{"x", x}, {"y", y}});
