@@ -299,6 +299,42 @@ func.func @main(%x: tensor<4xf64> {garray.name = "x", garray.sharding = #garray.
   }
 }
 
+// Results declared replicated while their operands are split: shardc
+// all-gathers i1 and bf16 arrays through the runtime (one byte per i1).
+TEST_CASE("i1 and bf16 results are gathered by collectives", "[dtypes]") {
+  const char *text = R"(garray.mesh @mesh ["data" = 4]
+func.func @main(%a: tensor<8x4xf32> {garray.name = "a", garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                %h: tensor<8x4xbf16> {garray.name = "h", garray.sharding = #garray.sharding<@mesh, P(None, "data")>})
+    -> (tensor<8x4xi1> {garray.name = "m", garray.sharding = #garray.sharding<@mesh, P()>},
+        tensor<8x4xbf16> {garray.name = "e", garray.sharding = #garray.sharding<@mesh, P()>}) {
+  %z = garray.constant dense<0.0> : tensor<8x4xf32>
+  %m = garray.compare <gt> %a, %z : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xi1>
+  %e = garray.exp %h : tensor<8x4xbf16>
+  return %m, %e : tensor<8x4xi1>, tensor<8x4xbf16>
+}
+)";
+  Rng rng(11);
+  TypedArray a = randomOperand(rng, "f32", kShape, -1, 1, floatEdges());
+  TypedArray h = randomOperand(rng, "bf16", kShape, -4, 4, floatEdges(3));
+  TypedArray m = applyReference(
+      [](const std::vector<double> &x, const std::string &) { return x[0] > 0; }, {a}, "bool");
+  TypedArray e = applyReference(caseFor("exp").reference, {h}, "bf16");
+  for (const char *mesh : kMeshes) {
+    INFO("mesh " << mesh);
+    Compiled c = compile(text, mesh);
+    INFO(c.diagnostics);
+    REQUIRE(c.ok);
+    if (std::string(mesh) != "data=1")
+      CHECK(c.signature.collectives.size() == 2);
+    TypedRunOutcome r = runTyped(c, {{"a", a}, {"h", h}});
+    INFO(r.error);
+    REQUIRE(r.ok);
+    CHECK(mismatchTyped("m", r.outputs["m"], m, toleranceFor("bool")) == "");
+    CHECK(mismatchTyped("e", r.outputs["e"], e, toleranceFor("bf16")) == "");
+    CHECK(r.replicaDiffs["m"] == 0);
+  }
+}
+
 // reduce <sum> over the split rows leaves each device a partial sum. Integer
 // division truncates, so (Σ p_i) / 5 != Σ (p_i / 5): the partials must be
 // combined before the division (a float division may stay pending).
