@@ -140,6 +140,12 @@ std::string buildCpuPipeline() {
   p.add("convert-math-to-funcs");
   // LLVM has no structured control flow.
   p.add("convert-scf-to-cf");
+  // x86-64 has no bf16 arithmetic, and LLVM's fallback rounds f32 -> bf16 by
+  // calling __truncsfbf2, which libgcc 12 lacks: the object would not load.
+  // Compute 16-bit float math and bf16 arithmetic in f32 instead; the
+  // roundings back to bf16 become integer ops in arith-expand below.
+  p.add("math-extend-to-supported-types{target-type=f32}");
+  p.add("arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}");
 
   // ---- LLVM dialect.
   // Subviews/casts -> explicit offset/stride arithmetic that
@@ -147,8 +153,9 @@ std::string buildCpuPipeline() {
   p.add("expand-strided-metadata");
   // ... and affine.apply (plus any affine op) -> arith.
   p.add("lower-affine");
-  // arith ops without a direct LLVM counterpart (ceildivsi, floordivsi, ...).
-  p.add("arith-expand");
+  // arith ops without a direct LLVM counterpart (ceildivsi, floordivsi, ...),
+  // and bf16 <-> f32 as integer shifts and round-to-nearest-even.
+  p.add("arith-expand{include-bf16=true}");
   // math ops with LLVM intrinsics (exp, log, sqrt, tanh, pow, ...): LLVM can
   // vectorize them and calls libm where it has to.
   p.add("convert-math-to-llvm");

@@ -51,6 +51,7 @@ static FactorRule reduction(Value operand, ArrayRef<int64_t> dims, bool keepdims
 
 FactorRule AbsOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule AddOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }
+FactorRule AndOp::getFactorRule() { return elementwise(*this, none()); }
 
 // Operand dim i maps to result dim dims[i] when sizes agree; a stretched
 // size-1 dim indexes no factor and so stays whole.
@@ -66,11 +67,22 @@ FactorRule BroadcastInDimOp::getFactorRule() {
   return b.operand(operandDims).result(resultDims).pending(oneOf({0})).build();
 }
 
+FactorRule CeilOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule CompareOp::getFactorRule() { return elementwise(*this, none()); }
+
 // A constant has no operands; its result is free to take any sharding (each
 // device materialises its part).
 FactorRule ConstantOp::getFactorRule() { return elementwise(*this, none()); }
 
-FactorRule DivOp::getFactorRule() { return elementwise(*this, oneOf({0})); }
+FactorRule ConvertOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule CosOp::getFactorRule() { return elementwise(*this, none()); }
+
+// (Σ a_i) / b = Σ (a_i / b) holds for floats only: integer division
+// truncates, so an integer numerator is reduced first.
+FactorRule DivOp::getFactorRule() {
+  bool isFloat = isa<FloatType>(getType().getElementType());
+  return elementwise(*this, isFloat ? oneOf({0}) : none());
+}
 
 // ([b.., i.., k..],[b.., k.., j..])->([b.., i.., j..]) sum={k..}
 FactorRule DotGeneralOp::getFactorRule() {
@@ -100,7 +112,9 @@ FactorRule DotGeneralOp::getFactorRule() {
 }
 
 FactorRule ExpOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule FloorOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule LogOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule LogisticOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule MaxOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Max)); }
 
 // The mean is decomposed before propagation; its rule (a sum whose pending
@@ -112,6 +126,9 @@ FactorRule MeanOp::getFactorRule() {
 FactorRule MinOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Min)); }
 FactorRule MulOp::getFactorRule() { return elementwise(*this, oneOf({0, 1})); }
 FactorRule NegOp::getFactorRule() { return elementwise(*this, oneOf({0})); }
+FactorRule NotOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule OrOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule PowOp::getFactorRule() { return elementwise(*this, none()); }
 
 // A pending partial flows into a reduction of the same kind (a sum of partial
 // sums is a partial sum); other kinds are reduced first.
@@ -121,6 +138,16 @@ FactorRule ReduceOp::getFactorRule() {
   return reduction(getOperand(), getDims(), getKeepdims(), kind, flow);
 }
 
+FactorRule RemOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule RsqrtOp::getFactorRule() { return elementwise(*this, none()); }
+
+// Both branches share the predicate's factors; a pending branch is reduced
+// first (no flow: the predicate can never be a pending sum).
+FactorRule SelectOp::getFactorRule() { return elementwise(*this, none()); }
+
+FactorRule SignOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule SinOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule SqrtOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule SubOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }
 FactorRule TanhOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule XorOp::getFactorRule() { return elementwise(*this, none()); }

@@ -4,6 +4,7 @@
 // names the operand, dimension or axis at fault.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/garray/ElementwiseUtils.h"
 #include "dialects/garray/GArray.h"
 #include "dialects/garray/VerifyUtils.h"
 

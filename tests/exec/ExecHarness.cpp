@@ -2,6 +2,7 @@
 #include "tests/exec/ExecHarness.h"
 
 #include "compiler/host/Executor.h"
+#include "runtime/src/Dtype.h"
 #include "shardrt.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -132,6 +133,93 @@ F32Array loadNpy(const std::string &path, std::string &error) {
   return out;
 }
 
+int64_t TypedArray::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string TypedArray::shapeString() const { return shapeText(shape); }
+
+/// `v` as a float rounded to odd (truncated, last bit set when inexact), so
+/// that rounding it again to f16 or bf16 rounds `v` once, as the compiled
+/// conversions do; a plain cast would round twice.
+static float roundToOddFloat(double v) {
+  float f = static_cast<float>(v);
+  if (std::isnan(v) || static_cast<double>(f) == v)
+    return f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(v))
+    --bits; // one ulp toward zero
+  bits |= 1u;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// Stores `v` (already representable, see roundToDtype) as element `i`.
+static void storeDouble(void *data, int64_t i, int32_t dtype, double v) {
+  char *p = static_cast<char *>(data);
+  auto put = [&](auto x) { std::memcpy(p + i * sizeof x, &x, sizeof x); };
+  switch (dtype) {
+  case SHARDRT_F32: put(static_cast<float>(v)); break;
+  case SHARDRT_F64: put(v); break;
+  case SHARDRT_F16: put(shardrt::floatToHalf(roundToOddFloat(v))); break;
+  case SHARDRT_BF16: put(shardrt::floatToBf16(roundToOddFloat(v))); break;
+  case SHARDRT_I64: // 2^63 and beyond (e.g. a saturated INT64_MAX read back) clamp
+    put(v >= 9223372036854775807.0   ? INT64_MAX
+        : v <= -9223372036854775808.0 ? INT64_MIN
+                                      : static_cast<int64_t>(v));
+    break;
+  case SHARDRT_I32: put(static_cast<int32_t>(static_cast<int64_t>(v))); break;
+  case SHARDRT_I8: put(static_cast<int8_t>(static_cast<int64_t>(v))); break;
+  case SHARDRT_BOOL: put(static_cast<uint8_t>(v != 0.0)); break;
+  }
+}
+
+double roundToDtype(const std::string &dtype, double v) {
+  int32_t d = shardrt_dtype_from_name(dtype.c_str());
+  if (d < 0)
+    return std::nan("");
+  uint64_t bits = 0; // wide enough for any element
+  storeDouble(&bits, 0, d, v);
+  return shardrt::loadAsDouble(&bits, 0, d);
+}
+
+static bool toShardrtTyped(const TypedArray &in, shardrt_array &out, std::string &error) {
+  int32_t dtype = shardrt_dtype_from_name(in.dtype.c_str());
+  if (dtype < 0) {
+    error = "unknown dtype '" + in.dtype + "'";
+    return false;
+  }
+  if (static_cast<int64_t>(in.values.size()) != in.numel()) {
+    error = "array of shape " + in.shapeString() + " has " + std::to_string(in.values.size()) +
+            " values";
+    return false;
+  }
+  out = shardrt_array{};
+  if (shardrt_array_alloc(&out, dtype, static_cast<int32_t>(in.shape.size()), in.shape.data()) !=
+      SHARDRT_OK) {
+    error = std::string("shardrt_array_alloc: ") + shardrt_last_error();
+    return false;
+  }
+  for (size_t i = 0; i < in.values.size(); ++i)
+    storeDouble(out.data, static_cast<int64_t>(i), dtype, in.values[i]);
+  return true;
+}
+
+static TypedArray fromShardrtTyped(const shardrt_array &a) {
+  TypedArray out;
+  const char *name = shardrt_dtype_name(a.dtype);
+  out.dtype = name ? name : "?";
+  out.shape.assign(a.shape, a.shape + a.rank);
+  out.values.resize(out.numel());
+  for (int64_t i = 0; i < out.numel(); ++i)
+    out.values[i] = shardrt::loadAsDouble(a.data, i, a.dtype);
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // Deterministic inputs
 //===----------------------------------------------------------------------===//
@@ -229,6 +317,21 @@ Compiled compileFile(const std::string &path, const std::string &mesh) {
   return compile(text, mesh, path);
 }
 
+/// The part of run() and runTyped() after the inputs are shardrt arrays.
+static bool runArrays(const Compiled &model, const shardc::ArraySet &set,
+                      shardc::RunResult &result, std::string &error) {
+  if (std::string e = shardc::checkInputs(model.signature, set); !e.empty()) {
+    error = "checkInputs: " + e;
+    return false;
+  }
+  if (!shardc::runThreads(model.signature, model.object, set, result, error)) {
+    error = "runThreads on " + std::to_string(model.signature.mesh.deviceCount()) +
+            " ranks: " + error;
+    return false;
+  }
+  return true;
+}
+
 RunOutcome run(const Compiled &model, const Inputs &inputs) {
   RunOutcome r;
   r.signature = model.signature;
@@ -246,16 +349,10 @@ RunOutcome run(const Compiled &model, const Inputs &inputs) {
     }
     set.add(name, a);
   }
-  if (std::string e = shardc::checkInputs(model.signature, set); !e.empty()) {
-    r.error = "checkInputs: " + e;
-    return r;
-  }
   shardc::RunResult result;
   std::string error;
-  if (!shardc::runThreads(model.signature, model.object, set, result, error)) {
-    r.error = "runThreads on " + std::to_string(r.ranks) + " ranks: " + error;
+  if (!runArrays(model, set, result, r.error))
     return r;
-  }
   for (size_t o = 0; o < result.outputs.names.size(); ++o) {
     const std::string &name = result.outputs.names[o];
     F32Array out;
@@ -264,6 +361,34 @@ RunOutcome run(const Compiled &model, const Inputs &inputs) {
       return r;
     }
     r.outputs[name] = std::move(out);
+    r.replicaDiffs[name] = o < result.replicaDiffs.size() ? result.replicaDiffs[o] : -1.0;
+  }
+  r.ok = true;
+  return r;
+}
+
+TypedRunOutcome runTyped(const Compiled &model, const std::map<std::string, TypedArray> &inputs) {
+  TypedRunOutcome r;
+  r.ranks = model.signature.mesh.deviceCount();
+  if (!model.ok) {
+    r.error = "the model did not compile:\n" + model.diagnostics;
+    return r;
+  }
+  shardc::ArraySet set;
+  for (const auto &[name, array] : inputs) {
+    shardrt_array a{};
+    if (!toShardrtTyped(array, a, r.error)) {
+      r.error = "input '" + name + "': " + r.error;
+      return r;
+    }
+    set.add(name, a);
+  }
+  shardc::RunResult result;
+  if (!runArrays(model, set, result, r.error))
+    return r;
+  for (size_t o = 0; o < result.outputs.names.size(); ++o) {
+    const std::string &name = result.outputs.names[o];
+    r.outputs[name] = fromShardrtTyped(result.outputs.arrays[o]);
     r.replicaDiffs[name] = o < result.replicaDiffs.size() ? result.replicaDiffs[o] : -1.0;
   }
   r.ok = true;
@@ -308,6 +433,29 @@ std::string mismatchArrays(const std::string &what, const F32Array &actual,
                            const F32Array &expected, Tolerance tol) {
   return mismatch(what, actual, expected.shape,
                   std::vector<double>(expected.values.begin(), expected.values.end()), tol);
+}
+
+std::string mismatchTyped(const std::string &what, const TypedArray &actual,
+                          const TypedArray &expected, Tolerance tol) {
+  if (actual.dtype != expected.dtype)
+    return what + ": expected dtype " + expected.dtype + ", got " + actual.dtype;
+  if (actual.shape != expected.shape)
+    return what + ": expected shape " + expected.shapeString() + ", got " + actual.shapeString();
+  if (actual.values.size() != expected.values.size())
+    return what + ": " + std::to_string(expected.values.size()) + " expected values for " +
+           std::to_string(actual.values.size()) + " actual ones";
+  for (size_t i = 0; i < expected.values.size(); ++i) {
+    double a = actual.values[i], e = expected.values[i];
+    if (std::isnan(e) && std::isnan(a))
+      continue;
+    if (a == e) // also equal infinities
+      continue;
+    double bound = tol.abs + tol.rel * std::fabs(e);
+    if (!(std::fabs(a - e) <= bound)) // also catches NaN
+      return what + "[" + std::to_string(i) + "]: expected " + fmt(e) + ", got " + fmt(a) +
+             " (|diff| " + fmt(std::fabs(a - e)) + " > " + fmt(bound) + ")";
+  }
+  return "";
 }
 
 std::string describe(const RunOutcome &r) {

@@ -63,6 +63,28 @@ struct F32Array {
 F32Array loadNpy(const std::string &path, std::string &error);
 
 //===----------------------------------------------------------------------===//
+// Host arrays of any dtype (for models that are not all f32)
+//===----------------------------------------------------------------------===//
+
+/// A global array of any shardrt dtype. Values are held as doubles: exact
+/// for every f16/bf16/f32/f64 value and every integer up to 2^53, which is
+/// all a test needs. Building the shardrt array rounds each value to the
+/// dtype as roundToDtype() does.
+struct TypedArray {
+  std::string dtype = "f32"; // as shardrt_dtype_name: f32 f64 f16 bf16 i64 i32 i8 bool
+  std::vector<int64_t> shape;
+  std::vector<double> values; // row-major
+
+  int64_t numel() const;
+  std::string shapeString() const; // (8, 4)
+};
+
+/// `v` as the nearest value of `dtype` holds (round to nearest even for
+/// floats; integers truncate toward zero and wrap, except that i64 clamps
+/// at ±2^63; bool is v != 0).
+double roundToDtype(const std::string &dtype, double v);
+
+//===----------------------------------------------------------------------===//
 // Deterministic inputs
 //===----------------------------------------------------------------------===//
 
@@ -121,6 +143,17 @@ struct RunOutcome {
 
 /// Runs a compiled model on every device of its mesh (threads backend).
 RunOutcome run(const Compiled &model, const Inputs &inputs);
+struct TypedRunOutcome {
+  bool ok = false;
+  std::string error;
+  int64_t ranks = 0;
+  std::map<std::string, TypedArray> outputs;
+  std::map<std::string, double> replicaDiffs;
+};
+
+/// run() for inputs and outputs of any dtype.
+TypedRunOutcome runTyped(const Compiled &model, const std::map<std::string, TypedArray> &inputs);
+
 /// compile() then run().
 RunOutcome compileAndRun(const std::string &modelText, const std::string &mesh,
                          const Inputs &inputs, const std::string &bufferName = "model.mlir");
@@ -143,6 +176,11 @@ std::string mismatch(const std::string &what, const F32Array &actual,
 /// The same against another f32 array (e.g. the 1-rank run).
 std::string mismatchArrays(const std::string &what, const F32Array &actual,
                            const F32Array &expected, Tolerance tol = {});
+
+/// mismatchArrays() for typed arrays: also checks the dtype, and a NaN
+/// matches only a NaN.
+std::string mismatchTyped(const std::string &what, const TypedArray &actual,
+                          const TypedArray &expected, Tolerance tol = {});
 
 /// The run's mesh and rank count, for messages: ["data"=2, "model"=2] (4 ranks).
 std::string describe(const RunOutcome &r);
