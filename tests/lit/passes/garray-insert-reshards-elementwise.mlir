@@ -14,7 +14,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-NOT: garray.reshard %[[F]]
 // CHECK: %[[FD:.*]] = garray.div %[[F]], %{{.*}} {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
 // CHECK: %[[I:.*]] = garray.reduce <sum> {{.*}} : (tensor<8x2xi32>) -> tensor<2xi32>
-// CHECK-NEXT: %[[IR:.*]] = garray.reshard %[[I]] to <@mesh, P(None)>
+// CHECK-NEXT: %[[IR:.*]] = garray.reshard %[[I]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK-SAME: reason = "pending sum over \22data\22 reduced once for all 1 use(s): operand #0 of garray.div needs the whole value"
 // CHECK: garray.div %[[IR]], %{{.*}} {garray.sharding = #garray.sharding<@mesh, P(None)>}
 func.func @div_float_vs_int(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
@@ -39,10 +39,10 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-LABEL: func.func @max_min_stay_pending
 // CHECK-NOT: garray.reshard
 // CHECK: %[[M:.*]] = garray.max %{{.*}}, %{{.*}} {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = max("data")>}
-// CHECK-NEXT: garray.reshard %[[M]] to <@mesh, P(None)>
+// CHECK-NEXT: garray.reshard %[[M]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK-NOT: garray.reshard
 // CHECK: %[[N:.*]] = garray.min %{{.*}}, %{{.*}} {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = min("data")>}
-// CHECK-NEXT: garray.reshard %[[N]] to <@mesh, P(None)>
+// CHECK-NEXT: garray.reshard %[[N]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 func.func @max_min_stay_pending(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
     -> (tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>},
         tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
@@ -64,7 +64,7 @@ garray.mesh @mesh ["data" = 2]
 // shared by all of them).
 // CHECK-LABEL: func.func @nonlinear_read_reduced
 // CHECK: %[[S:.*]] = garray.reduce <sum> {{.*}}unreduced = sum("data")>}
-// CHECK-NEXT: %[[R:.*]] = garray.reshard %[[S]] to <@mesh, P(None)>
+// CHECK-NEXT: %[[R:.*]] = garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK-NOT: garray.reshard
 // CHECK: garray.compare <gt> %[[R]], %[[R]]
 // CHECK: garray.select %{{.*}}, %[[R]], %[[R]]
@@ -74,7 +74,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK: garray.pow %[[R]], %[[R]]
 // CHECK: garray.abs %[[R]]
 // CHECK: %[[I:.*]] = garray.reduce <sum> {{.*}}unreduced = sum("data")>}
-// CHECK-NEXT: %[[IR:.*]] = garray.reshard %[[I]] to <@mesh, P(None)>
+// CHECK-NEXT: %[[IR:.*]] = garray.reshard %[[I]] : {{.*}} to #garray.sharding<@mesh, P(None)>
 // CHECK-NOT: garray.reshard
 // CHECK: garray.and %[[IR]], %[[IR]]
 // CHECK: garray.not %[[IR]]
