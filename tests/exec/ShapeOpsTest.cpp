@@ -4,7 +4,8 @@
 // with each dimension of its main operand placed P("data") in turn (the others
 // None), compiled for data = 1, 2 and 4, on random inputs; each run is checked
 // against a C++ reference and the 2- and 4-rank runs against the 1-rank run.
-// Dtype coverage: every case in f32, f64, i32, i64 and i1 on 4 ranks.
+// Dtype coverage: every case in f32, f64, f16, bf16, i32, i64 and i1 on 4
+// ranks.
 //
 // Also: a reshape that splits or merges a sharded dim keeps it sharded (no
 // all_gather in the partitioned IR), and pending partial sums flow through
@@ -35,7 +36,7 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// A global array of any dtype; values held as doubles (exact for every
-/// dtype used here: f32/f64 values, integers below 2^53, 0/1 for i1).
+/// dtype used here: float values, integers below 2^53, 0/1 for i1).
 struct Array {
   std::string mlirType; // f32, f64, i32, i64, i1
   std::vector<int64_t> shape;
@@ -51,11 +52,42 @@ int64_t numel(const std::vector<int64_t> &shape) {
 
 /// shardrt's name for an MLIR element type.
 std::string dtypeName(const std::string &mlirType) { return mlirType == "i1" ? "bool" : mlirType; }
-bool isFloat(const std::string &t) { return t[0] == 'f'; }
+bool isFloat(const std::string &t) { return t[0] == 'f' || t == "bf16"; }
+
+// 16-bit floats for values that are exact in them (multiples of 1/4 below 4
+// in magnitude, as randomArray makes): no rounding is ever needed.
+uint16_t toBf16(double v) {
+  float f = static_cast<float>(v);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return static_cast<uint16_t>(bits >> 16);
+}
+double fromBf16(uint16_t h) {
+  uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+uint16_t toF16(double v) {
+  if (v == 0)
+    return 0;
+  uint16_t sign = v < 0 ? 0x8000 : 0;
+  int e;
+  double m = std::frexp(std::fabs(v), &e); // |v| = m * 2^e, m in [0.5, 1)
+  uint16_t exponent = static_cast<uint16_t>(e - 1 + 15);
+  uint16_t mantissa = static_cast<uint16_t>((2 * m - 1) * 1024);
+  return sign | static_cast<uint16_t>(exponent << 10) | mantissa;
+}
+double fromF16(uint16_t h) {
+  int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
+                                   : std::ldexp(1024 + mantissa, exponent - 25);
+  return h & 0x8000 ? -magnitude : magnitude;
+}
 
 bool toShardrt(const Array &a, shardrt_array &out, std::string &error) {
   out = shardrt_array{};
-  shardrt_dtype dtype = shardrt_dtype_from_name(dtypeName(a.mlirType).c_str());
+  int32_t dtype = shardrt_dtype_from_name(dtypeName(a.mlirType).c_str());
   if (shardrt_array_alloc(&out, dtype, static_cast<int32_t>(a.shape.size()), a.shape.data()) !=
       SHARDRT_OK) {
     error = std::string("shardrt_array_alloc: ") + shardrt_last_error();
@@ -67,6 +99,10 @@ bool toShardrt(const Array &a, shardrt_array &out, std::string &error) {
       static_cast<float *>(out.data)[i] = static_cast<float>(v);
     else if (a.mlirType == "f64")
       static_cast<double *>(out.data)[i] = v;
+    else if (a.mlirType == "bf16")
+      static_cast<uint16_t *>(out.data)[i] = toBf16(v);
+    else if (a.mlirType == "f16")
+      static_cast<uint16_t *>(out.data)[i] = toF16(v);
     else if (a.mlirType == "i32")
       static_cast<int32_t *>(out.data)[i] = static_cast<int32_t>(v);
     else if (a.mlirType == "i64")
@@ -85,6 +121,10 @@ Array fromShardrt(const shardrt_array &a, const std::string &mlirType) {
       out.values.push_back(static_cast<const float *>(a.data)[i]);
     else if (mlirType == "f64")
       out.values.push_back(static_cast<const double *>(a.data)[i]);
+    else if (mlirType == "bf16")
+      out.values.push_back(fromBf16(static_cast<const uint16_t *>(a.data)[i]));
+    else if (mlirType == "f16")
+      out.values.push_back(fromF16(static_cast<const uint16_t *>(a.data)[i]));
     else if (mlirType == "i32")
       out.values.push_back(static_cast<const int32_t *>(a.data)[i]);
     else if (mlirType == "i64")
@@ -100,7 +140,9 @@ Array randomArray(Rng &rng, const std::string &mlirType, std::vector<int64_t> sh
   Array a{mlirType, shape, {}};
   for (int64_t i = 0, n = numel(shape); i < n; ++i) {
     float u = rng.uniform(-1.0f, 1.0f);
-    if (isFloat(mlirType))
+    if (mlirType == "f16" || mlirType == "bf16")
+      a.values.push_back(std::round(16 * u) / 4);
+    else if (isFloat(mlirType))
       a.values.push_back(4 * u);
     else if (mlirType == "i1")
       a.values.push_back(u < 0 ? 0 : 1);
@@ -371,9 +413,10 @@ TEST_CASE("shape ops: each operand dim sharded in turn, 1/2/4 ranks vs 1 rank an
   }
 }
 
-TEST_CASE("shape ops: dtypes f32, f64, i32, i64, i1 on 4 ranks", "[exec][shape][dtype]") {
+TEST_CASE("shape ops: dtypes f32, f64, f16, bf16, i32, i64, i1 on 4 ranks",
+          "[exec][shape][dtype]") {
   uint32_t seed = 500;
-  for (const char *t : {"f32", "f64", "i32", "i64", "i1"}) {
+  for (const char *t : {"f32", "f64", "f16", "bf16", "i32", "i64", "i1"}) {
     for (const Case &c : cases()) {
       std::string text = modelText(c, t, 0);
       auto inputs = randomInputs(c, t, ++seed);
@@ -399,9 +442,10 @@ TEST_CASE("reshape: a split or merged sharded dim stays sharded, with no all_gat
       {"split", {32}, {8, 4}, 0, true},
       {"regroup [8,4]->[4,8], dim 0", {8, 4}, {4, 8}, 0, true},
       {"3-D [4,4,8]->[16,2,4], dim 0", {4, 4, 8}, {16, 2, 4}, 0, true},
-      {"3-D [4,4,8]->[16,2,4], dim 1", {4, 4, 8}, {16, 2, 4}, 1, true},
-      // The control: a sharded minor dim is not a block of the merged dim.
+      {"split of a minor dim [8,16]->[8,4,4], dim 1", {8, 16}, {8, 4, 4}, 1, true},
+      // Controls: a sharded minor dim is not a block of the merged dim.
       {"merge, minor dim sharded", {8, 4}, {32}, 1, false},
+      {"3-D [4,4,8]->[16,2,4], dim 1 (minor of the merged 16)", {4, 4, 8}, {16, 2, 4}, 1, false},
   };
   uint32_t seed = 900;
   for (const Expect &e : expects) {
@@ -414,7 +458,7 @@ TEST_CASE("reshape: a split or merged sharded dim stays sharded, with no all_gat
     bool gathers = p.emitted.find("all_gather") != std::string::npos;
     INFO(p.emitted);
     CHECK(gathers == !e.staysSharded);
-    // The result's first dim is sharded over "data" exactly when it stayed.
+    // The result is sharded over "data" exactly when the dim stayed sharded.
     auto inputs = randomInputs(c, "f32", ++seed);
     Compiled full = compile(text, "data=4");
     REQUIRE(full.ok);
