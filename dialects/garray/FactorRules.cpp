@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
+#include "passes/core/ReshapeRule.h"
 
 using namespace mlir;
 using namespace mlir::garray;
@@ -49,6 +50,13 @@ static FactorRule reduction(Value operand, ArrayRef<int64_t> dims, bool keepdims
   return b.operand(in).result(out).reduction(kind).pending(std::move(flow)).build();
 }
 
+// Shape ops: a dim kept as it is shares one factor between operand and
+// result; a dim whose extent or order changes (sliced, padded, concatenated,
+// reversed) needs the whole dim on every device: NeedReplication.
+static int keptOrWhole(FactorRuleBuilder &b, int64_t size, bool kept) {
+  return b.factor(size, kept ? FactorKind::Parallel : FactorKind::NeedReplication);
+}
+
 FactorRule AbsOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule AddOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }
 FactorRule AndOp::getFactorRule() { return elementwise(*this, none()); }
@@ -68,7 +76,28 @@ FactorRule BroadcastInDimOp::getFactorRule() {
 }
 
 FactorRule CeilOp::getFactorRule() { return elementwise(*this, none()); }
+
 FactorRule CompareOp::getFactorRule() { return elementwise(*this, none()); }
+
+// Every dim but `dim` is shared; each operand's `dim` and the result's are
+// separate NeedReplication factors (a concatenated dim is assembled whole).
+FactorRule ConcatenateOp::getFactorRule() {
+  FactorRuleBuilder b;
+  std::vector<int64_t> out = shapeOf(getResult());
+  int64_t dim = getDim();
+  FactorRule::TensorFactors shared(out.size());
+  for (int64_t d = 0, e = out.size(); d < e; ++d)
+    if (d != dim)
+      shared[d] = {b.factor(out[d])};
+  for (Value v : getInputs()) {
+    FactorRule::TensorFactors dims = shared;
+    dims[dim] = {keptOrWhole(b, shapeOf(v)[dim], false)};
+    b.operand(dims);
+  }
+  FactorRule::TensorFactors result = shared;
+  result[dim] = {keptOrWhole(b, out[dim], false)};
+  return b.result(result).pending(allSame(Reduction::Sum)).build();
+}
 
 // A constant has no operands; its result is free to take any sharding (each
 // device materialises its part).
@@ -130,6 +159,26 @@ FactorRule NotOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule OrOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule PowOp::getFactorRule() { return elementwise(*this, none()); }
 
+// An unpadded dim is shared; a padded one is whole on every device. The
+// padding value (rank 0) indexes no factor. A partial sum is reduced first:
+// each device would add the padding value once.
+FactorRule PadOp::getFactorRule() {
+  FactorRuleBuilder b;
+  std::vector<int64_t> in = shapeOf(getOperand()), out = shapeOf(getResult());
+  FactorRule::TensorFactors operand, result;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (getLow()[d] == 0 && getHigh()[d] == 0) {
+      int f = b.factor(in[d]);
+      operand.push_back({f});
+      result.push_back({f});
+      continue;
+    }
+    operand.push_back({keptOrWhole(b, in[d], false)});
+    result.push_back({keptOrWhole(b, out[d], false)});
+  }
+  return b.operand(operand).operand({}).result(result).pending(none()).build();
+}
+
 // A pending partial flows into a reduction of the same kind (a sum of partial
 // sums is a partial sum); other kinds are reduced first.
 FactorRule ReduceOp::getFactorRule() {
@@ -139,6 +188,25 @@ FactorRule ReduceOp::getFactorRule() {
 }
 
 FactorRule RemOp::getFactorRule() { return elementwise(*this, none()); }
+
+// Common factors of the two shapes, major to minor (passes/core/ReshapeRule.h):
+// a split or merged dim keeps its sharding where the shapes line up.
+FactorRule ReshapeOp::getFactorRule() {
+  FactorRule rule = shardc::reshapeRule(shapeOf(getOperand()), shapeOf(getResult()));
+  rule.pending = oneOf({0});
+  return rule;
+}
+
+// A reversed dim is whole on every device; the others are shared.
+FactorRule ReverseOp::getFactorRule() {
+  FactorRuleBuilder b;
+  FactorRule::TensorFactors dims;
+  std::vector<int64_t> shape = shapeOf(getOperand());
+  for (int64_t d = 0, e = shape.size(); d < e; ++d)
+    dims.push_back({keptOrWhole(b, shape[d], !llvm::is_contained(getDims(), d))});
+  return b.operand(dims).result(dims).pending(oneOf({0})).build();
+}
+
 FactorRule RsqrtOp::getFactorRule() { return elementwise(*this, none()); }
 
 // Both branches share the predicate's factors; a pending branch is reduced
@@ -146,8 +214,43 @@ FactorRule RsqrtOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule SelectOp::getFactorRule() { return elementwise(*this, none()); }
 
 FactorRule SignOp::getFactorRule() { return elementwise(*this, none()); }
+
 FactorRule SinOp::getFactorRule() { return elementwise(*this, none()); }
+
+// A dim taken whole is shared; a sliced one is whole on every device (its
+// elements come from anywhere in the operand's dim).
+FactorRule SliceOp::getFactorRule() {
+  FactorRuleBuilder b;
+  std::vector<int64_t> in = shapeOf(getOperand()), out = shapeOf(getResult());
+  FactorRule::TensorFactors operand, result;
+  for (int64_t d = 0, e = in.size(); d < e; ++d) {
+    if (keepsWholeDim(d)) {
+      int f = b.factor(in[d]);
+      operand.push_back({f});
+      result.push_back({f});
+      continue;
+    }
+    operand.push_back({keptOrWhole(b, in[d], false)});
+    result.push_back({keptOrWhole(b, out[d], false)});
+  }
+  return b.operand(operand).result(result).pending(oneOf({0})).build();
+}
+
 FactorRule SqrtOp::getFactorRule() { return elementwise(*this, none()); }
+
 FactorRule SubOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }
+
 FactorRule TanhOp::getFactorRule() { return elementwise(*this, none()); }
+
+// ([i,j])->([j,i]): result dim i is operand dim permutation[i].
+FactorRule TransposeOp::getFactorRule() {
+  FactorRuleBuilder b;
+  FactorRule::TensorFactors operand, result;
+  for (int64_t s : shapeOf(getOperand()))
+    operand.push_back({b.factor(s)});
+  for (int64_t p : getPermutation())
+    result.push_back(operand[p]);
+  return b.operand(operand).result(result).pending(oneOf({0})).build();
+}
+
 FactorRule XorOp::getFactorRule() { return elementwise(*this, none()); }

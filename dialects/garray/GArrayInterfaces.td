@@ -19,4 +19,24 @@ def GArray_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   ];
 }
 
+def GArray_LocalizeOpInterface : OpInterface<"LocalizeOpInterface"> {
+  let cppNamespace = "::mlir::garray";
+  let description = [{
+    An op whose attributes name global extents (a slice's `limit`): when
+    garray-global-to-local has given it local operand and result types, it
+    rewrites those attributes for the local shapes. Ops whose attributes are
+    the same on every device (dims, permutations, zero paddings) need not
+    implement it. Why a hook and not a switch in the pass: the pass never
+    knows op kinds, and the op alone knows what its attributes mean.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Called after the op's results were retyped to their local types (its
+        operands already are). Fails, with an error on the op, when the local
+        types are not a sharding the op's factor rule allows.
+      }],
+      "::llvm::LogicalResult", "localizeAttributes", (ins)>,
+  ];
+}
+
 #endif // GARRAY_INTERFACES_TD

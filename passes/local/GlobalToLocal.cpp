@@ -6,6 +6,9 @@
 //     rules guarantee the local shapes agree), so they are retyped in place;
 //   - global collectives become comm ops whose groups come from the mesh
 //     (Mesh::groups: members ordered as their shards concatenate);
+//   - an op whose attributes name global extents rewrites them for its local
+//     types through LocalizeOpInterface (e.g. a slice's limit on a whole,
+//     sharded dim), so it still verifies on local shapes;
 //   - afterwards no mesh, sharding or global collective remains (the next
 //     pass, garray-verify-local, is the gate).
 //
@@ -185,6 +188,9 @@ private:
       r.setType(*t);
     }
     op->removeAttr(kShardingAttrName);
+    // Attributes that name global extents (a slice's limit) follow the types.
+    if (auto localize = dyn_cast<LocalizeOpInterface>(op))
+      return localize.localizeAttributes();
     return success();
   }
 

@@ -28,6 +28,7 @@ struct LowerToLinalg : shardc::impl::GArrayLowerToLinalgBase<LowerToLinalg> {
     shardc::populateConstantLoweringPatterns(patterns);
     shardc::populateElementwiseLoweringPatterns(patterns);
     shardc::populateBroadcastLoweringPatterns(patterns);
+    shardc::populateShapeLoweringPatterns(patterns);
     shardc::populateDotGeneralLoweringPatterns(patterns);
     shardc::populateReduceLoweringPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

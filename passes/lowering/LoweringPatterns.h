@@ -19,6 +19,7 @@ namespace shardc {
 void populateConstantLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateBroadcastLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDotGeneralLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReduceLoweringPatterns(mlir::RewritePatternSet &patterns);
 
