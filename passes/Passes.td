@@ -41,6 +41,16 @@ def GArrayDecompose : Pass<"garray-decompose", "::mlir::func::FuncOp"> {
     %n = garray.constant dense<8.0> : tensor<f32>
     %m = garray.div %s, %n : tensor<f32>
     ```
+    Also, each written in global terms so that sharding cannot change it:
+    - a weighted mean (`weights %w`) becomes `sum(x * w) / sum(w)`;
+    - `argmax`/`argmin` become a max/min reduction (keepdims), a compare with
+      it, a select of global indices (`garray.iota`, NaN positions included)
+      against INT_MAX, and a min reduction: sharded, one max (min) and one
+      min all-reduce combine (value, global index) pairs;
+    - `scatter_add` with a base that is not a zero constant becomes
+      `base + scatter_add(zeros, ...)`, so the base is added once however the
+      index positions are sharded.
+    A sharding written on a composite moves to the op that defines its value.
   }];
 }
 
@@ -132,7 +142,10 @@ def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Elementwise ops become `linalg.generic`s (fused later), broadcasts and
     reductions `linalg.generic`s with the matching indexing maps, dot_general
-    a contraction.
+    a contraction, iota a generic over `linalg.index`, gather a generic that
+    extracts clamped rows, scatter_add a loop nest over the index positions
+    (insert_slice of row sums, so duplicates accumulate). Composites (mean,
+    argmax, argmin) must have been decomposed: they are an error here.
 
     ```mlir
     %s = garray.add %a, %b : tensor<2xf32>
@@ -141,7 +154,8 @@ def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"];
+                           "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "::mlir::ModuleOp"> {

@@ -39,4 +39,22 @@ def GArray_ReductionKindAttr : EnumAttr<GArray_Dialect, GArray_ReductionKind, "r
   let assemblyFormat = "`<` $value `>`";
 }
 
+// Shared with the elementwise family (garray.compare); kept identical there.
+def GArray_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
+    "how garray.compare relates its operands", [
+    I32EnumAttrCase<"eq", 0>,
+    I32EnumAttrCase<"ne", 1>,
+    I32EnumAttrCase<"lt", 2>,
+    I32EnumAttrCase<"le", 3>,
+    I32EnumAttrCase<"gt", 4>,
+    I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::mlir::garray";
+  let genSpecializedAttr = 0;
+}
+
+def GArray_ComparisonDirectionAttr : EnumAttr<GArray_Dialect, GArray_ComparisonDirection,
+    "comparison_direction"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 #endif // GARRAY_BASE_TD

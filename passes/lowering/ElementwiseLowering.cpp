@@ -75,12 +75,75 @@ template <typename OpTy> struct LowerElementwise : OpRewritePattern<OpTy> {
     return success();
   }
 };
+
+// compare: ordered float predicates except `ne` (unordered, so NaN != NaN);
+// signed integers; i1 unsigned (false < true).
+Value compareScalars(OpBuilder &b, Location l, ComparisonDirection d, Value x, Value y) {
+  if (isa<FloatType>(x.getType())) {
+    static const arith::CmpFPredicate preds[] = {
+        arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE, arith::CmpFPredicate::OLT,
+        arith::CmpFPredicate::OLE, arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE};
+    return arith::CmpFOp::create(b, l, preds[static_cast<int>(d)], x, y);
+  }
+  bool isBool = x.getType().isInteger(1);
+  const arith::CmpIPredicate eq = arith::CmpIPredicate::eq, ne = arith::CmpIPredicate::ne;
+  const arith::CmpIPredicate preds[] = {
+      eq,
+      ne,
+      isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+      isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle,
+      isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt,
+      isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge};
+  return arith::CmpIOp::create(b, l, preds[static_cast<int>(d)], x, y);
+}
+
+/// A parallel linalg.generic over `type` with identity maps and `body`.
+Value identityGeneric(PatternRewriter &rewriter, Location loc, RankedTensorType type,
+                      ValueRange inputs,
+                      function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+  SmallVector<AffineMap> maps(inputs.size() + 1, rewriter.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(), utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps, iters,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, body(b, l, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+struct LowerCompare : OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op, PatternRewriter &rewriter) const override {
+    ComparisonDirection d = op.getDirection();
+    rewriter.replaceOp(op, identityGeneric(rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+                                           op->getOperands(),
+                                           [&](OpBuilder &b, Location l, ValueRange a) {
+                                             return compareScalars(b, l, d, a[0], a[1]);
+                                           }));
+    return success();
+  }
+};
+
+struct LowerSelect : OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op, PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, identityGeneric(rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+                                           op->getOperands(),
+                                           [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                             return arith::SelectOp::create(b, l, a[0], a[1],
+                                                                            a[2]);
+                                           }));
+    return success();
+  }
+};
 } // namespace
 
 void shardc::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerElementwise<AddOp>, LowerElementwise<SubOp>, LowerElementwise<MulOp>,
                LowerElementwise<DivOp>, LowerElementwise<MaxOp>, LowerElementwise<MinOp>,
                LowerElementwise<NegOp>, LowerElementwise<AbsOp>, LowerElementwise<ExpOp>,
-               LowerElementwise<LogOp>, LowerElementwise<SqrtOp>, LowerElementwise<TanhOp>>(
+               LowerElementwise<LogOp>, LowerElementwise<SqrtOp>, LowerElementwise<TanhOp>,
+               LowerCompare, LowerSelect>(
       patterns.getContext());
 }
