@@ -34,13 +34,14 @@ static FactorRule elementwise(Operation *op, PendingFlow flow) {
 // keeps a size-1 dim that no factor indexes (so it is never sharded). Every
 // operand (a weighted mean has two) shares the factors dim by dim.
 static FactorRule reduction(ValueRange operands, ArrayRef<int64_t> dims, bool keepdims,
-                            Reduction kind, PendingFlow flow) {
+                            Reduction kind, PendingFlow flow,
+                            FactorKind reducedKind = FactorKind::Reduction) {
   FactorRuleBuilder b;
   FactorRule::TensorFactors in, out;
   std::vector<int64_t> shape = shapeOf(operands.front());
   for (int64_t d = 0, e = shape.size(); d < e; ++d) {
     bool reduced = llvm::is_contained(dims, d);
-    int f = b.factor(shape[d], reduced ? FactorKind::Reduction : FactorKind::Parallel);
+    int f = b.factor(shape[d], reduced ? reducedKind : FactorKind::Parallel);
     in.push_back({f});
     if (!reduced)
       out.push_back({f});
@@ -164,11 +165,12 @@ FactorRule MaxOp::getFactorRule() { return elementwise(*this, allSame(Reduction:
 
 // The mean is decomposed before propagation; its rule (a sum whose pending
 // result is later divided by the global count) only serves tools that ask.
-// With weights, the sum of x*w is divided by the sum of w: neither operand
-// may stay pending through that.
+// A weighted mean, sum(x*w)/sum(w), is not linear in per-device partials, so
+// undecomposed it keeps the reduced dims whole.
 FactorRule MeanOp::getFactorRule() {
   if (getWeights())
-    return reduction(getOperands(), getDims(), getKeepdims(), Reduction::Sum, none());
+    return reduction(getOperands(), getDims(), getKeepdims(), Reduction::Sum, none(),
+                     FactorKind::NeedReplication);
   return reduction(getOperand(), getDims(), getKeepdims(), Reduction::Sum, oneOf({0}));
 }
 
