@@ -142,7 +142,7 @@ class GArray_ArgReduceOp<string mnemonic, string kind, string order> : GArray_Op
     keeps `dim` whole.
 
     **Constraints:**
-    - `}] # mnemonic # [{_c1`: `dim` is in range;
+    - `}] # mnemonic # [{_c1`: `dim` is in range and not empty (size >= 1);
     - `}] # mnemonic # [{_c2`: the result shape is the operand's without `dim`;
     - `}] # mnemonic # [{_c3`: the result element type is an integer wider than
       `i1` whose largest value exceeds every index along `dim`.
@@ -185,7 +185,7 @@ def GArray_GatherOp : GArray_Op<"gather", [Pure,
 
     **Constraints:**
     - `gather_c1`: the indices have an integer element type;
-    - `gather_c2`: the table has rank >= 1;
+    - `gather_c2`: the table has rank >= 1 and at least one row;
     - `gather_c3`: the result shape is `indices.shape ++ table.shape[1:]`;
     - `gather_c4`: the result element type is the table's.
   }];
@@ -221,7 +221,7 @@ def GArray_ScatterAddOp : GArray_Op<"scatter_add", [Pure,
 
     **Constraints:**
     - `scatter_add_c1`: the indices have an integer element type;
-    - `scatter_add_c2`: `base` has rank >= 1;
+    - `scatter_add_c2`: `base` has rank >= 1 and at least one row;
     - `scatter_add_c3`: `updates` has shape `indices.shape ++ base.shape[1:]`;
     - `scatter_add_c4`: the result has `base`'s type, and `updates` its element type;
     - `scatter_add_c5`: that element type is a float or an integer wider than `i1`.

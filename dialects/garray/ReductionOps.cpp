@@ -146,6 +146,9 @@ static LogicalResult verifyArgReduce(Operation *op, StringRef name, Value operan
   if (dim < 0 || dim >= in.getRank())
     return op->emitOpError(name) << "_c1: dim " << dim << " is out of range for operand #0 of rank "
                                  << in.getRank();
+  if (in.getDimSize(dim) == 0)
+    return op->emitOpError(name) << "_c1: dim " << dim
+                                 << " of operand #0 is empty; an empty dimension has no " << name;
   SmallVector<int64_t> expected(in.getShape());
   expected.erase(expected.begin() + dim);
   if (ArrayRef<int64_t>(expected) != out.getShape())
@@ -193,6 +196,8 @@ LogicalResult GatherOp::verify() {
            << indices.getElementType();
   if (table.getRank() < 1)
     return emitOpError("gather_c2: the table (operand #0) must have rank >= 1, not ") << table;
+  if (table.getDimSize(0) == 0)
+    return emitOpError("gather_c2: the table (operand #0) has no rows to read: ") << table;
   SmallVector<int64_t> expected = indexedShape(indices, table);
   if (ArrayRef<int64_t>(expected) != out.getShape())
     return emitOpError("gather_c3: the result must have shape [")
@@ -213,6 +218,8 @@ LogicalResult ScatterAddOp::verify() {
            << indices.getElementType();
   if (base.getRank() < 1)
     return emitOpError("scatter_add_c2: base (operand #0) must have rank >= 1, not ") << base;
+  if (base.getDimSize(0) == 0)
+    return emitOpError("scatter_add_c2: base (operand #0) has no rows to add into: ") << base;
   SmallVector<int64_t> expected = indexedShape(indices, base);
   if (ArrayRef<int64_t>(expected) != updates.getShape())
     return emitOpError("scatter_add_c3: updates (operand #2) must have shape [")

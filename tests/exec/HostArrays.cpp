@@ -10,6 +10,26 @@
 
 namespace shardc_test {
 
+namespace {
+
+uint16_t toBf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if (std::isnan(f))
+    return 0x7FC0;
+  u += 0x7FFF + ((u >> 16) & 1); // round to nearest, ties to even
+  return static_cast<uint16_t>(u >> 16);
+}
+
+double fromBf16(uint16_t b) {
+  uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+} // namespace
+
 int64_t HostArray::numel() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -32,8 +52,14 @@ HostArray randomReals(Rng &rng, const std::string &dtype, std::vector<int64_t> s
                       float hi) {
   HostArray a{dtype, std::move(shape), {}};
   a.values.resize(a.numel());
-  for (double &v : a.values)
+  for (double &v : a.values) {
     v = rng.uniform(lo, hi);
+    // The values the device sees: rounded to the dtype.
+    if (dtype == "f16")
+      v = static_cast<double>(static_cast<_Float16>(v));
+    else if (dtype == "bf16")
+      v = fromBf16(toBf16(static_cast<float>(v)));
+  }
   return a;
 }
 
@@ -59,6 +85,20 @@ bool convert(int32_t dtype, void *data, std::vector<double> &values, bool toBuff
   case SHARDRT_I64: toBuffer ? store<int64_t>(data, values) : load<int64_t>(data, values); return true;
   case SHARDRT_I32: toBuffer ? store<int32_t>(data, values) : load<int32_t>(data, values); return true;
   case SHARDRT_I8: toBuffer ? store<int8_t>(data, values) : load<int8_t>(data, values); return true;
+  // clang's _Float16 converts with round-to-nearest-even; bf16 by hand (the
+  // host's libgcc may lack __truncsfbf2).
+  case SHARDRT_F16:
+    toBuffer ? store<_Float16>(data, values) : load<_Float16>(data, values);
+    return true;
+  case SHARDRT_BF16:
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint16_t *b = static_cast<uint16_t *>(data) + i;
+      if (toBuffer)
+        *b = toBf16(static_cast<float>(values[i]));
+      else
+        values[i] = fromBf16(*b);
+    }
+    return true;
   case SHARDRT_BOOL:
     if (toBuffer)
       for (size_t i = 0; i < values.size(); ++i)

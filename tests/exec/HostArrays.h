@@ -1,9 +1,9 @@
 //===- HostArrays.h - typed global arrays for the execution tests -*- C++ -*-===//
 //
-// ExecHarness.h moves f32 arrays only; ops over integers, f64 and i1 need
-// their own dtypes end to end. A HostArray holds any of f32, f64, i64, i32,
-// i8 and bool with its values as doubles (exact for all of them, and for i64
-// up to 2^53, far beyond what the tests use). runTyped() scatters, runs and
+// ExecHarness.h moves f32 arrays only; ops over integers, f64, f16/bf16 and
+// i1 need their own dtypes end to end. A HostArray holds any of f32, f64,
+// f16, bf16, i64, i32, i8 and bool with its values as doubles (exact for all
+// of them, and for i64 up to 2^53, far beyond what the tests use). runTyped() scatters, runs and
 // gathers exactly as run() does, through the same shardc::runThreads.
 //
 //===----------------------------------------------------------------------===//
@@ -20,7 +20,7 @@
 namespace shardc_test {
 
 struct HostArray {
-  std::string dtype; // as in the manifest: "f32", "f64", "i64", "i32", "i8", "bool"
+  std::string dtype; // as in the manifest: "f32", "f64", "f16", "bf16", "i64", "i32", "i8", "bool"
   std::vector<int64_t> shape;
   std::vector<double> values; // row-major
 
@@ -33,7 +33,8 @@ struct HostArray {
 /// where small integers make sums exact in any order).
 HostArray randomInts(Rng &rng, const std::string &dtype, std::vector<int64_t> shape, int64_t lo,
                      int64_t hi);
-/// Uniform values on the dyadic grid of Rng::uniform, as a `dtype` array.
+/// Uniform values on the dyadic grid of Rng::uniform, as a `dtype` array
+/// (rounded to f16/bf16 for those dtypes).
 HostArray randomReals(Rng &rng, const std::string &dtype, std::vector<int64_t> shape, float lo,
                       float hi);
 

@@ -6,10 +6,12 @@
 // the 1-rank run (checkOnRanks in ReductionTestUtil.h):
 //
 //   reduce     every kind over dims [0], [1], [0, 1], with and without
-//              keepdims, in f32, f64, i32, i64 and bool (logical kinds);
+//              keepdims, in f32, f64, f16, i32, i64 and bool (logical
+//              kinds); bf16 in a [!mayfail] case (see there);
 //   mean       weighted by a mask with a different number of valid elements
 //              on every shard (divides by the *global* valid count), by real
-//              weights, and unweighted; the DESIGN.md example (2 vs 2.5);
+//              weights, and unweighted, in f32, f64, f16; the DESIGN.md
+//              example (2 vs 2.5);
 //   argmax/min ties inside a shard and across shards (first global index),
 //              NaN (first NaN), every dtype, i32 and i64 results.
 //
@@ -102,9 +104,11 @@ TypedInputs reduceInputs(const std::string &dtype, uint32_t seed) {
       in["p"].values[5 * 4 + j] = 1;
     return in;
   }
-  bool isFloat = dtype[0] == 'f';
-  in["x"] = isFloat ? randomReals(rng, dtype, {8, 4}, -1.0f, 1.0f)
-                    : randomInts(rng, dtype, {8, 4}, -50, 50);
+  // f16/bf16 sums of small integers are exact (|partial sums| <= 256).
+  bool isHalf = dtype == "f16" || dtype == "bf16", isFloat = dtype[0] == 'f' || dtype == "bf16";
+  in["x"] = isHalf    ? randomInts(rng, dtype, {8, 4}, -8, 8)
+            : isFloat ? randomReals(rng, dtype, {8, 4}, -1.0f, 1.0f)
+                      : randomInts(rng, dtype, {8, 4}, -50, 50);
   HostArray p = randomInts(rng, dtype, {8, 4}, 0, 1);
   for (size_t i = 0; i < p.values.size(); ++i)
     p.values[i] = (p.values[i] ? 1 : -1) * (i % 5 == 0 ? 2 : 1);
@@ -137,7 +141,7 @@ void checkReductions(const std::string &dtype, int sharded, uint32_t seed) {
 }
 
 TEST_CASE("reduce: every kind, dims and keepdims, sharded on each dim", "[reduce]") {
-  for (std::string dtype : {"f32", "f64", "i32", "i64", "bool"})
+  for (std::string dtype : {"f32", "f64", "f16", "i32", "i64", "bool"})
     for (int sharded : {0, 1}) {
       INFO("dtype " << dtype << ", x and p sharded on dim " << sharded);
       checkReductions(dtype, sharded, 11 + sharded);
@@ -177,7 +181,9 @@ void checkMeans(const std::string &dtype, int sharded, uint32_t seed) {
   in["w"] = randomReals(rng, dtype, {8, 4}, 0.25f, 2.0f);
   std::map<std::string, Expected> expected;
   std::string body, xType = tensorType({8, 4}, dtype);
-  Tolerance tol = dtype == "f32" ? Tolerance{1e-5, 1e-5} : Tolerance{1e-12, 1e-12};
+  Tolerance tol = dtype == "f32"   ? Tolerance{1e-5, 1e-5}
+                  : dtype == "f16" ? Tolerance{2e-2, 2e-2}
+                                   : Tolerance{1e-12, 1e-12};
   for (const DimSet &ds : kDimSets)
     for (bool keep : {false, true}) {
       std::vector<int64_t> shape = reducedShape({8, 4}, ds.dims, keep);
@@ -200,7 +206,7 @@ void checkMeans(const std::string &dtype, int sharded, uint32_t seed) {
 }
 
 TEST_CASE("mean: masked, weighted and plain, by global counts", "[mean]") {
-  for (std::string dtype : {"f32", "f64"})
+  for (std::string dtype : {"f32", "f64", "f16"})
     for (int sharded : {0, 1}) {
       INFO("dtype " << dtype << ", x and weights sharded on dim " << sharded);
       checkMeans(dtype, sharded, 21 + sharded);
@@ -272,7 +278,7 @@ void checkArgReductions(const HostArray &x, int sharded) {
 }
 
 TEST_CASE("argmax/argmin: ties within and across shards, every dtype", "[argmax]") {
-  for (std::string dtype : {"f32", "f64", "i32", "i64"})
+  for (std::string dtype : {"f32", "f64", "f16", "i32", "i64"})
     for (int sharded : {0, 1}) {
       INFO("dtype " << dtype << ", x sharded on dim " << sharded);
       Rng rng(31 + sharded);
@@ -313,6 +319,19 @@ TEST_CASE("argmax/argmin: the first NaN wins, on any shard", "[argmax]") {
     x.values[2 * 4 + 3] = nan; // row 2: NaN at column 3 only
     INFO("x sharded on dim " << sharded);
     checkArgReductions(x, sharded);
+  }
+}
+
+// Known failure in this branch: LLVM lowers f32 -> bf16 truncation to a call
+// to libgcc's __truncsfbf2, which the runtime does not export yet (the
+// elementwise family adds the soft-float helpers to shardrt_symbols()), so
+// the object does not load. The numbers are expected to pass once it does.
+TEST_CASE("reduce and argmax in bf16", "[reduce][argmax][!mayfail]") {
+  for (int sharded : {0, 1}) {
+    INFO("x and p sharded on dim " << sharded);
+    checkReductions("bf16", sharded, 11 + sharded);
+    Rng rng(31 + sharded);
+    checkArgReductions(randomInts(rng, "bf16", {8, 4}, 0, 3), sharded);
   }
 }
 

@@ -264,3 +264,28 @@ func.func @select_c3(%p: tensor<8xi1>, %a: tensor<8xf32>, %b: tensor<8xf64>) -> 
   %0 = "garray.select"(%p, %a, %b) : (tensor<8xi1>, tensor<8xf32>, tensor<8xf64>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+func.func @argmax_c1_empty(%x: tensor<0x4xf32>) -> tensor<4xi64> {
+  // expected-error @+1 {{argmax_c1: dim 0 of operand #0 is empty; an empty dimension has no argmax}}
+  %0 = garray.argmax %x, dim = 0 : (tensor<0x4xf32>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// Clamping to [0, V - 1] needs V >= 1.
+func.func @gather_c2_no_rows(%t: tensor<0x8xf32>, %i: tensor<4xi64>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{gather_c2: the table (operand #0) has no rows to read: 'tensor<0x8xf32>'}}
+  %0 = garray.gather %t[%i] : (tensor<0x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scatter_add_c2_no_rows(%b: tensor<0x8xf32>, %i: tensor<4xi64>, %u: tensor<4x8xf32>) -> tensor<0x8xf32> {
+  // expected-error @+1 {{scatter_add_c2: base (operand #0) has no rows to add into: 'tensor<0x8xf32>'}}
+  %0 = garray.scatter_add %b, %i, %u : (tensor<0x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<0x8xf32>
+  return %0 : tensor<0x8xf32>
+}
