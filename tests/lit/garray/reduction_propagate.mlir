@@ -143,3 +143,39 @@ func.func @compare_select(%x: tensor<8x4xf32> {garray.sharding = #garray.shardin
   %0 = garray.select %m, %b, %c : tensor<8xi1>, tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// Linear in the table: a gather of a pending sum of tables is the pending
+// sum of the gathers; one all-reduce, on the (smaller) result.
+// RESHARD-LABEL: func.func @gather_pending_table
+// RESHARD: %[[T:.*]] = garray.reduce <sum> {{.*}}unreduced = sum("data")
+// RESHARD-NOT: garray.reshard %[[T]]
+// RESHARD: %[[G:.*]] = garray.gather %[[T]][%arg1] {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>}
+// RESHARD: garray.reshard %[[G]] to <@mesh, P(None, None)>
+func.func @gather_pending_table(%x: tensor<2x16x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>},
+                                %i: tensor<4xi64>) -> tensor<4x8xf32> {
+  %t = garray.reduce <sum> %x, dims = [0] : (tensor<2x16x8xf32>) -> tensor<16x8xf32>
+  %0 = garray.gather %t[%i] : (tensor<16x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// With a zero base, linear in the updates: pending updates stay pending.
+// RESHARD-LABEL: func.func @scatter_pending_updates
+// RESHARD: %[[U:.*]] = garray.reduce <sum> {{.*}}unreduced = sum("data")
+// RESHARD-NOT: garray.reshard %[[U]]
+// RESHARD: %[[S:.*]] = garray.scatter_add %{{.*}}, %arg0, %[[U]] {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>}
+// RESHARD: garray.reshard %[[S]] to <@mesh, P(None, None)>
+func.func @scatter_pending_updates(%i: tensor<4xi64>,
+                                   %v: tensor<2x4x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>}) -> tensor<16x8xf32> {
+  %u = garray.reduce <sum> %v, dims = [0] : (tensor<2x4x8xf32>) -> tensor<4x8xf32>
+  %z = garray.constant dense<0.0> : tensor<16x8xf32>
+  %0 = garray.scatter_add %z, %i, %u : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
