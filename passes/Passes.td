@@ -125,6 +125,18 @@ def GArrayGlobalToLocal : Pass<"garray-global-to-local", "::mlir::ModuleOp"> {
     %X: tensor<2x2xf32>
     %g = comm.all_reduce <sum> %p groups = [[0, 1, 2, 3]] : tensor<2xf32> -> tensor<2xf32>
     ```
+    Values that depend on the device keep their global meaning: a
+    `garray.iota` along a sharded dim adds its shard's global start, read
+    from a per-device table:
+
+    ```mlir
+    %i = garray.iota dim = 0 {garray.sharding = #garray.sharding<@mesh, P("data")>} : tensor<8xi64>
+    →   (mesh ["data" = 4])
+    %l = garray.iota dim = 0 : tensor<2xi64>
+    %o = comm.device_value [0, 2, 4, 6] : tensor<i64>
+    %b = garray.broadcast_in_dim %o, dims = [] : (tensor<i64>) -> tensor<2xi64>
+    %i = garray.add %l, %b : tensor<2xi64>
+    ```
   }];
   let dependentDialects = ["::mlir::comm::CommDialect"];
 }
