@@ -41,6 +41,16 @@ def GArrayDecompose : Pass<"garray-decompose", "::mlir::func::FuncOp"> {
     %n = garray.constant dense<8.0> : tensor<f32>
     %m = garray.div %s, %n : tensor<f32>
     ```
+    Also, each written in global terms so that sharding cannot change it:
+    - a weighted mean (`weights %w`) becomes `sum(x * w) / sum(w)`;
+    - `argmax`/`argmin` become a max/min reduction (keepdims), a compare with
+      it, a select of global indices (`garray.iota`, NaN positions included)
+      against INT_MAX, and a min reduction: sharded, one max (min) and one
+      min all-reduce combine (value, global index) pairs;
+    - `scatter_add` with a base that is not a zero constant becomes
+      `base + scatter_add(zeros, ...)`, so the base is added once however the
+      index positions are sharded.
+    A sharding written on a composite moves to the op that defines its value.
   }];
 }
 
@@ -115,6 +125,18 @@ def GArrayGlobalToLocal : Pass<"garray-global-to-local", "::mlir::ModuleOp"> {
     %X: tensor<2x2xf32>
     %g = comm.all_reduce <sum> %p groups = [[0, 1, 2, 3]] : tensor<2xf32> -> tensor<2xf32>
     ```
+    Values that depend on the device keep their global meaning: a
+    `garray.iota` along a sharded dim adds its shard's global start, read
+    from a per-device table:
+
+    ```mlir
+    %i = garray.iota dim = 0 {garray.sharding = #garray.sharding<@mesh, P("data")>} : tensor<8xi64>
+    →   (mesh ["data" = 4])
+    %l = garray.iota dim = 0 : tensor<2xi64>
+    %o = comm.device_value [0, 2, 4, 6] : tensor<i64>
+    %b = garray.broadcast_in_dim %o, dims = [] : (tensor<i64>) -> tensor<2xi64>
+    %i = garray.add %l, %b : tensor<2xi64>
+    ```
   }];
   let dependentDialects = ["::mlir::comm::CommDialect"];
 }
@@ -132,7 +154,10 @@ def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Elementwise ops become `linalg.generic`s (fused later), broadcasts and
     reductions `linalg.generic`s with the matching indexing maps, dot_general
-    a contraction.
+    a contraction, iota a generic over `linalg.index`, gather a generic that
+    extracts clamped rows, scatter_add a loop nest over the index positions
+    (insert_slice of row sums, so duplicates accumulate). Composites (mean,
+    argmax, argmin) must have been decomposed: they are an error here.
 
     ```mlir
     %s = garray.add %a, %b : tensor<2xf32>
@@ -141,7 +166,8 @@ def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"];
+                           "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "::mlir::ModuleOp"> {

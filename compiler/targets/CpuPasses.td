@@ -33,4 +33,31 @@ def CpuLowerStridedCopies : Pass<"cpu-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CpuGuardEmptyTensorElimination : Pass<"cpu-guard-empty-tensor-elimination"> {
+  let summary = "Keep eliminate-empty-tensors from clobbering a live value";
+  let description = [{
+    eliminate-empty-tensors replaces the `tensor.empty` at the root of a
+    result's destination chain with the output buffer the result is
+    materialized into (`materialize_in_destination ... restrict`). If a value
+    on that chain has another use, that user now reads a tensor living in
+    the output buffer, which the materialization (invisible to One-Shot
+    Bufferize once it targets a memref) overwrites: two reductions whose
+    `linalg.fill` init CSE merged returned the same numbers. Run right
+    before eliminate-empty-tensors, this pass
+      1. clones `tensor.empty` / `linalg.fill` results that have several uses
+         (one per use: what CSE merged, so each chain is private again);
+      2. drops `restrict` from each `materialize_in_destination` into a
+         memref whose destination chain still has a value with another use
+         (or passes an op it does not know), so the elimination skips it and
+         the result is copied into its output instead.
+
+    ```mlir
+    %f = linalg.fill ins(%zero) outs(%e)           %f0 = linalg.fill ins(%zero) outs(%e0)
+    %a = linalg.generic ... outs(%f)          →    %a = linalg.generic ... outs(%f0)
+    %b = linalg.generic ... outs(%f)               %f1 = linalg.fill ins(%zero) outs(%e1)
+                                                   %b = linalg.generic ... outs(%f1)
+    ```
+  }];
+}
+
 #endif // SHARDC_COMPILER_TARGETS_CPUPASSES_TD

@@ -108,6 +108,10 @@ std::string buildCpuPipeline() {
   // CSE merges duplicate tensor.empty/constants the fusion left behind.
   p.add("canonicalize");
   p.add("cse");
+  // CSE may have merged the fill/empty that two ops start from; the next pass
+  // would then put both in one output buffer. Make each destination chain
+  // private again, or mark its result for a plain copy.
+  p.add("cpu-guard-empty-tensor-elimination");
   // A tensor.empty that is only materialized into an output buffer is replaced
   // by that buffer, so the producing op writes the output in place.
   p.add("eliminate-empty-tensors");

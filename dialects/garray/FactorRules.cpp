@@ -32,22 +32,65 @@ static FactorRule elementwise(Operation *op, PendingFlow flow) {
 }
 
 // Reductions: reduced dims are Reduction factors; with keepdims the result
-// keeps a size-1 dim that no factor indexes (so it is never sharded).
-static FactorRule reduction(Value operand, ArrayRef<int64_t> dims, bool keepdims,
-                            Reduction kind, PendingFlow flow) {
+// keeps a size-1 dim that no factor indexes (so it is never sharded). Every
+// operand (a weighted mean has two) shares the factors dim by dim.
+static FactorRule reduction(ValueRange operands, ArrayRef<int64_t> dims, bool keepdims,
+                            Reduction kind, PendingFlow flow,
+                            FactorKind reducedKind = FactorKind::Reduction) {
   FactorRuleBuilder b;
   FactorRule::TensorFactors in, out;
-  std::vector<int64_t> shape = shapeOf(operand);
+  std::vector<int64_t> shape = shapeOf(operands.front());
   for (int64_t d = 0, e = shape.size(); d < e; ++d) {
     bool reduced = llvm::is_contained(dims, d);
-    int f = b.factor(shape[d], reduced ? FactorKind::Reduction : FactorKind::Parallel);
+    int f = b.factor(shape[d], reduced ? reducedKind : FactorKind::Parallel);
     in.push_back({f});
     if (!reduced)
       out.push_back({f});
     else if (keepdims)
       out.push_back({});
   }
-  return b.operand(in).result(out).reduction(kind).pending(std::move(flow)).build();
+  for (size_t i = 0; i < operands.size(); ++i)
+    b.operand(in);
+  return b.result(out).reduction(kind).pending(std::move(flow)).build();
+}
+
+// Arg-reductions: the reduced dim stays whole. (garray-decompose rewrites
+// them into max/min reductions over global indices before propagation, which
+// may shard it; this rule only serves tools that ask first, and is correct
+// there because it never reduces an index.)
+static FactorRule argReduction(Value operand, int64_t dim) {
+  FactorRuleBuilder b;
+  FactorRule::TensorFactors in, out;
+  std::vector<int64_t> shape = shapeOf(operand);
+  for (int64_t d = 0, e = shape.size(); d < e; ++d) {
+    int f = b.factor(shape[d], d == dim ? FactorKind::NeedReplication : FactorKind::Parallel);
+    in.push_back({f});
+    if (d != dim)
+      out.push_back({f});
+  }
+  return b.operand(in).result(out).pending(none()).build();
+}
+
+/// The rule of ops that index rows of `rows` ([V, t...]) by `indices` ([b...]):
+/// V is whole (any device may touch any row), b and t are shared with
+/// `indexed` ([b..., t...]). Returns the factors of each of those tensors.
+struct RowIndexing {
+  FactorRule::TensorFactors rows, indices, indexed;
+};
+static RowIndexing rowIndexing(FactorRuleBuilder &b, Value rows, Value indices,
+                               FactorKind indexKind) {
+  RowIndexing r;
+  std::vector<int64_t> rowShape = shapeOf(rows), indexShape = shapeOf(indices);
+  r.rows.push_back({b.factor(rowShape[0], FactorKind::NeedReplication)});
+  for (int64_t s : indexShape) {
+    r.indices.push_back({b.factor(s, indexKind)});
+    r.indexed.push_back(r.indices.back());
+  }
+  for (size_t d = 1; d < rowShape.size(); ++d) {
+    r.rows.push_back({b.factor(rowShape[d])});
+    r.indexed.push_back(r.rows.back());
+  }
+  return r;
 }
 
 // Shape ops: a dim kept as it is shares one factor between operand and
@@ -60,6 +103,10 @@ static int keptOrWhole(FactorRuleBuilder &b, int64_t size, bool kept) {
 FactorRule AbsOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule AddOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }
 FactorRule AndOp::getFactorRule() { return elementwise(*this, none()); }
+
+FactorRule ArgMaxOp::getFactorRule() { return argReduction(getOperand(), getDim()); }
+
+FactorRule ArgMinOp::getFactorRule() { return argReduction(getOperand(), getDim()); }
 
 // Operand dim i maps to result dim dims[i] when sizes agree; a stretched
 // size-1 dim indexes no factor and so stays whole.
@@ -98,7 +145,6 @@ FactorRule ConcatenateOp::getFactorRule() {
   result[dim] = {keptOrWhole(b, out[dim], false)};
   return b.result(result).pending(allSame(Reduction::Sum)).build();
 }
-
 // A constant has no operands; its result is free to take any sharding (each
 // device materialises its part).
 FactorRule ConstantOp::getFactorRule() { return elementwise(*this, none()); }
@@ -142,13 +188,30 @@ FactorRule DotGeneralOp::getFactorRule() {
 
 FactorRule ExpOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule FloorOp::getFactorRule() { return elementwise(*this, none()); }
+
+// ([V,t..],[b..])->([b..,t..]) replicated={V}; linear in the table, so a
+// pending sum of table partials stays pending.
+FactorRule GatherOp::getFactorRule() {
+  FactorRuleBuilder b;
+  RowIndexing r = rowIndexing(b, getTable(), getIndices(), FactorKind::Parallel);
+  return b.operand(r.rows).operand(r.indices).result(r.indexed).pending(oneOf({0})).build();
+}
+
+// Every dim is parallel; a sharded `dim` is offset to global indices in
+// global-to-local.
+FactorRule IotaOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule LogOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule LogisticOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule MaxOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Max)); }
 
 // The mean is decomposed before propagation; its rule (a sum whose pending
 // result is later divided by the global count) only serves tools that ask.
+// A weighted mean, sum(x*w)/sum(w), is not linear in per-device partials, so
+// undecomposed it keeps the reduced dims whole.
 FactorRule MeanOp::getFactorRule() {
+  if (getWeights())
+    return reduction(getOperands(), getDims(), getKeepdims(), Reduction::Sum, none(),
+                     FactorKind::NeedReplication);
   return reduction(getOperand(), getDims(), getKeepdims(), Reduction::Sum, oneOf({0}));
 }
 
@@ -209,6 +272,26 @@ FactorRule ReverseOp::getFactorRule() {
 
 FactorRule RsqrtOp::getFactorRule() { return elementwise(*this, none()); }
 
+// ([V,t..],[b..],[b..,t..])->([V,t..]): each index position adds one row.
+// With a zero base, b is a sum-reduction factor: devices holding different
+// index positions each add theirs and the result is a pending sum (linear in
+// the updates, which may be pending themselves). With any other base, a
+// pending sum would count the base once per device, so b stays whole
+// (garray-decompose splits such ops into base + scatter_add(zeros, ...)).
+FactorRule ScatterAddOp::getFactorRule() {
+  bool zeroBase = hasZeroBase();
+  FactorRuleBuilder b;
+  RowIndexing r = rowIndexing(b, getBase(), getIndices(),
+                              zeroBase ? FactorKind::Reduction : FactorKind::NeedReplication);
+  return b.operand(r.rows)
+      .operand(r.indices)
+      .operand(r.indexed)
+      .result(r.rows)
+      .reduction(Reduction::Sum)
+      .pending(zeroBase ? oneOf({2}) : none())
+      .build();
+}
+
 // Both branches share the predicate's factors; a pending branch is reduced
 // first (no flow: the predicate can never be a pending sum).
 FactorRule SelectOp::getFactorRule() { return elementwise(*this, none()); }
@@ -235,7 +318,6 @@ FactorRule SliceOp::getFactorRule() {
   }
   return b.operand(operand).result(result).pending(oneOf({0})).build();
 }
-
 FactorRule SqrtOp::getFactorRule() { return elementwise(*this, none()); }
 
 FactorRule SubOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }

@@ -218,4 +218,36 @@ def GArray_ReverseOp : GArray_Op<"reverse", [Pure, SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Iota (owned by the reductions & indexing family; keep it last)
+//===----------------------------------------------------------------------===//
+
+def GArray_IotaOp : GArray_Op<"iota", [Pure,
+    DeclareOpInterfaceMethods<GArray_ShardingRuleOpInterface>]> {
+  let summary = "The global index along one dimension";
+  let description = [{
+    Element `(i0, ..., in)` is `i_dim`, converted to the element type.
+
+    ```mlir
+    %i = garray.iota dim = 1 : tensor<8x4xi64>     // [[0, 1, 2, 3], [0, 1, 2, 3], ...]
+    %f = garray.iota dim = 0 : tensor<8xf32>       // [0.0, 1.0, ..., 7.0]
+    ```
+    Every dimension is a parallel factor, so the result may be sharded any
+    way. Indices stay *global*: when `dim` is sharded, each device's local
+    iota is offset by its shard's global start (a per-device table read with
+    `comm.device_value` in global-to-local), which is what makes argmax and
+    argmin over a sharded dimension compare global positions.
+
+    **Constraints:**
+    - `iota_c1`: the result has rank >= 1 and `dim` is in range;
+    - `iota_c2`: the element type is a float or an integer wider than `i1`;
+    - `iota_c3`: every index along `dim` (up to its size - 1) is exactly
+      representable in the element type.
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs GArray_Tensor:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif

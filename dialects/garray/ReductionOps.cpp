@@ -1,4 +1,4 @@
-//===- ReductionOps.cpp - verifiers of contractions and reductions --------===//
+//===- ReductionOps.cpp - verifiers of reductions and indexing ops -------===//
 //
 // Messages start with the constraint label from GArrayReductionOps.td.
 //
@@ -7,6 +7,8 @@
 #include "dialects/garray/VerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+
 
 using namespace mlir;
 using namespace mlir::garray;
@@ -103,9 +105,25 @@ LogicalResult ReduceOp::verify() {
 LogicalResult MeanOp::verify() {
   if (failed(verifyReduction(*this, "mean", getOperand(), getType(), getDims(), getKeepdims())))
     return failure();
-  if (!isa<FloatType>(getType().getElementType()))
-    return emitOpError("mean_c4: the element type must be a float, not ")
-           << getType().getElementType();
+  Type elem = getType().getElementType();
+  if (!isa<FloatType>(elem))
+    return emitOpError("mean_c4: the element type must be a float, not ") << elem;
+  if (Value w = getWeights()) {
+    if (w.getType() != getOperand().getType())
+      return emitOpError("mean_c5: weights must have the operand's type ")
+             << getOperand().getType() << ", not " << w.getType();
+    return success();
+  }
+  // The count becomes a constant of the element type: a count that rounds
+  // (or overflows to inf, as 70000 in f16) would silently scale every mean.
+  auto f = cast<FloatType>(elem);
+  llvm::APFloat count(static_cast<double>(getGlobalCount()));
+  bool lost = false;
+  count.convert(f.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  if (lost || count.isInfinity())
+    return emitOpError("mean_c6: the global count ")
+           << getGlobalCount() << " is not exactly representable in " << elem
+           << "; compute the mean in a wider float type (e.g. f32)";
   return success();
 }
 
@@ -117,3 +135,114 @@ int64_t MeanOp::getGlobalCount() {
   return count;
 }
 
+//===----------------------------------------------------------------------===//
+// argmax / argmin
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyArgReduce(Operation *op, StringRef name, Value operand, Type result,
+                                     int64_t dim) {
+  auto in = cast<RankedTensorType>(operand.getType());
+  auto out = cast<RankedTensorType>(result);
+  if (dim < 0 || dim >= in.getRank())
+    return op->emitOpError(name) << "_c1: dim " << dim << " is out of range for operand #0 of rank "
+                                 << in.getRank();
+  if (in.getDimSize(dim) == 0)
+    return op->emitOpError(name) << "_c1: dim " << dim
+                                 << " of operand #0 is empty; an empty dimension has no " << name;
+  SmallVector<int64_t> expected(in.getShape());
+  expected.erase(expected.begin() + dim);
+  if (ArrayRef<int64_t>(expected) != out.getShape())
+    return op->emitOpError(name) << "_c2: the result must have shape [" << expected
+                                 << "] (the operand's without dim " << dim << ") but has " << out;
+  auto it = dyn_cast<IntegerType>(out.getElementType());
+  // The decomposition uses the type's largest value as "no candidate", so it
+  // must exceed every index (size - 1), i.e. be >= the size.
+  bool fits = it && it.getWidth() >= 2 &&
+              (it.getWidth() >= 64 ||
+               (int64_t(1) << (it.getWidth() - 1)) - 1 >= in.getDimSize(dim));
+  if (!fits)
+    return op->emitOpError(name)
+           << "_c3: the result element type must be an integer wider than i1 that holds "
+           << in.getDimSize(dim) << " (the size of dim " << dim << "), not "
+           << out.getElementType();
+  return success();
+}
+
+LogicalResult ArgMaxOp::verify() {
+  return verifyArgReduce(*this, "argmax", getOperand(), getType(), getDim());
+}
+
+LogicalResult ArgMinOp::verify() {
+  return verifyArgReduce(*this, "argmin", getOperand(), getType(), getDim());
+}
+
+//===----------------------------------------------------------------------===//
+// gather / scatter_add
+//===----------------------------------------------------------------------===//
+
+/// indices.shape ++ rows.shape[1:]
+static SmallVector<int64_t> indexedShape(RankedTensorType indices, RankedTensorType rows) {
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.append(rows.getShape().begin() + 1, rows.getShape().end());
+  return shape;
+}
+
+LogicalResult GatherOp::verify() {
+  auto table = cast<RankedTensorType>(getTable().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (!isa<IntegerType>(indices.getElementType()))
+    return emitOpError("gather_c1: indices (operand #1) must have an integer element type, not ")
+           << indices.getElementType();
+  if (table.getRank() < 1)
+    return emitOpError("gather_c2: the table (operand #0) must have rank >= 1, not ") << table;
+  if (table.getDimSize(0) == 0)
+    return emitOpError("gather_c2: the table (operand #0) has no rows to read: ") << table;
+  SmallVector<int64_t> expected = indexedShape(indices, table);
+  if (ArrayRef<int64_t>(expected) != out.getShape())
+    return emitOpError("gather_c3: the result must have shape [")
+           << expected << "] (indices.shape ++ table.shape[1:]) but has " << out;
+  if (out.getElementType() != table.getElementType())
+    return emitOpError("gather_c4: the result element type ")
+           << out.getElementType() << " differs from the table's " << table.getElementType();
+  return success();
+}
+
+LogicalResult ScatterAddOp::verify() {
+  auto base = cast<RankedTensorType>(getBase().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  auto updates = cast<RankedTensorType>(getUpdates().getType());
+  if (!isa<IntegerType>(indices.getElementType()))
+    return emitOpError(
+               "scatter_add_c1: indices (operand #1) must have an integer element type, not ")
+           << indices.getElementType();
+  if (base.getRank() < 1)
+    return emitOpError("scatter_add_c2: base (operand #0) must have rank >= 1, not ") << base;
+  if (base.getDimSize(0) == 0)
+    return emitOpError("scatter_add_c2: base (operand #0) has no rows to add into: ") << base;
+  SmallVector<int64_t> expected = indexedShape(indices, base);
+  if (ArrayRef<int64_t>(expected) != updates.getShape())
+    return emitOpError("scatter_add_c3: updates (operand #2) must have shape [")
+           << expected << "] (indices.shape ++ base.shape[1:]) but has " << updates;
+  if (getType() != base)
+    return emitOpError("scatter_add_c4: the result must have base's type ")
+           << base << ", not " << getType();
+  if (updates.getElementType() != base.getElementType())
+    return emitOpError("scatter_add_c4: updates (operand #2) has element type ")
+           << updates.getElementType() << " but base has " << base.getElementType();
+  if (base.getElementType().isInteger(1))
+    return emitOpError("scatter_add_c5: cannot add i1 values; convert them to a number type first");
+  return success();
+}
+
+bool ScatterAddOp::hasZeroBase() {
+  DenseElementsAttr value;
+  if (!matchPattern(getBase(), m_Constant(&value)) || !value.isSplat())
+    return false;
+  Attribute v = value.getSplatValue<Attribute>();
+  if (auto f = dyn_cast<FloatAttr>(v))
+    return f.getValue().isZero();
+  if (auto i = dyn_cast<IntegerAttr>(v))
+    return i.getValue().isZero();
+  return false;
+}

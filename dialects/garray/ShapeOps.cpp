@@ -282,3 +282,36 @@ LogicalResult ReverseOp::verify() {
   return checkDimList(*this, "reverse_c1", "reversed", getDims(),
                       cast<RankedTensorType>(getType()).getRank(), seen);
 }
+// iota
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  auto out = cast<RankedTensorType>(getType());
+  int64_t dim = getDim();
+  if (out.getRank() < 1 || dim < 0 || dim >= out.getRank())
+    return emitOpError("iota_c1: dim ") << dim << " is out of range for a result of rank "
+                                       << out.getRank();
+  Type elem = out.getElementType();
+  if (elem.isInteger(1))
+    return emitOpError("iota_c2: the element type must be a float or an integer wider than i1");
+  // The largest index, size - 1, must survive the conversion exactly (an f16
+  // iota of 4096 would repeat indices; an i8 iota of 300 would wrap).
+  int64_t last = out.getDimSize(dim) - 1;
+  bool exact;
+  if (auto f = dyn_cast<FloatType>(elem)) {
+    llvm::APFloat v(static_cast<double>(last));
+    bool lost = false;
+    v.convert(f.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    // All integers up to 2^precision are exact (and then so is every index
+    // below `last`) unless `last` overflows the type.
+    unsigned precision = llvm::APFloat::semanticsPrecision(f.getFloatSemantics());
+    exact = !lost && !v.isInfinity() && (precision >= 62 || last <= (int64_t(1) << precision));
+  } else {
+    unsigned w = elem.getIntOrFloatBitWidth();
+    exact = w > 64 || last <= static_cast<int64_t>((uint64_t(1) << (w - 1)) - 1);
+  }
+  if (!exact)
+    return emitOpError("iota_c3: the indices 0..")
+           << last << " along dim " << dim << " are not all exactly representable in " << elem;
+  return success();
+}

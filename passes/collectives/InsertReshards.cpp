@@ -174,11 +174,14 @@ private:
     shardc::FactorAxes axes(rule.numFactors());
     std::vector<bool> fixed(rule.numFactors(), false);
     std::vector<bool> taken(core.axes.size(), false);
+    // A NeedReplication factor stays whole even when the result was given a
+    // sharding along it (by a user or a declared function result): the op
+    // computes it whole and a reshard slices it for that user.
     for (size_t r = 0; r < op->getNumResults(); ++r) {
       TensorSharding target = actual(op->getResult(r));
       auto proj = shardc::projectToFactors(rule, numOperands + r, target, core);
       for (size_t f = 0; f < proj.size(); ++f)
-        if (proj[f] && !fixed[f]) {
+        if (proj[f] && !fixed[f] && rule.kinds[f] != shardc::FactorKind::NeedReplication) {
           axes[f] = *proj[f];
           fixed[f] = true;
           for (int a : axes[f])

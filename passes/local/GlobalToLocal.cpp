@@ -9,6 +9,8 @@
 //   - an op whose attributes name global extents rewrites them for its local
 //     types through LocalizeOpInterface (e.g. a slice's limit on a whole,
 //     sharded dim), so it still verifies on local shapes;
+//   - values that depend on the device keep their global meaning: an iota
+//     along a sharded dim adds its shard's global offset;
 //   - afterwards no mesh, sharding or global collective remains (the next
 //     pass, garray-verify-local, is the gate).
 //
@@ -68,6 +70,8 @@ public:
         });
       else if (auto c = dyn_cast<ConstantOp>(op))
         ok = localizeConstant(c);
+      else if (auto c = dyn_cast<IotaOp>(op))
+        ok = localizeIota(c);
       else
         ok = retype(op);
     });
@@ -168,6 +172,35 @@ private:
     }
     c.getResult().replaceAllUsesExcept(cur, cur.getDefiningOp() == c ? nullptr
                                                                      : firstSliceOf(cur, c));
+    return success();
+  }
+
+  // An iota counts from 0 on every device; indices must stay global, so where
+  // its `dim` is sharded each device adds its shard's global start, read from
+  // a per-device table (comm.device_value) and broadcast.
+  LogicalResult localizeIota(IotaOp iota) {
+    ShardingAttr s = getSharding(iota.getResult());
+    if (failed(retype(iota)))
+      return failure();
+    if (!s)
+      return success();
+    auto local = cast<RankedTensorType>(iota.getType());
+    int64_t dim = iota.getDim();
+    shardc::TensorSharding core_s = *toCore(s, mesh, local.getRank());
+    const std::vector<int> &axes = core_s.dims[dim].axes;
+    if (axes.empty())
+      return success();
+    SmallVector<int64_t> offsets;
+    for (int64_t d = 0, n = core.deviceCount(); d < n; ++d)
+      offsets.push_back(core.indexInGroup(d, axes) * local.getDimSize(dim));
+    OpBuilder b(iota);
+    b.setInsertionPointAfter(iota);
+    Location loc = iota.getLoc();
+    auto scalar = RankedTensorType::get({}, local.getElementType());
+    Value offset = comm::DeviceValueOp::create(b, loc, scalar, b.getDenseI64ArrayAttr(offsets));
+    Value spread = BroadcastInDimOp::create(b, loc, local, offset, b.getDenseI64ArrayAttr({}));
+    Value global = AddOp::create(b, loc, iota.getResult(), spread);
+    iota.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
     return success();
   }
 

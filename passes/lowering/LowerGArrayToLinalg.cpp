@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -31,11 +32,17 @@ struct LowerToLinalg : shardc::impl::GArrayLowerToLinalgBase<LowerToLinalg> {
     shardc::populateShapeLoweringPatterns(patterns);
     shardc::populateDotGeneralLoweringPatterns(patterns);
     shardc::populateReduceLoweringPatterns(patterns);
+    shardc::populateGatherLoweringPatterns(patterns);
+    shardc::populateIotaLoweringPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     WalkResult r = getOperation().walk([](Operation *op) {
-      if (isa<garray::MeanOp>(op)) {
-        op->emitError("'garray.mean' is a composite: run garray-decompose before lowering");
+      // Composites have no lowering at any type, on purpose: their meaning
+      // (a global count, global indices) is fixed before sharding.
+      if (isa<garray::MeanOp, garray::ArgMaxOp, garray::ArgMinOp>(op)) {
+        op->emitError("'") << op->getName()
+                           << "' is a composite with no direct lowering: run garray-decompose "
+                              "first (on the global program, so counts and indices stay global)";
         return WalkResult::interrupt();
       }
       if (op->getDialect() && op->getDialect()->getNamespace() == "garray") {

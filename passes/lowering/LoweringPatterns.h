@@ -22,6 +22,8 @@ void populateBroadcastLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDotGeneralLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateReduceLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateGatherLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateIotaLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 /// An empty tensor of `type`'s shape filled with `value`.
 mlir::Value createFilled(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,

@@ -1,7 +1,9 @@
 //===- ReduceLowering.cpp - garray.reduce → linalg.generic ----------------===//
 //
 // The accumulator starts at the reduction's identity (0, 1, -inf, +inf), which
-// is also what padding of uneven shards must hold.
+// is also what padding of uneven shards must hold. On i1 the kinds are logical
+// (sum, max: or; prod, min: and), matching how the runtime combines i1
+// partials; signed max on i1 would rank true (-1) below false.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
@@ -26,6 +28,8 @@ TypedAttr identity(OpBuilder &b, ReductionKind kind, Type elem) {
     }
   }
   unsigned w = elem.getIntOrFloatBitWidth();
+  if (w == 1)
+    return b.getIntegerAttr(elem, kind == ReductionKind::prod || kind == ReductionKind::min);
   switch (kind) {
   case ReductionKind::sum: return b.getIntegerAttr(elem, 0);
   case ReductionKind::prod: return b.getIntegerAttr(elem, 1);
@@ -37,6 +41,10 @@ TypedAttr identity(OpBuilder &b, ReductionKind kind, Type elem) {
 
 Value combine(OpBuilder &b, Location l, ReductionKind kind, Value acc, Value x) {
   bool f = isa<FloatType>(x.getType());
+  if (x.getType().isInteger(1))
+    return kind == ReductionKind::sum || kind == ReductionKind::max
+               ? Value(arith::OrIOp::create(b, l, acc, x))
+               : Value(arith::AndIOp::create(b, l, acc, x));
   switch (kind) {
   case ReductionKind::sum:
     return f ? Value(arith::AddFOp::create(b, l, acc, x)) : Value(arith::AddIOp::create(b, l, acc, x));

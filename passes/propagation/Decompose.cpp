@@ -1,7 +1,16 @@
 //===- Decompose.cpp - garray-decompose: composites into core ops ---------===//
 //
-// Keeps: the denominator of a mean is the *global* element count, written as a
-// constant in the global program, before anything is sharded.
+// Runs before propagation, on the global program, so every decomposition is
+// written in global terms and later sharding cannot change its meaning.
+// Keeps:
+//   - the denominator of a mean is the *global* element count, written as a
+//     constant; a weighted mean's denominator is a global sum of weights;
+//   - argmax/argmin compare *global* indices (garray.iota), combined with a
+//     max/min reduction and a min reduction; no index is ever summed or maxed;
+//   - scatter_add adds its base exactly once: a non-zero base is split off
+//     (base + scatter_add(zeros, ...)) so the index positions may be sharded;
+//   - a sharding written on a composite moves to the op that now defines its
+//     value.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
@@ -18,38 +27,119 @@ using namespace mlir;
 using namespace mlir::garray;
 
 namespace {
+
+ReductionKindAttr kindAttr(OpBuilder &b, ReductionKind kind) {
+  return ReductionKindAttr::get(b.getContext(), kind);
+}
+
+/// Replaces `op` by `value`, moving `op`'s sharding (if any) onto `value`.
+void replaceKeepingSharding(Operation *op, Value value) {
+  if (Attribute s = op->getAttr(kShardingAttrName))
+    value.getDefiningOp()->setAttr(kShardingAttrName, s);
+  op->getResult(0).replaceAllUsesWith(value);
+  op->erase();
+}
+
+Value splat(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value) {
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
+}
+
+// mean(x) = sum(x) / N with N the global count;
+// mean(x, weights w) = sum(x * w) / sum(w).
+void decomposeMean(MeanOp mean) {
+  OpBuilder b(mean);
+  Location loc = mean.getLoc();
+  auto type = cast<RankedTensorType>(mean.getType());
+  auto sumOf = [&](Value v) -> Value {
+    return ReduceOp::create(b, loc, type, kindAttr(b, ReductionKind::sum), v, mean.getDimsAttr(),
+                            mean.getKeepdimsAttr());
+  };
+  Value num, den;
+  if (Value w = mean.getWeights()) {
+    num = sumOf(MulOp::create(b, loc, mean.getOperand(), w));
+    den = sumOf(w);
+  } else {
+    num = sumOf(mean.getOperand());
+    auto elem = cast<FloatType>(type.getElementType());
+    den = splat(b, loc, type, b.getFloatAttr(elem, static_cast<double>(mean.getGlobalCount())));
+  }
+  replaceKeepingSharding(mean, DivOp::create(b, loc, num, den));
+}
+
+// argmax(x, dim):
+//   m    = reduce <max> x, dims = [dim] keepdims     (a max all-reduce if dim is sharded)
+//   cand = select(x == broadcast(m), iota(dim), INT_MAX)
+//   cand = select(x != x, iota(dim), cand)           (floats: NaN is the maximum)
+//   r    = reduce <min> cand, dims = [dim]           (a min all-reduce if dim is sharded)
+// iota is global, so the min picks the first global position on ties, also
+// across shards. When max propagates a NaN, no x == m holds and the NaN
+// positions are the candidates; otherwise there is no NaN to find.
+template <typename ArgOp> void decomposeArgReduce(ArgOp op, ReductionKind kind) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getOperand();
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  Type indexElem = resultType.getElementType();
+  int64_t rank = xType.getRank(), dim = op.getDim();
+
+  SmallVector<int64_t> keptShape(xType.getShape());
+  keptShape[dim] = 1;
+  auto keptType = RankedTensorType::get(keptShape, xType.getElementType());
+  Value m = ReduceOp::create(b, loc, keptType, kindAttr(b, kind), x,
+                             b.getDenseI64ArrayAttr({dim}), b.getUnitAttr());
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  Value mb = BroadcastInDimOp::create(b, loc, xType, m, b.getDenseI64ArrayAttr(all));
+  auto maskType = RankedTensorType::get(xType.getShape(), b.getI1Type());
+  auto direction = [&](ComparisonDirection d) {
+    return ComparisonDirectionAttr::get(b.getContext(), d);
+  };
+  Value isExtreme = CompareOp::create(b, loc, maskType, direction(ComparisonDirection::eq), x, mb);
+  auto indexType = RankedTensorType::get(xType.getShape(), indexElem);
+  Value iota = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(dim));
+  unsigned width = indexElem.getIntOrFloatBitWidth();
+  Value none = splat(b, loc, indexType,
+                     b.getIntegerAttr(indexElem, llvm::APInt::getSignedMaxValue(width)));
+  Value cand = SelectOp::create(b, loc, indexType, isExtreme, iota, none);
+  if (isa<FloatType>(xType.getElementType())) {
+    Value isNaN = CompareOp::create(b, loc, maskType, direction(ComparisonDirection::ne), x, x);
+    cand = SelectOp::create(b, loc, indexType, isNaN, iota, cand);
+  }
+  Value r = ReduceOp::create(b, loc, resultType, kindAttr(b, ReductionKind::min), cand,
+                             b.getDenseI64ArrayAttr({dim}), UnitAttr());
+  replaceKeepingSharding(op, r);
+}
+
+// scatter_add(base, i, u) = base + scatter_add(zeros, i, u) when base is not
+// already zero, so that the scatter's rule may shard the index positions.
+void decomposeScatterAdd(ScatterAddOp op) {
+  if (op.hasZeroBase())
+    return;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Value zeros = splat(b, loc, type, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
+  Value rows = ScatterAddOp::create(b, loc, type, zeros, op.getIndices(), op.getUpdates());
+  replaceKeepingSharding(op, AddOp::create(b, loc, op.getBase(), rows));
+}
+
 struct Decompose : shardc::impl::GArrayDecomposeBase<Decompose> {
   void runOnOperation() override {
-    WalkResult r = getOperation().walk([](MeanOp mean) {
-      OpBuilder b(mean);
-      auto type = cast<RankedTensorType>(mean.getType());
-      // The count must be exact in the element type, or the mean is wrong.
-      llvm::APFloat exact(static_cast<double>(mean.getGlobalCount()));
-      bool lost = false;
-      exact.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
-                    llvm::APFloat::rmNearestTiesToEven, &lost);
-      if (lost) {
-        mean.emitError("mean over ")
-            << mean.getGlobalCount() << " elements: the count is not exactly representable in "
-            << type.getElementType() << "; convert the operand to f32 first";
-        return WalkResult::interrupt();
-      }
-      Value sum = ReduceOp::create(b, mean.getLoc(), type,
-                                   ReductionKindAttr::get(b.getContext(), ReductionKind::sum),
-                                   mean.getOperand(), mean.getDimsAttr(), mean.getKeepdimsAttr());
-      auto elem = cast<FloatType>(type.getElementType());
-      auto count = DenseElementsAttr::get(
-          type, b.getFloatAttr(elem, static_cast<double>(mean.getGlobalCount())));
-      Value n = ConstantOp::create(b, mean.getLoc(), count);
-      Value div = DivOp::create(b, mean.getLoc(), sum, n);
-      if (Attribute s = mean->getAttr(kShardingAttrName))
-        div.getDefiningOp()->setAttr(kShardingAttrName, s);
-      mean.replaceAllUsesWith(div);
-      mean.erase();
-      return WalkResult::advance();
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<MeanOp, ArgMaxOp, ArgMinOp, ScatterAddOp>(op))
+        ops.push_back(op);
     });
-    if (r.wasInterrupted())
-      signalPassFailure();
+    for (Operation *op : ops) {
+      if (auto mean = dyn_cast<MeanOp>(op))
+        decomposeMean(mean);
+      else if (auto arg = dyn_cast<ArgMaxOp>(op))
+        decomposeArgReduce(arg, ReductionKind::max);
+      else if (auto arg = dyn_cast<ArgMinOp>(op))
+        decomposeArgReduce(arg, ReductionKind::min);
+      else
+        decomposeScatterAdd(cast<ScatterAddOp>(op));
+    }
   }
 };
 } // namespace

@@ -4,6 +4,9 @@
 // NULL-terminated, and has static storage, so the pointer stays valid forever.
 #include "shardrt.h"
 
+extern "C" __bf16 __truncsfbf2(float);
+extern "C" __bf16 __truncdfbf2(double);
+
 namespace {
 template <typename Fn> void *address(Fn *fn) { return reinterpret_cast<void *>(fn); }
 
@@ -16,6 +19,9 @@ extern "C" const shardrt_symbol *shardrt_symbols(void) {
       {"shardrt_rank", address(&shardrt_rank)},
       {"shardrt_all_reduce", address(&shardrt_all_reduce)},
       {"shardrt_all_gather", address(&shardrt_all_gather)},
+      // Soft-float helpers LLVM may call for bf16 (SoftFloat.cpp).
+      {"__truncsfbf2", address(&__truncsfbf2)},
+      {"__truncdfbf2", address(&__truncdfbf2)},
       {nullptr, nullptr},
   };
   return kSymbols;

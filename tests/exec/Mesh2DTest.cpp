@@ -12,7 +12,7 @@
 //   C  a softmax over "model"-sharded classes, with a bias b P("model")
 //                                                          → p, lse
 //
-// Cases that shardc does not handle yet are in tests tagged [!mayfail] at the
+// Cases that once failed (kept as regressions) are at the
 // end of the file, each with the failure it shows today.
 //
 //===----------------------------------------------------------------------===//
@@ -244,7 +244,7 @@ TEST_CASE("2-D mesh, model C: softmax and log-sum-exp over model-split classes",
 }
 
 //===----------------------------------------------------------------------===//
-// Known failures. Each asserts the right behaviour; [!mayfail] keeps the suite
+// Once-known failures, now fixed; each asserts the right behaviour.
 // green while they fail and reports them as failed-but-allowed.
 //===----------------------------------------------------------------------===//
 

@@ -180,3 +180,25 @@ func.func @consistent(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mes
   %n = garray.neg %x {garray.sharding = #garray.sharding<@mesh, P("data")>} : tensor<8xf32>
   return %n : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A NeedReplication factor (scatter_add's row dim V) stays whole even when
+// the op's result was given a split along it (here by the declared function
+// result): the op computes whole rows and a reshard splits them afterwards.
+// Splitting V inside the op would scatter global indices into local rows.
+// CHECK-LABEL: func.func @need_replication_result
+// CHECK: %[[S:.*]] = garray.scatter_add %arg0, %arg1, %arg2 {garray.sharding = #garray.sharding<@mesh, P(None, None)>}
+// CHECK: %[[R:.*]] = garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P("data", None)>
+// CHECK: return %[[R]]
+func.func @need_replication_result(
+    %b: tensor<16x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None)>},
+    %i: tensor<8xi64> {garray.sharding = #garray.sharding<@mesh, P(None)>},
+    %u: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None)>})
+    -> (tensor<16x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) {
+  %0 = garray.scatter_add %b, %i, %u {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+      : (tensor<16x4xf32>, tensor<8xi64>, tensor<8x4xf32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
