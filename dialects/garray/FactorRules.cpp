@@ -124,6 +124,7 @@ FactorRule BroadcastInDimOp::getFactorRule() {
 
 FactorRule CeilOp::getFactorRule() { return elementwise(*this, none()); }
 
+FactorRule ClampOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule CompareOp::getFactorRule() { return elementwise(*this, none()); }
 
 // Every dim but `dim` is shared; each operand's `dim` and the result's are
@@ -187,6 +188,7 @@ FactorRule DotGeneralOp::getFactorRule() {
 }
 
 FactorRule ExpOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule Expm1Op::getFactorRule() { return elementwise(*this, none()); }
 FactorRule FloorOp::getFactorRule() { return elementwise(*this, none()); }
 
 // ([V,t..],[b..])->([b..,t..]) replicated={V}; linear in the table, so a
@@ -201,6 +203,7 @@ FactorRule GatherOp::getFactorRule() {
 // global-to-local.
 FactorRule IotaOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule LogOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule Log1pOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule LogisticOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule MaxOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Max)); }
 
@@ -270,6 +273,7 @@ FactorRule ReverseOp::getFactorRule() {
   return b.operand(dims).result(dims).pending(oneOf({0})).build();
 }
 
+FactorRule RoundOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule RsqrtOp::getFactorRule() { return elementwise(*this, none()); }
 
 // ([V,t..],[b..],[b..,t..])->([V,t..]): each index position adds one row.

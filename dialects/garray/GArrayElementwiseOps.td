@@ -100,16 +100,23 @@ def GArray_CeilOp : GArray_UnaryOp<"ceil", GArray_FloatElements,
     "The smallest integral value not below `x`.">;
 def GArray_CosOp : GArray_UnaryOp<"cos", GArray_FloatElements, "Cosine (radians).">;
 def GArray_ExpOp : GArray_UnaryOp<"exp", GArray_FloatElements, "`e` to the power `x`.">;
+def GArray_Expm1Op : GArray_UnaryOp<"expm1", GArray_FloatElements,
+    "`exp(x) - 1`, accurate near zero.">;
 def GArray_FloorOp : GArray_UnaryOp<"floor", GArray_FloatElements,
     "The largest integral value not above `x`.">;
 def GArray_LogOp : GArray_UnaryOp<"log", GArray_FloatElements,
     "Natural logarithm; NaN below zero, -inf at zero.">;
+def GArray_Log1pOp : GArray_UnaryOp<"log1p", GArray_FloatElements,
+    "`log(1 + x)`, accurate near zero; NaN below -1.">;
 def GArray_LogisticOp : GArray_UnaryOp<"logistic", GArray_FloatElements,
     "The logistic sigmoid `1 / (1 + exp(-x))`.">;
 def GArray_NegOp : GArray_UnaryOp<"neg", GArray_NumberElements,
     "Negation (`0 - x` on integers, wrapping).", "stay pending (linear)">;
 def GArray_NotOp : GArray_UnaryOp<"not", GArray_IntegerElements,
     "Bitwise complement; logical negation on i1.">;
+def GArray_RoundOp : GArray_UnaryOp<"round", GArray_FloatElements,
+    "The nearest integral value, halves to even (as `jnp.round`): 0.5 -> 0, "
+    "1.5 -> 2, -2.5 -> -2.">;
 def GArray_RsqrtOp : GArray_UnaryOp<"rsqrt", GArray_FloatElements,
     "Reciprocal square root `1 / sqrt(x)`.">;
 def GArray_SignOp : GArray_UnaryOp<"sign", GArray_NumberElements,
@@ -119,6 +126,19 @@ def GArray_SinOp : GArray_UnaryOp<"sin", GArray_FloatElements, "Sine (radians)."
 def GArray_SqrtOp : GArray_UnaryOp<"sqrt", GArray_FloatElements,
     "Square root; NaN below zero.">;
 def GArray_TanhOp : GArray_UnaryOp<"tanh", GArray_FloatElements, "Hyperbolic tangent.">;
+
+def GArray_ClampOp : GArray_SameTypeElementwiseOp<"clamp", GArray_NumberElements,
+    "`min(max(x, lo), hi)` with `lo` and `hi` full-shape arrays (broadcast them "
+    "first); where `lo > hi` the result is `hi`, as XLA's clamp. NaN in any "
+    "operand gives NaN.",
+    "reduced first", "%r = garray.clamp %lo, %x, %hi : tensor<8x4xf32>"> {
+  let arguments = (ins GArray_Tensor:$lo, GArray_Tensor:$operand, GArray_Tensor:$hi);
+  let results = (outs GArray_Tensor:$result);
+  let assemblyFormat = [{
+    $lo `,` $operand `,` $hi attr-dict `:`
+    custom<ElementwiseTypes>(type($lo), type($operand), type($hi), type($result))
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Binary

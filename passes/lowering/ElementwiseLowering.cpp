@@ -235,6 +235,9 @@ Value convert(OpBuilder &b, Location l, Value x, Type to) {
 UNARY_FLOAT(CeilOp, math::CeilOp)
 UNARY_FLOAT(CosOp, math::CosOp)
 UNARY_FLOAT(ExpOp, math::ExpOp)
+UNARY_FLOAT(Expm1Op, math::ExpM1Op)
+UNARY_FLOAT(Log1pOp, math::Log1pOp)
+UNARY_FLOAT(RoundOp, math::RoundEvenOp)
 UNARY_FLOAT(FloorOp, math::FloorOp)
 UNARY_FLOAT(LogOp, math::LogOp)
 UNARY_FLOAT(RsqrtOp, math::RsqrtOp)
@@ -277,6 +280,12 @@ Value body(MinOp, OpBuilder &b, Location l, ValueRange a) {
   if (isBool(a[0].getType()))
     return arith::MinUIOp::create(b, l, a);
   return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, l, a);
+}
+// clamp(lo, x, hi) = min(max(x, lo), hi): the max/min bodies above, so NaN
+// and i1 behave as they do.
+Value body(ClampOp, OpBuilder &b, Location l, ValueRange a) {
+  Value lower = body(MaxOp(), b, l, ValueRange{a[1], a[0]});
+  return body(MinOp(), b, l, ValueRange{lower, a[2]});
 }
 Value body(MulOp, OpBuilder &b, Location l, ValueRange a) {
   return floatOrInt<arith::MulFOp, arith::MulIOp>(b, l, a);
@@ -335,7 +344,7 @@ template <typename... Ops> void addPatterns(RewritePatternSet &patterns) {
 } // namespace
 
 void shardc::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
-  addPatterns<AbsOp, CeilOp, CosOp, ExpOp, FloorOp, LogOp, LogisticOp, NegOp, NotOp, RsqrtOp,
-              SignOp, SinOp, SqrtOp, TanhOp, AddOp, AndOp, DivOp, MaxOp, MinOp, MulOp, OrOp,
+  addPatterns<AbsOp, CeilOp, ClampOp, CosOp, ExpOp, Expm1Op, FloorOp, LogOp, Log1pOp,
+              LogisticOp, NegOp, NotOp, RoundOp, RsqrtOp, SignOp, SinOp, SqrtOp, TanhOp, AddOp, AndOp, DivOp, MaxOp, MinOp, MulOp, OrOp,
               PowOp, RemOp, SubOp, XorOp, CompareOp, SelectOp, ConvertOp>(patterns);
 }

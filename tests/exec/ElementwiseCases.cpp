@@ -99,6 +99,12 @@ double maxRef(Args a, Dtype) {
   return std::max(a[0], a[1]);
 }
 
+double clampRef(Args a, Dtype) {
+  if (std::isnan(a[0]) || std::isnan(a[1]) || std::isnan(a[2]))
+    return nanIfAny(a);
+  return std::min(std::max(a[1], a[0]), a[2]);
+}
+
 double minRef(Args a, Dtype) {
   if (std::isnan(a[0]) || std::isnan(a[1]))
     return nanIfAny(a);
@@ -127,18 +133,24 @@ const std::vector<OpCase> &elementwiseCases() {
       {"ceil", 1, Kinds::Float, -4, 4, 0, 0, floatOnly([](double x) { return std::ceil(x); })},
       {"cos", 1, Kinds::Float, -4, 4, 0, 0, floatOnly([](double x) { return std::cos(x); })},
       {"exp", 1, Kinds::Float, -4, 4, 0, 0, floatOnly([](double x) { return std::exp(x); })},
+      {"expm1", 1, Kinds::Float, -4, 4, 0, 0, floatOnly([](double x) { return std::expm1(x); })},
       {"floor", 1, Kinds::Float, -4, 4, 0, 0, floatOnly([](double x) { return std::floor(x); })},
       {"log", 1, Kinds::Float, 0.25, 4, 0, 0, floatOnly([](double x) { return std::log(x); })},
+      {"log1p", 1, Kinds::Float, -0.5, 4, 0, 0, floatOnly([](double x) { return std::log1p(x); })},
       {"logistic", 1, Kinds::Float, -8, 8, 0, 0,
        floatOnly([](double x) { return 1.0 / (1.0 + std::exp(-x)); })},
       {"neg", 1, Kinds::Number, -4, 4, 0, 0, [](Args a, Dtype) { return -a[0]; }},
       {"not", 1, Kinds::Integer, -50, 50, 0, 0, notRef},
+      // Halves round to even (std::nearbyint in the default rounding mode).
+      {"round", 1, Kinds::Float, -4, 4, 0, 0, floatOnly([](double x) { return std::nearbyint(x); })},
       {"rsqrt", 1, Kinds::Float, 0.25, 4, 0, 0,
        floatOnly([](double x) { return 1.0 / std::sqrt(x); })},
       {"sign", 1, Kinds::Number, -4, 4, 0, 0, signRef},
       {"sin", 1, Kinds::Float, -4, 4, 0, 0, floatOnly([](double x) { return std::sin(x); })},
       {"sqrt", 1, Kinds::Float, 0.25, 4, 0, 0, floatOnly([](double x) { return std::sqrt(x); })},
       {"tanh", 1, Kinds::Float, -4, 4, 0, 0, floatOnly([](double x) { return std::tanh(x); })},
+      // clamp(lo, x, hi): lo from [-50, 0), x and hi from [-50, 50) (so lo > hi occurs).
+      {"clamp", 3, Kinds::Number, -50, 0, -50, 50, clampRef},
       // Binary. div/rem draw integer divisors from [-8, 8), so x / 0 occurs.
       {"add", 2, Kinds::Number, -50, 50, -50, 50, [](Args a, Dtype) { return a[0] + a[1]; }},
       {"and", 2, Kinds::Integer, -50, 50, -50, 50,

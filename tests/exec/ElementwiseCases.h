@@ -39,7 +39,7 @@ enum class Kinds { Any, Float, Number, Integer }; // as the op's `_c2`
 
 struct OpCase {
   std::string op; // mnemonic: "add"
-  int arity;      // 1 or 2
+  int arity;      // 1, 2 or 3 (clamp)
   Kinds kinds;
   double lo, hi;   // float operands are drawn from [lo, hi)
   double lo2, hi2; // rhs, for binary ops

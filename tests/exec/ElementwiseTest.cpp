@@ -118,13 +118,14 @@ Application sameTypeOp(const OpCase &c, const std::string &dtype, uint32_t seed)
   Application app;
   app.label = c.op + " on " + dtype;
   std::string type = tensorType(kShape, dtype);
-  const char *names[] = {"a", "b"};
+  const char *names[] = {"a", "b", "c"};
   for (int k = 0; k < c.arity; ++k) {
     app.args.push_back({names[k], type, ""});
     app.inputs.push_back(randomOperand(rng, dtype, kShape, k ? c.lo2 : c.lo, k ? c.hi2 : c.hi,
                                        edgesFor(c, dtype, k)));
   }
-  app.body = "  %r = garray." + c.op + (c.arity == 1 ? " %a : " : " %a, %b : ") + type + "\n";
+  const char *operands[] = {"", " %a : ", " %a, %b : ", " %a, %b, %c : "};
+  app.body = "  %r = garray." + c.op + operands[c.arity] + type + "\n";
   app.results = {{"r", "r", type}};
   app.expected = {applyReference(c.reference, app.inputs, dtype)};
   return app;
