@@ -132,7 +132,9 @@ def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Elementwise ops become `linalg.generic`s (fused later), broadcasts and
     reductions `linalg.generic`s with the matching indexing maps, dot_general
-    a contraction.
+    a `linalg.matmul` / `linalg.batch_matmul` in the layout [B, M, K] x
+    [B, K, N] (operands transposed and reshaped into it where needed; i1
+    keeps a contraction `linalg.generic`).
 
     ```mlir
     %s = garray.add %a, %b : tensor<2xf32>

@@ -282,8 +282,11 @@ struct CpuTileAndVectorizeMatmul
       FailureOr<GemmTiles> t = tilesFor(cast<MemRefType>(op->getOperand(0).getType()).getElementType());
       if (failed(t)) {
         op.emitError() << "cpu-tile-and-vectorize-matmul: invalid tile options (vector-bits="
-                       << vectorBits << ", tile-rows=" << tileRows
-                       << ", tile-vectors=" << tileVectors << ", cache-tiles of 3 positive sizes)";
+                       << static_cast<int64_t>(vectorBits)
+                       << ", tile-rows=" << static_cast<int64_t>(tileRows)
+                       << ", tile-vectors=" << static_cast<int64_t>(tileVectors)
+                       << "): expected positive sizes, vector-bits a multiple of the element "
+                          "width, and cache-tiles of 3 positive sizes";
         return signalPassFailure();
       }
       SmallVector<linalg::MatmulOp> candidates;
