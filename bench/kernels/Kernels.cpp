@@ -148,15 +148,27 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/// One warm-up of each, then `reps` interleaved timings; medians.
+/// Per-call medians of `reps` interleaved samples of each. A sample is
+/// `calls` back-to-back calls, with `calls` chosen so that a sample of the
+/// baseline lasts about 0.1 s: on a shared machine a single 3 ms call is
+/// often preempted for a whole time slice, which would make small sizes a
+/// coin toss; batched and interleaved, preemption hits both sides alike.
 std::pair<double, double> timeBoth(int reps, const std::function<void()> &ours,
                                    const std::function<void()> &baseline) {
-  std::vector<double> a, b;
   ours();
-  baseline();
+  double once = seconds(baseline);
+  int calls = std::max(1, static_cast<int>(0.1 / std::max(once, 1e-6)));
+  auto sample = [&](const std::function<void()> &fn) {
+    return seconds([&] {
+             for (int i = 0; i < calls; ++i)
+               fn();
+           }) /
+           calls;
+  };
+  std::vector<double> a, b;
   for (int r = 0; r < reps; ++r) {
-    a.push_back(seconds(ours));
-    b.push_back(seconds(baseline));
+    a.push_back(sample(ours));
+    b.push_back(sample(baseline));
   }
   return {median(a), median(b)};
 }
