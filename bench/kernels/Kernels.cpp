@@ -322,7 +322,7 @@ int main(int argc, char **argv) {
   openblas_set_num_threads(1);
   std::string cpu = opts.cpu == "host" ? "host (" + llvm::sys::getHostCPUName().str() + ")"
                                        : opts.cpu;
-  std::printf("shardc cpu: %s; openblas: %s, core %s, %d thread; median of %d runs\n",
+  std::printf("shardc cpu: %s; openblas: %s, core %s, %d thread; median of %d samples\n",
               cpu.c_str(), openblas_get_config(), openblas_get_corename(),
               openblas_get_num_threads(), opts.reps);
   std::fflush(stdout);
