@@ -6,9 +6,11 @@
 // pair on one buffer.
 //
 // Invariants:
-//  - only matmuls whose full tiles can be vectorized are rewritten, and every
-//    rewritten matmul computes exactly what it did (remainder tiles stay
-//    linalg.matmul on subviews and become loops later);
+//  - only f32/f64 matmuls on static, unit-inner-stride buffers are touched,
+//    and each computes exactly what it did: full register tiles become
+//    vector code, remainder tiles stay linalg.matmul on subviews (loops
+//    later); a full tile that fails to vectorize is an error, not a silent
+//    fallback;
 //  - hoisting the accumulator is sound because the output buffer of a
 //    matmul never aliases its inputs: the CPU entry's outputs are `restrict`,
 //    and one-shot bufferization writes a matmul in place only into its init
@@ -122,9 +124,8 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::MatmulOp op
   return tiled;
 }
 
-/// Steps 1-3 of the recipe for one matmul; returns the full register tiles.
-LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t,
-                         SmallVectorImpl<linalg::MatmulOp> &fullTiles) {
+/// Steps 1-3 of the recipe for one matmul.
+LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t) {
   // Cache blocks, loops N, K, M.
   FailureOr<scf::SCFTilingResult> blocks = tile(rewriter, op, {t.mc, t.nc, t.kc}, {1, 2, 0});
   if (failed(blocks))
@@ -134,7 +135,6 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const Gemm
   FailureOr<scf::SCFTilingResult> regs = tile(rewriter, block, {t.mr, t.nr, 1}, {0, 1, 2});
   if (failed(regs))
     return failure();
-  auto tileOp = cast<linalg::MatmulOp>(regs->tiledOps.back());
 
   // Peel M, then N inside the main M loop: the main loops see only full
   // tiles, whose subview sizes fold to constants. A loop that was not
@@ -149,9 +149,6 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const Gemm
       (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
     }
   }
-  // After peeling the main-loop tile is the original op (the remainder got a
-  // clone); it is full if its sizes are now the register tile's.
-  fullTiles.push_back(tileOp);
   return success();
 }
 
@@ -236,7 +233,7 @@ void hoistAccumulators(RewriterBase &rewriter, Operation *root) {
 
 bool isFullTile(linalg::MatmulOp op, const GemmTiles &t) {
   auto shape = [&](unsigned i) { return cast<MemRefType>(op->getOperand(i).getType()).getShape(); };
-  return op->getParentOp() && shape(0) == ArrayRef<int64_t>{t.mr, 1} &&
+  return shape(0) == ArrayRef<int64_t>{t.mr, 1} &&
          shape(1) == ArrayRef<int64_t>{1, t.nr} && shape(2) == ArrayRef<int64_t>{t.mr, t.nr};
 }
 
@@ -277,7 +274,7 @@ struct CpuTileAndVectorizeMatmul
     });
     if (matmuls.empty())
       return;
-    SmallVector<std::pair<linalg::MatmulOp, GemmTiles>> tiles;
+    SmallVector<GemmTiles> used; // one per element type seen
     for (linalg::MatmulOp op : matmuls) {
       FailureOr<GemmTiles> t = tilesFor(cast<MemRefType>(op->getOperand(0).getType()).getElementType());
       if (failed(t)) {
@@ -289,28 +286,25 @@ struct CpuTileAndVectorizeMatmul
                           "width, and cache-tiles of 3 positive sizes";
         return signalPassFailure();
       }
-      SmallVector<linalg::MatmulOp> candidates;
-      if (failed(tileMatmul(rewriter, op, *t, candidates))) {
+      if (failed(tileMatmul(rewriter, op, *t))) {
         op.emitError() << "cpu-tile-and-vectorize-matmul: tiling failed";
         return signalPassFailure();
       }
-      for (linalg::MatmulOp c : candidates)
-        tiles.push_back({c, *t});
+      used.push_back(*t);
     }
     // Not converging within the iteration limit is not an error here (the
     // canonicalizer pass ignores it too); the IR stays valid.
     (void)canonicalize(root);
 
-    // Step 4. Canonicalization may have replaced a tile op (it folds casts
-    // into linalg operands in place, so the handles normally survive); match
-    // again by shape instead of trusting them.
+    // Step 4. The full tiles are the matmuls whose shapes are now exactly a
+    // register tile's (canonicalization may have rebuilt the ops, so they
+    // are found by shape, not kept as handles). Vectorizing any such matmul
+    // is correct whatever its origin.
     SmallVector<linalg::MatmulOp> full;
     root->walk([&](linalg::MatmulOp op) {
-      for (auto &[unused, t] : tiles)
-        if (isRecipeMatmul(op) && isFullTile(op, t)) {
-          full.push_back(op);
-          break;
-        }
+      if (isRecipeMatmul(op) &&
+          llvm::any_of(used, [&](const GemmTiles &t) { return isFullTile(op, t); }))
+        full.push_back(op);
     });
     for (linalg::MatmulOp op : full) {
       rewriter.setInsertionPoint(op);
