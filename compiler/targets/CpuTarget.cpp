@@ -44,6 +44,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -51,7 +52,6 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <memory>
 #include <mutex>
@@ -514,7 +514,8 @@ LogicalResult addPointerArrayEntry(ModuleOp module, llvm::StringRef entryName,
 std::string shardc::cpuLoweringPipeline(const CpuTargetOptions &options) {
   std::string error;
   std::optional<ResolvedCpu> cpu = resolveCpu(options, error);
-  return buildCpuPipeline(cpu ? gemmTuningFor(*cpu->subtarget) : kGemmTunings[std::size(kGemmTunings) - 1]);
+  const GemmTuning &portable = kGemmTunings[std::size(kGemmTunings) - 1];
+  return buildCpuPipeline(cpu ? gemmTuningFor(*cpu->subtarget) : portable);
 }
 
 LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,

@@ -80,8 +80,8 @@ void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op) {
   auto loop = scf::ForOp::create(rewriter, loc, zero, count, one);
   rewriter.setInsertionPointToStart(loop.getBody());
   Value i = loop.getInductionVar();
-  linalg::MatmulOp::create(rewriter, loc,
-                           ValueRange{batchSlice(rewriter, loc, a, i), batchSlice(rewriter, loc, b, i)},
+  Value sliceA = batchSlice(rewriter, loc, a, i), sliceB = batchSlice(rewriter, loc, b, i);
+  linalg::MatmulOp::create(rewriter, loc, ValueRange{sliceA, sliceB},
                            ValueRange{batchSlice(rewriter, loc, c, i)});
   rewriter.eraseOp(op);
 }
@@ -276,7 +276,8 @@ struct CpuTileAndVectorizeMatmul
       return;
     SmallVector<GemmTiles> used; // one per element type seen
     for (linalg::MatmulOp op : matmuls) {
-      FailureOr<GemmTiles> t = tilesFor(cast<MemRefType>(op->getOperand(0).getType()).getElementType());
+      Type elem = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
+      FailureOr<GemmTiles> t = tilesFor(elem);
       if (failed(t)) {
         op.emitError() << "cpu-tile-and-vectorize-matmul: invalid tile options (vector-bits="
                        << static_cast<int64_t>(vectorBits)

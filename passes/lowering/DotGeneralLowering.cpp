@@ -86,8 +86,8 @@ Value reshape(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape) 
   Value flat = value;
   if (type.getRank() != 1)
     flat = type.getRank() == 0
-               ? Value(tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({1}, elem), value,
-                                                     ArrayRef<ReassociationIndices>{}))
+               ? Value(tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({1}, elem),
+                                                     value, ArrayRef<ReassociationIndices>{}))
                : Value(tensor::CollapseShapeOp::create(b, loc, value, allDims(type.getRank())));
   if (shape.size() == 1)
     return flat;
