@@ -154,10 +154,13 @@ def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Elementwise ops become `linalg.generic`s (fused later), broadcasts and
     reductions `linalg.generic`s with the matching indexing maps, dot_general
-    a contraction, iota a generic over `linalg.index`, gather a generic that
-    extracts clamped rows, scatter_add a loop nest over the index positions
-    (insert_slice of row sums, so duplicates accumulate). Composites (mean,
-    argmax, argmin) must have been decomposed: they are an error here.
+    a `linalg.matmul` / `linalg.batch_matmul` in the layout [B, M, K] x
+    [B, K, N] (operands transposed and reshaped into it where needed; i1
+    keeps a contraction `linalg.generic`), iota a generic over `linalg.index`,
+    gather a generic that extracts clamped rows, scatter_add a loop nest over
+    the index positions (insert_slice of row sums, so duplicates accumulate).
+    Composites (mean, argmax, argmin) must have been decomposed: they are an
+    error here.
 
     ```mlir
     %s = garray.add %a, %b : tensor<2xf32>

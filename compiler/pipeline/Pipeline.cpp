@@ -269,9 +269,10 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
         pm.addPass(createCommLowerToRuntime());
       })))
     return std::nullopt;
-  if (failed(lowerToLLVMDialect(module, entryName)))
-    return std::nullopt;
   CpuTargetOptions cpu;
+  cpu.cpu = options.cpu;
+  if (failed(lowerToLLVMDialect(module, entryName, cpu)))
+    return std::nullopt;
   if (options.emit == Phase::LLVM) {
     FailureOr<std::string> ir = emitLLVMIR(module, cpu);
     if (failed(ir))

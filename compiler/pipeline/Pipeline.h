@@ -44,6 +44,9 @@ struct CompileOptions {
   llvm::raw_ostream *emitStream = nullptr;
   /// Entry function; empty = `main`, or the only public function.
   std::string entry;
+  /// LLVM CPU of the object (CpuTargetOptions::cpu): "host" (this machine,
+  /// the default) or a name such as "x86-64-v2" for a portable object.
+  std::string cpu = "host";
 };
 
 struct CompileResult {

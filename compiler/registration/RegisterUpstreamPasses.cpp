@@ -17,6 +17,10 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+// createConvertVectorToSCFPass (hand-written constructor, light header).
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+// The enums of ConvertVectorToLLVMPassOptions (vector contract/transpose lowering).
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -39,6 +43,7 @@ namespace mlir {
 #define GEN_PASS_DECL_RECONCILEUNREALIZEDCASTSPASS
 #define GEN_PASS_DECL_SCFTOCONTROLFLOWPASS
 #define GEN_PASS_DECL_UBTOLLVMCONVERSIONPASS
+#define GEN_PASS_DECL_CONVERTVECTORTOLLVMPASS
 #include "mlir/Conversion/Passes.h.inc"
 
 // All linalg passes: their declarations only need mlir/Pass/Pass.h, unlike
@@ -85,5 +90,7 @@ void shardc::registerUpstreamPasses() {
     registerPass([] { return createReconcileUnrealizedCastsPass(); });
     registerPass([] { return createSCFToControlFlowPass(); });
     registerPass([] { return createUBToLLVMConversionPass(); });
+    registerPass([] { return createConvertVectorToLLVMPass(); });
+    registerPass([] { return createConvertVectorToSCFPass(); });
   });
 }

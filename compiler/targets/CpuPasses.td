@@ -58,6 +58,74 @@ def CpuGuardEmptyTensorElimination : Pass<"cpu-guard-empty-tensor-elimination"> 
                                                    %b = linalg.generic ... outs(%f1)
     ```
   }];
+def CpuGeneralizeNamedOps : Pass<"cpu-generalize-named-ops"> {
+  let summary = "Generalize named linalg ops, except matmul and batch_matmul";
+  let description = [{
+    Upstream `linalg-generalize-named-ops` turns every named op into a
+    linalg.generic so that `linalg-fuse-elementwise-ops` can fuse chains of
+    them. Applied to contractions it is harmful on the CPU: elementwise
+    fusion then folds producers into the contraction (a transpose becomes a
+    strided operand again, `x * 2` moves into the innermost loop), and the
+    result no longer matches the GEMM recipe of
+    `cpu-tile-and-vectorize-matmul`. This pass generalizes every other named
+    structured op and leaves linalg.matmul and linalg.batch_matmul named.
+
+    ```mlir
+    %0 = linalg.add ins(%a, %b : ...) outs(%e : ...)        → linalg.generic
+    %1 = linalg.matmul ins(%0, %c : ...) outs(%acc : ...)   → unchanged
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
+  let summary = "Cache-block, register-tile and vectorize linalg.matmul on buffers";
+  let description = [{
+    The GEMM recipe of the CPU target, on bufferized IR (before
+    convert-linalg-to-loops). For each linalg.matmul with f32 or f64 elements
+    (linalg.batch_matmul first becomes a loop over rank-reduced matmuls):
+
+    1. cache blocking: tile (M, N, K) by `cache-tiles` with the loop order
+       N, K, M, so a K×N panel of B stays in L2 while every row block of A
+       streams past it;
+    2. register tiling: tile the block by (`tile-rows`, NR, 1) with
+       NR = `tile-vectors` × `vector-bits` / element bits, loops M, N, K;
+    3. peel the M and N register loops, so every tile of the main loops has
+       the static shape tile-rows × NR (remainder tiles stay scalar linalg
+       and become loops later);
+    4. vectorize the full tiles (vector.contract), fold subviews into the
+       transfers, CSE, and hoist the accumulator's transfer_read/write out of
+       the K loop, so it lives in registers across K;
+    5. lower vector.contract to outer products and those to vector.fma: per K
+       step, tile-rows broadcasts of A times tile-vectors loads of B.
+
+    ```mlir
+    linalg.matmul ins(%A, %B : memref<512x512xf32>, memref<512x512xf32>)
+                  outs(%C : memref<512x512xf32>)
+    →
+    scf.for %n, %k, %m (cache blocks) { scf.for %i, %j {
+      %acc = vector.transfer_read %C[..] : vector<8x32xf32>
+      %r = scf.for %kk iter_args(%a = %acc) { ... vector.fma ... }
+      vector.transfer_write %r, %C[..] } }
+    ```
+    There is no packing: B is read in place, one row of NR contiguous
+    elements per K step; the accumulators and the order of the loops are what
+    make it fast. Other element types and matmuls are left to
+    convert-linalg-to-loops.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "Width of one vector register in bits (128 SSE, 256 AVX2, 512 AVX-512)">,
+    Option<"tileRows", "tile-rows", "int64_t", /*default=*/"8",
+           "Rows (M) of the register tile">,
+    Option<"tileVectors", "tile-vectors", "int64_t", /*default=*/"2",
+           "Vector registers per row of the register tile (N = this x lanes)">,
+    ListOption<"cacheTiles", "cache-tiles", "int64_t",
+               "Cache block sizes M,N,K (default 128,256,512)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
 #endif // SHARDC_COMPILER_TARGETS_CPUPASSES_TD

@@ -44,10 +44,13 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <memory>
@@ -84,7 +87,31 @@ private:
   std::vector<std::string> passes;
 };
 
-std::string buildCpuPipeline() {
+/// Register and cache tiles of the GEMM recipe (cpu-tile-and-vectorize-matmul)
+/// per vector ISA; the first row whose feature the target CPU has wins.
+/// Register tile: `tileRows` x `tileVectors` vector registers of
+/// accumulators, leaving registers for one row of B and a broadcast of A
+/// (AVX-512 has 32 vector registers, AVX2/SSE 16). Cache blocks: M, N, K in
+/// elements; M is a multiple of tileRows so blocks split into full tiles.
+/// Measured with bench/kernels (bench/README.md).
+struct GemmTuning {
+  const char *feature; // LLVM subtarget feature, "" = any x86-64
+  int64_t vectorBits, tileRows, tileVectors, mc, nc, kc;
+};
+constexpr GemmTuning kGemmTunings[] = {
+    {"+avx512f", 512, 8, 2, 128, 256, 512},
+    {"+avx2", 256, 6, 2, 126, 256, 512},
+    {"", 128, 6, 2, 126, 256, 512},
+};
+
+std::string gemmPassText(const GemmTuning &t) {
+  return llvm::formatv("cpu-tile-and-vectorize-matmul{{vector-bits={0} tile-rows={1} "
+                       "tile-vectors={2} cache-tiles={3},{4},{5}}",
+                       t.vectorBits, t.tileRows, t.tileVectors, t.mc, t.nc, t.kc)
+      .str();
+}
+
+std::string buildCpuPipeline(const GemmTuning &gemm) {
   PipelineText p;
   // ---- Tensor phase: the program is still values; rewrite it while that is
   // ---- cheap and analyzable.
@@ -95,14 +122,17 @@ std::string buildCpuPipeline() {
   // Drop the entry and helpers that inlining left unreferenced, so they are not
   // bufferized and compiled for nothing.
   p.add("symbol-dce");
-  // Elementwise fusion only understands linalg.generic; named elementwise ops
-  // (linalg.add, linalg.exp, ...) must be generic first.
-  p.add("linalg-generalize-named-ops");
+  // Elementwise fusion only understands linalg.generic; named ops (fill,
+  // transpose, ...) must be generic first. Unlike upstream
+  // linalg-generalize-named-ops this keeps matmul/batch_matmul named, so
+  // fusion cannot fold producers into them and the GEMM recipe below still
+  // finds them.
+  p.add("cpu-generalize-named-ops");
   // Chains of elementwise ops become one generic: one loop nest, and no
   // intermediate tensors (so no malloc/free) between them.
   p.add("linalg-fuse-elementwise-ops");
-  // Give generics that are really matmul/fill/copy their names back, so GEMM
-  // tiling/vectorization recipes can match linalg.matmul later.
+  // Give generics that are really fill/copy/transpose their names back
+  // (cheaper to bufferize and lower than the generic form).
   p.add("linalg-specialize-generic-ops");
   // Tidy fused bodies and fold constants before bufferization analyses them;
   // CSE merges duplicate tensor.empty/constants the fusion left behind.
@@ -136,9 +166,17 @@ std::string buildCpuPipeline() {
   // symbol in our object; make them linalg.copy loops instead.
   p.add("cpu-lower-strided-copies");
 
-  // ---- Loop phase. GEMM tiling / vectorization will slot in before this.
-  // Linalg on buffers -> scf.for loop nests over memref.load/store.
+  // ---- Loop phase.
+  // Matmuls: cache blocks, register tiles, vector FMAs with the accumulator
+  // in registers (the recipe is in CpuPasses.td). Runs on buffers so the
+  // accumulator hoisting is a read/write pair on one memref.
+  p.add(gemmPassText(gemm));
+  // Linalg on buffers -> scf.for loop nests over memref.load/store (what the
+  // recipe left: elementwise nests, reductions, remainder tiles). LLVM's loop
+  // vectorizer vectorizes the elementwise nests at O2+.
   p.add("convert-linalg-to-loops");
+  // Vector transfers the recipe left above rank 1 -> loops of 1-D transfers.
+  p.add("convert-vector-to-scf");
   // math.fpowi/ipowi would become llvm.powi, i.e. a call to libgcc's
   // __powisf2; outline a software implementation instead (libc/libm only).
   p.add("convert-math-to-funcs");
@@ -160,6 +198,9 @@ std::string buildCpuPipeline() {
   // arith ops without a direct LLVM counterpart (ceildivsi, floordivsi, ...),
   // and bf16 <-> f32 as integer shifts and round-to-nearest-even.
   p.add("arith-expand{include-bf16=true}");
+  // vector.fma/load/store/broadcast -> LLVM vector ops and intrinsics; before
+  // finalize-memref-to-llvm, whose memref descriptors it uses.
+  p.add("convert-vector-to-llvm");
   // math ops with LLVM intrinsics (exp, log, sqrt, tanh, pow, ...): LLVM can
   // vectorize them and calls libm where it has to.
   p.add("convert-math-to-llvm");
@@ -184,6 +225,80 @@ std::string buildCpuPipeline() {
   // The type-conversion casts between the steps above now cancel out.
   p.add("reconcile-unrealized-casts");
   return p.str();
+}
+
+//===----------------------------------------------------------------------===//
+// The target CPU
+//===----------------------------------------------------------------------===//
+
+void initializeX86Target() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+  });
+}
+
+/// An LLVM CPU name and feature string, with "host" replaced by what this
+/// machine reports.
+struct ResolvedCpu {
+  std::string name;
+  std::string features; // "+avx2,-avx512f,..." for the host, "" for a named CPU
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget;
+};
+
+/// The CPU `options` names, or nullopt with `error` set when LLVM does not
+/// know it.
+std::optional<ResolvedCpu> resolveCpu(const shardc::CpuTargetOptions &options, std::string &error) {
+  initializeX86Target();
+  llvm::Triple triple(kTargetTriple);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) {
+    error = "x86-64 target unavailable in this LLVM: " + error;
+    return std::nullopt;
+  }
+  ResolvedCpu cpu;
+  cpu.name = options.cpu;
+  if (llvm::StringRef(options.cpu) == shardc::kHostCpu) {
+    cpu.name = llvm::sys::getHostCPUName().str();
+    // The host's own feature list, not just the CPU model's: a VM may hide
+    // features (e.g. AVX-512) that the model name implies.
+    llvm::SubtargetFeatures features;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.getKey(), feature.getValue());
+    cpu.features = features.getString();
+  }
+  // LLVM only warns on stderr about an unknown CPU and then ignores it; make
+  // it an error instead (checked with the generic CPU, which never warns).
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      target->createMCSubtargetInfo(triple, /*CPU=*/"", /*Features=*/""));
+  if (!generic || !generic->isCPUStringValid(cpu.name)) {
+    error = "unknown x86-64 CPU '" + options.cpu +
+            "' (expected an `llc -mcpu` name such as x86-64-v2 or skylake, or " +
+            std::string(shardc::kHostCpu) + ")";
+    return std::nullopt;
+  }
+  cpu.subtarget.reset(target->createMCSubtargetInfo(triple, cpu.name, cpu.features));
+  return cpu;
+}
+
+FailureOr<ResolvedCpu> resolveCpu(ModuleOp module, const shardc::CpuTargetOptions &options) {
+  std::string error;
+  std::optional<ResolvedCpu> cpu = resolveCpu(options, error);
+  if (!cpu) {
+    module.emitError() << error;
+    return failure();
+  }
+  return std::move(*cpu);
+}
+
+const GemmTuning &gemmTuningFor(const llvm::MCSubtargetInfo &subtarget) {
+  for (const GemmTuning &t : kGemmTunings)
+    if (!*t.feature || subtarget.checkFeatures(t.feature))
+      return t;
+  return kGemmTunings[std::size(kGemmTunings) - 1];
 }
 
 //===----------------------------------------------------------------------===//
@@ -407,9 +522,15 @@ LogicalResult addPointerArrayEntry(ModuleOp module, llvm::StringRef entryName,
 
 } // namespace
 
-std::string shardc::cpuLoweringPipeline() { return buildCpuPipeline(); }
+std::string shardc::cpuLoweringPipeline(const CpuTargetOptions &options) {
+  std::string error;
+  std::optional<ResolvedCpu> cpu = resolveCpu(options, error);
+  const GemmTuning &portable = kGemmTunings[std::size(kGemmTunings) - 1];
+  return buildCpuPipeline(cpu ? gemmTuningFor(*cpu->subtarget) : portable);
+}
 
-LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry) {
+LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
+                                         const CpuTargetOptions &options) {
   MLIRContext *ctx = module.getContext();
   // The caller's context may lack some dialect or external model the pipeline
   // needs (a missing model fails late and obscurely); add them all.
@@ -427,6 +548,9 @@ LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry)
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
     if (fn.isExternal()) declaredByInput.insert(fn.getName());
 
+  FailureOr<ResolvedCpu> cpu = resolveCpu(module, options);
+  if (failed(cpu)) return failure();
+  std::string pipeline = buildCpuPipeline(gemmTuningFor(*cpu->subtarget));
   FailureOr<SmallVector<MemRefType>> buffers = addBufferWrapper(module, entry);
   if (failed(buffers)) return failure();
 
@@ -435,7 +559,7 @@ LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry)
   // (TOOLCHAIN.md §5).
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
-  FailureOr<OpPassManager> parsed = parsePassPipeline(buildCpuPipeline(), errorStream);
+  FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
   if (failed(parsed)) {
     module.emitError() << "internal error: the CPU pipeline does not parse (a pass is "
                           "missing from registerUpstreamPasses?): "
@@ -470,16 +594,6 @@ LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry)
 
 namespace {
 
-void initializeX86Target() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86Target();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86AsmPrinter();
-  });
-}
-
 /// Makes sure translateModuleToLLVMIR finds its interfaces, whatever the
 /// caller registered in the context.
 void ensureTranslationRegistered(MLIRContext &ctx) {
@@ -501,33 +615,22 @@ FailureOr<Compiled> translateAndOptimize(ModuleOp module, const shardc::CpuTarge
     module.emitError() << "CPU optLevel " << options.optLevel << " is out of range 0..3";
     return failure();
   }
-  initializeX86Target();
+  FailureOr<ResolvedCpu> cpu = resolveCpu(module, options);
+  if (failed(cpu))
+    return failure();
   llvm::Triple triple(kTargetTriple);
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target) {
-    module.emitError() << "x86-64 target unavailable in this LLVM: " << error;
-    return failure();
-  }
-  // LLVM only warns on stderr about an unknown CPU and then ignores it; make it
-  // an error instead (checked with the generic CPU, which never warns).
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
-      target->createMCSubtargetInfo(triple, /*CPU=*/"", /*Features=*/""));
-  if (!subtarget || !subtarget->isCPUStringValid(options.cpu)) {
-    module.emitError() << "unknown x86-64 CPU '" << options.cpu
-                       << "' (expected an `llc -mcpu` name such as x86-64-v2 or skylake)";
-    return failure();
-  }
 
   static const llvm::CodeGenOptLevel kLevels[] = {
       llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less, llvm::CodeGenOptLevel::Default,
       llvm::CodeGenOptLevel::Aggressive};
   Compiled out;
-  out.machine.reset(target->createTargetMachine(triple, options.cpu, /*Features=*/"",
+  out.machine.reset(target->createTargetMachine(triple, cpu->name, cpu->features,
                                                 llvm::TargetOptions(), llvm::Reloc::PIC_,
                                                 std::nullopt, kLevels[options.optLevel]));
   if (!out.machine) {
-    module.emitError() << "could not create an x86-64 target machine for CPU " << options.cpu;
+    module.emitError() << "could not create an x86-64 target machine for CPU " << cpu->name;
     return failure();
   }
 
@@ -543,9 +646,14 @@ FailureOr<Compiled> translateAndOptimize(ModuleOp module, const shardc::CpuTarge
   out.module->setDataLayout(out.machine->createDataLayout());
   // Record the CPU in the IR too, so the text is self-describing and the IR
   // optimizer's cost model sees the same CPU as code generation.
-  for (llvm::Function &fn : *out.module)
-    if (!fn.isDeclaration() && !fn.hasFnAttribute("target-cpu"))
-      fn.addFnAttr("target-cpu", options.cpu);
+  for (llvm::Function &fn : *out.module) {
+    if (fn.isDeclaration())
+      continue;
+    if (!fn.hasFnAttribute("target-cpu"))
+      fn.addFnAttr("target-cpu", cpu->name);
+    if (!cpu->features.empty() && !fn.hasFnAttribute("target-features"))
+      fn.addFnAttr("target-features", cpu->features);
+  }
 
   std::string verifyErrors;
   llvm::raw_string_ostream verifyStream(verifyErrors);

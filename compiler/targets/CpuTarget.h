@@ -34,9 +34,18 @@
 
 namespace shardc {
 
+/// CpuTargetOptions::cpu value meaning "the machine running the compiler":
+/// its LLVM CPU name and the features it reports (CPUID), as -march=native.
+inline constexpr llvm::StringLiteral kHostCpu = "host";
+
 struct CpuTargetOptions {
-  /// LLVM CPU name (`llc -mcpu`); "x86-64-v2" runs on any x86-64 from ~2009 on.
-  std::string cpu = "x86-64-v2";
+  /// LLVM CPU name (`llc -mcpu`) or kHostCpu. The default is the host,
+  /// because shardc's objects normally run where they are compiled (`shardc
+  /// run` loads them in process) and the GEMM kernel's register tiles need
+  /// the host's vector width (AVX-512 vs AVX2) to be fast. For an object
+  /// that must run on other machines, name their CPU; "x86-64-v2" runs on any
+  /// x86-64 from ~2009 on, "x86-64-v3" on any with AVX2/FMA (docs/decisions.md).
+  std::string cpu = kHostCpu.str();
   /// LLVM optimization level, 0..3.
   unsigned optLevel = 3;
 };
@@ -54,13 +63,17 @@ inline constexpr llvm::StringLiteral kCpuEntrySuffix = "_shardc";
 /// of the same MLIRContext from several threads at once. On failure the
 /// module is left partially lowered (diagnostics say where) and should be
 /// discarded.
-mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef entry);
+/// `options.cpu` chooses the GEMM register/cache tiles (by vector width);
+/// an unknown CPU is an error here already. optLevel is not used.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef entry,
+                                       const CpuTargetOptions &options = CpuTargetOptions());
 
 /// The MLIR pass pipeline (textual form, anchored on builtin.module) that
 /// lowerToLLVMDialect runs between its two C++ steps (adding the buffer
 /// wrapper before, adding the `void**` entry after). For shardc-opt and tests:
-/// `shardc-opt --pass-pipeline=<this>` replays it.
-std::string cpuLoweringPipeline();
+/// `shardc-opt --pass-pipeline=<this>` replays it. The GEMM tiles depend on
+/// `options.cpu` (an unknown CPU gets the portable x86-64 tiles).
+std::string cpuLoweringPipeline(const CpuTargetOptions &options = CpuTargetOptions());
 
 /// LLVM IR (text) of a module already in the LLVM dialect, optimized at optLevel.
 mlir::FailureOr<std::string> emitLLVMIR(mlir::ModuleOp module, const CpuTargetOptions &options);

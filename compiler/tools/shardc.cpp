@@ -53,10 +53,12 @@ const char *kUsage =
     "  shardc report MODEL.mlir [--mesh AXIS=N,...]\n"
     "PHASE: global | propagated | partitioned | local | llvm\n"
     "options: --target cpu (default; ptx is not in this build), --backend threads (default),\n"
-    "         --entry NAME, --quiet\n";
+    "         --cpu NAME (LLVM CPU for the object: host (default) or e.g. x86-64-v2 to run\n"
+    "         on any x86-64), --entry NAME, --quiet\n";
 
 struct Args {
-  std::string command, model, outDir, runOut, mesh, entry, target = "cpu", backend = "threads";
+  std::string command, model, outDir, runOut, mesh, entry, target = "cpu", backend = "threads",
+                                                            cpu = "host";
   std::optional<shardc::Phase> emit;
   bool report = false, quiet = false;
   std::vector<std::pair<std::string, std::string>> inputs;
@@ -100,7 +102,7 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     };
     std::optional<std::string> v;
     for (const char *flag : {"--mesh", "-o", "--out", "--entry", "--target", "--backend",
-                             "--emit", "--in"})
+                             "--emit", "--in", "--cpu"})
       if (arg == flag && (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))) {
         status = usageError(std::string(flag) + " needs a value");
         return std::nullopt;
@@ -125,6 +127,10 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
       if (!(v = value("--target")))
         break;
       a.target = *v;
+    } else if (flagIs("--cpu")) {
+      if (!(v = value("--cpu")))
+        break;
+      a.cpu = *v;
     } else if (flagIs("--backend")) {
       if (!(v = value("--backend")))
         break;
@@ -264,6 +270,7 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   }
   shardc::CompileOptions options;
   options.meshSizes = a.mesh;
+  options.cpu = a.cpu;
   options.entry = a.entry;
   options.emit = a.emit;
   options.emitStream = &llvm::outs();

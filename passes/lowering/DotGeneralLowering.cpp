@@ -1,8 +1,26 @@
-//===- DotGeneralLowering.cpp - dot_general → a linalg contraction --------===//
+//===- DotGeneralLowering.cpp - dot_general → (batch_)matmul --------------===//
 //
-// Loops: result dims (batch, lhs free, rhs free) then contracting dims; the
-// accumulator starts at zero. Kept as one linalg.generic so that later tiling
-// and vectorisation see a plain contraction.
+// Every dot_general becomes one named contraction in a canonical layout:
+//
+//   lhs  ─transpose→ [batch..., lhs free..., contracting...] ─reshape→ [B,] M, K
+//   rhs  ─transpose→ [batch..., contracting..., rhs free...] ─reshape→ [B,] K, N
+//   linalg.matmul / linalg.batch_matmul over a zero-filled accumulator
+//   result ─reshape→ [batch..., lhs free..., rhs free...]
+//
+// Why one canonical form: back ends tune exactly one kernel shape (the CPU
+// target tiles and vectorizes linalg.matmul, with B's rows contiguous so a
+// row of the register tile is one vector load) instead of recognising every
+// permutation of dims. A transpose is emitted only where the operand's dims
+// are not already in that order, so plain `x @ y` and batched matmuls cost no
+// copy; other layouts pay one O(size of operand) copy before an O(M·N·K)
+// contraction. The reshapes only regroup dims in row-major order, which is
+// free (a view) after bufferization.
+//
+// Invariants: the named ops compute Σ_k lhs·rhs with arith.mulf/addf (or
+// muli/addi) in the element type, as the generic form did. i1 keeps the
+// generic form: linalg.matmul would turn mul/add on i1 into and/or, which
+// would change what dot_general computes on booleans. Dynamic shapes keep it
+// too (the reshapes here are static).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
@@ -10,56 +28,172 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::garray;
 
 namespace {
+
+/// The dims of a rank-`rank` operand listed in neither `a` nor `b`, ascending.
+SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(a, d) && !llvm::is_contained(b, d))
+      dims.push_back(d);
+  return dims;
+}
+
+int64_t product(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= shape[d];
+  return p;
+}
+
+/// `value` with its dims permuted by `perm` (result dim i = source dim
+/// perm[i]); the value itself when `perm` is the identity.
+Value transposeIfNeeded(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> identity(perm.size());
+  std::iota(identity.begin(), identity.end(), 0);
+  if (llvm::equal(perm, identity))
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(type.getDimSize(d));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, perm).getResult()[0];
+}
+
+/// Regroups a static row-major tensor into `shape` (same element count)
+/// through a 1-D (or, for one element, a rank-0) intermediate: both steps are
+/// views after bufferization, and canonicalization folds the pair when a
+/// direct collapse or expand exists.
+Value reshape(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  Type elem = type.getElementType();
+  auto allDims = [](int64_t rank) {
+    ReassociationIndices group(rank);
+    std::iota(group.begin(), group.end(), 0);
+    return SmallVector<ReassociationIndices>{group};
+  };
+  Value flat = value;
+  if (type.getRank() != 1)
+    flat = type.getRank() == 0
+               ? Value(tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get({1}, elem),
+                                                     value, ArrayRef<ReassociationIndices>{}))
+               : Value(tensor::CollapseShapeOp::create(b, loc, value, allDims(type.getRank())));
+  if (shape.size() == 1)
+    return flat;
+  auto target = RankedTensorType::get(shape, elem);
+  if (shape.empty())
+    return tensor::CollapseShapeOp::create(b, loc, target, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  return tensor::ExpandShapeOp::create(b, loc, target, flat, allDims(shape.size()));
+}
+
+/// The general form, kept for i1 and for dynamic shapes (which the CPU entry
+/// rejects anyway): one linalg.generic whose
+/// loops are the result dims (batch, lhs free, rhs free) then the
+/// contracting dims.
+Value lowerToGeneric(DotGeneralOp op, PatternRewriter &rewriter, Value init) {
+  auto lhs = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+  auto out = cast<RankedTensorType>(op.getType());
+  MLIRContext *ctx = rewriter.getContext();
+  int64_t numResultDims = out.getRank();
+  int64_t numLoops = numResultDims + op.getLhsContracting().size();
+  SmallVector<AffineExpr> l(lhs.getRank()), r(rhs.getRank()), o;
+  int64_t next = 0;
+  for (auto [ld, rd] : llvm::zip(op.getLhsBatch(), op.getRhsBatch()))
+    l[ld] = r[rd] = getAffineDimExpr(next++, ctx);
+  int64_t k = numResultDims;
+  for (auto [ld, rd] : llvm::zip(op.getLhsContracting(), op.getRhsContracting()))
+    l[ld] = r[rd] = getAffineDimExpr(k++, ctx);
+  for (auto &e : l)
+    if (!e)
+      e = getAffineDimExpr(next++, ctx);
+  for (auto &e : r)
+    if (!e)
+      e = getAffineDimExpr(next++, ctx);
+  for (int64_t d = 0; d < numResultDims; ++d)
+    o.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, l, ctx),
+                                 AffineMap::get(numLoops, 0, r, ctx),
+                                 AffineMap::get(numLoops, 0, o, ctx)};
+  SmallVector<utils::IteratorType> iters(numResultDims, utils::IteratorType::parallel);
+  iters.append(op.getLhsContracting().size(), utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      rewriter, op.getLoc(), TypeRange{out}, ValueRange{op.getLhs(), op.getRhs()},
+      ValueRange{init}, maps, iters, [&](OpBuilder &b, Location loc, ValueRange a) {
+        bool isFloat = isa<FloatType>(a[2].getType());
+        Value prod = isFloat ? Value(arith::MulFOp::create(b, loc, a[0], a[1]))
+                             : Value(arith::MulIOp::create(b, loc, a[0], a[1]));
+        Value sum = isFloat ? Value(arith::AddFOp::create(b, loc, a[2], prod))
+                            : Value(arith::AddIOp::create(b, loc, a[2], prod));
+        linalg::YieldOp::create(b, loc, sum);
+      });
+  return generic.getResult(0);
+}
+
 struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DotGeneralOp op, PatternRewriter &rewriter) const override {
-    auto lhs = cast<RankedTensorType>(op.getLhs().getType());
-    auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
     auto out = cast<RankedTensorType>(op.getType());
-    MLIRContext *ctx = rewriter.getContext();
-    int64_t numResultDims = out.getRank();
-    int64_t numLoops = numResultDims + op.getLhsContracting().size();
-    SmallVector<AffineExpr> l(lhs.getRank()), r(rhs.getRank()), o;
-    int64_t next = 0;
-    for (auto [ld, rd] : llvm::zip(op.getLhsBatch(), op.getRhsBatch()))
-      l[ld] = r[rd] = getAffineDimExpr(next++, ctx);
-    int64_t k = numResultDims;
-    for (auto [ld, rd] : llvm::zip(op.getLhsContracting(), op.getRhsContracting()))
-      l[ld] = r[rd] = getAffineDimExpr(k++, ctx);
-    for (auto &e : l)
-      if (!e)
-        e = getAffineDimExpr(next++, ctx);
-    for (auto &e : r)
-      if (!e)
-        e = getAffineDimExpr(next++, ctx);
-    for (int64_t d = 0; d < numResultDims; ++d)
-      o.push_back(getAffineDimExpr(d, ctx));
-    SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, l, ctx),
-                                   AffineMap::get(numLoops, 0, r, ctx),
-                                   AffineMap::get(numLoops, 0, o, ctx)};
-    SmallVector<utils::IteratorType> iters(numResultDims, utils::IteratorType::parallel);
-    iters.append(op.getLhsContracting().size(), utils::IteratorType::reduction);
     Location loc = op.getLoc();
     Type elem = out.getElementType();
     Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem));
-    Value init = shardc::createFilled(rewriter, loc, out, zero);
-    bool isFloat = isa<FloatType>(elem);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{out}, ValueRange{op.getLhs(), op.getRhs()}, ValueRange{init},
-        maps, iters, [&](OpBuilder &b, Location loc, ValueRange a) {
-          Value prod = isFloat ? Value(arith::MulFOp::create(b, loc, a[0], a[1]))
-                               : Value(arith::MulIOp::create(b, loc, a[0], a[1]));
-          Value sum = isFloat ? Value(arith::AddFOp::create(b, loc, a[2], prod))
-                              : Value(arith::AddIOp::create(b, loc, a[2], prod));
-          linalg::YieldOp::create(b, loc, sum);
-        });
-    rewriter.replaceOp(op, generic.getResults());
+    if (elem.isInteger(1) || !lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
+        !out.hasStaticShape()) {
+      Value init = shardc::createFilled(rewriter, loc, out, zero);
+      rewriter.replaceOp(op, lowerToGeneric(op, rewriter, init));
+      return success();
+    }
+
+    ArrayRef<int64_t> lhsBatch = op.getLhsBatch(), rhsBatch = op.getRhsBatch();
+    ArrayRef<int64_t> lhsContr = op.getLhsContracting(), rhsContr = op.getRhsContracting();
+    SmallVector<int64_t> lhsFree = freeDims(lhsType.getRank(), lhsBatch, lhsContr);
+    SmallVector<int64_t> rhsFree = freeDims(rhsType.getRank(), rhsBatch, rhsContr);
+
+    // Contracting (and batch) dims pair up by list position, so both operands
+    // order them by the lists; free dims keep their order, which is the
+    // result's order.
+    SmallVector<int64_t> lhsPerm(lhsBatch), rhsPerm(rhsBatch);
+    llvm::append_range(lhsPerm, lhsFree);
+    llvm::append_range(lhsPerm, lhsContr);
+    llvm::append_range(rhsPerm, rhsContr);
+    llvm::append_range(rhsPerm, rhsFree);
+
+    ArrayRef<int64_t> lhsShape = lhsType.getShape(), rhsShape = rhsType.getShape();
+    int64_t batch = product(lhsShape, lhsBatch), m = product(lhsShape, lhsFree),
+            k = product(lhsShape, lhsContr), n = product(rhsShape, rhsFree);
+    bool batched = !lhsBatch.empty();
+    auto shape3 = [&](int64_t rows, int64_t cols) {
+      return batched ? SmallVector<int64_t>{batch, rows, cols} : SmallVector<int64_t>{rows, cols};
+    };
+
+    Value lhs = reshape(rewriter, loc, transposeIfNeeded(rewriter, loc, op.getLhs(), lhsPerm),
+                        shape3(m, k));
+    Value rhs = reshape(rewriter, loc, transposeIfNeeded(rewriter, loc, op.getRhs(), rhsPerm),
+                        shape3(k, n));
+    auto accType = RankedTensorType::get(shape3(m, n), elem);
+    Value acc = shardc::createFilled(rewriter, loc, accType, zero);
+    Value product =
+        batched ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{accType},
+                                                ValueRange{lhs, rhs}, ValueRange{acc})
+                      .getResult(0)
+                : linalg::MatmulOp::create(rewriter, loc, TypeRange{accType}, ValueRange{lhs, rhs},
+                                           ValueRange{acc})
+                      .getResult(0);
+    rewriter.replaceOp(op, reshape(rewriter, loc, product, out.getShape()));
     return success();
   }
 };

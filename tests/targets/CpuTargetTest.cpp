@@ -19,6 +19,7 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <catch2/catch.hpp>
 
@@ -564,6 +565,36 @@ TEST_CASE("emitLLVMIR returns optimized IR that defines the entry", "[cpu]") {
   mlir::FailureOr<std::string> o0 = shardc::emitLLVMIR(*module, options);
   REQUIRE(mlir::succeeded(o0));
   CHECK_THAT(*o0, Catch::Contains("define internal void @mm_shardc_body("));
+}
+
+TEST_CASE("the GEMM tiles follow the target CPU's vector width", "[cpu][gemm]") {
+  auto pipelineFor = [](const std::string &cpu) {
+    shardc::CpuTargetOptions options;
+    options.cpu = cpu;
+    return shardc::cpuLoweringPipeline(options);
+  };
+  CHECK_THAT(pipelineFor("skylake-avx512"),
+             Catch::Contains("cpu-tile-and-vectorize-matmul{vector-bits=512 tile-rows=8"));
+  CHECK_THAT(pipelineFor("x86-64-v3"),
+             Catch::Contains("cpu-tile-and-vectorize-matmul{vector-bits=256 tile-rows=6"));
+  CHECK_THAT(pipelineFor("x86-64-v2"),
+             Catch::Contains("cpu-tile-and-vectorize-matmul{vector-bits=128 tile-rows=6"));
+  // "host" resolves to this machine; whatever it is, the pipeline has the
+  // recipe and the vector lowering.
+  CHECK_THAT(pipelineFor("host"), Catch::Contains("cpu-tile-and-vectorize-matmul{"));
+  CHECK_THAT(pipelineFor("host"), Catch::Contains("convert-vector-to-llvm"));
+}
+
+TEST_CASE("the default CPU is the host, with its features", "[cpu]") {
+  TestContext t;
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kMatmulSource, &t.context);
+  REQUIRE(module);
+  REQUIRE(mlir::succeeded(shardc::lowerToLLVMDialect(*module, "mm")));
+  mlir::FailureOr<std::string> ir = shardc::emitLLVMIR(*module, shardc::CpuTargetOptions());
+  INFO(t.diagnostics);
+  REQUIRE(mlir::succeeded(ir));
+  CHECK_THAT(*ir, Catch::Contains("\"target-cpu\"=\"" + llvm::sys::getHostCPUName().str() + "\""));
+  CHECK_THAT(*ir, Catch::Contains("\"target-features\"=\"+"));
 }
 
 TEST_CASE("errors are diagnostics, not crashes", "[cpu][errors]") {

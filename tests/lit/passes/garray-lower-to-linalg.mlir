@@ -2,8 +2,9 @@
 //
 // garray-lower-to-linalg: local garray compute ops become tensor-level
 // linalg/arith/math. Elementwise ops are linalg.generics with identity maps;
-// broadcasts read the operand through a projection; dot_general is one
-// contraction generic over a zero-filled accumulator; reductions start from
+// broadcasts read the operand through a projection; dot_general is a
+// (batch_)matmul in the canonical layout over a zero-filled accumulator,
+// with transposes/reshapes where the operands need them; reductions start from
 // the identity of their kind. No garray op may remain.
 
 // CHECK-DAG: #[[ID1:.*]] = affine_map<(d0) -> (d0)>
@@ -72,23 +73,54 @@ func.func @broadcast(%w: tensor<2xf32>, %s: tensor<1x2xf32>) -> (tensor<8x2xf32>
 
 // -----
 
-// Loops: batch, lhs free, rhs free, then contracting.
-// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// dot_general is a named (batch_)matmul in the canonical layout
+// [B, M, K] x [B, K, N]: already canonical operands are used as they are.
 // CHECK-LABEL: func.func @dot_general
 // CHECK-SAME: (%[[B:[^:]+]]: tensor<3x4x5xf32>, %[[C:[^:]+]]: tensor<3x5x6xf32>)
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<3x4x6xf32>)
-// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[B]], %[[C]] : tensor<3x4x5xf32>, tensor<3x5x6xf32>) outs(%[[ACC]] : tensor<3x4x6xf32>)
-// CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[O:.*]]: f32):
-// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[O]], %[[P]] : f32
-// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: %[[MM:.*]] = linalg.batch_matmul ins(%[[B]], %[[C]] : tensor<3x4x5xf32>, tensor<3x5x6xf32>) outs(%[[ACC]] : tensor<3x4x6xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[MM]]
 func.func @dot_general(%b: tensor<3x4x5xf32>, %c: tensor<3x5x6xf32>) -> tensor<3x4x6xf32> {
   %0 = garray.dot_general %b, %c, batch = [0] x [0], contracting = [2] x [1]
       : (tensor<3x4x5xf32>, tensor<3x5x6xf32>) -> tensor<3x4x6xf32>
   return %0 : tensor<3x4x6xf32>
+}
+
+// -----
+
+// X^T r: the lhs is transposed to [M, K]; the vector rhs is reshaped (a view)
+// to [K, 1], and the [M, 1] product back to the result shape.
+// CHECK-LABEL: func.func @dot_general_transposed
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<8x2xf32>, %[[R:[^:]+]]: tensor<8xf32>)
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<8x2xf32>) outs(%{{.*}} : tensor<2x8xf32>) permutation = [1, 0]
+// CHECK: %[[RK:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x1xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[XT]], %[[RK]] : tensor<2x8xf32>, tensor<8x1xf32>) outs(%[[ACC]] : tensor<2x1xf32>)
+// CHECK: %[[OUT:.*]] = tensor.collapse_shape %[[MM]] {{\[\[}}0, 1]] : tensor<2x1xf32> into tensor<2xf32>
+// CHECK: return %[[OUT]]
+func.func @dot_general_transposed(%x: tensor<8x2xf32>, %r: tensor<8xf32>) -> tensor<2xf32> {
+  %0 = garray.dot_general %x, %r, batch = [] x [], contracting = [0] x [0]
+      : (tensor<8x2xf32>, tensor<8xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// i1 keeps the contraction generic: linalg.matmul would use and/or on i1.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @dot_general_bool
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "reduction"]}
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK-NOT: linalg.matmul
+func.func @dot_general_bool(%x: tensor<8x2xi1>, %r: tensor<8xi1>) -> tensor<2xi1> {
+  %0 = garray.dot_general %x, %r, batch = [] x [], contracting = [0] x [0]
+      : (tensor<8x2xi1>, tensor<8xi1>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
 }
 
 // -----

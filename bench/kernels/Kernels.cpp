@@ -1,0 +1,335 @@
+//===- Kernels.cpp - shardc's CPU kernels against named baselines ---------===//
+//
+//   bazel build //bench/kernels:kernels
+//   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE bazel-bin/bench/kernels/kernels \
+//       [--reps N] [--cpu NAME]
+//
+// Compiles tiny garray models with compileModule for a one-device mesh, loads
+// the object (ObjectLoader + shardrt_symbols()) and times its entry on one
+// thread, as rank 0 of a one-rank threads world (what `shardc run` does for
+// one device). Each line compares with a baseline measured in the same run:
+//
+//   gemm N        C = A @ B, N x N f32, against OpenBLAS cblas_sgemm with
+//                 one thread (openblas_set_num_threads(1)); ratio =
+//                 OpenBLAS time / shardc time (1.0x = as fast as OpenBLAS).
+//   elementwise   out = -|max(x*y + x - y, x)| over 16M f32 (6 ops, one fused
+//                 loop), against memcpy. Like with like: the chain reads two
+//                 arrays and writes one (3 x 64 MiB of traffic); memcpy copies
+//                 1.5 x 64 MiB, so it also reads and writes 192 MiB in total.
+//                 GB/s = those bytes / time; ratio = shardc GB/s / memcpy GB/s.
+//
+// What is timed is code compiled elsewhere (shardc's object at LLVM O3,
+// OpenBLAS, libc's memcpy), so Bazel's compilation mode of this file does
+// not matter. Results are verified against the baseline before timing. Every timing is
+// the median of --reps repetitions (default 7) after a warm-up, with shardc
+// and baseline interleaved so that noise from other load hits both alike.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/pipeline/Pipeline.h"
+#include "compiler/targets/ObjectLoader.h"
+#include "shardrt.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+enum class ExitCode : int { Ok = 0, Usage = 2, CompileError = 3, Mismatch = 4, RunError = 5 };
+
+struct Options {
+  int reps = 7;
+  std::string cpu = "host";
+};
+
+//===----------------------------------------------------------------------===//
+// Compiling and running a model on one device
+//===----------------------------------------------------------------------===//
+
+struct Program {
+  std::unique_ptr<shardc::LoadedObject> object;
+  shardc::LoadedObject::EntryFn entry = nullptr;
+};
+
+bool compileAndLoad(const std::string &text, const Options &opts, Program &p) {
+  static const bool registered = [] {
+    // compileModule applies the pass-manager options, which must be
+    // registered first (as shardc's main does).
+    mlir::registerPassManagerCLOptions();
+    return true;
+  }();
+  (void)registered;
+  mlir::DialectRegistry registry;
+  shardc::registerCompilerDialects(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(text, mlir::ParserConfig(&ctx));
+  std::optional<shardc::CompileResult> result;
+  if (module) {
+    shardc::CompileOptions options;
+    options.cpu = opts.cpu;
+    result = shardc::compileModule(*module, options);
+  }
+  if (!result) {
+    std::fprintf(stderr, "kernels: the model does not compile:\n%s\n%s", text.c_str(),
+                 diagnostics.c_str());
+    return false;
+  }
+  std::vector<shardc::LoadedObject::Symbol> symbols;
+  for (const shardrt_symbol *s = shardrt_symbols(); s->name; ++s)
+    symbols.emplace_back(s->name, s->address);
+  auto loaded = shardc::LoadedObject::load(result->object, symbols);
+  if (!loaded) {
+    std::fprintf(stderr, "kernels: loading: %s\n", llvm::toString(loaded.takeError()).c_str());
+    return false;
+  }
+  p.object = std::move(*loaded);
+  auto entry = p.object->lookup(result->signature.entry);
+  if (!entry) {
+    std::fprintf(stderr, "kernels: %s\n", llvm::toString(entry.takeError()).c_str());
+    return false;
+  }
+  p.entry = *entry;
+  return true;
+}
+
+/// Runs `body` as rank 0 of a one-rank threads world.
+bool onOneRank(const std::function<void()> &body) {
+  shardrt_world *world = shardrt_threads_create(1);
+  if (!world)
+    return false;
+  shardrt_status st = shardrt_threads_run(
+      world,
+      [](shardrt_comm *, void *user) -> int32_t {
+        (*static_cast<const std::function<void()> *>(user))();
+        return 0;
+      },
+      const_cast<std::function<void()> *>(&body));
+  shardrt_world_destroy(world);
+  if (st != SHARDRT_OK)
+    std::fprintf(stderr, "kernels: %s\n", shardrt_last_error());
+  return st == SHARDRT_OK;
+}
+
+double seconds(const std::function<void()> &fn) {
+  auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Per-call medians of `reps` interleaved samples of each. A sample is
+/// `calls` back-to-back calls, with `calls` chosen so that a sample of the
+/// baseline lasts about 0.1 s: on a shared machine a single 3 ms call is
+/// often preempted for a whole time slice, which would make small sizes a
+/// coin toss; batched and interleaved, preemption hits both sides alike.
+std::pair<double, double> timeBoth(int reps, const std::function<void()> &ours,
+                                   const std::function<void()> &baseline) {
+  ours();
+  double once = seconds(baseline);
+  int calls = std::max(1, static_cast<int>(0.1 / std::max(once, 1e-6)));
+  auto sample = [&](const std::function<void()> &fn) {
+    return seconds([&] {
+             for (int i = 0; i < calls; ++i)
+               fn();
+           }) /
+           calls;
+  };
+  std::vector<double> a, b;
+  for (int r = 0; r < reps; ++r) {
+    a.push_back(sample(ours));
+    b.push_back(sample(baseline));
+  }
+  return {median(a), median(b)};
+}
+
+/// Values on a dyadic grid in [-1, 1): exact in f32, identical everywhere.
+void fill(std::vector<float> &v, uint32_t seed) {
+  std::mt19937 gen(seed);
+  for (float &x : v)
+    x = static_cast<float>(static_cast<double>(gen() >> 9) / 4194304.0 - 1.0);
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM
+//===----------------------------------------------------------------------===//
+
+std::string gemmModel(int64_t n) {
+  std::string t = "tensor<" + std::to_string(n) + "x" + std::to_string(n) + "xf32>";
+  return "func.func @main(%a: " + t + " {garray.name = \"a\"}, %b: " + t +
+         " {garray.name = \"b\"}) -> (" + t + " {garray.name = \"c\"}) {\n" +
+         "  %c = garray.dot_general %a, %b, batch = [] x [], contracting = [1] x [0] : (" + t +
+         ", " + t + ") -> " + t + "\n  return %c : " + t + "\n}\n";
+}
+
+ExitCode benchGemm(int64_t n, const Options &opts) {
+  Program p;
+  if (!compileAndLoad(gemmModel(n), opts, p))
+    return ExitCode::CompileError;
+  size_t count = static_cast<size_t>(n * n);
+  std::vector<float> a(count), b(count), c(count), ref(count), bound(count);
+  fill(a, 1);
+  fill(b, 2);
+  std::vector<void *> buffers = {a.data(), b.data(), c.data()};
+  auto ours = [&] { p.entry(buffers.data()); };
+  auto blas = [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                n, 0.0f, ref.data(), n);
+  };
+
+  double tOurs = 0, tBlas = 0;
+  bool agree = true;
+  if (!onOneRank([&] {
+        ours();
+        blas();
+        // Error bound per element: n * eps * (|A| @ |B|), both sides
+        // accumulate in f32 in different orders.
+        std::vector<float> absA(a), absB(b);
+        for (float &x : absA)
+          x = std::fabs(x);
+        for (float &x : absB)
+          x = std::fabs(x);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, absA.data(), n,
+                    absB.data(), n, 0.0f, bound.data(), n);
+        for (size_t i = 0; i < count && agree; ++i)
+          if (!(std::fabs(c[i] - ref[i]) <= 2.0f * n * 1.1920929e-7f * bound[i])) {
+            std::fprintf(stderr, "gemm %lld: element %zu: shardc %g, openblas %g\n",
+                         static_cast<long long>(n), i, c[i], ref[i]);
+            agree = false;
+          }
+        if (agree)
+          std::tie(tOurs, tBlas) = timeBoth(opts.reps, ours, blas);
+      }))
+    return ExitCode::RunError;
+  if (!agree)
+    return ExitCode::Mismatch;
+  double gflop = 2.0 * n * n * n / 1e9;
+  std::printf("gemm %lld: shardc %.4f s (%.1f GFLOP/s), openblas %.4f s (%.1f GFLOP/s), "
+              "ratio %.2fx\n",
+              static_cast<long long>(n), tOurs, gflop / tOurs, tBlas, gflop / tBlas,
+              tBlas / tOurs);
+  std::fflush(stdout);
+  return ExitCode::Ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused elementwise chain
+//===----------------------------------------------------------------------===//
+
+std::string elementwiseModel(int64_t n) {
+  std::string t = "tensor<" + std::to_string(n) + "xf32>";
+  return "func.func @main(%x: " + t + " {garray.name = \"x\"}, %y: " + t +
+         " {garray.name = \"y\"}) -> (" + t + " {garray.name = \"out\"}) {\n" +
+         "  %0 = garray.mul %x, %y : " + t + "\n" + //
+         "  %1 = garray.add %0, %x : " + t + "\n" + //
+         "  %2 = garray.sub %1, %y : " + t + "\n" + //
+         "  %3 = garray.max %2, %x : " + t + "\n" + //
+         "  %4 = garray.abs %3 : " + t + "\n" +     //
+         "  %5 = garray.neg %4 : " + t + "\n" +     //
+         "  return %5 : " + t + "\n}\n";
+}
+
+ExitCode benchElementwise(int64_t n, const Options &opts) {
+  Program p;
+  if (!compileAndLoad(elementwiseModel(n), opts, p))
+    return ExitCode::CompileError;
+  size_t count = static_cast<size_t>(n);
+  std::vector<float> x(count), y(count), out(count);
+  fill(x, 3);
+  fill(y, 4);
+  // memcpy of the same traffic: 3 arrays' worth, as 1.5 arrays read + written.
+  size_t copyBytes = 3 * count * sizeof(float) / 2;
+  std::vector<char> src(copyBytes, 1), dst(copyBytes);
+  std::vector<void *> buffers = {x.data(), y.data(), out.data()};
+  auto ours = [&] { p.entry(buffers.data()); };
+  auto copy = [&] { std::memcpy(dst.data(), src.data(), copyBytes); };
+
+  double tOurs = 0, tCopy = 0;
+  bool agree = true;
+  if (!onOneRank([&] {
+        ours();
+        for (size_t i = 0; i < count && agree; ++i) {
+          float t0 = x[i] * y[i];
+          float t1 = t0 + x[i];
+          float t2 = t1 - y[i];
+          float expected = -std::fabs(std::max(t2, x[i]));
+          if (out[i] != expected) {
+            std::fprintf(stderr, "elementwise: element %zu: shardc %g, expected %g\n", i, out[i],
+                         expected);
+            agree = false;
+          }
+        }
+        if (agree)
+          std::tie(tOurs, tCopy) = timeBoth(opts.reps, ours, copy);
+      }))
+    return ExitCode::RunError;
+  if (!agree)
+    return ExitCode::Mismatch;
+  double gb = 3.0 * count * sizeof(float) / 1e9;
+  std::printf("elementwise %lldM: shardc %.2f GB/s (%.4f s), memcpy %.2f GB/s (%.4f s), "
+              "ratio %.2fx\n",
+              static_cast<long long>(n >> 20), gb / tOurs, tOurs, gb / tCopy, tCopy,
+              tCopy / tOurs);
+  std::fflush(stdout);
+  return ExitCode::Ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opts;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--reps" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
+      opts.reps = std::atoi(argv[++i]);
+    } else if (arg == "--cpu" && i + 1 < argc) {
+      opts.cpu = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: kernels [--reps N (default 7)] [--cpu NAME (default host)]\n");
+      return static_cast<int>(ExitCode::Usage);
+    }
+  }
+  openblas_set_num_threads(1);
+  std::string cpu = opts.cpu == "host" ? "host (" + llvm::sys::getHostCPUName().str() + ")"
+                                       : opts.cpu;
+  std::printf("shardc cpu: %s; openblas: %s, core %s, %d thread; median of %d samples\n",
+              cpu.c_str(), openblas_get_config(), openblas_get_corename(),
+              openblas_get_num_threads(), opts.reps);
+  std::fflush(stdout);
+  for (int64_t n : {512, 1024, 2048})
+    if (ExitCode e = benchGemm(n, opts); e != ExitCode::Ok)
+      return static_cast<int>(e);
+  if (ExitCode e = benchElementwise(int64_t(16) << 20, opts); e != ExitCode::Ok)
+    return static_cast<int>(e);
+  return static_cast<int>(ExitCode::Ok);
+}

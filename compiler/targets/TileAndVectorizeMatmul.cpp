@@ -1,0 +1,352 @@
+//===- TileAndVectorizeMatmul.cpp - cpu-tile-and-vectorize-matmul ---------===//
+//
+// The CPU GEMM recipe on buffers (CpuPasses.td has the steps and an
+// example). Works on memrefs, after bufferization, because that is where
+// hoisting the accumulator out of the K loop is a plain transfer_read/write
+// pair on one buffer.
+//
+// Invariants:
+//  - only f32/f64 matmuls on static, unit-inner-stride buffers are touched,
+//    and each computes exactly what it did: full register tiles become
+//    vector code, remainder tiles stay linalg.matmul on subviews (loops
+//    later); a full tile that fails to vectorize is an error, not a silent
+//    fallback;
+//  - hoisting the accumulator is sound because the output buffer of a
+//    matmul never aliases its inputs: the CPU entry's outputs are `restrict`,
+//    and one-shot bufferization writes a matmul in place only into its init
+//    operand's buffer (the zero-filled accumulator), never into an input's.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/CpuPasses.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_CPUTILEANDVECTORIZEMATMUL
+#include "compiler/targets/CpuPasses.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+
+namespace {
+
+/// Block and register tile sizes for one element type.
+struct GemmTiles {
+  int64_t mc, nc, kc; // cache blocks
+  int64_t mr, nr;     // register tile
+};
+
+bool isVectorizableElement(Type type) { return type.isF32() || type.isF64(); }
+
+bool onBuffers(linalg::LinalgOp op) { return op.hasPureBufferSemantics(); }
+
+/// A rank-reduced [d1, d2] view of slice `index` of the rank-3 `buffer`.
+Value batchSlice(OpBuilder &b, Location loc, Value buffer, Value index) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(type.getDimSize(1)),
+                                     b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+      {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, sliceType, buffer, offsets, sizes, strides);
+}
+
+/// linalg.batch_matmul on static buffers -> scf.for over the batch of
+/// linalg.matmul on rank-reduced views, so one recipe serves both.
+void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+  int64_t batch = cast<MemRefType>(c.getType()).getDimSize(0);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value count = arith::ConstantIndexOp::create(rewriter, loc, batch);
+  auto loop = scf::ForOp::create(rewriter, loc, zero, count, one);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value i = loop.getInductionVar();
+  Value sliceA = batchSlice(rewriter, loc, a, i), sliceB = batchSlice(rewriter, loc, b, i);
+  linalg::MatmulOp::create(rewriter, loc, ValueRange{sliceA, sliceB},
+                           ValueRange{batchSlice(rewriter, loc, c, i)});
+  rewriter.eraseOp(op);
+}
+
+/// Whether the recipe applies: a 2-D matmul on static buffers of f32/f64
+/// whose operands are row-major with unit inner stride (B's rows must be
+/// contiguous for the vector loads), and the default indexing (no
+/// transposed or broadcast operand maps).
+bool isRecipeMatmul(linalg::MatmulOp op) {
+  if (!onBuffers(op) || op.hasUserDefinedMaps())
+    return false;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+        !isVectorizableElement(type.getElementType()))
+      return false;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+      return false;
+  }
+  Type elem = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
+  return llvm::all_of(op->getOperandTypes(),
+                      [&](Type t) { return cast<MemRefType>(t).getElementType() == elem; });
+}
+
+/// Tiles `op` by `sizes` (one per loop: M, N, K) in loop order
+/// `interchange`; erases `op` (on buffers there is nothing to replace).
+FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::MatmulOp op,
+                                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> interchange) {
+  scf::SCFTilingOptions options;
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setInterchange(interchange);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (succeeded(tiled))
+    rewriter.eraseOp(op);
+  return tiled;
+}
+
+/// Steps 1-3 of the recipe for one matmul.
+LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t) {
+  // Cache blocks, loops N, K, M.
+  FailureOr<scf::SCFTilingResult> blocks = tile(rewriter, op, {t.mc, t.nc, t.kc}, {1, 2, 0});
+  if (failed(blocks))
+    return failure();
+  auto block = cast<linalg::MatmulOp>(blocks->tiledOps.back());
+  // Register tiles, loops M, N, K (K innermost carries the accumulator).
+  FailureOr<scf::SCFTilingResult> regs = tile(rewriter, block, {t.mr, t.nr, 1}, {0, 1, 2});
+  if (failed(regs))
+    return failure();
+
+  // Peel M, then N inside the main M loop: the main loops see only full
+  // tiles, whose subview sizes fold to constants. A loop that was not
+  // created (dimension not tiled) or needs no peeling is left as is.
+  auto loops = regs->loops;
+  if (loops.size() == 3) {
+    for (int dim = 0; dim < 2; ++dim) {
+      auto loop = dyn_cast<scf::ForOp>(loops[dim].getOperation());
+      if (!loop)
+        continue;
+      scf::ForOp partial;
+      (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
+    }
+  }
+  return success();
+}
+
+/// Folds the constant sizes peeling exposed into subview types, so full
+/// tiles have static shapes.
+LogicalResult canonicalize(Operation *root) {
+  MLIRContext *ctx = root->getContext();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  return applyPatternsGreedily(root, std::move(patterns));
+}
+
+/// The accumulator of a vectorized register tile inside its K loop: a
+/// transfer_read of C at loop-invariant indices that is the accumulator of a
+/// vector.contract whose result is written back to the same place, and no
+/// other access to C's buffer in the loop.
+struct Accumulator {
+  vector::TransferReadOp read;
+  vector::TransferWriteOp write;
+};
+
+std::optional<Accumulator> findAccumulator(scf::ForOp loop) {
+  for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
+    if (!read->hasOneUse() || !isa<MemRefType>(read.getBase().getType()) ||
+        llvm::any_of(read->getOperands(),
+                     [&](Value v) { return !loop.isDefinedOutsideOfLoop(v); }))
+      continue;
+    auto contract = dyn_cast<vector::ContractionOp>(*read->getUsers().begin());
+    if (!contract || contract.getAcc() != read.getResult() || !contract->hasOneUse())
+      continue;
+    auto write = dyn_cast<vector::TransferWriteOp>(*contract->getUsers().begin());
+    if (!write || write->getParentOp() != loop.getOperation() ||
+        write.getBase() != read.getBase() || write.getIndices() != read.getIndices() ||
+        write.getVectorType() != read.getVectorType() ||
+        write.getPermutationMap() != read.getPermutationMap() || write.getMask() || read.getMask())
+      continue;
+    bool otherAccess = llvm::any_of(read.getBase().getUsers(), [&](Operation *user) {
+      return user != read && user != write && loop->isAncestor(user);
+    });
+    if (!otherAccess)
+      return Accumulator{read, write};
+  }
+  return std::nullopt;
+}
+
+/// Keeps each register tile's accumulator in registers across its K loop:
+/// the read moves before the loop, the write after it, and the value is
+/// carried as an iter_arg. Upstream hoistRedundantVectorTransfers does the
+/// same but gives up whenever C's buffer has any subview user anywhere (the
+/// remainder tiles always create some); here the pattern is pinned to the
+/// contraction this pass created, and C cannot alias A or B (file header).
+void hoistAccumulators(RewriterBase &rewriter, Operation *root) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    root->walk([&](scf::ForOp loop) {
+      std::optional<Accumulator> acc = findAccumulator(loop);
+      if (!acc)
+        return WalkResult::advance();
+      loop.moveOutOfLoop(acc->read);
+      rewriter.moveOpAfter(acc->write, loop);
+      NewYieldValuesFn yieldFn = [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{acc->write.getVector()};
+      };
+      FailureOr<LoopLikeOpInterface> newLoop =
+          cast<LoopLikeOpInterface>(loop.getOperation())
+              .replaceWithAdditionalYields(rewriter, acc->read.getResult(),
+                                           /*replaceInitOperandUsesInLoop=*/true, yieldFn);
+      if (failed(newLoop))
+        return WalkResult::interrupt();
+      rewriter.modifyOpInPlace(acc->write, [&] {
+        acc->write.getValueToStoreMutable().assign(newLoop->getOperation()->getResults().back());
+      });
+      changed = true;
+      return WalkResult::interrupt();
+    });
+  }
+}
+
+bool isFullTile(linalg::MatmulOp op, const GemmTiles &t) {
+  auto shape = [&](unsigned i) { return cast<MemRefType>(op->getOperand(i).getType()).getShape(); };
+  return shape(0) == ArrayRef<int64_t>{t.mr, 1} &&
+         shape(1) == ArrayRef<int64_t>{1, t.nr} && shape(2) == ArrayRef<int64_t>{t.mr, t.nr};
+}
+
+struct CpuTileAndVectorizeMatmul
+    : shardc::impl::CpuTileAndVectorizeMatmulBase<CpuTileAndVectorizeMatmul> {
+  using Base::Base;
+
+  FailureOr<GemmTiles> tilesFor(Type elem) {
+    SmallVector<int64_t> cache(cacheTiles.begin(), cacheTiles.end());
+    if (cache.empty())
+      cache = {128, 256, 512};
+    int64_t bits = elem.getIntOrFloatBitWidth();
+    if (cache.size() != 3 || llvm::any_of(cache, [](int64_t s) { return s <= 0; }) ||
+        tileRows <= 0 || tileVectors <= 0 || vectorBits < bits || vectorBits % bits != 0)
+      return failure();
+    return GemmTiles{cache[0], cache[1], cache[2], tileRows, tileVectors * (vectorBits / bits)};
+  }
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+
+    SmallVector<linalg::BatchMatmulOp> batched;
+    root->walk([&](linalg::BatchMatmulOp op) {
+      auto type = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
+      if (onBuffers(op) && !op.hasUserDefinedMaps() && type && type.hasStaticShape() &&
+          isVectorizableElement(type.getElementType()))
+        batched.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : batched)
+      unrollBatch(rewriter, op);
+
+    SmallVector<linalg::MatmulOp> matmuls;
+    root->walk([&](linalg::MatmulOp op) {
+      if (isRecipeMatmul(op))
+        matmuls.push_back(op);
+    });
+    if (matmuls.empty())
+      return;
+    SmallVector<GemmTiles> used; // one per element type seen
+    for (linalg::MatmulOp op : matmuls) {
+      Type elem = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
+      FailureOr<GemmTiles> t = tilesFor(elem);
+      if (failed(t)) {
+        op.emitError() << "cpu-tile-and-vectorize-matmul: invalid tile options (vector-bits="
+                       << static_cast<int64_t>(vectorBits)
+                       << ", tile-rows=" << static_cast<int64_t>(tileRows)
+                       << ", tile-vectors=" << static_cast<int64_t>(tileVectors)
+                       << "): expected positive sizes, vector-bits a multiple of the element "
+                          "width, and cache-tiles of 3 positive sizes";
+        return signalPassFailure();
+      }
+      if (failed(tileMatmul(rewriter, op, *t))) {
+        op.emitError() << "cpu-tile-and-vectorize-matmul: tiling failed";
+        return signalPassFailure();
+      }
+      used.push_back(*t);
+    }
+    // Not converging within the iteration limit is not an error here (the
+    // canonicalizer pass ignores it too); the IR stays valid.
+    (void)canonicalize(root);
+
+    // Step 4. The full tiles are the matmuls whose shapes are now exactly a
+    // register tile's (canonicalization may have rebuilt the ops, so they
+    // are found by shape, not kept as handles). Vectorizing any such matmul
+    // is correct whatever its origin.
+    SmallVector<linalg::MatmulOp> full;
+    root->walk([&](linalg::MatmulOp op) {
+      if (isRecipeMatmul(op) &&
+          llvm::any_of(used, [&](const GemmTiles &t) { return isFullTile(op, t); }))
+        full.push_back(op);
+    });
+    for (linalg::MatmulOp op : full) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> v =
+          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+                            /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+                            /*assumeDynamicDimsMatchVecSizes=*/false,
+                            /*createNamedContraction=*/true);
+      if (failed(v)) {
+        op.emitError() << "cpu-tile-and-vectorize-matmul: a full register tile did not vectorize";
+        return signalPassFailure();
+      }
+      rewriter.replaceOp(op, v->replacements);
+    }
+
+    // Transfers on the base buffers (not subviews) with CSE'd indices are
+    // what the hoisting below recognises as one read/write pair (and base
+    // buffers keep LLVM's address arithmetic simple).
+    {
+      RewritePatternSet patterns(ctx);
+      memref::populateFoldMemRefAliasOpPatterns(patterns);
+      (void)applyPatternsGreedily(root, std::move(patterns));
+    }
+    DominanceInfo dominance(root);
+    eliminateCommonSubExpressions(rewriter, dominance, root);
+    // The accumulator's indices must be computed outside the K loop.
+    root->walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    hoistAccumulators(rewriter, root);
+
+    // Step 5.
+    RewritePatternSet lowering(ctx);
+    vector::populateVectorContractLoweringPatterns(lowering,
+                                                   vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorOuterProductLoweringPatterns(lowering);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(lowering);
+    vector::populateVectorTransferLoweringPatterns(lowering, /*maxTransferRank=*/1);
+    vector::populateVectorTransposeLoweringPatterns(lowering,
+                                                    vector::VectorTransposeLowering::EltWise);
+    vector::populateVectorBroadcastLoweringPatterns(lowering);
+    (void)applyPatternsGreedily(root, std::move(lowering));
+  }
+};
+
+} // namespace
