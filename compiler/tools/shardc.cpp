@@ -51,6 +51,8 @@ const char *kUsage =
     "  shardc compile MODEL.mlir [--mesh AXIS=N,...] [-o OUT/] [--emit=PHASE] [--report]\n"
     "  shardc run MODEL.mlir|OUT/ [--mesh AXIS=N,...] --in NAME=FILE.npy ... [--out DIR/]\n"
     "  shardc report MODEL.mlir [--mesh AXIS=N,...]\n"
+    "  shardc explain MODEL.mlir [--mesh AXIS=N,...]   (each value's sharding and its origin,\n"
+    "                                                  as remarks; collectives and their causes)\n"
     "PHASE: global | propagated | partitioned | local | llvm\n"
     "options: --target cpu (default; ptx is not in this build), --backend threads (default),\n"
     "         --entry NAME, --quiet\n";
@@ -58,7 +60,7 @@ const char *kUsage =
 struct Args {
   std::string command, model, outDir, runOut, mesh, entry, target = "cpu", backend = "threads";
   std::optional<shardc::Phase> emit;
-  bool report = false, quiet = false;
+  bool report = false, quiet = false, explain = false;
   std::vector<std::pair<std::string, std::string>> inputs;
 };
 
@@ -79,7 +81,8 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     status = 0;
     return std::nullopt;
   }
-  if (a.command != "compile" && a.command != "run" && a.command != "report") {
+  if (a.command != "compile" && a.command != "run" && a.command != "report" &&
+      a.command != "explain") {
     status = usageError("unknown command '" + a.command + "'");
     return std::nullopt;
   }
@@ -146,6 +149,8 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
         return std::nullopt;
       }
       a.inputs.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+    } else if (arg == "--explain-sharding") {
+      a.explain = true;
     } else if (arg == "--report") {
       a.report = true;
     } else if (arg == "--quiet") {
@@ -267,6 +272,12 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   options.entry = a.entry;
   options.emit = a.emit;
   options.emitStream = &llvm::outs();
+  options.explain = a.explain || a.command == "explain";
+  if (a.command == "explain" && !a.emit) {
+    // Explaining needs the program up to partitioning, and no object.
+    options.emit = shardc::Phase::Partitioned;
+    options.emitStream = nullptr;
+  }
   std::optional<shardc::CompileResult> result = shardc::compileModule(*module, options);
   if (!result) {
     status = exitWith(ExitCode::CompileError);
@@ -367,6 +378,10 @@ void printArray(llvm::raw_ostream &os, const std::string &name, const shardrt_ar
 int runCompile(const Args &a) {
   int status;
   std::optional<Model> m = compileSource(a, status);
+  if (m && a.command == "explain" && !a.emit) {
+    llvm::outs() << shardc::formatCollectiveReasons(m->signature);
+    return 0;
+  }
   if (!m || a.emit)
     return status;
   if (a.report || a.command == "report")
