@@ -620,6 +620,7 @@ private:
 };
 
 struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
+  using GArrayPropagateBase::GArrayPropagateBase;
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
