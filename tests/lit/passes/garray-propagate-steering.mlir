@@ -66,14 +66,14 @@ func.func @numbered_before_unprioritised(%x: tensor<8x8xf32> {garray.sharding = 
 
 // -----
 
-garray.mesh @mesh ["data" = 2, "model" = 2]
+garray.mesh @mesh ["a" = 2, "b" = 2, "c" = 2, "d" = 2]
 
-// Priorities are per dimension: dim 1 of %x (p0) wins over dim 1 of %y,
-// while dim 0 of %y (p0) wins over dim 0 of %x.
+// Priorities are per dimension: dim 0 of %y (p0) wins over dim 0 of %x,
+// while dim 1 of %x (p0) wins over dim 1 of %y.
 // CHECK-LABEL: func.func @per_dim
-// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data", "model")>}
-func.func @per_dim(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model" p1, "model" p0)>},
-                   %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p0, "data" p1)>}) -> tensor<8x8xf32> {
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("b", "c")>}
+func.func @per_dim(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p1, "c" p0)>},
+                   %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("b" p0, "d" p1)>}) -> tensor<8x8xf32> {
   %s = garray.add %x, %y : tensor<8x8xf32>
   return %s : tensor<8x8xf32>
 }
