@@ -3,6 +3,7 @@
 //   shardc compile MODEL.mlir [--mesh AXIS=N,...] [-o OUT/] [--emit=PHASE] [--report]
 //   shardc run     MODEL.mlir|OUT/ [--mesh ...] --in NAME=FILE.npy ... [--out DIR/]
 //   shardc report  MODEL.mlir [--mesh ...]
+//   shardc explain MODEL.mlir [--mesh ...]   (provenance remarks, collective causes)
 //
 // Exit statuses are the ExitCode enum below (README documents them). Every
 // error names what the user wrote and what would fix it.
