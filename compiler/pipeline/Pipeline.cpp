@@ -203,6 +203,19 @@ void readCollectives(func::FuncOp func, Signature &sig) {
 
 } // namespace
 
+std::string formatCollectiveReasons(const Signature &signature) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "collectives inserted by partitioning (" << signature.collectives.size() << "):\n";
+  for (const CollectiveRecord &c : signature.collectives) {
+    os << "  " << c.kind << " over (";
+    llvm::interleaveComma(c.axes, os, [&](const std::string &a) { os << '"' << a << '"'; });
+    os << ") at " << c.location << ": " << c.valueType << "\n";
+    os << "    because: " << (c.reason.empty() ? "(no reason recorded)" : c.reason) << "\n";
+  }
+  return out;
+}
+
 std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions &options) {
   CompileResult result;
   auto stopHere = [&](Phase p) {
@@ -231,9 +244,12 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
 
   // Phase 1: placements. Composites first, so the global denominators are
   // constants before anything is sharded; then propagation to a fixed point.
-  if (failed(run(module, [](OpPassManager &pm) {
+  // With `explain`, propagation also reports each value's provenance.
+  if (failed(run(module, [&](OpPassManager &pm) {
         pm.addNestedPass<func::FuncOp>(createGArrayDecompose());
-        pm.addPass(createGArrayPropagate());
+        GArrayPropagateOptions propagate;
+        propagate.explain = options.explain;
+        pm.addPass(createGArrayPropagate(propagate));
       })))
     return std::nullopt;
   if (stopHere(Phase::Propagated))

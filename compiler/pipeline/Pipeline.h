@@ -47,12 +47,20 @@ struct CompileOptions {
   /// LLVM CPU of the object (CpuTargetOptions::cpu): "host" (this machine,
   /// the default) or a name such as "x86-64-v2" for a portable object.
   std::string cpu = "host";
+  /// `shardc explain` / `--explain-sharding`: propagation emits one remark
+  /// per value (its sharding and where it came from) through the context's
+  /// diagnostic handler.
+  bool explain = false;
 };
 
 struct CompileResult {
   Signature signature;
   std::string object; // ELF bytes; empty when stopped early by `emit`
 };
+
+/// The collectives partitioning inserted, each with the conflict that caused
+/// it (the reshard's `reason`), for `shardc explain`.
+std::string formatCollectiveReasons(const Signature &signature);
 
 /// Registers every dialect and interface the pipeline needs.
 void registerCompilerDialects(mlir::DialectRegistry &registry);

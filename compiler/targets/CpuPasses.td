@@ -58,6 +58,8 @@ def CpuGuardEmptyTensorElimination : Pass<"cpu-guard-empty-tensor-elimination"> 
                                                    %b = linalg.generic ... outs(%f1)
     ```
   }];
+}
+
 def CpuGeneralizeNamedOps : Pass<"cpu-generalize-named-ops"> {
   let summary = "Generalize named linalg ops, except matmul and batch_matmul";
   let description = [{

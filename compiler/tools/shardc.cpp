@@ -3,6 +3,7 @@
 //   shardc compile MODEL.mlir [--mesh AXIS=N,...] [-o OUT/] [--emit=PHASE] [--report]
 //   shardc run     MODEL.mlir|OUT/ [--mesh ...] --in NAME=FILE.npy ... [--out DIR/]
 //   shardc report  MODEL.mlir [--mesh ...]
+//   shardc explain MODEL.mlir [--mesh ...]   (provenance remarks, collective causes)
 //
 // Exit statuses are the ExitCode enum below (README documents them). Every
 // error names what the user wrote and what would fix it.
@@ -51,6 +52,8 @@ const char *kUsage =
     "  shardc compile MODEL.mlir [--mesh AXIS=N,...] [-o OUT/] [--emit=PHASE] [--report]\n"
     "  shardc run MODEL.mlir|OUT/ [--mesh AXIS=N,...] --in NAME=FILE.npy ... [--out DIR/]\n"
     "  shardc report MODEL.mlir [--mesh AXIS=N,...]\n"
+    "  shardc explain MODEL.mlir [--mesh AXIS=N,...]   (each value's sharding and its origin,\n"
+    "                                                  as remarks; collectives and their causes)\n"
     "PHASE: global | propagated | partitioned | local | llvm\n"
     "options: --target cpu (default; ptx is not in this build), --backend threads (default),\n"
     "         --cpu NAME (LLVM CPU for the object: host (default) or e.g. x86-64-v2 to run\n"
@@ -60,7 +63,7 @@ struct Args {
   std::string command, model, outDir, runOut, mesh, entry, target = "cpu", backend = "threads",
                                                             cpu = "host";
   std::optional<shardc::Phase> emit;
-  bool report = false, quiet = false;
+  bool report = false, quiet = false, explain = false;
   std::vector<std::pair<std::string, std::string>> inputs;
 };
 
@@ -81,7 +84,8 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     status = 0;
     return std::nullopt;
   }
-  if (a.command != "compile" && a.command != "run" && a.command != "report") {
+  if (a.command != "compile" && a.command != "run" && a.command != "report" &&
+      a.command != "explain") {
     status = usageError("unknown command '" + a.command + "'");
     return std::nullopt;
   }
@@ -152,6 +156,8 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
         return std::nullopt;
       }
       a.inputs.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+    } else if (arg == "--explain-sharding") {
+      a.explain = true;
     } else if (arg == "--report") {
       a.report = true;
     } else if (arg == "--quiet") {
@@ -274,6 +280,12 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   options.entry = a.entry;
   options.emit = a.emit;
   options.emitStream = &llvm::outs();
+  options.explain = a.explain || a.command == "explain";
+  if (a.command == "explain" && !a.emit) {
+    // Explaining needs the program up to partitioning, and no object.
+    options.emit = shardc::Phase::Partitioned;
+    options.emitStream = nullptr;
+  }
   std::optional<shardc::CompileResult> result = shardc::compileModule(*module, options);
   if (!result) {
     status = exitWith(ExitCode::CompileError);
@@ -374,6 +386,10 @@ void printArray(llvm::raw_ostream &os, const std::string &name, const shardrt_ar
 int runCompile(const Args &a) {
   int status;
   std::optional<Model> m = compileSource(a, status);
+  if (m && a.command == "explain" && !a.emit) {
+    llvm::outs() << shardc::formatCollectiveReasons(m->signature);
+    return 0;
+  }
   if (!m || a.emit)
     return status;
   if (a.report || a.command == "report")

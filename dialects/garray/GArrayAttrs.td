@@ -20,11 +20,16 @@ def GArray_ShardingAttr : GArray_Attr<"Sharding", "sharding"> {
     #garray.sharding<@mesh, P()>                      // replicated
     #garray.sharding<@mesh, P("data"?, ?)>            // open: propagation may extend
     #garray.sharding<@mesh, P(None), unreduced = sum("data")>  // pending partial sums
+    #garray.sharding<@mesh, P("data" p0, "model"? p1)>  // propagation priorities
     ```
 
     Entries: `None` (replicated, closed), `?` (replicated, open), an axis
     `"a"` or a tuple of axes `("a", "b")`, optionally followed by `?` (open:
-    propagation may append axes). Missing trailing entries are `None`.
+    propagation may append axes), then optionally a priority `pN` (N >= 0,
+    `p0` strongest). Missing trailing entries are `None`. Priorities steer
+    garray-propagate (docs/propagation.md): a dimension with priority N is a
+    source from round N on; dimensions without a priority come after every
+    numbered round. Propagation drops priorities from the shardings it writes.
     `unreduced = KIND(axes)` says the value is a pending KIND-reduction over
     those axes: each device holds one partial.
 
@@ -58,12 +63,22 @@ def GArray_DimShardingAttr : GArray_Attr<"DimSharding", "dim"> {
   let summary = "The mesh axes splitting one dimension";
   let description = [{
     Printed inside `#garray.sharding` as `None`, `?`, `"a"`, `("a", "b")`,
-    each optionally followed by `?` (open). Standalone: `#garray.dim<"a"?>`.
+    each optionally followed by `?` (open) and a priority `pN`.
+    Standalone: `#garray.dim<"a"? p1>`. `priority` is -1 when none is written.
   }];
   let parameters = (ins
     OptionalArrayRefParameter<"::mlir::StringAttr", "axes, major to minor">:$axes,
-    "bool":$open
+    "bool":$open,
+    DefaultValuedParameter<"int64_t", "-1">:$priority
   );
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<::mlir::StringAttr>":$axes, "bool":$open), [{
+      return $_get($_ctxt, axes, open, -1);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    bool hasPriority() const { return getPriority() >= 0; }
+  }];
   let hasCustomAssemblyFormat = 1;
 }
 

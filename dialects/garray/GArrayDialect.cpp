@@ -35,11 +35,36 @@ void GArrayDialect::initialize() {
 }
 
 //===----------------------------------------------------------------------===//
-// Dimension entries: None | ? | "a" | ("a", "b"), then an optional `?`.
+// Dimension entries: None | ? | "a" | ("a", "b"), then an optional `?`, then
+// an optional priority `pN` (N >= 0; p0 is the strongest).
 //===----------------------------------------------------------------------===//
 
+static ParseResult parsePriority(AsmParser &parser, int64_t &priority) {
+  priority = -1;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef kw;
+  if (failed(parser.parseOptionalKeyword(&kw)))
+    return success();
+  if (kw.size() < 2 || kw[0] != 'p' || kw.drop_front().getAsInteger(10, priority) ||
+      priority < 0)
+    return parser.emitError(loc, "expected a priority such as p0 or p1 after a dimension "
+                                 "entry, not '")
+           << kw << "'";
+  return success();
+}
+
+static ParseResult parseDimEntryAxes(AsmParser &parser, SmallVectorImpl<StringAttr> &axes,
+                                     bool &open);
+
 static ParseResult parseDimEntry(AsmParser &parser, SmallVectorImpl<StringAttr> &axes,
-                                 bool &open) {
+                                 bool &open, int64_t &priority) {
+  if (parseDimEntryAxes(parser, axes, open))
+    return failure();
+  return parsePriority(parser, priority);
+}
+
+static ParseResult parseDimEntryAxes(AsmParser &parser, SmallVectorImpl<StringAttr> &axes,
+                                     bool &open) {
   MLIRContext *ctx = parser.getContext();
   open = false;
   if (succeeded(parser.parseOptionalQuestion())) {
@@ -68,7 +93,13 @@ static ParseResult parseDimEntry(AsmParser &parser, SmallVectorImpl<StringAttr> 
   return success();
 }
 
-static void printDimEntry(AsmPrinter &printer, ArrayRef<StringAttr> axes, bool open) {
+static void printDimEntry(AsmPrinter &printer, ArrayRef<StringAttr> axes, bool open,
+                          int64_t priority) {
+  if (priority >= 0) {
+    printDimEntry(printer, axes, open, -1);
+    printer << " p" << priority;
+    return;
+  }
   if (axes.empty()) {
     printer << (open ? "?" : "None");
     return;
@@ -87,14 +118,16 @@ static void printDimEntry(AsmPrinter &printer, ArrayRef<StringAttr> axes, bool o
 Attribute DimShardingAttr::parse(AsmParser &parser, Type) {
   SmallVector<StringAttr> axes;
   bool open;
-  if (parser.parseLess() || parseDimEntry(parser, axes, open) || parser.parseGreater())
+  int64_t priority;
+  if (parser.parseLess() || parseDimEntry(parser, axes, open, priority) ||
+      parser.parseGreater())
     return {};
-  return DimShardingAttr::get(parser.getContext(), axes, open);
+  return DimShardingAttr::get(parser.getContext(), axes, open, priority);
 }
 
 void DimShardingAttr::print(AsmPrinter &printer) const {
   printer << "<";
-  printDimEntry(printer, getAxes(), getOpen());
+  printDimEntry(printer, getAxes(), getOpen(), getPriority());
   printer << ">";
 }
 
@@ -113,9 +146,10 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
     do {
       SmallVector<StringAttr> axes;
       bool open;
-      if (parseDimEntry(parser, axes, open))
+      int64_t priority;
+      if (parseDimEntry(parser, axes, open, priority))
         return {};
-      dims.push_back(DimShardingAttr::get(ctx, axes, open));
+      dims.push_back(DimShardingAttr::get(ctx, axes, open, priority));
     } while (succeeded(parser.parseOptionalComma()));
     if (parser.parseRParen())
       return {};
@@ -154,7 +188,9 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
 void ShardingAttr::print(AsmPrinter &printer) const {
   printer << "<" << getMesh() << ", P(";
   llvm::interleaveComma(getDims(), printer,
-                        [&](DimShardingAttr d) { printDimEntry(printer, d.getAxes(), d.getOpen()); });
+                        [&](DimShardingAttr d) {
+    printDimEntry(printer, d.getAxes(), d.getOpen(), d.getPriority());
+  });
   printer << ")";
   if (isPending()) {
     printer << ", unreduced = " << stringifyReductionKind(getUnreducedKind()) << "(";

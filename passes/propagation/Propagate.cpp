@@ -1,8 +1,20 @@
 //===- Propagate.cpp - garray-propagate: shardings to a fixed point -------===//
 //
-// The IR glue around passes/core/FactorMerge.h. Keeps:
+// The IR glue around passes/core/FactorMerge.h; the user-facing policy is
+// docs/propagation.md. Keeps:
+//   - rounds by priority: round k uses as sources only the annotated dims
+//     whose priority is <= k (dims without one come after every numbered
+//     round); a dim whose round has not come is closed and empty, so it
+//     neither gives nor takes; earlier rounds' results are kept, so stronger
+//     annotations win conflicts with weaker ones;
+//   - within a round, sub-rounds over op classes (kSubRounds, a data table):
+//     pass-through ops first, then every op;
 //   - a worklist of ops; when a value's sharding grows, its users and its
 //     definition are revisited, so information flows both ways;
+//   - sharding groups (`garray.sharding_group = N` on arguments or ops) tie
+//     their members by an identity rule in every sub-round;
+//   - provenance: for each value, the op that last grew it and the value it
+//     came from, so `explain` can walk back to an annotation;
 //   - dims only grow (the core's extendOpenDims), so the loop terminates;
 //   - function results and sharding_constraint results are sinks with fixed
 //     shardings; their operands are pulled toward them;
@@ -13,11 +25,16 @@
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
 #include "passes/core/FactorMerge.h"
+#include "passes/core/Steering.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <deque>
+#include <limits>
+#include <set>
 
 namespace shardc {
 #define GEN_PASS_DEF_GARRAYPROPAGATE
@@ -27,11 +44,18 @@ namespace shardc {
 using namespace mlir;
 using namespace mlir::garray;
 using shardc::FactorRule;
+using shardc::isPassThrough;
+using shardc::kLastRound;
+using shardc::kSubRounds;
+using shardc::OpClass;
 using shardc::TensorSharding;
 
 namespace {
 
 bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+/// Ties values to one sharding (a parameter and its optimizer moments).
+constexpr llvm::StringLiteral kGroupAttrName = "garray.sharding_group";
 
 /// The one mesh all annotations in `func` name; null if none; failure if two.
 FailureOr<MeshOp> findMesh(func::FuncOp func) {
@@ -77,44 +101,198 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
   return mesh;
 }
 
-FactorRule identityRule(Value v) {
+FactorRule identityRule(Value v, size_t numTensors = 2) {
   auto t = cast<RankedTensorType>(v.getType());
-  return shardc::FactorRuleBuilder::elementwise({t.getShape().begin(), t.getShape().end()}, 1,
-                                                {});
+  return shardc::FactorRuleBuilder::elementwise({t.getShape().begin(), t.getShape().end()},
+                                                numTensors - 1, {});
+}
+
+/// file:line:col for remarks (the first of a fused location).
+std::string where(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return where(fused.getLocations().front());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return where(name.getChildLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+            std::to_string(file.getColumn()));
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
+/// What the user wrote on one value: the sharding and each dim's priority.
+struct Annotation {
+  TensorSharding full;
+  std::vector<int64_t> priority; // per dim; kLastRound when none is written
+  std::string what;              // "argument 'X'", "sharding_constraint", ...
+  Location loc;
+
+  /// The annotation as a source in round `round`: dims whose round has not
+  /// come are closed and empty (they neither give nor take).
+  TensorSharding activeIn(int64_t round) const {
+    return shardc::activeInRound(full, priority, round);
+  }
+};
+
+Annotation makeAnnotation(ShardingAttr attr, const TensorSharding &core, std::string what,
+                          Location loc) {
+  Annotation a{core, {}, std::move(what), loc};
+  for (size_t d = 0; d < core.dims.size(); ++d) {
+    DimShardingAttr dim = attr.getDim(d);
+    a.priority.push_back(dim.hasPriority() ? dim.getPriority() : kLastRound);
+  }
+  return a;
 }
 
 class FunctionPropagation {
 public:
-  FunctionPropagation(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core)
-      : func(func), mesh(mesh), core(core) {}
+  FunctionPropagation(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core, bool explain)
+      : func(func), mesh(mesh), core(core), explain(explain) {}
 
   LogicalResult run() {
-    if (failed(seed()))
+    if (failed(seed()) || failed(collectGroups()))
       return failure();
-    std::deque<Operation *> queue;
-    llvm::DenseSet<Operation *> queued;
-    auto push = [&](Operation *op) {
-      if (op && queued.insert(op).second)
-        queue.push_back(op);
-    };
-    func.walk([&](Operation *op) { push(op); });
-    while (!queue.empty()) {
-      Operation *op = queue.front();
-      queue.pop_front();
-      queued.erase(op);
-      for (Value changed : step(op)) {
-        for (Operation *user : changed.getUsers())
-          push(user);
-        push(changed.getDefiningOp());
-      }
+    // Rounds: every distinct written priority, then the unprioritised one.
+    std::set<int64_t> rounds = {kLastRound};
+    for (auto &entry : annotations)
+      rounds.insert(entry.second.priority.begin(), entry.second.priority.end());
+    for (auto &entry : sinkAnnotations)
+      rounds.insert(entry.second.priority.begin(), entry.second.priority.end());
+    int64_t previous = -1;
+    for (int64_t round : rounds) {
+      activate(previous, round);
+      previous = round;
+      for (OpClass cls : kSubRounds)
+        runWorklist(cls);
     }
     if (failed(checkRuleless()))
       return failure();
+    if (explain)
+      explainAll();
     finalize();
     return success();
   }
 
 private:
+  /// Makes the dims of round `round` sources: annotated values get the newly
+  /// active dims (axes already used by grown dims are dropped: the stronger
+  /// round keeps them); sinks take their view for this round.
+  void activate(int64_t previous, int64_t round) {
+    for (auto &[v, a] : annotations) {
+      TensorSharding &cur = state[v];
+      TensorSharding want = a.activeIn(round);
+      for (size_t d = 0; d < cur.dims.size(); ++d) {
+        if (a.priority[d] > round || a.priority[d] <= previous)
+          continue;
+        std::vector<int> used = cur.usedAxes();
+        shardc::DimSharding next{{}, want.dims[d].open};
+        for (int axis : want.dims[d].axes) {
+          if (llvm::is_contained(used, axis) && !llvm::is_contained(cur.dims[d].axes, axis))
+            break;
+          next.axes.push_back(axis);
+        }
+        cur.dims[d] = next;
+      }
+    }
+    for (auto &[key, a] : sinkAnnotations)
+      sinks[key] = a.activeIn(round);
+  }
+
+  OpClass classify(Operation *op) {
+    if (auto rule = dyn_cast<ShardingRuleOpInterface>(op))
+      return isPassThrough(rule.getFactorRule()) ? OpClass::PassThrough : OpClass::Any;
+    return OpClass::PassThrough; // constraints and returns are identities
+  }
+
+  void runWorklist(OpClass cls) {
+    // Items: an op, or (op == nullptr) a sharding group.
+    std::deque<std::pair<Operation *, int64_t>> queue;
+    llvm::DenseSet<Operation *> queued;
+    std::set<int64_t> queuedGroups;
+    llvm::DenseMap<Operation *, bool> inClass;
+    auto push = [&](Operation *op) {
+      if (!op)
+        return;
+      auto it = inClass.find(op);
+      if (it == inClass.end())
+        it = inClass.insert({op, cls == OpClass::Any || classify(op) == cls}).first;
+      if (it->second && queued.insert(op).second)
+        queue.push_back({op, 0});
+    };
+    auto pushGroup = [&](int64_t g) {
+      if (queuedGroups.insert(g).second)
+        queue.push_back({nullptr, g});
+    };
+    func.walk([&](Operation *op) { push(op); });
+    for (auto &entry : groups)
+      pushGroup(entry.first);
+    while (!queue.empty()) {
+      auto [op, g] = queue.front();
+      queue.pop_front();
+      SmallVector<Value> changed;
+      if (op) {
+        queued.erase(op);
+        changed = step(op);
+      } else {
+        queuedGroups.erase(g);
+        changed = groupStep(g);
+      }
+      for (Value v : changed) {
+        for (Operation *user : v.getUsers())
+          push(user);
+        push(v.getDefiningOp());
+        auto member = groupOf.find(v);
+        if (member != groupOf.end())
+          pushGroup(member->second);
+      }
+    }
+  }
+
+  /// Reads `garray.sharding_group = N` off arguments and op results.
+  LogicalResult collectGroups() {
+    LogicalResult ok = success();
+    auto add = [&](Value v, Attribute attr, Location loc) {
+      if (!attr)
+        return;
+      auto id = dyn_cast<IntegerAttr>(attr);
+      if (!id || !isTensor(v)) {
+        ok = emitError(loc) << kGroupAttrName
+                            << " must be an integer on a tensor argument or tensor result";
+        return;
+      }
+      auto &members = groups[id.getInt()];
+      if (!members.empty() && members.front().getType() != v.getType()) {
+        InFlightDiagnostic d = emitError(loc)
+                               << "sharding group " << id.getInt() << " ties values of types "
+                               << members.front().getType() << " and " << v.getType()
+                               << "; its members must have one shape";
+        d.attachNote(members.front().getLoc()) << "first member of the group";
+        ok = failure();
+        return;
+      }
+      members.push_back(v);
+      groupOf[v] = id.getInt();
+    };
+    for (BlockArgument arg : func.getArguments())
+      add(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName), arg.getLoc());
+    func.walk([&](Operation *op) {
+      if (Attribute a = op->getAttr(kGroupAttrName))
+        for (Value r : op->getResults())
+          add(r, a, op->getLoc());
+    });
+    return ok;
+  }
+
+  SmallVector<Value> groupStep(int64_t g) {
+    ArrayRef<Value> members = groups[g];
+    if (members.size() < 2)
+      return {};
+    return apply(identityRule(members.front(), members.size()), members, nullptr, nullptr);
+  }
+
   LogicalResult seed() {
     for (BlockArgument arg : func.getArguments()) {
       if (!isTensor(arg))
@@ -126,7 +304,9 @@ private:
         if (failed(verifyShardingFor(s, arg.getType(), func,
                                      [&] { return emitError(arg.getLoc()); }, what)))
           return failure();
-        state[arg] = *toCore(s, mesh, cast<RankedTensorType>(arg.getType()).getRank());
+        TensorSharding t = *toCore(s, mesh, cast<RankedTensorType>(arg.getType()).getRank());
+        annotations.insert({arg, makeAnnotation(s, t, what, arg.getLoc())});
+        state[arg] = annotations.find(arg)->second.activeIn(-1);
       }
     }
     SmallVector<func::ReturnOp> rets;
@@ -139,9 +319,11 @@ private:
         if (failed(verifyShardingFor(s, func.getResultTypes()[i], func,
                                      [&] { return func.emitError(); }, what)))
           return failure();
+        TensorSharding t =
+            *toCore(s, mesh, cast<RankedTensorType>(func.getResultTypes()[i]).getRank());
         for (func::ReturnOp ret : rets)
-          sinks[{ret, i}] =
-              *toCore(s, mesh, cast<RankedTensorType>(func.getResultTypes()[i]).getRank());
+          sinkAnnotations.insert(
+              {{ret, i}, makeAnnotation(s, t, "function " + what, ret.getLoc())});
       }
     // Values made by ops without a rule are whole on every device: closed
     // and replicated, so propagation never pushes a sharding into them.
@@ -154,15 +336,35 @@ private:
           state[r] = TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank());
     });
     LogicalResult ok = success();
+    // A sharding written on an op result (or left by an earlier run of this
+    // pass) is an annotation like an argument's: re-running changes nothing.
+    func.walk([&](ShardingRuleOpInterface op) {
+      auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName);
+      if (!s || failed(ok) || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
+        return;
+      Value r = op->getResult(0);
+      FailureOr<TensorSharding> t = toCore(s, mesh, cast<RankedTensorType>(r.getType()).getRank(),
+                                           [&] { return op->emitError(); });
+      if (failed(t)) {
+        ok = failure();
+        return;
+      }
+      std::string what = "result of '" + op->getName().getStringRef().str() + "'";
+      annotations.insert({r, makeAnnotation(s, *t, what, op->getLoc())});
+      state[r] = annotations.find(r)->second.activeIn(-1);
+    });
     func.walk([&](ShardingConstraintOp c) {
       if (failed(ok))
         return;
       FailureOr<TensorSharding> s = toCore(c.getSharding(), mesh, c.getType().getRank(),
                                            [&] { return c.emitError(); });
-      if (failed(s))
+      if (failed(s)) {
         ok = failure();
-      else
-        state[c.getResult()] = *s;
+        return;
+      }
+      annotations.insert(
+          {c.getResult(), makeAnnotation(c.getSharding(), *s, "sharding_constraint", c.getLoc())});
+      state[c.getResult()] = annotations.find(c.getResult())->second.activeIn(-1);
     });
     return ok;
   }
@@ -170,7 +372,8 @@ private:
   /// Runs one core step on `rule` over `values` (operands then results; a
   /// null Value stands for a fixed sink `fixed`), returning what changed.
   SmallVector<Value> apply(const FactorRule &rule, ArrayRef<Value> values,
-                           const TensorSharding *fixed = nullptr) {
+                           const TensorSharding *fixed, Operation *via,
+                           std::optional<std::pair<Operation *, unsigned>> sinkKey = {}) {
     std::vector<std::optional<TensorSharding>> tensors;
     for (Value v : values) {
       if (!v) {
@@ -188,11 +391,38 @@ private:
         continue;
       auto it = state.find(v);
       if (it == state.end() || !(it->second.dims == tensors[t]->dims)) {
+        std::vector<int> before = it == state.end() ? std::vector<int>() : it->second.usedAxes();
         state[v] = *tensors[t];
         changed.push_back(v);
+        recordProvenance(v, before, values, tensors, via, sinkKey);
       }
     }
     return changed;
+  }
+
+  /// Remembers where `v`'s new axes came from: the first other tensor of the
+  /// step that holds one of them (cheap: one op and one value per change).
+  void recordProvenance(Value v, const std::vector<int> &before, ArrayRef<Value> values,
+                        const std::vector<std::optional<TensorSharding>> &tensors,
+                        Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey) {
+    std::vector<int> added;
+    for (int a : state[v].usedAxes())
+      if (!llvm::is_contained(before, a))
+        added.push_back(a);
+    if (added.empty())
+      return;
+    for (size_t t = 0; t < values.size(); ++t) {
+      if (values[t] == v || !tensors[t])
+        continue;
+      std::vector<int> has = tensors[t]->usedAxes();
+      if (llvm::none_of(added, [&](int a) { return llvm::is_contained(has, a); }))
+        continue;
+      Provenance p{via, values[t], std::nullopt};
+      if (!values[t])
+        p.sink = sinkKey;
+      provenance[v] = p;
+      return;
+    }
   }
 
   SmallVector<Value> step(Operation *op) {
@@ -201,17 +431,18 @@ private:
         return {};
       SmallVector<Value> values(op->getOperands());
       values.append(op->result_begin(), op->result_end());
-      return apply(rule.getFactorRule(), values);
+      return apply(rule.getFactorRule(), values, nullptr, op);
     }
     if (auto c = dyn_cast<ShardingConstraintOp>(op))
-      return apply(identityRule(c.getResult()), {c.getOperand(), c.getResult()});
+      return apply(identityRule(c.getResult()), {c.getOperand(), c.getResult()}, nullptr, op);
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       SmallVector<Value> changed;
       for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
         auto sink = sinks.find({ret, static_cast<unsigned>(i)});
         if (sink == sinks.end() || !isTensor(v))
           continue;
-        changed.append(apply(identityRule(v), {v, Value()}, &sink->second));
+        changed.append(apply(identityRule(v), {v, Value()}, &sink->second, op,
+                             std::make_pair(ret.getOperation(), static_cast<unsigned>(i))));
       }
       return changed;
     }
@@ -275,14 +506,121 @@ private:
         func.setResultAttr(i, kShardingAttrName, finalOf(v));
   }
 
+  /// Where a value's final sharding is from.
+  std::string originOf(Value v, llvm::function_ref<std::string(Value)> name) {
+    auto closed = [&](TensorSharding s) {
+      for (shardc::DimSharding &d : s.dims)
+        d.open = false;
+      return s.str(core);
+    };
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    SmallVector<Operation *> via;
+    llvm::DenseSet<Value> seen;
+    Value cur = v;
+    std::optional<std::pair<Operation *, unsigned>> sink;
+    while (seen.insert(cur).second) {
+      if (annotations.count(cur) && cur != v)
+        break;
+      auto p = provenance.find(cur);
+      if (p == provenance.end())
+        break;
+      via.push_back(p->second.via);
+      if (!p->second.from) {
+        sink = p->second.sink;
+        break;
+      }
+      cur = p->second.from;
+    }
+    auto ann = annotations.find(cur);
+    if (sink) {
+      const Annotation &a = sinkAnnotations.find(*sink)->second;
+      os << a.what << " annotated " << closed(a.full) << " at " << where(a.loc);
+    } else if (ann != annotations.end()) {
+      os << ann->second.what;
+      if (cur != v)
+        os << " (" << name(cur) << ")";
+      os << " annotated " << closed(ann->second.full) << " at " << where(ann->second.loc);
+    } else if (via.empty()) {
+      Operation *def = v.getDefiningOp();
+      if (def && !isa<ShardingRuleOpInterface>(def))
+        os << "made by '" << def->getName() << "', which has no sharding rule: replicated";
+      else
+        os << "no annotation reaches it: replicated";
+    } else {
+      os << name(cur) << ", which no annotation reaches";
+    }
+    if (!via.empty()) {
+      os << " via ";
+      // Printed from the annotation toward the value.
+      llvm::interleave(
+          llvm::reverse(via), os,
+          [&](Operation *op) {
+            if (op)
+              os << op->getName() << " (" << where(op->getLoc()) << ")";
+            else
+              os << "a sharding group";
+          },
+          ", ");
+    }
+    return out;
+  }
+
+  /// One remark per value, at its location: final sharding and its origin.
+  void explainAll() {
+    AsmState asmState(func);
+    auto name = [&](Value v) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      v.printAsOperand(os, asmState);
+      return s;
+    };
+    auto finalStr = [&](Value v) {
+      auto it = state.find(v);
+      TensorSharding s = it == state.end()
+                             ? TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank())
+                             : it->second;
+      for (shardc::DimSharding &d : s.dims)
+        d.open = false;
+      return s.str(core);
+    };
+    for (BlockArgument arg : func.getArguments())
+      if (isTensor(arg)) {
+        std::string what = name(arg);
+        if (auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name"))
+          what += " '" + n.str() + "'";
+        emitRemark(arg.getLoc()) << what << " (argument of @" << func.getSymName()
+                                 << "): " << finalStr(arg) << " <- " << originOf(arg, name);
+      }
+    func.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        if (isTensor(r))
+          emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << "): " << finalStr(r)
+                                   << " <- " << originOf(r, name);
+    });
+  }
+
+  struct Provenance {
+    Operation *via;
+    Value from; // null: a function result annotation (`sink`)
+    std::optional<std::pair<Operation *, unsigned>> sink;
+  };
+
   func::FuncOp func;
   MeshOp mesh;
   const shardc::Mesh &core;
+  bool explain;
   llvm::DenseMap<Value, TensorSharding> state;
   std::map<std::pair<Operation *, unsigned>, TensorSharding> sinks;
+  llvm::MapVector<Value, Annotation> annotations;
+  std::map<std::pair<Operation *, unsigned>, Annotation> sinkAnnotations;
+  std::map<int64_t, SmallVector<Value>> groups;
+  llvm::DenseMap<Value, int64_t> groupOf;
+  llvm::DenseMap<Value, Provenance> provenance;
 };
 
 struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
+  using GArrayPropagateBase::GArrayPropagateBase;
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
@@ -295,7 +633,7 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
       FailureOr<shardc::Mesh> core = toCoreMesh(*mesh);
       if (failed(core))
         return signalPassFailure();
-      if (failed(FunctionPropagation(func, *mesh, *core).run()))
+      if (failed(FunctionPropagation(func, *mesh, *core, explain).run()))
         return signalPassFailure();
     }
   }

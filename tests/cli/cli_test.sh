@@ -112,6 +112,17 @@ if expect_ok emit_llvm -- compile "$SEED" --emit=llvm; then
   check emit_llvm "calls the runtime's all-reduce" contains "$TMP/emit_llvm.out" "shardrt_all_reduce"
 fi
 
+# --- explain ------------------------------------------------------------------
+# One remark per value with its origin (stderr, MLIR diagnostics), then every
+# collective with the conflict that caused it (stdout).
+if expect_ok explain -- explain "$SEED" --mesh data=2; then
+  check explain "remarks name the origin of a value" \
+    contains "$TMP/explain.err" "remark: "
+  check explain "remarks say where a sharding came from" contains "$TMP/explain.err" " <- "
+  check explain "lists the collectives" contains "$TMP/explain.out" "collectives inserted by partitioning (2)"
+  check explain "gives each collective's cause" contains "$TMP/explain.out" "because: pending sum"
+fi
+
 # --- report -------------------------------------------------------------------
 if expect_ok report -- report "$SEED"; then
   out="$TMP/report.out"

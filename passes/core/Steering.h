@@ -1,0 +1,40 @@
+//===- Steering.h - priorities and op classes, IR-free ----------*- C++ -*-===//
+//
+// The data garray-propagate steers by (docs/propagation.md), without IR so it
+// is unit-tested directly:
+//
+//   - priorities: an annotated dim with priority N is a source from round N
+//     on (kLastRound for dims without one); before its round it is closed and
+//     empty, so the merge neither takes from it nor gives to it;
+//   - op classes: within a round, pass-through rules (no Reduction factor,
+//     every factor indexes a result) run before every other rule.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_CORE_STEERING_H
+#define SHARDC_PASSES_CORE_STEERING_H
+
+#include "passes/core/FactorRule.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace shardc {
+
+/// The round of a dim without a written priority: after every numbered one.
+constexpr int64_t kLastRound = std::numeric_limits<int64_t>::max();
+
+/// `full` as a source in `round`: dims with `priority[d] > round` are closed
+/// and empty; the pending axes are kept.
+TensorSharding activeInRound(const TensorSharding &full, const std::vector<int64_t> &priority,
+                             int64_t round);
+
+/// Which ops a propagation sub-round visits, in order (kSubRounds).
+enum class OpClass { PassThrough, Any };
+constexpr OpClass kSubRounds[] = {OpClass::PassThrough, OpClass::Any};
+
+/// No Reduction factor, and every factor indexes some result.
+bool isPassThrough(const FactorRule &rule);
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_CORE_STEERING_H

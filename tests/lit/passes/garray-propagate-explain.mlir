@@ -1,0 +1,30 @@
+// RUN: shardc-opt %s --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
+//
+// garray-propagate with `explain`: one remark per value, at its location,
+// with its final sharding and where it came from (the annotation and its
+// location, and the ops it flowed through).
+
+garray.mesh @mesh ["data" = 2]
+
+func.func @explain(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>, garray.name = "X"},
+                   %w: tensor<2xf32>) -> tensor<8xf32> {
+  %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0]
+      : (tensor<8x2xf32>, tensor<2xf32>) -> tensor<8xf32>
+  %e = garray.exp %p : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+
+// CHECK: garray-propagate-explain.mlir:9:20: remark: %arg0 'X' (argument of @explain): P("data", None) <- argument 'X' annotated P("data", None) at {{.*}}garray-propagate-explain.mlir:9:20
+// CHECK: garray-propagate-explain.mlir:10:20: remark: %arg1 (argument of @explain): P(None) <- no annotation reaches it: replicated
+// CHECK: garray-propagate-explain.mlir:11:8: remark: %0 (garray.dot_general): P("data") <- argument 'X' (%arg0) annotated P("data", None) at {{.*}}explain.mlir:9:20 via garray.dot_general ({{.*}}explain.mlir:11:8)
+// CHECK: garray-propagate-explain.mlir:13:8: remark: %1 (garray.exp): P("data") <- argument 'X' (%arg0) annotated P("data", None) at {{.*}}explain.mlir:9:20 via garray.dot_general ({{.*}}explain.mlir:11:8), garray.exp ({{.*}}explain.mlir:13:8)
+
+// Backward from a function result annotation, and through a sharding group.
+func.func @backward(%a: tensor<8xf32>, %m: tensor<8xf32> {garray.sharding_group = 0 : i64})
+    -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) {
+  %n = garray.neg %a {garray.sharding_group = 0 : i64} : tensor<8xf32>
+  return %n : tensor<8xf32>
+}
+// CHECK: explain.mlir:[[@LINE-5]]:21: remark: %arg0 (argument of @backward): P("data") <- function result #0 annotated P("data") at {{.*}}explain.mlir:[[@LINE-2]]:3 via func.return ({{.*}}), garray.neg ({{.*}}explain.mlir:[[@LINE-3]]:8)
+// CHECK: explain.mlir:[[@LINE-6]]:40: remark: %arg1 (argument of @backward): P("data") <- function result #0 annotated P("data") at {{.*}} via func.return ({{.*}}), a sharding group
+// CHECK: explain.mlir:[[@LINE-5]]:8: remark: %0 (garray.neg): P("data") <- function result #0 annotated P("data") at {{.*}} via func.return ({{.*}})

@@ -1,0 +1,163 @@
+// RUN: shardc-opt %s -split-input-file --garray-propagate | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --garray-propagate > %t.once
+// RUN: shardc-opt %t.once -split-input-file --garray-propagate > %t.twice
+// RUN: diff %t.once %t.twice
+//
+// Steering garray-propagate (docs/propagation.md): per-dim priorities run in
+// rounds, strongest first; pass-through ops before dots and reductions within
+// a round; sharding_constraint is a hard constraint; sharding groups tie
+// values. The last two RUN lines check idempotence: propagating the
+// propagated output again changes nothing.
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Same priority: "data" and "model" conflict on the rows of %s; the common
+// prefix (nothing) wins, so %s is replicated.
+// CHECK-LABEL: func.func @no_priority
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None, None)>}
+func.func @no_priority(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                       %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model", None)>}) -> tensor<8x8xf32> {
+  %s = garray.add %x, %y : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// p0 beats p1: round 0 sees only %x's rows, so %s takes "data"; round 1's
+// "model" conflicts with what %s already has and cannot change it.
+// CHECK-LABEL: func.func @p0_beats_p1
+// CHECK-SAME: P("data", None)
+// CHECK-SAME: P("model", None)
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+func.func @p0_beats_p1(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p0, None)>},
+                       %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model" p1, None)>}) -> tensor<8x8xf32> {
+  %s = garray.add %x, %y : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// The same with the priorities swapped: the operand order does not matter,
+// the priority does.
+// CHECK-LABEL: func.func @p0_beats_p1_swapped
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("model", None)>}
+func.func @p0_beats_p1_swapped(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p1, None)>},
+                               %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model" p0, None)>}) -> tensor<8x8xf32> {
+  %s = garray.add %x, %y : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Unprioritised annotations come after every numbered round.
+// CHECK-LABEL: func.func @numbered_before_unprioritised
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("model", None)>}
+func.func @numbered_before_unprioritised(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                                         %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model" p3, None)>}) -> tensor<8x8xf32> {
+  %s = garray.add %x, %y : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2, "c" = 2, "d" = 2]
+
+// Priorities are per dimension: dim 0 of %y (p0) wins over dim 0 of %x,
+// while dim 1 of %x (p0) wins over dim 1 of %y.
+// CHECK-LABEL: func.func @per_dim
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("b", "c")>}
+func.func @per_dim(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p1, "c" p0)>},
+                   %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("b" p0, "d" p1)>}) -> tensor<8x8xf32> {
+  %s = garray.add %x, %y : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Op classes: within one round pass-through ops (the add) go before dots, so
+// %u takes "model" from %v through the add before the dot could give it
+// "data" from %x; the dot's disagreement is reshard-ed later.
+// CHECK-LABEL: func.func @pass_through_first
+// CHECK: garray.dot_general {{.*}} {garray.sharding = #garray.sharding<@mesh, P("model", None)>}
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("model", None)>}
+func.func @pass_through_first(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                              %w: tensor<4x8xf32>,
+                              %v: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model", None)>}) -> tensor<8x8xf32> {
+  %u = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0]
+      : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %r = garray.add %u, %v : tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// A prioritised sharding_constraint is a hard constraint that also wins the
+// values around it over a weaker argument annotation: %n takes "model".
+// CHECK-LABEL: func.func @constraint_priority
+// CHECK: garray.neg {{.*}} {garray.sharding = #garray.sharding<@mesh, P("model")>}
+// CHECK: garray.sharding_constraint {{.*}} {garray.sharding = #garray.sharding<@mesh, P("model")>}
+func.func @constraint_priority(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  %n = garray.neg %x : tensor<8xf32>
+  %c = garray.sharding_constraint %n : tensor<8xf32> to #garray.sharding<@mesh, P("model" p0)>
+  return %c : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Sharding groups: the optimizer moment %m shares its parameter's sharding,
+// and passes it on to %g through the mul.
+// CHECK-LABEL: func.func @group
+// CHECK-SAME: %{{[^:]+}}: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>, garray.sharding_group = 0 : i64}
+// CHECK-SAME: %{{[^:]+}}: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>, garray.sharding_group = 0 : i64}
+// CHECK-SAME: %{{[^:]+}}: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>}
+// CHECK: garray.mul {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data", "model")>}
+func.func @group(%p: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>, garray.sharding_group = 0 : i64},
+                 %m: tensor<8x4xf32> {garray.sharding_group = 0 : i64},
+                 %g: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %u = garray.mul %m, %g : tensor<8x4xf32>
+  return %u : tensor<8x4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// A group on an op result ties it to an argument in another part of the
+// function: %b (no path from %x) takes "data".
+// CHECK-LABEL: func.func @group_on_op
+// CHECK: garray.neg {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 1 : i64}
+// CHECK: garray.exp {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 1 : i64}
+func.func @group_on_op(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>},
+                       %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %a = garray.neg %x {garray.sharding_group = 1 : i64} : tensor<8xf32>
+  %b = garray.exp %y {garray.sharding_group = 1 : i64} : tensor<8xf32>
+  return %a, %b : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2, "c" = 2]
+
+// Same-priority conflict: ("a", "b") against ("a", "c") keeps the longest
+// common prefix "a", whichever operand comes first.
+// CHECK-LABEL: func.func @common_prefix
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("a")>}
+// CHECK: garray.add {{.*}} {garray.sharding = #garray.sharding<@mesh, P("a")>}
+func.func @common_prefix(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(("a", "b"))>},
+                         %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(("a", "c"))>}) -> (tensor<8xf32>, tensor<8xf32>) {
+  %s = garray.add %x, %y : tensor<8xf32>
+  %t = garray.add %y, %x : tensor<8xf32>
+  return %s, %t : tensor<8xf32>, tensor<8xf32>
+}
