@@ -60,4 +60,22 @@ def CpuGuardEmptyTensorElimination : Pass<"cpu-guard-empty-tensor-elimination"> 
   }];
 }
 
+def CpuSpecializeGenericOps : Pass<"cpu-specialize-generic-ops"> {
+  let summary = "linalg-specialize-generic-ops, except for contractions";
+  let description = [{
+    Gives linalg.generic ops that are really fill/copy/elementwise ops their
+    names back (cpu-guard-empty-tensor-elimination matches `linalg.fill`),
+    exactly as upstream `linalg-specialize-generic-ops`, but leaves
+    contractions (matmul-like generics) as they are. The LLVM 22 pass drops
+    the operand transposition of a contraction it turns into
+    `linalg.matmul` / `linalg.batch_matmul`: `dot_general` with
+    `contracting = [2] x [2]` and `batch = [0] x [0]` (attention's q·kᵀ)
+    became a `batch_matmul` with default maps, a verifier error when the
+    sizes differ and silently wrong numbers when they happen to agree
+    (q·kᵀ on `model=2`, local features 8 = sequence 8). Contractions stay
+    generic (correct; nothing downstream matches named matmuls yet).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // SHARDC_COMPILER_TARGETS_CPUPASSES_TD
