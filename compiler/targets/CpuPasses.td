@@ -80,6 +80,24 @@ def CpuGeneralizeNamedOps : Pass<"cpu-generalize-named-ops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CpuSpecializeGenericOps : Pass<"cpu-specialize-generic-ops"> {
+  let summary = "linalg-specialize-generic-ops, except for contractions";
+  let description = [{
+    Gives linalg.generic ops that are really fill/copy/elementwise ops their
+    names back (cpu-guard-empty-tensor-elimination matches `linalg.fill`),
+    exactly as upstream `linalg-specialize-generic-ops`, but leaves
+    contractions (matmul-like generics) as they are. The LLVM 22 pass drops
+    the operand transposition of a contraction it turns into
+    `linalg.matmul` / `linalg.batch_matmul`: `dot_general` with
+    `contracting = [2] x [2]` and `batch = [0] x [0]` (attention's q·kᵀ)
+    became a `batch_matmul` with default maps, a verifier error when the
+    sizes differ and silently wrong numbers when they happen to agree
+    (q·kᵀ on `model=2`, local features 8 = sequence 8). Contractions stay
+    generic (correct; nothing downstream matches named matmuls yet).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
   let summary = "Cache-block, register-tile and vectorize linalg.matmul on buffers";
   let description = [{
@@ -129,5 +147,6 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
+
 
 #endif // SHARDC_COMPILER_TARGETS_CPUPASSES_TD

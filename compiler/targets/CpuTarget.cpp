@@ -131,9 +131,12 @@ std::string buildCpuPipeline(const GemmTuning &gemm) {
   // Chains of elementwise ops become one generic: one loop nest, and no
   // intermediate tensors (so no malloc/free) between them.
   p.add("linalg-fuse-elementwise-ops");
-  // Give generics that are really fill/copy/transpose their names back
-  // (cheaper to bufferize and lower than the generic form).
-  p.add("linalg-specialize-generic-ops");
+  // Give generics that are really fill/copy/elementwise ops their names back.
+  // Contractions stay generic: upstream linalg-specialize-generic-ops (LLVM
+  // 22) drops a transposed operand's map when it makes them
+  // linalg.matmul/batch_matmul (attention's q·kᵀ came out wrong), see
+  // CpuPasses.td.
+  p.add("cpu-specialize-generic-ops");
   // Tidy fused bodies and fold constants before bufferization analyses them;
   // CSE merges duplicate tensor.empty/constants the fusion left behind.
   p.add("canonicalize");
