@@ -19,11 +19,12 @@ KINDS=${KINDS:-"ew mm"}
 SIZES=${SIZES:-"10000 50000 100000"}
 TIMEOUT=${TIMEOUT:-120}
 MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
+# shardc-opt is built -c opt (the system libMLIR that mlir-opt uses is a release build).
 SHARDC_FLAGS="--garray-decompose --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local"
 UPSTREAM_PIPELINE='builtin.module(func.func(sharding-propagation,shard-partition))'
 
-bazel build //compiler/tools:shardc-opt //bench/propagation:gen >/dev/null 2>&1 ||
-  bazel build //compiler/tools:shardc-opt //bench/propagation:gen
+bazel build -c opt //compiler/tools:shardc-opt //bench/propagation:gen >/dev/null 2>&1 ||
+  bazel build -c opt //compiler/tools:shardc-opt //bench/propagation:gen
 SHARDC=bazel-bin/compiler/tools/shardc-opt
 GEN=bazel-bin/bench/propagation/gen
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/propbench.XXXXXX")
