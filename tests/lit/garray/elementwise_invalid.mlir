@@ -582,3 +582,43 @@ func.func @convert_c2_i32_to_i1(%x: tensor<4xi32>) -> tensor<4xi1> {
   %0 = garray.convert %x : (tensor<4xi32>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
+
+// -----
+
+func.func @log1p_c2(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{log1p_c2: the operand has element type 'i32', but 'garray.log1p' needs a float element type}}
+  %0 = garray.log1p %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @expm1_c2(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{expm1_c2: the operand has element type 'i32', but 'garray.expm1' needs a float element type}}
+  %0 = garray.expm1 %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @round_c1(%x: tensor<4xf32>) -> tensor<4xf64> {
+  // expected-error @+1 {{round_c1: the result has type 'tensor<4xf64>' but the operand has type 'tensor<4xf32>'}}
+  %0 = garray.round %x : (tensor<4xf32>) -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
+func.func @clamp_c1(%lo: tensor<4xf32>, %x: tensor<4xf32>, %hi: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{clamp_c1:}}
+  %0 = garray.clamp %lo, %x, %hi : (tensor<4xf32>, tensor<4xf32>, tensor<8xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @clamp_c2(%lo: tensor<4xi1>, %x: tensor<4xi1>, %hi: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{clamp_c2:}}
+  %0 = garray.clamp %lo, %x, %hi : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}

@@ -159,3 +159,20 @@ func.func @attributes(%a: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xf16>) {
   %1 = garray.convert %a lossy {garray.sharding = #garray.sharding<@mesh, P("data")>} : (tensor<4xf32>) -> tensor<4xf16>
   return %0, %1 : tensor<4xi1>, tensor<4xf16>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @more_unary_and_clamp
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32>, %[[LO:.*]]: tensor<8x4xf32>, %[[HI:.*]]: tensor<8x4xf32>)
+func.func @more_unary_and_clamp(%x: tensor<8x4xf32>, %lo: tensor<8x4xf32>, %hi: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // CHECK: %[[L:.*]] = garray.log1p %[[X]] : tensor<8x4xf32>
+  %0 = garray.log1p %x : tensor<8x4xf32>
+  // CHECK: %[[E:.*]] = garray.expm1 %[[L]] : tensor<8x4xf32>
+  %1 = garray.expm1 %0 : tensor<8x4xf32>
+  // CHECK: %[[R:.*]] = garray.round %[[E]] : tensor<8x4xf32>
+  %2 = garray.round %1 : tensor<8x4xf32>
+  // CHECK: %[[C:.*]] = garray.clamp %[[LO]], %[[R]], %[[HI]] : tensor<8x4xf32>
+  %3 = garray.clamp %lo, %2, %hi : tensor<8x4xf32>
+  // CHECK: return %[[C]]
+  return %3 : tensor<8x4xf32>
+}
