@@ -2,6 +2,7 @@
 #include "compiler/host/Signature.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -49,6 +50,21 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile) {
                                        {"type", c.valueType},
                                        {"reason", c.reason}});
   }
+  json::Array largest;
+  for (const MemoryValue &v : sig.memory.largest) {
+    json::Array unused;
+    for (const std::string &a : v.unusedAxes)
+      unused.push_back(a);
+    largest.push_back(json::Object{{"name", v.name},
+                                   {"location", v.location},
+                                   {"dtype", v.dtype},
+                                   {"shape", ints(v.shape)},
+                                   {"local_shape", ints(v.localShape)},
+                                   {"spec", v.spec},
+                                   {"local_bytes", v.localBytes},
+                                   {"replicated_over", std::move(unused)},
+                                   {"suggested_dim", v.suggestedDim}});
+  }
   json::Object root{{"format", "shardc-manifest-1"},
                     {"target", "cpu-x86_64"},
                     {"object", objectFile},
@@ -57,6 +73,9 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile) {
                     {"inputs", std::move(inputs)},
                     {"outputs", std::move(outputs)},
                     {"collectives", std::move(collectives)}};
+  if (sig.memory.known)
+    root["memory"] = json::Object{{"peak_bytes_per_device", sig.memory.peakBytesPerDevice},
+                                  {"largest", std::move(largest)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
@@ -167,6 +186,33 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
             c.axes.push_back(s->str());
       sig.collectives.push_back(std::move(c));
     }
+  if (const json::Object *mem = root->getObject("memory")) {
+    auto peak = mem->getInteger("peak_bytes_per_device");
+    if (!peak)
+      return bad("memory needs peak_bytes_per_device");
+    sig.memory.known = true;
+    sig.memory.peakBytesPerDevice = *peak;
+    if (const json::Array *ls = mem->getArray("largest"))
+      for (const json::Value &v : *ls) {
+        const json::Object *o = v.getAsObject();
+        if (!o)
+          return bad("malformed entry in memory.largest");
+        MemoryValue m;
+        m.name = o->getString("name").value_or("").str();
+        m.location = o->getString("location").value_or("").str();
+        m.dtype = o->getString("dtype").value_or("").str();
+        m.spec = o->getString("spec").value_or("").str();
+        m.localBytes = o->getInteger("local_bytes").value_or(0);
+        m.suggestedDim = static_cast<int>(o->getInteger("suggested_dim").value_or(-1));
+        readInts(o->getArray("shape"), m.shape);
+        readInts(o->getArray("local_shape"), m.localShape);
+        if (const json::Array *ax = o->getArray("replicated_over"))
+          for (const json::Value &a : *ax)
+            if (auto s = a.getAsString())
+              m.unusedAxes.push_back(s->str());
+        sig.memory.largest.push_back(std::move(m));
+      }
+  }
   return true;
 }
 
@@ -188,7 +234,101 @@ std::string formatReport(const Signature &sig) {
     total += c.bytesPerDevice;
   }
   os << "  total " << total << " B/device per step\n";
+  os << formatMemory(sig);
   return text;
+}
+
+static std::string shapeStr(const std::vector<int64_t> &shape, const std::string &dtype) {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return "tensor<" + s + dtype + ">";
+}
+
+static std::string bytesStr(int64_t bytes) {
+  std::string s = std::to_string(bytes) + " B";
+  if (bytes >= (int64_t(1) << 30))
+    s += llvm::formatv(" ({0:F2} GiB)", double(bytes) / double(int64_t(1) << 30)).str();
+  else if (bytes >= (int64_t(1) << 20))
+    s += llvm::formatv(" ({0:F2} MiB)", double(bytes) / double(1 << 20)).str();
+  else if (bytes >= 1024)
+    s += llvm::formatv(" ({0:F2} KiB)", double(bytes) / 1024.0).str();
+  return s;
+}
+
+/// One line per value, and for values replicated over some axis, how to
+/// split them.
+static void describeLargest(llvm::raw_ostream &os, const Signature &sig, bool advise) {
+  int64_t devices = sig.mesh.deviceCount();
+  for (const MemoryValue &v : sig.memory.largest) {
+    os << "    " << v.name << ": " << shapeStr(v.shape, v.dtype) << " " << v.spec << ", "
+       << bytesStr(v.localBytes) << " per device (local " << shapeStr(v.localShape, v.dtype)
+       << ") at " << v.location << "\n";
+    if (!advise || v.unusedAxes.empty())
+      continue;
+    std::string axes;
+    for (const std::string &a : v.unusedAxes)
+      axes += (axes.empty() ? "\"" : ", \"") + a + "\"";
+    bool all = v.unusedAxes.size() == sig.mesh.axes.size() ||
+               v.spec.find('"') == std::string::npos;
+    if (all)
+      os << "      replicated: each of the " << devices
+         << " devices holds the whole value; no mesh axis splits it";
+    else
+      os << "      replicated over mesh axis " << axes << " (not used by this value)";
+    const std::string &first = v.unusedAxes.front();
+    if (v.suggestedDim >= 0)
+      os << "; shard it, e.g. dimension " << v.suggestedDim << " over \"" << first
+         << "\" (garray.sharding or garray.shard), to divide it by that axis' size\n";
+    else
+      os << "; no dimension is large enough to split over \"" << first << "\"\n";
+  }
+}
+
+std::string formatMemory(const Signature &sig) {
+  if (!sig.memory.known)
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "memory: peak " << bytesStr(sig.memory.peakBytesPerDevice)
+     << " live per device (estimate)\n";
+  if (!sig.memory.largest.empty())
+    os << "  largest values:\n";
+  describeLargest(os, sig, /*advise=*/false);
+  return text;
+}
+
+std::string memoryBudgetError(const Signature &sig, int64_t budgetBytes) {
+  if (!sig.memory.known || sig.memory.peakBytesPerDevice <= budgetBytes)
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "estimated peak memory " << bytesStr(sig.memory.peakBytesPerDevice)
+     << " per device exceeds --memory-budget=" << budgetBytes << " on mesh " << sig.mesh.str()
+     << "\n  largest values:\n";
+  describeLargest(os, sig, /*advise=*/true);
+  return text;
+}
+
+bool parseByteSize(const std::string &text, int64_t &bytes) {
+  llvm::StringRef s = llvm::StringRef(text).trim();
+  int shift = 0;
+  std::string lower = s.lower();
+  llvm::StringRef l(lower);
+  for (auto [suffix, sh] : {std::make_pair("kib", 10), std::make_pair("mib", 20),
+                            std::make_pair("gib", 30), std::make_pair("kb", 10),
+                            std::make_pair("mb", 20), std::make_pair("gb", 30),
+                            std::make_pair("k", 10), std::make_pair("m", 20),
+                            std::make_pair("g", 30), std::make_pair("b", 0)})
+    if (l.consume_back(suffix)) {
+      shift = sh;
+      break;
+    }
+  unsigned long long n;
+  if (l.empty() || l.getAsInteger(10, n) || n == 0 || n > (~0ULL >> (shift + 1)))
+    return false;
+  bytes = static_cast<int64_t>(n << shift);
+  return true;
 }
 
 } // namespace shardc

@@ -37,11 +37,37 @@ struct CollectiveRecord {
   std::string reason;
 };
 
+/// One value of the memory estimate: a function argument or an op result of
+/// the partitioned entry, with its per-device footprint.
+struct MemoryValue {
+  std::string name;     // argument/result name, or the defining op ("garray.add")
+  std::string location; // file:line:col
+  std::string dtype;
+  std::vector<int64_t> shape;      // global
+  std::vector<int64_t> localShape; // per device (ceil layout)
+  std::string spec;                // P("data", None)
+  int64_t localBytes = 0;
+  /// Mesh axes (size > 1) that split no dimension of the value: it is
+  /// replicated over them. All of them for a fully replicated value.
+  std::vector<std::string> unusedAxes;
+  /// A dimension that could take the first unused axis (-1: none fits).
+  int suggestedDim = -1;
+};
+
+/// Peak live bytes per device of the partitioned entry (see
+/// docs/decisions.md, "Memory estimate"), with the largest values.
+struct MemoryEstimate {
+  bool known = false; // false for manifests written before the estimate
+  int64_t peakBytesPerDevice = 0;
+  std::vector<MemoryValue> largest; // by localBytes, largest first
+};
+
 struct Signature {
   Mesh mesh;
   std::string entry; // the C symbol: void entry(void **buffers)
   std::vector<TensorSignature> inputs, outputs;
   std::vector<CollectiveRecord> collectives;
+  MemoryEstimate memory;
 };
 
 /// manifest.json text for `sig` (object file name included).
@@ -51,6 +77,14 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
                   std::string &error);
 /// The collectives report, one line per collective, as a table.
 std::string formatReport(const Signature &sig);
+/// The memory section of the report.
+std::string formatMemory(const Signature &sig);
+/// "" when the peak fits `budgetBytes`; otherwise the error text, naming the
+/// largest values, their shardings and how to shard the replicated ones.
+std::string memoryBudgetError(const Signature &sig, int64_t budgetBytes);
+/// "1048576", "512K", "64M", "2G" (binary units, K/M/G or KiB/MiB/GiB, any
+/// case) → bytes; false when malformed or not positive.
+bool parseByteSize(const std::string &text, int64_t &bytes);
 
 } // namespace shardc
 

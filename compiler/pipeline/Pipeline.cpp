@@ -201,6 +201,130 @@ void readCollectives(func::FuncOp func, Signature &sig) {
   });
 }
 
+/// Peak live bytes per device of the partitioned entry, read where every
+/// value's sharding is known and types are still global. Arguments are live
+/// for the whole function; an op's results from the op to their last use (by
+/// the entry-block op that encloses the use), results of the function to the
+/// end. A value's bytes are its local (ceil layout) shape times its element
+/// size; values without a sharding are replicated. Non-tensor values count 0.
+void readMemory(func::FuncOp func, Signature &sig, size_t keep = 5) {
+  MemoryEstimate &mem = sig.memory;
+  mem = MemoryEstimate();
+  mem.known = true;
+  if (func.getBody().empty())
+    return;
+  Block &body = func.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> index;
+  int64_t n = 0;
+  for (Operation &op : body)
+    index[&op] = n++;
+  garray::MeshOp meshOp;
+  if (!sig.mesh.axes.empty())
+    for (auto m : func->getParentOfType<ModuleOp>().getOps<garray::MeshOp>()) {
+      FailureOr<Mesh> core = garray::toCoreMesh(m);
+      if (succeeded(core) && core->axes == sig.mesh.axes)
+        meshOp = m;
+    }
+  struct Live {
+    MemoryValue value;
+    int64_t from, to; // program points [from, to]
+  };
+  std::vector<Live> values;
+  auto add = [&](Value v, std::string name, Location loc, int64_t from, int64_t to) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrFloat())
+      return;
+    MemoryValue m;
+    m.name = std::move(name);
+    m.location = locationString(loc);
+    m.dtype = dtypeName(t.getElementType());
+    if (m.dtype.empty()) {
+      llvm::raw_string_ostream os(m.dtype);
+      os << t.getElementType();
+    }
+    m.shape.assign(t.getShape().begin(), t.getShape().end());
+    TensorSharding sharding = TensorSharding::replicated(t.getRank());
+    if (garray::ShardingAttr s = garray::getSharding(v); s && meshOp)
+      if (FailureOr<TensorSharding> c = garray::toCore(s, meshOp, t.getRank()); succeeded(c))
+        sharding = *c;
+    for (DimSharding &d : sharding.dims)
+      d.open = false;
+    m.localShape = localShape(m.shape, sharding, sig.mesh);
+    m.spec = sharding.str(sig.mesh);
+    int64_t bytes = (t.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+    for (int64_t d : m.localShape)
+      bytes *= d;
+    m.localBytes = bytes;
+    std::vector<int> used = sharding.usedAxes();
+    for (size_t a = 0; a < sig.mesh.axes.size(); ++a) {
+      if (sig.mesh.sizes[a] <= 1 || llvm::is_contained(used, static_cast<int>(a)))
+        continue;
+      if (m.unusedAxes.empty())
+        // The largest unsplit dimension that the axis divides, else the
+        // largest one at least as long as the axis.
+        for (size_t d = 0; d < m.shape.size(); ++d) {
+          if (!sharding.dims[d].axes.empty() || m.shape[d] < sig.mesh.sizes[a])
+            continue;
+          auto better = [&](size_t x, int y) {
+            bool dx = m.shape[x] % sig.mesh.sizes[a] == 0,
+                 dy = m.shape[y] % sig.mesh.sizes[a] == 0;
+            return dx != dy ? dx : m.shape[x] > m.shape[y];
+          };
+          if (m.suggestedDim < 0 || better(d, m.suggestedDim))
+            m.suggestedDim = static_cast<int>(d);
+        }
+      m.unusedAxes.push_back(sig.mesh.axes[a]);
+    }
+    values.push_back({std::move(m), from, to});
+  };
+  // The function's results, by value, for their names.
+  llvm::DenseMap<Value, std::string> resultNames;
+  if (!body.empty())
+    if (auto ret = dyn_cast<func::ReturnOp>(body.back()))
+      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+        auto name = func.getResultAttrOfType<StringAttr>(i, "garray.name");
+        resultNames.try_emplace(v, name ? "result '" + name.str() + "'"
+                                        : "result #" + std::to_string(i));
+      }
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto name = func.getArgAttrOfType<StringAttr>(i, "garray.name");
+    add(func.getArgument(i), name ? "argument '" + name.str() + "'" : "argument #" + std::to_string(i),
+        func.getArgument(i).getLoc(), 0, n);
+  }
+  for (Operation &op : body)
+    for (OpResult r : op.getResults()) {
+      int64_t from = index[&op], to = from;
+      for (Operation *user : r.getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (!top)
+          continue;
+        to = std::max(to, isa<func::ReturnOp>(top) ? n : index[top]);
+      }
+      auto named = resultNames.find(r);
+      std::string name = named != resultNames.end()
+                             ? named->second
+                             : op.getName().getStringRef().str() +
+                                   (op.getNumResults() > 1
+                                        ? " result #" + std::to_string(r.getResultNumber())
+                                        : "");
+      add(r, std::move(name), op.getLoc(), from, to);
+    }
+  // Sweep the program points: +bytes where a value starts, -bytes after it ends.
+  std::vector<int64_t> delta(n + 2, 0);
+  for (const Live &l : values) {
+    delta[l.from] += l.value.localBytes;
+    delta[l.to + 1] -= l.value.localBytes;
+  }
+  int64_t live = 0;
+  for (int64_t p = 0; p <= n; ++p)
+    mem.peakBytesPerDevice = std::max(mem.peakBytesPerDevice, live += delta[p]);
+  std::stable_sort(values.begin(), values.end(), [](const Live &a, const Live &b) {
+    return a.value.localBytes > b.value.localBytes;
+  });
+  for (size_t i = 0; i < values.size() && i < keep; ++i)
+    mem.largest.push_back(std::move(values[i].value));
+}
+
 } // namespace
 
 std::string formatCollectiveReasons(const Signature &signature) {
@@ -265,6 +389,16 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   if (failed(readSignature(*entry, result.signature)))
     return std::nullopt;
   readCollectives(*entry, result.signature);
+  readMemory(*entry, result.signature);
+  if (options.memoryBudget) {
+    std::string over = memoryBudgetError(result.signature, *options.memoryBudget);
+    if (!over.empty()) {
+      if (!over.empty() && over.back() == '\n')
+        over.pop_back();
+      entry->emitError(over);
+      return std::nullopt;
+    }
+  }
   result.signature.entry = entryName + kCpuEntrySuffix.str();
   if (stopHere(Phase::Partitioned))
     return result;

@@ -20,6 +20,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -51,6 +52,9 @@ struct CompileOptions {
   /// per value (its sharding and where it came from) through the context's
   /// diagnostic handler.
   bool explain = false;
+  /// `--memory-budget`: bytes per device. Compiling fails (with the largest
+  /// values and how to shard them) when the estimated peak exceeds it.
+  std::optional<int64_t> memoryBudget;
 };
 
 struct CompileResult {

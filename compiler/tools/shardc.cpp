@@ -4,6 +4,8 @@
 //   shardc run     MODEL.mlir|OUT/ [--mesh ...] --in NAME=FILE.npy ... [--out DIR/]
 //   shardc report  MODEL.mlir [--mesh ...]
 //   shardc explain MODEL.mlir [--mesh ...]   (provenance remarks, collective causes)
+//   compile, run and report take --memory-budget=BYTES (K/M/G suffixes): an
+//   estimated peak per device above it is a compile error.
 //
 // Exit statuses are the ExitCode enum below (README documents them). Every
 // error names what the user wrote and what would fix it.
@@ -57,13 +59,16 @@ const char *kUsage =
     "PHASE: global | propagated | partitioned | local | llvm\n"
     "options: --target cpu (default; ptx is not in this build), --backend threads (default),\n"
     "         --cpu NAME (LLVM CPU for the object: host (default) or e.g. x86-64-v2 to run\n"
-    "         on any x86-64), --entry NAME, --quiet\n";
+    "         on any x86-64), --entry NAME, --quiet,\n"
+    "         --memory-budget=BYTES (e.g. 512M: fail when the estimated peak memory per\n"
+    "         device exceeds it; compile, run, report)\n";
 
 struct Args {
   std::string command, model, outDir, runOut, mesh, entry, target = "cpu", backend = "threads",
                                                             cpu = "host";
   std::optional<shardc::Phase> emit;
   bool report = false, quiet = false, explain = false;
+  std::optional<int64_t> memoryBudget;
   std::vector<std::pair<std::string, std::string>> inputs;
 };
 
@@ -106,7 +111,7 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     };
     std::optional<std::string> v;
     for (const char *flag : {"--mesh", "-o", "--out", "--entry", "--target", "--backend",
-                             "--emit", "--in", "--cpu"})
+                             "--emit", "--in", "--cpu", "--memory-budget"})
       if (arg == flag && (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))) {
         status = usageError(std::string(flag) + " needs a value");
         return std::nullopt;
@@ -147,6 +152,16 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
         status = usageError("--emit=" + *v + " is not a phase");
         return std::nullopt;
       }
+    } else if (flagIs("--memory-budget")) {
+      if (!(v = value("--memory-budget")))
+        break;
+      int64_t bytes;
+      if (!shardc::parseByteSize(*v, bytes)) {
+        status = usageError("--memory-budget=" + *v +
+                            ": expected a positive byte count such as 1048576, 512K, 64M or 2G");
+        return std::nullopt;
+      }
+      a.memoryBudget = bytes;
     } else if (flagIs("--in")) {
       if (!(v = value("--in")))
         break;
@@ -281,6 +296,7 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   options.emit = a.emit;
   options.emitStream = &llvm::outs();
   options.explain = a.explain || a.command == "explain";
+  options.memoryBudget = a.memoryBudget;
   if (a.command == "explain" && !a.emit) {
     // Explaining needs the program up to partitioning, and no object.
     options.emit = shardc::Phase::Partitioned;
@@ -315,6 +331,14 @@ std::optional<Model> loadCompiled(const Args &a, int &status) {
     llvm::errs() << "shardc: error: cannot read " << a.model << "/" << objectFile << "\n";
     status = exitWith(ExitCode::InputError);
     return std::nullopt;
+  }
+  if (a.memoryBudget) {
+    std::string over = shardc::memoryBudgetError(m.signature, *a.memoryBudget);
+    if (!over.empty()) {
+      llvm::errs() << "shardc: error: " << a.model << ": " << over;
+      status = exitWith(ExitCode::CompileError);
+      return std::nullopt;
+    }
   }
   // A compiled directory is for one mesh; --mesh may only restate it.
   llvm::SmallVector<llvm::StringRef> pairs;
