@@ -59,6 +59,8 @@ public:
         visitConstraint(c);
       else if (auto ret = dyn_cast<func::ReturnOp>(op))
         visitReturn(ret);
+      else if (auto call = dyn_cast<func::CallOp>(op); call && definedCallee(call))
+        visitCall(call, definedCallee(call));
       else if (!isa<ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp>(op))
         visitRuleless(op);
     });
@@ -286,6 +288,39 @@ private:
       func.setResultAttr(i, kShardingAttrName, attr(want));
       require(ret, i, want, "function result");
     }
+  }
+
+  func::FuncOp definedCallee(func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+    return callee && !callee.isExternal() ? callee : func::FuncOp();
+  }
+
+  /// The callee's signature layout of one tensor (replicated when unset),
+  /// closed and reduced.
+  TensorSharding signatureLayout(ShardingAttr s, Type type) {
+    unsigned rank = cast<RankedTensorType>(type).getRank();
+    TensorSharding t = s ? *toCore(s, mesh, rank) : TensorSharding::replicated(rank);
+    t.pending.clear();
+    for (shardc::DimSharding &d : t.dims)
+      d.open = false;
+    return t;
+  }
+
+  // One sharding per function signature: operands take the callee's
+  // argument layouts (a reshard where this call site differs), results are
+  // what the callee returns.
+  void visitCall(func::CallOp call, func::FuncOp callee) {
+    for (unsigned i = 0; i < call.getNumOperands(); ++i)
+      if (isTensor(call.getOperand(i)))
+        require(call, i,
+                signatureLayout(callee.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName),
+                                call.getOperand(i).getType()),
+                ("argument #" + std::to_string(i) + " of @" + callee.getSymName().str() +
+                 " (one sharding per function signature)"));
+    for (OpResult r : call->getResults())
+      if (isTensor(r))
+        setSharding(r, attr(signatureLayout(getResultSharding(callee, r.getResultNumber()),
+                                            r.getType())));
   }
 
   // Ops without a rule compute on whole values: give them replicated,

@@ -18,6 +18,10 @@
 //   - dims only grow (the core's extendOpenDims), so the loop terminates;
 //   - function results and sharding_constraint results are sinks with fixed
 //     shardings; their operands are pulled toward them;
+//   - calls: the annotated functions and every function connected to them
+//     by func.call are propagated together; a callee's argument i is tied
+//     to operand i of every call, its result i to result i of every call
+//     (one sharding per function signature, docs/propagation.md);
 //   - after the fixed point, any op without a rule that touches a sharded
 //     value is an error: shardc never silently computes a local copy.
 //
@@ -149,12 +153,19 @@ Annotation makeAnnotation(ShardingAttr attr, const TensorSharding &core, std::st
 
 class FunctionPropagation {
 public:
-  FunctionPropagation(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core, bool explain)
-      : func(func), mesh(mesh), core(core), explain(explain) {}
+  /// `funcs`: the functions propagated together (callers and callees tied
+  /// through their calls), in module order; `mesh` is anchored at the first.
+  FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp mesh, const shardc::Mesh &core,
+                      bool explain)
+      : funcs(std::move(funcs)), mesh(mesh), core(core), explain(explain) {
+    for (func::FuncOp f : this->funcs)
+      inSet.insert(f.getOperation());
+  }
 
   LogicalResult run() {
     if (failed(seed()) || failed(collectGroups()))
       return failure();
+    collectCallTies();
     // Rounds: every distinct written priority, then the unprioritised one.
     std::set<int64_t> rounds = {kLastRound};
     for (auto &entry : annotations)
@@ -211,7 +222,7 @@ private:
     // Items: an op, or (op == nullptr) a sharding group.
     std::deque<std::pair<Operation *, int64_t>> queue;
     llvm::DenseSet<Operation *> queued;
-    std::set<int64_t> queuedGroups;
+    std::set<size_t> queuedTies;
     llvm::DenseMap<Operation *, bool> inClass;
     auto push = [&](Operation *op) {
       if (!op)
@@ -222,13 +233,13 @@ private:
       if (it->second && queued.insert(op).second)
         queue.push_back({op, 0});
     };
-    auto pushGroup = [&](int64_t g) {
-      if (queuedGroups.insert(g).second)
-        queue.push_back({nullptr, g});
+    auto pushTie = [&](size_t t) {
+      if (queuedTies.insert(t).second)
+        queue.push_back({nullptr, static_cast<int64_t>(t)});
     };
-    func.walk([&](Operation *op) { push(op); });
-    for (auto &entry : groups)
-      pushGroup(entry.first);
+    walkAll([&](Operation *op) { push(op); });
+    for (size_t t = 0; t < ties.size(); ++t)
+      pushTie(t);
     while (!queue.empty()) {
       auto [op, g] = queue.front();
       queue.pop_front();
@@ -237,16 +248,17 @@ private:
         queued.erase(op);
         changed = step(op);
       } else {
-        queuedGroups.erase(g);
-        changed = groupStep(g);
+        queuedTies.erase(static_cast<size_t>(g));
+        changed = tieStep(static_cast<size_t>(g));
       }
       for (Value v : changed) {
         for (Operation *user : v.getUsers())
           push(user);
         push(v.getDefiningOp());
-        auto member = groupOf.find(v);
-        if (member != groupOf.end())
-          pushGroup(member->second);
+        auto member = tiesOf.find(v);
+        if (member != tiesOf.end())
+          for (size_t t : member->second)
+            pushTie(t);
       }
     }
   }
@@ -274,26 +286,93 @@ private:
         return;
       }
       members.push_back(v);
-      groupOf[v] = id.getInt();
     };
-    for (BlockArgument arg : func.getArguments())
-      add(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName), arg.getLoc());
-    func.walk([&](Operation *op) {
+    for (func::FuncOp func : funcs)
+      for (BlockArgument arg : func.getArguments())
+        add(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName), arg.getLoc());
+    walkAll([&](Operation *op) {
       if (Attribute a = op->getAttr(kGroupAttrName))
         for (Value r : op->getResults())
           add(r, a, op->getLoc());
     });
+    for (auto &entry : groups)
+      addTie(entry.second, nullptr);
     return ok;
   }
 
-  SmallVector<Value> groupStep(int64_t g) {
-    ArrayRef<Value> members = groups[g];
+  /// A tie: values that share one sharding by an identity rule over all of
+  /// them at once (so the result depends on the set, not on visiting order).
+  void addTie(ArrayRef<Value> members, Operation *via) {
     if (members.size() < 2)
-      return {};
-    return apply(identityRule(members.front(), members.size()), members, nullptr, nullptr);
+      return;
+    ties.push_back({SmallVector<Value>(members.begin(), members.end()), via});
+    for (Value v : members)
+      tiesOf[v].push_back(ties.size() - 1);
+  }
+
+  /// The callee of `call` when it is propagated with this set; else null.
+  func::FuncOp calleeInSet(func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+    return callee && inSet.contains(callee.getOperation()) ? callee : func::FuncOp();
+  }
+
+  /// One sharding per function signature: argument i of a callee is tied to
+  /// operand i of every call of it, result i (every return's operand i) to
+  /// result i of every call. Information flows into the callee and back out.
+  void collectCallTies() {
+    llvm::MapVector<Operation *, SmallVector<func::CallOp>> sites;
+    for (func::FuncOp f : funcs)
+      sites[f.getOperation()];
+    walkAll([&](func::CallOp call) {
+      if (func::FuncOp callee = calleeInSet(call))
+        sites[callee.getOperation()].push_back(call);
+    });
+    for (auto &[op, calls] : sites) {
+      if (calls.empty())
+        continue;
+      auto callee = cast<func::FuncOp>(op);
+      for (BlockArgument arg : callee.getArguments()) {
+        if (!isTensor(arg))
+          continue;
+        SmallVector<Value> members = {arg};
+        for (func::CallOp call : calls)
+          members.push_back(call.getOperand(arg.getArgNumber()));
+        addTie(members, calls.front());
+      }
+      SmallVector<func::ReturnOp> rets;
+      callee.walk([&](func::ReturnOp r) { rets.push_back(r); });
+      for (unsigned i = 0; i < callee.getNumResults(); ++i) {
+        if (!isa<RankedTensorType>(callee.getResultTypes()[i]))
+          continue;
+        SmallVector<Value> members;
+        for (func::ReturnOp r : rets)
+          members.push_back(r.getOperand(i));
+        for (func::CallOp call : calls)
+          members.push_back(call.getResult(i));
+        addTie(members, calls.front());
+      }
+    }
+  }
+
+  SmallVector<Value> tieStep(size_t t) {
+    ArrayRef<Value> members = ties[t].first;
+    return apply(identityRule(members.front(), members.size()), members, nullptr,
+                 ties[t].second);
+  }
+
+  template <typename Fn> void walkAll(Fn &&fn) {
+    for (func::FuncOp f : funcs)
+      f.walk(fn);
   }
 
   LogicalResult seed() {
+    for (func::FuncOp func : funcs)
+      if (failed(seedSignature(func)))
+        return failure();
+    return seedBodies();
+  }
+
+  LogicalResult seedSignature(func::FuncOp func) {
     for (BlockArgument arg : func.getArguments()) {
       if (!isTensor(arg))
         continue;
@@ -325,11 +404,17 @@ private:
           sinkAnnotations.insert(
               {{ret, i}, makeAnnotation(s, t, "function " + what, ret.getLoc())});
       }
+    return success();
+  }
+
+  LogicalResult seedBodies() {
     // Values made by ops without a rule are whole on every device: closed
     // and replicated, so propagation never pushes a sharding into them.
-    func.walk([&](Operation *op) {
+    walkAll([&](Operation *op) {
       if (isa<ShardingRuleOpInterface, ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp,
               AllSliceOp>(op))
+        return;
+      if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
         return;
       for (Value r : op->getResults())
         if (isTensor(r))
@@ -338,7 +423,7 @@ private:
     LogicalResult ok = success();
     // A sharding written on an op result (or left by an earlier run of this
     // pass) is an annotation like an argument's: re-running changes nothing.
-    func.walk([&](ShardingRuleOpInterface op) {
+    walkAll([&](ShardingRuleOpInterface op) {
       auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName);
       if (!s || failed(ok) || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
         return;
@@ -353,7 +438,7 @@ private:
       annotations.insert({r, makeAnnotation(s, *t, what, op->getLoc())});
       state[r] = annotations.find(r)->second.activeIn(-1);
     });
-    func.walk([&](ShardingConstraintOp c) {
+    walkAll([&](ShardingConstraintOp c) {
       if (failed(ok))
         return;
       FailureOr<TensorSharding> s = toCore(c.getSharding(), mesh, c.getType().getRank(),
@@ -451,10 +536,12 @@ private:
 
   LogicalResult checkRuleless() {
     LogicalResult ok = success();
-    func.walk([&](Operation *op) {
+    walkAll([&](Operation *op) {
       if (isa<ShardingRuleOpInterface, ShardingConstraintOp, func::ReturnOp, ReshardOp,
               AllReduceOp, AllGatherOp, AllSliceOp>(op) ||
           failed(ok))
+        return;
+      if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
         return;
       for (auto [i, v] : llvm::enumerate(op->getOperands())) {
         auto it = state.find(v);
@@ -474,6 +561,11 @@ private:
   }
 
   void finalize() {
+    for (func::FuncOp func : funcs)
+      finalize(func);
+  }
+
+  void finalize(func::FuncOp func) {
     MLIRContext *ctx = func.getContext();
     FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(ctx, mesh.getSymName());
     auto finalOf = [&](Value v) {
@@ -568,6 +660,11 @@ private:
 
   /// One remark per value, at its location: final sharding and its origin.
   void explainAll() {
+    for (func::FuncOp func : funcs)
+      explainAll(func);
+  }
+
+  void explainAll(func::FuncOp func) {
     AsmState asmState(func);
     auto name = [&](Value v) {
       std::string s;
@@ -606,7 +703,8 @@ private:
     std::optional<std::pair<Operation *, unsigned>> sink;
   };
 
-  func::FuncOp func;
+  SmallVector<func::FuncOp> funcs;
+  llvm::DenseSet<Operation *> inSet;
   MeshOp mesh;
   const shardc::Mesh &core;
   bool explain;
@@ -615,27 +713,79 @@ private:
   llvm::MapVector<Value, Annotation> annotations;
   std::map<std::pair<Operation *, unsigned>, Annotation> sinkAnnotations;
   std::map<int64_t, SmallVector<Value>> groups;
-  llvm::DenseMap<Value, int64_t> groupOf;
+  std::vector<std::pair<SmallVector<Value>, Operation *>> ties; // members, via
+  llvm::DenseMap<Value, SmallVector<size_t>> tiesOf;
   llvm::DenseMap<Value, Provenance> provenance;
 };
 
 struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
   using GArrayPropagateBase::GArrayPropagateBase;
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> defined;
+    llvm::DenseMap<Operation *, MeshOp> meshOf;
+    MeshOp theMesh;
+    bool oneMesh = true;
+    for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
       FailureOr<MeshOp> mesh = findMesh(func);
       if (failed(mesh))
         return signalPassFailure();
+      defined.push_back(func);
       if (!*mesh)
-        continue; // nothing placed: every value is replicated, nothing to do
-      FailureOr<shardc::Mesh> core = toCoreMesh(*mesh);
-      if (failed(core))
-        return signalPassFailure();
-      if (failed(FunctionPropagation(func, *mesh, *core, explain).run()))
-        return signalPassFailure();
+        continue;
+      meshOf[func] = *mesh;
+      if (theMesh && theMesh != *mesh)
+        oneMesh = false;
+      theMesh = theMesh ? theMesh : *mesh;
     }
+    auto runOn = [&](SmallVector<func::FuncOp> funcs, MeshOp mesh) -> LogicalResult {
+      FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
+      if (failed(core))
+        return failure();
+      return FunctionPropagation(std::move(funcs), mesh, *core, explain).run();
+    };
+    if (!theMesh)
+      return; // nothing placed: every value is replicated, nothing to do
+    if (!oneMesh) {
+      // Functions on different meshes are propagated one by one; calls
+      // between them stay opaque (ops without a rule).
+      for (func::FuncOp func : defined)
+        if (MeshOp mesh = meshOf.lookup(func))
+          if (failed(runOn({func}, mesh)))
+            return signalPassFailure();
+      return;
+    }
+    // One mesh: the functions with annotations and every function connected
+    // to them by calls (either direction) are propagated together, so
+    // shardings flow into callees and back out (docs/propagation.md).
+    llvm::DenseSet<Operation *> set;
+    for (func::FuncOp func : defined)
+      if (meshOf.count(func))
+        set.insert(func);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (func::FuncOp func : defined)
+        func.walk([&](func::CallOp call) {
+          auto callee =
+              SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+          if (!callee || callee.isExternal())
+            return;
+          bool callerIn = set.contains(func), calleeIn = set.contains(callee);
+          if (callerIn != calleeIn) {
+            set.insert(func);
+            set.insert(callee);
+            grew = true;
+          }
+        });
+    }
+    SmallVector<func::FuncOp> funcs;
+    for (func::FuncOp func : defined)
+      if (set.contains(func))
+        funcs.push_back(func);
+    if (failed(runOn(funcs, theMesh)))
+      return signalPassFailure();
   }
 };
 } // namespace

@@ -19,7 +19,7 @@ import lit.formats
 config.name = "shardc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
-config.excludes = ["pending"]
+config.excludes = ["pending", "Output"]  # Output: by-hand scratch
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.environ.get(
     "TEST_TMPDIR", os.path.join(config.test_source_root, "Output"))

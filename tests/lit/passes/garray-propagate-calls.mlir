@@ -1,0 +1,89 @@
+// RUN: shardc-opt %s -split-input-file --garray-propagate | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --garray-propagate > %t.once
+// RUN: shardc-opt %t.once -split-input-file --garray-propagate > %t.twice
+// RUN: diff %t.once %t.twice
+// RUN: shardc-opt %s -split-input-file --garray-propagate --garray-insert-reshards | FileCheck %s --check-prefix=RESHARD
+// RUN: shardc-opt %s -split-input-file --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local | FileCheck %s --check-prefix=LOCAL
+//
+// Propagation across func.call (docs/propagation.md, "Calls"): one sharding
+// per function signature. A callee's arguments are tied to the operands of
+// every call of it, its results to the results of every call, so shardings
+// flow into the callee and back out; insert-reshards makes each call site
+// match the signature.
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Into the callee and back out: %x's rows flow into @helper's argument,
+// through its body, out of its result and into %r's user.
+// CHECK-LABEL: func.func private @helper
+// CHECK-SAME: %arg0: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+// CHECK-SAME: -> (tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+// CHECK: garray.exp {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+// CHECK-LABEL: func.func @into_and_out
+// CHECK: call @helper({{.*}}) {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+// CHECK: garray.neg {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+// RESHARD-LABEL: func.func @into_and_out
+// RESHARD-NOT: garray.reshard
+// RESHARD: return
+// LOCAL-LABEL: func.func private @helper
+// LOCAL-SAME: (%arg0: tensor<4x4xf32>) -> tensor<4x4xf32>
+// LOCAL-LABEL: func.func @into_and_out
+// LOCAL: call @helper({{.*}}) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+func.func private @helper(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %e = garray.exp %a : tensor<8x4xf32>
+  return %e : tensor<8x4xf32>
+}
+func.func @into_and_out(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
+  %r = call @helper(%x) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %n = garray.neg %r : tensor<8x4xf32>
+  return %n : tensor<8x4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Back out of a callee: the callee's declared result sharding reaches the
+// caller's values, which had no annotation.
+// CHECK-LABEL: func.func @out_of_callee
+// CHECK: call @make({{.*}}) {garray.sharding = #garray.sharding<@mesh, P(None, "model")>}
+// CHECK: garray.exp {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None, "model")>}
+// CHECK-SAME: tensor<4x8xf32>
+func.func private @make(%a: tensor<4x8xf32>) -> (tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "model")>}) {
+  %t = garray.tanh %a : tensor<4x8xf32>
+  return %t : tensor<4x8xf32>
+}
+func.func @out_of_callee(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = call @make(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = garray.exp %r : tensor<4x8xf32>
+  return %e : tensor<4x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Two call sites that disagree on the rows: one signature. The callee
+// argument is P("data", None) (p0 at the first site beats the unprioritised
+// "model" at the second), so only the second call site gets a reshard; both
+// results come back with the callee's result sharding.
+// CHECK-LABEL: func.func private @sq
+// CHECK-SAME: %arg0: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+// CHECK-SAME: -> (tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+// RESHARD-LABEL: func.func @two_sites
+// RESHARD-NOT: garray.reshard %arg0
+// RESHARD: garray.reshard %arg1 : tensor<8x8xf32> to #garray.sharding<@mesh, P("data", None)>
+// RESHARD-SAME: reason = "argument #0 of @sq (one sharding per function signature)
+// RESHARD-NOT: garray.reshard %arg0
+// RESHARD: call @sq(%arg0) {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+// RESHARD: call @sq(%{{.*}}) {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+func.func private @sq(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %m = garray.mul %a, %a : tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+func.func @two_sites(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p0, None)>},
+                     %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model", None)>}) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %a = call @sq(%x) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %b = call @sq(%y) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+}
