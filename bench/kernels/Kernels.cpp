@@ -71,30 +71,11 @@ struct Program {
 };
 
 bool compileAndLoad(const std::string &text, const Options &opts, Program &p) {
-  static const bool registered = [] {
-    // compileModule applies the pass-manager options, which must be
-    // registered first (as shardc's main does).
-    mlir::registerPassManagerCLOptions();
-    return true;
-  }();
-  (void)registered;
-  mlir::DialectRegistry registry;
-  shardc::registerCompilerDialects(registry);
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
   std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, mlir::ParserConfig(&ctx));
-  std::optional<shardc::CompileResult> result;
-  if (module) {
-    shardc::CompileOptions options;
-    options.cpu = opts.cpu;
-    result = shardc::compileModule(*module, options);
-  }
+  shardc::CompileOptions options;
+  options.cpu = opts.cpu;
+  std::optional<shardc::CompileResult> result =
+      shardc::compileText(text, "kernel.mlir", options, diagnostics);
   if (!result) {
     std::fprintf(stderr, "kernels: the model does not compile:\n%s\n%s", text.c_str(),
                  diagnostics.c_str());

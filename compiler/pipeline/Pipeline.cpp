@@ -15,7 +15,10 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
 
@@ -436,6 +439,26 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
     return std::nullopt;
   result.object = std::move(*object);
   return result;
+}
+
+std::optional<CompileResult> compileText(llvm::StringRef text, llvm::StringRef bufferName,
+                                         const CompileOptions &options,
+                                         std::string &diagnostics) {
+  DialectRegistry registry;
+  registerCompilerDialects(registry);
+  // One thread per context: callers often compile while ranks run as threads.
+  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false);
+  llvm::raw_string_ostream diag(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
+                               llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module)
+    return std::nullopt;
+  return compileModule(*module, options);
 }
 
 } // namespace shardc

@@ -69,6 +69,14 @@ std::string formatCollectiveReasons(const Signature &signature);
 /// Registers every dialect and interface the pipeline needs.
 void registerCompilerDialects(mlir::DialectRegistry &registry);
 
+/// Parses `text` in a fresh single-threaded context and compiles it: the one
+/// entry point for library callers (tests, benchmarks, embedders). Every
+/// diagnostic is appended to `diagnostics` as `name:line:col: error: ...`
+/// with the offending line, `bufferName` naming the text.
+std::optional<CompileResult> compileText(llvm::StringRef text, llvm::StringRef bufferName,
+                                         const CompileOptions &options,
+                                         std::string &diagnostics);
+
 /// Compiles `module` (parsed in `ctx`) in place. Returns nullopt on error
 /// (already reported as diagnostics).
 std::optional<CompileResult> compileModule(mlir::ModuleOp module, const CompileOptions &options);

@@ -166,27 +166,10 @@ struct Program {
 
 Program compileAndLoad(const std::string &text, const std::string &cpu) {
   Program p;
-  // compileModule fails silently without these (CompileApiTest's known bug).
-  static const bool registered = [] {
-    mlir::registerPassManagerCLOptions();
-    return true;
-  }();
-  (void)registered;
-  mlir::DialectRegistry registry;
-  shardc::registerCompilerDialects(registry);
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
-  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-    p.diagnostics += d.str() + "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, mlir::ParserConfig(&ctx));
-  if (!module)
-    return p;
   shardc::CompileOptions options;
   options.cpu = cpu;
-  std::optional<shardc::CompileResult> result = shardc::compileModule(*module, options);
+  std::optional<shardc::CompileResult> result =
+      shardc::compileText(text, "dot_general.mlir", options, p.diagnostics);
   if (!result)
     return p;
   std::vector<shardc::LoadedObject::Symbol> symbols;

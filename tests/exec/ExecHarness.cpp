@@ -256,34 +256,6 @@ std::vector<int64_t> Rng::permutation(int64_t n) {
 Compiled compile(const std::string &modelText, const std::string &mesh,
                  const std::string &bufferName, std::optional<shardc::Phase> emit) {
   Compiled c;
-  // compileModule applies the pass-manager command-line options (as shardc
-  // does after registering them in main); unregistered, applying them fails
-  // without a diagnostic. Registering is idempotent.
-  static const bool registered = [] {
-    mlir::registerPassManagerCLOptions();
-    return true;
-  }();
-  (void)registered;
-  mlir::DialectRegistry registry;
-  shardc::registerCompilerDialects(registry);
-  // One thread per context: the test machine is small and the tests run
-  // ranks as threads already.
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
-  ctx.printOpOnDiagnostic(false);
-
-  llvm::raw_string_ostream diag(c.diagnostics);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(modelText, bufferName),
-                               llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
-
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
-  if (!module) {
-    diag << "(the model does not parse)\n";
-    return c;
-  }
   shardc::CompileOptions options;
   options.meshSizes = mesh;
   llvm::raw_string_ostream emitStream(c.emitted);
@@ -291,9 +263,11 @@ Compiled compile(const std::string &modelText, const std::string &mesh,
     options.emit = emit;
     options.emitStream = &emitStream;
   }
-  std::optional<shardc::CompileResult> result = shardc::compileModule(*module, options);
+  std::optional<shardc::CompileResult> result =
+      shardc::compileText(modelText, bufferName, options, c.diagnostics);
+  llvm::raw_string_ostream diag(c.diagnostics);
   if (!result) {
-    diag << "(compileModule failed for mesh '" << mesh << "')\n";
+    diag << "(the model does not parse or compile for mesh '" << mesh << "')\n";
     return c;
   }
   if (!emit && result->object.empty()) {
