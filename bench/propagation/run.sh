@@ -9,6 +9,16 @@
 #   bench/propagation/run.sh                  # kinds "ew mm", sizes 10000 50000 100000
 #   KINDS="ew mm mlp" SIZES="10000 100000" TIMEOUT=120 bench/propagation/run.sh
 #
+# Two measurements per side, from separate runs of the same input:
+#   whole-process (wall_s, MB): /usr/bin/time around the process, i.e. parse +
+#     passes + verifier after each pass + print to /dev/null;
+#   pass-only (shardc_pass, upstrm_pass, pass_x): a second run with --mlir-timing
+#     --mlir-timing-display=list, summing the wall time of the sharding passes
+#     only (shardc: the five garray passes; upstream: sharding-propagation +
+#     shard-partition), without Parser, Output, Verifier or other overhead.
+# SHARDC=path uses an already built shardc-opt (e.g. an older binary) and
+# skips the build.
+#
 # Both sides stop at local types: shardc runs decompose, propagate,
 # insert-reshards, reshard-to-collectives and global-to-local (upstream's
 # shard-partition also rewrites to local shapes). Both verify after each pass
@@ -22,10 +32,13 @@ MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
 # shardc-opt is built -c opt (the system libMLIR that mlir-opt uses is a release build).
 SHARDC_FLAGS="--garray-decompose --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local"
 UPSTREAM_PIPELINE='builtin.module(func.func(sharding-propagation,shard-partition))'
+# --mlir-timing list names of the passes summed for pass_s.
+SHARDC_PASSES='^GArray(Decompose|Propagate|InsertReshards|ReshardToCollectives|GlobalToLocal)$'
+UPSTREAM_PASSES='^(ShardingPropagation|Partition)$'
 
 bazel build -c opt //compiler/tools:shardc-opt //bench/propagation:gen >/dev/null 2>&1 ||
   bazel build -c opt //compiler/tools:shardc-opt //bench/propagation:gen
-SHARDC=bazel-bin/compiler/tools/shardc-opt
+SHARDC=${SHARDC:-bazel-bin/compiler/tools/shardc-opt}
 GEN=bazel-bin/bench/propagation/gen
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/propbench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -40,11 +53,30 @@ measure() {
   tail -n 1 "$WORK/time"
 }
 
+# passtime REGEX CMD... : sum of wall seconds of the --mlir-timing list
+# entries whose name matches REGEX (e.g. "GArray"), or "timeout"/"failed(rc)".
+passtime() {
+  re=$1; shift
+  rc=0
+  timeout "$TIMEOUT" "$@" --mlir-timing --mlir-timing-display=list -o /dev/null \
+    >"$WORK/tlog" 2>&1 || rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
+  if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
+  # List lines: "  [user (pct%)]  wall (pct%)  Name"; the wall time is the
+  # number before the last "(pct%)", the name what follows it.
+  awk -v re="$re" '/%\)/ {
+      n = split($0, p, "%\\)"); name = p[n]; sub(/^ +/, "", name); sub(/ +$/, "", name)
+      if (name !~ re) next
+      split(p[n - 1], q, " "); t += q[1]; found = 1
+    } END { if (found) printf "%.3f", t; else printf "none" }' "$WORK/tlog"
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1f", a / b; else printf "inf" }'; }
 
 echo "# propagation+partitioning: shardc-opt vs upstream mlir-opt (baseline), timeout ${TIMEOUT}s"
 echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
-printf "%-4s %7s | %9s %9s | %9s %9s | %9s %9s\n" kind ops shardc_s shardc_MB upstrm_s upstrm_MB time_x mem_x
+echo "# whole-process: wall_s, MB (/usr/bin/time); pass-only: *_pass, seconds (--mlir-timing, sharding passes only)"
+printf "%-4s %7s | %8s %9s %11s | %8s %9s %11s | %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass upstrm_s upstrm_MB upstrm_pass time_x pass_x mem_x
 for kind in $KINDS; do
   first=""; last=""
   for n in $SIZES; do
@@ -53,13 +85,17 @@ for kind in $KINDS; do
     if [ "$s" = "${s#failed}" ] && [ "$s" != timeout ]; then :; else
       echo "shardc $kind $n: $s"; tail -n 5 "$WORK/log"; fi
     u=$(measure "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")
+    sp=$(passtime "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")
+    up=$(passtime "$UPSTREAM_PASSES" "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")
+    px=-
+    case "$sp$up" in *timeout*|*failed*|*none*) ;; *) px="$(ratio "$up" "$sp")x" ;; esac
     st=${s% *}; sm=${s#* }; ut=${u% *}; um=${u#* }
     case "$s" in *" "*) smb=$((sm / 1024)) ;; *) st=$s; smb=- ;; esac
     case "$u" in *" "*) umb=$((um / 1024)) ;; *) ut=$u; umb=- ;; esac
     tx=-; mx=-
     case "$s$u" in *timeout*|*failed*) ;; *) tx="$(ratio "$ut" "$st")x"; mx="$(ratio "$um" "$sm")x" ;; esac
     case "$u" in timeout) tx=">$(ratio "$TIMEOUT" "$st")x" ;; esac
-    printf "%-4s %7s | %9s %9s | %9s %9s | %9s %9s\n" "$kind" "$n" "$st" "$smb" "$ut" "$umb" "$tx" "$mx"
+    printf "%-4s %7s | %8s %9s %11s | %8s %9s %11s | %7s %7s %7s\n" "$kind" "$n" "$st" "$smb" "$sp" "$ut" "$umb" "$up" "$tx" "$px" "$mx"
     [ -z "$first" ] && first=$st
     last=$st
     rm -f "$WORK/${kind}_$n".*.mlir
