@@ -306,9 +306,14 @@ static bool runArrays(const Compiled &model, const shardc::ArraySet &set,
   return true;
 }
 
-RunOutcome run(const Compiled &model, const Inputs &inputs) {
-  RunOutcome r;
-  r.signature = model.signature;
+namespace {
+/// run() and runTyped(): convert the inputs, run on every rank, convert the
+/// outputs; `Outcome` is RunOutcome or TypedRunOutcome and the converters
+/// are the matching to/from-shardrt functions.
+template <typename Outcome, typename Array, typename ToShardrt, typename FromShardrt>
+Outcome runConverted(const Compiled &model, const std::map<std::string, Array> &inputs,
+                     ToShardrt toShardrt, FromShardrt fromShardrt) {
+  Outcome r;
   r.ranks = model.signature.mesh.deviceCount();
   if (!model.ok) {
     r.error = "the model did not compile:\n" + model.diagnostics;
@@ -324,49 +329,35 @@ RunOutcome run(const Compiled &model, const Inputs &inputs) {
     set.add(name, a);
   }
   shardc::RunResult result;
-  std::string error;
   if (!runArrays(model, set, result, r.error))
     return r;
   for (size_t o = 0; o < result.outputs.names.size(); ++o) {
     const std::string &name = result.outputs.names[o];
-    F32Array out;
-    if (!fromShardrt(result.outputs.arrays[o], out, error)) {
+    std::string error;
+    if (!fromShardrt(result.outputs.arrays[o], r.outputs[name], error)) {
       r.error = "output '" + name + "': " + error;
       return r;
     }
-    r.outputs[name] = std::move(out);
     r.replicaDiffs[name] = o < result.replicaDiffs.size() ? result.replicaDiffs[o] : -1.0;
   }
   r.ok = true;
   return r;
 }
+} // namespace
+
+RunOutcome run(const Compiled &model, const Inputs &inputs) {
+  RunOutcome r = runConverted<RunOutcome>(model, inputs, toShardrt, fromShardrt);
+  r.signature = model.signature;
+  return r;
+}
 
 TypedRunOutcome runTyped(const Compiled &model, const std::map<std::string, TypedArray> &inputs) {
-  TypedRunOutcome r;
-  r.ranks = model.signature.mesh.deviceCount();
-  if (!model.ok) {
-    r.error = "the model did not compile:\n" + model.diagnostics;
-    return r;
-  }
-  shardc::ArraySet set;
-  for (const auto &[name, array] : inputs) {
-    shardrt_array a{};
-    if (!toShardrtTyped(array, a, r.error)) {
-      r.error = "input '" + name + "': " + r.error;
-      return r;
-    }
-    set.add(name, a);
-  }
-  shardc::RunResult result;
-  if (!runArrays(model, set, result, r.error))
-    return r;
-  for (size_t o = 0; o < result.outputs.names.size(); ++o) {
-    const std::string &name = result.outputs.names[o];
-    r.outputs[name] = fromShardrtTyped(result.outputs.arrays[o]);
-    r.replicaDiffs[name] = o < result.replicaDiffs.size() ? result.replicaDiffs[o] : -1.0;
-  }
-  r.ok = true;
-  return r;
+  return runConverted<TypedRunOutcome>(
+      model, inputs, toShardrtTyped,
+      [](const shardrt_array &a, TypedArray &out, std::string &) {
+        out = fromShardrtTyped(a);
+        return true;
+      });
 }
 
 RunOutcome compileAndRun(const std::string &modelText, const std::string &mesh,
