@@ -100,6 +100,26 @@ static int keptOrWhole(FactorRuleBuilder &b, int64_t size, bool kept) {
   return b.factor(size, kept ? FactorKind::Parallel : FactorKind::NeedReplication);
 }
 
+/// Operand and result of one rank where dim d is shared when `kept(d)` and
+/// whole on every device otherwise (slice, pad: a changed dim's elements come
+/// from anywhere in the operand's dim).
+template <typename Kept>
+static void sharedOrWhole(FactorRuleBuilder &b, const std::vector<int64_t> &in,
+                          const std::vector<int64_t> &out, Kept kept,
+                          FactorRule::TensorFactors &operand,
+                          FactorRule::TensorFactors &result) {
+  for (int64_t d = 0, e = in.size(); d < e; ++d) {
+    if (kept(d)) {
+      int f = b.factor(in[d]);
+      operand.push_back({f});
+      result.push_back({f});
+      continue;
+    }
+    operand.push_back({keptOrWhole(b, in[d], false)});
+    result.push_back({keptOrWhole(b, out[d], false)});
+  }
+}
+
 FactorRule AbsOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule AddOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }
 FactorRule AndOp::getFactorRule() { return elementwise(*this, none()); }
@@ -232,16 +252,9 @@ FactorRule PadOp::getFactorRule() {
   FactorRuleBuilder b;
   std::vector<int64_t> in = shapeOf(getOperand()), out = shapeOf(getResult());
   FactorRule::TensorFactors operand, result;
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (getLow()[d] == 0 && getHigh()[d] == 0) {
-      int f = b.factor(in[d]);
-      operand.push_back({f});
-      result.push_back({f});
-      continue;
-    }
-    operand.push_back({keptOrWhole(b, in[d], false)});
-    result.push_back({keptOrWhole(b, out[d], false)});
-  }
+  sharedOrWhole(
+      b, in, out, [&](int64_t d) { return getLow()[d] == 0 && getHigh()[d] == 0; }, operand,
+      result);
   return b.operand(operand).operand({}).result(result).pending(none()).build();
 }
 
@@ -310,16 +323,7 @@ FactorRule SliceOp::getFactorRule() {
   FactorRuleBuilder b;
   std::vector<int64_t> in = shapeOf(getOperand()), out = shapeOf(getResult());
   FactorRule::TensorFactors operand, result;
-  for (int64_t d = 0, e = in.size(); d < e; ++d) {
-    if (keepsWholeDim(d)) {
-      int f = b.factor(in[d]);
-      operand.push_back({f});
-      result.push_back({f});
-      continue;
-    }
-    operand.push_back({keptOrWhole(b, in[d], false)});
-    result.push_back({keptOrWhole(b, out[d], false)});
-  }
+  sharedOrWhole(b, in, out, [&](int64_t d) { return keepsWholeDim(d); }, operand, result);
   return b.operand(operand).result(result).pending(oneOf({0})).build();
 }
 FactorRule SqrtOp::getFactorRule() { return elementwise(*this, none()); }

@@ -565,18 +565,22 @@ private:
       finalize(func);
   }
 
+  /// The sharding propagation settled on for `v` (replicated if none), with
+  /// every dim closed: what is written back and what explain prints.
+  TensorSharding closedFinal(Value v) {
+    auto it = state.find(v);
+    TensorSharding s = it == state.end()
+                           ? TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank())
+                           : it->second;
+    for (shardc::DimSharding &d : s.dims)
+      d.open = false;
+    return s;
+  }
+
   void finalize(func::FuncOp func) {
     MLIRContext *ctx = func.getContext();
     FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(ctx, mesh.getSymName());
-    auto finalOf = [&](Value v) {
-      auto it = state.find(v);
-      TensorSharding s = it == state.end()
-                             ? TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank())
-                             : it->second;
-      for (shardc::DimSharding &d : s.dims)
-        d.open = false;
-      return fromCore(ctx, meshRef, core, s);
-    };
+    auto finalOf = [&](Value v) { return fromCore(ctx, meshRef, core, closedFinal(v)); };
     for (BlockArgument arg : func.getArguments())
       if (isTensor(arg))
         setSharding(arg, finalOf(arg));
@@ -672,15 +676,7 @@ private:
       v.printAsOperand(os, asmState);
       return s;
     };
-    auto finalStr = [&](Value v) {
-      auto it = state.find(v);
-      TensorSharding s = it == state.end()
-                             ? TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank())
-                             : it->second;
-      for (shardc::DimSharding &d : s.dims)
-        d.open = false;
-      return s.str(core);
-    };
+    auto finalStr = [&](Value v) { return closedFinal(v).str(core); };
     for (BlockArgument arg : func.getArguments())
       if (isTensor(arg)) {
         std::string what = name(arg);
