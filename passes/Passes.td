@@ -54,6 +54,30 @@ def GArrayDecompose : Pass<"garray-decompose", "::mlir::func::FuncOp"> {
   }];
 }
 
+def GArrayRecognizeShifts : Pass<"garray-recognize-shifts", "::mlir::func::FuncOp"> {
+  let summary = "Read stencils written with slice and pad as shifts (halo exchanges)";
+  let description = [{
+    A slice that cuts one dim followed by a pad (or a concatenation with a
+    splat constant) that restores its size is a shift of the original value
+    when the fill lands exactly where `x[i - offset]` leaves `x`. Rewritten
+    to `garray.shift`, a sharded dim stays sharded and the local program
+    exchanges only the `|offset|` boundary elements with the neighbouring
+    shards (`comm.collective_permute`) instead of gathering the whole dim:
+
+    ```mlir
+    %l = garray.slice %x, start = [0], limit = [15], strides = [1]
+           : (tensor<16xf32>) -> tensor<15xf32>
+    %r = garray.pad %l, %zero, low = [1], high = [0]
+           : (tensor<15xf32>, tensor<f32>) -> tensor<16xf32>
+    →
+    %r = garray.shift %x, %zero, dim = 0, offset = 1
+           : (tensor<16xf32>, tensor<f32>) -> tensor<16xf32>
+    ```
+    Runs after garray-decompose and before propagation. Slices that do not
+    rebuild a shift (a middle part, two cut dims, strides) are left alone.
+  }];
+}
+
 def GArrayPropagate : Pass<"garray-propagate", "::mlir::ModuleOp"> {
   let summary = "Derive every value's sharding from a few annotations";
   let description = [{

@@ -374,6 +374,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   // With `explain`, propagation also reports each value's provenance.
   if (failed(run(module, [&](OpPassManager &pm) {
         pm.addNestedPass<func::FuncOp>(createGArrayDecompose());
+        pm.addNestedPass<func::FuncOp>(createGArrayRecognizeShifts());
         GArrayPropagateOptions propagate;
         propagate.explain = options.explain;
         pm.addPass(createGArrayPropagate(propagate));

@@ -313,6 +313,18 @@ FactorRule ScatterAddOp::getFactorRule() {
 // first (no flow: the predicate can never be a pending sum).
 FactorRule SelectOp::getFactorRule() { return elementwise(*this, none()); }
 
+// Every dim is shared, the shifted one too: the local program exchanges the
+// boundary elements between neighbouring shards (a halo), so keeping the dim
+// sharded never costs more than the |offset| elements per shard. The fill is
+// added per element: a pending sum is reduced first.
+FactorRule ShiftOp::getFactorRule() {
+  FactorRuleBuilder b;
+  FactorRule::TensorFactors dims;
+  for (int64_t size : shapeOf(getOperand()))
+    dims.push_back({b.factor(size)});
+  return b.operand(dims).operand({}).result(dims).pending(none()).build();
+}
+
 FactorRule SignOp::getFactorRule() { return elementwise(*this, none()); }
 
 FactorRule SinOp::getFactorRule() { return elementwise(*this, none()); }

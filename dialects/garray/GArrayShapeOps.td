@@ -219,6 +219,51 @@ def GArray_ReverseOp : GArray_Op<"reverse", [Pure, SameOperandsAndResultType,
 }
 
 //===----------------------------------------------------------------------===//
+// Shift (the stencil primitive; garray-recognize-shifts writes it)
+//===----------------------------------------------------------------------===//
+
+def GArray_ShiftOp : GArray_Op<"shift", [Pure,
+    DeclareOpInterfaceMethods<GArray_ShardingRuleOpInterface>]> {
+  let summary = "Move elements along one dimension, filling the vacated edge";
+  let description = [{
+    `result[.., i, ..] = operand[.., i - offset, ..]` along `dim` where
+    `0 <= i - offset < size`, and `fill` (a rank-0 tensor) elsewhere: a
+    positive offset moves elements to higher indices. It is what a stencil
+    written with slice and pad (or concatenate with a constant) means, and
+    `garray-recognize-shifts` rewrites those forms into it:
+
+    ```mlir
+    %l = garray.slice %x, start = [0], limit = [15], strides = [1]
+           : (tensor<16xf32>) -> tensor<15xf32>
+    %r = garray.pad %l, %zero, low = [1], high = [0]
+           : (tensor<15xf32>, tensor<f32>) -> tensor<16xf32>
+    →
+    %r = garray.shift %x, %zero, dim = 0, offset = 1
+           : (tensor<16xf32>, tensor<f32>) -> tensor<16xf32>
+    ```
+    Factor rule: every dimension, `dim` included, is a shared parallel
+    factor, so a sharded `dim` stays sharded. In the local program each
+    device receives the `|offset|` boundary elements it lacks from its
+    neighbouring shard with a `comm.collective_permute` (a halo exchange),
+    never an all-gather. The fill is added per element, so a pending partial
+    sum is reduced first.
+
+    **Constraints:**
+    - `shift_c1`: `dim` is in range and `|offset|` is less than its size;
+    - `shift_c2`: the result has the operand's type;
+    - `shift_c3`: `fill` is a rank-0 tensor of the operand's element type.
+  }];
+  let arguments = (ins GArray_Tensor:$operand, GArray_Tensor:$fill, I64Attr:$dim,
+                       I64Attr:$offset);
+  let results = (outs GArray_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $fill `,` `dim` `=` $dim `,` `offset` `=` $offset
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Iota (owned by the reductions & indexing family; keep it last)
 //===----------------------------------------------------------------------===//
 

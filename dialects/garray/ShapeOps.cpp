@@ -282,6 +282,30 @@ LogicalResult ReverseOp::verify() {
   return checkDimList(*this, "reverse_c1", "reversed", getDims(),
                       cast<RankedTensorType>(getType()).getRank(), seen);
 }
+
+//===----------------------------------------------------------------------===//
+// shift
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShiftOp::verify() {
+  auto in = cast<RankedTensorType>(getOperand().getType());
+  auto fill = cast<RankedTensorType>(getFill().getType());
+  int64_t dim = getDim(), offset = getOffset();
+  if (dim < 0 || dim >= in.getRank())
+    return emitOpError("shift_c1: dim ") << dim << " is out of range for an operand of rank "
+                                        << in.getRank();
+  if (offset <= -in.getDimSize(dim) || offset >= in.getDimSize(dim))
+    return emitOpError("shift_c1: offset ")
+           << offset << " moves every element of dim " << dim << " (size "
+           << in.getDimSize(dim) << ") out; |offset| must be less than the size";
+  if (getType() != in)
+    return emitOpError("shift_c2: the result type ") << getType() << " differs from the operand's "
+                                                     << in;
+  if (fill.getRank() != 0 || fill.getElementType() != in.getElementType())
+    return emitOpError("shift_c3: fill must be a rank-0 tensor of ")
+           << in.getElementType() << ", not " << fill;
+  return success();
+}
 // iota
 //===----------------------------------------------------------------------===//
 

@@ -18,6 +18,7 @@
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
+#include "passes/local/LocalizeShift.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -72,6 +73,8 @@ public:
         ok = localizeConstant(c);
       else if (auto c = dyn_cast<IotaOp>(op))
         ok = localizeIota(c);
+      else if (auto c = dyn_cast<ShiftOp>(op))
+        ok = localizeShiftOp(c);
       else
         ok = retype(op);
     });
@@ -202,6 +205,21 @@ private:
     Value global = AddOp::create(b, loc, iota.getResult(), spread);
     iota.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
     return success();
+  }
+
+  // A shift along a sharded dim exchanges halos (passes/local/LocalizeShift.h).
+  LogicalResult localizeShiftOp(ShiftOp shift) {
+    ShardingAttr s = getSharding(shift.getResult());
+    int64_t globalSize = shift.getType().getDimSize(shift.getDim());
+    if (failed(retype(shift)))
+      return failure();
+    if (!s)
+      return success();
+    shardc::TensorSharding core_s = *toCore(s, mesh, shift.getType().getRank());
+    const std::vector<int> &axes = core_s.dims[shift.getDim()].axes;
+    if (axes.empty())
+      return success();
+    return shardc::localizeShift(shift, axes, core, globalSize);
   }
 
   /// The first all_slice in the chain ending at `last` that reads `c`.

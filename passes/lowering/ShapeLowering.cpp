@@ -155,9 +155,36 @@ struct LowerReverse : OpRewritePattern<ReverseOp> {
   }
 };
 
+// A shift is a slice of the part that stays followed by a pad with the fill
+// on the vacated side. In a partitioned program only unsharded shifts remain
+// (garray-global-to-local expands sharded ones into a halo exchange).
+struct LowerShift : OpRewritePattern<ShiftOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ShiftOp op, PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t dim = op.getDim(), offset = op.getOffset(), k = offset < 0 ? -offset : offset;
+    SmallVector<int64_t> start(type.getRank(), 0), size(type.getShape()),
+        strides(type.getRank(), 1), low(type.getRank(), 0), high(type.getRank(), 0);
+    size[dim] -= k;
+    (offset > 0 ? low : high)[dim] = k;
+    if (offset < 0)
+      start[dim] = k;
+    Location loc = op.getLoc();
+    auto keptType = RankedTensorType::get(size, type.getElementType());
+    Value kept = tensor::ExtractSliceOp::create(rewriter, loc, keptType, op.getOperand(),
+                                                indexAttrs(rewriter, start),
+                                                indexAttrs(rewriter, size),
+                                                indexAttrs(rewriter, strides));
+    Value fill = tensor::ExtractOp::create(rewriter, loc, op.getFill(), ValueRange{});
+    rewriter.replaceOpWithNewOp<tensor::PadOp>(op, type, kept, indexAttrs(rewriter, low),
+                                               indexAttrs(rewriter, high), fill);
+    return success();
+  }
+};
+
 } // namespace
 
 void shardc::populateShapeLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerReshape, LowerTranspose, LowerSlice, LowerPad, LowerConcatenate,
-               LowerReverse>(patterns.getContext());
+               LowerReverse, LowerShift>(patterns.getContext());
 }

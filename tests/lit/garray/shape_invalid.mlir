@@ -223,3 +223,35 @@ func.func @reverse_c1_repeat(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
   %0 = garray.reverse %x, dims = [1, 1] : tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+func.func @shift_c1_dim(%x: tensor<8xf32>, %f: tensor<f32>) -> tensor<8xf32> {
+  // expected-error @+1 {{shift_c1: dim 1 is out of range for an operand of rank 1}}
+  %0 = garray.shift %x, %f, dim = 1, offset = 1 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @shift_c1_offset(%x: tensor<8xf32>, %f: tensor<f32>) -> tensor<8xf32> {
+  // expected-error @+1 {{shift_c1: offset -8 moves every element of dim 0 (size 8) out; |offset| must be less than the size}}
+  %0 = garray.shift %x, %f, dim = 0, offset = -8 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @shift_c2(%x: tensor<8xf32>, %f: tensor<f32>) -> tensor<8xf64> {
+  // expected-error @+1 {{shift_c2: the result type 'tensor<8xf64>' differs from the operand's 'tensor<8xf32>'}}
+  %0 = garray.shift %x, %f, dim = 0, offset = 1 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf64>
+  return %0 : tensor<8xf64>
+}
+
+// -----
+
+func.func @shift_c3(%x: tensor<8xf32>, %f: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{shift_c3: fill must be a rank-0 tensor of 'f32', not 'tensor<1xf32>'}}
+  %0 = garray.shift %x, %f, dim = 0, offset = 1 : (tensor<8xf32>, tensor<1xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

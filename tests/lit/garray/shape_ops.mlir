@@ -1,7 +1,7 @@
 // RUN: shardc-opt %s -split-input-file | shardc-opt -split-input-file | FileCheck %s
 //
 // Parse/print round trip of the shape ops (GArrayShapeOps.td): reshape,
-// transpose, slice, pad, concatenate, reverse. The printed form must parse
+// transpose, slice, pad, concatenate, reverse, shift. The printed form must parse
 // back to the same IR.
 
 // CHECK-LABEL: func.func @reshape
@@ -77,4 +77,16 @@ func.func @reverse(%x: tensor<8x4xbf16>) -> tensor<8x4xbf16> {
   // CHECK: garray.reverse %[[X]], dims = [0, 1] : tensor<8x4xbf16>
   %0 = garray.reverse %x, dims = [0, 1] : tensor<8x4xbf16>
   return %0 : tensor<8x4xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shift
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32>, %[[F:.*]]: tensor<f32>)
+func.func @shift(%x: tensor<8x4xf32>, %f: tensor<f32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  // CHECK: garray.shift %[[X]], %[[F]], dim = 0, offset = 3 : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>
+  %0 = garray.shift %x, %f, dim = 0, offset = 3 : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>
+  // CHECK: garray.shift %[[X]], %[[F]], dim = 1, offset = -1 : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>
+  %1 = garray.shift %x, %f, dim = 1, offset = -1 : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
 }

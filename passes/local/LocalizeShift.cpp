@@ -1,0 +1,119 @@
+//===- LocalizeShift.cpp - a sharded shift as a halo exchange -------------===//
+#include "passes/local/LocalizeShift.h"
+
+#include "dialects/comm/Comm.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace shardc {
+namespace {
+
+struct HaloBuilder {
+  OpBuilder &b;
+  Location loc;
+  RankedTensorType local; // the local type of operand and result
+  int64_t dim;
+  const Mesh &mesh;
+  const std::vector<int> &axes;
+
+  /// Local elements [start, start + size) of `dim`.
+  Value slice(Value x, int64_t start, int64_t size) {
+    SmallVector<int64_t> starts(local.getRank(), 0), limits(local.getShape()),
+        strides(local.getRank(), 1), shape(local.getShape());
+    starts[dim] = start;
+    limits[dim] = start + size;
+    shape[dim] = size;
+    auto type = RankedTensorType::get(shape, local.getElementType());
+    return SliceOp::create(b, loc, type, x, b.getDenseI64ArrayAttr(starts),
+                           b.getDenseI64ArrayAttr(limits), b.getDenseI64ArrayAttr(strides));
+  }
+
+  /// Every device sends `x` to the member `distance` places further along
+  /// its group (no send past either end). distance 0 is the device itself.
+  Value move(Value x, int64_t distance) {
+    if (distance == 0)
+      return x;
+    SmallVector<int64_t> pairs;
+    for (const std::vector<int64_t> &group : mesh.groups(axes))
+      for (int64_t p = 0, n = group.size(); p < n; ++p)
+        if (p + distance >= 0 && p + distance < n) {
+          pairs.push_back(group[p]);
+          pairs.push_back(group[p + distance]);
+        }
+    return comm::CollectivePermuteOp::create(b, loc, x.getType(), x,
+                                             b.getDenseI64ArrayAttr(pairs));
+  }
+
+  Value concat(Value first, Value second) {
+    if (!first)
+      return second;
+    if (!second)
+      return first;
+    return ConcatenateOp::create(b, loc, local, ValueRange{first, second},
+                                 b.getI64IntegerAttr(dim));
+  }
+};
+
+} // namespace
+
+LogicalResult localizeShift(ShiftOp shift, const std::vector<int> &axes, const Mesh &mesh,
+                            int64_t globalSize) {
+  auto local = cast<RankedTensorType>(shift.getType());
+  int64_t dim = shift.getDim(), offset = shift.getOffset();
+  int64_t s = local.getDimSize(dim), k = offset < 0 ? -offset : offset;
+  if (s == 0)
+    return shift.emitOpError("shift of an empty local shard");
+  int64_t q = k / s, r = k % s;
+  OpBuilder b(shift);
+  Location loc = shift.getLoc();
+  HaloBuilder h{b, loc, local, dim, mesh, axes};
+  Value x = shift.getOperand();
+
+  // Right shift: y[0, r) comes from shard j-q-1's [s-r, s), y[r, s) from
+  // shard j-q's [0, s-r). Left shift mirrors it.
+  Value near = s - r > 0 ? x : Value(), far = r > 0 ? x : Value();
+  Value y;
+  if (offset > 0) {
+    Value head = far ? h.move(h.slice(x, s - r, r), q + 1) : Value();
+    Value tail = near ? h.move(h.slice(x, 0, s - r), q) : Value();
+    y = h.concat(head, tail);
+  } else {
+    Value head = near ? h.move(h.slice(x, r, s - r), -q) : Value();
+    Value tail = far ? h.move(h.slice(x, 0, r), -(q + 1)) : Value();
+    y = h.concat(head, tail);
+  }
+
+  // source = i - offset with i this element's global index; keep y where
+  // 0 <= source < n, the fill elsewhere.
+  auto indexType = RankedTensorType::get(local.getShape(), b.getI64Type());
+  auto scalarIndex = RankedTensorType::get({}, b.getI64Type());
+  SmallVector<int64_t> start;
+  for (int64_t d = 0, n = mesh.deviceCount(); d < n; ++d)
+    start.push_back(mesh.indexInGroup(d, axes) * s - offset);
+  Value iota = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(dim));
+  Value base = comm::DeviceValueOp::create(b, loc, scalarIndex, b.getDenseI64ArrayAttr(start));
+  auto spread = [&](Value scalar, RankedTensorType to) -> Value {
+    return BroadcastInDimOp::create(b, loc, to, scalar, b.getDenseI64ArrayAttr({}));
+  };
+  Value source = AddOp::create(b, loc, iota, spread(base, indexType));
+  auto constant = [&](int64_t v) -> Value {
+    Value c = ConstantOp::create(b, loc, DenseElementsAttr::get(scalarIndex, b.getI64IntegerAttr(v)));
+    return spread(c, indexType);
+  };
+  auto maskType = RankedTensorType::get(local.getShape(), b.getI1Type());
+  auto cmp = [&](ComparisonDirection dir, Value lhs, Value rhs) -> Value {
+    return CompareOp::create(b, loc, maskType,
+                             ComparisonDirectionAttr::get(b.getContext(), dir), lhs, rhs);
+  };
+  Value inside = AndOp::create(b, loc, cmp(ComparisonDirection::ge, source, constant(0)),
+                               cmp(ComparisonDirection::lt, source, constant(globalSize)));
+  Value result = SelectOp::create(b, loc, local, inside, y, spread(shift.getFill(), local));
+  shift.getResult().replaceAllUsesWith(result);
+  shift.erase();
+  return success();
+}
+
+} // namespace shardc
