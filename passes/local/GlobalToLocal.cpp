@@ -11,6 +11,10 @@
 //     sharded dim), so it still verifies on local shapes;
 //   - values that depend on the device keep their global meaning: an iota
 //     along a sharded dim adds its shard's global offset;
+//   - uneven shards (ceil layout) never let padding reach a result: an
+//     operand read by a sharded Reduction factor is masked with the
+//     reduction's identity, a full all_gather keeps the valid prefix, an
+//     all_slice pads before it slices (UnevenShards.h);
 //   - afterwards no mesh, sharding or global collective remains (the next
 //     pass, garray-verify-local, is the gate).
 //
@@ -18,6 +22,7 @@
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
+#include "passes/local/UnevenShards.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -37,6 +42,19 @@ public:
       : func(func), mesh(mesh), core(core) {}
 
   LogicalResult run() {
+    // Masks are planned while the program is still global (shardings and
+    // global shapes on every value) and applied as each op is localized.
+    DenseMap<Operation *, SmallVector<shardc::PaddingMask>> masks;
+    WalkResult planned = func.walk([&](Operation *op) {
+      FailureOr<SmallVector<shardc::PaddingMask>> m = shardc::planPaddingMasks(op, mesh, core);
+      if (failed(m))
+        return WalkResult::interrupt();
+      if (!m->empty())
+        masks[op] = std::move(*m);
+      return WalkResult::advance();
+    });
+    if (planned.wasInterrupted())
+      return failure();
     for (BlockArgument arg : func.getArguments()) {
       FailureOr<Type> t = localType(arg, func.getLoc(), "argument #" + std::to_string(arg.getArgNumber()));
       if (failed(t))
@@ -47,6 +65,13 @@ public:
     func.walk([&](Operation *op) {
       if (failed(ok))
         return;
+      if (auto it = masks.find(op); it != masks.end()) {
+        OpBuilder b(op);
+        for (const shardc::PaddingMask &m : it->second)
+          op->setOperand(m.operand, shardc::maskPadding(b, op->getLoc(),
+                                                        op->getOperand(m.operand), m));
+        masks.erase(it);
+      }
       if (auto c = dyn_cast<AllReduceOp>(op))
         ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
           auto [flat, size] = groups(c.getAxes());
@@ -55,19 +80,9 @@ public:
                                            b.getI64IntegerAttr(size));
         });
       else if (auto c = dyn_cast<AllGatherOp>(op))
-        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
-          auto [flat, size] = groups(c.getAxes());
-          return comm::AllGatherOp::create(b, op->getLoc(), t, c.getOperand(), c.getDimAttr(),
-                                           b.getDenseI64ArrayAttr(flat),
-                                           b.getI64IntegerAttr(size));
-        });
+        ok = localizeAllGather(c);
       else if (auto c = dyn_cast<AllSliceOp>(op))
-        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
-          auto [flat, size] = groups(c.getAxes());
-          return comm::AllSliceOp::create(b, op->getLoc(), t, c.getOperand(), c.getDimAttr(),
-                                          b.getDenseI64ArrayAttr(flat),
-                                          b.getI64IntegerAttr(size));
-        });
+        ok = localizeAllSlice(c);
       else if (auto c = dyn_cast<ConstantOp>(op))
         ok = localizeConstant(c);
       else if (auto c = dyn_cast<IotaOp>(op))
@@ -92,6 +107,8 @@ public:
   }
 
 private:
+  // Under the ceil layout (every block padded to ceil(n/k)) this never fails;
+  // `loc` and `what` stay for callers that may name a value in an error.
   FailureOr<Type> localType(Value v, Location loc, const std::string &what) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     ShardingAttr s = getSharding(v);
@@ -100,12 +117,7 @@ private:
     shardc::TensorSharding core_s = *toCore(s, mesh, t.getRank());
     SmallVector<int64_t> shape;
     for (int64_t d = 0; d < t.getRank(); ++d) {
-      int64_t parts = core.product(core_s.dims[d].axes);
-      if (t.getDimSize(d) % parts != 0)
-        return emitError(loc) << what << ": dim " << d << " of size " << t.getDimSize(d)
-                              << " does not divide over its " << parts
-                              << " shards; uneven shards are not supported yet";
-      shape.push_back(t.getDimSize(d) / parts);
+      shape.push_back(shardc::shardSize(t.getDimSize(d), core.product(core_s.dims[d].axes)));
     }
     return Type(RankedTensorType::get(shape, t.getElementType()));
   }
@@ -155,21 +167,9 @@ private:
     OpBuilder b(c);
     b.setInsertionPointAfter(c);
     Value cur = c.getResult();
-    SmallVector<int64_t> shape(c.getType().getShape());
-    for (size_t d = 0; d < core_s.dims.size(); ++d) {
-      const std::vector<int> &axes = core_s.dims[d].axes;
-      if (axes.empty())
-        continue;
-      shape[d] /= core.product(axes);
-      SmallVector<int64_t> flat;
-      auto gs = core.groups(axes);
-      for (auto &g : gs)
-        flat.append(g.begin(), g.end());
-      auto type = RankedTensorType::get(shape, c.getType().getElementType());
-      cur = comm::AllSliceOp::create(b, c.getLoc(), type, cur, b.getI64IntegerAttr(d),
-                                     b.getDenseI64ArrayAttr(flat),
-                                     b.getI64IntegerAttr(gs[0].size()));
-    }
+    for (size_t d = 0; d < core_s.dims.size(); ++d)
+      if (!core_s.dims[d].axes.empty())
+        cur = sliceWholeDim(b, c.getLoc(), cur, d, core_s.dims[d].axes);
     c.getResult().replaceAllUsesExcept(cur, cur.getDefiningOp() == c ? nullptr
                                                                      : firstSliceOf(cur, c));
     return success();
@@ -201,6 +201,119 @@ private:
     Value spread = BroadcastInDimOp::create(b, loc, local, offset, b.getDenseI64ArrayAttr({}));
     Value global = AddOp::create(b, loc, iota.getResult(), spread);
     iota.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
+    return success();
+  }
+
+  /// Keeps this device's block of the whole dim `dim` of `whole` over
+  /// `axes`: pads the dim to k * ceil(n/k) (zeros; the padding is never
+  /// read, UnevenShards.h) and lets comm.all_slice keep block i.
+  Value sliceWholeDim(OpBuilder &b, Location loc, Value whole, int64_t dim,
+                      const std::vector<int> &axes) {
+    auto type = cast<RankedTensorType>(whole.getType());
+    int64_t n = type.getDimSize(dim), k = core.product(axes), s = shardc::shardSize(n, k);
+    Value cur = padDim(b, loc, whole, dim, k * s);
+    SmallVector<int64_t> flat;
+    auto gs = core.groups(axes);
+    for (auto &g : gs)
+      flat.append(g.begin(), g.end());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = s;
+    return comm::AllSliceOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                                    cur, b.getI64IntegerAttr(dim), b.getDenseI64ArrayAttr(flat),
+                                    b.getI64IntegerAttr(gs[0].size()));
+  }
+
+  /// `v` with dim `dim` grown to `size` by zeros at the end (or `v`).
+  static Value padDim(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t size) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getDimSize(dim) == size)
+      return v;
+    SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0), shape(type.getShape());
+    high[dim] = size - type.getDimSize(dim);
+    shape[dim] = size;
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    Value zero = ConstantOp::create(
+        b, loc, DenseElementsAttr::get(scalar, b.getZeroAttr(type.getElementType())));
+    return PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), v, zero,
+                         b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high));
+  }
+
+  /// Shards of dim `dim` of a global value (1 when it is whole).
+  int64_t shardsOf(Value globalValue, int64_t dim) {
+    ShardingAttr s = getSharding(globalValue);
+    if (!s)
+      return 1;
+    auto t = cast<RankedTensorType>(globalValue.getType());
+    return core.product(toCore(s, mesh, t.getRank())->dims[dim].axes);
+  }
+
+  InFlightDiagnostic nestError(Operation *op, StringRef what, int64_t dim, int64_t n,
+                               int64_t from, int64_t to) {
+    return op->emitError() << op->getName() << " " << what << " dim " << dim << " of size " << n
+                           << " from " << from << " to " << to
+                           << " shards: under the ceil layout blocks of " << shardc::shardSize(n, from)
+                           << " do not nest in blocks of " << shardc::shardSize(n, to)
+                           << ", and only whole-dim gathers and slices of uneven dims are "
+                              "supported; make the size divisible by "
+                           << std::max(from, to) << ", or reshard through a replicated dim";
+  }
+
+  // Gathering padded blocks: the group's blocks concatenate to g * s_in
+  // elements. A full gather keeps the valid prefix [0, n) (ceil layout: the
+  // valid elements come first); a partial one is exact only when the blocks
+  // nest (g * s_in = s_out).
+  LogicalResult localizeAllGather(AllGatherOp c) {
+    auto [flat, size] = groups(c.getAxes());
+    int64_t dim = c.getDim();
+    auto in = cast<RankedTensorType>(c.getOperand().getType()); // already local
+    auto global = cast<RankedTensorType>(c.getType());
+    int64_t n = global.getDimSize(dim), kOut = shardsOf(c.getResult(), dim);
+    int64_t sOut = shardc::shardSize(n, kOut), concat = in.getDimSize(dim) * size;
+    if (concat != sOut && kOut != 1)
+      return nestError(c, "gathers", dim, n, kOut * size, kOut);
+    SmallVector<int64_t> shape(cast<RankedTensorType>(*localType(c.getResult(), c.getLoc(), "")).getShape());
+    shape[dim] = concat;
+    OpBuilder b(c);
+    Location loc = c.getLoc();
+    Value cur = comm::AllGatherOp::create(b, loc, RankedTensorType::get(shape, in.getElementType()),
+                                          c.getOperand(), c.getDimAttr(),
+                                          b.getDenseI64ArrayAttr(flat), b.getI64IntegerAttr(size));
+    if (Attribute reason = c->getAttr("reason"))
+      cur.getDefiningOp()->setAttr("reason", reason);
+    if (concat != sOut) {
+      SmallVector<int64_t> start(shape.size(), 0), limit(shape), strides(shape.size(), 1);
+      limit[dim] = sOut;
+      shape[dim] = sOut;
+      cur = SliceOp::create(b, loc, RankedTensorType::get(shape, in.getElementType()), cur,
+                            b.getDenseI64ArrayAttr(start), b.getDenseI64ArrayAttr(limit),
+                            b.getDenseI64ArrayAttr(strides));
+    }
+    c.getResult().replaceAllUsesWith(cur);
+    c.erase();
+    return success();
+  }
+
+  // Slicing: a whole dim is padded to g * s_out first; a dim already split
+  // is exact only when the blocks nest (s_in = g * s_out).
+  LogicalResult localizeAllSlice(AllSliceOp c) {
+    auto [flat, size] = groups(c.getAxes());
+    int64_t dim = c.getDim();
+    auto in = cast<RankedTensorType>(c.getOperand().getType()); // already local
+    auto global = cast<RankedTensorType>(c.getType());
+    int64_t n = global.getDimSize(dim), kOut = shardsOf(c.getResult(), dim);
+    int64_t sOut = shardc::shardSize(n, kOut), kIn = kOut / size;
+    if (in.getDimSize(dim) != sOut * size && kIn != 1)
+      return nestError(c, "slices", dim, n, kIn, kOut);
+    auto out = cast<RankedTensorType>(*localType(c.getResult(), c.getLoc(), ""));
+    OpBuilder b(c);
+    Value padded = padDim(b, c.getLoc(), c.getOperand(), dim, sOut * size);
+    Operation *created = comm::AllSliceOp::create(b, c.getLoc(), out, padded, c.getDimAttr(),
+                                                  b.getDenseI64ArrayAttr(flat),
+                                                  b.getI64IntegerAttr(size));
+    if (Attribute reason = c->getAttr("reason"))
+      created->setAttr("reason", reason);
+    c.getResult().replaceAllUsesWith(created->getResult(0));
+    c.erase();
     return success();
   }
 
