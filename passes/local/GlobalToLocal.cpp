@@ -238,78 +238,113 @@ private:
                          b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high));
   }
 
-  /// Shards of dim `dim` of a global value (1 when it is whole).
-  int64_t shardsOf(Value globalValue, int64_t dim) {
+  /// Axes of dim `dim` of a global value (none when it is whole).
+  std::vector<int> axesOf(Value globalValue, int64_t dim) {
     ShardingAttr s = getSharding(globalValue);
     if (!s)
-      return 1;
+      return {};
     auto t = cast<RankedTensorType>(globalValue.getType());
-    return core.product(toCore(s, mesh, t.getRank())->dims[dim].axes);
+    return toCore(s, mesh, t.getRank())->dims[dim].axes;
   }
 
-  InFlightDiagnostic nestError(Operation *op, StringRef what, int64_t dim, int64_t n,
-                               int64_t from, int64_t to) {
-    return op->emitError() << op->getName() << " " << what << " dim " << dim << " of size " << n
-                           << " from " << from << " to " << to
-                           << " shards: under the ceil layout blocks of " << shardc::shardSize(n, from)
-                           << " do not nest in blocks of " << shardc::shardSize(n, to)
-                           << ", and only whole-dim gathers and slices of uneven dims are "
-                              "supported; make the size divisible by "
-                           << std::max(from, to) << ", or reshard through a replicated dim";
+  /// The valid elements [0, n) of a dim from its padded blocks over `axes`:
+  /// comm.all_gather of the blocks (the ceil layout puts the valid elements
+  /// first), then a slice when the blocks were padded.
+  Value gatherWholeDim(OpBuilder &b, Location loc, Value local, int64_t dim, int64_t n,
+                       const std::vector<int> &axes) {
+    auto type = cast<RankedTensorType>(local.getType());
+    SmallVector<int64_t> flat;
+    auto gs = core.groups(axes);
+    for (auto &g : gs)
+      flat.append(g.begin(), g.end());
+    int64_t size = gs[0].size();
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] *= size;
+    Value cur = comm::AllGatherOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                                          local, b.getI64IntegerAttr(dim),
+                                          b.getDenseI64ArrayAttr(flat), b.getI64IntegerAttr(size));
+    if (shape[dim] == n)
+      return cur;
+    SmallVector<int64_t> start(shape.size(), 0), limit(shape), strides(shape.size(), 1);
+    limit[dim] = n;
+    shape[dim] = n;
+    return SliceOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), cur,
+                           b.getDenseI64ArrayAttr(start), b.getDenseI64ArrayAttr(limit),
+                           b.getDenseI64ArrayAttr(strides));
+  }
+
+  /// Moves dim `dim` (global size n) from blocks over `from` to blocks over
+  /// `to` through the whole dim: gather it (keeping [0, n)), then slice it
+  /// (padded to k * ceil(n/k)). Used where uneven blocks do not nest (5 over
+  /// ("data", "model") = 2x2 is blocks of 2; over "data" blocks of 3), so a
+  /// partial gather or slice would misplace elements; it moves more data than
+  /// the partial collective would.
+  Value throughWholeDim(OpBuilder &b, Location loc, Value local, int64_t dim, int64_t n,
+                        const std::vector<int> &from, const std::vector<int> &to) {
+    Value cur = from.empty() ? local : gatherWholeDim(b, loc, local, dim, n, from);
+    return to.empty() ? cur : sliceWholeDim(b, loc, cur, dim, to);
   }
 
   // Gathering padded blocks: the group's blocks concatenate to g * s_in
-  // elements. A full gather keeps the valid prefix [0, n) (ceil layout: the
-  // valid elements come first); a partial one is exact only when the blocks
-  // nest (g * s_in = s_out).
+  // elements. That is exact when the blocks nest (g * s_in = s_out, always
+  // for dims that divide) and, for a full gather, after keeping the valid
+  // prefix [0, n); otherwise the dim goes through its whole form.
   LogicalResult localizeAllGather(AllGatherOp c) {
     auto [flat, size] = groups(c.getAxes());
     int64_t dim = c.getDim();
     auto in = cast<RankedTensorType>(c.getOperand().getType()); // already local
-    auto global = cast<RankedTensorType>(c.getType());
-    int64_t n = global.getDimSize(dim), kOut = shardsOf(c.getResult(), dim);
-    int64_t sOut = shardc::shardSize(n, kOut), concat = in.getDimSize(dim) * size;
-    if (concat != sOut && kOut != 1)
-      return nestError(c, "gathers", dim, n, kOut * size, kOut);
-    SmallVector<int64_t> shape(cast<RankedTensorType>(*localType(c.getResult(), c.getLoc(), "")).getShape());
-    shape[dim] = concat;
+    int64_t n = c.getType().getDimSize(dim);
+    std::vector<int> to = axesOf(c.getResult(), dim), from = to, gathered;
+    for (Attribute a : c.getAxes())
+      gathered.push_back(mesh.axisIndex(cast<StringAttr>(a).getValue()));
+    from.insert(from.end(), gathered.begin(), gathered.end());
+    int64_t sOut = shardc::shardSize(n, core.product(to)), concat = in.getDimSize(dim) * size;
     OpBuilder b(c);
     Location loc = c.getLoc();
-    Value cur = comm::AllGatherOp::create(b, loc, RankedTensorType::get(shape, in.getElementType()),
-                                          c.getOperand(), c.getDimAttr(),
-                                          b.getDenseI64ArrayAttr(flat), b.getI64IntegerAttr(size));
+    Value cur;
+    if (concat == sOut || to.empty())
+      cur = gatherWholeDim(b, loc, c.getOperand(), dim, concat == sOut ? sOut : n, gathered);
+    else
+      cur = throughWholeDim(b, loc, c.getOperand(), dim, n, from, to);
+    // The first collective created carries the reshard's reason.
     if (Attribute reason = c->getAttr("reason"))
-      cur.getDefiningOp()->setAttr("reason", reason);
-    if (concat != sOut) {
-      SmallVector<int64_t> start(shape.size(), 0), limit(shape), strides(shape.size(), 1);
-      limit[dim] = sOut;
-      shape[dim] = sOut;
-      cur = SliceOp::create(b, loc, RankedTensorType::get(shape, in.getElementType()), cur,
-                            b.getDenseI64ArrayAttr(start), b.getDenseI64ArrayAttr(limit),
-                            b.getDenseI64ArrayAttr(strides));
-    }
+      for (Operation *op = cur.getDefiningOp(); op; op = op->getOperand(0).getDefiningOp())
+        if (isa<comm::AllGatherOp>(op)) {
+          op->setAttr("reason", reason);
+          break;
+        }
     c.getResult().replaceAllUsesWith(cur);
     c.erase();
     return success();
   }
 
-  // Slicing: a whole dim is padded to g * s_out first; a dim already split
-  // is exact only when the blocks nest (s_in = g * s_out).
+  // Slicing: a whole dim is padded to g * s_out first; a dim already split is
+  // sliced further when the blocks nest (s_in = g * s_out), else it goes
+  // through its whole form.
   LogicalResult localizeAllSlice(AllSliceOp c) {
     auto [flat, size] = groups(c.getAxes());
     int64_t dim = c.getDim();
     auto in = cast<RankedTensorType>(c.getOperand().getType()); // already local
-    auto global = cast<RankedTensorType>(c.getType());
-    int64_t n = global.getDimSize(dim), kOut = shardsOf(c.getResult(), dim);
-    int64_t sOut = shardc::shardSize(n, kOut), kIn = kOut / size;
-    if (in.getDimSize(dim) != sOut * size && kIn != 1)
-      return nestError(c, "slices", dim, n, kIn, kOut);
-    auto out = cast<RankedTensorType>(*localType(c.getResult(), c.getLoc(), ""));
+    int64_t n = c.getType().getDimSize(dim);
+    // The planner slices over minor axes: `to` is the operand's axes, then
+    // the op's.
+    std::vector<int> to = axesOf(c.getResult(), dim);
+    if (to.size() < c.getAxes().size())
+      return c.emitError() << "all_slice over " << c.getAxes() << " of a dim placed over "
+                           << to.size() << " axes";
+    std::vector<int> from(to.begin(), to.begin() + (to.size() - c.getAxes().size()));
+    int64_t sOut = shardc::shardSize(n, core.product(to));
     OpBuilder b(c);
-    Value padded = padDim(b, c.getLoc(), c.getOperand(), dim, sOut * size);
-    Operation *created = comm::AllSliceOp::create(b, c.getLoc(), out, padded, c.getDimAttr(),
-                                                  b.getDenseI64ArrayAttr(flat),
-                                                  b.getI64IntegerAttr(size));
+    Location loc = c.getLoc();
+    Operation *created;
+    if (in.getDimSize(dim) == sOut * size || from.empty()) {
+      Value padded = padDim(b, loc, c.getOperand(), dim, sOut * size);
+      auto out = cast<RankedTensorType>(*localType(c.getResult(), loc, ""));
+      created = comm::AllSliceOp::create(b, loc, out, padded, c.getDimAttr(),
+                                         b.getDenseI64ArrayAttr(flat), b.getI64IntegerAttr(size));
+    } else {
+      created = throughWholeDim(b, loc, c.getOperand(), dim, n, from, to).getDefiningOp();
+    }
     if (Attribute reason = c->getAttr("reason"))
       created->setAttr("reason", reason);
     c.getResult().replaceAllUsesWith(created->getResult(0));

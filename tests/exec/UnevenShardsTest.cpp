@@ -75,17 +75,21 @@ const Tolerance kF32{1e-5, 1e-5};
 // Linear regression: the mean gradient with shards of unequal sizes
 //===----------------------------------------------------------------------===//
 
-// loss = mean((X w - y)^2), grad = (2/N) X^T (X w - y), with N rows split
-// over "data" (and, on a 2-D mesh, the features over "model").
+// loss = mean((X w + b - y)^2), grad = (2/N) X^T (X w + b - y), with N rows
+// split over "data" (and, on a 2-D mesh, the features over "model"). The
+// intercept b makes the residual of a padded row b, not 0.
 const char *kLinearRegression = R"(garray.mesh @mesh ["data" = 1, "model" = 1]
 func.func @main(
     %X: tensor<{N}x{F}xf32> {garray.name = "X", garray.sharding = #garray.sharding<@mesh, P("data", {FSPEC})>},
     %y: tensor<{N}xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P("data")>},
-    %w: tensor<{F}xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P({FSPEC})>})
+    %w: tensor<{F}xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P({FSPEC})>},
+    %b: tensor<f32> {garray.name = "b", garray.sharding = #garray.sharding<@mesh, P()>})
     -> (tensor<f32> {garray.name = "loss"}, tensor<{F}xf32> {garray.name = "grad"}) {
   %pred = garray.dot_general %X, %w, batch = [] x [], contracting = [1] x [0]
       : (tensor<{N}x{F}xf32>, tensor<{F}xf32>) -> tensor<{N}xf32>
-  %r = garray.sub %pred, %y : tensor<{N}xf32>
+  %bb = garray.broadcast_in_dim %b, dims = [] : (tensor<f32>) -> tensor<{N}xf32>
+  %pb = garray.add %pred, %bb : tensor<{N}xf32>
+  %r = garray.sub %pb, %y : tensor<{N}xf32>
   %sq = garray.mul %r, %r : tensor<{N}xf32>
   %loss = garray.mean %sq, dims = [0] : (tensor<{N}xf32>) -> tensor<f32>
   %xtr = garray.dot_general %X, %r, batch = [] x [], contracting = [0] x [0]
@@ -103,13 +107,14 @@ void checkLinearRegression(int64_t n, int64_t f, const std::string &featureSpec,
   in["X"] = randomReals(rng, "f32", {n, f}, -1.0f, 1.0f);
   in["y"] = randomReals(rng, "f32", {n}, -1.0f, 1.0f);
   in["w"] = randomReals(rng, "f32", {f}, -1.0f, 1.0f);
+  in["b"] = f32({}, {0.75});
   std::vector<double> r(n), grad(f, 0.0);
   double loss = 0;
   for (int64_t i = 0; i < n; ++i) {
     double p = 0;
     for (int64_t j = 0; j < f; ++j)
       p += in["X"].at(i, j) * in["w"].values[j];
-    r[i] = p - in["y"].values[i];
+    r[i] = p + 0.75 - in["y"].values[i];
     loss += r[i] * r[i] / n;
   }
   for (int64_t j = 0; j < f; ++j) {
@@ -307,6 +312,38 @@ func.func @main(%x: tensor<5xf32> {garray.name = "x", garray.sharding = #garray.
                  {"sum", {"f32", {}, {sum}, kF32}},
                  {"sum_sq", {"f32", {}, {sumRep}, kF32}}},
                 k1D);
+}
+
+TEST_CASE("reshards between uneven blocks that do not nest (2-D meshes)", "[uneven][reshard]") {
+  // 5 rows over ("data", "model") are blocks of ceil(5/4) = 2 on 2x2, over
+  // "data" alone blocks of 3: a partial gather over "model" would misplace
+  // rows, so the dim goes through its whole form.
+  Rng rng(55);
+  TypedInputs in;
+  in["x"] = randomReals(rng, "f32", {5, 3}, -1.0f, 1.0f);
+  std::vector<double> y(15), colsum(3, 0);
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      y[i * 3 + j] = std::exp(in["x"].at(i, j));
+      colsum[j] += y[i * 3 + j];
+    }
+  std::string model = R"(garray.mesh @mesh ["data" = 1, "model" = 1]
+func.func @main(%x: tensor<5x3xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P(("data", "model"), None)>})
+    -> (tensor<5x3xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+        tensor<5x3xf32> {garray.name = "z", garray.sharding = #garray.sharding<@mesh, P(("data", "model"), None)>},
+        tensor<3xf32> {garray.name = "colsum"}) {
+  %e = garray.exp %x : tensor<5x3xf32>
+  %y = garray.sharding_constraint %e : tensor<5x3xf32> to #garray.sharding<@mesh, P("data", None)>
+  %z = garray.sharding_constraint %y : tensor<5x3xf32> to #garray.sharding<@mesh, P(("data", "model"), None)>
+  %colsum = garray.reduce <sum> %z, dims = [0] : (tensor<5x3xf32>) -> tensor<3xf32>
+  return %y, %z, %colsum : tensor<5x3xf32>, tensor<5x3xf32>, tensor<3xf32>
+}
+)";
+  checkOnMeshes(model, in,
+                {{"y", {"f32", {5, 3}, y, kF32}},
+                 {"z", {"f32", {5, 3}, y, kF32}},
+                 {"colsum", {"f32", {3}, colsum, kF32}}},
+                k2D);
 }
 
 //===----------------------------------------------------------------------===//
