@@ -53,20 +53,8 @@ expect_error sharding_more_entries_than_rank $COMPILE \
   "spec_too_long.mlir:$X_LINE:" "argument 'X'" "3 entries" "rank 2" \
   -- compile "$TMP/spec_too_long.mlir" -o "$TMP/o4"
 
-# Uneven shards are supported (cli_uneven_test.sh); what is still rejected is
-# an op that merges or splits an unevenly split dim.
-cat >"$TMP/reshape_uneven.mlir" <<'MODEL'
-garray.mesh @mesh ["data" = 2]
-func.func @main(%x: tensor<5x4xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data", None)>})
-    -> (tensor<20xf32> {garray.name = "flat"}) {
-  %r = garray.reshape %x : (tensor<5x4xf32>) -> tensor<20xf32>
-  return %r : tensor<20xf32>
-}
-MODEL
-expect_error reshape_of_uneven_dim $COMPILE \
-  "reshape_uneven.mlir:4:" "garray.reshape" "dim 0 of operand #0 has size 5" '("data")' \
-  "shards 3,2" "make the size divisible by 2" \
-  -- compile "$TMP/reshape_uneven.mlir" -o "$TMP/o5"
+# Shapes that do not divide over their mesh axes are no error any more: see
+# cli_uneven_test.sh.
 
 expect_error model_does_not_parse $COMPILE \
   "no_parse.mlir:$SUB_LINE:" "expected SSA operand" \
