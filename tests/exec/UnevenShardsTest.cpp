@@ -346,6 +346,41 @@ func.func @main(%x: tensor<5x3xf32> {garray.name = "x", garray.sharding = #garra
                 k2D);
 }
 
+TEST_CASE("embedding lookup and its gradient over 7 unevenly split tokens",
+          "[uneven][scatter]") {
+  // rows = table[idx]; grad = scatter_add(zeros, idx, exp(g)): the token
+  // positions (7) are split, a sum over them. exp of the zero padding is 1
+  // and the padded index 0 would add it to row 0 if unmasked.
+  Rng rng(17);
+  TypedInputs in;
+  in["table"] = randomReals(rng, "f32", {4, 2}, -1.0f, 1.0f);
+  in["idx"] = HostArray{"i64", {7}, {3, 1, 0, 3, 2, 1, 3}};
+  in["g"] = randomReals(rng, "f32", {7, 2}, -1.0f, 1.0f);
+  std::vector<double> rows(14), grad(8, 0);
+  for (int64_t t = 0; t < 7; ++t)
+    for (int64_t j = 0; j < 2; ++j) {
+      int64_t r = static_cast<int64_t>(in["idx"].values[t]);
+      rows[t * 2 + j] = in["table"].at(r, j);
+      grad[r * 2 + j] += std::exp(in["g"].at(t, j));
+    }
+  std::string model = R"(garray.mesh @mesh ["data" = 1]
+func.func @main(
+    %table: tensor<4x2xf32> {garray.name = "table", garray.sharding = #garray.sharding<@mesh, P()>},
+    %idx: tensor<7xi64> {garray.name = "idx", garray.sharding = #garray.sharding<@mesh, P("data")>},
+    %g: tensor<7x2xf32> {garray.name = "g", garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+    -> (tensor<7x2xf32> {garray.name = "rows"}, tensor<4x2xf32> {garray.name = "grad"}) {
+  %rows = garray.gather %table[%idx] : (tensor<4x2xf32>, tensor<7xi64>) -> tensor<7x2xf32>
+  %zeros = garray.constant dense<0.0> : tensor<4x2xf32>
+  %eg = garray.exp %g : tensor<7x2xf32>
+  %grad = garray.scatter_add %zeros, %idx, %eg : (tensor<4x2xf32>, tensor<7xi64>, tensor<7x2xf32>) -> tensor<4x2xf32>
+  return %rows, %grad : tensor<7x2xf32>, tensor<4x2xf32>
+}
+)";
+  checkOnMeshes(model, in,
+                {{"rows", {"f32", {7, 2}, rows, kF32}}, {"grad", {"f32", {4, 2}, grad, kF32}}},
+                k1D);
+}
+
 //===----------------------------------------------------------------------===//
 // A matmul whose contracting dim (7) is split, then bias and relu
 //===----------------------------------------------------------------------===//
