@@ -283,6 +283,14 @@ TEST_CASE("length-5 vector with empty shards: elementwise, sum, outputs, gathers
     sum += 2 * v + 1;
     sumRep += v * v;
   }
+  // A non-splat constant placed like x is materialised whole, padded to
+  // k*ceil(5/k) and sliced (its padding 0, plus 1, must not be summed).
+  std::vector<double> plusConst;
+  double sumConst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    plusConst.push_back(x[i] + 10.0 * (i + 1));
+    sumConst += plusConst.back() + 1;
+  }
   // y is an output both sharded (gathered by the runtime) and replicated
   // (an all_gather of padded blocks in the program, cropped to 5); `r` is a
   // replicated value sliced back onto shards (padded to k*ceil(5/k), then
@@ -291,7 +299,8 @@ TEST_CASE("length-5 vector with empty shards: elementwise, sum, outputs, gathers
 func.func @main(%x: tensor<5xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data")>})
     -> (tensor<5xf32> {garray.name = "y"},
         tensor<5xf32> {garray.name = "y_replicated", garray.sharding = #garray.sharding<@mesh, P()>},
-        tensor<f32> {garray.name = "sum"}, tensor<f32> {garray.name = "sum_sq"}) {
+        tensor<f32> {garray.name = "sum"}, tensor<f32> {garray.name = "sum_sq"},
+        tensor<5xf32> {garray.name = "plus_const"}, tensor<f32> {garray.name = "sum_const"}) {
   %two = garray.constant dense<2.0> : tensor<5xf32>
   %one = garray.constant dense<1.0> : tensor<5xf32>
   %tx = garray.mul %x, %two : tensor<5xf32>
@@ -303,14 +312,21 @@ func.func @main(%x: tensor<5xf32> {garray.name = "x", garray.sharding = #garray.
   %e = garray.exp %sqs : tensor<5xf32>
   %l = garray.log %e : tensor<5xf32>
   %sum_sq = garray.reduce <sum> %l, dims = [0] : (tensor<5xf32>) -> tensor<f32>
-  return %y, %y, %sum, %sum_sq : tensor<5xf32>, tensor<5xf32>, tensor<f32>, tensor<f32>
+  %c = garray.constant dense<[10.0, 20.0, 30.0, 40.0, 50.0]> : tensor<5xf32>
+  %xc = garray.add %x, %c : tensor<5xf32>
+  %c1 = garray.constant dense<1.0> : tensor<5xf32>
+  %xc1 = garray.add %xc, %c1 : tensor<5xf32>
+  %sum_c = garray.reduce <sum> %xc1, dims = [0] : (tensor<5xf32>) -> tensor<f32>
+  return %y, %y, %sum, %sum_sq, %xc, %sum_c : tensor<5xf32>, tensor<5xf32>, tensor<f32>, tensor<f32>, tensor<5xf32>, tensor<f32>
 }
 )";
   checkOnMeshes(model, in,
                 {{"y", {"f32", {5}, y, kF32}},
                  {"y_replicated", {"f32", {5}, y, kF32}},
                  {"sum", {"f32", {}, {sum}, kF32}},
-                 {"sum_sq", {"f32", {}, {sumRep}, kF32}}},
+                 {"sum_sq", {"f32", {}, {sumRep}, kF32}},
+                 {"plus_const", {"f32", {5}, plusConst, kF32}},
+                 {"sum_const", {"f32", {}, {sumConst}, kF32}}},
                 k1D);
 }
 

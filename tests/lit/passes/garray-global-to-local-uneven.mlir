@@ -158,3 +158,18 @@ func.func @no_nesting(%x: tensor<5xf32> {garray.sharding = #garray.sharding<@mes
   %s = garray.all_slice %g, dim = 0 on @mesh ["model"] {garray.sharding = #garray.sharding<@mesh, P(("data", "model"))>} : tensor<5xf32>
   return %s : tensor<5xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 4]
+
+// A sharded constant is materialised whole, padded to 4 * 2 and sliced.
+// CHECK-LABEL: func.func @constant_block
+// CHECK: %[[C:.*]] = garray.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00]> : tensor<5xf32>
+// CHECK: %[[P:.*]] = garray.pad %[[C]], %{{.*}}, low = [0], high = [3] : (tensor<5xf32>, tensor<f32>) -> tensor<8xf32>
+// CHECK: %[[B:.*]] = comm.all_slice %[[P]], dim = 0 groups = {{\[}}[0, 1, 2, 3]] : tensor<8xf32> -> tensor<2xf32>
+// CHECK: return %[[B]]
+func.func @constant_block() -> (tensor<5xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) {
+  %c = garray.constant {garray.sharding = #garray.sharding<@mesh, P("data")>} dense<[1.0, 2.0, 3.0, 4.0, 5.0]> : tensor<5xf32>
+  return %c : tensor<5xf32>
+}
