@@ -214,7 +214,7 @@ std::vector<double> attentionReference(const TypedInputs &in) {
 
 } // namespace
 
-TEST_CASE("samples/mlp.mlir: loss and logits on 1x1, 2x1, 1x2, 2x2, 4x2 meshes",
+TEST_CASE("samples/mlp.mlir: loss and logits on 1x1, 2x1, 1x2, 2x2, 4x2, 3x3, 3x5 meshes",
           "[exec][samples][mlp]") {
   TypedInputs in = loadSample("mlp", kMlpInputs);
   MlpRef ref = mlpReference(in);
