@@ -180,7 +180,8 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
 
 void readCollectives(func::FuncOp func, Signature &sig) {
   func.walk([&](Operation *op) {
-    if (!isa<garray::AllReduceOp, garray::AllGatherOp, garray::AllSliceOp>(op))
+    if (!isa<garray::AllReduceOp, garray::AllGatherOp, garray::AllSliceOp,
+             garray::ReduceScatterOp, garray::AllToAllOp, garray::CollectivePermuteOp>(op))
       return;
     CollectiveRecord c;
     c.kind = op->getName().stripDialect().str();
