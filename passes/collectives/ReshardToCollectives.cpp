@@ -13,6 +13,7 @@
 #include "passes/core/ReshardPlan.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <optional>
 
@@ -86,10 +87,19 @@ struct ReshardToCollectives
       return false;
     auto inner = op->getAttrOfType<StringAttr>("reason");
     auto outer = user->getAttrOfType<StringAttr>("reason");
-    if (inner && outer)
-      user->setAttr("reason", StringAttr::get(op.getContext(), outer.getValue() + "; folded with: " +
-                                                                inner.getValue()));
-    else if (inner)
+    if (inner && outer) {
+      // Each distinct reason once, outermost first.
+      SmallVector<StringRef> parts;
+      for (StringAttr r : {outer, inner}) {
+        SmallVector<StringRef> split;
+        r.getValue().split(split, "; folded with: ");
+        for (StringRef p : split)
+          if (!llvm::is_contained(parts, p))
+            parts.push_back(p);
+      }
+      user->setAttr("reason",
+                    StringAttr::get(op.getContext(), llvm::join(parts, "; folded with: ")));
+    } else if (inner)
       user->setAttr("reason", inner);
     user.setOperand(op.getOperand());
     op.erase();

@@ -254,3 +254,69 @@ TEST_CASE("reshard: a dim moved from mesh axis x to y is a collective_permute",
   REQUIRE(c.ok);
   CHECK(kinds(c) == std::vector<std::string>{"collective_permute"});
 }
+
+TEST_CASE("reshard: the report's and manifest's bytes follow from the comm ops' local types",
+          "[exec][reshard][report]") {
+  struct Case {
+    const char *model;
+    std::string mesh;
+  };
+  const std::vector<Case> cases = {
+      {kAllToAll, "x=4"},          {kMultiAxis, "x=2,y=2"},        {kMultiAxis, "x=2,y=4"},
+      {kReduceScatter, "x=8"},     {kReduceScatter2D, "data=2,model=4"},
+      {kMoveAxis, "x=2,y=2"},      {kMoveAxis, "x=2,y=4"},
+  };
+  for (const Case &c : cases) {
+    Compiled compiled = compile(c.model, c.mesh, "report.mlir");
+    INFO("--mesh " << c.mesh << "\n" << compiled.diagnostics);
+    REQUIRE(compiled.ok);
+    REQUIRE_FALSE(compiled.signature.collectives.empty());
+    for (const shardc::CollectiveRecord &r : compiled.signature.collectives) {
+      INFO(r.kind << " " << r.localInType << " -> " << r.localOutType);
+      REQUIRE(r.localInBytes > 0);
+      REQUIRE(r.localOutBytes > 0);
+      const int64_t n = r.groupSize, in = r.localInBytes, out = r.localOutBytes;
+      int64_t want = -1;
+      if (r.kind == "all_reduce")
+        want = 2 * (n - 1) * in / n;
+      else if (r.kind == "all_gather")
+        want = (n - 1) * out / n;
+      else if (r.kind == "reduce_scatter" || r.kind == "all_to_all")
+        want = (n - 1) * in / n;
+      else if (r.kind == "collective_permute")
+        want = in;
+      else if (r.kind == "all_slice")
+        want = 0;
+      CHECK(r.bytesPerDevice == want);
+      // The local shapes are what the op does: a scatter divides by the
+      // group, an all_to_all and a permute keep the byte count.
+      if (r.kind == "reduce_scatter")
+        CHECK(in == out * n);
+      if (r.kind == "all_to_all" || r.kind == "collective_permute")
+        CHECK(in == out);
+      CHECK_FALSE(r.location.empty());
+      CHECK_FALSE(r.reason.empty());
+      CHECK_FALSE(r.axes.empty());
+    }
+    // The manifest keeps the schedule, in program order, with every field.
+    std::string text = shardc::writeManifest(compiled.signature, "model.o");
+    shardc::Signature back;
+    std::string object, error;
+    REQUIRE(shardc::readManifest(text, back, object, error));
+    REQUIRE(back.collectives.size() == compiled.signature.collectives.size());
+    for (size_t i = 0; i < back.collectives.size(); ++i) {
+      const shardc::CollectiveRecord &a = compiled.signature.collectives[i], &b = back.collectives[i];
+      CHECK(a.kind == b.kind);
+      CHECK(a.location == b.location);
+      CHECK(a.axes == b.axes);
+      CHECK(a.groupSize == b.groupSize);
+      CHECK(a.bytesPerDevice == b.bytesPerDevice);
+      CHECK(a.localInType == b.localInType);
+      CHECK(a.localOutBytes == b.localOutBytes);
+      CHECK(a.reason == b.reason);
+    }
+    std::string report = shardc::formatReport(compiled.signature);
+    for (const shardc::CollectiveRecord &r : compiled.signature.collectives)
+      CHECK(report.find("local: " + r.localInType + " -> " + r.localOutType) != std::string::npos);
+  }
+}
