@@ -49,6 +49,12 @@ bool sameSet(Axes a, Axes b) {
   return a == b;
 }
 
+/// Whether blocks of a dim of `n` over `outer` devices split exactly into
+/// `inner` blocks each of the layout over outer·inner (see the header).
+bool nests(int64_t n, int64_t outer, int64_t inner) {
+  return shardSize(n, outer) == inner * shardSize(n, outer * inner);
+}
+
 struct Planner {
   const TensorSharding &to;
   const Mesh &mesh;
@@ -164,7 +170,8 @@ struct Planner {
       }
       for (size_t i = axes.size(); i < want.size() && has(reduce, want[i]); ++i) {
         pend.push_back(want[i]);
-        out.push_back(reduceScatter(cur, d, pend));
+        if (nests(shape[d], mesh.product(axes), mesh.product(pend)))
+          out.push_back(reduceScatter(cur, d, pend));
       }
     }
     for (int a = 0; a < rank; ++a)
@@ -174,7 +181,12 @@ struct Planner {
             continue;
           Axes grown = cur.dims[b].axes;
           grown.insert(grown.end(), cur.dims[a].axes.end() - k, cur.dims[a].axes.end());
-          if (isPrefix(grown, to.dims[b].axes))
+          Axes kept(cur.dims[a].axes.begin(), cur.dims[a].axes.end() - k),
+              moved(cur.dims[a].axes.end() - k, cur.dims[a].axes.end());
+          int64_t g = mesh.product(moved);
+          if (isPrefix(grown, to.dims[b].axes) &&
+              nests(shape[b], mesh.product(cur.dims[b].axes), g) &&
+              nests(shape[a], mesh.product(kept), g))
             out.push_back(allToAll(cur, a, k, b));
         }
     if (cur.pending.empty() && to.pending.empty() && !reached(cur)) {

@@ -35,6 +35,15 @@
 // path, so the chosen plan never moves more bytes than it; that is the
 // fallback when the search gives up (more than kMaxSearchStates layouts).
 //
+// Uneven shards (ceil layout, passes/core/Sharding.h). A reduce_scatter or
+// all_to_all that splits a dim already in blocks of ceil(n/k) into g parts
+// is exact only when the blocks nest, ceil(n/k) = g · ceil(n/(k·g)): then
+// each part is exactly the block of the finer layout, padding included. The
+// search offers these moves only where the blocks nest (on both dims of an
+// all_to_all); otherwise the gather/reduce + slice path is taken, which
+// global-to-local pads and crops. A permute moves whole blocks of equal size
+// and needs no such condition.
+//
 // Invariants of every plan: each step's `after` is a valid closed layout;
 // after the last step the layout equals the target's; a step names its
 // device groups through mesh axes only (a permute also lists its pairs: each

@@ -84,6 +84,27 @@ public:
         ok = localizeAllGather(c);
       else if (auto c = dyn_cast<AllSliceOp>(op))
         ok = localizeAllSlice(c);
+      else if (auto c = dyn_cast<ReduceScatterOp>(op))
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          auto [flat, size] = groups(c.getAxes());
+          return comm::ReduceScatterOp::create(b, op->getLoc(), t, c.getKindAttr(),
+                                               c.getOperand(), c.getDimAttr(),
+                                               b.getDenseI64ArrayAttr(flat),
+                                               b.getI64IntegerAttr(size));
+        });
+      else if (auto c = dyn_cast<AllToAllOp>(op))
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          auto [flat, size] = groups(c.getAxes());
+          return comm::AllToAllOp::create(b, op->getLoc(), t, c.getOperand(),
+                                          c.getSplitDimAttr(), c.getConcatDimAttr(),
+                                          b.getDenseI64ArrayAttr(flat),
+                                          b.getI64IntegerAttr(size));
+        });
+      else if (auto c = dyn_cast<CollectivePermuteOp>(op))
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          return comm::CollectivePermuteOp::create(b, op->getLoc(), t, c.getOperand(),
+                                                   c.getPairsAttr());
+        });
       else if (auto c = dyn_cast<ConstantOp>(op))
         ok = localizeConstant(c);
       else if (auto c = dyn_cast<IotaOp>(op))

@@ -459,6 +459,40 @@ TEST_CASE("reshard: pending sum -> sharded is one reduce_scatter", "[reshard]") 
   }
 }
 
+TEST_CASE("reshard: uneven blocks that do not nest take the reduce/gather + slice path",
+          "[reshard]") {
+  Mesh mesh = dataModelMesh(); // data = 2, model = 4
+  auto kinds = [](const ReshardPlan &p) {
+    std::vector<Kind> k;
+    for (const CollectiveStep &s : p.steps)
+      k.push_back(s.kind);
+    return k;
+  };
+  // 6 rows over "model" (4): blocks of 2 from a whole dim of 6, 4·2 != 6.
+  TensorSharding pending = sharding({closedDim(), closedDim()}, {kModel});
+  TensorSharding rows = sharding({closedDim({kModel}), closedDim()});
+  ReshardPlan rs = planReshard(pending, rows, mesh, {6, 4}, kF32);
+  REQUIRE(rs.error == "");
+  CHECK(kinds(rs) == std::vector<Kind>{Kind::AllReduce, Kind::AllSlice});
+  // 5 rows over "data" (2): P("data", None) -> P(None, "data") cannot be an
+  // all_to_all (dim 0's blocks of 3 do not make the whole 5).
+  TensorSharding a = sharding({closedDim({kData}), closedDim()});
+  TensorSharding b = sharding({closedDim(), closedDim({kData})});
+  ReshardPlan t = planReshard(a, b, mesh, {5, 4}, kF32);
+  REQUIRE(t.error == "");
+  CHECK(kinds(t) == std::vector<Kind>{Kind::AllGather, Kind::AllSlice});
+  // Blocks that nest stay fused: 8 rows over "model" from 16 over "data"
+  // then "model" ... and a plain divisible case keeps the reduce_scatter.
+  CHECK(kinds(planReshard(pending, rows, mesh, {8, 4}, kF32)) ==
+        std::vector<Kind>{Kind::ReduceScatter});
+  // Uneven but nesting: 7 rows over "data" then "model": ceil(7/2) = 4 =
+  // 4 · ceil(7/8) = 4 · 1, so the reduce_scatter is exact.
+  TensorSharding pendingData = sharding({closedDim({kData}), closedDim()}, {kModel});
+  TensorSharding rows2 = sharding({closedDim({kData, kModel}), closedDim()});
+  CHECK(kinds(planReshard(pendingData, rows2, mesh, {7, 4}, kF32)) ==
+        std::vector<Kind>{Kind::ReduceScatter});
+}
+
 TEST_CASE("reshard: a reordered multi-axis dim is one collective_permute", "[reshard]") {
   Mesh mesh = dataModelMesh();
   // P(("data","model")) -> P(("model","data")) on [16]: 8 blocks of 2 both
