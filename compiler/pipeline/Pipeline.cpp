@@ -12,6 +12,7 @@
 #include "compiler/targets/CpuTarget.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
+#include "passes/core/Halo.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -178,8 +179,54 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
   return success();
 }
 
+/// The permutes global-to-local will emit for a shift along a sharded dim
+/// (passes/core/Halo.h), recorded before they exist.
+void readHalo(garray::ShiftOp shift, Signature &sig) {
+  auto type = cast<RankedTensorType>(shift.getType());
+  garray::ShardingAttr a = garray::getSharding(shift.getResult());
+  garray::MeshOp meshOp = a ? garray::lookupMesh(shift, a.getMesh()) : garray::MeshOp();
+  if (!meshOp)
+    return;
+  FailureOr<TensorSharding> core = garray::toCore(a, meshOp, type.getRank());
+  if (failed(core))
+    return;
+  int64_t dim = shift.getDim();
+  const std::vector<int> &axes = core->dims[dim].axes;
+  int64_t k = sig.mesh.product(axes);
+  if (axes.empty() || k == 1)
+    return;
+  std::vector<int64_t> shape =
+      localShape({type.getShape().begin(), type.getShape().end()}, *core, sig.mesh);
+  int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  for (const HaloPiece &p : haloPieces(shape[dim], shift.getOffset())) {
+    if (p.distance == 0 || p.distance >= k || -p.distance >= k)
+      continue;
+    CollectiveRecord c;
+    c.kind = "collective_permute";
+    c.location = locationString(shift.getLoc());
+    for (int axis : axes)
+      c.axes.push_back(sig.mesh.axes[axis]);
+    c.groupSize = k;
+    c.reason = haloReason(dim, shift.getOffset(), p);
+    llvm::raw_string_ostream os(c.valueType);
+    os << type;
+    std::vector<int64_t> piece = shape;
+    piece[dim] = p.size;
+    int64_t bytes = elementBytes;
+    for (int64_t d : piece)
+      bytes *= d;
+    llvm::raw_string_ostream ts(c.localInType);
+    ts << RankedTensorType::get(piece, type.getElementType());
+    c.localOutType = c.localInType;
+    c.localInBytes = c.localOutBytes = c.bytesPerDevice = bytes;
+    sig.collectives.push_back(std::move(c));
+  }
+}
+
 void readCollectives(func::FuncOp func, Signature &sig) {
   func.walk([&](Operation *op) {
+    if (auto shift = dyn_cast<garray::ShiftOp>(op))
+      return readHalo(shift, sig);
     if (!isa<garray::AllReduceOp, garray::AllGatherOp, garray::AllSliceOp,
              garray::ReduceScatterOp, garray::AllToAllOp, garray::CollectivePermuteOp>(op))
       return;

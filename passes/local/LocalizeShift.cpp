@@ -2,6 +2,7 @@
 #include "passes/local/LocalizeShift.h"
 
 #include "dialects/comm/Comm.h"
+#include "passes/core/Halo.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -33,7 +34,7 @@ struct HaloBuilder {
 
   /// Every device sends `x` to the member `distance` places further along
   /// its group (no send past either end). distance 0 is the device itself.
-  Value move(Value x, int64_t distance) {
+  Value move(Value x, int64_t distance, const std::string &reason) {
     if (distance == 0)
       return x;
     SmallVector<int64_t> pairs;
@@ -43,8 +44,14 @@ struct HaloBuilder {
           pairs.push_back(group[p]);
           pairs.push_back(group[p + distance]);
         }
-    return comm::CollectivePermuteOp::create(b, loc, x.getType(), x,
-                                             b.getDenseI64ArrayAttr(pairs));
+    // No device has a neighbour that far: every element of this piece has
+    // its source outside the array, and the final select fills it.
+    if (pairs.empty())
+      return x;
+    Operation *permute = comm::CollectivePermuteOp::create(b, loc, x.getType(), x,
+                                                           b.getDenseI64ArrayAttr(pairs));
+    permute->setAttr("reason", b.getStringAttr(reason));
+    return permute->getResult(0);
   }
 
   Value concat(Value first, Value second) {
@@ -63,27 +70,20 @@ LogicalResult localizeShift(ShiftOp shift, const std::vector<int> &axes, const M
                             int64_t globalSize) {
   auto local = cast<RankedTensorType>(shift.getType());
   int64_t dim = shift.getDim(), offset = shift.getOffset();
-  int64_t s = local.getDimSize(dim), k = offset < 0 ? -offset : offset;
+  int64_t s = local.getDimSize(dim);
   if (s == 0)
     return shift.emitOpError("shift of an empty local shard");
-  int64_t q = k / s, r = k % s;
   OpBuilder b(shift);
   Location loc = shift.getLoc();
   HaloBuilder h{b, loc, local, dim, mesh, axes};
   Value x = shift.getOperand();
 
-  // Right shift: y[0, r) comes from shard j-q-1's [s-r, s), y[r, s) from
-  // shard j-q's [0, s-r). Left shift mirrors it.
-  Value near = s - r > 0 ? x : Value(), far = r > 0 ? x : Value();
+  // The pieces each shard reads (passes/core/Halo.h), in result order.
   Value y;
-  if (offset > 0) {
-    Value head = far ? h.move(h.slice(x, s - r, r), q + 1) : Value();
-    Value tail = near ? h.move(h.slice(x, 0, s - r), q) : Value();
-    y = h.concat(head, tail);
-  } else {
-    Value head = near ? h.move(h.slice(x, r, s - r), -q) : Value();
-    Value tail = far ? h.move(h.slice(x, 0, r), -(q + 1)) : Value();
-    y = h.concat(head, tail);
+  for (const HaloPiece &p : haloPieces(s, offset)) {
+    Value piece =
+        h.move(h.slice(x, p.start, p.size), p.distance, haloReason(dim, offset, p));
+    y = h.concat(y, piece);
   }
 
   // source = i - offset with i this element's global index; keep y where

@@ -8,6 +8,7 @@
 //   - a single shift for offsets from -(n-1) to n-1 on every rank count that
 //     divides the rows, which covers offsets inside one shard, across several
 //     shards (|offset| > shard size, two permutes) and whole multiples of it;
+//   - uneven shards (short and empty trailing shards);
 //   - a shift along a dim split over two mesh axes, in both axis orders, and
 //     along one axis of a 2-D mesh (groups of the other axis stay apart).
 //
@@ -149,6 +150,17 @@ TEST_CASE("heat stencil sample: halo exchanges, same numbers on every rank count
   CHECK(count(local.emitted, "comm.collective_permute") == 2);
   CHECK(count(local.emitted, "comm.all_gather") == 0);
   CHECK(count(local.emitted, "tensor<1x8xf32>") >= 2);
+  // The report lists them before they exist, with the bytes of one row.
+  int permutes = 0;
+  for (const shardc::CollectiveRecord &c : local.signature.collectives)
+    if (c.kind == "collective_permute") {
+      ++permutes;
+      CHECK(c.bytesPerDevice == 8 * 4);
+      CHECK(c.localInType == "tensor<1x8xf32>");
+      CHECK(c.groupSize == 4);
+      CHECK(c.reason.find("halo exchange") != std::string::npos);
+    }
+  CHECK(permutes == 2);
 }
 
 TEST_CASE("a shift along a sharded dim matches the reference for every offset",
@@ -159,6 +171,18 @@ TEST_CASE("a shift along a sharded dim matches the reference for every offset",
       std::string decl = "garray.mesh @mesh [\"data\" = " + std::to_string(ranks) + "]";
       checkShift(12, 3, 0, offset, "P(\"data\", None)", decl, "data=" + std::to_string(ranks),
                  static_cast<uint32_t>(ranks * 100 + offset + 50));
+    }
+}
+
+TEST_CASE("a shift along an unevenly sharded dim (short and empty shards)", "[exec][stencil]") {
+  // 10 rows: shards of 4,4,2 on 3 ranks; 3,3,3,1 on 4; 2,2,2,2,2 on 5;
+  // 2,2,2,2,2,0,0,0 on 8. The padding of a short shard must never be read
+  // as a neighbour's row, and empty shards must neither send nor break.
+  for (int64_t ranks : {3, 4, 5, 8})
+    for (int64_t offset : {1, -1, 2, -2, 3, -3, 4, -4, 9, -9}) {
+      std::string decl = "garray.mesh @mesh [\"data\" = " + std::to_string(ranks) + "]";
+      checkShift(10, 3, 0, offset, "P(\"data\", None)", decl, "data=" + std::to_string(ranks),
+                 static_cast<uint32_t>(ranks * 1000 + offset + 50));
     }
 }
 

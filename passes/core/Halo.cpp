@@ -1,0 +1,31 @@
+//===- Halo.cpp - which neighbour shards a shift reads --------------------===//
+#include "passes/core/Halo.h"
+
+namespace shardc {
+
+std::vector<HaloPiece> haloPieces(int64_t s, int64_t offset) {
+  int64_t k = offset < 0 ? -offset : offset, q = k / s, r = k % s;
+  std::vector<HaloPiece> pieces;
+  auto add = [&](HaloPiece p) {
+    if (p.size > 0)
+      pieces.push_back(p);
+  };
+  if (offset >= 0) {
+    add({q + 1, s - r, r});
+    add({q, 0, s - r});
+  } else {
+    add({-q, r, s - r});
+    add({-(q + 1), 0, r});
+  }
+  return pieces;
+}
+
+std::string haloReason(int64_t dim, int64_t offset, const HaloPiece &piece) {
+  int64_t d = piece.distance < 0 ? -piece.distance : piece.distance;
+  return "halo exchange: a shift by " + std::to_string(offset) + " along dim " +
+         std::to_string(dim) + " reads " + std::to_string(piece.size) + " element(s) of dim " +
+         std::to_string(dim) + " from the shard " + std::to_string(d) +
+         (piece.distance < 0 ? " after" : " before") + " each one";
+}
+
+} // namespace shardc
