@@ -320,3 +320,64 @@ TEST_CASE("reshard: the report's and manifest's bytes follow from the comm ops' 
       CHECK(report.find("local: " + r.localInType + " -> " + r.localOutType) != std::string::npos);
   }
 }
+
+namespace {
+// Two pending scalar sums that one op needs whole (max is not linear): one
+// all_reduce of both, packed, instead of two.
+const char *kPackedScalars = R"(garray.mesh @mesh ["x" = 2]
+func.func @main(%X: tensor<8x8xf32> {garray.name = "X", garray.sharding = #garray.sharding<@mesh, P("x", None)>},
+                %M: tensor<8x8xf32> {garray.name = "M", garray.sharding = #garray.sharding<@mesh, P("x", None)>})
+    -> (tensor<f32> {garray.name = "m"}) {
+  %xm = garray.mul %X, %M : tensor<8x8xf32>
+  %s = garray.reduce <sum> %xm, dims = [0, 1] : (tensor<8x8xf32>) -> tensor<f32>
+  %c = garray.reduce <sum> %M, dims = [0, 1] : (tensor<8x8xf32>) -> tensor<f32>
+  %m = garray.max %s, %c : tensor<f32>
+  return %m : tensor<f32>
+}
+)";
+} // namespace
+
+TEST_CASE("pending scalars meeting at one op share one all_reduce, on 1, 2, 4, 8 ranks",
+          "[exec][reshard][pack]") {
+  std::vector<Compiled> compiled;
+  for (int64_t n : {1, 2, 4, 8}) {
+    compiled.push_back(compile(kPackedScalars, "x=" + std::to_string(n), "packed.mlir"));
+    INFO(n << " ranks\n" << compiled.back().diagnostics);
+    REQUIRE(compiled.back().ok);
+    if (n > 1) {
+      REQUIRE(kinds(compiled.back()) == std::vector<std::string>{"all_reduce"});
+      const shardc::CollectiveRecord &r = compiled.back().signature.collectives[0];
+      CHECK(r.valueType == "tensor<2xf32>");
+      CHECK(r.bytesPerDevice == 2 * (n - 1) * 8 / n);
+    }
+  }
+  for (uint32_t seed : {3u, 4u, 5u}) {
+    Rng rng(seed);
+    Inputs in{{"X", rng.array({kN, kN}, -1.0f, 1.0f)}, {"M", rng.array({kN, kN}, 0.0f, 1.0f)}};
+    // A sum of the mask that sometimes exceeds the masked sum and sometimes
+    // not, so both halves of the packed result are read.
+    double s = 0, c = 0;
+    for (int64_t i = 0; i < kN * kN; ++i) {
+      s += double(in["X"].at(i)) * in["M"].at(i);
+      c += in["M"].at(i);
+    }
+    for (size_t i = 0; i < compiled.size(); ++i) {
+      INFO("mesh " << i << ", seed " << seed);
+      RunOutcome r = run(compiled[i], in);
+      REQUIRE(r.error == "");
+      CHECK(mismatch("m", r.outputs.at("m"), {}, {std::max(s, c)}, {1e-5, 1e-5}) == "");
+    }
+    // And with the masked sum larger: scale X up.
+    for (float &x : in["X"].values)
+      x = std::abs(x) * 64;
+    double s2 = 0;
+    for (int64_t i = 0; i < kN * kN; ++i)
+      s2 += double(in["X"].at(i)) * in["M"].at(i);
+    REQUIRE(s2 > c);
+    for (size_t i = 0; i < compiled.size(); ++i) {
+      RunOutcome r = run(compiled[i], in);
+      REQUIRE(r.error == "");
+      CHECK(mismatch("m", r.outputs.at("m"), {}, {s2}, {1e-5, 1e-4}) == "");
+    }
+  }
+}
