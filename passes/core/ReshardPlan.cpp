@@ -138,6 +138,15 @@ struct Planner {
     return s;
   }
 
+  /// Whether dim `d` of `whole`'s local block is exactly `n` of `split`'s:
+  /// reduce_scatter and all_to_all cut a local dim into n equal pieces (and
+  /// all_to_all concatenates n), which is only the target's local layout when
+  /// the ceil layout has no padding there. Uneven dims use gather and slice.
+  bool exactSplit(const TensorSharding &whole, const TensorSharding &split, int d,
+                  int64_t n) const {
+    return localShape(shape, whole, mesh)[d] == n * localShape(shape, split, mesh)[d];
+  }
+
   /// Every move from `cur` the search considers (see the header).
   std::vector<CollectiveStep> moves(const TensorSharding &cur) const {
     std::vector<CollectiveStep> out;
@@ -164,7 +173,9 @@ struct Planner {
       }
       for (size_t i = axes.size(); i < want.size() && has(reduce, want[i]); ++i) {
         pend.push_back(want[i]);
-        out.push_back(reduceScatter(cur, d, pend));
+        CollectiveStep s = reduceScatter(cur, d, pend);
+        if (exactSplit(cur, s.after, d, mesh.product(pend)))
+          out.push_back(std::move(s));
       }
     }
     for (int a = 0; a < rank; ++a)
@@ -174,8 +185,12 @@ struct Planner {
             continue;
           Axes grown = cur.dims[b].axes;
           grown.insert(grown.end(), cur.dims[a].axes.end() - k, cur.dims[a].axes.end());
-          if (isPrefix(grown, to.dims[b].axes))
-            out.push_back(allToAll(cur, a, k, b));
+          if (!isPrefix(grown, to.dims[b].axes))
+            continue;
+          CollectiveStep s = allToAll(cur, a, k, b);
+          int64_t n = mesh.product(s.axes);
+          if (exactSplit(cur, s.after, b, n) && exactSplit(s.after, cur, a, n))
+            out.push_back(std::move(s));
         }
     if (cur.pending.empty() && to.pending.empty() && !reached(cur)) {
       bool sameBlocks = true;

@@ -41,6 +41,11 @@
 // device is the target of exactly one pair, and source of exactly one);
 // pending axes are only ever removed, never added.
 //
+// Uneven dims (the ceil layout pads): reduce_scatter and all_to_all are only
+// used where the local dims they cut or join divide exactly, so every step's
+// local types are the padded local types of its layouts; elsewhere the plan
+// gathers and slices.
+//
 // The target may not be pending over an axis the source is not pending over
 // (a pending value cannot be made from a reduced one without a scale), nor be
 // a pending value of a different kind; both are reported as errors.

@@ -116,7 +116,8 @@ std::vector<double> matmul(const F32Array &X, const F32Array &W) {
 /// two draws of inputs named `inputNames`, and compares every output with
 /// the reference and with the 1-rank run; replicas must agree.
 void runEverywhere(const std::string &model, const std::vector<std::string> &meshes,
-                   const std::vector<std::string> &inputNames, const Reference &reference) {
+                   const std::vector<std::string> &inputNames, const Reference &reference,
+                   int64_t size = kN) {
   std::vector<Compiled> compiled;
   for (const std::string &m : meshes) {
     compiled.push_back(compile(model, m, "reshard.mlir"));
@@ -127,7 +128,7 @@ void runEverywhere(const std::string &model, const std::vector<std::string> &mes
     Rng rng(seed);
     Inputs in;
     for (const std::string &name : inputNames)
-      in[name] = rng.array({kN, kN}, -1.0f, 1.0f);
+      in[name] = rng.array({size, size}, -1.0f, 1.0f);
     auto want = reference(in);
     RunOutcome one;
     for (size_t i = 0; i < meshes.size(); ++i) {
@@ -135,7 +136,7 @@ void runEverywhere(const std::string &model, const std::vector<std::string> &mes
       RunOutcome r = run(compiled[i], in);
       REQUIRE(r.error == "");
       for (const auto &[name, values] : want)
-        CHECK(mismatch(name, r.outputs.at(name), {kN, kN}, values, {1e-5, 1e-5}) == "");
+        CHECK(mismatch(name, r.outputs.at(name), {size, size}, values, {1e-5, 1e-5}) == "");
       for (const auto &[name, diff] : r.replicaDiffs) {
         INFO("replicas of " << name);
         CHECK(diff == 0.0);
@@ -182,6 +183,32 @@ TEST_CASE("reshard: P(x, None) -> P(None, x) is one all_to_all on 1, 2, 4, 8 ran
     // (n-1)/n of the local [8/n, 8] f32 block.
     CHECK(r.bytesPerDevice == (n - 1) * (kN / n * kN * 4) / n);
     CHECK(r.reason == "garray.sharding_constraint");
+  }
+}
+
+TEST_CASE("reshard: all_to_all and reduce_scatter on 3 and 6 ranks ([12, 12])",
+          "[exec][reshard]") {
+  auto resized = [](std::string text) {
+    for (size_t at; (at = text.find("8x8")) != std::string::npos;)
+      text.replace(at, 3, "12x12");
+    return text;
+  };
+  runEverywhere(resized(kAllToAll), {"x=1", "x=3", "x=6"}, {"X"}, [](const Inputs &in) {
+    return std::map<std::string, std::vector<double>>{
+        {"Y", map(in.at("X"), [](double x) { return std::tanh(std::exp(x)); })}};
+  }, 12);
+  runEverywhere(resized(kReduceScatter), {"x=1", "x=3", "x=6"}, {"X", "W"},
+                [](const Inputs &in) {
+                  return std::map<std::string, std::vector<double>>{
+                      {"h", matmul(in.at("X"), in.at("W"))}};
+                },
+                12);
+  for (const char *mesh : {"x=3", "x=6"}) {
+    INFO(mesh);
+    CHECK(kinds(compile(resized(kAllToAll), mesh, "a2a12.mlir")) ==
+          std::vector<std::string>{"all_to_all"});
+    CHECK(kinds(compile(resized(kReduceScatter), mesh, "rs12.mlir")) ==
+          std::vector<std::string>{"reduce_scatter"});
   }
 }
 
