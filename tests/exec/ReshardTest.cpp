@@ -212,6 +212,34 @@ TEST_CASE("reshard: all_to_all and reduce_scatter on 3 and 6 ranks ([12, 12])",
   }
 }
 
+TEST_CASE("reshard: uneven dims ([10, 10] on 2x2 and 2x4): permutes of padded blocks, "
+          "all_to_all only where the blocks divide exactly",
+          "[exec][reshard][uneven]") {
+  std::string text = kMultiAxis;
+  for (size_t at; (at = text.find("8x8")) != std::string::npos;)
+    text.replace(at, 3, "10x10");
+  runEverywhere(text, {"x=1,y=1", "x=2,y=2", "x=2,y=4", "x=4,y=2"}, {"X"},
+                [](const Inputs &in) {
+                  return std::map<std::string, std::vector<double>>{
+                      {"Y", map(in.at("X"), [](double x) { return std::tanh(std::exp(x)); })},
+                      {"Z", map(in.at("X"), [](double x) { return -std::exp(x); })}};
+                },
+                10);
+  Compiled c = compile(text, "x=2,y=2", "uneven.mlir");
+  INFO(c.diagnostics);
+  REQUIRE(c.ok);
+  std::vector<std::string> k = kinds(c);
+  CHECK(count(k, "collective_permute") == 1); // 10 rows in 4 blocks of 3 both ways
+  // dim 0 -> dim 1 over both axes would cut 4 x 3 padded rows into 10:
+  // instead gather "y" (blocks 3 -> 5), all_to_all "x" (5 x 2 = 10 exactly),
+  // slice "y".
+  CHECK(k == std::vector<std::string>{"collective_permute", "all_gather", "all_to_all",
+                                      "all_slice"});
+  for (const shardc::CollectiveRecord &r : c.signature.collectives)
+    if (r.kind == "all_to_all")
+      CHECK(r.localInType == "tensor<5x10xf32>");
+}
+
 TEST_CASE("reshard: one dim over two axes, in both orders, on 2x2, 2x4 and 4x2 meshes",
           "[exec][reshard]") {
   runEverywhere(kMultiAxis, {"x=1,y=1", "x=2,y=2", "x=2,y=4", "x=4,y=2"}, {"X"},
