@@ -5,7 +5,10 @@
 // all_to_all, collective_permute, all_gather, all_reduce and reduce_scatter.
 // Every step's result carries its sharding, its `bytes_per_device` the
 // planner's cost, and its `reason` the reshard's, so the report can say why
-// it exists.
+// it exists. Two more rewrites keep the collective count down: a reshard
+// whose only user is another reshard is planned as one diff (all_reduce then
+// all_slice becomes reduce_scatter), and rank-0 all_reduces one op needs are
+// packed into one.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
@@ -53,7 +56,9 @@ struct ReshardToCollectives
   /// Rank-0 all_reduces whose results meet at one op U (U is the first user
   /// of each, in U's block) and that agree on kind, mesh, axes, element type
   /// and operand sharding become one all_reduce of their concatenation, right
-  /// before U: a masked mean's sum and count cost one latency, not two. The
+  /// before U: two partial sums feeding one non-linear op (a max, a
+  /// compare) cost one latency, not two. (A division keeps its numerator
+  /// pending, so a masked mean reduces its count and then its quotient.) The
   /// values are reshaped to [1], concatenated, reduced, sliced back.
   void packScalarReductions() {
     SmallVector<Operation *> users;
