@@ -147,6 +147,16 @@ def GArrayReshardToCollectives : Pass<"garray-reshard-to-collectives", "::mlir::
     →
     %g2 = garray.all_reduce <sum> %g on @mesh ["data"] : tensor<2xf32>
     ```
+    The planner also picks reduce_scatter, all_to_all and collective_permute
+    where they move fewer bytes, e.g. P("x", None) -> P(None, "x"):
+
+    ```mlir
+    %t = garray.all_to_all %x, split_dim = 1, concat_dim = 0 on @mesh ["x"] : tensor<8x4xf32>
+    ```
+    A reshard whose only user is another reshard is planned as one diff when
+    that is no more bytes (all_reduce + all_slice -> reduce_scatter), and
+    rank-0 all_reduces that one op needs (same kind, axes, type) are packed
+    into one all_reduce of their concatenation, placed before that op.
   }];
 }
 

@@ -5,7 +5,10 @@
 // all_to_all, collective_permute, all_gather, all_reduce and reduce_scatter.
 // Every step's result carries its sharding, its `bytes_per_device` the
 // planner's cost, and its `reason` the reshard's, so the report can say why
-// it exists.
+// it exists. Two more rewrites keep the collective count down: a reshard
+// whose only user is another reshard is planned as one diff (all_reduce then
+// all_slice becomes reduce_scatter), and rank-0 all_reduces one op needs are
+// packed into one.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
@@ -15,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <map>
 #include <optional>
 
 namespace shardc {
@@ -42,6 +46,113 @@ struct ReshardToCollectives
     for (ReshardOp op : kept)
       if (failed(lower(op)))
         return signalPassFailure();
+    packScalarReductions();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Several pending scalars reduced for one op share one collective.
+  //===--------------------------------------------------------------------===//
+
+  /// Rank-0 all_reduces whose results meet at one op U (U is the first user
+  /// of each, in U's block) and that agree on kind, mesh, axes, element type
+  /// and operand sharding become one all_reduce of their concatenation, right
+  /// before U: two partial sums feeding one non-linear op (a max, a
+  /// compare) cost one latency, not two. (A division keeps its numerator
+  /// pending, so a masked mean reduces its count and then its quotient.) The
+  /// values are reshaped to [1], concatenated, reduced, sliced back.
+  void packScalarReductions() {
+    SmallVector<Operation *> users;
+    getOperation().walk([&](Operation *op) { users.push_back(op); });
+    for (Operation *user : users) {
+      std::map<std::string, SmallVector<AllReduceOp>> groups;
+      SmallVector<std::string> order;
+      for (Value v : user->getOperands()) {
+        auto ar = v.getDefiningOp<AllReduceOp>();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!ar || !type || type.getRank() != 0 || !firstUserIs(v, user))
+          continue;
+        std::string key;
+        llvm::raw_string_ostream os(key);
+        os << ar.getKindAttr() << ar.getMeshAttr() << ar.getAxes() << type.getElementType()
+           << getSharding(ar.getOperand()) << getSharding(ar.getResult());
+        auto &members = groups[key];
+        if (members.empty())
+          order.push_back(key);
+        if (!llvm::is_contained(members, ar))
+          members.push_back(ar);
+      }
+      for (const std::string &key : order)
+        if (groups[key].size() >= 2)
+          pack(groups[key], user);
+    }
+  }
+
+  static bool firstUserIs(Value v, Operation *user) {
+    for (Operation *u : v.getUsers())
+      if (u->getBlock() != user->getBlock() || (u != user && u->isBeforeInBlock(user)))
+        return false;
+    return true;
+  }
+
+  /// `s` (a rank-0 sharding) as the same sharding of a rank-1 value.
+  ShardingAttr withOneDim(ShardingAttr s, MeshOp mesh, const shardc::Mesh &core) {
+    shardc::TensorSharding t =
+        s ? *toCore(s, mesh, 0) : shardc::TensorSharding::replicated(0);
+    t.dims.push_back(shardc::DimSharding{});
+    return fromCore(mesh.getContext(), FlatSymbolRefAttr::get(mesh.getSymNameAttr()), core, t);
+  }
+
+  void pack(SmallVector<AllReduceOp> members, Operation *user) {
+    AllReduceOp first = members.front();
+    MeshOp mesh = lookupMesh(first, first.getMeshAttr());
+    if (!mesh)
+      return;
+    FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
+    if (failed(core))
+      return;
+    OpBuilder b(user);
+    Location loc = user->getLoc();
+    Type elem = cast<RankedTensorType>(first.getType()).getElementType();
+    auto one = RankedTensorType::get({1}, elem);
+    int64_t n = static_cast<int64_t>(members.size());
+    auto packed = RankedTensorType::get({n}, elem);
+    ShardingAttr pendingOne = withOneDim(getSharding(first.getOperand()), mesh, *core);
+    ShardingAttr reducedOne = withOneDim(getSharding(first.getResult()), mesh, *core);
+    SmallVector<Value> parts;
+    for (AllReduceOp ar : members) {
+      Value r = ReshapeOp::create(b, ar.getLoc(), one, ar.getOperand());
+      setSharding(r, pendingOne);
+      parts.push_back(r);
+    }
+    Value cat = ConcatenateOp::create(b, loc, packed, parts, uint64_t(0));
+    setSharding(cat, pendingOne);
+    auto reduced = AllReduceOp::create(b, loc, packed, first.getKindAttr(), cat,
+                                       first.getMeshAttr(), first.getAxes());
+    setSharding(reduced.getResult(), reducedOne);
+    std::vector<int> axes;
+    for (Attribute a : first.getAxes())
+      axes.push_back(mesh.axisIndex(cast<StringAttr>(a).getValue()));
+    int64_t group = core->product(axes);
+    int64_t bytes = n * std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+    reduced->setAttr("bytes_per_device", b.getI64IntegerAttr(2 * (group - 1) * bytes / group));
+    SmallVector<StringRef> reasons;
+    for (AllReduceOp ar : members)
+      if (auto r = ar->getAttrOfType<StringAttr>("reason"))
+        if (!llvm::is_contained(reasons, r.getValue()))
+          reasons.push_back(r.getValue());
+    reduced->setAttr("reason", b.getStringAttr("packed " + std::to_string(n) +
+                                               " pending scalars: " +
+                                               llvm::join(reasons, "; ")));
+    for (int64_t at = 0; at < n; ++at) {
+      AllReduceOp ar = members[at];
+      Value s = SliceOp::create(b, ar.getLoc(), one, reduced.getResult(), ArrayRef<int64_t>{at},
+                                ArrayRef<int64_t>{at + 1}, ArrayRef<int64_t>{1});
+      setSharding(s, reducedOne);
+      Value e = ReshapeOp::create(b, ar.getLoc(), ar.getType(), s);
+      setSharding(e, getSharding(ar.getResult()));
+      ar.getResult().replaceAllUsesWith(e);
+      ar.erase();
+    }
   }
 
   /// The planner's cost of moving `v` (with its sharding) to `target`, or

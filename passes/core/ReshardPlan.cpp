@@ -49,12 +49,6 @@ bool sameSet(Axes a, Axes b) {
   return a == b;
 }
 
-/// Whether blocks of a dim of `n` over `outer` devices split exactly into
-/// `inner` blocks each of the layout over outer·inner (see the header).
-bool nests(int64_t n, int64_t outer, int64_t inner) {
-  return shardSize(n, outer) == inner * shardSize(n, outer * inner);
-}
-
 struct Planner {
   const TensorSharding &to;
   const Mesh &mesh;
@@ -144,6 +138,15 @@ struct Planner {
     return s;
   }
 
+  /// Whether dim `d` of `whole`'s local block is exactly `n` of `split`'s:
+  /// reduce_scatter and all_to_all cut a local dim into n equal pieces (and
+  /// all_to_all concatenates n), which is only the target's local layout when
+  /// the ceil layout has no padding there. Uneven dims use gather and slice.
+  bool exactSplit(const TensorSharding &whole, const TensorSharding &split, int d,
+                  int64_t n) const {
+    return localShape(shape, whole, mesh)[d] == n * localShape(shape, split, mesh)[d];
+  }
+
   /// Every move from `cur` the search considers (see the header).
   std::vector<CollectiveStep> moves(const TensorSharding &cur) const {
     std::vector<CollectiveStep> out;
@@ -170,8 +173,9 @@ struct Planner {
       }
       for (size_t i = axes.size(); i < want.size() && has(reduce, want[i]); ++i) {
         pend.push_back(want[i]);
-        if (nests(shape[d], mesh.product(axes), mesh.product(pend)))
-          out.push_back(reduceScatter(cur, d, pend));
+        CollectiveStep s = reduceScatter(cur, d, pend);
+        if (exactSplit(cur, s.after, d, mesh.product(pend)))
+          out.push_back(std::move(s));
       }
     }
     for (int a = 0; a < rank; ++a)
@@ -181,13 +185,12 @@ struct Planner {
             continue;
           Axes grown = cur.dims[b].axes;
           grown.insert(grown.end(), cur.dims[a].axes.end() - k, cur.dims[a].axes.end());
-          Axes kept(cur.dims[a].axes.begin(), cur.dims[a].axes.end() - k),
-              moved(cur.dims[a].axes.end() - k, cur.dims[a].axes.end());
-          int64_t g = mesh.product(moved);
-          if (isPrefix(grown, to.dims[b].axes) &&
-              nests(shape[b], mesh.product(cur.dims[b].axes), g) &&
-              nests(shape[a], mesh.product(kept), g))
-            out.push_back(allToAll(cur, a, k, b));
+          if (!isPrefix(grown, to.dims[b].axes))
+            continue;
+          CollectiveStep s = allToAll(cur, a, k, b);
+          int64_t n = mesh.product(s.axes);
+          if (exactSplit(cur, s.after, b, n) && exactSplit(s.after, cur, a, n))
+            out.push_back(std::move(s));
         }
     if (cur.pending.empty() && to.pending.empty() && !reached(cur)) {
       bool sameBlocks = true;

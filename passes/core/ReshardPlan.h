@@ -35,20 +35,16 @@
 // path, so the chosen plan never moves more bytes than it; that is the
 // fallback when the search gives up (more than kMaxSearchStates layouts).
 //
-// Uneven shards (ceil layout, passes/core/Sharding.h). A reduce_scatter or
-// all_to_all that splits a dim already in blocks of ceil(n/k) into g parts
-// is exact only when the blocks nest, ceil(n/k) = g · ceil(n/(k·g)): then
-// each part is exactly the block of the finer layout, padding included. The
-// search offers these moves only where the blocks nest (on both dims of an
-// all_to_all); otherwise the gather/reduce + slice path is taken, which
-// global-to-local pads and crops. A permute moves whole blocks of equal size
-// and needs no such condition.
-//
 // Invariants of every plan: each step's `after` is a valid closed layout;
 // after the last step the layout equals the target's; a step names its
 // device groups through mesh axes only (a permute also lists its pairs: each
 // device is the target of exactly one pair, and source of exactly one);
 // pending axes are only ever removed, never added.
+//
+// Uneven dims (the ceil layout pads): reduce_scatter and all_to_all are only
+// used where the local dims they cut or join divide exactly, so every step's
+// local types are the padded local types of its layouts; elsewhere the plan
+// gathers and slices.
 //
 // The target may not be pending over an axis the source is not pending over
 // (a pending value cannot be made from a reduced one without a scale), nor be

@@ -751,3 +751,28 @@ TEST_CASE("property: plans on a 3-axis mesh reach the target, move the data righ
   CHECK(kinds[static_cast<int>(Kind::AllToAll)] > 0);
   CHECK(kinds[static_cast<int>(Kind::CollectivePermute)] > 0);
 }
+
+TEST_CASE("reshard: uneven dims gather and slice instead of cutting padded blocks",
+          "[reshard]") {
+  Mesh mesh{{"x"}, {2}};
+  // [5, 4] P("x", None) -> P(None, "x"): dim 0 pads to 2 x 3, so an all_to_all
+  // would make a [6, 2] block where the target's is [5, 2].
+  TensorSharding from = sharding({closedDim({0}), closedDim()});
+  TensorSharding to = sharding({closedDim(), closedDim({0})});
+  ReshardPlan plan = planReshard(from, to, mesh, {5, 4}, kF32);
+  REQUIRE(plan.error == "");
+  for (const CollectiveStep &s : plan.steps)
+    CHECK(s.kind != Kind::AllToAll);
+  checkInvariants(plan, from, to, mesh, {5, 4}, kF32);
+  // Divisible, the same reshard is one all_to_all.
+  ReshardPlan even = planReshard(from, to, mesh, {6, 4}, kF32);
+  REQUIRE(even.steps.size() == 1);
+  CHECK(even.steps[0].kind == Kind::AllToAll);
+  // A pending [5, 4] value scattered over dim 0 would pad: all_reduce + slice.
+  TensorSharding pending = sharding({closedDim(), closedDim()}, {0});
+  TensorSharding rows = sharding({closedDim({0}), closedDim()});
+  ReshardPlan rs = planReshard(pending, rows, mesh, {5, 4}, kF32);
+  for (const CollectiveStep &s : rs.steps)
+    CHECK(s.kind != Kind::ReduceScatter);
+  checkInvariants(rs, pending, rows, mesh, {5, 4}, kF32);
+}

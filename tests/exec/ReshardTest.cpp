@@ -117,7 +117,9 @@ std::vector<double> matmul(const F32Array &X, const F32Array &W) {
 /// the reference and with the 1-rank run; replicas must agree.
 void runEverywhere(const std::string &model, const std::vector<std::string> &meshes,
                    const std::vector<std::string> &inputNames, const Reference &reference,
-                   int64_t rows = kN, int64_t cols = kN) {
+                   int64_t rows = kN, int64_t cols = -1) {
+  if (cols < 0)
+    cols = rows; // square
   std::vector<Compiled> compiled;
   for (const std::string &m : meshes) {
     compiled.push_back(compile(model, m, "reshard.mlir"));
@@ -194,6 +196,60 @@ TEST_CASE("reshard: P(x, None) -> P(None, x) is one all_to_all on 1, 2, 4, 8 ran
     CHECK(r.bytesPerDevice == (n - 1) * (kN / n * kN * 4) / n);
     CHECK(r.reason == "garray.sharding_constraint");
   }
+}
+
+TEST_CASE("reshard: all_to_all and reduce_scatter on 3 and 6 ranks ([12, 12])",
+          "[exec][reshard]") {
+  auto resized = [](std::string text) {
+    for (size_t at; (at = text.find("8x8")) != std::string::npos;)
+      text.replace(at, 3, "12x12");
+    return text;
+  };
+  runEverywhere(resized(kAllToAll), {"x=1", "x=3", "x=6"}, {"X"}, [](const Inputs &in) {
+    return std::map<std::string, std::vector<double>>{
+        {"Y", map(in.at("X"), [](double x) { return std::tanh(std::exp(x)); })}};
+  }, 12);
+  runEverywhere(resized(kReduceScatter), {"x=1", "x=3", "x=6"}, {"X", "W"},
+                [](const Inputs &in) {
+                  return std::map<std::string, std::vector<double>>{
+                      {"h", matmul(in.at("X"), in.at("W"))}};
+                },
+                12);
+  for (const char *mesh : {"x=3", "x=6"}) {
+    INFO(mesh);
+    CHECK(kinds(compile(resized(kAllToAll), mesh, "a2a12.mlir")) ==
+          std::vector<std::string>{"all_to_all"});
+    CHECK(kinds(compile(resized(kReduceScatter), mesh, "rs12.mlir")) ==
+          std::vector<std::string>{"reduce_scatter"});
+  }
+}
+
+TEST_CASE("reshard: uneven dims ([10, 10] on 2x2 and 2x4): permutes of padded blocks, "
+          "all_to_all only where the blocks divide exactly",
+          "[exec][reshard][uneven]") {
+  std::string text = kMultiAxis;
+  for (size_t at; (at = text.find("8x8")) != std::string::npos;)
+    text.replace(at, 3, "10x10");
+  runEverywhere(text, {"x=1,y=1", "x=2,y=2", "x=2,y=4", "x=4,y=2"}, {"X"},
+                [](const Inputs &in) {
+                  return std::map<std::string, std::vector<double>>{
+                      {"Y", map(in.at("X"), [](double x) { return std::tanh(std::exp(x)); })},
+                      {"Z", map(in.at("X"), [](double x) { return -std::exp(x); })}};
+                },
+                10);
+  Compiled c = compile(text, "x=2,y=2", "uneven.mlir");
+  INFO(c.diagnostics);
+  REQUIRE(c.ok);
+  std::vector<std::string> k = kinds(c);
+  CHECK(count(k, "collective_permute") == 1); // 10 rows in 4 blocks of 3 both ways
+  // dim 0 -> dim 1 over both axes would cut 4 x 3 padded rows into 10:
+  // instead gather "y" (blocks 3 -> 5), all_to_all "x" (5 x 2 = 10 exactly),
+  // slice "y".
+  CHECK(k == std::vector<std::string>{"collective_permute", "all_gather", "all_to_all",
+                                      "all_slice"});
+  for (const shardc::CollectiveRecord &r : c.signature.collectives)
+    if (r.kind == "all_to_all")
+      CHECK(r.localInType == "tensor<5x10xf32>");
 }
 
 TEST_CASE("reshard: one dim over two axes, in both orders, on 2x2, 2x4 and 4x2 meshes",
@@ -355,4 +411,65 @@ TEST_CASE("reshard: uneven shapes, where blocks do not nest, stay exact", "[exec
   for (int64_t n : {5, 7})
     runEverywhere(resized(kReduceScatter, n, n), {"x=1", "x=2", "x=3", "x=4"}, {"X", "W"}, dot,
                   n, n);
+}
+
+namespace {
+// Two pending scalar sums that one op needs whole (max is not linear): one
+// all_reduce of both, packed, instead of two.
+const char *kPackedScalars = R"(garray.mesh @mesh ["x" = 2]
+func.func @main(%X: tensor<8x8xf32> {garray.name = "X", garray.sharding = #garray.sharding<@mesh, P("x", None)>},
+                %M: tensor<8x8xf32> {garray.name = "M", garray.sharding = #garray.sharding<@mesh, P("x", None)>})
+    -> (tensor<f32> {garray.name = "m"}) {
+  %xm = garray.mul %X, %M : tensor<8x8xf32>
+  %s = garray.reduce <sum> %xm, dims = [0, 1] : (tensor<8x8xf32>) -> tensor<f32>
+  %c = garray.reduce <sum> %M, dims = [0, 1] : (tensor<8x8xf32>) -> tensor<f32>
+  %m = garray.max %s, %c : tensor<f32>
+  return %m : tensor<f32>
+}
+)";
+} // namespace
+
+TEST_CASE("pending scalars meeting at one op share one all_reduce, on 1, 2, 4, 8 ranks",
+          "[exec][reshard][pack]") {
+  std::vector<Compiled> compiled;
+  for (int64_t n : {1, 2, 4, 8}) {
+    compiled.push_back(compile(kPackedScalars, "x=" + std::to_string(n), "packed.mlir"));
+    INFO(n << " ranks\n" << compiled.back().diagnostics);
+    REQUIRE(compiled.back().ok);
+    if (n > 1) {
+      REQUIRE(kinds(compiled.back()) == std::vector<std::string>{"all_reduce"});
+      const shardc::CollectiveRecord &r = compiled.back().signature.collectives[0];
+      CHECK(r.valueType == "tensor<2xf32>");
+      CHECK(r.bytesPerDevice == 2 * (n - 1) * 8 / n);
+    }
+  }
+  for (uint32_t seed : {3u, 4u, 5u}) {
+    Rng rng(seed);
+    Inputs in{{"X", rng.array({kN, kN}, -1.0f, 1.0f)}, {"M", rng.array({kN, kN}, 0.0f, 1.0f)}};
+    // A sum of the mask that sometimes exceeds the masked sum and sometimes
+    // not, so both halves of the packed result are read.
+    double s = 0, c = 0;
+    for (int64_t i = 0; i < kN * kN; ++i) {
+      s += double(in["X"].at(i)) * in["M"].at(i);
+      c += in["M"].at(i);
+    }
+    for (size_t i = 0; i < compiled.size(); ++i) {
+      INFO("mesh " << i << ", seed " << seed);
+      RunOutcome r = run(compiled[i], in);
+      REQUIRE(r.error == "");
+      CHECK(mismatch("m", r.outputs.at("m"), {}, {std::max(s, c)}, {1e-5, 1e-5}) == "");
+    }
+    // And with the masked sum larger: scale X up.
+    for (float &x : in["X"].values)
+      x = std::abs(x) * 64;
+    double s2 = 0;
+    for (int64_t i = 0; i < kN * kN; ++i)
+      s2 += double(in["X"].at(i)) * in["M"].at(i);
+    REQUIRE(s2 > c);
+    for (size_t i = 0; i < compiled.size(); ++i) {
+      RunOutcome r = run(compiled[i], in);
+      REQUIRE(r.error == "");
+      CHECK(mismatch("m", r.outputs.at("m"), {}, {s2}, {1e-5, 1e-4}) == "");
+    }
+  }
 }

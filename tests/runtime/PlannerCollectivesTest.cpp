@@ -346,3 +346,35 @@ TEST_CASE("the symbol table lists the planner collectives") {
       CHECK(s->address == reinterpret_cast<void *>(&shardrt_collective_permute));
   }
 }
+
+TEST_CASE("planner collectives time out after SHARDRT_TIMEOUT_S") {
+  setenv("SHARDRT_TIMEOUT_S", "0.2", 1);
+  const std::vector<int64_t> shift = {0, 1, 1, 2, 2, 3, 3, 0}, world = {0, 1, 2, 3};
+  for (int which = 0; which < 2; ++which) {
+    std::vector<int32_t> status(4, -1);
+    auto start = std::chrono::steady_clock::now();
+    shardrt_status s = runWorld(4, [&](shardrt_comm *comm) {
+      int32_t r = shardrt_comm_rank(comm);
+      if (r == 3) { // alive but late: only the timeout can tell
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        return 0;
+      }
+      float in[4] = {1, 2, 3, 4}, out[4];
+      status[r] = which == 0
+                      ? shardrt_collective_permute(in, out, 4, SHARDRT_F32, shift.data(), 4)
+                      : shardrt_all_to_all(in, out, 1, 1, 1, 1, SHARDRT_F32, world.data(), 1, 4);
+      return status[r];
+    });
+    double elapsed = elapsedSeconds(start);
+    CHECK(elapsed >= 0.2);
+    CHECK(elapsed < 10);
+    CHECK(s == SHARDRT_ERR_ABORTED);
+    CHECK_THAT(shardrt_last_error(),
+               Contains(std::string("collective ") +
+                        (which == 0 ? "collective_permute" : "all_to_all") +
+                        " over group [0,1,2,3] timed out after 0.2 s waiting for ranks 3"));
+    for (int r = 0; r < 3; ++r)
+      CHECK(status[r] == SHARDRT_ERR_ABORTED);
+  }
+  unsetenv("SHARDRT_TIMEOUT_S");
+}

@@ -190,3 +190,52 @@ func.func @unsized_mesh(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<
   %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P()>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Pending scalars reduced for one op share one all_reduce of their
+// concatenation (2 (n-1)/n * 8 bytes, n = 2), sliced back for the op.
+// CHECK-LABEL: func.func @packed_scalars
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<f32> {{.*}}, %[[B:[^:]+]]: tensor<f32>
+// CHECK: %[[RA:.*]] = garray.reshape %[[A]] {{.*}}unreduced = sum("data")>} : (tensor<f32>) -> tensor<1xf32>
+// CHECK: %[[RB:.*]] = garray.reshape %[[B]] {{.*}} : (tensor<f32>) -> tensor<1xf32>
+// CHECK: %[[C:.*]] = garray.concatenate %[[RA]], %[[RB]], dim = 0 {{.*}} -> tensor<2xf32>
+// CHECK: %[[R:.*]] = garray.all_reduce <sum> %[[C]] on @mesh ["data"] {bytes_per_device = 8 : i64, {{.*}}reason = "packed 2 pending scalars: a; b"} : tensor<2xf32>
+// CHECK-NOT: garray.all_reduce
+// CHECK: %[[S0:.*]] = garray.slice %[[R]], start = [0], limit = [1], strides = [1]
+// CHECK: %[[E0:.*]] = garray.reshape %[[S0]] {{.*}} -> tensor<f32>
+// CHECK: %[[S1:.*]] = garray.slice %[[R]], start = [1], limit = [2], strides = [1]
+// CHECK: %[[E1:.*]] = garray.reshape %[[S1]] {{.*}} -> tensor<f32>
+// CHECK: garray.max %[[E0]], %[[E1]]
+func.func @packed_scalars(%a: tensor<f32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("data")>},
+                          %b: tensor<f32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("data")>}) -> tensor<f32> {
+  %0 = garray.reshard %a : tensor<f32> to #garray.sharding<@mesh, P()> {reason = "a"}
+  %1 = garray.reshard %b : tensor<f32> to #garray.sharding<@mesh, P()> {reason = "b"}
+  %2 = garray.max %0, %1 {garray.sharding = #garray.sharding<@mesh, P()>} : tensor<f32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Not packed: different axes, or a scalar that an earlier op already reads.
+// CHECK-LABEL: func.func @not_packed
+// CHECK-NOT: garray.concatenate
+// CHECK: garray.all_reduce <sum> %{{.*}} on @mesh ["data"]
+// CHECK: garray.all_reduce <sum> %{{.*}} on @mesh ["model"]
+// CHECK: garray.all_reduce <sum> %{{.*}} on @mesh ["data"]
+// CHECK-NOT: garray.concatenate
+func.func @not_packed(%a: tensor<f32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("data")>},
+                      %b: tensor<f32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("model")>},
+                      %c: tensor<f32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("data")>}) -> (tensor<f32>, tensor<f32>) {
+  %0 = garray.reshard %a : tensor<f32> to #garray.sharding<@mesh, P()>
+  %1 = garray.reshard %b : tensor<f32> to #garray.sharding<@mesh, P()>
+  %2 = garray.max %0, %1 {garray.sharding = #garray.sharding<@mesh, P()>} : tensor<f32>
+  %3 = garray.reshard %c : tensor<f32> to #garray.sharding<@mesh, P()>
+  %4 = garray.exp %0 {garray.sharding = #garray.sharding<@mesh, P()>} : tensor<f32>
+  %5 = garray.max %4, %3 {garray.sharding = #garray.sharding<@mesh, P()>} : tensor<f32>
+  return %2, %5 : tensor<f32>, tensor<f32>
+}

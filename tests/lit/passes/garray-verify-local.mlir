@@ -74,3 +74,45 @@ func.func @op_sharding(%x: tensor<2xf32>) -> tensor<2xf32> {
 func.func @argument_sharding(%x: tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P()>}) -> tensor<2xf32> {
   return %x : tensor<2xf32>
 }
+
+// -----
+
+// The planner's comm collectives are local; their garray counterparts are not.
+// CHECK-LABEL: func.func @planner_local
+// CHECK: comm.reduce_scatter
+// CHECK: comm.all_to_all
+// CHECK: comm.collective_permute
+func.func @planner_local(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = comm.reduce_scatter <sum> %x, dim = 0 groups = [[0, 1]] : tensor<4x4xf32> -> tensor<2x4xf32>
+  %1 = comm.all_to_all %0, split_dim = 1, concat_dim = 0 groups = [[0, 1]] : tensor<2x4xf32> -> tensor<4x2xf32>
+  %2 = comm.collective_permute %1 pairs = [[0, 1], [1, 0]] : tensor<4x2xf32> -> tensor<4x2xf32>
+  %3 = comm.all_gather %2, dim = 1 groups = [[0, 1]] : tensor<4x2xf32> -> tensor<4x4xf32>
+  return %3 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @global_all_to_all(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{verify-local: 'garray.all_to_all' belongs to the global program and survived global-to-local}}
+  %0 = garray.all_to_all %x, split_dim = 1, concat_dim = 0 on @mesh ["x"] : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+garray.mesh @mesh ["x" = 2]
+
+// -----
+
+func.func @global_reduce_scatter(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{verify-local: 'garray.reduce_scatter' belongs to the global program and survived global-to-local}}
+  %0 = garray.reduce_scatter <sum> %x, dim = 0 on @mesh ["x"] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+garray.mesh @mesh ["x" = 2]
+
+// -----
+
+func.func @global_permute(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{verify-local: 'garray.collective_permute' belongs to the global program and survived global-to-local}}
+  %0 = garray.collective_permute %x on @mesh ["x"] pairs = [0, 1, 1, 0] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+garray.mesh @mesh ["x" = 2]
