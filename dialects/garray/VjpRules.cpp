@@ -103,8 +103,10 @@ LogicalResult vjp(AddOp, Adj &, Value g, Grads &out) {
   out[0] = out[1] = g;
   return success();
 }
-// clamp(lo, x, hi), as JAX: x where lo < x < hi; lo where lo > x and lo < hi;
-// hi where hi < x.
+// clamp(lo, x, hi) = min(max(x, lo), hi): x gets g where lo < x < hi, lo
+// where lo > x and lo < hi, hi where hi < max(x, lo). That is JAX's rule,
+// except where lo > hi: the result is hi there, so hi gets g (JAX's `hi < x`
+// gives it to nobody when x < hi < lo).
 LogicalResult vjp(ClampOp op, Adj &a, Value g, Grads &out) {
   Value lo = op.getLo(), x = op.getOperand(), hi = op.getHi();
   using D = ComparisonDirection;
@@ -112,7 +114,7 @@ LogicalResult vjp(ClampOp op, Adj &a, Value g, Grads &out) {
   out[1] = a.mask(inside, g);
   Value loWins = AndOp::create(a.b, a.loc, a.compare(D::gt, lo, x), a.compare(D::lt, lo, hi));
   out[0] = a.mask(loWins, g);
-  out[2] = a.mask(a.compare(D::lt, hi, x), g);
+  out[2] = a.mask(a.compare(D::lt, hi, MaxOp::create(a.b, a.loc, x, lo)), g);
   return success();
 }
 LogicalResult vjp(ConvertOp op, Adj &a, Value g, Grads &out) {
