@@ -135,7 +135,7 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
       int64_t n = 0;
       if (llvm::StringRef(*v).getAsInteger(10, n) || n < 1) {
         status = usageError("--steps " + *v + ": expected a positive number of steps");
-        break;
+        return std::nullopt;
       }
       a.steps = n;
     } else if (flagIs("--out")) {
