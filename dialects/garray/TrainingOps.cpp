@@ -93,8 +93,8 @@ LogicalResult AdamUpdateOp::verify() {
   auto t = cast<RankedTensorType>(getT().getType());
   Type elem = cast<RankedTensorType>(getParam().getType()).getElementType();
   if (t.getRank() != 0 || t.getElementType() != elem)
-    return emitOpError("adam_update_c2: the step count `t` must be a tensor<")
-           << elem << ">, not " << t;
+    return emitOpError("adam_update_c2: the step count `t` must be a ")
+           << RankedTensorType::get({}, elem) << ", not " << t;
   return success();
 }
 
