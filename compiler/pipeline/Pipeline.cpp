@@ -359,6 +359,10 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   // objective), and optimizer updates become plain garray ops, so every
   // later phase sees one ordinary global program.
   if (failed(run(module, [&](OpPassManager &pm) {
+        // Composites first (a mean is a sum and a division by its global
+        // count), so adjoints reuse the forward pass's sums instead of
+        // recomputing them, and each is reduced across devices once.
+        pm.addNestedPass<func::FuncOp>(createGArrayDecompose());
         pm.addPass(createGArrayAutodiff());
         pm.addNestedPass<func::FuncOp>(createGArrayExpandOptimizers());
         if (!options.meshSizes.empty()) {

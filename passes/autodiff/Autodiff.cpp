@@ -14,7 +14,10 @@
 //     gradients per argument;
 //   - a value used several times gets the sum of its uses' cotangents;
 //   - an active op without VjpOpInterface is an error naming it, never a
-//     silently zero gradient.
+//     silently zero gradient;
+//   - the differentiated function is then cleaned (dead cotangents erased,
+//     common subexpressions merged), so a global sum the forward pass and an
+//     adjoint both compute is computed, and reduced across devices, once.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
@@ -22,7 +25,10 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace shardc {
@@ -160,6 +166,17 @@ struct GArrayAutodiff : shardc::impl::GArrayAutodiffBase<GArrayAutodiff> {
     // need are dropped here.
     for (Block *block : blocks)
       eraseDeadOps(*block);
+    // Adjoints recompute what the forward pass already has (a weighted
+    // mean's sum of weights, a max's broadcast result): merge the copies so
+    // the partitioner reduces each global sum once, not once per copy.
+    llvm::SetVector<Operation *> funcs;
+    for (Block *block : blocks)
+      funcs.insert(block->getParentOp());
+    IRRewriter rewriter(&getContext());
+    for (Operation *f : funcs) {
+      DominanceInfo dom(f);
+      eliminateCommonSubExpressions(rewriter, dom, f);
+    }
     // A loss function only differentiated is not part of the program any
     // more (it would otherwise be propagated and compiled on its own).
     for (func::FuncOp f : callees)

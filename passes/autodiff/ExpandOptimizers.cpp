@@ -59,17 +59,34 @@ struct Emit {
   }
 };
 
+/// The gradient as the update reads it: pinned to the layout of the state it
+/// updates (`state`, e.g. Adam's first moment, else the parameter) when that
+/// is a declared placement. A gradient over a sharded batch is a pending sum;
+/// the optimizer uses it several times and non-linearly (mu, g^2), and
+/// without the pin each use would reduce its own derived copy. With it the
+/// sum is reduced exactly once, straight into the state's layout (a
+/// reduce-scatter where the moments are sharded ZeRO-style, when the
+/// planner has one).
+Value pinGradient(OpBuilder &b, Location loc, Value grad, Value state) {
+  ShardingAttr s = getSharding(state);
+  if (!s || !isa<BlockArgument>(state))
+    return grad;
+  return ShardingConstraintOp::create(b, loc, grad.getType(), grad, s);
+}
+
 void expand(SgdUpdateOp op) {
   OpBuilder b(op);
   Emit e{b, op.getLoc()};
-  op.replaceAllUsesWith(e.sub(op.getParam(), e.scale(op.getGrad(), op.getLr().convertToDouble())));
+  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
+  op.replaceAllUsesWith(e.sub(op.getParam(), e.scale(g, op.getLr().convertToDouble())));
   op.erase();
 }
 
 void expand(MomentumUpdateOp op) {
   OpBuilder b(op);
   Emit e{b, op.getLoc()};
-  Value v = e.add(e.scale(op.getVelocity(), op.getMomentum().convertToDouble()), op.getGrad());
+  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getVelocity());
+  Value v = e.add(e.scale(op.getVelocity(), op.getMomentum().convertToDouble()), g);
   Value w = e.sub(op.getParam(), e.scale(v, op.getLr().convertToDouble()));
   op.replaceAllUsesWith(ValueRange{w, v});
   op.erase();
@@ -82,7 +99,7 @@ void expand(AdamUpdateOp op) {
   Emit e{b, op.getLoc()};
   double b1 = op.getBeta1().convertToDouble(), b2 = op.getBeta2().convertToDouble();
   Type type = op.getParam().getType(), scalar = op.getT().getType();
-  Value g = op.getGrad();
+  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
   Value mu = e.add(e.scale(op.getMu(), b1), e.scale(g, 1.0 - b1));
   Value nu = e.add(e.scale(op.getNu(), b2), e.scale(e.mul(g, g), 1.0 - b2));
   auto correction = [&](double beta) {

@@ -285,6 +285,71 @@ TEST_CASE("mlp_train.mlir (Adam): 3-step trajectory equal on 1x1, 2x1, 1x2, 2x2,
   CHECK(runs[2].outputs.at("loss").values.at(0) < runs[0].outputs.at("loss").values.at(0));
 }
 
+TEST_CASE("mlp_train.mlir: one all-reduce per weight gradient, none doubled",
+          "[exec][training][mlp][collectives]") {
+  Compiled c = compileFile(runfile("samples/mlp_train.mlir"), "data=2,model=2");
+  INFO(c.diagnostics);
+  REQUIRE(c.ok);
+  // Forward: the logits' pending sum over "model"; the loss: the valid count
+  // and the numerator over "data"; backward: one per weight gradient.
+  std::map<std::string, int> reduces;
+  int total = 0;
+  for (const shardc::CollectiveRecord &r : c.signature.collectives) {
+    INFO(r.kind << " " << r.valueType << " at " << r.location);
+    CHECK(r.kind == "all_reduce");
+    ++reduces[r.valueType];
+    ++total;
+  }
+  CHECK(total == 7);
+  CHECK(reduces["tensor<16x32xf32>"] == 1); // dW1
+  CHECK(reduces["tensor<32xf32>"] == 1);    // db1
+  CHECK(reduces["tensor<32x4xf32>"] == 1);  // dW2
+  CHECK(reduces["tensor<4xf32>"] == 1);     // db2
+  CHECK(reduces["tensor<8x4xf32>"] == 1);   // logits over "model"
+  CHECK(reduces["tensor<f32>"] == 2);       // valid count, loss numerator
+}
+
+TEST_CASE("mlp_train.mlir with Adam moments sharded over \"data\" too (ZeRO-1 layout)",
+          "[exec][training][mlp][zero]") {
+  std::string error, text = readFile(runfile("samples/mlp_train.mlir"), error);
+  REQUIRE(error == "");
+  // mu/nu of W1: P(None, "model") -> P("data", "model").
+  for (const char *m : {"mu_W1", "nu_W1"}) {
+    std::string from = std::string("{garray.name = \"") + m +
+                       "\", garray.sharding = #garray.sharding<@mesh, P(None, \"model\")>}";
+    size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(),
+                 std::string("{garray.name = \"") + m +
+                     "\", garray.sharding = #garray.sharding<@mesh, P(\"data\", \"model\")>}");
+  }
+  TypedInputs in = mlpInputs();
+  Compiled one = compile(text, "data=1,model=1", "zero.mlir");
+  Compiled c = compile(text, "data=2,model=2", "zero.mlir");
+  INFO(c.diagnostics);
+  REQUIRE(one.ok);
+  REQUIRE(c.ok);
+  // The moments' inputs are split over "data" (half of each per device).
+  for (const shardc::TensorSignature &t : c.signature.inputs)
+    if (t.name == "mu_W1" || t.name == "nu_W1")
+      CHECK(t.localShape == std::vector<int64_t>{8, 16});
+  // No reduce-scatter in the planner yet: the gradient is all-reduced once
+  // and sliced (all_slice, no bytes) into the moments' layout.
+  int gathers = 0, w1Reduces = 0;
+  for (const shardc::CollectiveRecord &r : c.signature.collectives) {
+    gathers += r.kind == "all_gather";
+    w1Reduces += r.kind == "all_reduce" && r.valueType == "tensor<16x32xf32>";
+  }
+  CHECK(gathers == 0);
+  CHECK(w1Reduces == 1);
+  std::vector<TypedRunOutcome> base = runSteps(one, in, 3), runs = runSteps(c, in, 3);
+  for (int s = 0; s < 3; ++s)
+    for (const auto &[name, a] : base[s].outputs) {
+      INFO("step " << s + 1 << " vs data=1,model=1");
+      CHECK(mismatchTyped(name, runs[s].outputs.at(name), a, {1e-4, 1e-5}) == "");
+    }
+}
+
 TEST_CASE("mlp_train.mlir: masked loss with very unequal valid counts per data shard",
           "[exec][training][mlp][masked]") {
   TypedInputs in = mlpInputs();
