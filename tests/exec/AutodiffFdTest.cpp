@@ -15,6 +15,14 @@
 //===----------------------------------------------------------------------===//
 #include "tests/exec/ExecHarness.h"
 
+#include "compiler/pipeline/Pipeline.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -41,9 +49,30 @@ struct OpCase {
   /// Split the first argument's dim 0 over "data" in the 2-rank build.
   bool shardFirst = true;
   double tol = 1e-6;
-  /// Arguments that are integers (constants in the body are preferred, so
-  /// every argument here is a differentiable f64).
+  /// Differentiate with garray-autodiff alone, before the pipeline's
+  /// garray-decompose: the adjoints of composites (mean) themselves, which
+  /// the pipeline otherwise never reaches (it decomposes first).
+  bool beforeDecompose = false;
 };
+
+/// `text` after garray-autodiff only, printed back.
+std::string autodiffOnly(const std::string &text) {
+  mlir::DialectRegistry registry;
+  shardc::registerCompilerDialects(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
+  if (!module)
+    return "";
+  mlir::PassManager pm(&ctx);
+  pm.addPass(shardc::createGArrayAutodiff());
+  if (mlir::failed(pm.run(*module)))
+    return "";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  module->print(os);
+  return out;
+}
 
 std::string tensorType(const std::vector<int64_t> &shape, const std::string &elem = "f64") {
   std::string s = "tensor<";
@@ -154,6 +183,14 @@ double lossOf(const Compiled &c, const std::map<std::string, TypedArray> &in) {
 void checkCase(const OpCase &c) {
   INFO(c.what);
   std::string one = modelText(c, false), two = modelText(c, true);
+  if (c.beforeDecompose) {
+    one = autodiffOnly(one);
+    two = autodiffOnly(two);
+    // Differentiated with the mean still whole: its own adjoint was used.
+    REQUIRE(one.find("garray.mean") != std::string::npos);
+    REQUIRE(one.find("value_and_grad") == std::string::npos);
+    REQUIRE(two.find("value_and_grad") == std::string::npos);
+  }
   Compiled c1 = compile(one, "data=1", c.what + ".mlir");
   INFO(one << "\n" << c1.diagnostics);
   REQUIRE(c1.ok);
@@ -313,6 +350,23 @@ TEST_CASE("adjoints of dot_general, reductions, mean, gather, scatter_add",
   };
   for (const OpCase &c : cases)
     checkCase(c);
+}
+
+TEST_CASE("adjoints of mean and weighted mean themselves (before garray-decompose)",
+          "[exec][autodiff][fd]") {
+  std::vector<OpCase> cases = {
+      {"mean (its own adjoint)", {{"a", k43}},
+       "  %r = garray.mean %a, dims = [0] : (tensor<4x3xf64>) -> tensor<3xf64>", {3}},
+      {"mean keepdims (its own adjoint)", {{"a", k43}},
+       "  %r = garray.mean %a, dims = [1] keepdims : (tensor<4x3xf64>) -> tensor<4x1xf64>", {4, 1}},
+      {"weighted mean (its own adjoint)", {{"a", k43}, {"w", k43, 0.25, 2.0}},
+       "  %r = garray.mean %a, dims = [0] weights %w : (tensor<4x3xf64>, tensor<4x3xf64>) -> tensor<3xf64>",
+       {3}},
+  };
+  for (OpCase &c : cases) {
+    c.beforeDecompose = true;
+    checkCase(c);
+  }
 }
 
 TEST_CASE("a value used twice gets the sum of both uses' cotangents; chains of ops",
