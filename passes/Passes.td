@@ -44,6 +44,9 @@ def GArrayExpandOptimizers : Pass<"garray-expand-optimizers", "::mlir::func::Fun
     become elementwise garray ops and, for the clipping norm, global sum
     reductions, before propagation (so a moment may be sharded like any
     value, and a norm over sharded gradients is a pending sum reduced once).
+    An update reads its gradient through a `sharding_constraint` to the
+    parameter's declared placement, so a pending gradient is reduced once
+    for all of the update's uses.
 
     ```mlir
     %w1 = garray.sgd_update %w, %g {lr = 0.1 : f64} : tensor<2xf32>

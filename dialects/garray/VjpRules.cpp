@@ -313,8 +313,7 @@ LogicalResult vjp(TransposeOp op, Adj &a, Value g, Grads &out) {
 // transpose puts back in x's order.
 static Value dotOperandGrad(Adj &a, Value g, Value x, Value other, ArrayRef<int64_t> xBatch,
                             ArrayRef<int64_t> xContract, ArrayRef<int64_t> otherBatch,
-                            ArrayRef<int64_t> otherContract, int64_t gOtherFreeStart,
-                            int64_t gXFreeStart) {
+                            ArrayRef<int64_t> otherContract, int64_t gOtherFreeStart) {
   RankedTensorType xt = a.typeOf(x), ot = a.typeOf(other);
   int64_t nb = xBatch.size();
   SmallVector<int64_t> gBatch = llvm::to_vector(llvm::seq<int64_t>(0, nb));
@@ -344,7 +343,6 @@ static Value dotOperandGrad(Adj &a, Value g, Value x, Value other, ArrayRef<int6
     xDimOf.push_back(xd);
     shape.push_back(xt.getDimSize(xd));
   }
-  (void)gXFreeStart;
   Value prod = DotGeneralOp::create(a.b, a.loc, RankedTensorType::get(shape, xt.getElementType()),
                                     g, other, a.b.getDenseI64ArrayAttr(gBatch),
                                     a.b.getDenseI64ArrayAttr(otherBatch),
@@ -365,12 +363,11 @@ LogicalResult vjp(DotGeneralOp op, Adj &a, Value g, Grads &out) {
   // g's dims: [batch, lhs free, rhs free].
   out[0] = dotOperandGrad(a, g, op.getLhs(), op.getRhs(), op.getLhsBatch(),
                           op.getLhsContracting(), op.getRhsBatch(), op.getRhsContracting(),
-                          nb + lhsFree, nb);
-  // For rhs, g's dims from lhs are the lhs free ones, which come first; the
-  // product is built with g as its first operand either way.
-  out[1] = dotOperandGrad(a, g, op.getRhs(), op.getLhs(), op.getRhsBatch(),
-                          op.getRhsContracting(), op.getLhsBatch(), op.getLhsContracting(), nb,
                           nb + lhsFree);
+  // For rhs, g's dims from lhs are the lhs free ones, right after the batch
+  // dims; the product has g as its first operand either way.
+  out[1] = dotOperandGrad(a, g, op.getRhs(), op.getLhs(), op.getRhsBatch(),
+                          op.getRhsContracting(), op.getLhsBatch(), op.getLhsContracting(), nb);
   return success();
 }
 

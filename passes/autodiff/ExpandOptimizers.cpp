@@ -59,17 +59,17 @@ struct Emit {
   }
 };
 
-/// The gradient as the update reads it: pinned to the layout of the state it
-/// updates (`state`, e.g. Adam's first moment, else the parameter) when that
-/// is a declared placement. A gradient over a sharded batch is a pending sum;
-/// the optimizer uses it several times and non-linearly (mu, g^2), and
-/// without the pin each use would reduce its own derived copy. With it the
-/// sum is reduced exactly once, straight into the state's layout (a
-/// reduce-scatter where the moments are sharded ZeRO-style, when the
-/// planner has one).
-Value pinGradient(OpBuilder &b, Location loc, Value grad, Value state) {
-  ShardingAttr s = getSharding(state);
-  if (!s || !isa<BlockArgument>(state))
+/// The gradient as the update reads it: pinned to its parameter's declared
+/// layout (when the parameter is an argument with a placement). A gradient
+/// over a sharded batch is a pending sum that the update uses several times
+/// and non-linearly (mu, g^2); without the pin insert-reshards would reduce
+/// a derived copy at each such use. With it the sum is reduced exactly once.
+/// Moments sharded differently (ZeRO-1) are then reached by a free slice;
+/// pinning to the moments' layout instead made propagation shard the
+/// gradient's dot and gather the batch (docs/decisions.md).
+Value pinGradient(OpBuilder &b, Location loc, Value grad, Value param) {
+  ShardingAttr s = getSharding(param);
+  if (!s || !isa<BlockArgument>(param))
     return grad;
   return ShardingConstraintOp::create(b, loc, grad.getType(), grad, s);
 }
@@ -85,7 +85,7 @@ void expand(SgdUpdateOp op) {
 void expand(MomentumUpdateOp op) {
   OpBuilder b(op);
   Emit e{b, op.getLoc()};
-  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getVelocity());
+  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
   Value v = e.add(e.scale(op.getVelocity(), op.getMomentum().convertToDouble()), g);
   Value w = e.sub(op.getParam(), e.scale(v, op.getLr().convertToDouble()));
   op.replaceAllUsesWith(ValueRange{w, v});
