@@ -31,6 +31,14 @@ if expect_ok steps1 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 1; then
   check steps1 "prints w = [0.525, 0.075]" contains "$TMP/steps1.out" "w = [0.525, 0.075]"
 fi
 
+# A compiled directory runs steps too.
+if expect_ok compile_lr -- compile "$LR" --mesh data=2 -o "$TMP/lr_out" --quiet; then
+  if expect_ok steps_compiled_dir -- run "$TMP/lr_out" "${SEED_IN[@]}" --steps 3; then
+    check steps_compiled_dir "step 3 loss" contains "$TMP/steps_compiled_dir.out" \
+      "step 3: loss = 1.80017"
+  fi
+fi
+
 # The gradient of the replicated w over the sharded batch: one all-reduce for
 # it and one for the loss, nothing else.
 if expect_ok lr_report -- report "$LR" --mesh data=4; then
