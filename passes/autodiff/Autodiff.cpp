@@ -127,9 +127,6 @@ LogicalResult expand(ValueAndGradOp vg, SymbolTableCollection &symbols) {
   }
   vg.replaceAllUsesWith(results);
   vg.erase();
-
-  for (auto [op, copy] : llvm::reverse(tape))
-    (void)op, (void)copy;
   return success();
 }
 

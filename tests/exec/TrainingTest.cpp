@@ -446,15 +446,16 @@ TEST_CASE("mlp_train.mlir: permuting the examples leaves the trajectory unchange
 // Optimizer ops
 //===----------------------------------------------------------------------===//
 
-TEST_CASE("momentum, AdamW and global-norm clipping on sharded parameters vs double reference",
+TEST_CASE("momentum, AdamW and global-norm clipping on sharded parameters vs double reference "
+          "(1-D and 2-D meshes)",
           "[exec][training][optimizers]") {
   const char *text = R"(
-garray.mesh @mesh ["data" = 4]
+garray.mesh @mesh ["data" = 4, "model" = 1]
 func.func @main(
     %p: tensor<8xf32> {garray.name = "p", garray.sharding = #garray.sharding<@mesh, P("data")>},
     %q: tensor<2x4xf32> {garray.name = "q"},
     %gp: tensor<8xf32> {garray.name = "gp", garray.sharding = #garray.sharding<@mesh, P("data")>},
-    %gq: tensor<2x4xf32> {garray.name = "gq"},
+    %gq: tensor<2x4xf32> {garray.name = "gq", garray.sharding = #garray.sharding<@mesh, P(None, "model")>},
     %m: tensor<8xf32> {garray.name = "m"},
     %v: tensor<8xf32> {garray.name = "v", garray.sharding = #garray.sharding<@mesh, P("data")>},
     %t: tensor<f32> {garray.name = "t"})
@@ -514,7 +515,10 @@ func.func @main(
     double mhat = am.back() / (1 - std::pow(0.8, t)), vhat = av.back() / (1 - std::pow(0.99, t));
     ap.push_back(p - 0.01 * (mhat / (std::sqrt(vhat) + 1e-6) + 0.1 * p));
   }
-  for (const char *mesh : {"data=1", "data=2", "data=4", "data=8"}) {
+  // The clipping norm covers every shard of both gradients: gp split over
+  // "data", gq over "model".
+  for (const char *mesh : {"data=1,model=1", "data=2,model=1", "data=4,model=2",
+                           "data=8,model=4", "data=2,model=2"}) {
     INFO("--mesh " << mesh);
     Compiled c = compile(text, mesh, "optimizers.mlir");
     INFO(c.diagnostics);
