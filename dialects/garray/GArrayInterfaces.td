@@ -59,7 +59,7 @@ def GArray_VjpOpInterface : OpInterface<"VjpOpInterface"> {
         a value of the operand's type, or null where the operand receives
         nothing (integer operands, constants of the rule, or a zero
         derivative). Fails, with an error on the op, when the op's
-        attributes make it non-differentiable here (e.g. a strided slice).
+        attributes make it non-differentiable here (e.g. `reduce <prod>`).
       }],
       "::llvm::LogicalResult", "buildVjp",
       (ins "::mlir::OpBuilder &":$b, "::mlir::ValueRange":$resultGrads,

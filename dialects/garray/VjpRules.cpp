@@ -186,6 +186,17 @@ LogicalResult vjp(PowOp op, Adj &a, Value g, Grads &out) {
   out[1] = a.mul(g, a.mul(op.getResult(), LogOp::create(a.b, a.loc, x)));
   return success();
 }
+// rem(a, b) = a - trunc(a / b) b: d/da = 1, d/db = -trunc(a / b).
+LogicalResult vjp(RemOp op, Adj &a, Value g, Grads &out) {
+  if (!isa<FloatType>(getElementTypeOrSelf(op.getType())))
+    return success();
+  Value q = a.div(op.getLhs(), op.getRhs());
+  Value trunc = a.mul(SignOp::create(a.b, a.loc, q),
+                      FloorOp::create(a.b, a.loc, AbsOp::create(a.b, a.loc, q)));
+  out[0] = g;
+  out[1] = a.neg(a.mul(g, trunc));
+  return success();
+}
 // d(x^-1/2) = -1/2 y^3 dx.
 LogicalResult vjp(RsqrtOp op, Adj &a, Value g, Grads &out) {
   Value y = op.getResult();
@@ -278,17 +289,47 @@ LogicalResult vjp(ShardingConstraintOp, Adj &, Value g, Grads &out) {
   out[0] = g;
   return success();
 }
-// slice (stride 1): zero-pad the cotangent back to the operand's shape.
+// slice: put the cotangent back where the slice read, zeros elsewhere.
+// Stride 1 is one zero-pad. A strided dim is first spread out: [n] ->
+// reshape [n, 1] -> pad to [n, s] -> reshape [n s] puts element k at k s
+// (garray.pad has no interior padding), then cut to what fits and pad.
 LogicalResult vjp(SliceOp op, Adj &a, Value g, Grads &out) {
   RankedTensorType in = a.typeOf(op.getOperand());
-  if (llvm::any_of(op.getStrides(), [](int64_t s) { return s != 1; }))
-    return op.emitOpError("garray-autodiff: the adjoint of a strided slice needs interior "
-                          "padding, which garray.pad does not have yet; use strides of 1");
-  SmallVector<int64_t> high;
-  for (int64_t d = 0; d < in.getRank(); ++d)
-    high.push_back(in.getDimSize(d) - op.getLimit()[d]);
-  auto scalar = RankedTensorType::get({}, in.getElementType());
-  out[0] = PadOp::create(a.b, a.loc, in, g, a.splat(scalar, 0.0), op.getStartAttr(),
+  Type elem = in.getElementType();
+  auto scalar = RankedTensorType::get({}, elem);
+  Value zero = a.splat(scalar, 0.0);
+  SmallVector<int64_t> low(op.getStart()), high;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t s = op.getStrides()[d];
+    if (s != 1) {
+      SmallVector<int64_t> shape(a.typeOf(g).getShape());
+      int64_t n = shape[d];
+      SmallVector<int64_t> split(shape.begin(), shape.begin() + d + 1);
+      split.push_back(1);
+      split.append(shape.begin() + d + 1, shape.end());
+      Value col = a.reshape(g, RankedTensorType::get(split, elem));
+      SmallVector<int64_t> padLow(split.size(), 0), padHigh(split.size(), 0);
+      padHigh[d + 1] = s - 1;
+      split[d + 1] = s;
+      Value spread = PadOp::create(a.b, a.loc, RankedTensorType::get(split, elem), col, zero,
+                                   a.b.getDenseI64ArrayAttr(padLow),
+                                   a.b.getDenseI64ArrayAttr(padHigh));
+      shape[d] = n * s;
+      g = a.reshape(spread, RankedTensorType::get(shape, elem));
+      // Keep what lies inside the operand: (n - 1) s + 1 <= size - start.
+      int64_t keep = std::min(n * s, in.getDimSize(d) - low[d]);
+      if (keep != n * s) {
+        SmallVector<int64_t> start(shape.size(), 0), limit(shape), strides(shape.size(), 1);
+        limit[d] = keep;
+        shape[d] = keep;
+        g = SliceOp::create(a.b, a.loc, RankedTensorType::get(shape, elem), g,
+                            a.b.getDenseI64ArrayAttr(start), a.b.getDenseI64ArrayAttr(limit),
+                            a.b.getDenseI64ArrayAttr(strides));
+      }
+    }
+    high.push_back(in.getDimSize(d) - low[d] - a.typeOf(g).getDimSize(d));
+  }
+  out[0] = PadOp::create(a.b, a.loc, in, g, zero, a.b.getDenseI64ArrayAttr(low),
                          a.b.getDenseI64ArrayAttr(high));
   return success();
 }
@@ -471,7 +512,7 @@ void mlir::garray::registerVjpModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GArrayDialect *) {
     attach<AbsOp, AddOp, BroadcastInDimOp, ClampOp, ConcatenateOp, ConvertOp, CosOp, DivOp,
            DotGeneralOp, ExpOp, Expm1Op, GatherOp, LogOp, Log1pOp, LogisticOp, MaxOp, MeanOp,
-           MinOp, MulOp, NegOp, PadOp, PowOp, ReduceOp, ReshapeOp, ReverseOp, RsqrtOp,
+           MinOp, MulOp, NegOp, PadOp, PowOp, ReduceOp, RemOp, ReshapeOp, ReverseOp, RsqrtOp,
            ScatterAddOp, SelectOp, ShardingConstraintOp, SinOp, SliceOp, SqrtOp, SubOp, TanhOp,
            TransposeOp>(ctx);
     attachZero<CeilOp, FloorOp, RoundOp, SignOp>(ctx);

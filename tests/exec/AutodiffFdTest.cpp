@@ -252,7 +252,8 @@ TEST_CASE("adjoints of elementwise unary ops match central differences", "[exec]
 TEST_CASE("adjoints of elementwise binary ops, clamp, select, convert", "[exec][autodiff][fd]") {
   std::vector<OpCase> cases = {binary("add"), binary("sub"), binary("mul"),
                                binary("div", 0.5, 2.0), binary("max"), binary("min"),
-                               binary("pow", -1.0, 2.0, 0.5, 2.0)};
+                               binary("pow", -1.0, 2.0, 0.5, 2.0),
+                               binary("rem", 0.5, 2.0)};
   cases.push_back({"clamp",
                    {{"lo", k43, -1.0, 0.0}, {"a", k43}, {"hi", k43, 0.0, 1.0}},
                    "  %r = garray.clamp %lo, %a, %hi : tensor<4x3xf64>",
@@ -297,6 +298,12 @@ TEST_CASE("adjoints of shape ops match central differences", "[exec][autodiff][f
       {"slice", {{"a", k43}},
        "  %r = garray.slice %a, start = [1, 1], limit = [3, 3], strides = [1, 1] : (tensor<4x3xf64>) -> tensor<2x2xf64>",
        {2, 2}},
+      {"slice with strides 2 and 3", {{"a", {7, 8}}},
+       "  %r = garray.slice %a, start = [1, 0], limit = [7, 8], strides = [2, 3] : (tensor<7x8xf64>) -> tensor<3x3xf64>",
+       {3, 3}, false},
+      {"slice with stride 2 ending before the last element", {{"a", {4, 9}}},
+       "  %r = garray.slice %a, start = [0, 2], limit = [4, 7], strides = [1, 2] : (tensor<4x9xf64>) -> tensor<4x3xf64>",
+       {4, 3}},
       {"pad (operand and padding value)", {{"a", k43}, {"v", {}}},
        "  %r = garray.pad %a, %v, low = [1, 0], high = [0, 2] : (tensor<4x3xf64>, tensor<f64>) -> tensor<5x5xf64>",
        {5, 5}},
