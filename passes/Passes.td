@@ -200,6 +200,16 @@ def GArrayGlobalToLocal : Pass<"garray-global-to-local", "::mlir::ModuleOp"> {
     %b = garray.broadcast_in_dim %o, dims = [] : (tensor<i64>) -> tensor<2xi64>
     %i = garray.add %l, %b : tensor<2xi64>
     ```
+    Uneven shards (a dim of n over k devices: blocks of ceil(n/k), trailing
+    ones short or empty) never let padding reach a result: an operand that a
+    sharded reduction factor reads is masked with the reduction's identity,
+    a full all_gather keeps the valid prefix, an all_slice pads first
+    (passes/local/UnevenShards.h). 5 rows over 4 devices, before a sum:
+
+    ```mlir
+    %v = comm.device_value [2, 2, 1, 0] : tensor<i64>
+    %m = garray.select (iota(0) < %v), %x, 0.0     // then garray.reduce <sum> %m
+    ```
   }];
   let dependentDialects = ["::mlir::comm::CommDialect"];
 }

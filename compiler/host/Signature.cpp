@@ -48,7 +48,12 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile) {
                                        {"group_size", c.groupSize},
                                        {"bytes_per_device", c.bytesPerDevice},
                                        {"type", c.valueType},
-                                       {"reason", c.reason}});
+                                       {"reason", c.reason},
+                                       {"order", static_cast<int64_t>(collectives.size())},
+                                       {"local_in_type", c.localInType},
+                                       {"local_out_type", c.localOutType},
+                                       {"local_in_bytes", c.localInBytes},
+                                       {"local_out_bytes", c.localOutBytes}});
   }
   json::Array largest;
   for (const MemoryValue &v : sig.memory.largest) {
@@ -180,6 +185,10 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
       c.bytesPerDevice = o->getInteger("bytes_per_device").value_or(0);
       c.valueType = o->getString("type").value_or("").str();
       c.reason = o->getString("reason").value_or("").str();
+      c.localInType = o->getString("local_in_type").value_or("").str();
+      c.localOutType = o->getString("local_out_type").value_or("").str();
+      c.localInBytes = o->getInteger("local_in_bytes").value_or(0);
+      c.localOutBytes = o->getInteger("local_out_bytes").value_or(0);
       if (const json::Array *ax = o->getArray("axes"))
         for (const json::Value &a : *ax)
           if (auto s = a.getAsString())
@@ -229,6 +238,8 @@ std::string formatReport(const Signature &sig) {
                        c.kind.c_str(), c.valueType.c_str(), axes.c_str(),
                        static_cast<long long>(c.groupSize),
                        static_cast<long long>(c.bytesPerDevice), c.location.c_str());
+    if (!c.localInType.empty())
+      os << "      local: " << c.localInType << " -> " << c.localOutType << "\n";
     if (!c.reason.empty())
       os << "      why: " << c.reason << "\n";
     total += c.bytesPerDevice;

@@ -27,14 +27,22 @@ struct TensorSignature {
   std::string spec;                 // P("data", None)
 };
 
+/// One collective of the partitioned program, in program order (the
+/// manifest's `collectives` array is the schedule every rank runs).
 struct CollectiveRecord {
-  std::string kind;     // all_reduce, all_gather, all_slice
+  std::string kind;     // all_reduce, all_gather, all_slice, reduce_scatter,
+                        // all_to_all, collective_permute
   std::string location; // file:line:col
   std::vector<std::string> axes;
   int64_t groupSize = 1;
   int64_t bytesPerDevice = 0;
   std::string valueType; // tensor<2xf32> (global)
   std::string reason;
+  /// The local (per-device) operand and result types the comm op will have,
+  /// and their sizes in bytes: bytesPerDevice follows from these by the
+  /// ring model of passes/core/ReshardPlan.h.
+  std::string localInType, localOutType;
+  int64_t localInBytes = 0, localOutBytes = 0;
 };
 
 /// One value of the memory estimate: a function argument or an op result of

@@ -180,7 +180,8 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
 
 void readCollectives(func::FuncOp func, Signature &sig) {
   func.walk([&](Operation *op) {
-    if (!isa<garray::AllReduceOp, garray::AllGatherOp, garray::AllSliceOp>(op))
+    if (!isa<garray::AllReduceOp, garray::AllGatherOp, garray::AllSliceOp,
+             garray::ReduceScatterOp, garray::AllToAllOp, garray::CollectivePermuteOp>(op))
       return;
     CollectiveRecord c;
     c.kind = op->getName().stripDialect().str();
@@ -200,6 +201,29 @@ void readCollectives(func::FuncOp func, Signature &sig) {
       c.reason = reason.str();
     llvm::raw_string_ostream os(c.valueType);
     os << op->getResult(0).getType();
+    // The local types global-to-local will give the comm op, from the
+    // shardings before and after (values without one are replicated).
+    auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+    garray::MeshOp meshOp = meshRef ? garray::lookupMesh(op, meshRef) : garray::MeshOp();
+    auto local = [&](Value v, std::string &text, int64_t &bytes) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || !meshOp || !t.getElementType().isIntOrFloat())
+        return;
+      TensorSharding s = TensorSharding::replicated(t.getRank());
+      if (garray::ShardingAttr a = garray::getSharding(v))
+        if (FailureOr<TensorSharding> core = garray::toCore(a, meshOp, t.getRank());
+            succeeded(core))
+          s = *core;
+      std::vector<int64_t> shape =
+          localShape({t.getShape().begin(), t.getShape().end()}, s, sig.mesh);
+      bytes = std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+      for (int64_t d : shape)
+        bytes *= d;
+      llvm::raw_string_ostream ts(text);
+      ts << RankedTensorType::get(shape, t.getElementType());
+    };
+    local(op->getOperand(0), c.localInType, c.localInBytes);
+    local(op->getResult(0), c.localOutType, c.localOutBytes);
     sig.collectives.push_back(std::move(c));
   });
 }

@@ -40,7 +40,8 @@ static ParseResult parseGroups(OpAsmParser &parser, DenseI64ArrayAttr &groups,
     int64_t n = flat.size() - before;
     if (size >= 0 && n != size)
       return parser.emitError(parser.getCurrentLocation(),
-                              "comm_all_reduce_c1/comm_all_gather_c1/comm_all_slice_c1: "
+                              "comm_all_reduce_c1/comm_all_gather_c1/comm_all_slice_c1/"
+                              "comm_reduce_scatter_c1/comm_all_to_all_c1: "
                               "groups must all have ")
              << size << " members, but one has " << n;
     size = n;
@@ -65,6 +66,33 @@ static void printGroups(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr groups,
     llvm::interleaveComma(flat.slice(g * size, size), p);
     p << "]";
   }
+  p << "]";
+}
+
+// Pairs are stored flat (source, target, source, target, ...) and printed
+// nested: `pairs = [[0, 1], [1, 0]]`.
+static ParseResult parsePairs(OpAsmParser &parser, DenseI64ArrayAttr &pairs) {
+  SmallVector<int64_t> flat;
+  auto parsePair = [&]() -> ParseResult {
+    int64_t source, target;
+    if (parser.parseLSquare() || parser.parseInteger(source) || parser.parseComma() ||
+        parser.parseInteger(target) || parser.parseRSquare())
+      return failure();
+    flat.push_back(source);
+    flat.push_back(target);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parsePair))
+    return failure();
+  pairs = parser.getBuilder().getDenseI64ArrayAttr(flat);
+  return success();
+}
+
+static void printPairs(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr pairs) {
+  ArrayRef<int64_t> flat = pairs.asArrayRef();
+  p << "[";
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    p << (i ? ", " : "") << "[" << flat[i] << ", " << flat[i + 1] << "]";
   p << "]";
 }
 
@@ -122,6 +150,67 @@ LogicalResult AllSliceOp::verify() {
     return failure();
   return verifyConcat(*this, "comm_all_slice_c2", getDim(), cast<RankedTensorType>(getType()),
                       cast<RankedTensorType>(getOperand().getType()), getGroupSize());
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (failed(verifyGroups(*this, "comm_reduce_scatter_c1", getGroups(), getGroupSize())))
+    return failure();
+  return verifyConcat(*this, "comm_reduce_scatter_c2", getDim(),
+                      cast<RankedTensorType>(getType()),
+                      cast<RankedTensorType>(getOperand().getType()), getGroupSize());
+}
+
+LogicalResult AllToAllOp::verify() {
+  if (failed(verifyGroups(*this, "comm_all_to_all_c1", getGroups(), getGroupSize())))
+    return failure();
+  auto in = cast<RankedTensorType>(getOperand().getType());
+  auto out = cast<RankedTensorType>(getType());
+  int64_t split = getSplitDim(), concat = getConcatDim(), n = getGroupSize();
+  if (in.getRank() != out.getRank())
+    return emitOpError("comm_all_to_all_c2: operand and result ranks differ");
+  for (int64_t d : {split, concat})
+    if (d < 0 || d >= in.getRank())
+      return emitOpError("comm_all_to_all_c2: dim ") << d << " is out of range";
+  if (split == concat)
+    return emitOpError("comm_all_to_all_c2: split_dim and concat_dim are both ") << split;
+  if (in.getDimSize(split) % n != 0)
+    return emitOpError("comm_all_to_all_c2: split dim ")
+           << split << " of size " << in.getDimSize(split) << " does not split into " << n
+           << " pieces";
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t want = d == split    ? in.getDimSize(d) / n
+                   : d == concat ? in.getDimSize(d) * n
+                                 : in.getDimSize(d);
+    if (out.getDimSize(d) != want)
+      return emitOpError("comm_all_to_all_c2: expected dim ")
+             << d << " of the result to be " << want << ", got " << out.getDimSize(d);
+  }
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("comm_all_to_all_c2: element types differ");
+  return success();
+}
+
+LogicalResult CollectivePermuteOp::verify() {
+  ArrayRef<int64_t> flat = getPairs();
+  if (flat.empty())
+    return emitOpError("comm_collective_permute_c1: pairs must be non-empty");
+  if (flat.size() % 2 != 0)
+    return emitOpError("comm_collective_permute_c1: pairs has an odd number of ids");
+  llvm::SmallSet<int64_t, 16> sources, targets;
+  for (size_t i = 0; i < flat.size(); i += 2) {
+    if (flat[i] < 0 || flat[i + 1] < 0)
+      return emitOpError("comm_collective_permute_c1: device id ")
+             << std::min(flat[i], flat[i + 1]) << " is negative";
+    if (!sources.insert(flat[i]).second)
+      return emitOpError("comm_collective_permute_c1: device ") << flat[i] << " is a source twice";
+    if (!targets.insert(flat[i + 1]).second)
+      return emitOpError("comm_collective_permute_c1: device ")
+             << flat[i + 1] << " is a target twice";
+  }
+  if (getOperand().getType() != getType())
+    return emitOpError("comm_collective_permute_c2: operand type ")
+           << getOperand().getType() << " differs from result type " << getType();
+  return success();
 }
 
 LogicalResult DeviceValueOp::verify() {

@@ -116,4 +116,79 @@ def Comm_DeviceValueOp : Comm_Op<"device_value", [Pure]> {
   let assemblyFormat = "$values attr-dict `:` type($result)";
 }
 
+def Comm_ReduceScatterOp : Comm_GroupedOp<"reduce_scatter"> {
+  let summary = "Combine each group's buffers elementwise; member p keeps block p of one dim";
+  let description = [{
+    Member p of a group receives block p (along `dim`) of the elementwise
+    combination of the group's buffers, combined in group order on every
+    member (deterministic, like `all_reduce`).
+
+    ```mlir
+    %s = comm.reduce_scatter <sum> %x, dim = 0 groups = [[0, 1, 2, 3]] : tensor<8x2xf32> -> tensor<2x2xf32>
+    ```
+    **Constraints:**
+    - `comm_reduce_scatter_c1`: groups are non-empty, of one size, and disjoint;
+    - `comm_reduce_scatter_c2`: `dim` is in range; the operand's dimension
+      `dim` is the result's multiplied by the group size, the others equal.
+  }];
+  let arguments = (ins GArray_ReductionKindAttr:$kind, AnyStaticShapeTensor:$operand, I64Attr:$dim,
+                       DenseI64ArrayAttr:$groups, I64Attr:$group_size);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $kind $operand `,` `dim` `=` $dim `groups` `=` custom<Groups>($groups, $group_size) attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+}
+
+def Comm_AllToAllOp : Comm_GroupedOp<"all_to_all"> {
+  let summary = "Split one dim into pieces, send piece j to member j, concatenate another dim";
+  let description = [{
+    Each member splits its buffer along `split_dim` into group-size pieces and
+    sends piece j to the member at position j; it concatenates the pieces it
+    receives, in member order, along `concat_dim`.
+
+    ```mlir
+    %t = comm.all_to_all %x, split_dim = 1, concat_dim = 0 groups = [[0, 1]] : tensor<4x4xf32> -> tensor<8x2xf32>
+    ```
+    **Constraints:**
+    - `comm_all_to_all_c1`: groups are non-empty, of one size, and disjoint;
+    - `comm_all_to_all_c2`: both dims are in range and differ; the result is
+      the operand with `split_dim` divided by the group size and `concat_dim`
+      multiplied by it, with the same element type.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, I64Attr:$split_dim, I64Attr:$concat_dim,
+                       DenseI64ArrayAttr:$groups, I64Attr:$group_size);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `split_dim` `=` $split_dim `,` `concat_dim` `=` $concat_dim
+    `groups` `=` custom<Groups>($groups, $group_size) attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+}
+
+def Comm_CollectivePermuteOp : Comm_Op<"collective_permute", [Pure]> {
+  let summary = "Each target device receives its source device's buffer";
+  let description = [{
+    `pairs` lists (source, target) device ids: the target's result is the
+    source's operand. A device that is no pair's target gets zeros (as in
+    XLA); a device in no pair takes no part. A pair (d, d) is a local copy.
+
+    ```mlir
+    %p = comm.collective_permute %x pairs = [[0, 1], [1, 0]] : tensor<4xf32> -> tensor<4xf32>
+    ```
+    **Constraints:**
+    - `comm_collective_permute_c1`: pairs are non-empty, ids are not negative,
+      no device is a source twice or a target twice;
+    - `comm_collective_permute_c2`: operand and result types are equal.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$pairs);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $operand `pairs` `=` custom<Pairs>($pairs) attr-dict `:` type($operand) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    int64_t getNumPairs() { return getPairs().size() / 2; }
+  }];
+}
+
 #endif // COMM_OPS_TD

@@ -69,12 +69,11 @@ ShardingAttr fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh, const shardc::Me
 
 /// Checks `sharding` against `type` and its mesh (sharding_c2..c4); `what`
 /// names the value in messages ("argument 'X'", "result #0 of garray.add").
-/// Divisibility (c4) depends on mesh sizes that `--mesh` may still change, so
-/// the attribute verifiers skip it (`checkDivisibility = false`); propagation
-/// checks it once the sizes are final.
+/// Sizes need not divide over their axes (uneven shards follow the ceil
+/// layout; see passes/local/UnevenShards.h).
 LogicalResult verifyShardingFor(ShardingAttr sharding, Type type, Operation *scope,
                                 llvm::function_ref<InFlightDiagnostic()> emitError,
-                                llvm::StringRef what, bool checkDivisibility = true);
+                                llvm::StringRef what);
 
 /// Registers the garray and comm dialects (kept out of line so heavy TUs do
 /// not include generated headers).

@@ -37,8 +37,10 @@ def GArray_ShardingAttr : GArray_Attr<"Sharding", "sharding"> {
     - `sharding_c1`: no mesh axis appears twice (in dims or unreduced);
     - `sharding_c2`: at most as many entries as the value's rank;
     - `sharding_c3`: every axis is an axis of the named mesh;
-    - `sharding_c4`: each dimension's size is divisible by the product of its
-      axes' sizes (uneven shards are rejected until they are supported).
+    - `sharding_c4`: every dimension of the value is static. Sizes need not
+      divide over their axes: shards follow the ceil layout (size
+      `ceil(n/k)`, trailing shards short or empty) and global-to-local masks
+      the padding.
     c2–c4 need the value and the mesh and are checked where the attribute is
     used (`verifyShardingFor`).
   }];

@@ -244,3 +244,79 @@ LogicalResult AllSliceOp::verify() {
     }
   return success();
 }
+
+LogicalResult ReduceScatterOp::verify() {
+  SmallVector<StringRef> names;
+  if (failed(verifyCollectiveAxes(*this, "reduce_scatter_c1", getMeshAttr(), getAxes(), names)) ||
+      failed(verifyDim(*this, "reduce_scatter_c1", getDim(), getType())))
+    return failure();
+  if (ShardingAttr s = garray::getSharding(getOperand())) {
+    for (StringRef n : names)
+      if (!contains(s.getUnreduced(), n))
+        return emitOpError("reduce_scatter_c2: the operand is not unreduced over mesh axis \"")
+               << n << "\"";
+    if (s.getUnreducedKind() != getKind())
+      return emitOpError("reduce_scatter_c2: the operand is a pending ")
+             << stringifyReductionKind(s.getUnreducedKind()) << " but this reduces with "
+             << stringifyReductionKind(getKind());
+  }
+  return success();
+}
+
+LogicalResult AllToAllOp::verify() {
+  SmallVector<StringRef> names;
+  if (failed(verifyCollectiveAxes(*this, "all_to_all_c1", getMeshAttr(), getAxes(), names)) ||
+      failed(verifyDim(*this, "all_to_all_c1", getSplitDim(), getType())) ||
+      failed(verifyDim(*this, "all_to_all_c1", getConcatDim(), getType())))
+    return failure();
+  if (getSplitDim() == getConcatDim())
+    return emitOpError("all_to_all_c1: split_dim and concat_dim are both ") << getSplitDim();
+  if (ShardingAttr s = garray::getSharding(getOperand())) {
+    ArrayRef<StringAttr> dimAxes = s.getDim(getConcatDim()).getAxes();
+    bool trailing = dimAxes.size() >= names.size();
+    for (size_t i = 0; trailing && i < names.size(); ++i)
+      trailing = dimAxes[dimAxes.size() - names.size() + i].getValue() == names[i];
+    if (!trailing)
+      return emitOpError("all_to_all_c2: axes must be the trailing axes of dim ")
+             << getConcatDim() << " of the operand's sharding " << s;
+  }
+  return success();
+}
+
+LogicalResult CollectivePermuteOp::verify() {
+  MeshOp mesh = lookupMesh(*this, getMeshAttr());
+  if (!mesh)
+    return emitOpError("collective_permute_c1: no garray.mesh named ") << getMeshAttr();
+  llvm::SmallSet<StringRef, 8> seen;
+  for (Attribute a : getAxes()) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    if (mesh.axisIndex(name) < 0)
+      return emitOpError("collective_permute_c1: \"")
+             << name << "\" is not an axis of mesh " << getMeshAttr();
+    if (!seen.insert(name).second)
+      return emitOpError("collective_permute_c1: axis \"") << name << "\" is listed twice";
+  }
+  ArrayRef<int64_t> pairs = getPairs();
+  if (pairs.size() % 2 != 0)
+    return emitOpError("collective_permute_c2: pairs has ")
+           << pairs.size() << " ids; it must list (source, target) pairs";
+  int64_t devices = -1;
+  if (mesh.isFullySized()) {
+    devices = 1;
+    for (int64_t s : mesh.getSizes())
+      devices *= s;
+  }
+  llvm::SmallSet<int64_t, 16> sources, targets;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    for (int64_t id : {pairs[i], pairs[i + 1]})
+      if (id < 0 || (devices >= 0 && id >= devices))
+        return emitOpError("collective_permute_c2: device ")
+               << id << " is not a device of mesh " << getMeshAttr();
+    if (!sources.insert(pairs[i]).second)
+      return emitOpError("collective_permute_c2: device ") << pairs[i] << " is a source twice";
+    if (!targets.insert(pairs[i + 1]).second)
+      return emitOpError("collective_permute_c2: device ")
+             << pairs[i + 1] << " is a target twice";
+  }
+  return success();
+}

@@ -185,4 +185,77 @@ def GArray_AllSliceOp : GArray_CollectiveOp<"all_slice"> {
   let assemblyFormat = "$operand `,` `dim` `=` $dim `on` $mesh $axes attr-dict `:` type($result)";
 }
 
+def GArray_ReduceScatterOp : GArray_CollectiveOp<"reduce_scatter"> {
+  let summary = "Combine pending partials over mesh axes and keep one block of a dim";
+  let description = [{
+    An `all_reduce` over `axes` followed by an `all_slice` of `dim` over the
+    same axes, fused: each device receives only its block of the reduced
+    value, so it moves half the bytes of the all_reduce alone.
+
+    ```mlir
+    %s = garray.reduce_scatter <sum> %p, dim = 0 on @mesh ["data"] : tensor<8x2xf32>
+    ```
+    **Constraints:**
+    - `reduce_scatter_c1`: `axes` is non-empty, has no repeats and names axes
+      of `mesh`; `dim` is in range;
+    - `reduce_scatter_c2`: when the operand has a sharding, it is pending over
+      every axis in `axes` with reduction `kind`.
+  }];
+  let arguments = (ins GArray_ReductionKindAttr:$kind, GArray_Tensor:$operand, I64Attr:$dim,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes);
+  let assemblyFormat = [{
+    $kind $operand `,` `dim` `=` $dim `on` $mesh $axes attr-dict `:` type($result)
+  }];
+}
+
+def GArray_AllToAllOp : GArray_CollectiveOp<"all_to_all"> {
+  let summary = "Move mesh axes from one dim to another (gather-free)";
+  let description = [{
+    The trailing `axes` of dimension `concat_dim` become the trailing axes of
+    dimension `split_dim`: locally, each device splits its block along
+    `split_dim` into one piece per group member, sends piece j to member j,
+    and concatenates what it receives along `concat_dim`.
+
+    ```mlir
+    // P("x", None) -> P(None, "x")
+    %t = garray.all_to_all %x, split_dim = 1, concat_dim = 0 on @mesh ["x"] : tensor<8x4xf32>
+    ```
+    **Constraints:**
+    - `all_to_all_c1`: `axes` is non-empty, has no repeats and names axes of
+      `mesh`; both dims are in range and differ;
+    - `all_to_all_c2`: when the operand has a sharding, `axes` are the
+      trailing (minor) axes of dimension `concat_dim`.
+  }];
+  let arguments = (ins GArray_Tensor:$operand, I64Attr:$split_dim, I64Attr:$concat_dim,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes);
+  let assemblyFormat = [{
+    $operand `,` `split_dim` `=` $split_dim `,` `concat_dim` `=` $concat_dim `on` $mesh $axes
+    attr-dict `:` type($result)
+  }];
+}
+
+def GArray_CollectivePermuteOp : GArray_CollectiveOp<"collective_permute"> {
+  let summary = "Send each device's block to another device (same block sizes)";
+  let description = [{
+    `pairs` lists (source, target) device ids flat: device `target` receives
+    the local block of device `source`. Used where the layout changes which
+    block a device holds but not the block sizes, e.g. P(("x","y")) ->
+    P(("y","x")), or P("x") -> P("y"). `axes` are the mesh axes the two
+    layouts use (for reports).
+
+    ```mlir
+    %p = garray.collective_permute %x on @mesh ["x", "y"] pairs = [0, 0, 2, 1, 1, 2, 3, 3] : tensor<8xf32>
+    ```
+    **Constraints:**
+    - `collective_permute_c1`: `axes` has no repeats and names axes of `mesh`;
+    - `collective_permute_c2`: `pairs` has an even length, its ids are devices
+      of the mesh, and no device is a source twice or a target twice.
+  }];
+  let arguments = (ins GArray_Tensor:$operand, FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
+                       DenseI64ArrayAttr:$pairs);
+  let assemblyFormat = [{
+    $operand `on` $mesh $axes `pairs` `=` $pairs attr-dict `:` type($result)
+  }];
+}
+
 #endif // GARRAY_OPS_TD

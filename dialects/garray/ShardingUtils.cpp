@@ -149,7 +149,7 @@ ShardingAttr mlir::garray::fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh,
 
 LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, Operation *scope,
                                               function_ref<InFlightDiagnostic()> emitError,
-                                              StringRef what, bool checkDivisibility) {
+                                              StringRef what) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return emitError() << what << " is placed on a mesh but has type " << type
@@ -170,28 +170,9 @@ LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, 
   FailureOr<shardc::TensorSharding> core = toCore(sharding, mesh, tensor.getRank(), withWhat);
   if (failed(core))
     return failure();
-  if (!checkDivisibility || !mesh.isFullySized())
-    return success(); // sizes come with --mesh; divisibility is checked then
-  for (unsigned d = 0; d < tensor.getRank(); ++d) {
-    int64_t parts = 1;
-    for (int a : core->dims[d].axes)
-      parts *= mesh.getSizes()[a];
-    int64_t n = tensor.getDimSize(d);
-    if (parts > 1 && n % parts != 0) {
-      InFlightDiagnostic diag = emitError();
-      diag << what << ": sharding_c4: dim " << d << " has size " << n
-           << ", which does not divide over mesh axes (";
-      llvm::interleaveComma(sharding.getDim(d).getAxes(), diag,
-                            [&](StringAttr a) { diag << "\"" << a.getValue() << "\""; });
-      int64_t s = (n + parts - 1) / parts;
-      diag << ") of size " << parts << ": shards would be " << s << " with the last "
-           << (n - s * (parts - 1) > 0 ? n - s * (parts - 1) : 0)
-           << " under the ceil layout, and uneven shards are not supported yet; choose a "
-              "mesh size that divides "
-           << n << " or replicate this dim";
-      return diag;
-    }
-  }
+  // Sizes need not divide over their axes: shards follow the ceil layout and
+  // the padding of uneven shards is masked in the local program
+  // (passes/local/UnevenShards.h).
   return success();
 }
 
@@ -212,8 +193,7 @@ static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, 
   if (!sharding)
     return emitError(loc) << kShardingAttrName << " on " << what
                           << " must be a #garray.sharding attribute";
-  return verifyShardingFor(sharding, type, scope, [&] { return emitError(loc); }, what,
-                           /*checkDivisibility=*/false);
+  return verifyShardingFor(sharding, type, scope, [&] { return emitError(loc); }, what);
 }
 
 LogicalResult GArrayDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {

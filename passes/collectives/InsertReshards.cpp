@@ -61,7 +61,8 @@ public:
         visitReturn(ret);
       else if (auto call = dyn_cast<func::CallOp>(op); call && definedCallee(call))
         visitCall(call, definedCallee(call));
-      else if (!isa<ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp>(op))
+      else if (!isa<ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp, ReduceScatterOp, AllToAllOp,
+                     CollectivePermuteOp>(op))
         visitRuleless(op);
     });
     return ok;

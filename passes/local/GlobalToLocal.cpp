@@ -11,6 +11,10 @@
 //     sharded dim), so it still verifies on local shapes;
 //   - values that depend on the device keep their global meaning: an iota
 //     along a sharded dim adds its shard's global offset;
+//   - uneven shards (ceil layout) never let padding reach a result: an
+//     operand read by a sharded Reduction factor is masked with the
+//     reduction's identity, a full all_gather keeps the valid prefix, an
+//     all_slice pads before it slices (UnevenShards.h);
 //   - afterwards no mesh, sharding or global collective remains (the next
 //     pass, garray-verify-local, is the gate).
 //
@@ -18,6 +22,7 @@
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
+#include "passes/local/UnevenShards.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -37,6 +42,19 @@ public:
       : func(func), mesh(mesh), core(core) {}
 
   LogicalResult run() {
+    // Masks are planned while the program is still global (shardings and
+    // global shapes on every value) and applied as each op is localized.
+    DenseMap<Operation *, SmallVector<shardc::PaddingMask>> masks;
+    WalkResult planned = func.walk([&](Operation *op) {
+      FailureOr<SmallVector<shardc::PaddingMask>> m = shardc::planPaddingMasks(op, mesh, core);
+      if (failed(m))
+        return WalkResult::interrupt();
+      if (!m->empty())
+        masks[op] = std::move(*m);
+      return WalkResult::advance();
+    });
+    if (planned.wasInterrupted())
+      return failure();
     for (BlockArgument arg : func.getArguments()) {
       FailureOr<Type> t = localType(arg, func.getLoc(), "argument #" + std::to_string(arg.getArgNumber()));
       if (failed(t))
@@ -47,6 +65,13 @@ public:
     func.walk([&](Operation *op) {
       if (failed(ok))
         return;
+      if (auto it = masks.find(op); it != masks.end()) {
+        OpBuilder b(op);
+        for (const shardc::PaddingMask &m : it->second)
+          op->setOperand(m.operand, shardc::maskPadding(b, op->getLoc(),
+                                                        op->getOperand(m.operand), m));
+        masks.erase(it);
+      }
       if (auto c = dyn_cast<AllReduceOp>(op))
         ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
           auto [flat, size] = groups(c.getAxes());
@@ -55,18 +80,29 @@ public:
                                            b.getI64IntegerAttr(size));
         });
       else if (auto c = dyn_cast<AllGatherOp>(op))
-        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
-          auto [flat, size] = groups(c.getAxes());
-          return comm::AllGatherOp::create(b, op->getLoc(), t, c.getOperand(), c.getDimAttr(),
-                                           b.getDenseI64ArrayAttr(flat),
-                                           b.getI64IntegerAttr(size));
-        });
+        ok = localizeAllGather(c);
       else if (auto c = dyn_cast<AllSliceOp>(op))
+        ok = localizeAllSlice(c);
+      else if (auto c = dyn_cast<ReduceScatterOp>(op))
         ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
           auto [flat, size] = groups(c.getAxes());
-          return comm::AllSliceOp::create(b, op->getLoc(), t, c.getOperand(), c.getDimAttr(),
+          return comm::ReduceScatterOp::create(b, op->getLoc(), t, c.getKindAttr(),
+                                               c.getOperand(), c.getDimAttr(),
+                                               b.getDenseI64ArrayAttr(flat),
+                                               b.getI64IntegerAttr(size));
+        });
+      else if (auto c = dyn_cast<AllToAllOp>(op))
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          auto [flat, size] = groups(c.getAxes());
+          return comm::AllToAllOp::create(b, op->getLoc(), t, c.getOperand(),
+                                          c.getSplitDimAttr(), c.getConcatDimAttr(),
                                           b.getDenseI64ArrayAttr(flat),
                                           b.getI64IntegerAttr(size));
+        });
+      else if (auto c = dyn_cast<CollectivePermuteOp>(op))
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          return comm::CollectivePermuteOp::create(b, op->getLoc(), t, c.getOperand(),
+                                                   c.getPairsAttr());
         });
       else if (auto c = dyn_cast<ConstantOp>(op))
         ok = localizeConstant(c);
@@ -92,6 +128,8 @@ public:
   }
 
 private:
+  // Under the ceil layout (every block padded to ceil(n/k)) this never fails;
+  // `loc` and `what` stay for callers that may name a value in an error.
   FailureOr<Type> localType(Value v, Location loc, const std::string &what) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     ShardingAttr s = getSharding(v);
@@ -100,12 +138,7 @@ private:
     shardc::TensorSharding core_s = *toCore(s, mesh, t.getRank());
     SmallVector<int64_t> shape;
     for (int64_t d = 0; d < t.getRank(); ++d) {
-      int64_t parts = core.product(core_s.dims[d].axes);
-      if (t.getDimSize(d) % parts != 0)
-        return emitError(loc) << what << ": dim " << d << " of size " << t.getDimSize(d)
-                              << " does not divide over its " << parts
-                              << " shards; uneven shards are not supported yet";
-      shape.push_back(t.getDimSize(d) / parts);
+      shape.push_back(shardc::shardSize(t.getDimSize(d), core.product(core_s.dims[d].axes)));
     }
     return Type(RankedTensorType::get(shape, t.getElementType()));
   }
@@ -155,21 +188,9 @@ private:
     OpBuilder b(c);
     b.setInsertionPointAfter(c);
     Value cur = c.getResult();
-    SmallVector<int64_t> shape(c.getType().getShape());
-    for (size_t d = 0; d < core_s.dims.size(); ++d) {
-      const std::vector<int> &axes = core_s.dims[d].axes;
-      if (axes.empty())
-        continue;
-      shape[d] /= core.product(axes);
-      SmallVector<int64_t> flat;
-      auto gs = core.groups(axes);
-      for (auto &g : gs)
-        flat.append(g.begin(), g.end());
-      auto type = RankedTensorType::get(shape, c.getType().getElementType());
-      cur = comm::AllSliceOp::create(b, c.getLoc(), type, cur, b.getI64IntegerAttr(d),
-                                     b.getDenseI64ArrayAttr(flat),
-                                     b.getI64IntegerAttr(gs[0].size()));
-    }
+    for (size_t d = 0; d < core_s.dims.size(); ++d)
+      if (!core_s.dims[d].axes.empty())
+        cur = sliceWholeDim(b, c.getLoc(), cur, d, core_s.dims[d].axes);
     c.getResult().replaceAllUsesExcept(cur, cur.getDefiningOp() == c ? nullptr
                                                                      : firstSliceOf(cur, c));
     return success();
@@ -201,6 +222,154 @@ private:
     Value spread = BroadcastInDimOp::create(b, loc, local, offset, b.getDenseI64ArrayAttr({}));
     Value global = AddOp::create(b, loc, iota.getResult(), spread);
     iota.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
+    return success();
+  }
+
+  /// Keeps this device's block of the whole dim `dim` of `whole` over
+  /// `axes`: pads the dim to k * ceil(n/k) (zeros; the padding is never
+  /// read, UnevenShards.h) and lets comm.all_slice keep block i.
+  Value sliceWholeDim(OpBuilder &b, Location loc, Value whole, int64_t dim,
+                      const std::vector<int> &axes) {
+    auto type = cast<RankedTensorType>(whole.getType());
+    int64_t n = type.getDimSize(dim), k = core.product(axes), s = shardc::shardSize(n, k);
+    Value cur = padDim(b, loc, whole, dim, k * s);
+    SmallVector<int64_t> flat;
+    auto gs = core.groups(axes);
+    for (auto &g : gs)
+      flat.append(g.begin(), g.end());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = s;
+    return comm::AllSliceOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                                    cur, b.getI64IntegerAttr(dim), b.getDenseI64ArrayAttr(flat),
+                                    b.getI64IntegerAttr(gs[0].size()));
+  }
+
+  /// `v` with dim `dim` grown to `size` by zeros at the end (or `v`).
+  static Value padDim(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t size) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getDimSize(dim) == size)
+      return v;
+    SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0), shape(type.getShape());
+    high[dim] = size - type.getDimSize(dim);
+    shape[dim] = size;
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    Value zero = ConstantOp::create(
+        b, loc, DenseElementsAttr::get(scalar, b.getZeroAttr(type.getElementType())));
+    return PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), v, zero,
+                         b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high));
+  }
+
+  /// Axes of dim `dim` of a global value (none when it is whole).
+  std::vector<int> axesOf(Value globalValue, int64_t dim) {
+    ShardingAttr s = getSharding(globalValue);
+    if (!s)
+      return {};
+    auto t = cast<RankedTensorType>(globalValue.getType());
+    return toCore(s, mesh, t.getRank())->dims[dim].axes;
+  }
+
+  /// The valid elements [0, n) of a dim from its padded blocks over `axes`:
+  /// comm.all_gather of the blocks (the ceil layout puts the valid elements
+  /// first), then a slice when the blocks were padded.
+  Value gatherWholeDim(OpBuilder &b, Location loc, Value local, int64_t dim, int64_t n,
+                       const std::vector<int> &axes) {
+    auto type = cast<RankedTensorType>(local.getType());
+    SmallVector<int64_t> flat;
+    auto gs = core.groups(axes);
+    for (auto &g : gs)
+      flat.append(g.begin(), g.end());
+    int64_t size = gs[0].size();
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] *= size;
+    Value cur = comm::AllGatherOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                                          local, b.getI64IntegerAttr(dim),
+                                          b.getDenseI64ArrayAttr(flat), b.getI64IntegerAttr(size));
+    if (shape[dim] == n)
+      return cur;
+    SmallVector<int64_t> start(shape.size(), 0), limit(shape), strides(shape.size(), 1);
+    limit[dim] = n;
+    shape[dim] = n;
+    return SliceOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), cur,
+                           b.getDenseI64ArrayAttr(start), b.getDenseI64ArrayAttr(limit),
+                           b.getDenseI64ArrayAttr(strides));
+  }
+
+  /// Moves dim `dim` (global size n) from blocks over `from` to blocks over
+  /// `to` through the whole dim: gather it (keeping [0, n)), then slice it
+  /// (padded to k * ceil(n/k)). Used where uneven blocks do not nest (5 over
+  /// ("data", "model") = 2x2 is blocks of 2; over "data" blocks of 3), so a
+  /// partial gather or slice would misplace elements; it moves more data than
+  /// the partial collective would.
+  Value throughWholeDim(OpBuilder &b, Location loc, Value local, int64_t dim, int64_t n,
+                        const std::vector<int> &from, const std::vector<int> &to) {
+    Value cur = from.empty() ? local : gatherWholeDim(b, loc, local, dim, n, from);
+    return to.empty() ? cur : sliceWholeDim(b, loc, cur, dim, to);
+  }
+
+  // Gathering padded blocks: the group's blocks concatenate to g * s_in
+  // elements. That is exact when the blocks nest (g * s_in = s_out, always
+  // for dims that divide) and, for a full gather, after keeping the valid
+  // prefix [0, n); otherwise the dim goes through its whole form.
+  LogicalResult localizeAllGather(AllGatherOp c) {
+    auto [flat, size] = groups(c.getAxes());
+    int64_t dim = c.getDim();
+    auto in = cast<RankedTensorType>(c.getOperand().getType()); // already local
+    int64_t n = c.getType().getDimSize(dim);
+    std::vector<int> to = axesOf(c.getResult(), dim), from = to, gathered;
+    for (Attribute a : c.getAxes())
+      gathered.push_back(mesh.axisIndex(cast<StringAttr>(a).getValue()));
+    from.insert(from.end(), gathered.begin(), gathered.end());
+    int64_t sOut = shardc::shardSize(n, core.product(to)), concat = in.getDimSize(dim) * size;
+    OpBuilder b(c);
+    Location loc = c.getLoc();
+    Value cur;
+    if (concat == sOut || to.empty())
+      cur = gatherWholeDim(b, loc, c.getOperand(), dim, concat == sOut ? sOut : n, gathered);
+    else
+      cur = throughWholeDim(b, loc, c.getOperand(), dim, n, from, to);
+    // The first collective created carries the reshard's reason.
+    if (Attribute reason = c->getAttr("reason"))
+      for (Operation *op = cur.getDefiningOp(); op; op = op->getOperand(0).getDefiningOp())
+        if (isa<comm::AllGatherOp>(op)) {
+          op->setAttr("reason", reason);
+          break;
+        }
+    c.getResult().replaceAllUsesWith(cur);
+    c.erase();
+    return success();
+  }
+
+  // Slicing: a whole dim is padded to g * s_out first; a dim already split is
+  // sliced further when the blocks nest (s_in = g * s_out), else it goes
+  // through its whole form.
+  LogicalResult localizeAllSlice(AllSliceOp c) {
+    auto [flat, size] = groups(c.getAxes());
+    int64_t dim = c.getDim();
+    auto in = cast<RankedTensorType>(c.getOperand().getType()); // already local
+    int64_t n = c.getType().getDimSize(dim);
+    // The planner slices over minor axes: `to` is the operand's axes, then
+    // the op's.
+    std::vector<int> to = axesOf(c.getResult(), dim);
+    if (to.size() < c.getAxes().size())
+      return c.emitError() << "all_slice over " << c.getAxes() << " of a dim placed over "
+                           << to.size() << " axes";
+    std::vector<int> from(to.begin(), to.begin() + (to.size() - c.getAxes().size()));
+    int64_t sOut = shardc::shardSize(n, core.product(to));
+    OpBuilder b(c);
+    Location loc = c.getLoc();
+    Operation *created;
+    if (in.getDimSize(dim) == sOut * size || from.empty()) {
+      Value padded = padDim(b, loc, c.getOperand(), dim, sOut * size);
+      auto out = cast<RankedTensorType>(*localType(c.getResult(), loc, ""));
+      created = comm::AllSliceOp::create(b, loc, out, padded, c.getDimAttr(),
+                                         b.getDenseI64ArrayAttr(flat), b.getI64IntegerAttr(size));
+    } else {
+      created = throughWholeDim(b, loc, c.getOperand(), dim, n, from, to).getDefiningOp();
+    }
+    if (Attribute reason = c->getAttr("reason"))
+      created->setAttr("reason", reason);
+    c.getResult().replaceAllUsesWith(created->getResult(0));
+    c.erase();
     return success();
   }
 

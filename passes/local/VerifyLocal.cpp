@@ -15,7 +15,7 @@ struct VerifyLocal : shardc::impl::GArrayVerifyLocalBase<VerifyLocal> {
   void runOnOperation() override {
     WalkResult r = getOperation().walk([&](Operation *op) {
       if (isa<MeshOp, ReshardOp, ShardingConstraintOp, AllReduceOp, AllGatherOp, AllSliceOp,
-              MeanOp>(op)) {
+              MeanOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op)) {
         op->emitError("verify-local: '")
             << op->getName() << "' belongs to the global program and survived global-to-local";
         return WalkResult::interrupt();

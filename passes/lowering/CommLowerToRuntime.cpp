@@ -79,6 +79,53 @@ public:
       result = toTensor(b, loc, out, dst);
     } else if (auto c = dyn_cast<comm::AllSliceOp>(op)) {
       result = slice(b, loc, c, out);
+    } else if (auto c = dyn_cast<comm::ReduceScatterOp>(op)) {
+      // The runtime views the input as [outer, group * inner], the output as
+      // [outer, inner], with `inner` counted on the output's shape.
+      Value src = copyToBuffer(b, loc, c.getOperand());
+      Value dst = memref::AllocOp::create(
+          b, loc, MemRefType::get(out.getShape(), out.getElementType()));
+      int64_t outer = 1, inner = 1;
+      for (int64_t d = 0; d < out.getRank(); ++d)
+        (d < c.getDim() ? outer : inner) *= out.getDimSize(d);
+      auto [groups, numGroups, groupSize] = groupsOp(c);
+      call(b, loc, "shardrt_reduce_scatter",
+           {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, outer), i64(b, loc, inner),
+            i32(b, loc, *dtype), i32(b, loc, static_cast<int32_t>(c.getKind())), groups,
+            numGroups, groupSize});
+      result = toTensor(b, loc, out, dst);
+    } else if (auto c = dyn_cast<comm::AllToAllOp>(op)) {
+      // A piece is the operand with split_dim divided by the group size; the
+      // runtime sees the operand as [split_outer, group, split_inner] and the
+      // result as [concat_outer, group, concat_inner] (shardrt.h).
+      Value src = copyToBuffer(b, loc, c.getOperand());
+      Value dst = memref::AllocOp::create(
+          b, loc, MemRefType::get(out.getShape(), out.getElementType()));
+      SmallVector<int64_t> piece(in.getShape());
+      piece[c.getSplitDim()] /= c.getGroupSize();
+      auto view = [&](int64_t dim) {
+        int64_t outer = 1, inner = 1;
+        for (int64_t d = 0; d < static_cast<int64_t>(piece.size()); ++d)
+          (d < dim ? outer : inner) *= piece[d];
+        return std::make_pair(outer, inner);
+      };
+      auto [splitOuter, splitInner] = view(c.getSplitDim());
+      auto [concatOuter, concatInner] = view(c.getConcatDim());
+      auto [groups, numGroups, groupSize] = groupsOp(c);
+      call(b, loc, "shardrt_all_to_all",
+           {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, splitOuter),
+            i64(b, loc, splitInner), i64(b, loc, concatOuter), i64(b, loc, concatInner),
+            i32(b, loc, *dtype), groups, numGroups, groupSize});
+      result = toTensor(b, loc, out, dst);
+    } else if (auto c = dyn_cast<comm::CollectivePermuteOp>(op)) {
+      Value src = copyToBuffer(b, loc, c.getOperand());
+      Value dst = memref::AllocOp::create(
+          b, loc, MemRefType::get(out.getShape(), out.getElementType()));
+      Value pairs = pointerTo(b, loc, groupsGlobal(c.getPairs()));
+      call(b, loc, "shardrt_collective_permute",
+           {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, in.getNumElements()),
+            i32(b, loc, *dtype), pairs, i64(b, loc, c.getNumPairs())});
+      result = toTensor(b, loc, out, dst);
     } else {
       return success();
     }
@@ -212,7 +259,8 @@ struct LowerCommToRuntime : shardc::impl::CommLowerToRuntimeBase<LowerCommToRunt
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<comm::AllReduceOp, comm::AllGatherOp, comm::AllSliceOp, comm::DeviceValueOp>(op))
+      if (isa<comm::AllReduceOp, comm::AllGatherOp, comm::AllSliceOp, comm::DeviceValueOp,
+              comm::ReduceScatterOp, comm::AllToAllOp, comm::CollectivePermuteOp>(op))
         ops.push_back(op);
     });
     RuntimeCalls calls(getOperation());

@@ -412,7 +412,7 @@ private:
     // and replicated, so propagation never pushes a sharding into them.
     walkAll([&](Operation *op) {
       if (isa<ShardingRuleOpInterface, ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp,
-              AllSliceOp>(op))
+              AllSliceOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
         return;
@@ -538,7 +538,8 @@ private:
     LogicalResult ok = success();
     walkAll([&](Operation *op) {
       if (isa<ShardingRuleOpInterface, ShardingConstraintOp, func::ReturnOp, ReshardOp,
-              AllReduceOp, AllGatherOp, AllSliceOp>(op) ||
+              AllReduceOp, AllGatherOp, AllSliceOp, ReduceScatterOp, AllToAllOp,
+              CollectivePermuteOp>(op) ||
           failed(ok))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))

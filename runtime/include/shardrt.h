@@ -126,6 +126,53 @@ int32_t shardrt_all_gather_on(shardrt_comm *comm, const void *in, void *out, int
                               int64_t num_groups, int64_t group_size);
 int32_t shardrt_barrier_on(shardrt_comm *comm);
 
+/* The reshard planner's collectives (passes/core/ReshardPlan.h). Like the
+ * ones above they act on the caller's group; `in` and `out` must not overlap.
+ *
+ * reduce_scatter: all_reduce then keep this member's block of one dimension,
+ * fused. `in` is viewed as [outer, group_size * inner], `out` as [outer,
+ * inner]; for the caller at position p of its group:
+ *   out[o, i] = op over members m, in group order, of in_m[o, p * inner + i]
+ * (the same order on every member, so results are deterministic, as for
+ * all_reduce). Scattering tensor dimension d: outer = product of the dims
+ * before d, inner = local (output) size of d times the dims after d. */
+int32_t shardrt_reduce_scatter(const void *in, void *out, int64_t outer, int64_t inner,
+                               int32_t dtype, int32_t op, const int64_t *groups,
+                               int64_t num_groups, int64_t group_size);
+
+/* all_to_all: `in` is viewed as [split_outer, group_size, split_inner]; piece
+ * j = in[:, j, :] (row-major, split_outer * split_inner elements) goes to the
+ * member at position j. `out` is viewed as [concat_outer, group_size,
+ * concat_inner] and out[:, m, :] is the piece received from member m.
+ * split_outer * split_inner must equal concat_outer * concat_inner. For a
+ * tensor split along dim s and concatenated along dim c: split_outer =
+ * product of the dims before s, split_inner = (size of s / group_size) times
+ * the dims after s; concat_* likewise for c on the piece's shape. */
+int32_t shardrt_all_to_all(const void *in, void *out, int64_t split_outer, int64_t split_inner,
+                           int64_t concat_outer, int64_t concat_inner, int32_t dtype,
+                           const int64_t *groups, int64_t num_groups, int64_t group_size);
+
+/* collective_permute: `pairs` holds num_pairs (source, target) rank pairs,
+ * flat. The caller's `out` (count elements) receives the `in` of the pair
+ * whose target it is, or zeros when it is no pair's target; a pair (r, r) is
+ * a local copy. No rank may be a source twice or a target twice. Every rank
+ * named in a pair must make the call; other ranks may skip it (if they call,
+ * they only zero `out`). */
+int32_t shardrt_collective_permute(const void *in, void *out, int64_t count, int32_t dtype,
+                                   const int64_t *pairs, int64_t num_pairs);
+
+int32_t shardrt_reduce_scatter_on(shardrt_comm *comm, const void *in, void *out, int64_t outer,
+                                  int64_t inner, int32_t dtype, int32_t op,
+                                  const int64_t *groups, int64_t num_groups,
+                                  int64_t group_size);
+int32_t shardrt_all_to_all_on(shardrt_comm *comm, const void *in, void *out,
+                              int64_t split_outer, int64_t split_inner, int64_t concat_outer,
+                              int64_t concat_inner, int32_t dtype, const int64_t *groups,
+                              int64_t num_groups, int64_t group_size);
+int32_t shardrt_collective_permute_on(shardrt_comm *comm, const void *in, void *out,
+                                      int64_t count, int32_t dtype, const int64_t *pairs,
+                                      int64_t num_pairs);
+
 /* ---------------------------------------------------------------------------
  * Arrays and .npy files
  * ------------------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include "Error.h"
 #include "Reduce.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -94,8 +95,34 @@ const char *collectiveName(CollectiveKind kind) {
     return "all_gather";
   case CollectiveKind::Barrier:
     return "barrier";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
+  case CollectiveKind::Permute:
+    return "collective_permute";
   }
   return "?";
+}
+
+void copyPiece(const void *src, int64_t splitOuter, int64_t splitInner, int64_t from, void *dst,
+               int64_t concatOuter, int64_t concatInner, int64_t to, int64_t n,
+               size_t elementSize) {
+  (void)concatOuter;
+  const int64_t total = splitOuter * splitInner;
+  if (total == 0 || splitInner == 0 || concatInner == 0)
+    return;
+  const char *s = static_cast<const char *>(src);
+  char *d = static_cast<char *>(dst);
+  for (int64_t k = 0; k < total;) {
+    const int64_t so = k / splitInner, si = k % splitInner;
+    const int64_t co = k / concatInner, ci = k % concatInner;
+    const int64_t run = std::min(splitInner - si, concatInner - ci);
+    std::memcpy(d + ((co * n + to) * concatInner + ci) * elementSize,
+                s + ((so * n + from) * splitInner + si) * elementSize,
+                static_cast<size_t>(run) * elementSize);
+    k += run;
+  }
 }
 
 shardrt_status readTimeoutSeconds(double *seconds) {
@@ -259,6 +286,223 @@ int32_t shardrt_all_gather(const void *in, void *out, int64_t outer, int64_t inn
                            int64_t group_size) {
   return shardrt_all_gather_on(shardrt_current(), in, out, outer, inner, dtype, groups,
                                num_groups, group_size);
+}
+
+/// Shared checks of the collectives that read `in` and write `out` with
+/// element counts `elemsIn` / `elemsOut` (already overflow-checked by the
+/// caller): NULL buffers are only allowed when there is nothing to move.
+static int32_t checkBuffers(shardrt_comm *comm, const char *what, const void *in, void *out,
+                            int64_t bytesIn, int64_t bytesOut) {
+  if ((bytesIn > 0 && !in) || (bytesOut > 0 && !out))
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: %s is NULL with %lld bytes to move", what, !in ? "in" : "out",
+                         (long long)(!in ? bytesIn : bytesOut)));
+  return SHARDRT_OK;
+}
+
+int32_t shardrt_reduce_scatter_on(shardrt_comm *comm, const void *in, void *out, int64_t outer,
+                                  int64_t inner, int32_t dtype, int32_t op,
+                                  const int64_t *groups, int64_t num_groups,
+                                  int64_t group_size) {
+  const char *what = "reduce_scatter";
+  if (!comm)
+    return fail(SHARDRT_ERR_ARGUMENT,
+                "reduce_scatter: no communicator (call it from a rank, or use the _on variant)");
+  shardrt_status status;
+  if (alreadyAborted(comm, what, &status))
+    return status;
+  try {
+    if (outer < 0 || inner < 0)
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("reduce_scatter: outer = %lld and inner = %lld must both be >= 0",
+                           (long long)outer, (long long)inner));
+    if (!isValidDtype(dtype))
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("reduce_scatter: dtype %d is not a shardrt_dtype", dtype));
+    if (!isValidReduceOp(op))
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("reduce_scatter: op %d is not a shardrt_reduce_op", op));
+    Group group;
+    std::string bad = resolveGroup(*comm, groups, num_groups, group_size, &group);
+    if (!bad.empty())
+      return reject(comm, SHARDRT_ERR_ARGUMENT, std::string(what) + ": " + bad);
+    int64_t bytesOut = 0, bytesIn = 0;
+    if (__builtin_mul_overflow(outer, inner, &bytesOut) ||
+        __builtin_mul_overflow(bytesOut, static_cast<int64_t>(shardrt_dtype_size(dtype)),
+                               &bytesOut) ||
+        __builtin_mul_overflow(bytesOut, group.size, &bytesIn))
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("reduce_scatter: outer %lld x inner %lld x group %lld overflow",
+                           (long long)outer, (long long)inner, (long long)group.size));
+    if (int32_t s = checkBuffers(comm, what, in, out, bytesIn, bytesOut))
+      return s;
+    if (group.size == 1) {
+      if (bytesOut > 0)
+        std::memmove(out, in, static_cast<size_t>(bytesOut));
+      return SHARDRT_OK;
+    }
+    return comm->reduceScatter(ReduceScatterArgs{in, out, outer, inner, dtype, op}, group);
+  } catch (const std::bad_alloc &) {
+    return reject(comm, SHARDRT_ERR_BACKEND, "reduce_scatter: out of memory");
+  }
+}
+
+int32_t shardrt_all_to_all_on(shardrt_comm *comm, const void *in, void *out,
+                              int64_t split_outer, int64_t split_inner, int64_t concat_outer,
+                              int64_t concat_inner, int32_t dtype, const int64_t *groups,
+                              int64_t num_groups, int64_t group_size) {
+  const char *what = "all_to_all";
+  if (!comm)
+    return fail(SHARDRT_ERR_ARGUMENT,
+                "all_to_all: no communicator (call it from a rank, or use the _on variant)");
+  shardrt_status status;
+  if (alreadyAborted(comm, what, &status))
+    return status;
+  try {
+    if (split_outer < 0 || split_inner < 0 || concat_outer < 0 || concat_inner < 0)
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("all_to_all: split %lld x %lld and concat %lld x %lld must be >= 0",
+                           (long long)split_outer, (long long)split_inner,
+                           (long long)concat_outer, (long long)concat_inner));
+    if (!isValidDtype(dtype))
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("all_to_all: dtype %d is not a shardrt_dtype", dtype));
+    Group group;
+    std::string bad = resolveGroup(*comm, groups, num_groups, group_size, &group);
+    if (!bad.empty())
+      return reject(comm, SHARDRT_ERR_ARGUMENT, std::string(what) + ": " + bad);
+    int64_t piece = 0, other = 0, bytes = 0;
+    if (__builtin_mul_overflow(split_outer, split_inner, &piece) ||
+        __builtin_mul_overflow(concat_outer, concat_inner, &other) ||
+        __builtin_mul_overflow(piece, static_cast<int64_t>(shardrt_dtype_size(dtype)), &bytes) ||
+        __builtin_mul_overflow(bytes, group.size, &bytes))
+      return reject(comm, SHARDRT_ERR_ARGUMENT, "all_to_all: the buffer sizes overflow");
+    if (piece != other)
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("all_to_all: a piece is split_outer %lld x split_inner %lld = %lld "
+                           "elements but concat_outer %lld x concat_inner %lld = %lld",
+                           (long long)split_outer, (long long)split_inner, (long long)piece,
+                           (long long)concat_outer, (long long)concat_inner, (long long)other));
+    if (int32_t s = checkBuffers(comm, what, in, out, bytes, bytes))
+      return s;
+    if (group.size == 1) {
+      copyPiece(in, split_outer, split_inner, 0, out, concat_outer, concat_inner, 0, 1,
+                shardrt_dtype_size(dtype));
+      return SHARDRT_OK;
+    }
+    return comm->allToAll(AllToAllArgs{in, out, split_outer, split_inner, concat_outer,
+                                       concat_inner, dtype},
+                          group);
+  } catch (const std::bad_alloc &) {
+    return reject(comm, SHARDRT_ERR_BACKEND, "all_to_all: out of memory");
+  }
+}
+
+int32_t shardrt_collective_permute_on(shardrt_comm *comm, const void *in, void *out,
+                                      int64_t count, int32_t dtype, const int64_t *pairs,
+                                      int64_t num_pairs) {
+  const char *what = "collective_permute";
+  if (!comm)
+    return fail(SHARDRT_ERR_ARGUMENT, "collective_permute: no communicator (call it from a "
+                                      "rank, or use the _on variant)");
+  shardrt_status status;
+  if (alreadyAborted(comm, what, &status))
+    return status;
+  try {
+    if (count < 0)
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("collective_permute: count is %lld; it must be >= 0",
+                           (long long)count));
+    if (!isValidDtype(dtype))
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("collective_permute: dtype %d is not a shardrt_dtype", dtype));
+    if (num_pairs < 1 || num_pairs > comm->size)
+      return reject(comm, SHARDRT_ERR_ARGUMENT,
+                    format("collective_permute: num_pairs is %lld; it must be in 1..%d",
+                           (long long)num_pairs, comm->size));
+    if (!pairs)
+      return reject(comm, SHARDRT_ERR_ARGUMENT, "collective_permute: pairs is NULL");
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(count, static_cast<int64_t>(shardrt_dtype_size(dtype)), &bytes))
+      return reject(comm, SHARDRT_ERR_ARGUMENT, "collective_permute: count overflows");
+    if (int32_t s = checkBuffers(comm, what, in, out, bytes, bytes))
+      return s;
+    std::vector<char> isSource(comm->size, 0), isTarget(comm->size, 0), member(comm->size, 0);
+    int64_t source = -1, target = -1;
+    uint64_t hash = 1469598103934665603ull; // FNV-1a over the pairs
+    for (int64_t k = 0; k < 2 * num_pairs; ++k) {
+      int64_t id = pairs[k];
+      if (id < 0 || id >= comm->size)
+        return reject(comm, SHARDRT_ERR_ARGUMENT,
+                      format("collective_permute: pairs[%lld] = %lld is not a rank of this "
+                             "world (0..%d)",
+                             (long long)k, (long long)id, comm->size - 1));
+      std::vector<char> &seen = k % 2 == 0 ? isSource : isTarget;
+      if (seen[id])
+        return reject(comm, SHARDRT_ERR_ARGUMENT,
+                      format("collective_permute: rank %lld is a %s in two pairs", (long long)id,
+                             k % 2 == 0 ? "source" : "target"));
+      seen[id] = 1;
+      member[id] = 1;
+      hash = (hash ^ static_cast<uint64_t>(id)) * 1099511628211ull;
+    }
+    for (int64_t k = 0; k < num_pairs; ++k) {
+      if (pairs[2 * k + 1] == comm->rank)
+        source = pairs[2 * k];
+      if (pairs[2 * k] == comm->rank)
+        target = pairs[2 * k + 1];
+    }
+    if (!member[comm->rank]) {
+      if (bytes > 0)
+        std::memset(out, 0, static_cast<size_t>(bytes));
+      return SHARDRT_OK;
+    }
+    if (source == comm->rank && target == comm->rank) {
+      if (bytes > 0)
+        std::memmove(out, in, static_cast<size_t>(bytes));
+      return SHARDRT_OK;
+    }
+    // The group: every rank named in a pair, ascending; peers as positions.
+    // A rank whose only pair is (r, r) copies locally and joins nothing.
+    std::vector<int64_t> members;
+    for (int64_t k = 0; k < num_pairs; ++k)
+      if (pairs[2 * k] == pairs[2 * k + 1])
+        member[pairs[2 * k]] = 0;
+    for (int32_t r = 0; r < comm->size; ++r)
+      if (member[r])
+        members.push_back(r);
+    auto position = [&](int64_t id) {
+      return id < 0 ? int64_t(-1)
+                    : int64_t(std::lower_bound(members.begin(), members.end(), id) -
+                              members.begin());
+    };
+    Group group{members.data(), static_cast<int64_t>(members.size()), position(comm->rank)};
+    PermuteArgs args{in, out, count, dtype, position(source), position(target), hash};
+    return comm->permute(args, group);
+  } catch (const std::bad_alloc &) {
+    return reject(comm, SHARDRT_ERR_BACKEND, "collective_permute: out of memory");
+  }
+}
+
+int32_t shardrt_reduce_scatter(const void *in, void *out, int64_t outer, int64_t inner,
+                               int32_t dtype, int32_t op, const int64_t *groups,
+                               int64_t num_groups, int64_t group_size) {
+  return shardrt_reduce_scatter_on(shardrt_current(), in, out, outer, inner, dtype, op, groups,
+                                   num_groups, group_size);
+}
+
+int32_t shardrt_all_to_all(const void *in, void *out, int64_t split_outer, int64_t split_inner,
+                           int64_t concat_outer, int64_t concat_inner, int32_t dtype,
+                           const int64_t *groups, int64_t num_groups, int64_t group_size) {
+  return shardrt_all_to_all_on(shardrt_current(), in, out, split_outer, split_inner,
+                               concat_outer, concat_inner, dtype, groups, num_groups,
+                               group_size);
+}
+
+int32_t shardrt_collective_permute(const void *in, void *out, int64_t count, int32_t dtype,
+                                   const int64_t *pairs, int64_t num_pairs) {
+  return shardrt_collective_permute_on(shardrt_current(), in, out, count, dtype, pairs,
+                                       num_pairs);
 }
 
 } // extern "C"

@@ -20,7 +20,7 @@
 
 namespace shardrt {
 
-enum class CollectiveKind { AllReduce, AllGather, Barrier };
+enum class CollectiveKind { AllReduce, AllGather, Barrier, ReduceScatter, AllToAll, Permute };
 const char *collectiveName(CollectiveKind kind);
 
 /// The caller's group, as resolved by the front end.
@@ -45,6 +45,45 @@ struct AllGatherArgs {
   int32_t dtype;
 };
 
+struct ReduceScatterArgs {
+  const void *in;
+  void *out;
+  int64_t outer;
+  int64_t inner; // of the output
+  int32_t dtype;
+  int32_t op;
+};
+
+struct AllToAllArgs {
+  const void *in;
+  void *out;
+  int64_t splitOuter, splitInner;   // in: [splitOuter, group, splitInner]
+  int64_t concatOuter, concatInner; // out: [concatOuter, group, concatInner]
+  int32_t dtype;
+};
+
+/// A permute as the front end resolved it: the group is every rank named in
+/// a pair (ascending); source/target are the caller's peers as positions in
+/// that group, -1 when it has none. `pairsHash` lets members check that they
+/// agree on the pairs.
+struct PermuteArgs {
+  const void *in;
+  void *out;
+  int64_t count;
+  int32_t dtype;
+  int64_t source = -1;
+  int64_t target = -1;
+  uint64_t pairsHash = 0;
+};
+
+/// Copies piece `from` of a [splitOuter, n, splitInner] view into block `to`
+/// of a [concatOuter, n, concatInner] view; the piece holds splitOuter *
+/// splitInner == concatOuter * concatInner elements in row-major order on
+/// both sides. Contiguous runs are copied at once.
+void copyPiece(const void *src, int64_t splitOuter, int64_t splitInner, int64_t from, void *dst,
+               int64_t concatOuter, int64_t concatInner, int64_t to, int64_t n,
+               size_t elementSize);
+
 /// The collective timeout in seconds, from env SHARDRT_TIMEOUT_S (default
 /// 300).  A value that is not a positive number is an error, not a silent
 /// fallback to the default.
@@ -68,6 +107,13 @@ struct shardrt_comm {
   virtual shardrt_status allGather(const shardrt::AllGatherArgs &args,
                                    const shardrt::Group &group) = 0;
   virtual shardrt_status barrier() = 0;
+  virtual shardrt_status reduceScatter(const shardrt::ReduceScatterArgs &args,
+                                       const shardrt::Group &group) = 0;
+  virtual shardrt_status allToAll(const shardrt::AllToAllArgs &args,
+                                  const shardrt::Group &group) = 0;
+  /// `group` is every rank named in a pair; the caller is a member.
+  virtual shardrt_status permute(const shardrt::PermuteArgs &args,
+                                 const shardrt::Group &group) = 0;
   /// Records `message` (already prefixed with the rank) as the world's failure
   /// unless an earlier one exists, and releases pending collectives.
   virtual void fail(shardrt_status status, const std::string &message) = 0;

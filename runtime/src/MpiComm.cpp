@@ -40,6 +40,7 @@ namespace {
 
 constexpr int kHandshakeTag = 0x5348; // "SH"
 constexpr int kCreateTag = 0x5349;
+constexpr int kPermuteTag = 0x534A;
 constexpr int64_t kMaxChunkElems = int64_t(1) << 28; // elements per MPI call (fits int)
 constexpr int64_t kMaxChunkBytes = int64_t(1) << 30; // bytes per rank per MPI_Iallgather
 
@@ -146,6 +147,111 @@ public:
     return SHARDRT_OK;
   }
 
+  // Packs each member's block contiguously ([outer, g, inner] -> [g, outer,
+  // inner]) for MPI_Ireduce_scatter_block; 16-bit floats travel as float and
+  // round once, as in allReduce.
+  shardrt_status reduceScatter(const ReduceScatterArgs &args, const Group &group) override {
+    MPI_Comm comm;
+    if (shardrt_status s = groupComm(group, CollectiveKind::ReduceScatter, &comm))
+      return s;
+    const int64_t g = group.size, block = args.outer * args.inner;
+    if (block > kMaxChunkElems)
+      return tooLarge(CollectiveKind::ReduceScatter, group, block);
+    const bool half = args.dtype == SHARDRT_F16 || args.dtype == SHARDRT_BF16;
+    const size_t es = shardrt_dtype_size(args.dtype);
+    const size_t ws = half ? sizeof(float) : es; // element size on the wire
+    std::vector<char> send(static_cast<size_t>(g * block) * ws), recv(block * ws);
+    const char *in = static_cast<const char *>(args.in);
+    for (int64_t o = 0; o < args.outer; ++o)
+      for (int64_t m = 0; m < g; ++m)
+        for (int64_t i = 0; i < args.inner; ++i) {
+          const char *src = in + ((o * g + m) * args.inner + i) * es;
+          char *dst = send.data() + ((m * args.outer + o) * args.inner + i) * ws;
+          if (half) {
+            uint16_t h;
+            std::memcpy(&h, src, 2);
+            float f = args.dtype == SHARDRT_F16 ? halfToFloat(h) : bf16ToFloat(h);
+            std::memcpy(dst, &f, sizeof f);
+          } else {
+            std::memcpy(dst, src, es);
+          }
+        }
+    MPI_Request req;
+    int rc = MPI_Ireduce_scatter_block(send.data(), recv.data(), static_cast<int>(block),
+                                       mpiType(args.dtype), mpiOp(args.dtype, args.op), comm,
+                                       &req);
+    if (shardrt_status s = complete(rc, &req, CollectiveKind::ReduceScatter, group))
+      return s;
+    char *out = static_cast<char *>(args.out);
+    if (!half) {
+      if (block > 0)
+        std::memcpy(out, recv.data(), static_cast<size_t>(block) * es);
+    } else {
+      for (int64_t i = 0; i < block; ++i) {
+        float f;
+        std::memcpy(&f, recv.data() + i * ws, sizeof f);
+        uint16_t h = args.dtype == SHARDRT_F16 ? floatToHalf(f) : floatToBf16(f);
+        std::memcpy(out + i * 2, &h, 2);
+      }
+    }
+    return SHARDRT_OK;
+  }
+
+  // Pieces are packed member-major for MPI_Ialltoall and unpacked into the
+  // concat view (copyPiece does both rearrangements).
+  shardrt_status allToAll(const AllToAllArgs &args, const Group &group) override {
+    MPI_Comm comm;
+    if (shardrt_status s = groupComm(group, CollectiveKind::AllToAll, &comm))
+      return s;
+    const int64_t g = group.size, piece = args.splitOuter * args.splitInner;
+    const size_t es = shardrt_dtype_size(args.dtype);
+    if (piece * static_cast<int64_t>(es) > kMaxChunkBytes)
+      return tooLarge(CollectiveKind::AllToAll, group, piece);
+    std::vector<char> send(static_cast<size_t>(g * piece) * es), recv(send.size());
+    for (int64_t j = 0; j < g; ++j)
+      copyPiece(args.in, args.splitOuter, args.splitInner, j, send.data(), 1, piece, j, g, es);
+    const int bytes = static_cast<int>(piece * static_cast<int64_t>(es));
+    MPI_Request req;
+    int rc = MPI_Ialltoall(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE, comm,
+                           &req);
+    if (shardrt_status s = complete(rc, &req, CollectiveKind::AllToAll, group))
+      return s;
+    for (int64_t m = 0; m < g; ++m)
+      copyPiece(recv.data(), 1, piece, m, args.out, args.concatOuter, args.concatInner, m, g, es);
+    return SHARDRT_OK;
+  }
+
+  // Point to point on the private world communicator: receive from the
+  // source, send to the target, both non-blocking and polled with the
+  // timeout. Messages between one pair of ranks never overtake each other,
+  // so successive permutes match in order.
+  shardrt_status permute(const PermuteArgs &args, const Group &group) override {
+    const int64_t bytes = args.count * static_cast<int64_t>(shardrt_dtype_size(args.dtype));
+    if (bytes > kMaxChunkBytes)
+      return tooLarge(CollectiveKind::Permute, group, args.count);
+    std::vector<MPI_Request> reqs;
+    reqs.reserve(2);
+    int rc = MPI_SUCCESS;
+    if (args.source >= 0) {
+      reqs.emplace_back();
+      rc = MPI_Irecv(args.out, static_cast<int>(bytes), MPI_BYTE,
+                     static_cast<int>(group.members[args.source]), kPermuteTag, world,
+                     &reqs.back());
+    } else if (bytes > 0) {
+      std::memset(args.out, 0, static_cast<size_t>(bytes));
+    }
+    if (rc == MPI_SUCCESS && args.target >= 0) {
+      reqs.emplace_back();
+      rc = MPI_Isend(args.in, static_cast<int>(bytes), MPI_BYTE,
+                     static_cast<int>(group.members[args.target]), kPermuteTag, world,
+                     &reqs.back());
+    }
+    if (rc != MPI_SUCCESS)
+      return mpiFailure(rc, "starting the collective", where(CollectiveKind::Permute, group));
+    return waitAll(static_cast<int>(reqs.size()), reqs.data(),
+                   where(CollectiveKind::Permute, group));
+  }
+
   shardrt_status barrier() override {
     std::vector<int64_t> all(static_cast<size_t>(size));
     for (int32_t r = 0; r < size; ++r)
@@ -238,6 +344,15 @@ private:
   std::string where(CollectiveKind kind, const Group &group) const {
     return format("rank %d: collective %s over group %s", rank, collectiveName(kind),
                   formatIds(group.members, group.size).c_str());
+  }
+
+  shardrt_status tooLarge(CollectiveKind kind, const Group &group, int64_t elements) {
+    std::string message = format("%s: %lld elements are too many for one MPI call in this "
+                                 "backend",
+                                 where(kind, group).c_str(), (long long)elements);
+    fail(SHARDRT_ERR_BACKEND, message);
+    setLastError(message);
+    return SHARDRT_ERR_BACKEND;
   }
 
   shardrt_status mpiFailure(int rc, const char *call, const std::string &what) {

@@ -19,6 +19,9 @@ extern "C" const shardrt_symbol *shardrt_symbols(void) {
       {"shardrt_rank", address(&shardrt_rank)},
       {"shardrt_all_reduce", address(&shardrt_all_reduce)},
       {"shardrt_all_gather", address(&shardrt_all_gather)},
+      {"shardrt_reduce_scatter", address(&shardrt_reduce_scatter)},
+      {"shardrt_all_to_all", address(&shardrt_all_to_all)},
+      {"shardrt_collective_permute", address(&shardrt_collective_permute)},
       // Soft-float helpers LLVM may call for bf16 (SoftFloat.cpp).
       {"__truncsfbf2", address(&__truncsfbf2)},
       {"__truncdfbf2", address(&__truncdfbf2)},

@@ -51,10 +51,12 @@ struct CallDesc {
   int64_t inner = 0; // all_gather only
   int32_t dtype = 0;
   int32_t op = 0; // all_reduce only
+  // all_to_all: concat_outer, concat_inner; collective_permute: the pairs' hash.
+  int64_t extra0 = 0, extra1 = 0;
 
   bool operator==(const CallDesc &o) const {
     return kind == o.kind && count == o.count && inner == o.inner && dtype == o.dtype &&
-           op == o.op;
+           op == o.op && extra0 == o.extra0 && extra1 == o.extra1;
   }
   std::string describe() const {
     switch (kind) {
@@ -64,6 +66,16 @@ struct CallDesc {
     case CollectiveKind::AllGather:
       return format("all_gather(outer=%lld, inner=%lld, %s)", (long long)count,
                     (long long)inner, shardrt_dtype_name(dtype));
+    case CollectiveKind::ReduceScatter:
+      return format("reduce_scatter(outer=%lld, inner=%lld, %s, %s)", (long long)count,
+                    (long long)inner, shardrt_dtype_name(dtype), reduceOpName(op));
+    case CollectiveKind::AllToAll:
+      return format("all_to_all(split=%lldx%lld, concat=%lldx%lld, %s)", (long long)count,
+                    (long long)inner, (long long)extra0, (long long)extra1,
+                    shardrt_dtype_name(dtype));
+    case CollectiveKind::Permute:
+      return format("collective_permute(count=%lld, %s, pairs #%llx)", (long long)count,
+                    shardrt_dtype_name(dtype), (unsigned long long)extra0);
     case CollectiveKind::Barrier:
       break;
     }
@@ -184,6 +196,84 @@ public:
 
     lock.lock();
     drain(lock, rv); // peers may still be reading our `in`
+    return SHARDRT_OK;
+  }
+
+  // Member p reduces, in group order, block p of every member's input into
+  // its own output: the same order on every member, as in allReduce.
+  shardrt_status reduceScatter(const ReduceScatterArgs &args, const Group &group) override {
+    const size_t es = shardrt_dtype_size(args.dtype);
+    const int64_t g = group.size, pos = group.position;
+    std::vector<const char *> ins(static_cast<size_t>(g));
+    std::vector<const void *> srcs(static_cast<size_t>(g));
+    CallDesc desc{CollectiveKind::ReduceScatter, args.outer, args.inner, args.dtype, args.op};
+
+    std::unique_lock<std::mutex> lock(world->mu);
+    Rendezvous &rv = rendezvousFor(group.members, g);
+    if (shardrt_status s = exchange(lock, rv, pos, const_cast<void *>(args.in), desc))
+      return s;
+    for (int64_t m = 0; m < g; ++m)
+      ins[m] = static_cast<const char *>(rv.posted[m]);
+    lock.unlock();
+
+    if (args.inner > 0)
+      for (int64_t o = 0; o < args.outer; ++o) {
+        for (int64_t m = 0; m < g; ++m)
+          srcs[m] = ins[m] + ((o * g + pos) * args.inner) * es;
+        reduceInOrder(static_cast<char *>(args.out) + o * args.inner * es, srcs.data(), g,
+                      args.inner, args.dtype, args.op);
+      }
+
+    lock.lock();
+    drain(lock, rv); // peers may still be reading our `in`
+    return SHARDRT_OK;
+  }
+
+  shardrt_status allToAll(const AllToAllArgs &args, const Group &group) override {
+    const size_t es = shardrt_dtype_size(args.dtype);
+    const int64_t g = group.size, pos = group.position;
+    std::vector<const void *> ins(static_cast<size_t>(g));
+    CallDesc desc{CollectiveKind::AllToAll, args.splitOuter, args.splitInner, args.dtype, 0,
+                  args.concatOuter, args.concatInner};
+
+    std::unique_lock<std::mutex> lock(world->mu);
+    Rendezvous &rv = rendezvousFor(group.members, g);
+    if (shardrt_status s = exchange(lock, rv, pos, const_cast<void *>(args.in), desc))
+      return s;
+    for (int64_t m = 0; m < g; ++m)
+      ins[m] = rv.posted[m];
+    lock.unlock();
+
+    for (int64_t m = 0; m < g; ++m)
+      copyPiece(ins[m], args.splitOuter, args.splitInner, pos, args.out, args.concatOuter,
+                args.concatInner, m, g, es);
+
+    lock.lock();
+    drain(lock, rv);
+    return SHARDRT_OK;
+  }
+
+  shardrt_status permute(const PermuteArgs &args, const Group &group) override {
+    const size_t bytes = static_cast<size_t>(args.count) * shardrt_dtype_size(args.dtype);
+    CallDesc desc{CollectiveKind::Permute, args.count, 0, args.dtype, 0,
+                  static_cast<int64_t>(args.pairsHash), 0};
+    std::unique_lock<std::mutex> lock(world->mu);
+    Rendezvous &rv = rendezvousFor(group.members, group.size);
+    if (shardrt_status s =
+            exchange(lock, rv, group.position, const_cast<void *>(args.in), desc))
+      return s;
+    const void *from = args.source >= 0 ? rv.posted[args.source] : nullptr;
+    lock.unlock();
+
+    if (bytes > 0) {
+      if (from)
+        std::memcpy(args.out, from, bytes);
+      else
+        std::memset(args.out, 0, bytes);
+    }
+
+    lock.lock();
+    drain(lock, rv);
     return SHARDRT_OK;
   }
 

@@ -34,7 +34,6 @@ variant unknown_axis 's/P("data", None)/P("batch", None)/'
 variant axis_twice 's/P("data", None)/P("data", "data")/'
 variant axis_twice_tuple 's/P("data", None)/P(("data", "data"), None)/'
 variant spec_too_long 's/P("data", None)/P("data", None, None)/'
-variant no_divide 's/tensor<8x2xf32>/tensor<7x2xf32>/g; s/tensor<8xf32>/tensor<7xf32>/g'
 variant no_parse 's/garray.sub %pred, %y/garray.sub %pred,, %y/'
 variant unknown_op 's/garray.sub %pred, %y/garray.frobnicate %pred, %y/'
 
@@ -54,13 +53,8 @@ expect_error sharding_more_entries_than_rank $COMPILE \
   "spec_too_long.mlir:$X_LINE:" "argument 'X'" "3 entries" "rank 2" \
   -- compile "$TMP/spec_too_long.mlir" -o "$TMP/o4"
 
-expect_error shape_does_not_divide $COMPILE \
-  "no_divide.mlir:$X_LINE:" "argument 'X'" "dim 0" "size 7" '("data")' "size 4" \
-  -- compile "$TMP/no_divide.mlir" --mesh data=4 -o "$TMP/o5"
-
-expect_error seed_on_3_ranks_does_not_divide $COMPILE \
-  "linear_regression_step.mlir:$X_LINE:" "argument 'X'" "dim 0 has size 8" "of size 3" \
-  -- run "$SEED" --mesh data=3 "${SEED_IN[@]}"
+# Shapes that do not divide over their mesh axes are no error any more: see
+# cli_uneven_test.sh.
 
 expect_error model_does_not_parse $COMPILE \
   "no_parse.mlir:$SUB_LINE:" "expected SSA operand" \

@@ -49,7 +49,9 @@ TEST_CASE("layer norm sample: global statistics on every mesh", "[exec][samples]
     INFO(one.error);
     REQUIRE(one.ok);
     for (const char *mesh : {"data=2,model=1", "data=1,model=2", "data=2,model=2",
-                             "data=4,model=2", "data=2,model=4"}) {
+                             "data=4,model=2", "data=2,model=4",
+                             // uneven: 16 features over 3 (6,6,4) or 5 (4,4,4,4,0)
+                             "data=3,model=3", "data=3,model=5"}) {
       INFO("seed " << seed << ", mesh " << mesh);
       RunOutcome r = compileAndRun(text, mesh, in, "layer_norm.mlir");
       INFO(r.error);

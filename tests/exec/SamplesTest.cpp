@@ -126,7 +126,9 @@ MlpRef mlpReference(const TypedInputs &in) {
 const std::vector<std::string> kMlpInputs = {"X", "W1", "b1", "W2", "b2", "labels"};
 const std::vector<std::string> kMlpMeshes = {"data=1,model=1", "data=2,model=1",
                                              "data=1,model=2", "data=2,model=2",
-                                             "data=4,model=2"};
+                                             "data=4,model=2",
+                                             // uneven: 8 rows over 3, 32 hidden over 3 or 5
+                                             "data=3,model=3", "data=3,model=5"};
 const Tolerance kTol{1e-4, 1e-5};
 
 std::string collectivesText(const shardc::Signature &sig) {
@@ -212,7 +214,7 @@ std::vector<double> attentionReference(const TypedInputs &in) {
 
 } // namespace
 
-TEST_CASE("samples/mlp.mlir: loss and logits on 1x1, 2x1, 1x2, 2x2, 4x2 meshes",
+TEST_CASE("samples/mlp.mlir: loss and logits on 1x1, 2x1, 1x2, 2x2, 4x2, 3x3, 3x5 meshes",
           "[exec][samples][mlp]") {
   TypedInputs in = loadSample("mlp", kMlpInputs);
   MlpRef ref = mlpReference(in);
@@ -317,13 +319,14 @@ TEST_CASE("samples/mlp.mlir on data=2,model=2: weights stay sharded (no all_gath
   }
 }
 
-TEST_CASE("samples/attention.mlir: y on 1x1, 2x1, 1x2, 2x2, 1x4, 2x4 meshes",
+TEST_CASE("samples/attention.mlir: y on 1x1, 2x1, 1x2, 2x2, 1x4, 2x4, 2x3, 3x5 meshes",
           "[exec][samples][attention]") {
   TypedInputs in = loadSample("attention", {"X", "Wq", "Wk", "Wv", "Wo"});
   std::vector<double> ref = attentionReference(in);
   TypedOutcome one;
   for (const std::string &mesh : {"data=1,model=1", "data=2,model=1", "data=1,model=2",
-                                  "data=2,model=2", "data=1,model=4", "data=2,model=4"}) {
+                                  "data=2,model=2", "data=1,model=4", "data=2,model=4",
+                                  "data=2,model=3", "data=3,model=5"}) { // last two uneven
     Compiled c = compileFile(runfile("samples/attention.mlir"), mesh);
     INFO("--mesh " << mesh << "\n" << c.diagnostics);
     REQUIRE(c.ok);

@@ -1,6 +1,7 @@
 // Run by mpi_test.sh under `mpirun -np 4`.  Modes:
-//   collectives  all_reduce (every dtype and op) and all_gather (outer > 1)
-//                over the world and over groups; prints "rank R: OK".
+//   collectives  all_reduce (every dtype and op), all_gather (outer > 1),
+//                reduce_scatter, all_to_all and collective_permute over the
+//                world and over groups; prints "rank R: OK".
 //   timeout      rank 3 is alive but late; the others must time out and end
 //                the job (the script checks the exit status and message).
 //   finalize     rank 3 skips a collective and finalizes; the job must end.
@@ -12,6 +13,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -79,6 +81,68 @@ void checkAllGather(int64_t rank, const std::vector<int64_t> &groups, int64_t gr
   }
 }
 
+void checkReduceScatter(int64_t rank, const std::vector<int64_t> &groups, int64_t g) {
+  const int64_t outer = 2, inner = 3;
+  size_t at = std::find(groups.begin(), groups.end(), rank) - groups.begin();
+  std::vector<int64_t> members(groups.begin() + (at / g) * g, groups.begin() + (at / g + 1) * g);
+  const int64_t p = static_cast<int64_t>(at % g);
+  for (int32_t dtype : kAllDtypes)
+    for (int32_t op : kAllOps) {
+      const size_t es = shardrt_dtype_size(dtype);
+      std::vector<char> in(outer * g * inner * es), out(outer * inner * es);
+      for (int64_t k = 0; k < outer * g * inner; ++k)
+        storeValue(in.data(), k, dtype, reduceInput(op, dtype, rank, k));
+      EXPECT(shardrt_reduce_scatter(in.data(), out.data(), outer, inner, dtype, op, groups.data(),
+                                    (int64_t)groups.size() / g, g) == SHARDRT_OK);
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i)
+          EXPECT(loadValue(out.data(), o * inner + i, dtype) ==
+                 reduceExpected(op, dtype, members, (o * g + p) * inner + i));
+    }
+}
+
+void checkAllToAll(int64_t rank, const std::vector<int64_t> &groups, int64_t g) {
+  const int64_t so = 2, si = 3, co = 3, ci = 2;
+  size_t at = std::find(groups.begin(), groups.end(), rank) - groups.begin();
+  const int64_t *members = groups.data() + (at / g) * g;
+  const int64_t p = static_cast<int64_t>(at % g);
+  for (int32_t dtype : kAllDtypes) {
+    const size_t es = shardrt_dtype_size(dtype);
+    auto byte = [&](int64_t r, int64_t k, size_t b) { return static_cast<char>(r * 53 + k * 5 + b + 1); };
+    std::vector<char> in(so * g * si * es), out(in.size(), 'x');
+    for (int64_t k = 0; k < so * g * si; ++k)
+      for (size_t b = 0; b < es; ++b)
+        in[k * es + b] = byte(rank, k, b);
+    EXPECT(shardrt_all_to_all(in.data(), out.data(), so, si, co, ci, dtype, groups.data(),
+                              (int64_t)groups.size() / g, g) == SHARDRT_OK);
+    int bad = 0;
+    for (int64_t m = 0; m < g; ++m)
+      for (int64_t k = 0; k < so * si; ++k)
+        for (size_t b = 0; b < es; ++b)
+          bad += out[(((k / ci) * g + m) * ci + k % ci) * es + b] !=
+                 byte(members[m], ((k / si) * g + p) * si + k % si, b);
+    EXPECT(bad == 0);
+  }
+}
+
+void checkPermute(int64_t rank, const std::vector<int64_t> &pairs) {
+  const int64_t count = 5;
+  std::vector<int64_t> in(count), out(count, -7);
+  for (int64_t i = 0; i < count; ++i)
+    in[i] = rank * 100 + i;
+  bool named = std::find(pairs.begin(), pairs.end(), rank) != pairs.end();
+  if (!named)
+    return; // bystanders may skip
+  EXPECT(shardrt_collective_permute(in.data(), out.data(), count, SHARDRT_I64, pairs.data(),
+                                    (int64_t)pairs.size() / 2) == SHARDRT_OK);
+  int64_t source = -1;
+  for (size_t k = 0; k < pairs.size(); k += 2)
+    if (pairs[k + 1] == rank)
+      source = pairs[k];
+  for (int64_t i = 0; i < count; ++i)
+    EXPECT(out[i] == (source < 0 ? 0 : source * 100 + i));
+}
+
 int collectives(shardrt_comm *comm) {
   const int64_t rank = shardrt_rank();
   EXPECT(shardrt_comm_size(comm) == 4);
@@ -101,6 +165,15 @@ int collectives(shardrt_comm *comm) {
   checkAllGather(rank, cols, 2);
   checkAllGather(rank, rows, 2);
   checkAllGather(rank, reversed, 4);
+  checkReduceScatter(rank, world, 4);
+  checkReduceScatter(rank, cols, 2);
+  checkReduceScatter(rank, reversed, 4);
+  checkAllToAll(rank, rows, 2);
+  checkAllToAll(rank, cols, 2);
+  checkAllToAll(rank, reversed, 4);
+  checkPermute(rank, {0, 1, 1, 2, 2, 3, 3, 0});
+  checkPermute(rank, {0, 0, 2, 1, 1, 2, 3, 3}); // the (x,y) -> (y,x) reorder on 2x2
+  checkPermute(rank, {3, 1});                  // 1 receives, 3 gets zeros, 0 and 2 skip
 
   // Only three ranks are in a group; rank 2 sits this one out.
   if (rank != 2) {

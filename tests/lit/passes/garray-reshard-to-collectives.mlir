@@ -1,9 +1,11 @@
 // RUN: shardc-opt %s -split-input-file --garray-reshard-to-collectives -verify-diagnostics | FileCheck %s
 //
 // garray-reshard-to-collectives: each garray.reshard becomes the planner's
-// steps, in the order all_reduce, all_gather, all_slice; every step carries the
-// sharding after it, its ring-model cost in bytes per device, and the
-// reshard's `reason`. A reshard between equal layouts disappears.
+// cheapest steps (all_slice, all_to_all, collective_permute, all_gather,
+// all_reduce, reduce_scatter); every step carries the sharding after it, its
+// ring-model cost in bytes per device, and the reshard's `reason`. A reshard
+// between equal layouts disappears. No all_gather where an all_to_all, a
+// slice or a permute does.
 
 garray.mesh @mesh ["data" = 2, "model" = 2]
 
@@ -64,12 +66,13 @@ func.func @all_slice(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
 
 garray.mesh @mesh ["data" = 2]
 
-// Moving an axis to another dim: gather the old dim, then slice the new one.
+// Moving an axis to another dim: one all_to_all, (n-1)/n of the 64-byte
+// local block, where gather-then-slice would move 64.
 // CHECK-LABEL: func.func @move_dim
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<8x4xf32>
-// CHECK: %[[G:.*]] = garray.all_gather %[[X]], dim = 0 on @mesh ["data"] {bytes_per_device = 64 : i64, garray.sharding = #garray.sharding<@mesh, P(None, None)>, reason = "move"} : tensor<8x4xf32>
-// CHECK-NEXT: %[[S:.*]] = garray.all_slice %[[G]], dim = 1 on @mesh ["data"] {bytes_per_device = 0 : i64, garray.sharding = #garray.sharding<@mesh, P(None, "data")>, reason = "move"} : tensor<8x4xf32>
-// CHECK-NEXT: return %[[S]]
+// CHECK-NOT: all_gather
+// CHECK: %[[A:.*]] = garray.all_to_all %[[X]], split_dim = 1, concat_dim = 0 on @mesh ["data"] {bytes_per_device = 32 : i64, garray.sharding = #garray.sharding<@mesh, P(None, "data")>, reason = "move"} : tensor<8x4xf32>
+// CHECK-NEXT: return %[[A]]
 func.func @move_dim(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
   %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, "data")> {reason = "move"}
   return %0 : tensor<8x4xf32>
@@ -79,16 +82,79 @@ func.func @move_dim(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mes
 
 garray.mesh @mesh ["data" = 2, "model" = 2]
 
-// All three kinds, in planner order: reduce, then gather, then slices.
+// Pending over "model", an axis moved between dims and a new one added:
+// all_to_all over "data" (the partials move with their blocks), then the
+// reduce and the slice over "model" fused into one reduce_scatter. 64 bytes
+// where all_reduce + all_gather + slices moved 128.
 // CHECK-LABEL: func.func @reduce_gather_slice
-// CHECK: %[[R:.*]] = garray.all_reduce <sum> %{{.*}} on @mesh ["model"] {{.*}}P("data", None)>}
-// CHECK-NEXT: %[[G:.*]] = garray.all_gather %[[R]], dim = 0 on @mesh ["data"] {{.*}}P(None, None)>}
-// CHECK-NEXT: %[[S0:.*]] = garray.all_slice %[[G]], dim = 0 on @mesh ["model"] {{.*}}P("model", None)>}
-// CHECK-NEXT: %[[S1:.*]] = garray.all_slice %[[S0]], dim = 1 on @mesh ["data"] {{.*}}P("model", "data")>}
-// CHECK-NEXT: return %[[S1]]
+// CHECK-NOT: all_gather
+// CHECK: %[[A:.*]] = garray.all_to_all %{{.*}}, split_dim = 1, concat_dim = 0 on @mesh ["data"] {bytes_per_device = 32 : i64, {{.*}}P(None, "data"), unreduced = sum("model")>}
+// CHECK-NEXT: %[[R:.*]] = garray.reduce_scatter <sum> %[[A]], dim = 0 on @mesh ["model"] {bytes_per_device = 32 : i64, {{.*}}P("model", "data")>}
+// CHECK-NEXT: return %[[R]]
 func.func @reduce_gather_slice(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None), unreduced = sum("model")>}) -> tensor<8x4xf32> {
   %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P("model", "data")>
   return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// A pending sum scattered over the same axis: one reduce_scatter, (n-1)/n of
+// the 128-byte buffer; all_reduce + all_slice would move twice that.
+// CHECK-LABEL: func.func @reduce_scatter
+// CHECK-NOT: all_reduce
+// CHECK: garray.reduce_scatter <max> %{{.*}}, dim = 1 on @mesh ["model"] {bytes_per_device = 64 : i64, garray.sharding = #garray.sharding<@mesh, P(None, "model")>}
+// CHECK-NOT: all_slice
+func.func @reduce_scatter(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = max("model")>}) -> tensor<8x4xf32> {
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, "model")>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// A dim's axes reordered: same blocks, different owners. One permute of the
+// 8-byte block; devices 0 and 3 keep theirs, 1 and 2 swap.
+// CHECK-LABEL: func.func @reorder
+// CHECK-NOT: all_gather
+// CHECK: garray.collective_permute %{{.*}} on @mesh ["data", "model"] pairs = [0, 0, 2, 1, 1, 2, 3, 3] {bytes_per_device = 8 : i64, garray.sharding = #garray.sharding<@mesh, P(("model", "data"))>}
+func.func @reorder(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(("data", "model"))>}) -> tensor<8xf32> {
+  %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P(("model", "data"))>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// A reshard whose only user is another reshard is planned as one: reduced
+// for one user that then slices it, the pending sum becomes a
+// reduce_scatter; both reasons are kept.
+// CHECK-LABEL: func.func @chained
+// CHECK-NOT: garray.reshard
+// CHECK-NOT: all_reduce
+// CHECK: garray.reduce_scatter <sum> %{{.*}}, dim = 0 on @mesh ["data"] {{.*}}reason = "second; folded with: first"}
+// CHECK-NEXT: return
+func.func @chained(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>}) -> tensor<8x4xf32> {
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, None)> {reason = "first"}
+  %1 = garray.reshard %0 : tensor<8x4xf32> to #garray.sharding<@mesh, P("data", None)> {reason = "second"}
+  return %1 : tensor<8x4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// A reduced value with another user is not folded: it is reduced once.
+// CHECK-LABEL: func.func @chained_shared
+// CHECK: garray.all_reduce
+// CHECK: garray.all_slice
+func.func @chained_shared(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>}) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %0 = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, None)>
+  %1 = garray.reshard %0 : tensor<8x4xf32> to #garray.sharding<@mesh, P("data", None)>
+  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
 }
 
 // -----

@@ -1,0 +1,145 @@
+//===- UnevenShards.cpp - masks for the padding of uneven shards ----------===//
+//
+// See UnevenShards.h for the layout and the three places padding could leak.
+// Everything here is read from factor rules and shardings; no op kinds.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/local/UnevenShards.h"
+
+#include "dialects/comm/Comm.h"
+#include "passes/core/FactorRule.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace shardc {
+
+SmallVector<int64_t> validPerDevice(const Mesh &mesh, const std::vector<int> &axes, int64_t n) {
+  int64_t k = mesh.product(axes);
+  SmallVector<int64_t> valid;
+  for (int64_t d = 0, e = mesh.deviceCount(); d < e; ++d)
+    valid.push_back(validInShard(n, k, mesh.indexInGroup(d, axes)));
+  return valid;
+}
+
+namespace {
+
+std::string axesString(const std::vector<int> &axes, const Mesh &mesh) {
+  std::string s;
+  for (size_t i = 0; i < axes.size(); ++i)
+    s += (i ? ", \"" : "\"") + mesh.axes[axes[i]] + "\"";
+  return s;
+}
+
+std::string shardSizes(int64_t n, int64_t k) {
+  std::string s;
+  for (int64_t i = 0; i < k; ++i)
+    s += (i ? "," : "") + std::to_string(validInShard(n, k, i));
+  return s;
+}
+
+} // namespace
+
+FailureOr<SmallVector<PaddingMask>> planPaddingMasks(Operation *op, MeshOp mesh,
+                                                     const Mesh &core) {
+  SmallVector<PaddingMask> masks;
+  auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
+  if (!ruled)
+    return masks;
+  FactorRule rule = ruled.getFactorRule();
+  SmallVector<Value> tensors(op->getOperands());
+  tensors.append(op->getResults().begin(), op->getResults().end());
+  if (tensors.size() != rule.numTensors())
+    return masks; // a rule that does not describe every value: nothing to read
+  auto describe = [&](size_t t) {
+    return t < rule.operands.size() ? "operand #" + std::to_string(t)
+                                    : "result #" + std::to_string(t - rule.operands.size());
+  };
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    auto type = dyn_cast<RankedTensorType>(tensors[t].getType());
+    ShardingAttr s = getSharding(tensors[t]);
+    if (!type || !s)
+      continue;
+    FailureOr<TensorSharding> cs = toCore(s, mesh, type.getRank());
+    if (failed(cs))
+      return failure();
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      const std::vector<int> &axes = cs->dims[d].axes;
+      int64_t n = type.getDimSize(d), k = core.product(axes);
+      if (k <= 1 || n % k == 0)
+        continue;
+      const FactorRule::DimFactors &factors = rule.tensor(t)[d];
+      // A dim that holds several factors here, or whose factor sits with
+      // others in another value's dim, changes block boundaries: the padded
+      // local blocks would not line up with the global ones.
+      bool reshaped = factors.size() != 1;
+      for (size_t u = 0; u < rule.numTensors() && !reshaped; ++u)
+        for (const FactorRule::DimFactors &other : rule.tensor(u))
+          if (other != factors && llvm::any_of(other, [&](int f) {
+                return llvm::is_contained(factors, f);
+              }))
+            reshaped = true;
+      if (reshaped)
+        return op->emitError()
+               << op->getName() << ": dim " << d << " of " << describe(t) << " has size " << n
+               << ", split unevenly over mesh axes (" << axesString(axes, core) << ") of size "
+               << k << " (shards " << shardSizes(n, k)
+               << " under the ceil layout), and this op merges or splits it with other dims "
+                  "(rule "
+               << rule.str()
+               << "), so the padded blocks would not line up; make the size divisible by " << k
+               << ", or replicate the dim before this op (garray.sharding_constraint with None "
+                  "for it)";
+      if (t >= rule.operands.size() ||
+          !llvm::any_of(factors, [&](int f) { return rule.kinds[f] == FactorKind::Reduction; }))
+        continue;
+      masks.push_back({static_cast<unsigned>(t), d, validPerDevice(core, axes, n),
+                       rule.reduction});
+    }
+  }
+  return masks;
+}
+
+TypedAttr reductionIdentity(Builder &b, Type element, Reduction kind) {
+  if (auto f = dyn_cast<FloatType>(element)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    switch (kind) {
+    case Reduction::Sum: return b.getFloatAttr(f, llvm::APFloat::getZero(sem));
+    case Reduction::Prod: return b.getFloatAttr(f, llvm::APFloat(sem, "1"));
+    case Reduction::Max: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/true));
+    case Reduction::Min: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/false));
+    }
+  }
+  auto i = cast<IntegerType>(element);
+  unsigned w = i.getWidth();
+  if (w == 1) // i1 reductions are logical: sum and max are or, prod and min and
+    return b.getIntegerAttr(i, kind == Reduction::Prod || kind == Reduction::Min ? 1 : 0);
+  switch (kind) {
+  case Reduction::Sum: return b.getIntegerAttr(i, llvm::APInt(w, 0));
+  case Reduction::Prod: return b.getIntegerAttr(i, llvm::APInt(w, 1));
+  case Reduction::Max: return b.getIntegerAttr(i, llvm::APInt::getSignedMinValue(w));
+  case Reduction::Min: return b.getIntegerAttr(i, llvm::APInt::getSignedMaxValue(w));
+  }
+  return {};
+}
+
+Value maskPadding(OpBuilder &b, Location loc, Value x, const PaddingMask &mask) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto indexType = RankedTensorType::get(type.getShape(), b.getI64Type());
+  auto predType = RankedTensorType::get(type.getShape(), b.getI1Type());
+  Value iota = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(mask.dim));
+  Value valid = comm::DeviceValueOp::create(b, loc, RankedTensorType::get({}, b.getI64Type()),
+                                            b.getDenseI64ArrayAttr(mask.valid));
+  Value validB = BroadcastInDimOp::create(b, loc, indexType, valid, b.getDenseI64ArrayAttr({}));
+  Value inside = CompareOp::create(
+      b, loc, predType, ComparisonDirectionAttr::get(b.getContext(), ComparisonDirection::lt),
+      iota, validB);
+  Value identity = ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(type, reductionIdentity(b, type.getElementType(), mask.kind)));
+  return SelectOp::create(b, loc, type, inside, x, identity);
+}
+
+} // namespace shardc
