@@ -64,9 +64,10 @@ struct Emit {
 /// over a sharded batch is a pending sum that the update uses several times
 /// and non-linearly (mu, g^2); without the pin insert-reshards would reduce
 /// a derived copy at each such use. With it the sum is reduced exactly once.
-/// Moments sharded differently (ZeRO-1) are then reached by a free slice;
-/// pinning to the moments' layout instead made propagation shard the
-/// gradient's dot and gather the batch (docs/decisions.md).
+/// Moments sharded further (ZeRO-1) are then reached by the planner (a
+/// reduce-scatter of the pending sum); pinning to the moments' layout
+/// instead made propagation shard the gradient's dot and gather the batch
+/// (docs/decisions.md).
 Value pinGradient(OpBuilder &b, Location loc, Value grad, Value param) {
   ShardingAttr s = getSharding(param);
   if (!s || !isa<BlockArgument>(param))
