@@ -6,11 +6,11 @@
 //   - samples/linear_regression.mlir (value_and_grad + sgd_update): the first
 //     step is the seed's (loss 4.875, grad [-5.25, -0.75], w [0.525, 0.075]),
 //     the 5-step trajectory equals a double-precision C++ reference on 1, 2,
-//     4 and 8 ranks; permuting the examples changes nothing; the gradient is
-//     all-reduced exactly once;
+//     4 and 8 ranks (and the uneven 3 and 5); permuting the examples changes
+//     nothing; the gradient is all-reduced exactly once;
 //   - samples/mlp_train.mlir (value_and_grad + adam_update): the 3-step
-//     trajectory is the same on meshes 1x1, 2x1, 1x2, 2x2, 4x2, also with
-//     labels that leave very unequal valid counts per data shard (a masked
+//     trajectory is the same on meshes 1x1, 2x1, 1x2, 2x2, 4x2 and the uneven
+//     3x3, also with labels that leave very unequal valid counts per data shard (a masked
 //     mean of local means would differ between meshes);
 //   - the optimizer ops on their own (momentum, AdamW, global-norm clipping)
 //     against double references, sharded.
@@ -157,7 +157,7 @@ TEST_CASE("linear_regression.mlir (value_and_grad): the seed's first step on 1, 
   }
 }
 
-TEST_CASE("linear_regression.mlir: 5-step trajectory equal on 1, 2, 4, 8 ranks",
+TEST_CASE("linear_regression.mlir: 5-step trajectory equal on 1, 2, 4, 8 ranks (and uneven 3, 5)",
           "[exec][training][trajectory]") {
   TypedInputs seed = lrSeedInputs();
   Rng rng(7);
@@ -168,7 +168,7 @@ TEST_CASE("linear_regression.mlir: 5-step trajectory equal on 1, 2, 4, 8 ranks",
   for (const TypedInputs &in : {seed, random}) {
     std::vector<LrStep> ref = lrReference(in, 5);
     std::vector<TypedRunOutcome> one;
-    for (int64_t ranks : {1, 2, 4, 8}) {
+    for (int64_t ranks : {1, 2, 4, 8, 3, 5}) {
       std::string mesh = "data=" + std::to_string(ranks);
       INFO("--mesh " << mesh);
       Compiled c = compileFile(runfile(kLr), mesh);
@@ -313,7 +313,7 @@ TypedInputs mlpInputs() {
 void checkMlpAcrossMeshes(const TypedInputs &in, int steps) {
   std::vector<TypedRunOutcome> one;
   for (const char *mesh : {"data=1,model=1", "data=2,model=1", "data=1,model=2", "data=2,model=2",
-                           "data=4,model=2"}) {
+                           "data=4,model=2", "data=3,model=3"}) {
     INFO("--mesh " << mesh);
     Compiled c = compileFile(runfile("samples/mlp_train.mlir"), mesh);
     INFO(c.diagnostics);
@@ -335,7 +335,7 @@ void checkMlpAcrossMeshes(const TypedInputs &in, int steps) {
 
 } // namespace
 
-TEST_CASE("mlp_train.mlir (Adam): 3-step trajectory equal on 1x1, 2x1, 1x2, 2x2, 4x2 meshes",
+TEST_CASE("mlp_train.mlir (Adam): 3-step trajectory equal on 1x1, 2x1, 1x2, 2x2, 4x2, 3x3 meshes",
           "[exec][training][mlp]") {
   TypedInputs in = mlpInputs();
   checkMlpAcrossMeshes(in, 3);
