@@ -4,4 +4,5 @@
 
 void mlir::garray::registerShardcDialects(DialectRegistry &registry) {
   registry.insert<GArrayDialect, comm::CommDialect, func::FuncDialect>();
+  registerVjpModels(registry);
 }

@@ -10,6 +10,54 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GArrayAutodiff : Pass<"garray-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Expand value_and_grad by reverse mode on the global program";
+  let description = [{
+    Runs first, before any sharding is derived: the gradient is the
+    derivative of the *global* function, so it is never a local objective,
+    and partitioning later treats the adjoint ops like any others (the
+    gradient of a replicated weight over a sharded batch becomes a pending
+    sum, reduced once). Each `garray.value_and_grad` is replaced by a copy of
+    its callee's body and, in reverse order, the adjoint of every op on a
+    path from a `wrt` argument to the loss (VjpOpInterface, VjpRules.cpp);
+    cotangents of a value used several times are added.
+
+    ```mlir
+    %l, %g = garray.value_and_grad @loss(%x) wrt [0] : (tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>)
+    // with @loss(%x) = reduce <sum> (%x * %x)
+    →
+    %sq = garray.mul %x, %x : tensor<4xf32>
+    %l = garray.reduce <sum> %sq, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+    %one = garray.constant dense<1.0> : tensor<f32>
+    %gs = garray.broadcast_in_dim %one, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %g = garray.add (garray.mul %gs, %x), (garray.mul %gs, %x)
+    ```
+    A differentiated op without an adjoint is an error naming it and its
+    location. Private callees left without uses are erased.
+  }];
+}
+
+def GArrayExpandOptimizers : Pass<"garray-expand-optimizers", "::mlir::func::FuncOp"> {
+  let summary = "Expand optimizer updates and gradient clipping into garray ops";
+  let description = [{
+    `sgd_update`, `momentum_update`, `adam_update` and `clip_by_global_norm`
+    become elementwise garray ops and, for the clipping norm, global sum
+    reductions, before propagation (so a moment may be sharded like any
+    value, and a norm over sharded gradients is a pending sum reduced once).
+    An update reads its gradient through a `sharding_constraint` to the
+    parameter's declared placement, so a pending gradient is reduced once
+    for all of the update's uses.
+
+    ```mlir
+    %w1 = garray.sgd_update %w, %g {lr = 0.1 : f64} : tensor<2xf32>
+    →
+    %lr = garray.constant dense<1.000000e-01> : tensor<2xf32>
+    %s = garray.mul %g, %lr : tensor<2xf32>
+    %w1 = garray.sub %w, %s : tensor<2xf32>
+    ```
+  }];
+}
+
 def GArraySetMesh : Pass<"garray-set-mesh", "::mlir::ModuleOp"> {
   let summary = "Give mesh axes their sizes (the driver's --mesh)";
   let description = [{

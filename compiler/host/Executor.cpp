@@ -196,4 +196,67 @@ bool runThreads(const Signature &sig, const std::string &object, const ArraySet 
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Multi-step runs
+//===----------------------------------------------------------------------===//
+
+bool planFeedback(const Signature &sig, Feedback &feedback, std::string &error) {
+  feedback.outputToInput.clear();
+  for (size_t o = 0; o < sig.outputs.size(); ++o)
+    for (size_t i = 0; i < sig.inputs.size(); ++i) {
+      const TensorSignature &out = sig.outputs[o], &in = sig.inputs[i];
+      if (out.name != in.name)
+        continue;
+      if (out.dtype != in.dtype || out.shape != in.shape) {
+        error = "output '" + out.name + "' (" + out.dtype + ", shape " +
+                shapeString(out.shape.data(), out.shape.size()) +
+                ") cannot feed back into argument '" + in.name + "' (" + in.dtype +
+                ", shape " + shapeString(in.shape.data(), in.shape.size()) +
+                ") between steps; rename the output or give it the argument's type";
+        return false;
+      }
+      feedback.outputToInput.push_back({o, i});
+    }
+  return true;
+}
+
+static bool copyArray(const shardrt_array &from, shardrt_array &to) {
+  if (shardrt_array_alloc(&to, from.dtype, from.rank, from.shape) != SHARDRT_OK)
+    return false;
+  size_t bytes = static_cast<size_t>(shardrt_array_numel(&from)) * shardrt_dtype_size(from.dtype);
+  if (bytes)
+    std::memcpy(to.data, from.data, bytes);
+  return true;
+}
+
+bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
+              int64_t steps, const std::function<bool(int64_t, const RunResult &)> &afterStep,
+              RunResult &result, std::string &error) {
+  Feedback feedback;
+  if (!planFeedback(sig, feedback, error))
+    return false;
+  for (int64_t step = 0; step < steps; ++step) {
+    result = RunResult();
+    if (!runThreads(sig, object, inputs, result, error)) {
+      error = "step " + std::to_string(step + 1) + ": " + error;
+      return false;
+    }
+    if (!afterStep(step, result))
+      return false;
+    if (step + 1 == steps)
+      break;
+    for (auto [o, i] : feedback.outputToInput) {
+      shardrt_array *in = const_cast<shardrt_array *>(inputs.find(sig.inputs[i].name));
+      shardrt_array next{};
+      if (!in || !copyArray(result.outputs.arrays[o], next)) {
+        error = "cannot feed output '" + sig.outputs[o].name + "' back: " + shardrt_last_error();
+        return false;
+      }
+      shardrt_array_free(in);
+      *in = next;
+    }
+  }
+  return true;
+}
+
 } // namespace shardc

@@ -11,6 +11,7 @@
 #include "compiler/host/Signature.h"
 #include "shardrt.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,6 +47,23 @@ std::string checkInputs(const Signature &sig, const ArraySet &inputs);
 /// Returns false and sets `error` on failure.
 bool runThreads(const Signature &sig, const std::string &object, const ArraySet &inputs,
                 RunResult &result, std::string &error);
+
+/// `shardc run --steps N`: which outputs feed which inputs between steps
+/// (an output whose name is an input's name, e.g. the updated weights `w`
+/// or Adam's moments). Fails, naming them, when such a pair differs in dtype
+/// or shape (the next step could not take it).
+struct Feedback {
+  std::vector<std::pair<size_t, size_t>> outputToInput; // (output index, input index)
+};
+bool planFeedback(const Signature &sig, Feedback &feedback, std::string &error);
+
+/// Runs `steps` steps: after each, every fed-back output replaces its input
+/// in `inputs` (copied; `result` keeps the outputs). `afterStep(step,
+/// result)` is called after each step (0-based) and may stop the run by
+/// returning false (with `error` set by the caller's message).
+bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
+              int64_t steps, const std::function<bool(int64_t, const RunResult &)> &afterStep,
+              RunResult &result, std::string &error);
 
 /// Placement of `t` for the runtime.
 shardrt_placement placementOf(const TensorSignature &t, const Mesh &mesh);

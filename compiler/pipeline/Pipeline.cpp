@@ -425,7 +425,17 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   };
 
   // Phase 0: the global program as written, with the mesh sizes of this build.
+  // Training steps are differentiated first, on the global program (the
+  // gradient is the derivative of what the user wrote, never a local
+  // objective), and optimizer updates become plain garray ops, so every
+  // later phase sees one ordinary global program.
   if (failed(run(module, [&](OpPassManager &pm) {
+        // Composites first (a mean is a sum and a division by its global
+        // count), so adjoints reuse the forward pass's sums instead of
+        // recomputing them, and each is reduced across devices once.
+        pm.addNestedPass<func::FuncOp>(createGArrayDecompose());
+        pm.addPass(createGArrayAutodiff());
+        pm.addNestedPass<func::FuncOp>(createGArrayExpandOptimizers());
         if (!options.meshSizes.empty()) {
           GArraySetMeshOptions o;
           o.sizes = options.meshSizes;

@@ -2,6 +2,7 @@
 //
 // One call compiles a global model to a CPU object and its Signature:
 //
+//   model ──decompose, autodiff, expand-optimizers, set-mesh──▶
 //   global ──decompose, propagate──▶ propagated ──insert-reshards,
 //   reshard-to-collectives──▶ partitioned ──global-to-local, verify-local──▶
 //   local ──lower to linalg, runtime calls, LLVM──▶ llvm ──▶ object

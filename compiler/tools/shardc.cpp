@@ -2,6 +2,7 @@
 //
 //   shardc compile MODEL.mlir [--mesh AXIS=N,...] [-o OUT/] [--emit=PHASE] [--report]
 //   shardc run     MODEL.mlir|OUT/ [--mesh ...] --in NAME=FILE.npy ... [--out DIR/]
+//                  [--steps N]  (a training loop: outputs named like inputs feed back)
 //   shardc report  MODEL.mlir [--mesh ...]
 //   shardc explain MODEL.mlir [--mesh ...]   (provenance remarks, collective causes)
 //   compile, run and report take --memory-budget=BYTES (K/M/G suffixes): an
@@ -53,6 +54,8 @@ const char *kUsage =
     "usage:\n"
     "  shardc compile MODEL.mlir [--mesh AXIS=N,...] [-o OUT/] [--emit=PHASE] [--report]\n"
     "  shardc run MODEL.mlir|OUT/ [--mesh AXIS=N,...] --in NAME=FILE.npy ... [--out DIR/]\n"
+    "             [--steps N]  (run N steps; each output named like an argument is fed\n"
+    "             back into it, the output `loss` is printed every step)\n"
     "  shardc report MODEL.mlir [--mesh AXIS=N,...]\n"
     "  shardc explain MODEL.mlir [--mesh AXIS=N,...]   (each value's sharding and its origin,\n"
     "                                                  as remarks; collectives and their causes)\n"
@@ -70,6 +73,8 @@ struct Args {
   bool report = false, quiet = false, explain = false;
   std::optional<int64_t> memoryBudget;
   std::vector<std::pair<std::string, std::string>> inputs;
+  /// `run --steps N`; unset = one step, printing every output.
+  std::optional<int64_t> steps;
 };
 
 int usageError(const std::string &msg) {
@@ -111,7 +116,7 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     };
     std::optional<std::string> v;
     for (const char *flag : {"--mesh", "-o", "--out", "--entry", "--target", "--backend",
-                             "--emit", "--in", "--cpu", "--memory-budget"})
+                             "--emit", "--in", "--cpu", "--memory-budget", "--steps"})
       if (arg == flag && (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))) {
         status = usageError(std::string(flag) + " needs a value");
         return std::nullopt;
@@ -124,6 +129,15 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
       if (!(v = value("-o")))
         break;
       a.outDir = *v;
+    } else if (flagIs("--steps")) {
+      if (!(v = value("--steps")))
+        break;
+      int64_t n = 0;
+      if (llvm::StringRef(*v).getAsInteger(10, n) || n < 1) {
+        status = usageError("--steps " + *v + ": expected a positive number of steps");
+        return std::nullopt;
+      }
+      a.steps = n;
     } else if (flagIs("--out")) {
       if (!(v = value("--out")))
         break;
@@ -473,17 +487,34 @@ int runRun(const Args &a) {
   }
   shardc::RunResult result;
   std::string error;
-  if (!shardc::runThreads(m->signature, m->object, inputs, result, error)) {
-    llvm::errs() << "shardc: error: " << error << "\n";
+  // Every step checks that replicas agree (replicated weights must stay one
+  // global parameter); with --steps the loss is printed as it goes.
+  int lossIndex = -1;
+  for (size_t o = 0; o < m->signature.outputs.size(); ++o)
+    if (m->signature.outputs[o].name == "loss")
+      lossIndex = static_cast<int>(o);
+  bool replicasDisagree = false;
+  auto afterStep = [&](int64_t step, const shardc::RunResult &r) {
+    for (size_t o = 0; o < m->signature.outputs.size(); ++o)
+      if (r.replicaDiffs[o] != 0) {
+        llvm::errs() << "shardc: error: " << (a.steps ? "step " + std::to_string(step + 1) + ": " : "")
+                     << "the replicas of output '" << m->signature.outputs[o].name
+                     << "' disagree (max difference " << r.replicaDiffs[o]
+                     << "); this is a shardc bug, please report it with the model\n";
+        replicasDisagree = true;
+        return false;
+      }
+    if (a.steps && !a.quiet && lossIndex >= 0)
+      printArray(llvm::outs(), "step " + std::to_string(step + 1) + ": loss",
+                 r.outputs.arrays[lossIndex]);
+    return true;
+  };
+  if (!shardc::runSteps(m->signature, m->object, inputs, a.steps.value_or(1), afterStep, result,
+                        error)) {
+    if (!replicasDisagree)
+      llvm::errs() << "shardc: error: " << error << "\n";
     return exitWith(ExitCode::RunError);
   }
-  for (size_t o = 0; o < m->signature.outputs.size(); ++o)
-    if (result.replicaDiffs[o] != 0) {
-      llvm::errs() << "shardc: error: the replicas of output '" << m->signature.outputs[o].name
-                   << "' disagree (max difference " << result.replicaDiffs[o]
-                   << "); this is a shardc bug, please report it with the model\n";
-      return exitWith(ExitCode::RunError);
-    }
   if (!a.runOut.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(a.runOut)) {
       llvm::errs() << "shardc: error: cannot create '" << a.runOut << "': " << ec.message()
@@ -500,8 +531,11 @@ int runRun(const Args &a) {
     }
   }
   if (!a.quiet) {
-    llvm::outs() << "ran on " << m->signature.mesh.deviceCount() << " ranks (mesh "
+    llvm::outs() << "ran " << (a.steps ? std::to_string(*a.steps) + " steps " : std::string())
+                 << "on " << m->signature.mesh.deviceCount() << " ranks (mesh "
                  << m->signature.mesh.str() << ", threads)\n";
+    if (a.steps)
+      llvm::outs() << "final outputs:\n";
     for (size_t o = 0; o < result.outputs.names.size(); ++o)
       printArray(llvm::outs(), result.outputs.names[o], result.outputs.arrays[o]);
     if (!a.runOut.empty())

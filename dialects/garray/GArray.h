@@ -79,6 +79,10 @@ LogicalResult verifyShardingFor(ShardingAttr sharding, Type type, Operation *sco
 /// not include generated headers).
 void registerShardcDialects(DialectRegistry &registry);
 
+/// Attaches every differentiable op's adjoint (VjpOpInterface, VjpRules.cpp)
+/// when the garray dialect loads; registerShardcDialects calls it.
+void registerVjpModels(DialectRegistry &registry);
+
 } // namespace mlir::garray
 
 #endif // SHARDC_DIALECTS_GARRAY_GARRAY_H

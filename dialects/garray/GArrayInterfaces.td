@@ -39,4 +39,32 @@ def GArray_LocalizeOpInterface : OpInterface<"LocalizeOpInterface"> {
   ];
 }
 
+def GArray_VjpOpInterface : OpInterface<"VjpOpInterface"> {
+  let cppNamespace = "::mlir::garray";
+  let description = [{
+    An op's adjoint (vector-Jacobian product), for `garray-autodiff`: given
+    the cotangent of each result, build garray ops that compute the
+    cotangent each operand receives. The rules are written next to each
+    other in VjpRules.cpp (like the factor rules in FactorRules.cpp) and
+    attached to the ops as external models, so the op definitions stay as
+    they are. Adjoints are plain global garray ops: they are partitioned by
+    propagation like any other value (a pending sum stays pending through
+    them and is reduced once), never by a hand-written collective.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, at `b`'s insertion point, the cotangents of this op's
+        operands from `resultGrads` (one per result, same types as the
+        results; never null). Fills `operandGrads` with one entry per operand:
+        a value of the operand's type, or null where the operand receives
+        nothing (integer operands, constants of the rule, or a zero
+        derivative). Fails, with an error on the op, when the op's
+        attributes make it non-differentiable here (e.g. `reduce <prod>`).
+      }],
+      "::llvm::LogicalResult", "buildVjp",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::ValueRange":$resultGrads,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>,
+  ];
+}
+
 #endif // GARRAY_INTERFACES_TD

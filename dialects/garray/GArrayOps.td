@@ -82,6 +82,7 @@ def GArray_ConstantOp : GArray_Op<"constant", [ConstantLike, Pure,
 include "dialects/garray/GArrayElementwiseOps.td"
 include "dialects/garray/GArrayShapeOps.td"
 include "dialects/garray/GArrayReductionOps.td"
+include "dialects/garray/GArrayTrainingOps.td"
 
 //===----------------------------------------------------------------------===//
 // Placement

@@ -568,3 +568,77 @@ func.func @main(%x: tensor<5xf32> {garray.name = "x", garray.sharding = #garray.
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// A replicated regulariser added to a sharded loss, and its gradient
+//===----------------------------------------------------------------------===//
+
+// loss = mean((X w - y)^2) + lam * sum(w^2) with w replicated and X split
+// over "data": the data term is a pending sum, the regulariser a replicated
+// value computed on every device. It must enter the loss once, not once per
+// device, and its gradient 2 lam w must join the all-reduced data gradient
+// once. `spread` adds the regulariser to every row before a sum over the
+// sharded rows: N·reg, again whatever the shards.
+const char *kRegularised = R"(garray.mesh @mesh ["data" = 1]
+func.func private @loss_fn(%X: tensor<{N}x3xf32>, %y: tensor<{N}xf32>, %w: tensor<3xf32>) -> tensor<f32> {
+  %pred = garray.dot_general %X, %w, batch = [] x [], contracting = [1] x [0]
+      : (tensor<{N}x3xf32>, tensor<3xf32>) -> tensor<{N}xf32>
+  %r = garray.sub %pred, %y : tensor<{N}xf32>
+  %sq = garray.mul %r, %r : tensor<{N}xf32>
+  %data = garray.mean %sq, dims = [0] : (tensor<{N}xf32>) -> tensor<f32>
+  %w2 = garray.mul %w, %w : tensor<3xf32>
+  %s = garray.reduce <sum> %w2, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  %lam = garray.constant dense<0.25> : tensor<f32>
+  %reg = garray.mul %lam, %s : tensor<f32>
+  %loss = garray.add %data, %reg : tensor<f32>
+  return %loss : tensor<f32>
+}
+func.func @main(
+    %X: tensor<{N}x3xf32> {garray.name = "X", garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+    %y: tensor<{N}xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P("data")>},
+    %w: tensor<3xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P()>})
+    -> (tensor<f32> {garray.name = "loss"}, tensor<3xf32> {garray.name = "grad"},
+        tensor<f32> {garray.name = "spread"}) {
+  %loss, %grad = garray.value_and_grad @loss_fn(%X, %y, %w) wrt [2]
+      : (tensor<{N}x3xf32>, tensor<{N}xf32>, tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
+  %w2 = garray.mul %w, %w : tensor<3xf32>
+  %s = garray.reduce <sum> %w2, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  %rows = garray.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<{N}xf32>
+  %ry = garray.add %rows, %y : tensor<{N}xf32>
+  %spread = garray.reduce <sum> %ry, dims = [0] : (tensor<{N}xf32>) -> tensor<f32>
+  return %loss, %grad, %spread : tensor<f32>, tensor<3xf32>, tensor<f32>
+}
+)";
+
+TEST_CASE("a replicated regulariser added to a sharded loss counts once", "[uneven][reg]") {
+  for (int64_t n : {8, 10}) {
+    Rng rng(static_cast<uint32_t>(n));
+    TypedInputs in;
+    in["X"] = randomReals(rng, "f32", {n, 3}, -1.0f, 1.0f);
+    in["y"] = randomReals(rng, "f32", {n}, -1.0f, 1.0f);
+    in["w"] = randomReals(rng, "f32", {3}, -1.0f, 1.0f);
+    double data = 0, s = 0, ysum = 0;
+    std::vector<double> grad(3, 0.0), r(n);
+    for (int64_t j = 0; j < 3; ++j)
+      s += in["w"].values[j] * in["w"].values[j];
+    for (int64_t i = 0; i < n; ++i) {
+      double p = 0;
+      for (int64_t j = 0; j < 3; ++j)
+        p += in["X"].at(i, j) * in["w"].values[j];
+      r[i] = p - in["y"].values[i];
+      data += r[i] * r[i] / n;
+      ysum += in["y"].values[i];
+    }
+    for (int64_t j = 0; j < 3; ++j) {
+      for (int64_t i = 0; i < n; ++i)
+        grad[j] += 2.0 / n * in["X"].at(i, j) * r[i];
+      grad[j] += 2 * 0.25 * in["w"].values[j];
+    }
+    std::string model = fill(kRegularised, {{"N", std::to_string(n)}});
+    checkOnMeshes(model, in,
+                  {{"loss", {"f32", {}, {data + 0.25 * s}, kF32}},
+                   {"grad", {"f32", {3}, grad, kF32}},
+                   {"spread", {"f32", {}, {n * s + ysum}, {1e-5, 1e-4}}}},
+                  k1D);
+  }
+}

@@ -1,0 +1,158 @@
+//===- ExpandOptimizers.cpp - garray-expand-optimizers --------------------===//
+//
+// Optimizer updates and global-norm clipping as plain global garray ops,
+// written before propagation so that they are partitioned like the rest of
+// the step. Keeps:
+//   - every update is elementwise in the parameter and its state, so a
+//     moment may be sharded differently from its parameter (ZeRO-style):
+//     the partitioner moves data, the math does not change;
+//   - the clipping norm sums the squares of every gradient over its *global*
+//     shape (one scalar per gradient, added, then sqrt): sharded gradients
+//     give pending scalar sums reduced once, never a per-device norm;
+//   - hyper-parameters become constants of the parameter's element type.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/garray/GArray.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_GARRAYEXPANDOPTIMIZERS
+#include "passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace {
+
+struct Emit {
+  OpBuilder &b;
+  Location loc;
+
+  Value splat(Type type, double v) {
+    auto t = cast<RankedTensorType>(type);
+    return ConstantOp::create(b, loc,
+                              DenseElementsAttr::get(t, b.getFloatAttr(t.getElementType(), v)));
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value scale(Value x, double s) { return mul(x, splat(x.getType(), s)); }
+  /// A rank-0 value broadcast to `type`.
+  Value bcast(Value scalar, Type type) {
+    if (scalar.getType() == type)
+      return scalar;
+    return BroadcastInDimOp::create(b, loc, type, scalar, b.getDenseI64ArrayAttr({}));
+  }
+  Value sumAll(Value x) {
+    auto t = cast<RankedTensorType>(x.getType());
+    if (t.getRank() == 0)
+      return x;
+    SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
+    return ReduceOp::create(b, loc, RankedTensorType::get({}, t.getElementType()),
+                            ReductionKindAttr::get(b.getContext(), ReductionKind::sum), x,
+                            b.getDenseI64ArrayAttr(dims), UnitAttr());
+  }
+};
+
+/// The gradient as the update reads it: pinned to its parameter's declared
+/// layout (when the parameter is an argument with a placement). A gradient
+/// over a sharded batch is a pending sum that the update uses several times
+/// and non-linearly (mu, g^2); without the pin insert-reshards would reduce
+/// a derived copy at each such use. With it the sum is reduced exactly once.
+/// Moments sharded further (ZeRO-1) are then reached by the planner (a
+/// reduce-scatter of the pending sum); pinning to the moments' layout
+/// instead made propagation shard the gradient's dot and gather the batch
+/// (docs/decisions.md).
+Value pinGradient(OpBuilder &b, Location loc, Value grad, Value param) {
+  ShardingAttr s = getSharding(param);
+  if (!s || !isa<BlockArgument>(param))
+    return grad;
+  return ShardingConstraintOp::create(b, loc, grad.getType(), grad, s);
+}
+
+void expand(SgdUpdateOp op) {
+  OpBuilder b(op);
+  Emit e{b, op.getLoc()};
+  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
+  op.replaceAllUsesWith(e.sub(op.getParam(), e.scale(g, op.getLr().convertToDouble())));
+  op.erase();
+}
+
+void expand(MomentumUpdateOp op) {
+  OpBuilder b(op);
+  Emit e{b, op.getLoc()};
+  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
+  Value v = e.add(e.scale(op.getVelocity(), op.getMomentum().convertToDouble()), g);
+  Value w = e.sub(op.getParam(), e.scale(v, op.getLr().convertToDouble()));
+  op.replaceAllUsesWith(ValueRange{w, v});
+  op.erase();
+}
+
+// Bias correction uses t as a runtime value (a step counter fed back between
+// steps), so 1 - beta^t is computed with garray.pow on a rank-0 tensor.
+void expand(AdamUpdateOp op) {
+  OpBuilder b(op);
+  Emit e{b, op.getLoc()};
+  double b1 = op.getBeta1().convertToDouble(), b2 = op.getBeta2().convertToDouble();
+  Type type = op.getParam().getType(), scalar = op.getT().getType();
+  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
+  Value mu = e.add(e.scale(op.getMu(), b1), e.scale(g, 1.0 - b1));
+  Value nu = e.add(e.scale(op.getNu(), b2), e.scale(e.mul(g, g), 1.0 - b2));
+  auto correction = [&](double beta) {
+    Value pow = PowOp::create(b, op.getLoc(), e.splat(scalar, beta), op.getT());
+    return e.bcast(e.sub(e.splat(scalar, 1.0), pow), type);
+  };
+  Value muHat = e.div(mu, correction(b1));
+  Value nuHat = e.div(nu, correction(b2));
+  Value denom = e.add(SqrtOp::create(b, op.getLoc(), nuHat), e.splat(type, op.getEps().convertToDouble()));
+  Value step = e.div(muHat, denom);
+  double wd = op.getWeightDecay().convertToDouble();
+  if (wd != 0.0)
+    step = e.add(step, e.scale(op.getParam(), wd));
+  Value w = e.sub(op.getParam(), e.scale(step, op.getLr().convertToDouble()));
+  op.replaceAllUsesWith(ValueRange{w, mu, nu});
+  op.erase();
+}
+
+// clipped = g * max_norm / max(norm, max_norm).
+void expand(ClipByGlobalNormOp op) {
+  OpBuilder b(op);
+  Emit e{b, op.getLoc()};
+  Value total;
+  for (Value g : op.getGrads()) {
+    Value sq = e.sumAll(e.mul(g, g));
+    total = total ? e.add(total, sq) : sq;
+  }
+  Type scalar = total.getType();
+  double maxNorm = op.getMaxNorm().convertToDouble();
+  Value norm = SqrtOp::create(b, op.getLoc(), total);
+  Value limit = e.splat(scalar, maxNorm);
+  Value factor = e.div(limit, MaxOp::create(b, op.getLoc(), norm, limit));
+  SmallVector<Value> clipped;
+  for (Value g : op.getGrads())
+    clipped.push_back(e.mul(g, e.bcast(factor, g.getType())));
+  op.replaceAllUsesWith(clipped);
+  op.erase();
+}
+
+struct GArrayExpandOptimizers
+    : shardc::impl::GArrayExpandOptimizersBase<GArrayExpandOptimizers> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<SgdUpdateOp, MomentumUpdateOp, AdamUpdateOp, ClipByGlobalNormOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<SgdUpdateOp, MomentumUpdateOp, AdamUpdateOp, ClipByGlobalNormOp>(
+              [](auto o) { expand(o); });
+  }
+};
+
+} // namespace

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `shardc run --steps N` on the training samples: outputs named like inputs
+# feed back between steps, the loss is printed every step, the final outputs
+# are written; bad --steps values and non-differentiable losses are clear
+# errors. The linear-regression trajectory (NumPy, float64, lr 0.1 from w = 0):
+# loss 4.875, 2.678438, 1.800171, 1.279024, 0.9206386; final w
+# [1.329322, -0.339562].
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+
+LR="$ROOT/samples/linear_regression.mlir"
+
+for n in 1 2 4 8; do
+  if expect_ok "steps5_data$n" -- run "$LR" --mesh "data=$n" "${SEED_IN[@]}" --steps 5 \
+      --out "$TMP/lr$n"; then
+    out="$TMP/steps5_data$n.out"
+    check "steps5_data$n" "step 1 is the seed's loss" contains "$out" "step 1: loss = 4.875"
+    check "steps5_data$n" "step 2 loss" contains "$out" "step 2: loss = 2.67843"
+    check "steps5_data$n" "step 5 loss" contains "$out" "step 5: loss = 0.92063"
+    check "steps5_data$n" "says how many steps" contains "$out" "ran 5 steps on $n ranks"
+    check "steps5_data$n" "final w.npy" \
+      "$NPY" check "$TMP/lr$n/w.npy" f32 2 1.329322 -0.339562 --tol 1e-5
+    check "steps5_data$n" "final grad.npy (step 5's gradient)" \
+      "$NPY" check "$TMP/lr$n/grad.npy" f32 2 -1.251314 1.097714 --tol 1e-5
+  fi
+done
+
+# One step is the plain run (same numbers as the seed).
+if expect_ok steps1 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 1; then
+  check steps1 "prints loss = 4.875" contains "$TMP/steps1.out" "loss = 4.875"
+  check steps1 "prints w = [0.525, 0.075]" contains "$TMP/steps1.out" "w = [0.525, 0.075]"
+fi
+
+# A compiled directory runs steps too.
+if expect_ok compile_lr -- compile "$LR" --mesh data=2 -o "$TMP/lr_out" --quiet; then
+  if expect_ok steps_compiled_dir -- run "$TMP/lr_out" "${SEED_IN[@]}" --steps 3; then
+    check steps_compiled_dir "step 3 loss" contains "$TMP/steps_compiled_dir.out" \
+      "step 3: loss = 1.80017"
+  fi
+fi
+
+# The gradient of the replicated w over the sharded batch: one all-reduce for
+# it and one for the loss, nothing else.
+if expect_ok lr_report -- report "$LR" --mesh data=4; then
+  check lr_report "2 collectives" contains "$TMP/lr_report.out" "collectives on mesh [\"data\"=4]: 2"
+fi
+
+expect_error steps_zero 2 "--steps 0" "positive" -- run "$LR" "${SEED_IN[@]}" --steps 0
+expect_error steps_word 2 "--steps x" -- run "$LR" "${SEED_IN[@]}" --steps x
+expect_error steps_missing 2 "--steps needs a value" -- run "$LR" "${SEED_IN[@]}" --steps
+
+# An output named like an argument but of another shape cannot feed back.
+cat >"$TMP/bad_feedback.mlir" <<'MLIR'
+func.func @main(%w: tensor<2xf32> {garray.name = "w"}) -> (tensor<4xf32> {garray.name = "w"}) {
+  %c = garray.concatenate %w, %w, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+MLIR
+expect_error bad_feedback 5 "output 'w'" "cannot feed back into argument 'w'" -- \
+  run "$TMP/bad_feedback.mlir" --in "w=$SEED_DATA/w.npy" --steps 2
+
+# A loss through an op without an adjoint names the op and its location.
+cat >"$TMP/no_adjoint.mlir" <<'MLIR'
+func.func private @f(%w: tensor<2xf32>) -> tensor<f32> {
+  %p = garray.reduce <prod> %w, dims = [0] : (tensor<2xf32>) -> tensor<f32>
+  return %p : tensor<f32>
+}
+func.func @main(%w: tensor<2xf32> {garray.name = "w"}) -> (tensor<f32> {garray.name = "loss"}, tensor<2xf32> {garray.name = "g"}) {
+  %l, %g = garray.value_and_grad @f(%w) wrt [0] : (tensor<2xf32>) -> (tensor<f32>, tensor<2xf32>)
+  return %l, %g : tensor<f32>, tensor<2xf32>
+}
+MLIR
+expect_error no_adjoint 3 "no_adjoint.mlir:2:" "reduce <prod>" -- compile "$TMP/no_adjoint.mlir"
+
+cat >"$TMP/bad_wrt.mlir" <<'MLIR'
+func.func private @f(%w: tensor<2xf32>) -> tensor<f32> {
+  %p = garray.reduce <sum> %w, dims = [0] : (tensor<2xf32>) -> tensor<f32>
+  return %p : tensor<f32>
+}
+func.func @main(%w: tensor<2xf32> {garray.name = "w"}) -> (tensor<f32> {garray.name = "loss"}, tensor<2xf32> {garray.name = "g"}) {
+  %l, %g = garray.value_and_grad @f(%w) wrt [1] : (tensor<2xf32>) -> (tensor<f32>, tensor<2xf32>)
+  return %l, %g : tensor<f32>, tensor<2xf32>
+}
+MLIR
+expect_error bad_wrt 3 "value_and_grad_c2" "out of range" -- compile "$TMP/bad_wrt.mlir"
+
+finish
