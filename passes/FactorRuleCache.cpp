@@ -1,0 +1,56 @@
+//===- FactorRuleCache.cpp - one FactorRule per distinct op signature -----===//
+#include "passes/FactorRuleCache.h"
+#include "passes/core/Steering.h"
+
+#include "llvm/ADT/Hashing.h"
+
+using namespace mlir;
+
+namespace shardc {
+
+const CachedRule &FactorRuleCache::add(FactorRule rule) {
+  bool passThrough = isPassThrough(rule);
+  entries.push_back({std::move(rule), static_cast<unsigned>(entries.size()), passThrough});
+  return entries.back();
+}
+
+const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
+  Operation *op = rop.getOperation();
+  if (op->getNumRegions() != 0)
+    return add(rop.getFactorRule());
+  Key &k = scratch;
+  k.name = op->getName().getAsOpaquePointer();
+  // Inherent attributes stored as properties are turned into one uniqued
+  // attribute only for ops that have some (elementwise ops have none).
+  k.properties = op->getPropertiesStorageSize() ? op->getPropertiesAsAttribute() : Attribute();
+  k.attrs = op->getRawDictionaryAttrs();
+  k.numOperands = op->getNumOperands();
+  k.types.clear();
+  for (Value v : op->getOperands())
+    k.types.push_back(v.getType());
+  for (Value v : op->getResults())
+    k.types.push_back(v.getType());
+  llvm::hash_code h = llvm::hash_combine(
+      k.name, k.properties.getAsOpaquePointer(), k.attrs.getAsOpaquePointer(), k.numOperands,
+      llvm::hash_combine_range(k.types.begin(), k.types.end()));
+  auto &bucket = byHash[static_cast<unsigned>(h)];
+  for (unsigned i : bucket)
+    if (keys[i] == k)
+      return entries[i];
+  // keys is indexed like entries; region ops (not keyed) get an empty key.
+  keys.resize(entries.size());
+  keys.push_back(k);
+  bucket.push_back(static_cast<unsigned>(entries.size()));
+  return add(rop.getFactorRule());
+}
+
+const CachedRule &FactorRuleCache::identity(RankedTensorType type, size_t numTensors) {
+  auto [it, inserted] =
+      identities.try_emplace({type, static_cast<unsigned>(numTensors)}, entries.size());
+  if (!inserted)
+    return entries[it->second];
+  return add(FactorRuleBuilder::elementwise({type.getShape().begin(), type.getShape().end()},
+                                            numTensors - 1, {}));
+}
+
+} // namespace shardc
