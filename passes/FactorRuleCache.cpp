@@ -2,7 +2,6 @@
 #include "passes/FactorRuleCache.h"
 #include "passes/core/Steering.h"
 
-#include "llvm/ADT/Hashing.h"
 
 using namespace mlir;
 
@@ -30,10 +29,16 @@ const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
     k.types.push_back(v.getType());
   for (Value v : op->getResults())
     k.types.push_back(v.getType());
-  llvm::hash_code h = llvm::hash_combine(
-      k.name, k.properties.getAsOpaquePointer(), k.attrs.getAsOpaquePointer(), k.numOperands,
-      llvm::hash_combine_range(k.types.begin(), k.types.end()));
-  auto &bucket = byHash[static_cast<unsigned>(h)];
+  // Every part is a uniqued pointer: a cheap mix is enough (llvm::hash_combine
+  // cost more than the rest of the lookup).
+  uintptr_t h = reinterpret_cast<uintptr_t>(k.name);
+  auto mix = [&](const void *p) { h = h * 31 + (reinterpret_cast<uintptr_t>(p) >> 4); };
+  mix(k.properties.getAsOpaquePointer());
+  mix(k.attrs.getAsOpaquePointer());
+  for (Type t : k.types)
+    mix(t.getAsOpaquePointer());
+  h = h * 31 + k.numOperands;
+  auto &bucket = byHash[static_cast<unsigned>(h ^ (h >> 32))];
   for (unsigned i : bucket)
     if (keys[i] == k)
       return entries[i];

@@ -25,6 +25,10 @@ struct ReshardToCollectives
   void runOnOperation() override {
     SmallVector<ReshardOp> reshards;
     getOperation().walk([&](ReshardOp op) { reshards.push_back(op); });
+    // No reshard: the module is unchanged, and saying so spares the pass
+    // manager a full re-verification of it.
+    if (reshards.empty())
+      return markAllAnalysesPreserved();
     for (ReshardOp op : reshards)
       if (failed(lower(op)))
         return signalPassFailure();

@@ -18,6 +18,7 @@
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
+#include "passes/ShardingWriter.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -34,7 +35,7 @@ namespace {
 class FunctionToLocal {
 public:
   FunctionToLocal(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core)
-      : func(func), mesh(mesh), core(core) {}
+      : func(func), mesh(mesh), core(core), writer(func.getContext()) {}
 
   LogicalResult run() {
     for (BlockArgument arg : func.getArguments()) {
@@ -97,6 +98,10 @@ private:
     ShardingAttr s = getSharding(v);
     if (!t || !s)
       return v.getType();
+    // A program has few distinct (type, sharding) pairs: compute each once.
+    auto known = localTypes.find({t, s});
+    if (known != localTypes.end())
+      return known->second;
     shardc::TensorSharding core_s = *toCore(s, mesh, t.getRank());
     SmallVector<int64_t> shape;
     for (int64_t d = 0; d < t.getRank(); ++d) {
@@ -107,7 +112,9 @@ private:
                               << " shards; uneven shards are not supported yet";
       shape.push_back(t.getDimSize(d) / parts);
     }
-    return Type(RankedTensorType::get(shape, t.getElementType()));
+    Type local = RankedTensorType::get(shape, t.getElementType());
+    localTypes[{t, s}] = local;
+    return local;
   }
 
   std::pair<SmallVector<int64_t>, int64_t> groups(ArrayAttr axes) {
@@ -220,7 +227,7 @@ private:
         return failure();
       r.setType(*t);
     }
-    op->removeAttr(kShardingAttrName);
+    writer.remove(op);
     // Attributes that name global extents (a slice's limit) follow the types.
     if (auto localize = dyn_cast<LocalizeOpInterface>(op))
       return localize.localizeAttributes();
@@ -230,6 +237,8 @@ private:
   func::FuncOp func;
   MeshOp mesh;
   const shardc::Mesh &core;
+  shardc::ShardingWriter writer; // drops garray.sharding without re-uniquing per op
+  llvm::DenseMap<std::pair<Type, Attribute>, Type> localTypes;
 };
 
 struct GlobalToLocal : shardc::impl::GArrayGlobalToLocalBase<GlobalToLocal> {

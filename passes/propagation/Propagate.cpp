@@ -826,7 +826,17 @@ private:
   llvm::DenseMap<Operation *, unsigned> nodeOf;
   std::vector<SmallVector<unsigned, 2>> users; // per value id: user nodes
   std::vector<unsigned> defNode;               // per value id, or kNoNode
-  llvm::DenseMap<ArrayRef<uint32_t>, StepResult> stepMemo;
+  /// Keys are short id lists; a plain mix hashes them faster than
+  /// DenseMapInfo<ArrayRef>'s hash_combine_range.
+  struct KeyInfo : llvm::DenseMapInfo<ArrayRef<uint32_t>> {
+    static unsigned getHashValue(ArrayRef<uint32_t> key) {
+      uint64_t h = key.size();
+      for (uint32_t x : key)
+        h = (h ^ x) * 0x100000001b3ULL;
+      return static_cast<unsigned>(h ^ (h >> 29));
+    }
+  };
+  llvm::DenseMap<ArrayRef<uint32_t>, StepResult, KeyInfo> stepMemo;
   llvm::BumpPtrAllocator keyStorage; // the memo's keys
   SmallVector<uint32_t, 8> key;      // scratch for apply
 
