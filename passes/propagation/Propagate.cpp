@@ -157,8 +157,16 @@ public:
   FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp mesh, const shardc::Mesh &core,
                       bool explain)
       : funcs(std::move(funcs)), mesh(mesh), core(core), explain(explain) {
-    for (func::FuncOp f : this->funcs)
+    for (func::FuncOp f : this->funcs) {
       inSet.insert(f.getOperation());
+      size_t begin = allOps.size();
+      f.walk([&](Operation *op) {
+        allOps.push_back(op);
+        if (auto r = dyn_cast<func::ReturnOp>(op))
+          returnsOf[f].push_back(r);
+      });
+      opRange.push_back({begin, allOps.size()});
+    }
   }
 
   LogicalResult run() {
@@ -397,8 +405,7 @@ private:
           members.push_back(call.getOperand(arg.getArgNumber()));
         addTie(members, calls.front());
       }
-      SmallVector<func::ReturnOp> rets;
-      callee.walk([&](func::ReturnOp r) { rets.push_back(r); });
+      ArrayRef<func::ReturnOp> rets = returnsOf[callee];
       for (unsigned i = 0; i < callee.getNumResults(); ++i) {
         if (!isa<RankedTensorType>(callee.getResultTypes()[i]))
           continue;
@@ -419,9 +426,16 @@ private:
           members, ShardingTable::kUnknown, ties[t].second, {}, changed);
   }
 
+  /// Like f.walk(fn) over every function, on the ops collected once by the
+  /// constructor; `fn` takes an Operation * or a specific op class.
   template <typename Fn> void walkAll(Fn &&fn) {
-    for (func::FuncOp f : funcs)
-      f.walk(fn);
+    using Arg = mlir::detail::first_argument<Fn>;
+    for (Operation *op : allOps) {
+      if constexpr (std::is_same_v<Arg, Operation *>)
+        fn(op);
+      else if (auto typed = dyn_cast<Arg>(op))
+        fn(typed);
+    }
   }
 
   LogicalResult seed() {
@@ -447,8 +461,7 @@ private:
         setState(arg, annotations.find(arg)->second.activeIn(-1));
       }
     }
-    SmallVector<func::ReturnOp> rets;
-    func.walk([&](func::ReturnOp r) { rets.push_back(r); });
+    ArrayRef<func::ReturnOp> rets = returnsOf[func];
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (auto s = getResultSharding(func, i)) {
         std::string what = "result #" + std::to_string(i);
@@ -640,8 +653,9 @@ private:
   }
 
   void finalize() {
-    for (func::FuncOp func : funcs)
-      finalize(func);
+    for (size_t i = 0; i < funcs.size(); ++i)
+      finalize(funcs[i], ArrayRef<Operation *>(allOps).slice(
+                             opRange[i].first, opRange[i].second - opRange[i].first));
   }
 
   /// The sharding propagation settled on for `v` (replicated if none), with
@@ -655,7 +669,7 @@ private:
     return s;
   }
 
-  void finalize(func::FuncOp func) {
+  void finalize(func::FuncOp func, ArrayRef<Operation *> ops) {
     MLIRContext *ctx = func.getContext();
     FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(ctx, mesh.getSymName());
     // One attribute per distinct final sharding (by interned id; unknown
@@ -675,19 +689,15 @@ private:
     for (BlockArgument arg : func.getArguments())
       if (isTensor(arg))
         setSharding(arg, finalOf(arg));
-    func.walk([&](Operation *op) {
+    for (Operation *op : ops) {
       if (isa<func::ReturnOp>(op) || op->getNumResults() == 0 ||
           !llvm::all_of(op->getResults(), isTensor))
-        return;
+        continue;
       for (Value r : op->getResults())
         writer.set(r, finalOf(r));
-    });
+    }
     // An undeclared result takes the sharding of what the first return gives.
-    func::ReturnOp ret;
-    func.walk([&](func::ReturnOp r) {
-      if (!ret)
-        ret = r;
-    });
+    func::ReturnOp ret = returnsOf[func].front();
     for (auto [i, v] : llvm::enumerate(ret.getOperands()))
       if (isTensor(v) && !getResultSharding(func, i))
         func.setResultAttr(i, kShardingAttrName, finalOf(v));
@@ -792,6 +802,13 @@ private:
 
   SmallVector<func::FuncOp> funcs;
   llvm::DenseSet<Operation *> inSet;
+  /// Every op of `funcs` in walk order (post-order, each function's op last),
+  /// collected once: each phase visits all ops, and on a 100k-op function a
+  /// walk costs about as much as the per-op work itself. Until finalize the
+  /// IR does not change; finalize only writes attributes.
+  std::vector<Operation *> allOps;
+  SmallVector<std::pair<size_t, size_t>> opRange; // funcs[i]'s ops in allOps
+  llvm::DenseMap<Operation *, SmallVector<func::ReturnOp>> returnsOf;
   MeshOp mesh;
   const shardc::Mesh &core;
   bool explain;
