@@ -62,10 +62,16 @@ MeshOp mlir::garray::lookupMesh(Operation *from, FlatSymbolRefAttr mesh) {
   Operation *table = SymbolTable::getNearestSymbolTable(from);
   if (!table || table->getNumRegions() == 0 || table->getRegion(0).empty())
     return {};
+  // Like lookupSymbolIn: the first op with that symbol name, if a mesh.
   StringAttr name = mesh.getAttr();
-  for (Operation &op : table->getRegion(0).front())
-    if (auto m = dyn_cast<MeshOp>(op); m && m.getSymNameAttr() == name)
-      return m;
+  for (Operation &op : table->getRegion(0).front()) {
+    if (auto m = dyn_cast<MeshOp>(op)) {
+      if (m.getSymNameAttr() == name)
+        return m;
+    } else if (op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()) == name) {
+      return {};
+    }
+  }
   return {};
 }
 

@@ -196,6 +196,18 @@ public:
   }
 
 private:
+  struct Source {
+    Value from; // null: a function result annotation (`sink`)
+    std::optional<std::pair<Operation *, unsigned>> sink;
+  };
+  /// Where a primary chain ends: an annotated value, a function result
+  /// annotation, or nothing (no annotation reaches it).
+  struct Endpoint {
+    Value annotated;
+    std::optional<std::pair<Operation *, unsigned>> sink;
+    bool operator==(const Endpoint &o) const { return annotated == o.annotated && sink == o.sink; }
+  };
+
   static constexpr unsigned kNoValue = ~0u;    // a non-tensor operand of a return
   static constexpr unsigned kSink = ~0u - 1;   // a function result's fixed sharding
   static constexpr unsigned kNoNode = ~0u;
@@ -580,15 +592,19 @@ private:
       ids[v] = now;
       changed.push_back(v);
       if (explain) // provenance only feeds explanations
-        recordProvenance(v, before, vals, r.after, via, sinkKey);
+        recordProvenance(v, before, vals, ArrayRef<uint32_t>(key).drop_front(), r.after, via,
+                         sinkKey);
     }
   }
 
-  /// Remembers where `v`'s new axes came from: the first other tensor of the
-  /// step that holds one of them (cheap: one op and one value per change).
+  /// Remembers where `v`'s new axes came from: the tensors of the step that
+  /// held them *before* the step (one that received them in this same step
+  /// did not give them), preferring those that held all of them. The first
+  /// is the primary source (its chain is what explain prints); the others
+  /// agreed with it, and explain names the annotations they lead to.
   void recordProvenance(unsigned v, ShardingTable::Id beforeId, ArrayRef<unsigned> vals,
-                        ArrayRef<ShardingTable::Id> after, Operation *via,
-                        std::optional<std::pair<Operation *, unsigned>> sinkKey) {
+                        ArrayRef<ShardingTable::Id> inputs, ArrayRef<ShardingTable::Id> after,
+                        Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey) {
     std::vector<int> before;
     if (beforeId != ShardingTable::kUnknown)
       before = table.get(beforeId).usedAxes();
@@ -598,18 +614,46 @@ private:
         added.push_back(a);
     if (added.empty())
       return;
+    auto source = [&](size_t t) {
+      return Source{vals[t] == kSink ? Value() : valueOf[vals[t]],
+                    vals[t] == kSink ? sinkKey : std::nullopt};
+    };
+    SmallVector<size_t> holdsAll, holdsSome;
     for (size_t t = 0; t < vals.size(); ++t) {
-      if (vals[t] == v)
+      if (vals[t] == v || inputs[t] == ShardingTable::kUnknown)
         continue;
-      std::vector<int> has = table.get(after[t]).usedAxes();
-      if (llvm::none_of(added, [&](int a) { return llvm::is_contained(has, a); }))
-        continue;
-      Provenance p{via, vals[t] == kSink ? Value() : valueOf[vals[t]], std::nullopt};
-      if (vals[t] == kSink)
-        p.sink = sinkKey;
-      provenance[valueOf[v]] = p;
+      std::vector<int> has = table.get(inputs[t]).usedAxes();
+      size_t n = llvm::count_if(added, [&](int a) { return llvm::is_contained(has, a); });
+      if (n == added.size())
+        holdsAll.push_back(t);
+      else if (n > 0)
+        holdsSome.push_back(t);
+    }
+    ArrayRef<size_t> sources = holdsAll.empty() ? holdsSome : holdsAll;
+    Provenance p{via, {}, std::nullopt, {}};
+    if (sources.empty()) {
+      // Not expected (merged axes come from some input); keep the nearest
+      // tensor that holds them after the step rather than no origin at all.
+      for (size_t t = 0; t < vals.size() && sources.empty(); ++t) {
+        if (vals[t] == v)
+          continue;
+        std::vector<int> has = table.get(after[t]).usedAxes();
+        if (llvm::any_of(added, [&](int a) { return llvm::is_contained(has, a); })) {
+          Source s = source(t);
+          p.from = s.from;
+          p.sink = s.sink;
+          provenance[valueOf[v]] = p;
+          return;
+        }
+      }
       return;
     }
+    Source primary = source(sources.front());
+    p.from = primary.from;
+    p.sink = primary.sink;
+    for (size_t t : sources.drop_front())
+      p.others.push_back(source(t));
+    provenance[valueOf[v]] = p;
   }
 
   void step(const Node &n, SmallVectorImpl<unsigned> &changed) {
@@ -713,6 +757,7 @@ private:
     std::string out;
     llvm::raw_string_ostream os(out);
     SmallVector<Operation *> via;
+    SmallVector<Value> hops; // the values whose provenance `via` lists
     llvm::DenseSet<Value> seen;
     Value cur = v;
     std::optional<std::pair<Operation *, unsigned>> sink;
@@ -723,6 +768,7 @@ private:
       if (p == provenance.end())
         break;
       via.push_back(p->second.via);
+      hops.push_back(cur);
       if (!p->second.from) {
         sink = p->second.sink;
         break;
@@ -760,7 +806,67 @@ private:
           },
           ", ");
     }
+    // Annotations that agreed: other tensors that held the same axes at a
+    // step of this chain, named once each, with the op where they joined.
+    Endpoint primary{sink ? Value() : (ann != annotations.end() ? cur : Value()), sink};
+    SmallVector<Endpoint> named = {primary};
+    for (Value hop : hops) {
+      const Provenance &p = provenance.find(hop)->second;
+      for (const Source &other : p.others) {
+        Endpoint e = endpointOf(other);
+        if ((!e.annotated && !e.sink) || llvm::is_contained(named, e))
+          continue;
+        named.push_back(e);
+        os << "; also ";
+        if (e.sink) {
+          const Annotation &a = sinkAnnotations.find(*e.sink)->second;
+          os << a.what << " annotated " << closed(a.full) << " at " << where(a.loc);
+        } else {
+          const Annotation &a = annotations.find(e.annotated)->second;
+          os << a.what << " (" << name(e.annotated) << ") annotated " << closed(a.full) << " at "
+             << where(a.loc);
+        }
+        os << ", joining at ";
+        if (p.via)
+          os << p.via->getName() << " (" << where(p.via->getLoc()) << ")";
+        else
+          os << "a sharding group";
+      }
+    }
     return out;
+  }
+
+  /// Where `s`'s primary chain ends (memoized: chains share their tails).
+  Endpoint endpointOf(const Source &s) {
+    if (!s.from)
+      return {Value(), s.sink};
+    SmallVector<Value> path;
+    llvm::DenseSet<Value> seen;
+    Endpoint end;
+    for (Value cur = s.from;;) {
+      if (auto known = endpoints.find(cur); known != endpoints.end()) {
+        end = known->second;
+        break;
+      }
+      if (!seen.insert(cur).second)
+        break; // a cycle without an annotation
+      path.push_back(cur);
+      if (annotations.count(cur)) {
+        end = {cur, std::nullopt};
+        break;
+      }
+      auto p = provenance.find(cur);
+      if (p == provenance.end())
+        break;
+      if (!p->second.from) {
+        end = {Value(), p->second.sink};
+        break;
+      }
+      cur = p->second.from;
+    }
+    for (Value x : path)
+      endpoints[x] = end;
+    return end;
   }
 
   /// One remark per value, at its location: final sharding and its origin.
@@ -798,6 +904,8 @@ private:
     Operation *via;
     Value from; // null: a function result annotation (`sink`)
     std::optional<std::pair<Operation *, unsigned>> sink;
+    /// Other tensors of the same step that held the same axes before it.
+    SmallVector<Source, 1> others;
   };
 
   SmallVector<func::FuncOp> funcs;
@@ -864,6 +972,7 @@ private:
   std::vector<std::pair<SmallVector<unsigned>, Operation *>> ties; // member ids, via
   llvm::DenseMap<unsigned, SmallVector<size_t>> tiesOf;
   llvm::DenseMap<Value, Provenance> provenance;
+  llvm::DenseMap<Value, Endpoint> endpoints; // endpointOf's memo
 };
 
 struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
