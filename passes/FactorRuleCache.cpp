@@ -19,9 +19,9 @@ const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
     return add(rop.getFactorRule());
   Key &k = scratch;
   k.name = op->getName().getAsOpaquePointer();
-  // Inherent attributes stored as properties are turned into one uniqued
-  // attribute only for ops that have some (elementwise ops have none).
-  k.properties = op->getPropertiesStorageSize() ? op->getPropertiesAsAttribute() : Attribute();
+  // Inherent attributes stored as properties are hashed and compared in
+  // place (building an attribute from them per op cost more than the rule).
+  k.propertiesOf = op->getPropertiesStorageSize() ? op : nullptr;
   k.attrs = op->getRawDictionaryAttrs();
   k.numOperands = op->getNumOperands();
   k.types.clear();
@@ -33,7 +33,8 @@ const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
   // cost more than the rest of the lookup).
   uintptr_t h = reinterpret_cast<uintptr_t>(k.name);
   auto mix = [&](const void *p) { h = h * 31 + (reinterpret_cast<uintptr_t>(p) >> 4); };
-  mix(k.properties.getAsOpaquePointer());
+  if (k.propertiesOf)
+    h = h * 31 + static_cast<size_t>(op->hashProperties());
   mix(k.attrs.getAsOpaquePointer());
   for (Type t : k.types)
     mix(t.getAsOpaquePointer());

@@ -12,7 +12,9 @@
 // depends only on the rule and on interned shardings (ShardingTable.h).
 // Ops with regions are not cached (their rule could depend on the body);
 // they get a fresh entry per call. Entries live as long as the cache (one
-// pass run); references stay valid.
+// pass run); references stay valid. Properties are compared against the
+// first op seen with them (no attribute is built per op), so the cache is
+// for passes that do not change ops' properties while they use it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_FACTORRULECACHE_H
@@ -46,13 +48,17 @@ public:
 private:
   struct Key {
     const void *name;
-    mlir::Attribute properties;
+    mlir::Operation *propertiesOf; // an op with these properties; null: none
     mlir::DictionaryAttr attrs;
     llvm::SmallVector<mlir::Type, 4> types; // operands, then results
     unsigned numOperands;
     bool operator==(const Key &o) const {
-      return name == o.name && properties == o.properties && attrs == o.attrs &&
-             numOperands == o.numOperands && types == o.types;
+      if (name != o.name || attrs != o.attrs || numOperands != o.numOperands || types != o.types ||
+          !propertiesOf != !o.propertiesOf)
+        return false;
+      return !propertiesOf || propertiesOf->getName().compareOpProperties(
+                                  propertiesOf->getPropertiesStorage(),
+                                  o.propertiesOf->getPropertiesStorage());
     }
   };
   const CachedRule &add(FactorRule rule);
