@@ -15,7 +15,13 @@
 #   pass-only (shardc_pass, upstrm_pass, pass_x): a second run with --mlir-timing
 #     --mlir-timing-display=list, summing the wall time of the sharding passes
 #     only (shardc: the five garray passes; upstream: sharding-propagation +
-#     shard-partition), without Parser, Output, Verifier or other overhead.
+#     shard-partition), without Parser, Output or pass-manager overhead. The
+#     MLIR verifier that runs after each pass is inside its pass's time (both
+#     drivers verify after every pass that changed the IR);
+#   pass bodies (shardc_body, upstrm_body, body_x): the same sum from a third
+#     run with --verify-each=false on both sides, i.e. the passes' own work.
+#     shardc runs five module passes and upstream two function passes, so the
+#     verifier weighs more on shardc's pass-only time than on upstream's.
 # SHARDC=path uses an already built shardc-opt (e.g. an older binary) and
 # skips the build.
 #
@@ -75,8 +81,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1f", a / b; 
 
 echo "# propagation+partitioning: shardc-opt vs upstream mlir-opt (baseline), timeout ${TIMEOUT}s"
 echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "# whole-process: wall_s, MB (/usr/bin/time); pass-only: *_pass, seconds (--mlir-timing, sharding passes only)"
-printf "%-4s %7s | %8s %9s %11s | %8s %9s %11s | %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass upstrm_s upstrm_MB upstrm_pass time_x pass_x mem_x
+echo "# whole-process: wall_s, MB (/usr/bin/time); pass-only: *_pass, seconds (--mlir-timing, sharding passes only, verifier included); *_body: pass-only with --verify-each=false"
+printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass shardc_body upstrm_s upstrm_MB upstrm_pass upstrm_body time_x pass_x body_x mem_x
 for kind in $KINDS; do
   first=""; last=""
   for n in $SIZES; do
@@ -87,15 +93,18 @@ for kind in $KINDS; do
     u=$(measure "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")
     sp=$(passtime "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")
     up=$(passtime "$UPSTREAM_PASSES" "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")
-    px=-
+    sb=$(passtime "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS --verify-each=false "$WORK/${kind}_$n.garray.mlir")
+    ub=$(passtime "$UPSTREAM_PASSES" "$MLIR_OPT" --verify-each=false --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")
+    px=-; bx=-
     case "$sp$up" in *timeout*|*failed*|*none*) ;; *) px="$(ratio "$up" "$sp")x" ;; esac
+    case "$sb$ub" in *timeout*|*failed*|*none*) ;; *) bx="$(ratio "$ub" "$sb")x" ;; esac
     st=${s% *}; sm=${s#* }; ut=${u% *}; um=${u#* }
     case "$s" in *" "*) smb=$((sm / 1024)) ;; *) st=$s; smb=- ;; esac
     case "$u" in *" "*) umb=$((um / 1024)) ;; *) ut=$u; umb=- ;; esac
     tx=-; mx=-
     case "$s$u" in *timeout*|*failed*) ;; *) tx="$(ratio "$ut" "$st")x"; mx="$(ratio "$um" "$sm")x" ;; esac
     case "$u" in timeout) tx=">$(ratio "$TIMEOUT" "$st")x" ;; esac
-    printf "%-4s %7s | %8s %9s %11s | %8s %9s %11s | %7s %7s %7s\n" "$kind" "$n" "$st" "$smb" "$sp" "$ut" "$umb" "$up" "$tx" "$px" "$mx"
+    printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s\n" "$kind" "$n" "$st" "$smb" "$sp" "$sb" "$ut" "$umb" "$up" "$ub" "$tx" "$px" "$bx" "$mx"
     [ -z "$first" ] && first=$st
     last=$st
     rm -f "$WORK/${kind}_$n".*.mlir

@@ -56,7 +56,23 @@ ShardingAttr mlir::garray::getResultSharding(func::FuncOp func, unsigned i) {
 }
 
 MeshOp mlir::garray::lookupMesh(Operation *from, FlatSymbolRefAttr mesh) {
-  return SymbolTable::lookupNearestSymbolFrom<MeshOp>(from, mesh);
+  // The answer of SymbolTable::lookupNearestSymbolFrom<MeshOp>, without its
+  // per-call StringAttr::get("sym_name") (a hash and a context lock): the
+  // verifier asks this for every placed op after every pass.
+  Operation *table = SymbolTable::getNearestSymbolTable(from);
+  if (!table || table->getNumRegions() == 0 || table->getRegion(0).empty())
+    return {};
+  // Like lookupSymbolIn: the first op with that symbol name, if a mesh.
+  StringAttr name = mesh.getAttr();
+  for (Operation &op : table->getRegion(0).front()) {
+    if (auto m = dyn_cast<MeshOp>(op)) {
+      if (m.getSymNameAttr() == name)
+        return m;
+    } else if (op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()) == name) {
+      return {};
+    }
+  }
+  return {};
 }
 
 FailureOr<shardc::Mesh> mlir::garray::toCoreMesh(MeshOp mesh) {
@@ -147,6 +163,19 @@ ShardingAttr mlir::garray::fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh,
   return ShardingAttr::get(ctx, mesh, dims, pending, fromCore(sharding.pendingKind));
 }
 
+/// What toCore checks (at most `rank` entries, every name an axis of
+/// `mesh`), without allocating: names are uniqued StringAttrs.
+static bool namesMeshAxesOnly(ShardingAttr sharding, MeshOp mesh, int64_t rank) {
+  if (static_cast<int64_t>(sharding.getDims().size()) > rank)
+    return false;
+  ArrayAttr axes = mesh.getAxes();
+  auto isAxis = [&](StringAttr name) { return llvm::is_contained(axes, name); };
+  for (DimShardingAttr dim : sharding.getDims())
+    if (!llvm::all_of(dim.getAxes(), isAxis))
+      return false;
+  return llvm::all_of(sharding.getUnreduced(), isAxis);
+}
+
 LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, Operation *scope,
                                               function_ref<InFlightDiagnostic()> emitError,
                                               StringRef what) {
@@ -167,6 +196,11 @@ LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, 
     if (tensor.isDynamicDim(d))
       return emitError() << what << ": sharding_c4: dim " << d
                          << " is dynamic; placed values need static shapes";
+  // The verifier runs this on every placed op after every pass: answer the
+  // common case (valid) without building a TensorSharding; toCore below
+  // words the error.
+  if (namesMeshAxesOnly(sharding, mesh, tensor.getRank()))
+    return success();
   FailureOr<shardc::TensorSharding> core = toCore(sharding, mesh, tensor.getRank(), withWhat);
   if (failed(core))
     return failure();

@@ -15,12 +15,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
+#include "passes/FactorRuleCache.h"
 #include "passes/Passes.h"
+#include "passes/ShardingWriter.h"
 #include "passes/core/FactorMerge.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Allocator.h"
 
 #include <algorithm>
+#include <deque>
 
 namespace shardc {
 #define GEN_PASS_DEF_GARRAYINSERTRESHARDS
@@ -46,7 +50,8 @@ class FunctionConsistency {
 public:
   FunctionConsistency(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core)
       : func(func), core(core),
-        meshRef(FlatSymbolRefAttr::get(func.getContext(), mesh.getSymName())), mesh(mesh) {}
+        meshRef(FlatSymbolRefAttr::get(func.getContext(), mesh.getSymName())), mesh(mesh),
+        writer(func.getContext()) {}
 
   LogicalResult run() {
     LogicalResult ok = success();
@@ -54,7 +59,7 @@ public:
       if (failed(ok))
         return;
       if (auto rule = dyn_cast<ShardingRuleOpInterface>(op))
-        ok = visitRuleOp(op, rule.getFactorRule());
+        ok = visitRuleOp(op, rules.get(rule));
       else if (auto c = dyn_cast<ShardingConstraintOp>(op))
         visitConstraint(c);
       else if (auto ret = dyn_cast<func::ReturnOp>(op))
@@ -87,7 +92,9 @@ private:
   /// A reshard of `v` to `want`, created once per (value, layout) right after
   /// `v`'s definition so that every use can share it.
   Value reshardOf(Value v, const TensorSharding &want, StringRef reason) {
-    ShardingAttr target = attr(want);
+    return reshardOf(v, attr(want), reason);
+  }
+  Value reshardOf(Value v, ShardingAttr target, StringRef reason) {
     auto key = std::make_pair(v, Attribute(target));
     if (auto it = cache.find(key); it != cache.end())
       return it->second;
@@ -117,11 +124,11 @@ private:
   }
 
   /// Whether `user` may consume `v` while it is still pending.
-  static bool keepsPending(OpOperand &use) {
+  bool keepsPending(OpOperand &use) {
     auto rule = dyn_cast<ShardingRuleOpInterface>(use.getOwner());
     if (!rule)
       return false;
-    const PendingFlow &flow = rule.getFactorRule().pending;
+    const PendingFlow &flow = rules.get(rule).rule.pending;
     switch (flow.mode) {
     case PendingFlow::Mode::None:
       return false;
@@ -165,9 +172,52 @@ private:
       u->set(r);
   }
 
-  LogicalResult visitRuleOp(Operation *op, const FactorRule &rule) {
+  /// What steps 1-4 decide for one rule op. A pure function of the op's
+  /// rule and of its operands' and results' current sharding attributes
+  /// (uniqued, so comparable by pointer): computed once per distinct
+  /// combination and replayed on every op that has it (plan()).
+  struct Plan {
+    SmallVector<ShardingAttr> reshardTo; // per operand; null: already right
+    SmallVector<std::string> reasons;    // per operand that is resharded
+    SmallVector<ShardingAttr> results;   // per result: its sharding
+    SmallVector<TensorSharding> resultShardings;
+    bool mixedPending = false;           // an internal error, reported by the op
+  };
+
+  LogicalResult visitRuleOp(Operation *op, const shardc::CachedRule &cached) {
     if (!llvm::all_of(op->getOperands(), isTensor) || !llvm::all_of(op->getResults(), isTensor))
       return success();
+    const Plan &p = plan(op, cached);
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      if (p.reshardTo[i])
+        op->setOperand(i, reshardOf(op->getOperand(i), p.reshardTo[i], p.reasons[i]));
+    if (p.mixedPending)
+      return op->emitError("internal: mixed pending reductions");
+    for (size_t r = 0; r < op->getNumResults(); ++r) {
+      writer.set(op->getResult(r), p.results[r]);
+      reduceEagerlyIfNeeded(op->getResult(r), p.resultShardings[r]);
+    }
+    return success();
+  }
+
+  const Plan &plan(Operation *op, const shardc::CachedRule &cached) {
+    planKey.clear();
+    planKey.push_back(cached.index);
+    for (Value v : op->getOperands())
+      planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
+    for (Value v : op->getResults())
+      planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
+    if (auto it = plans.find(planKey); it != plans.end())
+      return *it->second;
+    uintptr_t *stored = keyStorage.Allocate<uintptr_t>(planKey.size());
+    std::copy(planKey.begin(), planKey.end(), stored);
+    planStorage.push_back(computePlan(op, cached.rule));
+    plans[ArrayRef<uintptr_t>(stored, planKey.size())] = &planStorage.back();
+    return planStorage.back();
+  }
+
+  Plan computePlan(Operation *op, const FactorRule &rule) {
+    Plan plan;
     size_t numOperands = op->getNumOperands();
     std::vector<TensorSharding> operands;
     for (Value v : op->getOperands())
@@ -240,17 +290,26 @@ private:
         want.pending = operands[i].pending;
         want.pendingKind = operands[i].pendingKind;
       }
-      require(op, i,
-              want, keep[i] || !operands[i].isPending() ? "layout for the op's factor rule"
-                                                        : "a pending partial must be reduced "
-                                                          "before a non-linear use");
+      plan.reshardTo.push_back({});
+      plan.reasons.emplace_back();
+      if (operands[i].sameLayout(want))
+        continue;
+      llvm::raw_string_ostream os(plan.reasons.back());
+      os << (keep[i] || !operands[i].isPending() ? "layout for the op's factor rule"
+                                                 : "a pending partial must be reduced "
+                                                   "before a non-linear use")
+         << " (operand #" << i << " of " << op->getName() << ": has "
+         << operands[i].str(core) << ", needs " << want.str(core) << ")";
+      plan.reshardTo.back() = attr(want);
     }
 
     // 4. Results.
     for (size_t f = 0; f < rule.numFactors(); ++f)
       if (rule.kinds[f] == shardc::FactorKind::Reduction && !axes[f].empty()) {
-        if (!pending.empty() && pendingKind != rule.reduction)
-          return op->emitError("internal: mixed pending reductions");
+        if (!pending.empty() && pendingKind != rule.reduction) {
+          plan.mixedPending = true;
+          return plan;
+        }
         pendingKind = rule.reduction;
         pending.insert(pending.end(), axes[f].begin(), axes[f].end());
       }
@@ -258,10 +317,10 @@ private:
       TensorSharding res = shardc::projectFromFactors(rule, numOperands + r, axes, core);
       res.pending = pending;
       res.pendingKind = pendingKind;
-      setSharding(op->getResult(r), attr(res));
-      reduceEagerlyIfNeeded(op->getResult(r), res);
+      plan.results.push_back(attr(res));
+      plan.resultShardings.push_back(std::move(res));
     }
-    return success();
+    return plan;
   }
 
   void visitConstraint(ShardingConstraintOp c) {
@@ -344,6 +403,12 @@ private:
   FlatSymbolRefAttr meshRef;
   MeshOp mesh;
   llvm::DenseMap<std::pair<Value, Attribute>, Value> cache;
+  shardc::FactorRuleCache rules;
+  shardc::ShardingWriter writer;
+  llvm::DenseMap<ArrayRef<uintptr_t>, const Plan *> plans;
+  std::deque<Plan> planStorage;
+  llvm::BumpPtrAllocator keyStorage; // the plans' keys
+  SmallVector<uintptr_t, 8> planKey; // scratch
 };
 
 MeshOp meshOfFunction(func::FuncOp func) {

@@ -35,6 +35,10 @@ struct ReshardToCollectives
   void runOnOperation() override {
     SmallVector<ReshardOp> reshards;
     getOperation().walk([&](ReshardOp op) { reshards.push_back(op); });
+    // No reshard: the module is unchanged, and saying so spares the pass
+    // manager a full re-verification of it.
+    if (reshards.empty())
+      return markAllAnalysesPreserved();
     SmallVector<ReshardOp> kept;
     for (ReshardOp op : reshards) {
       FailureOr<bool> folded = foldIntoUser(op);

@@ -24,6 +24,7 @@
 #include "passes/Passes.h"
 #include "passes/local/LocalizeShift.h"
 #include "passes/local/UnevenShards.h"
+#include "passes/ShardingWriter.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -40,7 +41,7 @@ namespace {
 class FunctionToLocal {
 public:
   FunctionToLocal(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core)
-      : func(func), mesh(mesh), core(core) {}
+      : func(func), mesh(mesh), core(core), writer(func.getContext()) {}
 
   LogicalResult run() {
     // Masks are planned while the program is still global (shardings and
@@ -138,12 +139,18 @@ private:
     ShardingAttr s = getSharding(v);
     if (!t || !s)
       return v.getType();
+    // A program has few distinct (type, sharding) pairs: compute each once.
+    auto known = localTypes.find({t, s});
+    if (known != localTypes.end())
+      return known->second;
     shardc::TensorSharding core_s = *toCore(s, mesh, t.getRank());
     SmallVector<int64_t> shape;
     for (int64_t d = 0; d < t.getRank(); ++d) {
       shape.push_back(shardc::shardSize(t.getDimSize(d), core.product(core_s.dims[d].axes)));
     }
-    return Type(RankedTensorType::get(shape, t.getElementType()));
+    Type local = RankedTensorType::get(shape, t.getElementType());
+    localTypes[{t, s}] = local;
+    return local;
   }
 
   std::pair<SmallVector<int64_t>, int64_t> groups(ArrayAttr axes) {
@@ -407,7 +414,7 @@ private:
         return failure();
       r.setType(*t);
     }
-    op->removeAttr(kShardingAttrName);
+    writer.remove(op);
     // Attributes that name global extents (a slice's limit) follow the types.
     if (auto localize = dyn_cast<LocalizeOpInterface>(op))
       return localize.localizeAttributes();
@@ -417,6 +424,8 @@ private:
   func::FuncOp func;
   MeshOp mesh;
   const shardc::Mesh &core;
+  shardc::ShardingWriter writer; // drops garray.sharding without re-uniquing per op
+  llvm::DenseMap<std::pair<Type, Attribute>, Type> localTypes;
 };
 
 struct GlobalToLocal : shardc::impl::GArrayGlobalToLocalBase<GlobalToLocal> {

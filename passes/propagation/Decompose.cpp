@@ -130,6 +130,10 @@ struct Decompose : shardc::impl::GArrayDecomposeBase<Decompose> {
       if (isa<MeanOp, ArgMaxOp, ArgMinOp, ScatterAddOp>(op))
         ops.push_back(op);
     });
+    // Nothing to rewrite: say so, and the pass manager skips re-verifying
+    // the unchanged module (a full verifier run on large programs).
+    if (ops.empty())
+      return markAllAnalysesPreserved();
     for (Operation *op : ops) {
       if (auto mean = dyn_cast<MeanOp>(op))
         decomposeMean(mean);

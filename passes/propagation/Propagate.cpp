@@ -27,13 +27,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
+#include "passes/FactorRuleCache.h"
 #include "passes/Passes.h"
+#include "passes/ShardingWriter.h"
 #include "passes/core/FactorMerge.h"
+#include "passes/core/ShardingTable.h"
 #include "passes/core/Steering.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <deque>
@@ -47,8 +51,9 @@ namespace shardc {
 
 using namespace mlir;
 using namespace mlir::garray;
+using shardc::CachedRule;
 using shardc::FactorRule;
-using shardc::isPassThrough;
+using shardc::ShardingTable;
 using shardc::kLastRound;
 using shardc::kSubRounds;
 using shardc::OpClass;
@@ -105,12 +110,6 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
   return mesh;
 }
 
-FactorRule identityRule(Value v, size_t numTensors = 2) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return shardc::FactorRuleBuilder::elementwise({t.getShape().begin(), t.getShape().end()},
-                                                numTensors - 1, {});
-}
-
 /// file:line:col for remarks (the first of a fused location).
 std::string where(Location loc) {
   if (auto fused = dyn_cast<FusedLoc>(loc))
@@ -158,14 +157,23 @@ public:
   FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp mesh, const shardc::Mesh &core,
                       bool explain)
       : funcs(std::move(funcs)), mesh(mesh), core(core), explain(explain) {
-    for (func::FuncOp f : this->funcs)
+    for (func::FuncOp f : this->funcs) {
       inSet.insert(f.getOperation());
+      size_t begin = allOps.size();
+      f.walk([&](Operation *op) {
+        allOps.push_back(op);
+        if (auto r = dyn_cast<func::ReturnOp>(op))
+          returnsOf[f].push_back(r);
+      });
+      opRange.push_back({begin, allOps.size()});
+    }
   }
 
   LogicalResult run() {
     if (failed(seed()) || failed(collectGroups()))
       return failure();
     collectCallTies();
+    buildGraph();
     // Rounds: every distinct written priority, then the unprioritised one.
     std::set<int64_t> rounds = {kLastRound};
     for (auto &entry : annotations)
@@ -188,12 +196,37 @@ public:
   }
 
 private:
+  struct Source {
+    Value from; // null: a function result annotation (`sink`)
+    std::optional<std::pair<Operation *, unsigned>> sink;
+  };
+  /// Where a primary chain ends: an annotated value, a function result
+  /// annotation, or nothing (no annotation reaches it).
+  struct Endpoint {
+    Value annotated;
+    std::optional<std::pair<Operation *, unsigned>> sink;
+    bool operator==(const Endpoint &o) const { return annotated == o.annotated && sink == o.sink; }
+  };
+
+  static constexpr unsigned kNoValue = ~0u;    // a non-tensor operand of a return
+  static constexpr unsigned kSink = ~0u - 1;   // a function result's fixed sharding
+  static constexpr unsigned kNoNode = ~0u;
+
+  /// An op a step can change: a rule op, a constraint (identity rule), or a
+  /// return (identity with each annotated function result).
+  struct Node {
+    Operation *op;
+    enum class Kind { Rule, Constraint, Return } kind;
+    const CachedRule *rule;  // null for returns
+    unsigned first, count;   // its value ids in nodeValues
+  };
+
   /// Makes the dims of round `round` sources: annotated values get the newly
   /// active dims (axes already used by grown dims are dropped: the stronger
   /// round keeps them); sinks take their view for this round.
   void activate(int64_t previous, int64_t round) {
     for (auto &[v, a] : annotations) {
-      TensorSharding &cur = state[v];
+      TensorSharding cur = *known(v);
       TensorSharding want = a.activeIn(round);
       for (size_t d = 0; d < cur.dims.size(); ++d) {
         if (a.priority[d] > round || a.priority[d] <= previous)
@@ -207,54 +240,96 @@ private:
         }
         cur.dims[d] = next;
       }
+      setState(v, cur);
     }
     for (auto &[key, a] : sinkAnnotations)
-      sinks[key] = a.activeIn(round);
+      sinks[key] = table.intern(a.activeIn(round));
   }
 
-  OpClass classify(Operation *op) {
-    if (auto rule = dyn_cast<ShardingRuleOpInterface>(op))
-      return isPassThrough(rule.getFactorRule()) ? OpClass::PassThrough : OpClass::Any;
-    return OpClass::PassThrough; // constraints and returns are identities
+  /// The graph the worklist runs on, built once: one node per op a step can
+  /// change (rule ops over tensors, constraints, returns), with its values as
+  /// ids (operands, then results), and per value its users (in use-list
+  /// order, as Value::getUsers gives them) and its defining node. Ops that no
+  /// step can change are not nodes: visiting them would do nothing.
+  void buildGraph() {
+    walkAll([&](Operation *op) {
+      Node n{op, Node::Kind::Rule, nullptr, static_cast<unsigned>(nodeValues.size()), 0};
+      if (auto rop = dyn_cast<ShardingRuleOpInterface>(op)) {
+        if (!llvm::all_of(op->getOperands(), isTensor) ||
+            !llvm::all_of(op->getResults(), isTensor))
+          return;
+        n.rule = &rules.get(rop);
+      } else if (auto c = dyn_cast<ShardingConstraintOp>(op)) {
+        n.kind = Node::Kind::Constraint;
+        n.rule = &rules.identity(c.getType(), 2);
+      } else if (isa<func::ReturnOp>(op)) {
+        n.kind = Node::Kind::Return;
+      } else {
+        return;
+      }
+      for (Value v : op->getOperands())
+        nodeValues.push_back(isTensor(v) ? idOf(v) : kNoValue);
+      for (Value v : op->getResults())
+        nodeValues.push_back(idOf(v));
+      n.count = nodeValues.size() - n.first;
+      nodeOf[op] = nodes.size();
+      nodes.push_back(n);
+    });
+    users.resize(valueOf.size());
+    defNode.assign(valueOf.size(), kNoNode);
+    for (unsigned id = 0; id < valueOf.size(); ++id) {
+      Value v = valueOf[id];
+      for (Operation *user : v.getUsers())
+        if (auto it = nodeOf.find(user); it != nodeOf.end())
+          users[id].push_back(it->second);
+      if (Operation *def = v.getDefiningOp())
+        if (auto it = nodeOf.find(def); it != nodeOf.end())
+          defNode[id] = it->second;
+    }
   }
 
   void runWorklist(OpClass cls) {
-    // Items: an op, or (op == nullptr) a sharding group.
-    std::deque<std::pair<Operation *, int64_t>> queue;
-    llvm::DenseSet<Operation *> queued;
-    std::set<size_t> queuedTies;
-    llvm::DenseMap<Operation *, bool> inClass;
-    auto push = [&](Operation *op) {
-      if (!op)
+    // Items: a node index, or ~t for tie t (a sharding group or call tie).
+    std::deque<int64_t> queue;
+    std::vector<bool> queued(nodes.size(), false), queuedTies(ties.size(), false);
+    auto push = [&](unsigned n) {
+      if (n == kNoNode || queued[n])
         return;
-      auto it = inClass.find(op);
-      if (it == inClass.end())
-        it = inClass.insert({op, cls == OpClass::Any || classify(op) == cls}).first;
-      if (it->second && queued.insert(op).second)
-        queue.push_back({op, 0});
+      const Node &node = nodes[n];
+      // Constraints and returns are identities: pass-through.
+      bool inClass = cls == OpClass::Any || node.kind != Node::Kind::Rule ||
+                     node.rule->passThrough;
+      if (inClass) {
+        queued[n] = true;
+        queue.push_back(n);
+      }
     };
     auto pushTie = [&](size_t t) {
-      if (queuedTies.insert(t).second)
-        queue.push_back({nullptr, static_cast<int64_t>(t)});
+      if (!queuedTies[t]) {
+        queuedTies[t] = true;
+        queue.push_back(~static_cast<int64_t>(t));
+      }
     };
-    walkAll([&](Operation *op) { push(op); });
+    for (unsigned n = 0; n < nodes.size(); ++n)
+      push(n);
     for (size_t t = 0; t < ties.size(); ++t)
       pushTie(t);
+    SmallVector<unsigned> changed;
     while (!queue.empty()) {
-      auto [op, g] = queue.front();
+      int64_t item = queue.front();
       queue.pop_front();
-      SmallVector<Value> changed;
-      if (op) {
-        queued.erase(op);
-        changed = step(op);
+      changed.clear();
+      if (item >= 0) {
+        queued[item] = false;
+        step(nodes[item], changed);
       } else {
-        queuedTies.erase(static_cast<size_t>(g));
-        changed = tieStep(static_cast<size_t>(g));
+        queuedTies[~item] = false;
+        tieStep(~item, changed);
       }
-      for (Value v : changed) {
-        for (Operation *user : v.getUsers())
+      for (unsigned v : changed) {
+        for (unsigned user : users[v])
           push(user);
-        push(v.getDefiningOp());
+        push(defNode[v]);
         auto member = tiesOf.find(v);
         if (member != tiesOf.end())
           for (size_t t : member->second)
@@ -305,8 +380,11 @@ private:
   void addTie(ArrayRef<Value> members, Operation *via) {
     if (members.size() < 2)
       return;
-    ties.push_back({SmallVector<Value>(members.begin(), members.end()), via});
+    SmallVector<unsigned> ids;
     for (Value v : members)
+      ids.push_back(idOf(v));
+    ties.push_back({ids, via});
+    for (unsigned v : ids)
       tiesOf[v].push_back(ties.size() - 1);
   }
 
@@ -339,8 +417,7 @@ private:
           members.push_back(call.getOperand(arg.getArgNumber()));
         addTie(members, calls.front());
       }
-      SmallVector<func::ReturnOp> rets;
-      callee.walk([&](func::ReturnOp r) { rets.push_back(r); });
+      ArrayRef<func::ReturnOp> rets = returnsOf[callee];
       for (unsigned i = 0; i < callee.getNumResults(); ++i) {
         if (!isa<RankedTensorType>(callee.getResultTypes()[i]))
           continue;
@@ -354,15 +431,23 @@ private:
     }
   }
 
-  SmallVector<Value> tieStep(size_t t) {
-    ArrayRef<Value> members = ties[t].first;
-    return apply(identityRule(members.front(), members.size()), members, nullptr,
-                 ties[t].second);
+  void tieStep(size_t t, SmallVectorImpl<unsigned> &changed) {
+    ArrayRef<unsigned> members = ties[t].first;
+    apply(rules.identity(cast<RankedTensorType>(valueOf[members.front()].getType()),
+                         members.size()),
+          members, ShardingTable::kUnknown, ties[t].second, {}, changed);
   }
 
+  /// Like f.walk(fn) over every function, on the ops collected once by the
+  /// constructor; `fn` takes an Operation * or a specific op class.
   template <typename Fn> void walkAll(Fn &&fn) {
-    for (func::FuncOp f : funcs)
-      f.walk(fn);
+    using Arg = mlir::detail::first_argument<Fn>;
+    for (Operation *op : allOps) {
+      if constexpr (std::is_same_v<Arg, Operation *>)
+        fn(op);
+      else if (auto typed = dyn_cast<Arg>(op))
+        fn(typed);
+    }
   }
 
   LogicalResult seed() {
@@ -385,11 +470,10 @@ private:
           return failure();
         TensorSharding t = *toCore(s, mesh, cast<RankedTensorType>(arg.getType()).getRank());
         annotations.insert({arg, makeAnnotation(s, t, what, arg.getLoc())});
-        state[arg] = annotations.find(arg)->second.activeIn(-1);
+        setState(arg, annotations.find(arg)->second.activeIn(-1));
       }
     }
-    SmallVector<func::ReturnOp> rets;
-    func.walk([&](func::ReturnOp r) { rets.push_back(r); });
+    ArrayRef<func::ReturnOp> rets = returnsOf[func];
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (auto s = getResultSharding(func, i)) {
         std::string what = "result #" + std::to_string(i);
@@ -418,7 +502,7 @@ private:
         return;
       for (Value r : op->getResults())
         if (isTensor(r))
-          state[r] = TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank());
+          setState(r, TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank()));
     });
     LogicalResult ok = success();
     // A sharding written on an op result (or left by an earlier run of this
@@ -436,7 +520,7 @@ private:
       }
       std::string what = "result of '" + op->getName().getStringRef().str() + "'";
       annotations.insert({r, makeAnnotation(s, *t, what, op->getLoc())});
-      state[r] = annotations.find(r)->second.activeIn(-1);
+      setState(r, annotations.find(r)->second.activeIn(-1));
     });
     walkAll([&](ShardingConstraintOp c) {
       if (failed(ok))
@@ -449,89 +533,141 @@ private:
       }
       annotations.insert(
           {c.getResult(), makeAnnotation(c.getSharding(), *s, "sharding_constraint", c.getLoc())});
-      state[c.getResult()] = annotations.find(c.getResult())->second.activeIn(-1);
+      setState(c.getResult(), annotations.find(c.getResult())->second.activeIn(-1));
     });
     return ok;
   }
 
-  /// Runs one core step on `rule` over `values` (operands then results; a
-  /// null Value stands for a fixed sink `fixed`), returning what changed.
-  SmallVector<Value> apply(const FactorRule &rule, ArrayRef<Value> values,
-                           const TensorSharding *fixed, Operation *via,
-                           std::optional<std::pair<Operation *, unsigned>> sinkKey = {}) {
+  /// What one core step does to its tensors, as interned ids: every
+  /// tensor's sharding after the step, and the indices propagateStep
+  /// reported as changed.
+  struct StepResult {
+    SmallVector<ShardingTable::Id, 4> after;
+    SmallVector<unsigned, 4> changed;
+  };
+
+  /// propagateStep is a pure function of the rule and its tensors'
+  /// shardings (the mesh is fixed here), so it runs once per distinct
+  /// [rule index, input ids...] key: a long chain of same-typed ops with the
+  /// same shardings costs one core step and then one hash lookup per visit.
+  const StepResult &memoizedStep(const CachedRule &rule, ArrayRef<uint32_t> key) {
+    if (auto it = stepMemo.find(key); it != stepMemo.end())
+      return it->second;
     std::vector<std::optional<TensorSharding>> tensors;
-    for (Value v : values) {
-      if (!v) {
-        tensors.push_back(*fixed);
-        continue;
-      }
-      auto it = state.find(v);
-      tensors.push_back(it == state.end() ? std::nullopt
-                                          : std::optional<TensorSharding>(it->second));
-    }
-    SmallVector<Value> changed;
-    for (size_t t : shardc::propagateStep(rule, tensors, core)) {
-      Value v = values[t];
-      if (!v)
-        continue;
-      auto it = state.find(v);
-      if (it == state.end() || !(it->second.dims == tensors[t]->dims)) {
-        std::vector<int> before = it == state.end() ? std::vector<int>() : it->second.usedAxes();
-        state[v] = *tensors[t];
-        changed.push_back(v);
-        recordProvenance(v, before, values, tensors, via, sinkKey);
-      }
-    }
-    return changed;
+    for (uint32_t id : key.drop_front())
+      tensors.push_back(id == ShardingTable::kUnknown
+                            ? std::nullopt
+                            : std::optional<TensorSharding>(table.get(id)));
+    StepResult r;
+    for (size_t t : shardc::propagateStep(rule.rule, tensors, core))
+      r.changed.push_back(t);
+    for (const std::optional<TensorSharding> &t : tensors)
+      r.after.push_back(table.intern(*t)); // propagateStep leaves none unknown
+    uint32_t *stored = keyStorage.Allocate<uint32_t>(key.size());
+    std::copy(key.begin(), key.end(), stored);
+    return stepMemo.try_emplace(ArrayRef<uint32_t>(stored, key.size()), std::move(r))
+        .first->second;
   }
 
-  /// Remembers where `v`'s new axes came from: the first other tensor of the
-  /// step that holds one of them (cheap: one op and one value per change).
-  void recordProvenance(Value v, const std::vector<int> &before, ArrayRef<Value> values,
-                        const std::vector<std::optional<TensorSharding>> &tensors,
+  /// Runs one core step on `rule` over `vals` (value ids, operands then
+  /// results; kSink stands for a fixed sink sharding `fixed`), appending the
+  /// ids of the values whose dims grew to `changed`.
+  void apply(const CachedRule &rule, ArrayRef<unsigned> vals, ShardingTable::Id fixed,
+             Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey,
+             SmallVectorImpl<unsigned> &changed) {
+    key.clear();
+    key.push_back(rule.index);
+    for (unsigned v : vals)
+      key.push_back(v == kSink ? fixed : ids[v]);
+    const StepResult &r = memoizedStep(rule, key);
+    for (unsigned t : r.changed) {
+      unsigned v = vals[t];
+      if (v == kSink)
+        continue;
+      // Read live: a value that is two of the op's tensors is seen updated.
+      ShardingTable::Id before = ids[v], now = r.after[t];
+      if (before != ShardingTable::kUnknown &&
+          (before == now || table.get(before).dims == table.get(now).dims))
+        continue;
+      ids[v] = now;
+      changed.push_back(v);
+      if (explain) // provenance only feeds explanations
+        recordProvenance(v, before, vals, ArrayRef<uint32_t>(key).drop_front(), r.after, via,
+                         sinkKey);
+    }
+  }
+
+  /// Remembers where `v`'s new axes came from: the tensors of the step that
+  /// held them *before* the step (one that received them in this same step
+  /// did not give them), preferring those that held all of them. The first
+  /// is the primary source (its chain is what explain prints); the others
+  /// agreed with it, and explain names the annotations they lead to.
+  void recordProvenance(unsigned v, ShardingTable::Id beforeId, ArrayRef<unsigned> vals,
+                        ArrayRef<ShardingTable::Id> inputs, ArrayRef<ShardingTable::Id> after,
                         Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey) {
+    std::vector<int> before;
+    if (beforeId != ShardingTable::kUnknown)
+      before = table.get(beforeId).usedAxes();
     std::vector<int> added;
-    for (int a : state[v].usedAxes())
+    for (int a : table.get(ids[v]).usedAxes())
       if (!llvm::is_contained(before, a))
         added.push_back(a);
     if (added.empty())
       return;
-    for (size_t t = 0; t < values.size(); ++t) {
-      if (values[t] == v || !tensors[t])
+    auto source = [&](size_t t) {
+      return Source{vals[t] == kSink ? Value() : valueOf[vals[t]],
+                    vals[t] == kSink ? sinkKey : std::nullopt};
+    };
+    SmallVector<size_t> holdsAll, holdsSome;
+    for (size_t t = 0; t < vals.size(); ++t) {
+      if (vals[t] == v || inputs[t] == ShardingTable::kUnknown)
         continue;
-      std::vector<int> has = tensors[t]->usedAxes();
-      if (llvm::none_of(added, [&](int a) { return llvm::is_contained(has, a); }))
-        continue;
-      Provenance p{via, values[t], std::nullopt};
-      if (!values[t])
-        p.sink = sinkKey;
-      provenance[v] = p;
+      std::vector<int> has = table.get(inputs[t]).usedAxes();
+      size_t n = llvm::count_if(added, [&](int a) { return llvm::is_contained(has, a); });
+      if (n == added.size())
+        holdsAll.push_back(t);
+      else if (n > 0)
+        holdsSome.push_back(t);
+    }
+    ArrayRef<size_t> sources = holdsAll.empty() ? holdsSome : holdsAll;
+    Provenance p{via, {}, std::nullopt, {}};
+    if (sources.empty()) {
+      // Not expected (merged axes come from some input); keep the nearest
+      // tensor that holds them after the step rather than no origin at all.
+      for (size_t t = 0; t < vals.size() && sources.empty(); ++t) {
+        if (vals[t] == v)
+          continue;
+        std::vector<int> has = table.get(after[t]).usedAxes();
+        if (llvm::any_of(added, [&](int a) { return llvm::is_contained(has, a); })) {
+          Source s = source(t);
+          p.from = s.from;
+          p.sink = s.sink;
+          provenance[valueOf[v]] = p;
+          return;
+        }
+      }
       return;
     }
+    Source primary = source(sources.front());
+    p.from = primary.from;
+    p.sink = primary.sink;
+    for (size_t t : sources.drop_front())
+      p.others.push_back(source(t));
+    provenance[valueOf[v]] = p;
   }
 
-  SmallVector<Value> step(Operation *op) {
-    if (auto rule = dyn_cast<ShardingRuleOpInterface>(op)) {
-      if (!llvm::all_of(op->getOperands(), isTensor) || !llvm::all_of(op->getResults(), isTensor))
-        return {};
-      SmallVector<Value> values(op->getOperands());
-      values.append(op->result_begin(), op->result_end());
-      return apply(rule.getFactorRule(), values, nullptr, op);
+  void step(const Node &n, SmallVectorImpl<unsigned> &changed) {
+    ArrayRef<unsigned> vals(nodeValues.data() + n.first, n.count);
+    if (n.kind != Node::Kind::Return) // a rule op, or a constraint's identity
+      return apply(*n.rule, vals, ShardingTable::kUnknown, n.op, {}, changed);
+    for (auto [i, v] : llvm::enumerate(vals)) {
+      auto sink = sinks.find({n.op, static_cast<unsigned>(i)});
+      if (sink == sinks.end() || v == kNoValue)
+        continue;
+      unsigned pair[2] = {v, kSink};
+      apply(rules.identity(cast<RankedTensorType>(valueOf[v].getType()), 2), pair, sink->second,
+            n.op, std::make_pair(n.op, static_cast<unsigned>(i)), changed);
     }
-    if (auto c = dyn_cast<ShardingConstraintOp>(op))
-      return apply(identityRule(c.getResult()), {c.getOperand(), c.getResult()}, nullptr, op);
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      SmallVector<Value> changed;
-      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-        auto sink = sinks.find({ret, static_cast<unsigned>(i)});
-        if (sink == sinks.end() || !isTensor(v))
-          continue;
-        changed.append(apply(identityRule(v), {v, Value()}, &sink->second, op,
-                             std::make_pair(ret.getOperation(), static_cast<unsigned>(i))));
-      }
-      return changed;
-    }
-    return {};
   }
 
   LogicalResult checkRuleless() {
@@ -545,10 +681,10 @@ private:
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
         return;
       for (auto [i, v] : llvm::enumerate(op->getOperands())) {
-        auto it = state.find(v);
-        if (it == state.end() || it->second.isFullyReplicated())
+        const TensorSharding *s = known(v);
+        if (!s || s->isFullyReplicated())
           continue;
-        TensorSharding closed = it->second;
+        TensorSharding closed = *s;
         for (shardc::DimSharding &d : closed.dims)
           d.open = false;
         ok = op->emitError("'") << op->getName() << "' has no sharding rule, but operand #" << i
@@ -562,42 +698,51 @@ private:
   }
 
   void finalize() {
-    for (func::FuncOp func : funcs)
-      finalize(func);
+    for (size_t i = 0; i < funcs.size(); ++i)
+      finalize(funcs[i], ArrayRef<Operation *>(allOps).slice(
+                             opRange[i].first, opRange[i].second - opRange[i].first));
   }
 
   /// The sharding propagation settled on for `v` (replicated if none), with
   /// every dim closed: what is written back and what explain prints.
   TensorSharding closedFinal(Value v) {
-    auto it = state.find(v);
-    TensorSharding s = it == state.end()
-                           ? TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank())
-                           : it->second;
+    const TensorSharding *known = this->known(v);
+    TensorSharding s =
+        known ? *known : TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank());
     for (shardc::DimSharding &d : s.dims)
       d.open = false;
     return s;
   }
 
-  void finalize(func::FuncOp func) {
+  void finalize(func::FuncOp func, ArrayRef<Operation *> ops) {
     MLIRContext *ctx = func.getContext();
     FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(ctx, mesh.getSymName());
-    auto finalOf = [&](Value v) { return fromCore(ctx, meshRef, core, closedFinal(v)); };
+    // One attribute per distinct final sharding (by interned id; unknown
+    // values by rank), not one fromCore per value.
+    llvm::DenseMap<std::pair<ShardingTable::Id, int64_t>, ShardingAttr> attrs;
+    auto finalOf = [&](Value v) {
+      auto it = valueIds.find(v);
+      ShardingTable::Id id = it == valueIds.end() ? ShardingTable::kUnknown : ids[it->second];
+      int64_t rank = id == ShardingTable::kUnknown ? cast<RankedTensorType>(v.getType()).getRank()
+                                                   : -1;
+      ShardingAttr &a = attrs[{id, rank}];
+      if (!a)
+        a = fromCore(ctx, meshRef, core, closedFinal(v));
+      return a;
+    };
+    shardc::ShardingWriter writer(ctx);
     for (BlockArgument arg : func.getArguments())
       if (isTensor(arg))
         setSharding(arg, finalOf(arg));
-    func.walk([&](Operation *op) {
+    for (Operation *op : ops) {
       if (isa<func::ReturnOp>(op) || op->getNumResults() == 0 ||
           !llvm::all_of(op->getResults(), isTensor))
-        return;
+        continue;
       for (Value r : op->getResults())
-        setSharding(r, finalOf(r));
-    });
+        writer.set(r, finalOf(r));
+    }
     // An undeclared result takes the sharding of what the first return gives.
-    func::ReturnOp ret;
-    func.walk([&](func::ReturnOp r) {
-      if (!ret)
-        ret = r;
-    });
+    func::ReturnOp ret = returnsOf[func].front();
     for (auto [i, v] : llvm::enumerate(ret.getOperands()))
       if (isTensor(v) && !getResultSharding(func, i))
         func.setResultAttr(i, kShardingAttrName, finalOf(v));
@@ -613,6 +758,7 @@ private:
     std::string out;
     llvm::raw_string_ostream os(out);
     SmallVector<Operation *> via;
+    SmallVector<Value> hops; // the values whose provenance `via` lists
     llvm::DenseSet<Value> seen;
     Value cur = v;
     std::optional<std::pair<Operation *, unsigned>> sink;
@@ -623,6 +769,7 @@ private:
       if (p == provenance.end())
         break;
       via.push_back(p->second.via);
+      hops.push_back(cur);
       if (!p->second.from) {
         sink = p->second.sink;
         break;
@@ -660,7 +807,67 @@ private:
           },
           ", ");
     }
+    // Annotations that agreed: other tensors that held the same axes at a
+    // step of this chain, named once each, with the op where they joined.
+    Endpoint primary{sink ? Value() : (ann != annotations.end() ? cur : Value()), sink};
+    SmallVector<Endpoint> named = {primary};
+    for (Value hop : hops) {
+      const Provenance &p = provenance.find(hop)->second;
+      for (const Source &other : p.others) {
+        Endpoint e = endpointOf(other);
+        if ((!e.annotated && !e.sink) || llvm::is_contained(named, e))
+          continue;
+        named.push_back(e);
+        os << "; also ";
+        if (e.sink) {
+          const Annotation &a = sinkAnnotations.find(*e.sink)->second;
+          os << a.what << " annotated " << closed(a.full) << " at " << where(a.loc);
+        } else {
+          const Annotation &a = annotations.find(e.annotated)->second;
+          os << a.what << " (" << name(e.annotated) << ") annotated " << closed(a.full) << " at "
+             << where(a.loc);
+        }
+        os << ", joining at ";
+        if (p.via)
+          os << p.via->getName() << " (" << where(p.via->getLoc()) << ")";
+        else
+          os << "a sharding group";
+      }
+    }
     return out;
+  }
+
+  /// Where `s`'s primary chain ends (memoized: chains share their tails).
+  Endpoint endpointOf(const Source &s) {
+    if (!s.from)
+      return {Value(), s.sink};
+    SmallVector<Value> path;
+    llvm::DenseSet<Value> seen;
+    Endpoint end;
+    for (Value cur = s.from;;) {
+      if (auto known = endpoints.find(cur); known != endpoints.end()) {
+        end = known->second;
+        break;
+      }
+      if (!seen.insert(cur).second)
+        break; // a cycle without an annotation
+      path.push_back(cur);
+      if (annotations.count(cur)) {
+        end = {cur, std::nullopt};
+        break;
+      }
+      auto p = provenance.find(cur);
+      if (p == provenance.end())
+        break;
+      if (!p->second.from) {
+        end = {Value(), p->second.sink};
+        break;
+      }
+      cur = p->second.from;
+    }
+    for (Value x : path)
+      endpoints[x] = end;
+    return end;
   }
 
   /// One remark per value, at its location: final sharding and its origin.
@@ -698,21 +905,75 @@ private:
     Operation *via;
     Value from; // null: a function result annotation (`sink`)
     std::optional<std::pair<Operation *, unsigned>> sink;
+    /// Other tensors of the same step that held the same axes before it.
+    SmallVector<Source, 1> others;
   };
 
   SmallVector<func::FuncOp> funcs;
   llvm::DenseSet<Operation *> inSet;
+  /// Every op of `funcs` in walk order (post-order, each function's op last),
+  /// collected once: each phase visits all ops, and on a 100k-op function a
+  /// walk costs about as much as the per-op work itself. Until finalize the
+  /// IR does not change; finalize only writes attributes.
+  std::vector<Operation *> allOps;
+  SmallVector<std::pair<size_t, size_t>> opRange; // funcs[i]'s ops in allOps
+  llvm::DenseMap<Operation *, SmallVector<func::ReturnOp>> returnsOf;
   MeshOp mesh;
   const shardc::Mesh &core;
   bool explain;
-  llvm::DenseMap<Value, TensorSharding> state;
-  std::map<std::pair<Operation *, unsigned>, TensorSharding> sinks;
+  /// Value ids: every tensor value a step, tie or annotation touches.
+  unsigned idOf(Value v) {
+    auto [it, inserted] = valueIds.try_emplace(v, valueOf.size());
+    if (inserted) {
+      valueOf.push_back(v);
+      ids.push_back(ShardingTable::kUnknown);
+    }
+    return it->second;
+  }
+  /// `v`'s current sharding, or null while unknown.
+  const TensorSharding *known(Value v) {
+    auto it = valueIds.find(v);
+    if (it == valueIds.end() || ids[it->second] == ShardingTable::kUnknown)
+      return nullptr;
+    return &table.get(ids[it->second]);
+  }
+  void setState(Value v, const TensorSharding &s) { ids[idOf(v)] = table.intern(s); }
+
+  // The fixed point runs on ids, not on IR: interned shardings per value id,
+  // the op graph as index arrays, memoized steps. Written back once, at the
+  // end (finalize).
+  shardc::FactorRuleCache rules;
+  ShardingTable table;
+  llvm::DenseMap<Value, unsigned> valueIds;
+  std::vector<Value> valueOf;
+  std::vector<ShardingTable::Id> ids; // per value id; kUnknown while unknown
+  std::vector<Node> nodes;
+  std::vector<unsigned> nodeValues;
+  llvm::DenseMap<Operation *, unsigned> nodeOf;
+  std::vector<SmallVector<unsigned, 2>> users; // per value id: user nodes
+  std::vector<unsigned> defNode;               // per value id, or kNoNode
+  /// Keys are short id lists; a plain mix hashes them faster than
+  /// DenseMapInfo<ArrayRef>'s hash_combine_range.
+  struct KeyInfo : llvm::DenseMapInfo<ArrayRef<uint32_t>> {
+    static unsigned getHashValue(ArrayRef<uint32_t> key) {
+      uint64_t h = key.size();
+      for (uint32_t x : key)
+        h = (h ^ x) * 0x100000001b3ULL;
+      return static_cast<unsigned>(h ^ (h >> 29));
+    }
+  };
+  llvm::DenseMap<ArrayRef<uint32_t>, StepResult, KeyInfo> stepMemo;
+  llvm::BumpPtrAllocator keyStorage; // the memo's keys
+  SmallVector<uint32_t, 8> key;      // scratch for apply
+
+  std::map<std::pair<Operation *, unsigned>, ShardingTable::Id> sinks;
   llvm::MapVector<Value, Annotation> annotations;
   std::map<std::pair<Operation *, unsigned>, Annotation> sinkAnnotations;
   std::map<int64_t, SmallVector<Value>> groups;
-  std::vector<std::pair<SmallVector<Value>, Operation *>> ties; // members, via
-  llvm::DenseMap<Value, SmallVector<size_t>> tiesOf;
+  std::vector<std::pair<SmallVector<unsigned>, Operation *>> ties; // member ids, via
+  llvm::DenseMap<unsigned, SmallVector<size_t>> tiesOf;
   llvm::DenseMap<Value, Provenance> provenance;
+  llvm::DenseMap<Value, Endpoint> endpoints; // endpointOf's memo
 };
 
 struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {

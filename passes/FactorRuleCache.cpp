@@ -1,0 +1,62 @@
+//===- FactorRuleCache.cpp - one FactorRule per distinct op signature -----===//
+#include "passes/FactorRuleCache.h"
+#include "passes/core/Steering.h"
+
+
+using namespace mlir;
+
+namespace shardc {
+
+const CachedRule &FactorRuleCache::add(FactorRule rule) {
+  bool passThrough = isPassThrough(rule);
+  entries.push_back({std::move(rule), static_cast<unsigned>(entries.size()), passThrough});
+  return entries.back();
+}
+
+const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
+  Operation *op = rop.getOperation();
+  if (op->getNumRegions() != 0)
+    return add(rop.getFactorRule());
+  Key &k = scratch;
+  k.name = op->getName().getAsOpaquePointer();
+  // Inherent attributes stored as properties are hashed and compared in
+  // place (building an attribute from them per op cost more than the rule).
+  k.propertiesOf = op->getPropertiesStorageSize() ? op : nullptr;
+  k.attrs = op->getRawDictionaryAttrs();
+  k.numOperands = op->getNumOperands();
+  k.types.clear();
+  for (Value v : op->getOperands())
+    k.types.push_back(v.getType());
+  for (Value v : op->getResults())
+    k.types.push_back(v.getType());
+  // Every part is a uniqued pointer: a cheap mix is enough (llvm::hash_combine
+  // cost more than the rest of the lookup).
+  uintptr_t h = reinterpret_cast<uintptr_t>(k.name);
+  auto mix = [&](const void *p) { h = h * 31 + (reinterpret_cast<uintptr_t>(p) >> 4); };
+  if (k.propertiesOf)
+    h = h * 31 + static_cast<size_t>(op->hashProperties());
+  mix(k.attrs.getAsOpaquePointer());
+  for (Type t : k.types)
+    mix(t.getAsOpaquePointer());
+  h = h * 31 + k.numOperands;
+  auto &bucket = byHash[static_cast<unsigned>(h ^ (h >> 32))];
+  for (unsigned i : bucket)
+    if (keys[i] == k)
+      return entries[i];
+  // keys is indexed like entries; region ops (not keyed) get an empty key.
+  keys.resize(entries.size());
+  keys.push_back(k);
+  bucket.push_back(static_cast<unsigned>(entries.size()));
+  return add(rop.getFactorRule());
+}
+
+const CachedRule &FactorRuleCache::identity(RankedTensorType type, size_t numTensors) {
+  auto [it, inserted] =
+      identities.try_emplace({type, static_cast<unsigned>(numTensors)}, entries.size());
+  if (!inserted)
+    return entries[it->second];
+  return add(FactorRuleBuilder::elementwise({type.getShape().begin(), type.getShape().end()},
+                                            numTensors - 1, {}));
+}
+
+} // namespace shardc

@@ -1,0 +1,75 @@
+//===- FactorRuleCache.h - one FactorRule per distinct op signature -*- C++ -*-===//
+//
+// A factor rule is a pure function of what an op *is*: its name, its
+// attributes (inherent properties and the discardable dictionary) and its
+// operand and result types; never of which values it reads. Large programs
+// repeat a few signatures many times (a 100k-op chain of `add`s on one type
+// has one), so passes that visit every op ask this cache instead of
+// ShardingRuleOpInterface::getFactorRule(), which builds the rule's vectors
+// anew on each call.
+//
+// Each distinct rule gets a small `index`, so callers can memoize work that
+// depends only on the rule and on interned shardings (ShardingTable.h).
+// Ops with regions are not cached (their rule could depend on the body);
+// they get a fresh entry per call. Entries live as long as the cache (one
+// pass run); references stay valid. Properties are compared against the
+// first op seen with them (no attribute is built per op), so the cache is
+// for passes that do not change ops' properties while they use it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_FACTORRULECACHE_H
+#define SHARDC_PASSES_FACTORRULECACHE_H
+
+#include "dialects/garray/GArray.h"
+#include "passes/core/FactorRule.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <deque>
+
+namespace shardc {
+
+struct CachedRule {
+  FactorRule rule;
+  /// Dense index of this entry in its cache (0, 1, 2, ...).
+  unsigned index;
+  /// shardc::isPassThrough(rule), computed once.
+  bool passThrough;
+};
+
+class FactorRuleCache {
+public:
+  /// The rule of `op`.
+  const CachedRule &get(mlir::garray::ShardingRuleOpInterface op);
+  /// The identity rule over `numTensors` values of `type` (ties, constraints,
+  /// function-result sinks).
+  const CachedRule &identity(mlir::RankedTensorType type, size_t numTensors);
+
+private:
+  struct Key {
+    const void *name;
+    mlir::Operation *propertiesOf; // an op with these properties; null: none
+    mlir::DictionaryAttr attrs;
+    llvm::SmallVector<mlir::Type, 4> types; // operands, then results
+    unsigned numOperands;
+    bool operator==(const Key &o) const {
+      if (name != o.name || attrs != o.attrs || numOperands != o.numOperands || types != o.types ||
+          !propertiesOf != !o.propertiesOf)
+        return false;
+      return !propertiesOf || propertiesOf->getName().compareOpProperties(
+                                  propertiesOf->getPropertiesStorage(),
+                                  o.propertiesOf->getPropertiesStorage());
+    }
+  };
+  const CachedRule &add(FactorRule rule);
+
+  std::deque<CachedRule> entries;
+  std::vector<Key> keys; // keys[i] names buckets' entry i
+  llvm::DenseMap<unsigned, llvm::SmallVector<unsigned, 1>> byHash;
+  llvm::DenseMap<std::pair<mlir::Type, unsigned>, unsigned> identities;
+  Key scratch;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_FACTORRULECACHE_H

@@ -1,0 +1,61 @@
+//===- ShardingWriter.h - write garray.sharding on many ops -----*- C++ -*-===//
+//
+// garray::setSharding(v, s) on an op rebuilds the op's attribute dictionary
+// and uniques it again (a hash and a lock in the context) for every op,
+// although a pass that writes 100k ops produces a handful of distinct
+// dictionaries. This writer memoizes the result per (previous dictionary,
+// sharding), so writing an op costs one hash lookup. The outcome is exactly
+// what setSharding/removeAttr would produce; the cache is valid for one
+// pass run (dictionaries are immutable, uniqued attributes).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_SHARDINGWRITER_H
+#define SHARDC_PASSES_SHARDINGWRITER_H
+
+#include "dialects/garray/GArray.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace shardc {
+
+class ShardingWriter {
+public:
+  explicit ShardingWriter(mlir::MLIRContext *ctx)
+      : name(mlir::StringAttr::get(ctx, mlir::garray::kShardingAttrName)) {}
+
+  /// Same as garray::setSharding(v, s).
+  void set(mlir::Value v, mlir::garray::ShardingAttr s) {
+    mlir::Operation *def = v.getDefiningOp();
+    if (!def || def->getNumResults() != 1)
+      return mlir::garray::setSharding(v, s); // arguments, multi-result ops: rare
+    def->setDiscardableAttrs(with(def->getRawDictionaryAttrs(), s));
+  }
+
+  /// Same as op->removeAttr(kShardingAttrName) for an op whose sharding is
+  /// discardable (every op but ones declaring it inherent, which none does).
+  void remove(mlir::Operation *op) {
+    op->setDiscardableAttrs(with(op->getRawDictionaryAttrs(), mlir::Attribute()));
+  }
+
+private:
+  /// `dict` with the sharding set to `s` (removed when `s` is null).
+  mlir::DictionaryAttr with(mlir::DictionaryAttr dict, mlir::Attribute s) {
+    auto [it, inserted] = memo.try_emplace({dict, s}, mlir::DictionaryAttr());
+    if (inserted) {
+      mlir::NamedAttrList list(dict);
+      if (s)
+        list.set(name, s);
+      else
+        list.erase(name);
+      it->second = list.getDictionary(name.getContext());
+    }
+    return it->second;
+  }
+
+  mlir::StringAttr name;
+  llvm::DenseMap<std::pair<mlir::DictionaryAttr, mlir::Attribute>, mlir::DictionaryAttr> memo;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_SHARDINGWRITER_H

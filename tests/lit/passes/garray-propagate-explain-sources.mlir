@@ -1,0 +1,36 @@
+// RUN: shardc-opt %s --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
+//
+// explain names the annotations whose axes actually reached a value: the
+// tensors that held them *before* the step that grew it. When two
+// annotations agree, both are named (the second with the op where it joined
+// the chain); a neighbour that received the axes in the same step is not a
+// source.
+
+garray.mesh @mesh ["data" = 2]
+
+// Two annotations agree on the add's operands.
+func.func @agree(%a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.name = "A"},
+                 %b: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.name = "B"})
+    -> tensor<8xf32> {
+  %s = garray.add %a, %b : tensor<8xf32>
+  %e = garray.exp %s : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+// CHECK-LABEL: remark: %arg0 'A' (argument of @agree)
+// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.add): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-8]]:18 via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8); also argument 'B' (%arg1) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-7]]:18, joining at garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8){{$}}
+// The agreement is kept down the chain.
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %1 (garray.exp): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}); also argument 'B' (%arg1) annotated P("data") at {{.*}}, joining at garray.add ({{.*}}){{$}}
+
+// One annotation, and an unannotated operand that receives the axes in the
+// same step as the result: the result's source is the annotated operand
+// directly (one hop), not the operand that was filled alongside it.
+func.func @same_step(%w: tensor<8xf32> {garray.name = "W"},
+                     %a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.name = "A"})
+    -> tensor<8xf32> {
+  %u = garray.exp %w : tensor<8xf32>
+  %t = garray.add %u, %a : tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+// CHECK-LABEL: remark: %arg0 'W' (argument of @same_step)
+// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.exp): P("data") <- argument 'A' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}explain-sources.mlir:[[@LINE-4]]:8){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %1 (garray.add): P("data") <- argument 'A' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8){{$}}
