@@ -223,6 +223,78 @@ void readHalo(garray::ShiftOp shift, Signature &sig) {
   }
 }
 
+/// Uneven dims (ceil layout) change what global-to-local emits for a gather
+/// or slice (passes/local/GlobalToLocal.cpp, localizeAllGather/AllSlice):
+/// an all_gather concatenates padded blocks (`in` times the group), so its
+/// local result is that, cropped afterwards; where blocks do not nest, the
+/// dim goes through its whole form: a gather over every axis the operand
+/// splits it on, then a free slice. This rewrites `c` to the comm op's local
+/// types and bytes, and returns the extra gather a slice then needs.
+std::optional<CollectiveRecord> unevenGather(Operation *op, garray::MeshOp meshOp,
+                                             CollectiveRecord &c, const Signature &sig) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  auto axesOf = [&](Value v) -> std::vector<int> {
+    if (garray::ShardingAttr a = garray::getSharding(v))
+      if (FailureOr<TensorSharding> core = garray::toCore(a, meshOp, type.getRank());
+          succeeded(core))
+        return core->dims[op->getAttrOfType<IntegerAttr>("dim").getInt()].axes;
+    return {};
+  };
+  int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt(), n = type.getDimSize(dim);
+  std::vector<int> from = axesOf(op->getOperand(0)), to = axesOf(op->getResult(0));
+  int64_t sIn = shardSize(n, sig.mesh.product(from)), sOut = shardSize(n, sig.mesh.product(to));
+  int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (static_cast<int64_t>(d) != dim) {
+      // Other dims keep their (result) layout.
+      garray::ShardingAttr a = garray::getSharding(op->getResult(0));
+      if (a)
+        if (FailureOr<TensorSharding> core = garray::toCore(a, meshOp, type.getRank());
+            succeeded(core))
+          shape[d] = shardSize(shape[d], sig.mesh.product(core->dims[d].axes));
+    }
+  auto typeText = [&](int64_t size, int64_t &bytes) {
+    std::vector<int64_t> s = shape;
+    s[dim] = size;
+    bytes = elementBytes;
+    for (int64_t d : s)
+      bytes *= d;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << RankedTensorType::get(s, type.getElementType());
+    return text;
+  };
+  auto gatherRecord = [&](CollectiveRecord &r, const std::vector<int> &axes, int64_t out) {
+    r.kind = "all_gather";
+    r.axes.clear();
+    for (int a : axes)
+      r.axes.push_back(sig.mesh.axes[a]);
+    r.groupSize = sig.mesh.product(axes);
+    r.localInType = typeText(sIn, r.localInBytes);
+    r.localOutType = typeText(out, r.localOutBytes);
+    r.bytesPerDevice = (r.groupSize - 1) * r.localOutBytes / r.groupSize;
+  };
+  if (isa<garray::AllGatherOp>(op)) {
+    int64_t g = sig.mesh.product(from) / sig.mesh.product(to);
+    if (sIn * g == sOut || to.empty())
+      gatherRecord(c, std::vector<int>(from.begin() + to.size(), from.end()), sIn * g);
+    else
+      gatherRecord(c, from, sIn * sig.mesh.product(from));
+    return std::nullopt;
+  }
+  // all_slice: whole or nesting blocks are padded and sliced locally.
+  int64_t g = sig.mesh.product(to) / sig.mesh.product(from);
+  if (sIn == sOut * g || from.empty()) {
+    c.localInType = typeText(sOut * g, c.localInBytes);
+    return std::nullopt;
+  }
+  CollectiveRecord gather = c;
+  gatherRecord(gather, from, sIn * sig.mesh.product(from));
+  c.localInType = typeText(sOut * sig.mesh.product(to), c.localInBytes);
+  return gather;
+}
+
 void readCollectives(func::FuncOp func, Signature &sig) {
   func.walk([&](Operation *op) {
     if (auto shift = dyn_cast<garray::ShiftOp>(op))
@@ -271,6 +343,9 @@ void readCollectives(func::FuncOp func, Signature &sig) {
     };
     local(op->getOperand(0), c.localInType, c.localInBytes);
     local(op->getResult(0), c.localOutType, c.localOutBytes);
+    if (meshOp && isa<garray::AllGatherOp, garray::AllSliceOp>(op))
+      if (std::optional<CollectiveRecord> gather = unevenGather(op, meshOp, c, sig))
+        sig.collectives.push_back(std::move(*gather));
     sig.collectives.push_back(std::move(c));
   });
 }

@@ -244,9 +244,11 @@ TEST_CASE("reshard: uneven dims ([10, 10] on 2x2 and 2x4): permutes of padded bl
   CHECK(count(k, "collective_permute") == 1); // 10 rows in 4 blocks of 3 both ways
   // dim 0 -> dim 1 over both axes would cut 4 x 3 padded rows into 10:
   // instead gather "y" (blocks 3 -> 5), all_to_all "x" (5 x 2 = 10 exactly),
-  // slice "y".
+  // slice "y". Blocks of 5 do not split into 2 x 3, so global-to-local
+  // takes that slice through the whole dim (gather "x", then slice), and the
+  // report lists that gather too.
   CHECK(k == std::vector<std::string>{"collective_permute", "all_gather", "all_to_all",
-                                      "all_slice"});
+                                      "all_gather", "all_slice"});
   for (const shardc::CollectiveRecord &r : c.signature.collectives)
     if (r.kind == "all_to_all")
       CHECK(r.localInType == "tensor<5x10xf32>");
@@ -470,6 +472,70 @@ TEST_CASE("pending scalars meeting at one op share one all_reduce, on 1, 2, 4, 8
       RunOutcome r = run(compiled[i], in);
       REQUIRE(r.error == "");
       CHECK(mismatch("m", r.outputs.at("m"), {}, {s2}, {1e-5, 1e-4}) == "");
+    }
+  }
+}
+
+namespace {
+struct CommOpText {
+  std::string kind, in, out;
+};
+
+/// Every communicating comm op of a printed local program, in order:
+/// `comm.<kind> ... : tensor<..> -> tensor<..>` (all_slice and device_value
+/// move nothing and are skipped).
+std::vector<CommOpText> commOps(const std::string &local) {
+  std::vector<CommOpText> ops;
+  size_t at = 0;
+  while ((at = local.find("comm.", at)) != std::string::npos) {
+    size_t end = local.find('\n', at);
+    std::string line = local.substr(at, end - at);
+    at = end;
+    std::string kind = line.substr(5, line.find(' ') - 5);
+    if (kind == "all_slice" || kind == "device_value")
+      continue;
+    size_t colon = line.rfind(" : ");
+    size_t arrow = line.find(" -> ", colon);
+    if (colon == std::string::npos || arrow == std::string::npos)
+      continue;
+    ops.push_back({kind, line.substr(colon + 3, arrow - colon - 3), line.substr(arrow + 4)});
+  }
+  return ops;
+}
+} // namespace
+
+TEST_CASE("reshard: the report's collectives are the local program's comm ops, even and uneven",
+          "[exec][reshard][report]") {
+  struct Case {
+    std::string model, mesh;
+  };
+  std::vector<Case> cases = {
+      {kAllToAll, "x=4"},           {kMultiAxis, "x=2,y=2"},   {kReduceScatter, "x=8"},
+      {kReduceScatter2D, "data=2,model=4"}, {kMoveAxis, "x=2,y=4"},
+      // Uneven: full gathers of padded blocks, and blocks that do not nest.
+      {resized(kAllToAll, 5, 7), "x=2"}, {resized(kAllToAll, 7, 5), "x=3"},
+      {resized(kAllToAll, 5, 5), "x=4"}, {resized(kMultiAxis, 5, 5), "x=2,y=2"},
+      {resized(kMultiAxis, 10, 10), "x=2,y=4"}, {resized(kReduceScatter, 5, 5), "x=2"},
+      {resized(kReduceScatter, 7, 7), "x=4"},  {resized(kMoveAxis, 5, 5), "x=3,y=3"},
+  };
+  for (const Case &c : cases) {
+    Compiled compiled = compile(c.model, c.mesh, "report.mlir");
+    Compiled local = compile(c.model, c.mesh, "report.mlir", shardc::Phase::Local);
+    INFO("--mesh " << c.mesh << "\n" << c.model << "\n" << local.diagnostics);
+    REQUIRE(compiled.ok);
+    REQUIRE(local.ok);
+    std::vector<CommOpText> ops = commOps(local.emitted);
+    std::vector<const shardc::CollectiveRecord *> records;
+    for (const shardc::CollectiveRecord &r : compiled.signature.collectives)
+      if (r.kind != "all_slice")
+        records.push_back(&r);
+    INFO(local.emitted);
+    REQUIRE(records.size() == ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      INFO("collective #" << i);
+      CHECK(records[i]->kind == ops[i].kind);
+      CHECK(records[i]->localInType == ops[i].in);
+      CHECK(records[i]->localOutType == ops[i].out);
     }
   }
 }
