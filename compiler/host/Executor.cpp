@@ -231,13 +231,13 @@ static bool copyArray(const shardrt_array &from, shardrt_array &to) {
 
 bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
               int64_t steps, const std::function<bool(int64_t, const RunResult &)> &afterStep,
-              RunResult &result, std::string &error) {
+              RunResult &result, std::string &error, const StepRunner &run) {
   Feedback feedback;
   if (!planFeedback(sig, feedback, error))
     return false;
   for (int64_t step = 0; step < steps; ++step) {
     result = RunResult();
-    if (!runThreads(sig, object, inputs, result, error)) {
+    if (!run(sig, object, inputs, result, error)) {
       error = "step " + std::to_string(step + 1) + ": " + error;
       return false;
     }

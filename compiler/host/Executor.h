@@ -61,9 +61,12 @@ bool planFeedback(const Signature &sig, Feedback &feedback, std::string &error);
 /// in `inputs` (copied; `result` keeps the outputs). `afterStep(step,
 /// result)` is called after each step (0-based) and may stop the run by
 /// returning false (with `error` set by the caller's message).
+/// `run` executes one step (runThreads, or one MPI rank's runMpiRank).
+using StepRunner = std::function<bool(const Signature &, const std::string &, const ArraySet &,
+                                      RunResult &, std::string &)>;
 bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
               int64_t steps, const std::function<bool(int64_t, const RunResult &)> &afterStep,
-              RunResult &result, std::string &error);
+              RunResult &result, std::string &error, const StepRunner &run = runThreads);
 
 /// Placement of `t` for the runtime.
 shardrt_placement placementOf(const TensorSignature &t, const Mesh &mesh);

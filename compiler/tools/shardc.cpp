@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/host/Executor.h"
+#include "compiler/host/MpiExecutor.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/garray/GArray.h"
 #include "shardrt.h"
@@ -60,7 +61,8 @@ const char *kUsage =
     "  shardc explain MODEL.mlir [--mesh AXIS=N,...]   (each value's sharding and its origin,\n"
     "                                                  as remarks; collectives and their causes)\n"
     "PHASE: global | propagated | partitioned | local | llvm\n"
-    "options: --target cpu (default; ptx is not in this build), --backend threads (default),\n"
+    "options: --target cpu (default; ptx is not in this build), --backend threads (default)\n"
+    "         or mpi (run: one rank per process, under `mpirun -np <devices> shardc run ...`),\n"
     "         --cpu NAME (LLVM CPU for the object: host (default) or e.g. x86-64-v2 to run\n"
     "         on any x86-64), --entry NAME, --quiet,\n"
     "         --memory-budget=BYTES (e.g. 512M: fail when the estimated peak memory per\n"
@@ -234,10 +236,11 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     status = exitWith(ExitCode::Usage);
     return std::nullopt;
   }
-  if (a.backend != "threads") {
+  if (a.backend != "threads" && !(a.backend == "mpi" && a.command == "run")) {
     llvm::errs() << "shardc: error: --backend " << a.backend
-                 << " is not available from `shardc run`: it runs ranks as threads "
-                    "(--backend threads)\n";
+                 << " is not available" << (a.backend == "mpi" ? " for " + a.command : "")
+                 << ": `shardc run` runs ranks as threads (--backend threads) or one per MPI "
+                    "process (--backend mpi, under mpirun)\n";
     status = exitWith(ExitCode::Usage);
     return std::nullopt;
   }
@@ -493,27 +496,50 @@ int runRun(const Args &a) {
   for (size_t o = 0; o < m->signature.outputs.size(); ++o)
     if (m->signature.outputs[o].name == "loss")
       lossIndex = static_cast<int>(o);
+  // Under MPI every process runs its own rank; rank 0 speaks for the job.
+  bool mpi = a.backend == "mpi";
+  int32_t rank = 0;
+  shardc::StepRunner runner = shardc::runThreads;
+  if (mpi) {
+    if (!shardc::startMpi(m->signature, rank, error)) {
+      llvm::errs() << "shardc: error: " << error << "\n";
+      shardc::finishMpi();
+      return exitWith(ExitCode::RunError);
+    }
+    runner = shardc::runMpiRank;
+  }
   bool replicasDisagree = false;
   auto afterStep = [&](int64_t step, const shardc::RunResult &r) {
     for (size_t o = 0; o < m->signature.outputs.size(); ++o)
       if (r.replicaDiffs[o] != 0) {
-        llvm::errs() << "shardc: error: " << (a.steps ? "step " + std::to_string(step + 1) + ": " : "")
-                     << "the replicas of output '" << m->signature.outputs[o].name
-                     << "' disagree (max difference " << r.replicaDiffs[o]
-                     << "); this is a shardc bug, please report it with the model\n";
+        // Every MPI rank sees the same gathered outputs and stops alike.
+        if (rank == 0)
+          llvm::errs() << "shardc: error: "
+                       << (a.steps ? "step " + std::to_string(step + 1) + ": " : "")
+                       << "the replicas of output '" << m->signature.outputs[o].name
+                       << "' disagree (max difference " << r.replicaDiffs[o]
+                       << "); this is a shardc bug, please report it with the model\n";
         replicasDisagree = true;
         return false;
       }
-    if (a.steps && !a.quiet && lossIndex >= 0)
+    if (a.steps && !a.quiet && rank == 0 && lossIndex >= 0)
       printArray(llvm::outs(), "step " + std::to_string(step + 1) + ": loss",
                  r.outputs.arrays[lossIndex]);
     return true;
   };
-  if (!shardc::runSteps(m->signature, m->object, inputs, a.steps.value_or(1), afterStep, result,
-                        error)) {
+  if (!shardc::runSteps(m->signature, m->object, inputs, a.steps.value_or(1),
+                        afterStep, result, error, runner)) {
     if (!replicasDisagree)
-      llvm::errs() << "shardc: error: " << error << "\n";
+      llvm::errs() << "shardc: error: " << (mpi ? "rank " + std::to_string(rank) + ": " : "")
+                   << error << "\n";
+    if (mpi)
+      shardc::finishMpi();
     return exitWith(ExitCode::RunError);
+  }
+  if (mpi) {
+    shardc::finishMpi();
+    if (rank != 0)
+      return 0;
   }
   if (!a.runOut.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(a.runOut)) {
@@ -533,7 +559,7 @@ int runRun(const Args &a) {
   if (!a.quiet) {
     llvm::outs() << "ran " << (a.steps ? std::to_string(*a.steps) + " steps " : std::string())
                  << "on " << m->signature.mesh.deviceCount() << " ranks (mesh "
-                 << m->signature.mesh.str() << ", threads)\n";
+                 << m->signature.mesh.str() << ", " << (mpi ? "mpi" : "threads") << ")\n";
     if (a.steps)
       llvm::outs() << "final outputs:\n";
     for (size_t o = 0; o < result.outputs.names.size(); ++o)

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# `mpirun -np N shardc run OUT/ --backend mpi`: one rank per process, the
+# generated code's collectives over Open MPI.
+#   - the training sample (value_and_grad, SGD) for 3 steps on 1, 2 and 4
+#     processes: the same losses and final w as the threads backend;
+#   - the heat stencil (halo exchanges = collective permutes) on 4 processes:
+#     u_next identical to the threads run (no reduction is involved, so the
+#     bytes must match exactly);
+#   - a job with the wrong number of processes fails, saying how many it needs.
+# Skips (exit 0, says so) only when mpirun is not installed.
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+if ! command -v mpirun >/dev/null 2>&1; then
+  echo "SKIPPED: mpirun not found"
+  exit 0
+fi
+export OMPI_MCA_btl=self,vader
+export OMPI_MCA_plm_rsh_agent=false
+TRAIN="$ROOT/samples/linear_regression.mlir"
+
+# not_contains_twice FILE STRING: STRING appears at most once (one speaker).
+not_contains_twice() { [[ $(count_of "$1" "$2") -le 1 ]]; }
+# same_output TOOL ARGS... A B: TOOL ARGS A and TOOL ARGS B print the same.
+same_output() {
+  local b=${*: -1} a=${*: -2:1}
+  local cmd=("${@:1:$#-2}")
+  [[ "$("${cmd[@]}" "$a")" == "$("${cmd[@]}" "$b")" ]]
+}
+
+# mpirun_shardc NAME N ARGS...: like run_shardc, under mpirun -np N.
+mpirun_shardc() {
+  local name=$1 n=$2
+  shift 2
+  timeout -k 10 "$SHARDC_TIMEOUT_S" mpirun --allow-run-as-root --oversubscribe -np "$n" \
+    "$SHARDC" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  LAST_STATUS=$?
+}
+
+for n in 1 2 4; do
+  name="train_mpi$n"
+  CASES=$((CASES + 1))
+  expect_ok "compile$n" -- compile "$TRAIN" --mesh "data=$n" -o "$TMP/train$n" --quiet || continue
+  mpirun_shardc "$name" "$n" run "$TMP/train$n" --backend mpi "${SEED_IN[@]}" --steps 3 \
+    --out "$TMP/$name"
+  if [[ $LAST_STATUS -ne 0 ]]; then
+    fail "$name" "exit status $LAST_STATUS"
+    show "$name" run "$TMP/train$n" --backend mpi
+    continue
+  fi
+  check "$name" "ran on $n ranks over mpi" contains "$TMP/$name.out" "on $n ranks (mesh [\"data\"=$n], mpi)"
+  check "$name" "step 1 loss 4.875" contains "$TMP/$name.out" "step 1: loss = 4.875"
+  check "$name" "step 3 loss" contains "$TMP/$name.out" "step 3: loss = 1.80017"
+  check "$name" "loss.npy" "$NPY" check "$TMP/$name/loss.npy" f32 scalar 1.800171 --tol 1e-5
+  check "$name" "w.npy" "$NPY" check "$TMP/$name/w.npy" f32 2 1.046813 -0.1108125 --tol 1e-5
+  check "$name" "one process prints" not_contains_twice "$TMP/$name.out" "final outputs:"
+done
+
+# The stencil: threads and MPI give the same bytes.
+"$NPY" write "$TMP/u.npy" f32 16,8 $(seq 1 128) || exit 1
+if expect_ok heat_threads -- run "$ROOT/samples/heat_stencil.mlir" --mesh data=4 \
+  --in "u=$TMP/u.npy" --out "$TMP/heat_t" --quiet &&
+  expect_ok heat_compile -- compile "$ROOT/samples/heat_stencil.mlir" --mesh data=4 \
+    -o "$TMP/heatc" --quiet; then
+  CASES=$((CASES + 1))
+  mpirun_shardc heat_mpi 4 run "$TMP/heatc" --backend mpi --in "u=$TMP/u.npy" --out "$TMP/heat_m"
+  if [[ $LAST_STATUS -ne 0 ]]; then
+    fail heat_mpi "exit status $LAST_STATUS"
+    show heat_mpi run --backend mpi
+  else
+    check heat_mpi "u_next equal to threads" same_output "$NPY" print "$TMP/heat_t/u_next.npy" \
+      "$TMP/heat_m/u_next.npy"
+  fi
+fi
+
+# Wrong process count: a clear error, non-zero, no hang.
+CASES=$((CASES + 1))
+mpirun_shardc wrong_np 2 run "$TMP/train4" --backend mpi "${SEED_IN[@]}"
+if [[ $LAST_STATUS -eq 0 || $LAST_STATUS -ge 124 ]]; then
+  fail wrong_np "expected a failure exit status, got $LAST_STATUS"
+elif ! grep -q "has 4 devices but the MPI job has 2 processes; start it with mpirun -np 4" \
+  "$TMP/wrong_np.err"; then
+  fail wrong_np "no message naming the process count"
+  show wrong_np run --backend mpi
+fi
+
+finish
