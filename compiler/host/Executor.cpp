@@ -92,20 +92,60 @@ shardrt_placement placementOf(const TensorSignature &t, const Mesh &mesh) {
   return p;
 }
 
-namespace {
-/// Every rank's local buffers, inputs then outputs, in entry-ABI order.
-struct RankBuffers {
-  std::vector<shardrt_array> arrays;
-  std::vector<void *> pointers;
-  ~RankBuffers() {
-    for (shardrt_array &a : arrays)
-      shardrt_array_free(&a);
-  }
-};
+LocalBuffers::~LocalBuffers() {
+  for (shardrt_array &a : arrays)
+    shardrt_array_free(&a);
+}
 
+bool makeLocalBuffers(const Signature &sig, const ArraySet &inputs, int64_t device,
+                      LocalBuffers &buffers, std::string &error) {
+  for (const TensorSignature &t : sig.inputs) {
+    shardrt_placement p = placementOf(t, sig.mesh);
+    shardrt_array local{};
+    if (shardrt_scatter(inputs.find(t.name), &p, device, &local) != SHARDRT_OK) {
+      error = "scattering '" + t.name + "': " + shardrt_last_error();
+      return false;
+    }
+    buffers.arrays.push_back(local);
+  }
+  for (const TensorSignature &t : sig.outputs) {
+    shardrt_array local{};
+    if (shardrt_array_alloc(&local, shardrt_dtype_from_name(t.dtype.c_str()),
+                            static_cast<int32_t>(t.localShape.size()), t.localShape.data()) !=
+        SHARDRT_OK) {
+      error = "allocating '" + t.name + "': " + shardrt_last_error();
+      return false;
+    }
+    buffers.arrays.push_back(local);
+  }
+  for (shardrt_array &a : buffers.arrays)
+    buffers.pointers.push_back(a.data);
+  return true;
+}
+
+std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object,
+                                void (*&entry)(void **), std::string &error) {
+  std::vector<LoadedObject::Symbol> symbols;
+  for (const shardrt_symbol *s = shardrt_symbols(); s->name; ++s)
+    symbols.emplace_back(s->name, s->address);
+  auto loaded = LoadedObject::load(object, symbols);
+  if (!loaded) {
+    error = "loading the compiled object: " + llvm::toString(loaded.takeError());
+    return nullptr;
+  }
+  auto fn = (*loaded)->lookup(sig.entry);
+  if (!fn) {
+    error = "the object has no entry '" + sig.entry + "': " + llvm::toString(fn.takeError());
+    return nullptr;
+  }
+  entry = *fn;
+  return std::shared_ptr<LoadedObject>(std::move(*loaded));
+}
+
+namespace {
 struct WorldState {
   LoadedObject::EntryFn entry;
-  std::vector<RankBuffers> *ranks;
+  std::vector<LocalBuffers> *ranks;
 };
 
 int32_t rankBody(shardrt_comm *comm, void *user) {
@@ -123,46 +163,16 @@ bool runThreads(const Signature &sig, const std::string &object, const ArraySet 
     return false;
   }
   int64_t devices = sig.mesh.deviceCount();
-  std::vector<RankBuffers> ranks(devices);
-  for (int64_t d = 0; d < devices; ++d) {
-    for (const TensorSignature &t : sig.inputs) {
-      shardrt_placement p = placementOf(t, sig.mesh);
-      shardrt_array local{};
-      if (shardrt_scatter(inputs.find(t.name), &p, d, &local) != SHARDRT_OK) {
-        error = "scattering '" + t.name + "': " + shardrt_last_error();
-        return false;
-      }
-      ranks[d].arrays.push_back(local);
-    }
-    for (const TensorSignature &t : sig.outputs) {
-      shardrt_array local{};
-      if (shardrt_array_alloc(&local, shardrt_dtype_from_name(t.dtype.c_str()),
-                              static_cast<int32_t>(t.localShape.size()), t.localShape.data()) !=
-          SHARDRT_OK) {
-        error = "allocating '" + t.name + "': " + shardrt_last_error();
-        return false;
-      }
-      ranks[d].arrays.push_back(local);
-    }
-    for (shardrt_array &a : ranks[d].arrays)
-      ranks[d].pointers.push_back(a.data);
-  }
-
-  std::vector<LoadedObject::Symbol> symbols;
-  for (const shardrt_symbol *s = shardrt_symbols(); s->name; ++s)
-    symbols.emplace_back(s->name, s->address);
-  auto loaded = LoadedObject::load(object, symbols);
-  if (!loaded) {
-    error = "loading the compiled object: " + llvm::toString(loaded.takeError());
+  std::vector<LocalBuffers> ranks(devices);
+  for (int64_t d = 0; d < devices; ++d)
+    if (!makeLocalBuffers(sig, inputs, d, ranks[d], error))
+      return false;
+  LoadedObject::EntryFn entry = nullptr;
+  std::shared_ptr<void> code = loadEntry(sig, object, entry, error);
+  if (!code)
     return false;
-  }
-  auto entry = (*loaded)->lookup(sig.entry);
-  if (!entry) {
-    error = "the object has no entry '" + sig.entry + "': " + llvm::toString(entry.takeError());
-    return false;
-  }
 
-  WorldState state{*entry, &ranks};
+  WorldState state{entry, &ranks};
   shardrt_world *world = shardrt_threads_create(static_cast<int32_t>(devices));
   if (!world) {
     error = std::string("creating a world of ") + std::to_string(devices) +

@@ -12,6 +12,7 @@
 #include "shardrt.h"
 
 #include <functional>
+#include <memory>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,6 +68,25 @@ using StepRunner = std::function<bool(const Signature &, const std::string &, co
 bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
               int64_t steps, const std::function<bool(int64_t, const RunResult &)> &afterStep,
               RunResult &result, std::string &error, const StepRunner &run = runThreads);
+
+/// One device's local buffers in entry-ABI order: its shard of every input
+/// (padded, ceil layout), then zeroed outputs of their local shapes.
+struct LocalBuffers {
+  std::vector<shardrt_array> arrays;
+  std::vector<void *> pointers; // arrays[i].data, what the entry takes
+  LocalBuffers() = default;
+  LocalBuffers(const LocalBuffers &) = delete;
+  LocalBuffers &operator=(const LocalBuffers &) = delete;
+  LocalBuffers(LocalBuffers &&) = default;
+  ~LocalBuffers();
+};
+bool makeLocalBuffers(const Signature &sig, const ArraySet &inputs, int64_t device,
+                      LocalBuffers &buffers, std::string &error);
+
+/// Links the object against shardrt's symbols and finds `sig.entry`; the
+/// returned handle keeps the code alive (null, with `error`, on failure).
+std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object,
+                                void (*&entry)(void **), std::string &error);
 
 /// Placement of `t` for the runtime.
 shardrt_placement placementOf(const TensorSignature &t, const Mesh &mesh);

@@ -1,22 +1,12 @@
 //===- MpiExecutor.cpp - one rank of a compiled model per MPI process -----===//
 #include "compiler/host/MpiExecutor.h"
 
-#include "compiler/targets/ObjectLoader.h"
 #include "shardrt_mpi.h"
 
 namespace shardc {
 
 namespace {
 shardrt_comm *comm = nullptr;
-
-/// Local buffers that free themselves.
-struct Buffers {
-  std::vector<shardrt_array> arrays;
-  ~Buffers() {
-    for (shardrt_array &a : arrays)
-      shardrt_array_free(&a);
-  }
-};
 } // namespace
 
 bool startMpi(const Signature &sig, int32_t &rank, std::string &error) {
@@ -50,44 +40,14 @@ bool runMpiRank(const Signature &sig, const std::string &object, const ArraySet 
   int32_t rank;
   if (!startMpi(sig, rank, error))
     return false;
-  Buffers local;
-  std::vector<void *> pointers;
-  for (const TensorSignature &t : sig.inputs) {
-    shardrt_placement p = placementOf(t, sig.mesh);
-    shardrt_array a{};
-    if (shardrt_scatter(inputs.find(t.name), &p, rank, &a) != SHARDRT_OK) {
-      error = "scattering '" + t.name + "': " + shardrt_last_error();
-      return false;
-    }
-    local.arrays.push_back(a);
-  }
-  for (const TensorSignature &t : sig.outputs) {
-    shardrt_array a{};
-    if (shardrt_array_alloc(&a, shardrt_dtype_from_name(t.dtype.c_str()),
-                            static_cast<int32_t>(t.localShape.size()),
-                            t.localShape.data()) != SHARDRT_OK) {
-      error = "allocating '" + t.name + "': " + shardrt_last_error();
-      return false;
-    }
-    local.arrays.push_back(a);
-  }
-  for (shardrt_array &a : local.arrays)
-    pointers.push_back(a.data);
-
-  std::vector<LoadedObject::Symbol> symbols;
-  for (const shardrt_symbol *s = shardrt_symbols(); s->name; ++s)
-    symbols.emplace_back(s->name, s->address);
-  auto loaded = LoadedObject::load(object, symbols);
-  if (!loaded) {
-    error = "loading the compiled object: " + llvm::toString(loaded.takeError());
+  LocalBuffers local;
+  if (!makeLocalBuffers(sig, inputs, rank, local, error))
     return false;
-  }
-  auto entry = (*loaded)->lookup(sig.entry);
-  if (!entry) {
-    error = "the object has no entry '" + sig.entry + "': " + llvm::toString(entry.takeError());
+  void (*entry)(void **) = nullptr;
+  std::shared_ptr<void> code = loadEntry(sig, object, entry, error);
+  if (!code)
     return false;
-  }
-  (*entry)(pointers.data());
+  entry(local.pointers.data());
 
   // Every rank's local output buffers, as bytes, to every rank.
   int64_t devices = sig.mesh.deviceCount();

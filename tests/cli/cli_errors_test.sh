@@ -192,7 +192,10 @@ expect_error emit_bogus $USAGE "--emit=bogus" "not a phase" "partitioned" -- com
 expect_error emit_bogus_spaced $USAGE "--emit=bogus" "not a phase" -- compile "$SEED" --emit bogus
 expect_error target_ptx $USAGE "--target ptx" "not available" "cpu" -- compile "$SEED" --target ptx
 expect_error target_ptx_equals $USAGE "--target ptx" "not available" -- compile "$SEED" --target=ptx -o "$TMP/o14"
-expect_error backend_mpi $USAGE "--backend mpi" "not available" -- run "$SEED" --backend mpi "${SEED_IN[@]}"
+expect_error backend_nccl $USAGE "--backend nccl" "not available" "--backend mpi" -- run "$SEED" --backend nccl "${SEED_IN[@]}"
+expect_error backend_mpi_compile $USAGE "--backend mpi" "not available for compile" -- compile "$SEED" --backend mpi
+# Outside mpirun the job is one process; the mesh wants four.
+expect_error backend_mpi_one_process $RUN "has 4 devices but the MPI job has 1 processes" "mpirun -np 4" -- run "$SEED" --backend mpi "${SEED_IN[@]}"
 
 # ---------------------------------------------------------------------------
 # Compiled directories
