@@ -285,6 +285,16 @@ LogicalResult vjp(ReverseOp op, Adj &a, Value g, Grads &out) {
   out[0] = ReverseOp::create(a.b, a.loc, g.getType(), g, op.getDimsAttr());
   return success();
 }
+// shift by o: x[i] reaches result i + o, so its cotangent is g shifted back
+// by -o (0 where i + o left the array); the fill's is everything else.
+LogicalResult vjp(ShiftOp op, Adj &a, Value g, Grads &out) {
+  Value zero = a.splat(a.typeOf(op.getFill()), 0.0);
+  Value back = ShiftOp::create(a.b, a.loc, g.getType(), g, zero, op.getDimAttr(),
+                               a.b.getI64IntegerAttr(-op.getOffset()));
+  out[0] = back;
+  out[1] = a.sub(a.sumAll(g), a.sumAll(back));
+  return success();
+}
 LogicalResult vjp(ShardingConstraintOp, Adj &, Value g, Grads &out) {
   out[0] = g;
   return success();
@@ -513,8 +523,8 @@ void mlir::garray::registerVjpModels(DialectRegistry &registry) {
     attach<AbsOp, AddOp, BroadcastInDimOp, ClampOp, ConcatenateOp, ConvertOp, CosOp, DivOp,
            DotGeneralOp, ExpOp, Expm1Op, GatherOp, LogOp, Log1pOp, LogisticOp, MaxOp, MeanOp,
            MinOp, MulOp, NegOp, PadOp, PowOp, ReduceOp, RemOp, ReshapeOp, ReverseOp, RsqrtOp,
-           ScatterAddOp, SelectOp, ShardingConstraintOp, SinOp, SliceOp, SqrtOp, SubOp, TanhOp,
-           TransposeOp>(ctx);
+           ScatterAddOp, SelectOp, ShardingConstraintOp, ShiftOp, SinOp, SliceOp, SqrtOp, SubOp,
+           TanhOp, TransposeOp>(ctx);
     attachZero<CeilOp, FloorOp, RoundOp, SignOp>(ctx);
   });
 }

@@ -312,6 +312,12 @@ TEST_CASE("adjoints of shape ops match central differences", "[exec][autodiff][f
        {6, 3}},
       {"reverse", {{"a", k43}},
        "  %r = garray.reverse %a, dims = [0, 1] : tensor<4x3xf64>", k43},
+      {"shift (operand and fill), right along dim 0", {{"a", k43}, {"v", {}}},
+       "  %r = garray.shift %a, %v, dim = 0, offset = 1 : (tensor<4x3xf64>, tensor<f64>) -> tensor<4x3xf64>",
+       k43},
+      {"shift (operand and fill), left along dim 1", {{"a", k43}, {"v", {}}},
+       "  %r = garray.shift %a, %v, dim = 1, offset = -2 : (tensor<4x3xf64>, tensor<f64>) -> tensor<4x3xf64>",
+       k43},
   };
   for (const OpCase &c : cases)
     checkCase(c);
