@@ -47,6 +47,7 @@ std::string shardSizes(int64_t n, int64_t k) {
 /// global-to-local. False also for a sharding toCore would reject, so that
 /// the full path below handles (and words) it exactly as before.
 bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core) {
+  ArrayAttr axes = mesh.getAxes();
   auto even = [&](Value v) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     ShardingAttr s = type ? getSharding(v) : ShardingAttr();
@@ -57,16 +58,18 @@ bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core) {
     for (auto [d, dim] : llvm::enumerate(s.getDims())) {
       int64_t k = 1;
       for (StringAttr name : dim.getAxes()) {
-        int a = mesh.axisIndex(name.getValue());
-        if (a < 0)
+        // Uniqued names: a pointer match is the axis; no match is left to
+        // the full path.
+        auto it = llvm::find(axes, name);
+        if (it == axes.end())
           return false;
-        k *= core.sizes[a];
+        k *= core.sizes[it - axes.begin()];
       }
       if (k > 1 && type.getDimSize(d) % k != 0)
         return false;
     }
     return llvm::all_of(s.getUnreduced(),
-                        [&](StringAttr name) { return mesh.axisIndex(name.getValue()) >= 0; });
+                        [&](StringAttr name) { return llvm::is_contained(axes, name); });
   };
   return llvm::all_of(op->getOperands(), even) && llvm::all_of(op->getResults(), even);
 }
