@@ -14,7 +14,7 @@
 #     passes + verifier after each pass + print to /dev/null;
 #   pass-only (shardc_pass, upstrm_pass, pass_x): a second run with --mlir-timing
 #     --mlir-timing-display=list, summing the wall time of the sharding passes
-#     only (shardc: the five garray passes; upstream: sharding-propagation +
+#     only (shardc: the six garray passes; upstream: sharding-propagation +
 #     shard-partition), without Parser, Output or pass-manager overhead. The
 #     MLIR verifier that runs after each pass is inside its pass's time (both
 #     drivers verify after every pass that changed the IR);
@@ -25,7 +25,8 @@
 # SHARDC=path uses an already built shardc-opt (e.g. an older binary) and
 # skips the build.
 #
-# Both sides stop at local types: shardc runs decompose, propagate,
+# Both sides stop at local types: shardc runs decompose, recognize-shifts
+# (as compiler/pipeline/Pipeline.cpp does), propagate,
 # insert-reshards, reshard-to-collectives and global-to-local (upstream's
 # shard-partition also rewrites to local shapes). Both verify after each pass
 # (the default of both drivers). A run over TIMEOUT seconds prints "timeout".
@@ -36,10 +37,10 @@ SIZES=${SIZES:-"10000 50000 100000"}
 TIMEOUT=${TIMEOUT:-120}
 MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
 # shardc-opt is built -c opt (the system libMLIR that mlir-opt uses is a release build).
-SHARDC_FLAGS="--garray-decompose --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local"
+SHARDC_FLAGS="--garray-decompose --garray-recognize-shifts --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local"
 UPSTREAM_PIPELINE='builtin.module(func.func(sharding-propagation,shard-partition))'
 # --mlir-timing list names of the passes summed for pass_s.
-SHARDC_PASSES='^GArray(Decompose|Propagate|InsertReshards|ReshardToCollectives|GlobalToLocal)$'
+SHARDC_PASSES='^GArray(Decompose|RecognizeShifts|Propagate|InsertReshards|ReshardToCollectives|GlobalToLocal)$'
 UPSTREAM_PASSES='^(ShardingPropagation|Partition)$'
 
 bazel build -c opt //compiler/tools:shardc-opt //bench/propagation:gen >/dev/null 2>&1 ||

@@ -27,14 +27,20 @@ static StringRef operandName(Operation *op, unsigned i) {
   return i == 0 ? "lhs" : "rhs";
 }
 
+/// isa<FloatType>, with the common float types tested by TypeID before the
+/// interface lookup (the verifier asks this for every op after every pass).
+static bool isFloat(Type elem) {
+  return isa<Float32Type, Float64Type, Float16Type, BFloat16Type>(elem) || isa<FloatType>(elem);
+}
+
 static bool hasKind(Type elem, ElementKinds kinds) {
   switch (kinds) {
   case ElementKinds::Any:
     return true;
   case ElementKinds::Float:
-    return isa<FloatType>(elem);
+    return isFloat(elem);
   case ElementKinds::Number:
-    return isa<FloatType>(elem) || (elem.isInteger() && !elem.isInteger(1));
+    return isFloat(elem) || (elem.isInteger() && !elem.isInteger(1));
   case ElementKinds::Integer:
     return elem.isInteger();
   }

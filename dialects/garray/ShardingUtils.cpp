@@ -55,11 +55,30 @@ ShardingAttr mlir::garray::getResultSharding(func::FuncOp func, unsigned i) {
   return func.getResultAttrOfType<ShardingAttr>(i, kShardingAttrName);
 }
 
+/// SymbolTable::getNearestSymbolTable(from): `from` or its first ancestor
+/// with the SymbolTable trait, null past an unregistered op with one region
+/// (it may be an unknown symbol table). A func.func is stepped over without
+/// searching its trait list: it is registered and never a symbol table.
+static Operation *nearestSymbolTable(Operation *from) {
+  static_assert(!func::FuncOp::hasTrait<OpTrait::SymbolTable>());
+  auto maybeUnknownTable = [](Operation *op) {
+    return op->getNumRegions() == 1 && !op->getDialect();
+  };
+  if (maybeUnknownTable(from))
+    return nullptr;
+  while (isa<func::FuncOp>(from) || !from->hasTrait<OpTrait::SymbolTable>()) {
+    from = from->getParentOp();
+    if (!from || maybeUnknownTable(from))
+      return nullptr;
+  }
+  return from;
+}
+
 MeshOp mlir::garray::lookupMesh(Operation *from, FlatSymbolRefAttr mesh) {
   // The answer of SymbolTable::lookupNearestSymbolFrom<MeshOp>, without its
   // per-call StringAttr::get("sym_name") (a hash and a context lock): the
   // verifier asks this for every placed op after every pass.
-  Operation *table = SymbolTable::getNearestSymbolTable(from);
+  Operation *table = nearestSymbolTable(from);
   if (!table || table->getNumRegions() == 0 || table->getRegion(0).empty())
     return {};
   // Like lookupSymbolIn: the first op with that symbol name, if a mesh.
@@ -215,7 +234,7 @@ LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, 
 //===----------------------------------------------------------------------===//
 
 static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, Type type,
-                                         Location loc, const std::string &what) {
+                                         Location loc, StringRef what) {
   if (attr.getName() == "garray.name") {
     if (!isa<StringAttr>(attr.getValue()))
       return emitError(loc) << "garray.name on " << what << " must be a string";

@@ -73,6 +73,11 @@ public:
     return ok;
   }
 
+  /// Whether run() changed the function (a reshard, an operand, a sharding
+  /// attribute). When no function changed, the pass says so and the pass
+  /// manager does not verify the unchanged module again.
+  bool changedIR() const { return changed; }
+
 private:
   TensorSharding actual(Value v) {
     ShardingAttr s = getSharding(v);
@@ -105,6 +110,7 @@ private:
       b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
     Location loc = v.getDefiningOp() ? v.getDefiningOp()->getLoc() : func.getLoc();
     auto reshard = ReshardOp::create(b, loc, v, target);
+    changed = true;
     reshard->setAttr("reason", b.getStringAttr(reason));
     setSharding(reshard.getResult(), target);
     cache[key] = reshard.getResult();
@@ -121,6 +127,7 @@ private:
     os << why << " (operand #" << i << " of " << op->getName() << ": has "
        << actual(v).str(core) << ", needs " << want.str(core) << ")";
     op->setOperand(i, reshardOf(v, want, reason));
+    changed = true;
   }
 
   /// Whether `user` may consume `v` while it is still pending.
@@ -170,6 +177,7 @@ private:
     Value r = reshardOf(v, reduced, reason);
     for (OpOperand *u : uses)
       u->set(r);
+    changed = true;
   }
 
   /// What steps 1-4 decide for one rule op. A pure function of the op's
@@ -189,12 +197,14 @@ private:
       return success();
     const Plan &p = plan(op, cached);
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
-      if (p.reshardTo[i])
+      if (p.reshardTo[i]) {
         op->setOperand(i, reshardOf(op->getOperand(i), p.reshardTo[i], p.reasons[i]));
+        changed = true;
+      }
     if (p.mixedPending)
       return op->emitError("internal: mixed pending reductions");
     for (size_t r = 0; r < op->getNumResults(); ++r) {
-      writer.set(op->getResult(r), p.results[r]);
+      setResultSharding(op->getResult(r), p.results[r]);
       reduceEagerlyIfNeeded(op->getResult(r), p.resultShardings[r]);
     }
     return success();
@@ -328,6 +338,7 @@ private:
     for (shardc::DimSharding &d : want.dims)
       d.open = false;
     OpBuilder b(c);
+    changed = true;
     auto reshard = ReshardOp::create(b, c.getLoc(), c.getOperand(), attr(want));
     reshard->setAttr("reason", b.getStringAttr("garray.sharding_constraint"));
     setSharding(reshard.getResult(), attr(want));
@@ -345,7 +356,11 @@ private:
       want.pending.clear();
       for (shardc::DimSharding &d : want.dims)
         d.open = false;
-      func.setResultAttr(i, kShardingAttrName, attr(want));
+      ShardingAttr result = attr(want);
+      if (getResultSharding(func, i) != result) {
+        func.setResultAttr(i, kShardingAttrName, result);
+        changed = true;
+      }
       require(ret, i, want, "function result");
     }
   }
@@ -379,8 +394,8 @@ private:
                  " (one sharding per function signature)"));
     for (OpResult r : call->getResults())
       if (isTensor(r))
-        setSharding(r, attr(signatureLayout(getResultSharding(callee, r.getResultNumber()),
-                                            r.getType())));
+        setResultSharding(r, attr(signatureLayout(getResultSharding(callee, r.getResultNumber()),
+                                                  r.getType())));
   }
 
   // Ops without a rule compute on whole values: give them replicated,
@@ -394,8 +409,19 @@ private:
                 "an op without a sharding rule computes on whole values");
     for (Value r : op->getResults())
       if (isTensor(r))
-        setSharding(r, attr(TensorSharding::replicated(
-                           cast<RankedTensorType>(r.getType()).getRank())));
+        setResultSharding(r, attr(TensorSharding::replicated(
+                                 cast<RankedTensorType>(r.getType()).getRank())));
+  }
+
+  /// Sets the sharding of op result `r` (as garray::setSharding does),
+  /// noting a change when the op's attribute dictionary is not the same
+  /// (uniqued) one afterwards.
+  void setResultSharding(Value r, ShardingAttr s) {
+    Operation *def = r.getDefiningOp();
+    DictionaryAttr before = def->getRawDictionaryAttrs();
+    writer.set(r, s);
+    if (def->getRawDictionaryAttrs() != before)
+      changed = true;
   }
 
   func::FuncOp func;
@@ -409,6 +435,7 @@ private:
   std::deque<Plan> planStorage;
   llvm::BumpPtrAllocator keyStorage; // the plans' keys
   SmallVector<uintptr_t, 8> planKey; // scratch
+  bool changed = false;
 };
 
 MeshOp meshOfFunction(func::FuncOp func) {
@@ -425,6 +452,7 @@ MeshOp meshOfFunction(func::FuncOp func) {
 
 struct InsertReshards : shardc::impl::GArrayInsertReshardsBase<InsertReshards> {
   void runOnOperation() override {
+    bool changed = false;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -432,9 +460,18 @@ struct InsertReshards : shardc::impl::GArrayInsertReshardsBase<InsertReshards> {
       if (!mesh)
         continue;
       FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
-      if (failed(core) || failed(FunctionConsistency(func, mesh, *core).run()))
+      if (failed(core))
         return signalPassFailure();
+      FunctionConsistency consistency(func, mesh, *core);
+      if (failed(consistency.run()))
+        return signalPassFailure();
+      changed |= consistency.changedIR();
     }
+    // Often nothing needs a reshard (every op already consistent, e.g. a
+    // chain that propagation placed on one layout): then the module is as
+    // verified after the previous pass.
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 } // namespace
