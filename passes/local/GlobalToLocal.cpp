@@ -47,8 +47,10 @@ public:
     // Masks are planned while the program is still global (shardings and
     // global shapes on every value) and applied as each op is localized.
     DenseMap<Operation *, SmallVector<shardc::PaddingMask>> masks;
+    shardc::EvenSplitMemo even;
     WalkResult planned = func.walk([&](Operation *op) {
-      FailureOr<SmallVector<shardc::PaddingMask>> m = shardc::planPaddingMasks(op, mesh, core);
+      FailureOr<SmallVector<shardc::PaddingMask>> m =
+          shardc::planPaddingMasks(op, mesh, core, &even);
       if (failed(m))
         return WalkResult::interrupt();
       if (!m->empty())
