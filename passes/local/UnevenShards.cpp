@@ -87,8 +87,12 @@ bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core, EvenSplitMemo *m
 FailureOr<SmallVector<PaddingMask>> planPaddingMasks(Operation *op, MeshOp mesh,
                                                      const Mesh &core, EvenSplitMemo *memo) {
   SmallVector<PaddingMask> masks;
+  // The even-split check first: it is memoized, while the interface lookup
+  // costs a search of the op's interface map on every op.
+  if (splitsEvenly(op, mesh, core, memo))
+    return masks;
   auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
-  if (!ruled || splitsEvenly(op, mesh, core, memo))
+  if (!ruled)
     return masks;
   FactorRule rule = ruled.getFactorRule();
   SmallVector<Value> tensors(op->getOperands());
