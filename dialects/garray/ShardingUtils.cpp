@@ -19,7 +19,20 @@ ShardingAttr mlir::garray::getSharding(Value value) {
     return func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), kShardingAttrName);
   }
   Operation *def = value.getDefiningOp();
-  Attribute attr = def->getAttr(kShardingAttrName);
+  // Every pass asks this per value: a registered op cannot have an inherent
+  // attribute with a dotted name, so scan its (usually one- or two-entry)
+  // discardable dictionary instead of getAttr's inherent-name check and
+  // binary search. Unregistered ops keep getAttr.
+  Attribute attr;
+  if (def->isRegistered()) {
+    for (NamedAttribute a : def->getRawDictionaryAttrs())
+      if (a.getName().getValue() == kShardingAttrName) {
+        attr = a.getValue();
+        break;
+      }
+  } else {
+    attr = def->getAttr(kShardingAttrName);
+  }
   if (auto s = dyn_cast_or_null<ShardingAttr>(attr))
     return def->getNumResults() == 1 ? s : ShardingAttr();
   if (auto list = dyn_cast_or_null<ArrayAttr>(attr)) {
