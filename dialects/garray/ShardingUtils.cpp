@@ -19,7 +19,20 @@ ShardingAttr mlir::garray::getSharding(Value value) {
     return func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), kShardingAttrName);
   }
   Operation *def = value.getDefiningOp();
-  Attribute attr = def->getAttr(kShardingAttrName);
+  // Every pass asks this per value: a registered op cannot have an inherent
+  // attribute with a dotted name, so scan its (usually one- or two-entry)
+  // discardable dictionary instead of getAttr's inherent-name check and
+  // binary search. Unregistered ops keep getAttr.
+  Attribute attr;
+  if (def->isRegistered()) {
+    for (NamedAttribute a : def->getRawDictionaryAttrs())
+      if (a.getName().getValue() == kShardingAttrName) {
+        attr = a.getValue();
+        break;
+      }
+  } else {
+    attr = def->getAttr(kShardingAttrName);
+  }
   if (auto s = dyn_cast_or_null<ShardingAttr>(attr))
     return def->getNumResults() == 1 ? s : ShardingAttr();
   if (auto list = dyn_cast_or_null<ArrayAttr>(attr)) {
@@ -58,15 +71,19 @@ ShardingAttr mlir::garray::getResultSharding(func::FuncOp func, unsigned i) {
 /// SymbolTable::getNearestSymbolTable(from): `from` or its first ancestor
 /// with the SymbolTable trait, null past an unregistered op with one region
 /// (it may be an unknown symbol table). A func.func is stepped over without
-/// searching its trait list: it is registered and never a symbol table.
+/// searching its trait list: it is registered and never a symbol table; a
+/// builtin.module is one without searching either (both tests are a TypeID
+/// compare, where the trait search is a call per op the verifier checks).
 static Operation *nearestSymbolTable(Operation *from) {
   static_assert(!func::FuncOp::hasTrait<OpTrait::SymbolTable>());
+  static_assert(ModuleOp::hasTrait<OpTrait::SymbolTable>());
   auto maybeUnknownTable = [](Operation *op) {
     return op->getNumRegions() == 1 && !op->getDialect();
   };
   if (maybeUnknownTable(from))
     return nullptr;
-  while (isa<func::FuncOp>(from) || !from->hasTrait<OpTrait::SymbolTable>()) {
+  while (!isa<ModuleOp>(from) &&
+         (isa<func::FuncOp>(from) || !from->hasTrait<OpTrait::SymbolTable>())) {
     from = from->getParentOp();
     if (!from || maybeUnknownTable(from))
       return nullptr;

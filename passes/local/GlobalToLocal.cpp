@@ -47,8 +47,10 @@ public:
     // Masks are planned while the program is still global (shardings and
     // global shapes on every value) and applied as each op is localized.
     DenseMap<Operation *, SmallVector<shardc::PaddingMask>> masks;
+    shardc::EvenSplitMemo even;
     WalkResult planned = func.walk([&](Operation *op) {
-      FailureOr<SmallVector<shardc::PaddingMask>> m = shardc::planPaddingMasks(op, mesh, core);
+      FailureOr<SmallVector<shardc::PaddingMask>> m =
+          shardc::planPaddingMasks(op, mesh, core, &even);
       if (failed(m))
         return WalkResult::interrupt();
       if (!m->empty())
@@ -133,8 +135,9 @@ public:
 
 private:
   // Under the ceil layout (every block padded to ceil(n/k)) this never fails;
-  // `loc` and `what` stay for callers that may name a value in an error.
-  FailureOr<Type> localType(Value v, Location loc, const std::string &what) {
+  // `loc` and `what` stay for callers that may name a value in an error;
+  // `what` is a Twine so that naming costs nothing until an error needs it.
+  FailureOr<Type> localType(Value v, Location loc, const Twine &what) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     ShardingAttr s = getSharding(v);
     if (!t || !s)
@@ -409,7 +412,7 @@ private:
   LogicalResult retype(Operation *op) {
     for (OpResult r : op->getResults()) {
       FailureOr<Type> t =
-          localType(r, op->getLoc(), "result #" + std::to_string(r.getResultNumber()));
+          localType(r, op->getLoc(), Twine("result #") + Twine(r.getResultNumber()));
       if (failed(t))
         return failure();
       r.setType(*t);

@@ -46,13 +46,9 @@ std::string shardSizes(int64_t n, int64_t k) {
 /// per value, which on a 100k-op program cost more than the rest of
 /// global-to-local. False also for a sharding toCore would reject, so that
 /// the full path below handles (and words) it exactly as before.
-bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core) {
+bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core, EvenSplitMemo *memo) {
   ArrayAttr axes = mesh.getAxes();
-  auto even = [&](Value v) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    ShardingAttr s = type ? getSharding(v) : ShardingAttr();
-    if (!s)
-      return true;
+  auto evenFor = [&](RankedTensorType type, ShardingAttr s) {
     if (static_cast<int64_t>(s.getDims().size()) > type.getRank())
       return false;
     for (auto [d, dim] : llvm::enumerate(s.getDims())) {
@@ -71,16 +67,32 @@ bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core) {
     return llvm::all_of(s.getUnreduced(),
                         [&](StringAttr name) { return llvm::is_contained(axes, name); });
   };
+  auto even = [&](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    ShardingAttr s = type ? getSharding(v) : ShardingAttr();
+    if (!s)
+      return true;
+    if (!memo)
+      return evenFor(type, s);
+    auto [it, inserted] = memo->try_emplace({type, s}, false);
+    if (inserted)
+      it->second = evenFor(type, s);
+    return it->second;
+  };
   return llvm::all_of(op->getOperands(), even) && llvm::all_of(op->getResults(), even);
 }
 
 } // namespace
 
 FailureOr<SmallVector<PaddingMask>> planPaddingMasks(Operation *op, MeshOp mesh,
-                                                     const Mesh &core) {
+                                                     const Mesh &core, EvenSplitMemo *memo) {
   SmallVector<PaddingMask> masks;
+  // The even-split check first: it is memoized, while the interface lookup
+  // costs a search of the op's interface map on every op.
+  if (splitsEvenly(op, mesh, core, memo))
+    return masks;
   auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
-  if (!ruled || splitsEvenly(op, mesh, core))
+  if (!ruled)
     return masks;
   FactorRule rule = ruled.getFactorRule();
   SmallVector<Value> tensors(op->getOperands());

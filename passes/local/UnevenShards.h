@@ -42,6 +42,7 @@
 #include "passes/core/Sharding.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace shardc {
 
@@ -58,12 +59,21 @@ struct PaddingMask {
 llvm::SmallVector<int64_t> validPerDevice(const Mesh &mesh, const std::vector<int> &axes,
                                           int64_t n);
 
+/// Whether a value of a given (type, sharding) splits every dim evenly over
+/// its mesh axes, remembered per pair for one mesh: a large program repeats
+/// a few pairs on every op, and global-to-local asks once per value. Pass
+/// one to planPaddingMasks per (function, mesh); attributes and types are
+/// uniqued, so the key is exact.
+using EvenSplitMemo = llvm::DenseMap<std::pair<mlir::Type, mlir::Attribute>, bool>;
+
 /// Reads `op`'s factor rule while the program is still global (shardings on
 /// the values, global shapes) and lists the operand dims that a sharded
 /// Reduction factor reads with padding. Fails, with an error on `op`, when an
 /// unevenly split dim is merged with or split into other dims by the op.
+/// `memo`, when given, must only ever be used with this `mesh`.
 llvm::FailureOr<llvm::SmallVector<PaddingMask>>
-planPaddingMasks(mlir::Operation *op, mlir::garray::MeshOp mesh, const Mesh &core);
+planPaddingMasks(mlir::Operation *op, mlir::garray::MeshOp mesh, const Mesh &core,
+                 EvenSplitMemo *memo = nullptr);
 
 /// The neutral element of `kind` for `element` (see the header comment).
 mlir::TypedAttr reductionIdentity(mlir::Builder &b, mlir::Type element, Reduction kind);

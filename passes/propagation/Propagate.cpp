@@ -162,6 +162,7 @@ public:
       size_t begin = allOps.size();
       f.walk([&](Operation *op) {
         allOps.push_back(op);
+        ruleOps.push_back(dyn_cast<ShardingRuleOpInterface>(op));
         if (auto r = dyn_cast<func::ReturnOp>(op))
           returnsOf[f].push_back(r);
       });
@@ -252,9 +253,14 @@ private:
   /// order, as Value::getUsers gives them) and its defining node. Ops that no
   /// step can change are not nodes: visiting them would do nothing.
   void buildGraph() {
-    walkAll([&](Operation *op) {
+    // Sized up front: growing these maps one rehash at a time cost more than
+    // the lookups on a 100k-op function. Neither is iterated, so bucket
+    // counts cannot change any order.
+    valueIds.reserve(valueIds.size() + allOps.size());
+    nodeOf.reserve(allOps.size());
+    walkAll([&](Operation *op, ShardingRuleOpInterface rop) {
       Node n{op, Node::Kind::Rule, nullptr, static_cast<unsigned>(nodeValues.size()), 0};
-      if (auto rop = dyn_cast<ShardingRuleOpInterface>(op)) {
+      if (rop) {
         if (!llvm::all_of(op->getOperands(), isTensor) ||
             !llvm::all_of(op->getResults(), isTensor))
           return;
@@ -439,14 +445,24 @@ private:
   }
 
   /// Like f.walk(fn) over every function, on the ops collected once by the
-  /// constructor; `fn` takes an Operation * or a specific op class.
+  /// constructor; `fn` takes an Operation * or a specific op class, or an
+  /// Operation * and its rule interface (null when it has none). The rule
+  /// interface comes from ruleOps: looking it up costs a search of the op's
+  /// interface map, which several walks per op added up to on large programs.
   template <typename Fn> void walkAll(Fn &&fn) {
     using Arg = mlir::detail::first_argument<Fn>;
-    for (Operation *op : allOps) {
-      if constexpr (std::is_same_v<Arg, Operation *>)
+    for (size_t i = 0; i < allOps.size(); ++i) {
+      Operation *op = allOps[i];
+      if constexpr (std::is_invocable_v<Fn &, Operation *, ShardingRuleOpInterface>) {
+        fn(op, ruleOps[i]);
+      } else if constexpr (std::is_same_v<Arg, Operation *>) {
         fn(op);
-      else if (auto typed = dyn_cast<Arg>(op))
+      } else if constexpr (std::is_same_v<Arg, ShardingRuleOpInterface>) {
+        if (ruleOps[i])
+          fn(ruleOps[i]);
+      } else if (auto typed = dyn_cast<Arg>(op)) {
         fn(typed);
+      }
     }
   }
 
@@ -494,9 +510,9 @@ private:
   LogicalResult seedBodies() {
     // Values made by ops without a rule are whole on every device: closed
     // and replicated, so propagation never pushes a sharding into them.
-    walkAll([&](Operation *op) {
-      if (isa<ShardingRuleOpInterface, ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp,
-              AllSliceOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op))
+    walkAll([&](Operation *op, ShardingRuleOpInterface rop) {
+      if (rop || isa<ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp,
+                     ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
         return;
@@ -672,10 +688,10 @@ private:
 
   LogicalResult checkRuleless() {
     LogicalResult ok = success();
-    walkAll([&](Operation *op) {
-      if (isa<ShardingRuleOpInterface, ShardingConstraintOp, func::ReturnOp, ReshardOp,
-              AllReduceOp, AllGatherOp, AllSliceOp, ReduceScatterOp, AllToAllOp,
-              CollectivePermuteOp>(op) ||
+    walkAll([&](Operation *op, ShardingRuleOpInterface rop) {
+      if (rop ||
+          isa<ShardingConstraintOp, func::ReturnOp, ReshardOp, AllReduceOp, AllGatherOp,
+              AllSliceOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op) ||
           failed(ok))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
@@ -916,6 +932,7 @@ private:
   /// walk costs about as much as the per-op work itself. Until finalize the
   /// IR does not change; finalize only writes attributes.
   std::vector<Operation *> allOps;
+  std::vector<ShardingRuleOpInterface> ruleOps; // per allOps entry; null: no rule
   SmallVector<std::pair<size_t, size_t>> opRange; // funcs[i]'s ops in allOps
   llvm::DenseMap<Operation *, SmallVector<func::ReturnOp>> returnsOf;
   MeshOp mesh;
