@@ -414,6 +414,42 @@ TEST_CASE("mlp_train.mlir with Adam moments sharded over \"data\" too (ZeRO-1 la
       INFO("step " << s + 1 << " vs data=1,model=1");
       CHECK(mismatchTyped(name, runs[s].outputs.at(name), a, {1e-4, 1e-5}) == "");
     }
+
+  // With the updated W1 declared replicated over "data" (as the weight it
+  // replaces), ZeRO-1 is complete: the gradient is reduce-scattered into
+  // the moments' layout, the update computed on each device's half, and
+  // the new weight all-gathered: 512 + 512 B/device, the bytes of the one
+  // all-reduce it replaces, with half the optimizer state per device.
+  const std::string plainW1 = "        tensor<16x32xf32> {garray.name = \"W1\"},";
+  size_t at = text.find(plainW1);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, plainW1.size(),
+               "        tensor<16x32xf32> {garray.name = \"W1\", garray.sharding = "
+               "#garray.sharding<@mesh, P(None, \"model\")>},");
+  Compiled z = compile(text, "data=2,model=2", "zero_replicated_w.mlir");
+  INFO(z.diagnostics);
+  REQUIRE(z.ok);
+  int w1Gathers = 0;
+  w1Reduces = w1Scatters = 0;
+  for (const shardc::CollectiveRecord &r : z.signature.collectives) {
+    INFO(r.kind << " " << r.valueType << " at " << r.location);
+    bool w1 = r.valueType == "tensor<16x32xf32>";
+    w1Gathers += w1 && r.kind == "all_gather";
+    w1Reduces += w1 && r.kind == "all_reduce";
+    w1Scatters += w1 && r.kind == "reduce_scatter";
+    if (w1 && (r.kind == "all_gather" || r.kind == "reduce_scatter"))
+      CHECK(r.bytesPerDevice == 512);
+  }
+  CHECK(w1Reduces == 0);
+  CHECK(w1Scatters == 1);
+  CHECK(w1Gathers == 1);
+  std::vector<TypedRunOutcome> zruns = runSteps(z, in, 3);
+  for (int s = 0; s < 3; ++s)
+    for (const auto &[name, a] : base[s].outputs) {
+      INFO("replicated W1 output, step " << s + 1 << " vs data=1,model=1");
+      CHECK(mismatchTyped(name, zruns[s].outputs.at(name), a, {1e-4, 1e-5}) == "");
+      CHECK(zruns[s].replicaDiffs.at(name) == 0.0);
+    }
 }
 
 TEST_CASE("mlp_train.mlir: masked loss with very unequal valid counts per data shard",
