@@ -75,15 +75,17 @@ inline std::string mainFunction(const std::vector<std::string> &args,
   return text + ") {\n" + body + ret + " : " + retTypes + "\n}\n";
 }
 
-/// Runs `model` on 1, 2 and 4 ranks ("data" = ranks) and checks each output
-/// against `expected` and against the 1-rank run. Returns the 4-rank outcome.
-inline TypedOutcome checkOnRanks(const std::string &model, const TypedInputs &inputs,
-                                 const std::map<std::string, Expected> &expected) {
+/// Compiles `model` for every mesh in `meshes` (the first has one device),
+/// runs it, and checks each output against `expected` and against the
+/// 1-rank run; replicas must agree exactly. Returns the last outcome.
+inline TypedOutcome checkOnMeshes(const std::string &model, const TypedInputs &inputs,
+                                  const std::map<std::string, Expected> &expected,
+                                  const std::vector<std::string> &meshes) {
   INFO("model:\n" << model);
   TypedOutcome one, last;
-  for (int ranks : {1, 2, 4}) {
-    TypedOutcome r = compileAndRunTyped(model, "data=" + std::to_string(ranks), inputs);
-    INFO(ranks << " rank(s)");
+  for (const std::string &mesh : meshes) {
+    TypedOutcome r = compileAndRunTyped(model, mesh, inputs);
+    INFO("mesh " << mesh);
     INFO(r.error);
     REQUIRE(r.ok);
     for (const auto &[name, e] : expected) {
@@ -91,15 +93,22 @@ inline TypedOutcome checkOnRanks(const std::string &model, const TypedInputs &in
       REQUIRE(r.outputs.count(name));
       CHECK(mismatchTyped(name, r.outputs.at(name), e.dtype, e.shape, e.values, e.tol) == "");
       CHECK(r.replicaDiffs.at(name) == 0.0);
-      if (ranks > 1)
+      if (one.ok)
         CHECK(mismatchTyped(name + " vs 1 rank", r.outputs.at(name), e.dtype, e.shape,
                             one.outputs.at(name).values, e.tol) == "");
     }
-    if (ranks == 1)
+    if (!one.ok)
       one = r;
     last = r;
   }
   return last;
+}
+
+/// checkOnMeshes() on 1, 2 and 4 ranks ("data" = ranks). Returns the 4-rank
+/// outcome.
+inline TypedOutcome checkOnRanks(const std::string &model, const TypedInputs &inputs,
+                                 const std::map<std::string, Expected> &expected) {
+  return checkOnMeshes(model, inputs, expected, {"data=1", "data=2", "data=4"});
 }
 
 /// Tolerance for float sums in `dtype`; exact for integers and bool.

@@ -14,6 +14,7 @@
 // passes/local/UnevenShards.h.
 //
 //===----------------------------------------------------------------------===//
+#include "tests/exec/ModelText.h"
 #include "tests/exec/ReductionTestUtil.h"
 
 #include <algorithm>
@@ -30,40 +31,6 @@ const std::vector<std::string> k1D = {"data=1", "data=2", "data=3",
                                       "data=4", "data=5", "data=8"};
 const std::vector<std::string> k2D = {"data=1,model=1", "data=2,model=1", "data=1,model=2",
                                       "data=2,model=2", "data=2,model=4", "data=3,model=2"};
-
-/// Replaces every "{KEY}" in `text` by its value.
-std::string fill(std::string text, const std::map<std::string, std::string> &values) {
-  for (const auto &[key, value] : values)
-    for (size_t at; (at = text.find("{" + key + "}")) != std::string::npos;)
-      text.replace(at, key.size() + 2, value);
-  return text;
-}
-
-/// Compiles `model` for every mesh in `meshes` (the first has one device),
-/// runs it, and checks each output against `expected` and the 1-rank run.
-void checkOnMeshes(const std::string &model, const TypedInputs &inputs,
-                   const std::map<std::string, Expected> &expected,
-                   const std::vector<std::string> &meshes) {
-  INFO("model:\n" << model);
-  TypedOutcome one;
-  for (const std::string &mesh : meshes) {
-    TypedOutcome r = compileAndRunTyped(model, mesh, inputs);
-    INFO("mesh " << mesh);
-    INFO(r.error);
-    REQUIRE(r.ok);
-    for (const auto &[name, e] : expected) {
-      INFO("output " << name);
-      REQUIRE(r.outputs.count(name));
-      CHECK(mismatchTyped(name, r.outputs.at(name), e.dtype, e.shape, e.values, e.tol) == "");
-      CHECK(r.replicaDiffs.at(name) == 0.0);
-      if (one.ok)
-        CHECK(mismatchTyped(name + " vs 1 rank", r.outputs.at(name), e.dtype, e.shape,
-                            one.outputs.at(name).values, e.tol) == "");
-    }
-    if (!one.ok)
-      one = r;
-  }
-}
 
 HostArray f32(std::vector<int64_t> shape, std::vector<double> values) {
   return HostArray{"f32", std::move(shape), std::move(values)};
@@ -124,7 +91,7 @@ void checkLinearRegression(int64_t n, int64_t f, const std::string &featureSpec,
   }
   // 2/N as the model's f32 constant (N = 7 is not a dyadic fraction).
   float twoOverN = static_cast<float>(2.0 / n);
-  std::string model = fill(kLinearRegression, {{"N", std::to_string(n)},
+  std::string model = subst(kLinearRegression, {{"N", std::to_string(n)},
                                                 {"F", std::to_string(f)},
                                                 {"FSPEC", featureSpec},
                                                 {"TWO_OVER_N", std::to_string(twoOverN)}});
@@ -494,7 +461,7 @@ void checkCrossEntropy(int64_t b, int64_t v, const std::string &spec, const std:
       logp[i * v + j] = in["logits"].at(i, j) - mx - std::log(se);
     loss -= logp[i * v + static_cast<int64_t>(in["labels"].values[i])] / b;
   }
-  std::string model = fill(kCrossEntropy, {{"B", std::to_string(b)},
+  std::string model = subst(kCrossEntropy, {{"B", std::to_string(b)},
                                            {"V", std::to_string(v)},
                                            {"SPEC", spec},
                                            {"LSPEC", lspec}});
@@ -634,7 +601,7 @@ TEST_CASE("a replicated regulariser added to a sharded loss counts once", "[unev
         grad[j] += 2.0 / n * in["X"].at(i, j) * r[i];
       grad[j] += 2 * 0.25 * in["w"].values[j];
     }
-    std::string model = fill(kRegularised, {{"N", std::to_string(n)}});
+    std::string model = subst(kRegularised, {{"N", std::to_string(n)}});
     checkOnMeshes(model, in,
                   {{"loss", {"f32", {}, {data + 0.25 * s}, kF32}},
                    {"grad", {"f32", {3}, grad, kF32}},
