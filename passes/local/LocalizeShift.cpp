@@ -3,6 +3,7 @@
 
 #include "dialects/comm/Comm.h"
 #include "passes/core/Halo.h"
+#include "passes/local/UnevenShards.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -86,31 +87,20 @@ LogicalResult localizeShift(ShiftOp shift, const std::vector<int> &axes, const M
     y = h.concat(y, piece);
   }
 
-  // source = i - offset with i this element's global index; keep y where
-  // 0 <= source < n, the fill elsewhere.
-  auto indexType = RankedTensorType::get(local.getShape(), b.getI64Type());
-  auto scalarIndex = RankedTensorType::get({}, b.getI64Type());
-  SmallVector<int64_t> start;
-  for (int64_t d = 0, n = mesh.deviceCount(); d < n; ++d)
-    start.push_back(mesh.indexInGroup(d, axes) * s - offset);
-  Value iota = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(dim));
-  Value base = comm::DeviceValueOp::create(b, loc, scalarIndex, b.getDenseI64ArrayAttr(start));
-  auto spread = [&](Value scalar, RankedTensorType to) -> Value {
-    return BroadcastInDimOp::create(b, loc, to, scalar, b.getDenseI64ArrayAttr({}));
-  };
-  Value source = AddOp::create(b, loc, iota, spread(base, indexType));
-  auto constant = [&](int64_t v) -> Value {
-    Value c = ConstantOp::create(b, loc, DenseElementsAttr::get(scalarIndex, b.getI64IntegerAttr(v)));
-    return spread(c, indexType);
-  };
-  auto maskType = RankedTensorType::get(local.getShape(), b.getI1Type());
-  auto cmp = [&](ComparisonDirection dir, Value lhs, Value rhs) -> Value {
-    return CompareOp::create(b, loc, maskType,
-                             ComparisonDirectionAttr::get(b.getContext(), dir), lhs, rhs);
-  };
-  Value inside = AndOp::create(b, loc, cmp(ComparisonDirection::ge, source, constant(0)),
-                               cmp(ComparisonDirection::lt, source, constant(globalSize)));
-  Value result = SelectOp::create(b, loc, local, inside, y, spread(shift.getFill(), local));
+  // The source of local element t on shard j is j*s + t - offset; keep y
+  // where it is inside [0, n), i.e. t in [offset - j*s, n + offset - j*s).
+  SmallVector<int64_t> lo, hi;
+  for (int64_t d = 0, n = mesh.deviceCount(); d < n; ++d) {
+    int64_t start = mesh.indexInGroup(d, axes) * s;
+    lo.push_back(offset - start);
+    hi.push_back(globalSize + offset - start);
+  }
+  Value result = y;
+  if (Value inside = localIndexInRange(b, loc, local.getShape(), dim, lo, hi)) {
+    Value fill =
+        BroadcastInDimOp::create(b, loc, local, shift.getFill(), b.getDenseI64ArrayAttr({}));
+    result = SelectOp::create(b, loc, local, inside, y, fill);
+  }
   shift.getResult().replaceAllUsesWith(result);
   shift.erase();
   return success();

@@ -171,17 +171,34 @@ TypedAttr reductionIdentity(Builder &b, Type element, Reduction kind) {
   return {};
 }
 
+Value localIndexInRange(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, int64_t dim,
+                        ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
+  auto indexType = RankedTensorType::get(shape, b.getI64Type());
+  auto predType = RankedTensorType::get(shape, b.getI1Type());
+  bool needLo = llvm::any_of(lo, [](int64_t v) { return v > 0; });
+  bool needHi = llvm::any_of(hi, [&](int64_t v) { return v < shape[dim]; });
+  if (!needLo && !needHi)
+    return {};
+  Value iota = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(dim));
+  auto compare = [&](ComparisonDirection dir, ArrayRef<int64_t> table) -> Value {
+    Value bound = comm::DeviceValueOp::create(b, loc, RankedTensorType::get({}, b.getI64Type()),
+                                              b.getDenseI64ArrayAttr(table));
+    Value spread = BroadcastInDimOp::create(b, loc, indexType, bound, b.getDenseI64ArrayAttr({}));
+    return CompareOp::create(b, loc, predType, ComparisonDirectionAttr::get(b.getContext(), dir),
+                             iota, spread);
+  };
+  Value above = needLo ? compare(ComparisonDirection::ge, lo) : Value();
+  Value below = needHi ? compare(ComparisonDirection::lt, hi) : Value();
+  if (above && below)
+    return AndOp::create(b, loc, above, below);
+  return above ? above : below;
+}
+
 Value maskPadding(OpBuilder &b, Location loc, Value x, const PaddingMask &mask) {
   auto type = cast<RankedTensorType>(x.getType());
-  auto indexType = RankedTensorType::get(type.getShape(), b.getI64Type());
-  auto predType = RankedTensorType::get(type.getShape(), b.getI1Type());
-  Value iota = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(mask.dim));
-  Value valid = comm::DeviceValueOp::create(b, loc, RankedTensorType::get({}, b.getI64Type()),
-                                            b.getDenseI64ArrayAttr(mask.valid));
-  Value validB = BroadcastInDimOp::create(b, loc, indexType, valid, b.getDenseI64ArrayAttr({}));
-  Value inside = CompareOp::create(
-      b, loc, predType, ComparisonDirectionAttr::get(b.getContext(), ComparisonDirection::lt),
-      iota, validB);
+  Value inside = localIndexInRange(b, loc, type.getShape(), mask.dim, {}, mask.valid);
+  if (!inside)
+    return x;
   Value identity = ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(type, reductionIdentity(b, type.getElementType(), mask.kind)));

@@ -75,6 +75,16 @@ llvm::FailureOr<llvm::SmallVector<PaddingMask>>
 planPaddingMasks(mlir::Operation *op, mlir::garray::MeshOp mesh, const Mesh &core,
                  EvenSplitMemo *memo = nullptr);
 
+/// An i1 tensor of `shape` in the local program: true where this device's
+/// local index along `dim` is in [lo[device], hi[device]), tables indexed by
+/// device id and read with comm.device_value. An empty table is no bound,
+/// and so is one that holds on every device (lo <= 0, hi >= the local size);
+/// null when no bound remains. Padding masks use [0, valid); a shift keeps
+/// the elements whose source index is inside the array (LocalizeShift.h).
+mlir::Value localIndexInRange(mlir::OpBuilder &b, mlir::Location loc,
+                              llvm::ArrayRef<int64_t> shape, int64_t dim,
+                              llvm::ArrayRef<int64_t> lo, llvm::ArrayRef<int64_t> hi);
+
 /// The neutral element of `kind` for `element` (see the header comment).
 mlir::TypedAttr reductionIdentity(mlir::Builder &b, mlir::Type element, Reduction kind);
 
