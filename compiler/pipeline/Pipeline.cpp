@@ -179,6 +179,17 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
   return success();
 }
 
+/// The text of a local tensor type and its size in bytes, as reports print.
+std::string localTypeText(llvm::ArrayRef<int64_t> shape, Type element, int64_t &bytes) {
+  bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  for (int64_t d : shape)
+    bytes *= d;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << RankedTensorType::get(shape, element);
+  return text;
+}
+
 /// The permutes global-to-local will emit for a shift along a sharded dim
 /// (passes/core/Halo.h), recorded before they exist.
 void readHalo(garray::ShiftOp shift, Signature &sig) {
@@ -197,7 +208,6 @@ void readHalo(garray::ShiftOp shift, Signature &sig) {
     return;
   std::vector<int64_t> shape =
       localShape({type.getShape().begin(), type.getShape().end()}, *core, sig.mesh);
-  int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   for (const HaloPiece &p : haloPieces(shape[dim], shift.getOffset())) {
     if (p.distance == 0 || p.distance >= k || -p.distance >= k)
       continue;
@@ -212,13 +222,8 @@ void readHalo(garray::ShiftOp shift, Signature &sig) {
     os << type;
     std::vector<int64_t> piece = shape;
     piece[dim] = p.size;
-    int64_t bytes = elementBytes;
-    for (int64_t d : piece)
-      bytes *= d;
-    llvm::raw_string_ostream ts(c.localInType);
-    ts << RankedTensorType::get(piece, type.getElementType());
-    c.localOutType = c.localInType;
-    c.localInBytes = c.localOutBytes = c.bytesPerDevice = bytes;
+    c.localInType = c.localOutType = localTypeText(piece, type.getElementType(), c.localInBytes);
+    c.localOutBytes = c.bytesPerDevice = c.localInBytes;
     sig.collectives.push_back(std::move(c));
   }
 }
@@ -233,37 +238,24 @@ void readHalo(garray::ShiftOp shift, Signature &sig) {
 std::optional<CollectiveRecord> unevenGather(Operation *op, garray::MeshOp meshOp,
                                              CollectiveRecord &c, const Signature &sig) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  auto axesOf = [&](Value v) -> std::vector<int> {
+  auto coreOf = [&](Value v) {
+    TensorSharding core = TensorSharding::replicated(type.getRank());
     if (garray::ShardingAttr a = garray::getSharding(v))
-      if (FailureOr<TensorSharding> core = garray::toCore(a, meshOp, type.getRank());
-          succeeded(core))
-        return core->dims[op->getAttrOfType<IntegerAttr>("dim").getInt()].axes;
-    return {};
+      if (FailureOr<TensorSharding> c = garray::toCore(a, meshOp, type.getRank()); succeeded(c))
+        core = *c;
+    return core;
   };
   int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt(), n = type.getDimSize(dim);
-  std::vector<int> from = axesOf(op->getOperand(0)), to = axesOf(op->getResult(0));
+  TensorSharding result = coreOf(op->getResult(0));
+  std::vector<int> from = coreOf(op->getOperand(0)).dims[dim].axes, to = result.dims[dim].axes;
   int64_t sIn = shardSize(n, sig.mesh.product(from)), sOut = shardSize(n, sig.mesh.product(to));
-  int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (static_cast<int64_t>(d) != dim) {
-      // Other dims keep their (result) layout.
-      garray::ShardingAttr a = garray::getSharding(op->getResult(0));
-      if (a)
-        if (FailureOr<TensorSharding> core = garray::toCore(a, meshOp, type.getRank());
-            succeeded(core))
-          shape[d] = shardSize(shape[d], sig.mesh.product(core->dims[d].axes));
-    }
+  // Other dims keep the result's layout; `dim` is sized per collective.
+  std::vector<int64_t> shape =
+      localShape({type.getShape().begin(), type.getShape().end()}, result, sig.mesh);
   auto typeText = [&](int64_t size, int64_t &bytes) {
     std::vector<int64_t> s = shape;
     s[dim] = size;
-    bytes = elementBytes;
-    for (int64_t d : s)
-      bytes *= d;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << RankedTensorType::get(s, type.getElementType());
-    return text;
+    return localTypeText(s, type.getElementType(), bytes);
   };
   auto gatherRecord = [&](CollectiveRecord &r, const std::vector<int> &axes, int64_t out) {
     r.kind = "all_gather";
@@ -333,13 +325,8 @@ void readCollectives(func::FuncOp func, Signature &sig) {
         if (FailureOr<TensorSharding> core = garray::toCore(a, meshOp, t.getRank());
             succeeded(core))
           s = *core;
-      std::vector<int64_t> shape =
-          localShape({t.getShape().begin(), t.getShape().end()}, s, sig.mesh);
-      bytes = std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
-      for (int64_t d : shape)
-        bytes *= d;
-      llvm::raw_string_ostream ts(text);
-      ts << RankedTensorType::get(shape, t.getElementType());
+      text = localTypeText(localShape({t.getShape().begin(), t.getShape().end()}, s, sig.mesh),
+                           t.getElementType(), bytes);
     };
     local(op->getOperand(0), c.localInType, c.localInBytes);
     local(op->getResult(0), c.localOutType, c.localOutBytes);
