@@ -212,15 +212,9 @@ std::vector<double> attentionReference(const TypedInputs &in) {
   return y;
 }
 
-} // namespace
-
-TEST_CASE("samples/mlp.mlir: loss and logits on 1x1, 2x1, 1x2, 2x2, 4x2, 3x3, 3x5 meshes",
-          "[exec][samples][mlp]") {
-  TypedInputs in = loadSample("mlp", kMlpInputs);
-  MlpRef ref = mlpReference(in);
-  CHECK(ref.validRows == 7); // row 5 is labelled -1
-  // The number samples/mlp_reference.py prints for the committed inputs.
-  CHECK(ref.loss == Approx(2.1000857).epsilon(1e-6));
+/// samples/mlp.mlir on every mesh of kMlpMeshes against `ref`, and each
+/// run against the 1x1 run.
+void checkMlpOnMeshes(const TypedInputs &in, const MlpRef &ref) {
   TypedOutcome one;
   for (const std::string &mesh : kMlpMeshes) {
     Compiled c = compileFile(runfile("samples/mlp.mlir"), mesh);
@@ -233,6 +227,18 @@ TEST_CASE("samples/mlp.mlir: loss and logits on 1x1, 2x1, 1x2, 2x2, 4x2, 3x3, 3x
     else
       checkSame(r, one, mesh);
   }
+}
+
+} // namespace
+
+TEST_CASE("samples/mlp.mlir: loss and logits on 1x1, 2x1, 1x2, 2x2, 4x2, 3x3, 3x5 meshes",
+          "[exec][samples][mlp]") {
+  TypedInputs in = loadSample("mlp", kMlpInputs);
+  MlpRef ref = mlpReference(in);
+  CHECK(ref.validRows == 7); // row 5 is labelled -1
+  // The number samples/mlp_reference.py prints for the committed inputs.
+  CHECK(ref.loss == Approx(2.1000857).epsilon(1e-6));
+  checkMlpOnMeshes(in, ref);
 }
 
 TEST_CASE("samples/mlp.mlir: ignored labels, unequal valid rows per data shard",
@@ -263,18 +269,7 @@ TEST_CASE("samples/mlp.mlir: ignored labels, unequal valid rows per data shard",
   REQUIRE(std::abs(meanOfMeans - ref.loss) > 1e-2);
   CHECK(ref.loss == Approx((shard0 + shard1) / 5));
 
-  TypedOutcome one;
-  for (const std::string &mesh : kMlpMeshes) {
-    Compiled c = compileFile(runfile("samples/mlp.mlir"), mesh);
-    INFO("--mesh " << mesh << "\n" << c.diagnostics);
-    REQUIRE(c.ok);
-    TypedOutcome r = runTyped(c, in);
-    checkMlp(r, ref, mesh);
-    if (mesh == "data=1,model=1")
-      one = r;
-    else
-      checkSame(r, one, mesh);
-  }
+  checkMlpOnMeshes(in, ref);
 
   // Every label ignored: 0/0 = NaN, as jnp.average.
   in["labels"].values.assign(8, -1);
