@@ -2,6 +2,8 @@
 #include "passes/FactorRuleCache.h"
 #include "passes/core/Steering.h"
 
+#include <algorithm>
+
 
 using namespace mlir;
 
@@ -29,6 +31,11 @@ const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
     k.types.push_back(v.getType());
   for (Value v : op->getResults())
     k.types.push_back(v.getType());
+  // Programs repeat a few signatures next to each other (a chain alternating
+  // add and sub): the recently found entries are compared before hashing.
+  for (unsigned i : recent)
+    if (i != kNone && keys[i] == k)
+      return entries[i];
   // Every part is a uniqued pointer: a cheap mix is enough (llvm::hash_combine
   // cost more than the rest of the lookup).
   uintptr_t h = reinterpret_cast<uintptr_t>(k.name);
@@ -41,13 +48,21 @@ const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
   h = h * 31 + k.numOperands;
   auto &bucket = byHash[static_cast<unsigned>(h ^ (h >> 32))];
   for (unsigned i : bucket)
-    if (keys[i] == k)
+    if (keys[i] == k) {
+      remember(i);
       return entries[i];
+    }
   // keys is indexed like entries; region ops (not keyed) get an empty key.
   keys.resize(entries.size());
   keys.push_back(k);
   bucket.push_back(static_cast<unsigned>(entries.size()));
+  remember(static_cast<unsigned>(entries.size()));
   return add(rop.getFactorRule());
+}
+
+void FactorRuleCache::remember(unsigned i) {
+  std::move_backward(recent.begin(), recent.end() - 1, recent.end());
+  recent.front() = i;
 }
 
 const CachedRule &FactorRuleCache::identity(RankedTensorType type, size_t numTensors) {

@@ -25,6 +25,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <array>
 #include <deque>
 
 namespace shardc {
@@ -62,12 +63,17 @@ private:
     }
   };
   const CachedRule &add(FactorRule rule);
+  /// Makes entry `i` the most recent of `recent`.
+  void remember(unsigned i);
 
   std::deque<CachedRule> entries;
   std::vector<Key> keys; // keys[i] names buckets' entry i
   llvm::DenseMap<unsigned, llvm::SmallVector<unsigned, 1>> byHash;
   llvm::DenseMap<std::pair<mlir::Type, unsigned>, unsigned> identities;
   Key scratch;
+  static constexpr unsigned kNone = ~0u;
+  /// The most recently found keyed entries, newest first.
+  std::array<unsigned, 4> recent = {kNone, kNone, kNone, kNone};
 };
 
 } // namespace shardc
