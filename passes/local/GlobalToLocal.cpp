@@ -66,9 +66,12 @@ public:
       arg.setType(*t);
     }
     LogicalResult ok = success();
+    func::ReturnOp ret; // the first return, for the function type
     func.walk([&](Operation *op) {
       if (failed(ok))
         return;
+      if (auto r = dyn_cast<func::ReturnOp>(op); r && !ret)
+        ret = r;
       if (auto it = masks.find(op); it != masks.end()) {
         OpBuilder b(op);
         for (const shardc::PaddingMask &m : it->second)
@@ -119,11 +122,6 @@ public:
     });
     if (failed(ok))
       return failure();
-    func::ReturnOp ret;
-    func.walk([&](func::ReturnOp r) {
-      if (!ret)
-        ret = r;
-    });
     func.setType(FunctionType::get(func.getContext(), func.getBody().front().getArgumentTypes(),
                                    ret.getOperandTypes()));
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
@@ -441,10 +439,15 @@ struct GlobalToLocal : shardc::impl::GArrayGlobalToLocalBase<GlobalToLocal> {
       for (unsigned i = 0; i < func.getNumArguments() && !mesh; ++i)
         if (auto s = func.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName))
           mesh = lookupMesh(func, s.getMesh());
-      func.walk([&](Operation *op) {
-        if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName); s && !mesh)
-          mesh = lookupMesh(func, s.getMesh());
-      });
+      // Arguments name the mesh in most programs; only otherwise is the body
+      // searched, up to the first placed op.
+      if (!mesh)
+        func.walk([&](Operation *op) {
+          if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName))
+            if ((mesh = lookupMesh(func, s.getMesh())))
+              return WalkResult::interrupt();
+          return WalkResult::advance();
+        });
       if (!mesh)
         continue;
       FailureOr<shardc::Mesh> core = toCoreMesh(mesh);

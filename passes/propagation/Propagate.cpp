@@ -110,6 +110,10 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
   func.walk([&](Operation *op) {
     if (auto c = dyn_cast<ShardingConstraintOp>(op))
       visit(c.getSharding(), op);
+    // Most ops carry no discardable attribute before propagation: skip
+    // getAttr's name search for them.
+    else if (op->getRawDictionaryAttrs().empty())
+      return;
     else if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName))
       visit(s, op);
   });
@@ -178,11 +182,19 @@ public:
         opIndex.try_emplace(op, allOps.size());
         allOps.push_back(op);
         ruleOps.push_back(dyn_cast<ShardingRuleOpInterface>(op));
+        opFlags.push_back((ruleOps.back() ? kHasRule : kNoRule) |
+                          (op->getRawDictionaryAttrs().empty() ? 0 : kHasAttrs));
         // Every result gets its id here, in program order: idOf of a result
         // is then an index computation, not a map insertion.
         firstResult.push_back(valueOf.size());
         for (Value r : op->getResults())
           valueOf.push_back(r);
+        // Operands are resolved now, while their definitions' entries in
+        // opIndex were just written and are still in cache (looked up later,
+        // each cost a cache miss on a 100k-op function).
+        firstOperand.push_back(operandIds.size());
+        for (Value v : op->getOperands())
+          operandIds.push_back(!isTensor(v) ? kNoValue : resolvedId(v));
         if (auto r = dyn_cast<func::ReturnOp>(op))
           returnsOf[f].push_back(r);
       });
@@ -233,6 +245,7 @@ private:
   static constexpr unsigned kNoValue = ~0u;    // a non-tensor operand of a return
   static constexpr unsigned kSink = ~0u - 1;   // a function result's fixed sharding
   static constexpr unsigned kNoNode = ~0u;
+  static constexpr unsigned kUnresolved = ~0u - 2;
 
   /// An op a step can change: a rule op, a constraint (identity rule), or a
   /// return (identity with each annotated function result).
@@ -292,8 +305,10 @@ private:
       } else {
         continue;
       }
-      for (Value v : op->getOperands())
-        nodeValues.push_back(isTensor(v) ? idOf(v) : kNoValue);
+      for (auto [k, v] : llvm::enumerate(op->getOperands())) {
+        unsigned id = operandIds[firstOperand[i] + k];
+        nodeValues.push_back(id == kUnresolved ? idOf(v) : id);
+      }
       for (unsigned r = 0; r < op->getNumResults(); ++r)
         nodeValues.push_back(firstResult[i] + r);
       n.count = nodeValues.size() - n.first;
@@ -396,7 +411,7 @@ private:
     for (func::FuncOp func : funcs)
       for (BlockArgument arg : func.getArguments())
         add(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName), arg.getLoc());
-    walkAll([&](Operation *op) {
+    walkAll(kHasAttrs, [&](Operation *op) {
       if (Attribute a = op->getAttr(kGroupAttrName))
         for (Value r : op->getResults())
           add(r, a, op->getLoc());
@@ -432,7 +447,7 @@ private:
     llvm::MapVector<Operation *, SmallVector<func::CallOp>> sites;
     for (func::FuncOp f : funcs)
       sites[f.getOperation()];
-    walkAll([&](func::CallOp call) {
+    walkAll(kNoRule, [&](func::CallOp call) {
       if (func::FuncOp callee = calleeInSet(call))
         sites[callee.getOperation()].push_back(call);
     });
@@ -470,13 +485,17 @@ private:
   }
 
   /// Like f.walk(fn) over every function, on the ops collected once by the
-  /// constructor; `fn` takes an Operation * or a specific op class, or an
-  /// Operation * and its rule interface (null when it has none). The rule
-  /// interface comes from ruleOps: looking it up costs a search of the op's
-  /// interface map, which several walks per op added up to on large programs.
-  template <typename Fn> void walkAll(Fn &&fn) {
+  /// constructor whose opFlags have every bit of `need`; `fn` takes an
+  /// Operation * or a specific op class, or an Operation * and its rule
+  /// interface (null when it has none). The rule interface comes from
+  /// ruleOps: looking it up costs a search of the op's interface map. The
+  /// flags let a phase skip ops it cannot concern without touching them: on
+  /// a 100k-op function each pass over the ops' memory costs milliseconds.
+  template <typename Fn> void walkAll(uint8_t need, Fn &&fn) {
     using Arg = mlir::detail::first_argument<Fn>;
     for (size_t i = 0; i < allOps.size(); ++i) {
+      if ((opFlags[i] & need) != need)
+        continue;
       Operation *op = allOps[i];
       if constexpr (std::is_invocable_v<Fn &, Operation *, ShardingRuleOpInterface>) {
         fn(op, ruleOps[i]);
@@ -535,7 +554,7 @@ private:
   LogicalResult seedBodies() {
     // Values made by ops without a rule are whole on every device: closed
     // and replicated, so propagation never pushes a sharding into them.
-    walkAll([&](Operation *op, ShardingRuleOpInterface rop) {
+    walkAll(kNoRule, [&](Operation *op, ShardingRuleOpInterface rop) {
       if (rop || isa<ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp,
                      ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op))
         return;
@@ -548,7 +567,7 @@ private:
     LogicalResult ok = success();
     // A sharding written on an op result (or left by an earlier run of this
     // pass) is an annotation like an argument's: re-running changes nothing.
-    walkAll([&](ShardingRuleOpInterface op) {
+    walkAll(kHasRule | kHasAttrs, [&](ShardingRuleOpInterface op) {
       auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName);
       if (!s || failed(ok) || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
         return;
@@ -563,7 +582,7 @@ private:
       annotations.insert({r, makeAnnotation(s, *t, what, op->getLoc())});
       setState(r, annotations.find(r)->second.activeIn(-1));
     });
-    walkAll([&](ShardingConstraintOp c) {
+    walkAll(kNoRule, [&](ShardingConstraintOp c) {
       if (failed(ok))
         return;
       FailureOr<TensorSharding> s = toCore(c.getSharding(), mesh, c.getType().getRank(),
@@ -731,7 +750,7 @@ private:
 
   LogicalResult checkRuleless() {
     LogicalResult ok = success();
-    walkAll([&](Operation *op, ShardingRuleOpInterface rop) {
+    walkAll(kNoRule, [&](Operation *op, ShardingRuleOpInterface rop) {
       if (rop ||
           isa<ShardingConstraintOp, func::ReturnOp, ReshardOp, AllReduceOp, AllGatherOp,
               AllSliceOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op) ||
@@ -758,8 +777,7 @@ private:
 
   void finalize() {
     for (size_t i = 0; i < funcs.size(); ++i)
-      finalize(funcs[i], ArrayRef<Operation *>(allOps).slice(
-                             opRange[i].first, opRange[i].second - opRange[i].first));
+      finalize(funcs[i], opRange[i].first, opRange[i].second);
   }
 
   /// The sharding propagation settled on for `v` (replicated if none), with
@@ -773,14 +791,15 @@ private:
     return s;
   }
 
-  void finalize(func::FuncOp func, ArrayRef<Operation *> ops) {
+  /// Writes the final shardings of funcs[i], whose ops are allOps[begin, end).
+  void finalize(func::FuncOp func, size_t begin, size_t end) {
     MLIRContext *ctx = func.getContext();
     FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(ctx, mesh.getSymName());
     // One attribute per distinct final sharding (by interned id; unknown
     // values by rank), not one fromCore per value.
     llvm::DenseMap<std::pair<ShardingTable::Id, int64_t>, ShardingAttr> attrs;
-    auto finalOf = [&](Value v) {
-      ShardingTable::Id id = ids[idOf(v)];
+    auto finalOf = [&](Value v, unsigned valueId) {
+      ShardingTable::Id id = ids[valueId];
       int64_t rank = id == ShardingTable::kUnknown ? cast<RankedTensorType>(v.getType()).getRank()
                                                    : -1;
       ShardingAttr &a = attrs[{id, rank}];
@@ -791,19 +810,20 @@ private:
     shardc::ShardingWriter writer(ctx);
     for (BlockArgument arg : func.getArguments())
       if (isTensor(arg))
-        setSharding(arg, finalOf(arg));
-    for (Operation *op : ops) {
+        setSharding(arg, finalOf(arg, idOf(arg)));
+    for (size_t i = begin; i < end; ++i) {
+      Operation *op = allOps[i];
       if (isa<func::ReturnOp>(op) || op->getNumResults() == 0 ||
           !llvm::all_of(op->getResults(), isTensor))
         continue;
-      for (Value r : op->getResults())
-        writer.set(r, finalOf(r));
+      for (OpResult r : op->getResults())
+        writer.set(r, finalOf(r, firstResult[i] + r.getResultNumber()));
     }
     // An undeclared result takes the sharding of what the first return gives.
     func::ReturnOp ret = returnsOf[func].front();
     for (auto [i, v] : llvm::enumerate(ret.getOperands()))
       if (isTensor(v) && !getResultSharding(func, i))
-        func.setResultAttr(i, kShardingAttrName, finalOf(v));
+        func.setResultAttr(i, kShardingAttrName, finalOf(v, idOf(v)));
   }
 
   /// Where a value's final sharding is from.
@@ -975,6 +995,8 @@ private:
   /// IR does not change; finalize only writes attributes.
   std::vector<Operation *> allOps;
   std::vector<ShardingRuleOpInterface> ruleOps; // per allOps entry; null: no rule
+  enum OpFlag : uint8_t { kHasRule = 1, kNoRule = 2, kHasAttrs = 4 };
+  std::vector<uint8_t> opFlags; // per allOps entry: OpFlag bits
   SmallVector<std::pair<size_t, size_t>> opRange; // funcs[i]'s ops in allOps
   llvm::DenseMap<Operation *, SmallVector<func::ReturnOp>> returnsOf;
   MeshOp mesh;
@@ -1009,6 +1031,18 @@ private:
   ShardingTable table;
   llvm::DenseMap<Operation *, unsigned, NearbyOpsInfo> opIndex; // into allOps
   std::vector<unsigned> firstResult; // per allOps entry: its result 0's id
+  /// Per allOps entry, its operands' ids from operandIds[firstOperand[i]]:
+  /// kNoValue for a non-tensor, kUnresolved for a value defined later in
+  /// walk order (only across blocks), resolved when the graph is built.
+  std::vector<unsigned> firstOperand, operandIds;
+  /// The id of `v` if its definition has been collected, else kUnresolved.
+  unsigned resolvedId(Value v) {
+    if (auto r = dyn_cast<OpResult>(v)) {
+      auto it = opIndex.find(r.getOwner());
+      return it == opIndex.end() ? kUnresolved : firstResult[it->second] + r.getResultNumber();
+    }
+    return idOf(v);
+  }
   llvm::DenseMap<Value, unsigned> argIds; // block arguments' ids
   std::vector<Value> valueOf;
   std::vector<ShardingTable::Id> ids; // per value id; kUnknown while unknown
