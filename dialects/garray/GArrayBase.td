@@ -29,6 +29,11 @@ def GArray_Dialect : Dialect {
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
+  let extraClassDeclaration = [{
+    /// `garray.sharding` and `garray.name`, uniqued once: the verifier
+    /// compares every op's attribute names with them after every pass.
+    ::mlir::StringAttr shardingName, nameName;
+  }];
 }
 
 def GArray_ReductionKind : I32EnumAttr<"ReductionKind", "how partial values combine", [

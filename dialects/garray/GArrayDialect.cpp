@@ -24,6 +24,8 @@ using namespace mlir::garray;
 #include "dialects/garray/GArrayAttrs.cpp.inc"
 
 void GArrayDialect::initialize() {
+  shardingName = StringAttr::get(getContext(), kShardingAttrName);
+  nameName = StringAttr::get(getContext(), "garray.name");
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialects/garray/GArrayAttrs.cpp.inc"

@@ -82,6 +82,12 @@ static Operation *nearestSymbolTable(Operation *from) {
   };
   if (maybeUnknownTable(from))
     return nullptr;
+  // An op without regions cannot be a table: start at its parent (the
+  // verifier asks this for every placed op; the trait search is a call).
+  if (from->getNumRegions() == 0 && !(from = from->getParentOp()))
+    return nullptr;
+  if (maybeUnknownTable(from))
+    return nullptr;
   while (!isa<ModuleOp>(from) &&
          (isa<func::FuncOp>(from) || !from->hasTrait<OpTrait::SymbolTable>())) {
     from = from->getParentOp();
@@ -202,14 +208,24 @@ ShardingAttr mlir::garray::fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh,
 /// What toCore checks (at most `rank` entries, every name an axis of
 /// `mesh`), without allocating: names are uniqued StringAttrs.
 static bool namesMeshAxesOnly(ShardingAttr sharding, MeshOp mesh, int64_t rank) {
-  if (static_cast<int64_t>(sharding.getDims().size()) > rank)
+  ArrayRef<DimShardingAttr> dims = sharding.getDims();
+  if (static_cast<int64_t>(dims.size()) > rank)
     return false;
-  ArrayAttr axes = mesh.getAxes();
-  auto isAxis = [&](StringAttr name) { return llvm::is_contained(axes, name); };
-  for (DimShardingAttr dim : sharding.getDims())
-    if (!llvm::all_of(dim.getAxes(), isAxis))
+  ArrayRef<Attribute> axes = mesh.getAxes().getValue();
+  auto isAxis = [&](StringAttr name) {
+    for (Attribute a : axes)
+      if (a == name)
+        return true;
+    return false;
+  };
+  for (DimShardingAttr dim : dims)
+    for (StringAttr name : dim.getAxes())
+      if (!isAxis(name))
+        return false;
+  for (StringAttr name : sharding.getUnreduced())
+    if (!isAxis(name))
       return false;
-  return llvm::all_of(sharding.getUnreduced(), isAxis);
+  return true;
 }
 
 LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, Operation *scope,
@@ -228,14 +244,15 @@ LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, 
     d << what << ": ";
     return d;
   };
-  for (int64_t d = 0; d < tensor.getRank(); ++d)
-    if (tensor.isDynamicDim(d))
+  ArrayRef<int64_t> shape = tensor.getShape();
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(size))
       return emitError() << what << ": sharding_c4: dim " << d
                          << " is dynamic; placed values need static shapes";
   // The verifier runs this on every placed op after every pass: answer the
   // common case (valid) without building a TensorSharding; toCore below
   // words the error.
-  if (namesMeshAxesOnly(sharding, mesh, tensor.getRank()))
+  if (namesMeshAxesOnly(sharding, mesh, shape.size()))
     return success();
   FailureOr<shardc::TensorSharding> core = toCore(sharding, mesh, tensor.getRank(), withWhat);
   if (failed(core))
@@ -267,7 +284,7 @@ static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, 
 }
 
 LogicalResult GArrayDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
-  if (attr.getName() != kShardingAttrName)
+  if (attr.getName() != shardingName)
     return success();
   if (auto list = dyn_cast<ArrayAttr>(attr.getValue())) {
     if (list.size() != op->getNumResults())
@@ -282,7 +299,11 @@ LogicalResult GArrayDialect::verifyOperationAttribute(Operation *op, NamedAttrib
   }
   if (op->getNumResults() != 1)
     return op->emitError() << "a single " << kShardingAttrName << " needs an op with one result";
-  return verifyPlacementAttr(op, attr, op->getResult(0).getType(), op->getLoc(), "the result");
+  auto sharding = dyn_cast<ShardingAttr>(attr.getValue());
+  if (!sharding)
+    return verifyPlacementAttr(op, attr, op->getResult(0).getType(), op->getLoc(), "the result");
+  return verifyShardingFor(sharding, op->getResult(0).getType(), op,
+                           [&] { return emitError(op->getLoc()); }, "the result");
 }
 
 LogicalResult GArrayDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
