@@ -16,9 +16,14 @@ const CachedRule &FactorRuleCache::add(FactorRule rule) {
 }
 
 const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
-  Operation *op = rop.getOperation();
-  if (op->getNumRegions() != 0)
-    return add(rop.getFactorRule());
+  return *lookup(rop.getOperation());
+}
+
+const CachedRule *FactorRuleCache::lookup(Operation *op) {
+  if (op->getNumRegions() != 0) {
+    auto rop = dyn_cast<garray::ShardingRuleOpInterface>(op);
+    return rop ? &add(rop.getFactorRule()) : nullptr;
+  }
   Key &k = scratch;
   k.name = op->getName().getAsOpaquePointer();
   // Inherent attributes stored as properties are hashed and compared in
@@ -33,9 +38,13 @@ const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
     k.types.push_back(v.getType());
   // Programs repeat a few signatures next to each other (a chain alternating
   // add and sub): the recently found entries are compared before hashing.
+  // Only ops with a rule have entries: a hit needs no interface lookup.
   for (unsigned i : recent)
     if (i != kNone && keys[i] == k)
-      return entries[i];
+      return &entries[i];
+  auto rop = dyn_cast<garray::ShardingRuleOpInterface>(op);
+  if (!rop)
+    return nullptr;
   // Every part is a uniqued pointer: a cheap mix is enough (llvm::hash_combine
   // cost more than the rest of the lookup).
   uintptr_t h = reinterpret_cast<uintptr_t>(k.name);
@@ -50,14 +59,14 @@ const CachedRule &FactorRuleCache::get(garray::ShardingRuleOpInterface rop) {
   for (unsigned i : bucket)
     if (keys[i] == k) {
       remember(i);
-      return entries[i];
+      return &entries[i];
     }
   // keys is indexed like entries; region ops (not keyed) get an empty key.
   keys.resize(entries.size());
   keys.push_back(k);
   bucket.push_back(static_cast<unsigned>(entries.size()));
   remember(static_cast<unsigned>(entries.size()));
-  return add(rop.getFactorRule());
+  return &add(rop.getFactorRule());
 }
 
 void FactorRuleCache::remember(unsigned i) {

@@ -42,6 +42,10 @@ class FactorRuleCache {
 public:
   /// The rule of `op`.
   const CachedRule &get(mlir::garray::ShardingRuleOpInterface op);
+  /// The rule of `op`, or null when it has no ShardingRuleOpInterface. An op
+  /// like a recently seen one is answered without searching its interface
+  /// map (a call per op on large programs).
+  const CachedRule *lookup(mlir::Operation *op);
   /// The identity rule over `numTensors` values of `type` (ties, constraints,
   /// function-result sinks).
   const CachedRule &identity(mlir::RankedTensorType type, size_t numTensors);

@@ -40,6 +40,16 @@ public:
 private:
   /// `dict` with the sharding set to `s` (removed when `s` is null).
   mlir::DictionaryAttr with(mlir::DictionaryAttr dict, mlir::Attribute s) {
+    // Consecutive ops usually repeat one (dictionary, sharding) pair.
+    if (dict == lastDict && s == lastSharding)
+      return lastResult;
+    lastDict = dict;
+    lastSharding = s;
+    lastResult = memoized(dict, s);
+    return lastResult;
+  }
+
+  mlir::DictionaryAttr memoized(mlir::DictionaryAttr dict, mlir::Attribute s) {
     auto [it, inserted] = memo.try_emplace({dict, s}, mlir::DictionaryAttr());
     if (inserted) {
       mlir::NamedAttrList list(dict);
@@ -53,6 +63,8 @@ private:
   }
 
   mlir::StringAttr name;
+  mlir::DictionaryAttr lastDict, lastResult; // the last with() call
+  mlir::Attribute lastSharding;
   llvm::DenseMap<std::pair<mlir::DictionaryAttr, mlir::Attribute>, mlir::DictionaryAttr> memo;
 };
 

@@ -58,8 +58,8 @@ public:
     func.walk([&](Operation *op) {
       if (failed(ok))
         return;
-      if (auto rule = dyn_cast<ShardingRuleOpInterface>(op))
-        ok = visitRuleOp(op, rules.get(rule));
+      if (const shardc::CachedRule *rule = rules.lookup(op))
+        ok = visitRuleOp(op, *rule);
       else if (auto c = dyn_cast<ShardingConstraintOp>(op))
         visitConstraint(c);
       else if (auto ret = dyn_cast<func::ReturnOp>(op))

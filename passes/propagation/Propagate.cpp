@@ -181,8 +181,15 @@ public:
       f.walk([&](Operation *op) {
         opIndex.try_emplace(op, allOps.size());
         allOps.push_back(op);
-        ruleOps.push_back(dyn_cast<ShardingRuleOpInterface>(op));
-        opFlags.push_back((ruleOps.back() ? kHasRule : kNoRule) |
+        // A rule op over tensors is a node of the graph; its rule comes from
+        // the cache, which answers ops like recent ones without searching
+        // their interface maps. A rule op over non-tensors is no node.
+        bool tensorsOnly =
+            llvm::all_of(op->getOperands(), isTensor) && llvm::all_of(op->getResults(), isTensor);
+        const CachedRule *rule = tensorsOnly ? rules.lookup(op) : nullptr;
+        bool hasRule = rule || (!tensorsOnly && isa<ShardingRuleOpInterface>(op));
+        ruleOf.push_back(rule);
+        opFlags.push_back((hasRule ? kHasRule : kNoRule) |
                           (op->getRawDictionaryAttrs().empty() ? 0 : kHasAttrs));
         // Every result gets its id here, in program order: idOf of a result
         // is then an index computation, not a map insertion.
@@ -290,13 +297,11 @@ private:
     nodeOf.assign(allOps.size(), kNoNode);
     for (size_t i = 0; i < allOps.size(); ++i) {
       Operation *op = allOps[i];
-      ShardingRuleOpInterface rop = ruleOps[i];
       Node n{op, Node::Kind::Rule, nullptr, static_cast<unsigned>(nodeValues.size()), 0};
-      if (rop) {
-        if (!llvm::all_of(op->getOperands(), isTensor) ||
-            !llvm::all_of(op->getResults(), isTensor))
-          continue;
-        n.rule = &rules.get(rop);
+      if (ruleOf[i]) {
+        n.rule = ruleOf[i];
+      } else if (opFlags[i] & kHasRule) {
+        continue; // a rule over non-tensor values: nothing to propagate
       } else if (auto c = dyn_cast<ShardingConstraintOp>(op)) {
         n.kind = Node::Kind::Constraint;
         n.rule = &rules.identity(c.getType(), 2);
@@ -486,24 +491,19 @@ private:
 
   /// Like f.walk(fn) over every function, on the ops collected once by the
   /// constructor whose opFlags have every bit of `need`; `fn` takes an
-  /// Operation * or a specific op class, or an Operation * and its rule
-  /// interface (null when it has none). The rule interface comes from
-  /// ruleOps: looking it up costs a search of the op's interface map. The
-  /// flags let a phase skip ops it cannot concern without touching them: on
-  /// a 100k-op function each pass over the ops' memory costs milliseconds.
+  /// Operation * or a specific op class. The flags (whether an op has a
+  /// sharding rule, whether it carries attributes) are known from the
+  /// collection, so a phase skips the ops it cannot concern without touching
+  /// them: on a 100k-op function each pass over the ops' memory, or a search
+  /// of each op's interface map, costs milliseconds.
   template <typename Fn> void walkAll(uint8_t need, Fn &&fn) {
     using Arg = mlir::detail::first_argument<Fn>;
     for (size_t i = 0; i < allOps.size(); ++i) {
       if ((opFlags[i] & need) != need)
         continue;
       Operation *op = allOps[i];
-      if constexpr (std::is_invocable_v<Fn &, Operation *, ShardingRuleOpInterface>) {
-        fn(op, ruleOps[i]);
-      } else if constexpr (std::is_same_v<Arg, Operation *>) {
+      if constexpr (std::is_same_v<Arg, Operation *>) {
         fn(op);
-      } else if constexpr (std::is_same_v<Arg, ShardingRuleOpInterface>) {
-        if (ruleOps[i])
-          fn(ruleOps[i]);
       } else if (auto typed = dyn_cast<Arg>(op)) {
         fn(typed);
       }
@@ -554,8 +554,8 @@ private:
   LogicalResult seedBodies() {
     // Values made by ops without a rule are whole on every device: closed
     // and replicated, so propagation never pushes a sharding into them.
-    walkAll(kNoRule, [&](Operation *op, ShardingRuleOpInterface rop) {
-      if (rop || isa<ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp,
+    walkAll(kNoRule, [&](Operation *op) {
+      if (isa<ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp,
                      ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
@@ -567,7 +567,7 @@ private:
     LogicalResult ok = success();
     // A sharding written on an op result (or left by an earlier run of this
     // pass) is an annotation like an argument's: re-running changes nothing.
-    walkAll(kHasRule | kHasAttrs, [&](ShardingRuleOpInterface op) {
+    walkAll(kHasRule | kHasAttrs, [&](Operation *op) {
       auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName);
       if (!s || failed(ok) || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
         return;
@@ -750,9 +750,8 @@ private:
 
   LogicalResult checkRuleless() {
     LogicalResult ok = success();
-    walkAll(kNoRule, [&](Operation *op, ShardingRuleOpInterface rop) {
-      if (rop ||
-          isa<ShardingConstraintOp, func::ReturnOp, ReshardOp, AllReduceOp, AllGatherOp,
+    walkAll(kNoRule, [&](Operation *op) {
+      if (isa<ShardingConstraintOp, func::ReturnOp, ReshardOp, AllReduceOp, AllGatherOp,
               AllSliceOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op) ||
           failed(ok))
         return;
@@ -994,7 +993,8 @@ private:
   /// walk costs about as much as the per-op work itself. Until finalize the
   /// IR does not change; finalize only writes attributes.
   std::vector<Operation *> allOps;
-  std::vector<ShardingRuleOpInterface> ruleOps; // per allOps entry; null: no rule
+  /// Per allOps entry: its rule when it is a rule op over tensors, else null.
+  std::vector<const CachedRule *> ruleOf;
   enum OpFlag : uint8_t { kHasRule = 1, kNoRule = 2, kHasAttrs = 4 };
   std::vector<uint8_t> opFlags; // per allOps entry: OpFlag bits
   SmallVector<std::pair<size_t, size_t>> opRange; // funcs[i]'s ops in allOps
