@@ -190,10 +190,13 @@ public:
         bool hasRule = rule || (!tensorsOnly && isa<ShardingRuleOpInterface>(op));
         ruleOf.push_back(rule);
         opFlags.push_back((hasRule ? kHasRule : kNoRule) |
-                          (op->getRawDictionaryAttrs().empty() ? 0 : kHasAttrs));
+                          (op->getRawDictionaryAttrs().empty() ? 0 : kHasAttrs) |
+                          (isa<ShardingConstraintOp>(op) ? kConstraint : 0) |
+                          (isa<func::ReturnOp>(op) ? kReturn : 0));
         // Every result gets its id here, in program order: idOf of a result
         // is then an index computation, not a map insertion.
         firstResult.push_back(valueOf.size());
+        numResults.push_back(op->getNumResults());
         for (Value r : op->getResults())
           valueOf.push_back(r);
         // Operands are resolved now, while their definitions' entries in
@@ -207,6 +210,7 @@ public:
       });
       opRange.push_back({begin, allOps.size()});
     }
+    firstOperand.push_back(operandIds.size()); // so that entry i + 1 ends entry i
     ids.assign(valueOf.size(), ShardingTable::kUnknown);
   }
 
@@ -261,6 +265,7 @@ private:
     enum class Kind { Rule, Constraint, Return } kind;
     const CachedRule *rule;  // null for returns
     unsigned first, count;   // its value ids in nodeValues
+    unsigned numOperands;    // the first numOperands of them are operands
   };
 
   /// Makes the dims of round `round` sources: annotated values get the newly
@@ -293,28 +298,33 @@ private:
   /// ids (operands, then results), and per value its users (in use-list
   /// order, as Value::getUsers gives them) and its defining node. Ops that no
   /// step can change are not nodes: visiting them would do nothing.
+  /// Built from what the constructor collected, without reading the ops
+  /// again: on a 100k-op function every pass over the ops' memory costs a
+  /// cache miss per op.
   void buildGraph() {
     nodeOf.assign(allOps.size(), kNoNode);
     for (size_t i = 0; i < allOps.size(); ++i) {
       Operation *op = allOps[i];
-      Node n{op, Node::Kind::Rule, nullptr, static_cast<unsigned>(nodeValues.size()), 0};
+      unsigned numOperands = firstOperand[i + 1] - firstOperand[i];
+      Node n{op, Node::Kind::Rule, nullptr, static_cast<unsigned>(nodeValues.size()), 0,
+             numOperands};
       if (ruleOf[i]) {
         n.rule = ruleOf[i];
       } else if (opFlags[i] & kHasRule) {
         continue; // a rule over non-tensor values: nothing to propagate
-      } else if (auto c = dyn_cast<ShardingConstraintOp>(op)) {
+      } else if (opFlags[i] & kConstraint) {
         n.kind = Node::Kind::Constraint;
-        n.rule = &rules.identity(c.getType(), 2);
-      } else if (isa<func::ReturnOp>(op)) {
+        n.rule = &rules.identity(cast<ShardingConstraintOp>(op).getType(), 2);
+      } else if (opFlags[i] & kReturn) {
         n.kind = Node::Kind::Return;
       } else {
         continue;
       }
-      for (auto [k, v] : llvm::enumerate(op->getOperands())) {
+      for (unsigned k = 0; k < numOperands; ++k) {
         unsigned id = operandIds[firstOperand[i] + k];
-        nodeValues.push_back(id == kUnresolved ? idOf(v) : id);
+        nodeValues.push_back(id == kUnresolved ? idOf(op->getOperand(k)) : id);
       }
-      for (unsigned r = 0; r < op->getNumResults(); ++r)
+      for (unsigned r = 0; r < numResults[i]; ++r)
         nodeValues.push_back(firstResult[i] + r);
       n.count = nodeValues.size() - n.first;
       nodeOf[i] = nodes.size();
@@ -326,12 +336,11 @@ private:
     defNode.assign(valueOf.size(), kNoNode);
     for (unsigned n = 0; n < nodes.size(); ++n) {
       const Node &node = nodes[n];
-      unsigned numOperands = node.op->getNumOperands();
       for (unsigned k = 0; k < node.count; ++k) {
         unsigned v = nodeValues[node.first + k];
         if (v == kNoValue)
           continue;
-        if (k >= numOperands)
+        if (k >= node.numOperands)
           defNode[v] = n;
         else if (users[v].empty() || users[v].back() != n)
           users[v].push_back(n);
@@ -811,9 +820,10 @@ private:
       if (isTensor(arg))
         setSharding(arg, finalOf(arg, idOf(arg)));
     for (size_t i = begin; i < end; ++i) {
+      if ((opFlags[i] & kReturn) || numResults[i] == 0)
+        continue;
       Operation *op = allOps[i];
-      if (isa<func::ReturnOp>(op) || op->getNumResults() == 0 ||
-          !llvm::all_of(op->getResults(), isTensor))
+      if (!llvm::all_of(op->getResults(), isTensor))
         continue;
       for (OpResult r : op->getResults())
         writer.set(r, finalOf(r, firstResult[i] + r.getResultNumber()));
@@ -995,7 +1005,14 @@ private:
   std::vector<Operation *> allOps;
   /// Per allOps entry: its rule when it is a rule op over tensors, else null.
   std::vector<const CachedRule *> ruleOf;
-  enum OpFlag : uint8_t { kHasRule = 1, kNoRule = 2, kHasAttrs = 4 };
+  enum OpFlag : uint8_t {
+    kHasRule = 1,
+    kNoRule = 2,
+    kHasAttrs = 4,
+    kConstraint = 8, // a sharding_constraint
+    kReturn = 16,    // a func.return
+  };
+  std::vector<unsigned> numResults; // per allOps entry
   std::vector<uint8_t> opFlags; // per allOps entry: OpFlag bits
   SmallVector<std::pair<size_t, size_t>> opRange; // funcs[i]'s ops in allOps
   llvm::DenseMap<Operation *, SmallVector<func::ReturnOp>> returnsOf;
@@ -1031,7 +1048,8 @@ private:
   ShardingTable table;
   llvm::DenseMap<Operation *, unsigned, NearbyOpsInfo> opIndex; // into allOps
   std::vector<unsigned> firstResult; // per allOps entry: its result 0's id
-  /// Per allOps entry, its operands' ids from operandIds[firstOperand[i]]:
+  /// Per allOps entry, its operands' ids from operandIds[firstOperand[i]] to
+  /// operandIds[firstOperand[i + 1]] (one more entry ends the last op):
   /// kNoValue for a non-tensor, kUnresolved for a value defined later in
   /// walk order (only across blocks), resolved when the graph is built.
   std::vector<unsigned> firstOperand, operandIds;
