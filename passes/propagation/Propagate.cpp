@@ -81,6 +81,9 @@ bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 constexpr llvm::StringLiteral kGroupAttrName = "garray.sharding_group";
 
 /// The one mesh all annotations in `func` name; null if none; failure if two.
+/// When the signature names one, the body is not searched here (a walk of
+/// every op): FunctionPropagation checks the body's annotations against it
+/// while seeding (checkBodyMeshes), with the same errors.
 FailureOr<MeshOp> findMesh(func::FuncOp func) {
   FlatSymbolRefAttr name;
   Operation *first = nullptr;
@@ -107,16 +110,17 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
     visit(func.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName), func);
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     visit(getResultSharding(func, i), func);
-  func.walk([&](Operation *op) {
-    if (auto c = dyn_cast<ShardingConstraintOp>(op))
-      visit(c.getSharding(), op);
-    // Most ops carry no discardable attribute before propagation: skip
-    // getAttr's name search for them.
-    else if (op->getRawDictionaryAttrs().empty())
-      return;
-    else if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName))
-      visit(s, op);
-  });
+  if (!name && succeeded(ok))
+    func.walk([&](Operation *op) {
+      if (auto c = dyn_cast<ShardingConstraintOp>(op))
+        visit(c.getSharding(), op);
+      // Most ops carry no discardable attribute before propagation: skip
+      // getAttr's name search for them.
+      else if (op->getRawDictionaryAttrs().empty())
+        return;
+      else if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName))
+        visit(s, op);
+    });
   if (failed(ok))
     return failure();
   if (!name)
@@ -520,10 +524,40 @@ private:
   }
 
   LogicalResult seed() {
+    if (failed(checkBodyMeshes()))
+      return failure();
     for (func::FuncOp func : funcs)
       if (failed(seedSignature(func)))
         return failure();
     return seedBodies();
+  }
+
+  /// The body annotations of functions whose signature names the mesh,
+  /// which findMesh did not search: each must name this mesh too (findMesh's
+  /// errors, in its order). Only ops flagged with attributes or as
+  /// constraints are read.
+  LogicalResult checkBodyMeshes() {
+    FlatSymbolRefAttr name = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+    for (auto [f, range] : llvm::zip(funcs, opRange)) {
+      for (size_t i = range.first; i < range.second; ++i) {
+        if (!(opFlags[i] & (kHasAttrs | kConstraint)))
+          continue;
+        Operation *op = allOps[i];
+        ShardingAttr s = (opFlags[i] & kConstraint)
+                             ? cast<ShardingConstraintOp>(op).getSharding()
+                             : op->getAttrOfType<ShardingAttr>(kShardingAttrName);
+        if (!s || s.getMesh() == name)
+          continue;
+        if (!lookupMesh(f, s.getMesh()))
+          return op->emitError("the sharding names mesh ")
+                 << s.getMesh() << ", but no garray.mesh with that name is in scope";
+        InFlightDiagnostic d = op->emitError("a function may use one mesh, but this names ")
+                               << s.getMesh() << " while an earlier annotation names " << name;
+        d.attachNote(f.getLoc()) << "first mesh named here";
+        return d;
+      }
+    }
+    return success();
   }
 
   LogicalResult seedSignature(func::FuncOp func) {

@@ -202,3 +202,16 @@ func.func @uneven_accepted(%x: tensor<8x4xf32> {garray.sharding = #garray.shardi
   %1 = garray.reshard %0 : tensor<8x4xf32> to #garray.sharding<@mesh, P("model")>
   return %1 : tensor<8x4xf32>
 }
+
+// -----
+
+// An op's annotation in the body must name the signature's mesh too
+// (propagation reads the body's annotations on that mesh).
+garray.mesh @mesh ["data" = 2]
+garray.mesh @other ["data" = 2]
+// expected-note @+1 {{first mesh named here}}
+func.func @body_names_other_mesh(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  // expected-error @+1 {{a function may use one mesh, but this names @other while an earlier annotation names @mesh}}
+  %y = garray.add %x, %x {garray.sharding = #garray.sharding<@other, P("data")>} : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
