@@ -217,13 +217,24 @@ private:
       planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
     for (Value v : op->getResults())
       planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
-    if (auto it = plans.find(planKey); it != plans.end())
-      return *it->second;
-    uintptr_t *stored = keyStorage.Allocate<uintptr_t>(planKey.size());
-    std::copy(planKey.begin(), planKey.end(), stored);
-    planStorage.push_back(computePlan(op, cached.rule));
-    plans[ArrayRef<uintptr_t>(stored, planKey.size())] = &planStorage.back();
-    return planStorage.back();
+    // Ops of one rule tend to repeat one key (a chain on one layout): the
+    // rule's last key is compared before hashing.
+    if (cached.index >= lastPlan.size())
+      lastPlan.resize(cached.index + 1);
+    auto &[lastKey, last] = lastPlan[cached.index];
+    if (last && ArrayRef<uintptr_t>(lastKey) == ArrayRef<uintptr_t>(planKey))
+      return *last;
+    auto it = plans.find(planKey);
+    if (it == plans.end()) {
+      uintptr_t *stored = keyStorage.Allocate<uintptr_t>(planKey.size());
+      std::copy(planKey.begin(), planKey.end(), stored);
+      planStorage.push_back(computePlan(op, cached.rule));
+      it = plans.try_emplace(ArrayRef<uintptr_t>(stored, planKey.size()), &planStorage.back())
+               .first;
+    }
+    lastKey = planKey;
+    last = it->second;
+    return *last;
   }
 
   Plan computePlan(Operation *op, const FactorRule &rule) {
@@ -435,6 +446,8 @@ private:
   std::deque<Plan> planStorage;
   llvm::BumpPtrAllocator keyStorage; // the plans' keys
   SmallVector<uintptr_t, 8> planKey; // scratch
+  /// Per rule index: the last plan key asked and its plan (in planStorage).
+  std::vector<std::pair<SmallVector<uintptr_t, 8>, const Plan *>> lastPlan;
   bool changed = false;
 };
 

@@ -1175,7 +1175,10 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     for (func::FuncOp func : defined)
       if (meshOf.count(func))
         set.insert(func);
-    for (bool grew = true; grew;) {
+    // A module with one defined function has no call to connect: its calls
+    // can only reach itself or external declarations, so no walk over its
+    // (possibly 100k) ops is needed to know the set.
+    for (bool grew = defined.size() > 1; grew;) {
       grew = false;
       for (func::FuncOp func : defined)
         func.walk([&](func::CallOp call) {
