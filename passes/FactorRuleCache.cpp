@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 using namespace mlir;
 
 namespace shardc {

@@ -299,12 +299,11 @@ private:
 
   /// The graph the worklist runs on, built once: one node per op a step can
   /// change (rule ops over tensors, constraints, returns), with its values as
-  /// ids (operands, then results), and per value its users (in use-list
-  /// order, as Value::getUsers gives them) and its defining node. Ops that no
-  /// step can change are not nodes: visiting them would do nothing.
-  /// Built from what the constructor collected, without reading the ops
-  /// again: on a 100k-op function every pass over the ops' memory costs a
-  /// cache miss per op.
+  /// ids (operands, then results), and per value its users (the nodes that
+  /// read it, in program order) and its defining node. Ops that no step can
+  /// change are not nodes: visiting them would do nothing. Built from what
+  /// the constructor collected, without reading the ops again: on a 100k-op
+  /// function every pass over the ops' memory costs a cache miss per op.
   void buildGraph() {
     nodeOf.assign(allOps.size(), kNoNode);
     for (size_t i = 0; i < allOps.size(); ++i) {
