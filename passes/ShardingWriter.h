@@ -8,6 +8,12 @@
 // what setSharding/removeAttr would produce; the cache is valid for one
 // pass run (dictionaries are immutable, uniqued attributes).
 //
+// A function's signature is written the same way, all arguments (or all
+// results) at once: FunctionOpInterface::setArgAttr rebuilds the list of
+// every argument's dictionary, so setting each of N arguments one by one is
+// quadratic (measured: a 2,500-argument MLP took 0.7 s in propagate and as
+// long again in global-to-local; 25,000 arguments did not finish in 120 s).
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_SHARDINGWRITER_H
 #define SHARDC_PASSES_SHARDINGWRITER_H
@@ -37,7 +43,28 @@ public:
     op->setDiscardableAttrs(with(op->getRawDictionaryAttrs(), mlir::Attribute()));
   }
 
+  /// Gives argument i of `func` the sharding shardings[i], or none when it is
+  /// null; one rewrite of the argument dictionaries for all of them.
+  void setArguments(mlir::func::FuncOp func, llvm::ArrayRef<mlir::Attribute> shardings) {
+    llvm::SmallVector<mlir::DictionaryAttr> dicts;
+    for (auto [i, s] : llvm::enumerate(shardings))
+      dicts.push_back(with(orEmpty(func.getArgAttrDict(i)), s));
+    func.setAllArgAttrs(dicts);
+  }
+
+  /// The same for the results of `func`.
+  void setResults(mlir::func::FuncOp func, llvm::ArrayRef<mlir::Attribute> shardings) {
+    llvm::SmallVector<mlir::DictionaryAttr> dicts;
+    for (auto [i, s] : llvm::enumerate(shardings))
+      dicts.push_back(with(orEmpty(func.getResultAttrDict(i)), s));
+    func.setAllResultAttrs(dicts);
+  }
+
 private:
+  mlir::DictionaryAttr orEmpty(mlir::DictionaryAttr dict) {
+    return dict ? dict : mlir::DictionaryAttr::get(name.getContext());
+  }
+
   /// `dict` with the sharding set to `s` (removed when `s` is null).
   mlir::DictionaryAttr with(mlir::DictionaryAttr dict, mlir::Attribute s) {
     // Consecutive ops usually repeat one (dictionary, sharding) pair.

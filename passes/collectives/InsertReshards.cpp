@@ -358,6 +358,12 @@ private:
   }
 
   void visitReturn(func::ReturnOp ret) {
+    // Written once after the loop: one result at a time rewrites every
+    // result's dictionary each time (ShardingWriter.h).
+    SmallVector<Attribute> resultShardings;
+    bool resultsChange = false;
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      resultShardings.push_back(func.getResultAttr(i, kShardingAttrName));
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       if (!isTensor(v))
         continue;
@@ -369,11 +375,14 @@ private:
         d.open = false;
       ShardingAttr result = attr(want);
       if (getResultSharding(func, i) != result) {
-        func.setResultAttr(i, kShardingAttrName, result);
+        resultShardings[i] = result;
+        resultsChange = true;
         changed = true;
       }
       require(ret, i, want, "function result");
     }
+    if (resultsChange)
+      writer.setResults(func, resultShardings);
   }
 
   func::FuncOp definedCallee(func::CallOp call) {

@@ -124,10 +124,10 @@ public:
       return failure();
     func.setType(FunctionType::get(func.getContext(), func.getBody().front().getArgumentTypes(),
                                    ret.getOperandTypes()));
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.removeArgAttr(i, kShardingAttrName);
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      func.removeResultAttr(i, StringAttr::get(func.getContext(), kShardingAttrName));
+    // All at once: removing one argument's at a time rewrites every
+    // argument's dictionary each time (ShardingWriter.h).
+    writer.setArguments(func, SmallVector<Attribute>(func.getNumArguments()));
+    writer.setResults(func, SmallVector<Attribute>(func.getNumResults()));
     return success();
   }
 

@@ -849,9 +849,11 @@ private:
       return a;
     };
     shardc::ShardingWriter writer(ctx);
+    SmallVector<Attribute> argShardings;
     for (BlockArgument arg : func.getArguments())
-      if (isTensor(arg))
-        setSharding(arg, finalOf(arg, idOf(arg)));
+      argShardings.push_back(isTensor(arg) ? Attribute(finalOf(arg, idOf(arg)))
+                                           : func.getArgAttr(arg.getArgNumber(), kShardingAttrName));
+    writer.setArguments(func, argShardings);
     for (size_t i = begin; i < end; ++i) {
       if ((opFlags[i] & kReturn) || numResults[i] == 0)
         continue;
@@ -863,9 +865,17 @@ private:
     }
     // An undeclared result takes the sharding of what the first return gives.
     func::ReturnOp ret = returnsOf[func].front();
-    for (auto [i, v] : llvm::enumerate(ret.getOperands()))
-      if (isTensor(v) && !getResultSharding(func, i))
-        func.setResultAttr(i, kShardingAttrName, finalOf(v, idOf(v)));
+    SmallVector<Attribute> resultShardings;
+    bool resultsChange = false;
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      resultShardings.push_back(func.getResultAttr(i, kShardingAttrName));
+      if (isTensor(v) && !getResultSharding(func, i)) {
+        resultShardings.back() = finalOf(v, idOf(v));
+        resultsChange = true;
+      }
+    }
+    if (resultsChange)
+      writer.setResults(func, resultShardings);
   }
 
   /// Where a value's final sharding is from.
