@@ -1064,18 +1064,27 @@ private:
   bool explain;
   /// Value ids: every tensor value a step, tie or annotation touches.
   /// Results of the propagated functions' ops have ids from the
-  /// constructor (their op's index, then the result number); block
-  /// arguments get one on first use.
+  /// constructor (their op's index, then the result number). A block's
+  /// arguments get consecutive ids when the first of them is asked for, so
+  /// an argument's id is its block's base plus its number (a function with
+  /// one weight argument per layer has tens of thousands of them).
   unsigned idOf(Value v) {
-    if (auto r = dyn_cast<OpResult>(v))
+    if (auto r = dyn_cast<OpResult>(v)) {
       if (auto it = opIndex.find(r.getOwner()); it != opIndex.end())
         return firstResult[it->second] + r.getResultNumber();
-    auto [it, inserted] = argIds.try_emplace(v, valueOf.size());
-    if (inserted) {
-      valueOf.push_back(v);
-      ids.push_back(ShardingTable::kUnknown);
+      return newId(v); // not expected: every result of these functions is collected
     }
-    return it->second;
+    auto arg = cast<BlockArgument>(v);
+    auto [it, inserted] = blockArgBase.try_emplace(arg.getOwner(), valueOf.size());
+    if (inserted)
+      for (BlockArgument a : arg.getOwner()->getArguments())
+        newId(a);
+    return it->second + arg.getArgNumber();
+  }
+  unsigned newId(Value v) {
+    valueOf.push_back(v);
+    ids.push_back(ShardingTable::kUnknown);
+    return valueOf.size() - 1;
   }
   /// `v`'s current sharding, or null while unknown.
   const TensorSharding *known(Value v) {
@@ -1104,7 +1113,7 @@ private:
     }
     return idOf(v);
   }
-  llvm::DenseMap<Value, unsigned> argIds; // block arguments' ids
+  llvm::DenseMap<Block *, unsigned> blockArgBase; // id of each block's argument 0
   std::vector<Value> valueOf;
   std::vector<ShardingTable::Id> ids; // per value id; kUnknown while unknown
   std::vector<Node> nodes;
