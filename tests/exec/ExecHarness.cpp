@@ -120,6 +120,16 @@ static bool toShardrt(const F32Array &in, shardrt_array &out, std::string &error
   return true;
 }
 
+std::vector<double> matmulReference(const F32Array &X, const F32Array &W) {
+  int64_t r = X.shape[0], k = X.shape[1], n = W.shape[1];
+  std::vector<double> h(r * n, 0.0);
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t q = 0; q < k; ++q)
+        h[i * n + j] += static_cast<double>(X.at(i, q)) * W.at(q, j);
+  return h;
+}
+
 F32Array loadNpy(const std::string &path, std::string &error) {
   shardrt_array a{};
   F32Array out;

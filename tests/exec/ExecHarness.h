@@ -62,6 +62,10 @@ struct F32Array {
 /// Reads an f32 .npy file with shardrt; sets `error` on failure.
 F32Array loadNpy(const std::string &path, std::string &error);
 
+/// X @ W for rank-2 arrays, accumulated in double: the oracle of the tests
+/// that check a sharded matmul.
+std::vector<double> matmulReference(const F32Array &X, const F32Array &W);
+
 //===----------------------------------------------------------------------===//
 // Host arrays of any dtype (for models that are not all f32)
 //===----------------------------------------------------------------------===//

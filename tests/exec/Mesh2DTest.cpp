@@ -96,17 +96,6 @@ std::string sized(const char *text, int64_t rows = kRows, int64_t k = kK, int64_
   return subst(text, {{"R", std::to_string(rows)}, {"K", std::to_string(k)}, {"N", std::to_string(n)}});
 }
 
-/// h = X @ W in double.
-std::vector<double> matmul(const F32Array &X, const F32Array &W) {
-  int64_t r = X.shape[0], k = X.shape[1], n = W.shape[1];
-  std::vector<double> h(r * n, 0.0);
-  for (int64_t i = 0; i < r; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t q = 0; q < k; ++q)
-        h[i * n + j] += static_cast<double>(X.at(i, q)) * W.at(q, j);
-  return h;
-}
-
 double mean(const std::vector<double> &v) {
   double s = 0;
   for (double x : v)
@@ -179,7 +168,7 @@ TEST_CASE("2-D mesh, model A: X P(data, None) @ W P(None, model), then mean over
           "[exec][mesh2d]") {
   runEverywhere(sized(kModelA), "model_a.mlir", kMeshes, false,
                 [](const RunOutcome &r, const Inputs &in) {
-                  std::vector<double> h = matmul(in.at("X"), in.at("W"));
+                  std::vector<double> h = matmulReference(in.at("X"), in.at("W"));
                   CHECK(mismatch("h", r.outputs.at("h"), {kRows, kN}, h) == "");
                   CHECK(mismatch("m", r.outputs.at("m"), {}, {mean(h)}) == "");
                 });
@@ -207,7 +196,7 @@ TEST_CASE("2-D mesh, model B: contracting dim split over model; tanh, row max, m
   std::vector<Mesh2D> meshes = {{1, 1}, {2, 1}, {1, 2}, {2, 2}, {4, 2}, {3, 2}, {3, 1}};
   runEverywhere(sized(kModelB), "model_b.mlir", meshes, false,
                 [](const RunOutcome &r, const Inputs &in) {
-                  std::vector<double> h = matmul(in.at("X"), in.at("W"));
+                  std::vector<double> h = matmulReference(in.at("X"), in.at("W"));
                   std::vector<double> t(h.size()), rowmax(kRows, -INFINITY);
                   for (size_t i = 0; i < h.size(); ++i)
                     t[i] = std::tanh(h[i]);
@@ -224,7 +213,7 @@ TEST_CASE("2-D mesh, model C: softmax and log-sum-exp over model-split classes",
           "[exec][mesh2d]") {
   runEverywhere(sized(kModelC), "model_c.mlir", kMeshes, true,
                 [](const RunOutcome &r, const Inputs &in) {
-                  std::vector<double> h = matmul(in.at("X"), in.at("W"));
+                  std::vector<double> h = matmulReference(in.at("X"), in.at("W"));
                   std::vector<double> p(h.size()), lse(kRows);
                   for (int64_t i = 0; i < kRows; ++i) {
                     double mx = -INFINITY, s = 0;
@@ -272,7 +261,7 @@ func.func @main(
 )";
   runEverywhere(sized(kModelD), "model_d.mlir", kMeshes, false,
                 [](const RunOutcome &r, const Inputs &in) {
-                  std::vector<double> h = matmul(in.at("X"), in.at("W"));
+                  std::vector<double> h = matmulReference(in.at("X"), in.at("W"));
                   std::vector<double> colmean(kN, 0.0);
                   for (int64_t i = 0; i < kRows; ++i)
                     for (int64_t j = 0; j < kN; ++j)

@@ -102,16 +102,6 @@ std::vector<double> map(const F32Array &a, double (*f)(double)) {
   return v;
 }
 
-std::vector<double> matmul(const F32Array &X, const F32Array &W) {
-  int64_t r = X.shape[0], k = X.shape[1], n = W.shape[1];
-  std::vector<double> h(r * n, 0.0);
-  for (int64_t i = 0; i < r; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t q = 0; q < k; ++q)
-        h[i * n + j] += static_cast<double>(X.at(i, q)) * W.at(q, j);
-  return h;
-}
-
 /// Compiles `model` for every mesh (the first must be the 1-rank one), runs
 /// two draws of inputs named `inputNames`, and compares every output with
 /// the reference and with the 1-rank run; replicas must agree.
@@ -212,7 +202,7 @@ TEST_CASE("reshard: all_to_all and reduce_scatter on 3 and 6 ranks ([12, 12])",
   runEverywhere(resized(kReduceScatter), {"x=1", "x=3", "x=6"}, {"X", "W"},
                 [](const Inputs &in) {
                   return std::map<std::string, std::vector<double>>{
-                      {"h", matmul(in.at("X"), in.at("W"))}};
+                      {"h", matmulReference(in.at("X"), in.at("W"))}};
                 },
                 12);
   for (const char *mesh : {"x=3", "x=6"}) {
@@ -283,7 +273,7 @@ TEST_CASE("reshard: one dim over two axes, in both orders, on 2x2, 2x4 and 4x2 m
 TEST_CASE("reshard: a sharded-contraction dot constrained to be sharded is a reduce_scatter",
           "[exec][reshard]") {
   runEverywhere(kReduceScatter, {"x=1", "x=2", "x=4", "x=8"}, {"X", "W"}, [](const Inputs &in) {
-    return std::map<std::string, std::vector<double>>{{"h", matmul(in.at("X"), in.at("W"))}};
+    return std::map<std::string, std::vector<double>>{{"h", matmulReference(in.at("X"), in.at("W"))}};
   });
   for (int64_t n : {2, 4, 8}) {
     Compiled c = compile(kReduceScatter, "x=" + std::to_string(n), "rs.mlir");
@@ -301,7 +291,7 @@ TEST_CASE("reshard: reduce_scatter over one axis of a 2-D mesh", "[exec][reshard
                                    "data=4,model=2"},
                 {"X", "W"}, [](const Inputs &in) {
                   return std::map<std::string, std::vector<double>>{
-                      {"h", matmul(in.at("X"), in.at("W"))}};
+                      {"h", matmulReference(in.at("X"), in.at("W"))}};
                 });
   Compiled c = compile(kReduceScatter2D, "data=2,model=4", "rs2d.mlir");
   INFO(c.diagnostics);
@@ -408,7 +398,7 @@ TEST_CASE("reshard: uneven shapes, where blocks do not nest, stay exact", "[exec
                   expTanh, rows, cols);
   }
   auto dot = [](const Inputs &in) {
-    return std::map<std::string, std::vector<double>>{{"h", matmul(in.at("X"), in.at("W"))}};
+    return std::map<std::string, std::vector<double>>{{"h", matmulReference(in.at("X"), in.at("W"))}};
   };
   for (int64_t n : {5, 7})
     runEverywhere(resized(kReduceScatter, n, n), {"x=1", "x=2", "x=3", "x=4"}, {"X", "W"}, dot,

@@ -13,36 +13,6 @@
 using namespace shardrt_test;
 using Catch::Contains;
 
-namespace {
-
-struct GroupCase {
-  int32_t n;
-  std::vector<int64_t> groups;
-  int64_t groupSize;
-};
-
-/// Worlds of 1, 2, 3, 4 and 8 ranks; groups in rank and non-rank order; the
-/// rows and columns of a 2x2 and a 2x4 mesh.
-const std::vector<GroupCase> kGroupCases = {
-    {1, {0}, 1},
-    {2, {0, 1}, 2},
-    {3, {2, 0, 1}, 3}, // group order, not rank order, decides the layout
-    {4, {0, 1, 2, 3}, 4},
-    {4, {0, 2, 1, 3}, 2}, // 2x2 columns
-    {4, {0, 1, 2, 3}, 2}, // 2x2 rows
-    {8, {0, 4, 1, 5, 2, 6, 3, 7}, 2}, // 2x4: over "data"
-    {8, {0, 1, 2, 3, 4, 5, 6, 7}, 4}, // 2x4: over "model"
-    {8, {7, 6, 5, 4, 3, 2, 1, 0}, 8},
-};
-
-const int64_t *groupOf(const GroupCase &c, int64_t rank, int64_t *position) {
-  size_t at = std::find(c.groups.begin(), c.groups.end(), rank) - c.groups.begin();
-  *position = static_cast<int64_t>(at % c.groupSize);
-  return c.groups.data() + (at / c.groupSize) * c.groupSize;
-}
-
-} // namespace
-
 TEST_CASE("reduce_scatter: every dtype and op, whole worlds and 2-D groups") {
   const int64_t outer = 2, inner = 3;
   for (const GroupCase &c : kGroupCases)

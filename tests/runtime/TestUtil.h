@@ -123,6 +123,36 @@ constexpr int32_t kAllDtypes[] = {SHARDRT_F32, SHARDRT_F64, SHARDRT_F16, SHARDRT
                                   SHARDRT_I64, SHARDRT_I32, SHARDRT_I8,  SHARDRT_BOOL};
 constexpr int32_t kAllOps[] = {SHARDRT_SUM, SHARDRT_MAX, SHARDRT_MIN, SHARDRT_PROD};
 
+/// A world of `n` ranks split into groups of `groupSize`, listed group after
+/// group in `groups` (the layout shardrt's grouped collectives take).
+struct GroupCase {
+  int32_t n;
+  std::vector<int64_t> groups;
+  int64_t groupSize;
+};
+
+/// Worlds of 1, 2, 3, 4 and 8 ranks; groups in rank and non-rank order; the
+/// rows and columns of a 2x2 and a 2x4 mesh.
+inline const std::vector<GroupCase> kGroupCases = {
+    {1, {0}, 1},
+    {2, {0, 1}, 2},
+    {3, {2, 0, 1}, 3}, // group order, not rank order, decides the layout
+    {4, {0, 1, 2, 3}, 4},
+    {4, {0, 2, 1, 3}, 2}, // 2x2 columns
+    {4, {0, 1, 2, 3}, 2}, // 2x2 rows
+    {8, {0, 4, 1, 5, 2, 6, 3, 7}, 2}, // 2x4: over "data"
+    {8, {0, 1, 2, 3, 4, 5, 6, 7}, 4}, // 2x4: over "model"
+    {8, {7, 6, 5, 4, 3, 2, 1, 0}, 8},
+};
+
+/// The members of `rank`'s group, and its `position` in it.
+inline const int64_t *groupOf(const GroupCase &c, int64_t rank, int64_t *position) {
+  size_t at = std::find(c.groups.begin(), c.groups.end(), rank) - c.groups.begin();
+  *position = static_cast<int64_t>(at % c.groupSize);
+  return c.groups.data() + (at / c.groupSize) * c.groupSize;
+}
+
+
 } // namespace shardrt_test
 
 #endif // SHARDRT_TESTS_TESTUTIL_H

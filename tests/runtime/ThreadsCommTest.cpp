@@ -191,22 +191,8 @@ TEST_CASE("all_reduce: NaN propagates through max and min, integers wrap") {
 }
 
 TEST_CASE("all_gather: every dtype, outer > 1, whole worlds and groups") {
-  struct Case {
-    int32_t n;
-    std::vector<int64_t> groups;
-    int64_t groupSize;
-  };
-  const std::vector<Case> cases = {
-      {1, {0}, 1},
-      {2, {0, 1}, 2},
-      {3, {2, 0, 1}, 3}, // group order, not rank order, decides the layout
-      {4, {0, 2, 1, 3}, 2},
-      {4, {0, 1, 2, 3}, 4},
-      {8, {0, 4, 1, 5, 2, 6, 3, 7}, 2},
-      {8, {7, 6, 5, 4, 3, 2, 1, 0}, 8},
-  };
   const int64_t outer = 3, inner = 2;
-  for (const Case &c : cases) {
+  for (const GroupCase &c : kGroupCases) {
     for (int32_t dtype : kAllDtypes) {
       INFO("n=" << c.n << " groups=" << c.groups.size() / c.groupSize << "x" << c.groupSize
                 << " dtype=" << shardrt_dtype_name(dtype));
@@ -230,8 +216,8 @@ TEST_CASE("all_gather: every dtype, outer > 1, whole worlds and groups") {
       INFO(shardrt_last_error());
       REQUIRE(s == SHARDRT_OK);
       for (int32_t r = 0; r < c.n; ++r) {
-        size_t at = std::find(c.groups.begin(), c.groups.end(), r) - c.groups.begin();
-        const int64_t *members = c.groups.data() + (at / g) * g;
+        int64_t position;
+        const int64_t *members = groupOf(c, r, &position);
         for (int64_t o = 0; o < outer; ++o)
           for (int64_t m = 0; m < g; ++m)
             for (int64_t i = 0; i < inner; ++i)
