@@ -11,8 +11,9 @@
 // A function's signature is written the same way, all arguments (or all
 // results) at once: FunctionOpInterface::setArgAttr rebuilds the list of
 // every argument's dictionary, so setting each of N arguments one by one is
-// quadratic (measured: a 2,500-argument MLP took 0.7 s in propagate and as
-// long again in global-to-local; 25,000 arguments did not finish in 120 s).
+// quadratic (measured on bench/propagation's mlp, 2,500 arguments: 0.19 s
+// in propagate and 0.17 s in global-to-local, against 0.008 s and 0.0014 s
+// written at once; with 25,000 arguments the run did not finish in 120 s).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_SHARDINGWRITER_H
