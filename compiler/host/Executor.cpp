@@ -123,8 +123,8 @@ bool makeLocalBuffers(const Signature &sig, const ArraySet &inputs, int64_t devi
   return true;
 }
 
-std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object,
-                                void (*&entry)(void **), std::string &error) {
+std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object, EntryFn &entry,
+                                std::string &error) {
   std::vector<LoadedObject::Symbol> symbols;
   for (const shardrt_symbol *s = shardrt_symbols(); s->name; ++s)
     symbols.emplace_back(s->name, s->address);
@@ -158,6 +158,13 @@ int32_t rankBody(shardrt_comm *comm, void *user) {
 
 bool runThreads(const Signature &sig, const std::string &object, const ArraySet &inputs,
                 RunResult &result, std::string &error) {
+  EntryFn entry = nullptr;
+  std::shared_ptr<void> code = loadEntry(sig, object, entry, error);
+  return code && runThreadsEntry(sig, entry, inputs, result, error);
+}
+
+bool runThreadsEntry(const Signature &sig, EntryFn entry, const ArraySet &inputs,
+                     RunResult &result, std::string &error) {
   if (std::string e = checkInputs(sig, inputs); !e.empty()) {
     error = e;
     return false;
@@ -167,10 +174,6 @@ bool runThreads(const Signature &sig, const std::string &object, const ArraySet 
   for (int64_t d = 0; d < devices; ++d)
     if (!makeLocalBuffers(sig, inputs, d, ranks[d], error))
       return false;
-  LoadedObject::EntryFn entry = nullptr;
-  std::shared_ptr<void> code = loadEntry(sig, object, entry, error);
-  if (!code)
-    return false;
 
   WorldState state{entry, &ranks};
   shardrt_world *world = shardrt_threads_create(static_cast<int32_t>(devices));
@@ -245,9 +248,13 @@ bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
   Feedback feedback;
   if (!planFeedback(sig, feedback, error))
     return false;
+  EntryFn entry = nullptr;
+  std::shared_ptr<void> code = loadEntry(sig, object, entry, error);
+  if (!code)
+    return false;
   for (int64_t step = 0; step < steps; ++step) {
     result = RunResult();
-    if (!run(sig, object, inputs, result, error)) {
+    if (!run(sig, entry, inputs, result, error)) {
       error = "step " + std::to_string(step + 1) + ": " + error;
       return false;
     }
@@ -258,7 +265,12 @@ bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
     for (auto [o, i] : feedback.outputToInput) {
       shardrt_array *in = const_cast<shardrt_array *>(inputs.find(sig.inputs[i].name));
       shardrt_array next{};
-      if (!in || !copyArray(result.outputs.arrays[o], next)) {
+      if (!in) {
+        error = "cannot feed output '" + sig.outputs[o].name + "' back: no input '" +
+                sig.inputs[i].name + "' was given";
+        return false;
+      }
+      if (!copyArray(result.outputs.arrays[o], next)) {
         error = "cannot feed output '" + sig.outputs[o].name + "' back: " + shardrt_last_error();
         return false;
       }

@@ -44,10 +44,17 @@ struct RunResult {
 /// else a message naming the argument and what would fix it.
 std::string checkInputs(const Signature &sig, const ArraySet &inputs);
 
+/// A compiled model's entry, as loadEntry() finds it: the local buffers'
+/// pointers in entry-ABI order.
+using EntryFn = void (*)(void **);
+
 /// Runs the object (its bytes) on every device of `sig.mesh` in one process.
 /// Returns false and sets `error` on failure.
 bool runThreads(const Signature &sig, const std::string &object, const ArraySet &inputs,
                 RunResult &result, std::string &error);
+/// The same with the entry already loaded (runSteps loads it once).
+bool runThreadsEntry(const Signature &sig, EntryFn entry, const ArraySet &inputs,
+                     RunResult &result, std::string &error);
 
 /// `shardc run --steps N`: which outputs feed which inputs between steps
 /// (an output whose name is an input's name, e.g. the updated weights `w`
@@ -58,16 +65,17 @@ struct Feedback {
 };
 bool planFeedback(const Signature &sig, Feedback &feedback, std::string &error);
 
-/// Runs `steps` steps: after each, every fed-back output replaces its input
-/// in `inputs` (copied; `result` keeps the outputs). `afterStep(step,
-/// result)` is called after each step (0-based) and may stop the run by
-/// returning false (with `error` set by the caller's message).
-/// `run` executes one step (runThreads, or one MPI rank's runMpiRank).
-using StepRunner = std::function<bool(const Signature &, const std::string &, const ArraySet &,
-                                      RunResult &, std::string &)>;
+/// Runs `steps` steps: the object is loaded once; after each step, every
+/// fed-back output replaces its input in `inputs` (copied; `result` keeps
+/// the outputs). `afterStep(step, result)` is called after each step
+/// (0-based) and may stop the run by returning false (with `error` set by
+/// the caller's message). `run` executes one step (runThreadsEntry, or one
+/// MPI rank's runMpiRank).
+using StepRunner =
+    std::function<bool(const Signature &, EntryFn, const ArraySet &, RunResult &, std::string &)>;
 bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
               int64_t steps, const std::function<bool(int64_t, const RunResult &)> &afterStep,
-              RunResult &result, std::string &error, const StepRunner &run = runThreads);
+              RunResult &result, std::string &error, const StepRunner &run = runThreadsEntry);
 
 /// One device's local buffers in entry-ABI order: its shard of every input
 /// (padded, ceil layout), then zeroed outputs of their local shapes.
@@ -85,8 +93,8 @@ bool makeLocalBuffers(const Signature &sig, const ArraySet &inputs, int64_t devi
 
 /// Links the object against shardrt's symbols and finds `sig.entry`; the
 /// returned handle keeps the code alive (null, with `error`, on failure).
-std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object,
-                                void (*&entry)(void **), std::string &error);
+std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object, EntryFn &entry,
+                                std::string &error);
 
 /// Placement of `t` for the runtime.
 shardrt_placement placementOf(const TensorSignature &t, const Mesh &mesh);

@@ -31,8 +31,8 @@ void finishMpi() {
   comm = nullptr;
 }
 
-bool runMpiRank(const Signature &sig, const std::string &object, const ArraySet &inputs,
-                RunResult &result, std::string &error) {
+bool runMpiRank(const Signature &sig, EntryFn entry, const ArraySet &inputs, RunResult &result,
+                std::string &error) {
   if (std::string e = checkInputs(sig, inputs); !e.empty()) {
     error = e;
     return false;
@@ -42,10 +42,6 @@ bool runMpiRank(const Signature &sig, const std::string &object, const ArraySet 
     return false;
   LocalBuffers local;
   if (!makeLocalBuffers(sig, inputs, rank, local, error))
-    return false;
-  void (*entry)(void **) = nullptr;
-  std::shared_ptr<void> code = loadEntry(sig, object, entry, error);
-  if (!code)
     return false;
   entry(local.pointers.data());
 

@@ -21,9 +21,9 @@ namespace shardc {
 /// when the job does not have one process per device of `sig.mesh`.
 bool startMpi(const Signature &sig, int32_t &rank, std::string &error);
 
-/// runThreads() for this process's rank of an MPI job (see the header).
-bool runMpiRank(const Signature &sig, const std::string &object, const ArraySet &inputs,
-                RunResult &result, std::string &error);
+/// runThreadsEntry() for this process's rank of an MPI job (see the header).
+bool runMpiRank(const Signature &sig, EntryFn entry, const ArraySet &inputs, RunResult &result,
+                std::string &error);
 
 /// Ends the MPI job cleanly (collective); call once at the end.
 void finishMpi();

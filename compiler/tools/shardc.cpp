@@ -499,7 +499,7 @@ int runRun(const Args &a) {
   // Under MPI every process runs its own rank; rank 0 speaks for the job.
   bool mpi = a.backend == "mpi";
   int32_t rank = 0;
-  shardc::StepRunner runner = shardc::runThreads;
+  shardc::StepRunner runner = shardc::runThreadsEntry;
   if (mpi) {
     if (!shardc::startMpi(m->signature, rank, error)) {
       llvm::errs() << "shardc: error: " << error << "\n";

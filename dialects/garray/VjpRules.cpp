@@ -227,8 +227,12 @@ LogicalResult vjp(TanhOp op, Adj &a, Value g, Grads &out) {
   out[0] = a.mul(g, a.sub(a.splatLike(g, 1.0), a.mul(y, y)));
   return success();
 }
-// Piecewise constant: derivative zero wherever it exists (as JAX).
-template <typename OpT> LogicalResult vjpZero(OpT, Adj &, Value, Grads &) { return success(); }
+// Piecewise constant: derivative zero wherever it exists (as JAX); the
+// operand's gradient stays null, which the autodiff pass reads as zero.
+LogicalResult vjp(CeilOp, Adj &, Value, Grads &) { return success(); }
+LogicalResult vjp(FloorOp, Adj &, Value, Grads &) { return success(); }
+LogicalResult vjp(RoundOp, Adj &, Value, Grads &) { return success(); }
+LogicalResult vjp(SignOp, Adj &, Value, Grads &) { return success(); }
 
 //===----------------------------------------------------------------------===//
 // Shape ops
@@ -500,31 +504,18 @@ struct VjpModel : public VjpOpInterface::ExternalModel<VjpModel<OpT>, OpT> {
   }
 };
 
-template <typename OpT>
-struct ZeroVjpModel : public VjpOpInterface::ExternalModel<ZeroVjpModel<OpT>, OpT> {
-  LogicalResult buildVjp(Operation *op, OpBuilder &, ValueRange,
-                         SmallVectorImpl<Value> &operandGrads) const {
-    operandGrads.assign(op->getNumOperands(), Value());
-    return success();
-  }
-};
-
 template <typename... Ops> void attach(MLIRContext *ctx) {
   (Ops::template attachInterface<VjpModel<Ops>>(*ctx), ...);
-}
-template <typename... Ops> void attachZero(MLIRContext *ctx) {
-  (Ops::template attachInterface<ZeroVjpModel<Ops>>(*ctx), ...);
 }
 
 } // namespace
 
 void mlir::garray::registerVjpModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GArrayDialect *) {
-    attach<AbsOp, AddOp, BroadcastInDimOp, ClampOp, ConcatenateOp, ConvertOp, CosOp, DivOp,
-           DotGeneralOp, ExpOp, Expm1Op, GatherOp, LogOp, Log1pOp, LogisticOp, MaxOp, MeanOp,
-           MinOp, MulOp, NegOp, PadOp, PowOp, ReduceOp, RemOp, ReshapeOp, ReverseOp, RsqrtOp,
-           ScatterAddOp, SelectOp, ShardingConstraintOp, ShiftOp, SinOp, SliceOp, SqrtOp, SubOp,
-           TanhOp, TransposeOp>(ctx);
-    attachZero<CeilOp, FloorOp, RoundOp, SignOp>(ctx);
+    attach<AbsOp, AddOp, BroadcastInDimOp, CeilOp, ClampOp, ConcatenateOp, ConvertOp, CosOp,
+           DivOp, DotGeneralOp, ExpOp, Expm1Op, FloorOp, GatherOp, LogOp, Log1pOp, LogisticOp,
+           MaxOp, MeanOp, MinOp, MulOp, NegOp, PadOp, PowOp, ReduceOp, RemOp, ReshapeOp,
+           ReverseOp, RoundOp, RsqrtOp, ScatterAddOp, SelectOp, ShardingConstraintOp, ShiftOp,
+           SignOp, SinOp, SliceOp, SqrtOp, SubOp, TanhOp, TransposeOp>(ctx);
   });
 }

@@ -267,7 +267,7 @@ std::vector<LrStep> maskedReference(const TypedInputs &in, int steps) {
 } // namespace
 
 TEST_CASE("masked_regression.mlir: the global masked mean with 4/1 and 2/2/1/0 valid rows per "
-          "shard, 3 steps on 1, 2, 4, 8 ranks",
+          "shard, 3 steps on 1, 2, 3, 4, 8 ranks",
           "[exec][training][masked]") {
   TypedInputs in = lrSeedInputs();
   in["mask"] = loadTyped(runfile("samples/masked_regression/mask.npy"));
