@@ -54,7 +54,9 @@ const CachedRule *FactorRuleCache::lookup(Operation *op) {
   for (Type t : k.types)
     mix(t.getAsOpaquePointer());
   h = h * 31 + k.numOperands;
-  auto &bucket = byHash[static_cast<unsigned>(h ^ (h >> 32))];
+  // DenseMap<unsigned> reserves ~0u and ~0u - 1 (empty, tombstone keys).
+  unsigned key = static_cast<unsigned>(h ^ (h >> 32));
+  auto &bucket = byHash[key >= ~0u - 1 ? 0 : key];
   for (unsigned i : bucket)
     if (keys[i] == k) {
       remember(i);

@@ -291,8 +291,7 @@ void readCollectives(func::FuncOp func, Signature &sig) {
   func.walk([&](Operation *op) {
     if (auto shift = dyn_cast<garray::ShiftOp>(op))
       return readHalo(shift, sig);
-    if (!isa<garray::AllReduceOp, garray::AllGatherOp, garray::AllSliceOp,
-             garray::ReduceScatterOp, garray::AllToAllOp, garray::CollectivePermuteOp>(op))
+    if (!garray::isGlobalCollective(op))
       return;
     CollectiveRecord c;
     c.kind = op->getName().stripDialect().str();

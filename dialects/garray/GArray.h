@@ -45,6 +45,15 @@ namespace mlir::garray {
 /// Name of the discardable attribute carrying a sharding on ops and args.
 inline constexpr llvm::StringLiteral kShardingAttrName = "garray.sharding";
 
+/// A collective of the global program (all_reduce, all_gather, all_slice,
+/// reduce_scatter, all_to_all, collective_permute): inserted by the
+/// collectives passes, turned into comm ops by global-to-local. The one list
+/// every pass that treats them alike asks.
+inline bool isGlobalCollective(Operation *op) {
+  return isa<AllReduceOp, AllGatherOp, AllSliceOp, ReduceScatterOp, AllToAllOp,
+             CollectivePermuteOp>(op);
+}
+
 /// The sharding recorded for `value` (on its defining op or function
 /// argument), or null.
 ShardingAttr getSharding(Value value);

@@ -66,8 +66,7 @@ public:
         visitReturn(ret);
       else if (auto call = dyn_cast<func::CallOp>(op); call && definedCallee(call))
         visitCall(call, definedCallee(call));
-      else if (!isa<ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp, ReduceScatterOp, AllToAllOp,
-                     CollectivePermuteOp>(op))
+      else if (!isa<ReshardOp>(op) && !isGlobalCollective(op))
         visitRuleless(op);
     });
     return ok;

@@ -342,6 +342,7 @@ ReshardPlan planReshard(const TensorSharding &from, const TensorSharding &to, co
     int steps;
     int parent;
     CollectiveStep step; // the move from the parent
+    bool superseded;     // a cheaper node reached the same layout later
   };
   std::vector<Node> nodes;
   std::map<std::string, int> seen; // key -> index of its best node
@@ -351,15 +352,15 @@ ReshardPlan planReshard(const TensorSharding &from, const TensorSharding &to, co
   TensorSharding start = from;
   for (DimSharding &d : start.dims)
     d.open = false;
-  nodes.push_back(Node{start, 0, 0, -1, CollectiveStep{CollectiveStep::Kind::AllSlice}});
+  nodes.push_back(Node{start, 0, 0, -1, CollectiveStep{CollectiveStep::Kind::AllSlice}, false});
   seen[Planner::key(start)] = 0;
   queue.emplace(0, 0, 0);
   int found = -1;
   while (!queue.empty()) {
     auto [bytes, steps, index] = queue.top();
     queue.pop();
-    if (bytes != nodes[index].bytes || steps != nodes[index].steps)
-      continue; // superseded
+    if (nodes[index].superseded)
+      continue;
     if (p.reached(nodes[index].state)) {
       found = index;
       break;
@@ -376,8 +377,10 @@ ReshardPlan planReshard(const TensorSharding &from, const TensorSharding &to, co
       if (it != seen.end() && std::make_pair(nodes[it->second].bytes, nodes[it->second].steps) <=
                                   std::make_pair(b, n))
         continue;
+      if (it != seen.end())
+        nodes[it->second].superseded = true;
       TensorSharding after = s.after;
-      nodes.push_back(Node{std::move(after), b, n, index, std::move(s)});
+      nodes.push_back(Node{std::move(after), b, n, index, std::move(s), false});
       seen[k] = static_cast<int>(nodes.size()) - 1;
       queue.emplace(b, n, static_cast<int>(nodes.size()) - 1);
     }

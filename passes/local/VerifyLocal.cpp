@@ -14,8 +14,7 @@ namespace {
 struct VerifyLocal : shardc::impl::GArrayVerifyLocalBase<VerifyLocal> {
   void runOnOperation() override {
     WalkResult r = getOperation().walk([&](Operation *op) {
-      if (isa<MeshOp, ReshardOp, ShardingConstraintOp, AllReduceOp, AllGatherOp, AllSliceOp,
-              MeanOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op)) {
+      if (isa<MeshOp, ReshardOp, ShardingConstraintOp, MeanOp>(op) || isGlobalCollective(op)) {
         op->emitError("verify-local: '")
             << op->getName() << "' belongs to the global program and survived global-to-local";
         return WalkResult::interrupt();

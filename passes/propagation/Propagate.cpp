@@ -80,6 +80,27 @@ bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 /// Ties values to one sharding (a parameter and its optimizer moments).
 constexpr llvm::StringLiteral kGroupAttrName = "garray.sharding_group";
 
+/// Checks annotation `s` (null: none) at `where` in `func` against the mesh
+/// `name` that an earlier annotation at `first` named; the first annotation
+/// sets both. One function's annotations must all name one existing mesh.
+LogicalResult checkOneMesh(func::FuncOp func, ShardingAttr s, Operation *where,
+                           FlatSymbolRefAttr &name, Operation *&first) {
+  if (!s || s.getMesh() == name)
+    return success();
+  if (!lookupMesh(func, s.getMesh()))
+    return where->emitError("the sharding names mesh ")
+           << s.getMesh() << ", but no garray.mesh with that name is in scope";
+  if (!name) {
+    name = s.getMesh();
+    first = where;
+    return success();
+  }
+  InFlightDiagnostic d = where->emitError("a function may use one mesh, but this names ")
+                         << s.getMesh() << " while an earlier annotation names " << name;
+  d.attachNote(first->getLoc()) << "first mesh named here";
+  return d;
+}
+
 /// The one mesh all annotations in `func` name; null if none; failure if two.
 /// When the signature names one, the body is not searched here (a walk of
 /// every op): FunctionPropagation checks the body's annotations against it
@@ -89,22 +110,8 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
   Operation *first = nullptr;
   LogicalResult ok = success();
   auto visit = [&](ShardingAttr s, Operation *where) {
-    if (!s || failed(ok))
-      return;
-    if (!lookupMesh(func, s.getMesh())) {
-      ok = where->emitError("the sharding names mesh ")
-           << s.getMesh() << ", but no garray.mesh with that name is in scope";
-      return;
-    }
-    if (!name) {
-      name = s.getMesh();
-      first = where;
-    } else if (name != s.getMesh()) {
-      InFlightDiagnostic d = where->emitError("a function may use one mesh, but this names ")
-                             << s.getMesh() << " while an earlier annotation names " << name;
-      d.attachNote(first->getLoc()) << "first mesh named here";
-      ok = failure();
-    }
+    if (succeeded(ok))
+      ok = checkOneMesh(func, s, where, name, first);
   };
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     visit(func.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName), func);
@@ -536,8 +543,9 @@ private:
   /// errors, in its order). Only ops flagged with attributes or as
   /// constraints are read.
   LogicalResult checkBodyMeshes() {
-    FlatSymbolRefAttr name = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
     for (auto [f, range] : llvm::zip(funcs, opRange)) {
+      FlatSymbolRefAttr name = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+      Operation *first = f;
       for (size_t i = range.first; i < range.second; ++i) {
         if (!(opFlags[i] & (kHasAttrs | kConstraint)))
           continue;
@@ -545,15 +553,8 @@ private:
         ShardingAttr s = (opFlags[i] & kConstraint)
                              ? cast<ShardingConstraintOp>(op).getSharding()
                              : op->getAttrOfType<ShardingAttr>(kShardingAttrName);
-        if (!s || s.getMesh() == name)
-          continue;
-        if (!lookupMesh(f, s.getMesh()))
-          return op->emitError("the sharding names mesh ")
-                 << s.getMesh() << ", but no garray.mesh with that name is in scope";
-        InFlightDiagnostic d = op->emitError("a function may use one mesh, but this names ")
-                               << s.getMesh() << " while an earlier annotation names " << name;
-        d.attachNote(f.getLoc()) << "first mesh named here";
-        return d;
+        if (failed(checkOneMesh(f, s, op, name, first)))
+          return failure();
       }
     }
     return success();
@@ -597,8 +598,7 @@ private:
     // Values made by ops without a rule are whole on every device: closed
     // and replicated, so propagation never pushes a sharding into them.
     walkAll(kNoRule, [&](Operation *op) {
-      if (isa<ShardingConstraintOp, ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp,
-                     ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op))
+      if (isa<ShardingConstraintOp, ReshardOp>(op) || isGlobalCollective(op))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
         return;
@@ -658,15 +658,7 @@ private:
     if (rule.index >= lastStep.size())
       lastStep.resize(rule.index + 1, nullptr);
     const StepMemo::value_type *&last = lastStep[rule.index];
-    auto sameKey = [&](ArrayRef<uint32_t> a) {
-      if (a.size() != key.size())
-        return false;
-      for (size_t i = 0; i < a.size(); ++i)
-        if (a[i] != key[i])
-          return false;
-      return true;
-    };
-    if (last && sameKey(last->first))
+    if (last && last->first == ArrayRef<uint32_t>(key))
       return last->second;
     if (auto it = stepMemo.find(key); it != stepMemo.end()) {
       last = &*it;
@@ -793,8 +785,7 @@ private:
   LogicalResult checkRuleless() {
     LogicalResult ok = success();
     walkAll(kNoRule, [&](Operation *op) {
-      if (isa<ShardingConstraintOp, func::ReturnOp, ReshardOp, AllReduceOp, AllGatherOp,
-              AllSliceOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(op) ||
+      if (isa<ShardingConstraintOp, func::ReturnOp, ReshardOp>(op) || isGlobalCollective(op) ||
           failed(ok))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
