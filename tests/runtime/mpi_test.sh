@@ -3,12 +3,12 @@
 # three failures (a late rank, a rank that finalizes early, shardrt_abort),
 # each of which must end the job with a non-zero status and a message instead
 # of hanging.
-# Skips (exit 0) only when mpirun is not installed.
+# Fails when mpirun is not installed (.ci/install-deps installs Open MPI).
 set -u
 bin=$1
 if ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIPPED: mpirun not found"
-  exit 0
+  echo "FAILED: mpirun not found; install Open MPI (bash .ci/install-deps does)"
+  exit 1
 fi
 export OMPI_MCA_btl=self,vader
 export OMPI_MCA_plm_rsh_agent=false
