@@ -68,6 +68,13 @@ FailureOr<shardc::Mesh> toCoreMesh(MeshOp mesh);
 
 shardc::Reduction toCore(ReductionKind kind);
 ReductionKind fromCore(shardc::Reduction kind);
+
+/// The neutral element of `kind` for `element` (0, 1, -inf, +inf, or the
+/// integer extremes): a reduction's initial value, and what the padding of
+/// uneven shards holds so that it never changes a result. On i1 the kinds
+/// are logical (sum, max: or; prod, min: and), as the runtime combines i1
+/// partials.
+TypedAttr reductionIdentity(Builder &b, Type element, ReductionKind kind);
 /// Translates axis names to indices; `rank` pads missing trailing dims.
 /// Unknown axes are reported through `emitError` when given.
 FailureOr<shardc::TensorSharding>

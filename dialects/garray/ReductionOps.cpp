@@ -246,3 +246,26 @@ bool ScatterAddOp::hasZeroBase() {
     return i.getValue().isZero();
   return false;
 }
+
+TypedAttr mlir::garray::reductionIdentity(Builder &b, Type element, ReductionKind kind) {
+  if (auto f = dyn_cast<FloatType>(element)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    switch (kind) {
+    case ReductionKind::sum: return b.getFloatAttr(f, llvm::APFloat::getZero(sem));
+    case ReductionKind::prod: return b.getFloatAttr(f, llvm::APFloat(sem, "1"));
+    case ReductionKind::max: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/true));
+    case ReductionKind::min: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/false));
+    }
+  }
+  auto i = cast<IntegerType>(element);
+  unsigned w = i.getWidth();
+  if (w == 1)
+    return b.getIntegerAttr(i, kind == ReductionKind::prod || kind == ReductionKind::min ? 1 : 0);
+  switch (kind) {
+  case ReductionKind::sum: return b.getIntegerAttr(i, llvm::APInt(w, 0));
+  case ReductionKind::prod: return b.getIntegerAttr(i, llvm::APInt(w, 1));
+  case ReductionKind::max: return b.getIntegerAttr(i, llvm::APInt::getSignedMinValue(w));
+  case ReductionKind::min: return b.getIntegerAttr(i, llvm::APInt::getSignedMaxValue(w));
+  }
+  return {};
+}

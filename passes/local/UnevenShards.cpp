@@ -148,29 +148,6 @@ FailureOr<SmallVector<PaddingMask>> planPaddingMasks(Operation *op, MeshOp mesh,
   return masks;
 }
 
-TypedAttr reductionIdentity(Builder &b, Type element, Reduction kind) {
-  if (auto f = dyn_cast<FloatType>(element)) {
-    const llvm::fltSemantics &sem = f.getFloatSemantics();
-    switch (kind) {
-    case Reduction::Sum: return b.getFloatAttr(f, llvm::APFloat::getZero(sem));
-    case Reduction::Prod: return b.getFloatAttr(f, llvm::APFloat(sem, "1"));
-    case Reduction::Max: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/true));
-    case Reduction::Min: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/false));
-    }
-  }
-  auto i = cast<IntegerType>(element);
-  unsigned w = i.getWidth();
-  if (w == 1) // i1 reductions are logical: sum and max are or, prod and min and
-    return b.getIntegerAttr(i, kind == Reduction::Prod || kind == Reduction::Min ? 1 : 0);
-  switch (kind) {
-  case Reduction::Sum: return b.getIntegerAttr(i, llvm::APInt(w, 0));
-  case Reduction::Prod: return b.getIntegerAttr(i, llvm::APInt(w, 1));
-  case Reduction::Max: return b.getIntegerAttr(i, llvm::APInt::getSignedMinValue(w));
-  case Reduction::Min: return b.getIntegerAttr(i, llvm::APInt::getSignedMaxValue(w));
-  }
-  return {};
-}
-
 Value localIndexInRange(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, int64_t dim,
                         ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
   auto indexType = RankedTensorType::get(shape, b.getI64Type());
@@ -201,7 +178,7 @@ Value maskPadding(OpBuilder &b, Location loc, Value x, const PaddingMask &mask) 
     return x;
   Value identity = ConstantOp::create(
       b, loc,
-      DenseElementsAttr::get(type, reductionIdentity(b, type.getElementType(), mask.kind)));
+      DenseElementsAttr::get(type, reductionIdentity(b, type.getElementType(), fromCore(mask.kind))));
   return SelectOp::create(b, loc, type, inside, x, identity);
 }
 

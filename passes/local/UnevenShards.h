@@ -85,8 +85,6 @@ mlir::Value localIndexInRange(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::ArrayRef<int64_t> shape, int64_t dim,
                               llvm::ArrayRef<int64_t> lo, llvm::ArrayRef<int64_t> hi);
 
-/// The neutral element of `kind` for `element` (see the header comment).
-mlir::TypedAttr reductionIdentity(mlir::Builder &b, mlir::Type element, Reduction kind);
 
 /// select(iota(dim) < valid[device], x, identity) on the local value `x`.
 mlir::Value maskPadding(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,

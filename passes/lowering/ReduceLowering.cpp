@@ -17,28 +17,6 @@ using namespace mlir;
 using namespace mlir::garray;
 
 namespace {
-TypedAttr identity(OpBuilder &b, ReductionKind kind, Type elem) {
-  if (auto f = dyn_cast<FloatType>(elem)) {
-    const llvm::fltSemantics &sem = f.getFloatSemantics();
-    switch (kind) {
-    case ReductionKind::sum: return b.getFloatAttr(f, 0.0);
-    case ReductionKind::prod: return b.getFloatAttr(f, 1.0);
-    case ReductionKind::max: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, true));
-    case ReductionKind::min: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, false));
-    }
-  }
-  unsigned w = elem.getIntOrFloatBitWidth();
-  if (w == 1)
-    return b.getIntegerAttr(elem, kind == ReductionKind::prod || kind == ReductionKind::min);
-  switch (kind) {
-  case ReductionKind::sum: return b.getIntegerAttr(elem, 0);
-  case ReductionKind::prod: return b.getIntegerAttr(elem, 1);
-  case ReductionKind::max: return b.getIntegerAttr(elem, llvm::APInt::getSignedMinValue(w));
-  case ReductionKind::min: return b.getIntegerAttr(elem, llvm::APInt::getSignedMaxValue(w));
-  }
-  return {};
-}
-
 Value combine(OpBuilder &b, Location l, ReductionKind kind, Value acc, Value x) {
   bool f = isa<FloatType>(x.getType());
   if (x.getType().isInteger(1))
@@ -81,7 +59,7 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
     Location loc = op.getLoc();
     ReductionKind kind = op.getKind();
     Value init = arith::ConstantOp::create(rewriter, loc,
-                                           identity(rewriter, kind, out.getElementType()));
+                                           reductionIdentity(rewriter, out.getElementType(), kind));
     Value filled = shardc::createFilled(rewriter, loc, out, init);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{out}, ValueRange{op.getOperand()}, ValueRange{filled}, maps,
