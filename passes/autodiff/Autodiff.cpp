@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
+#include "dialects/garray/OpEmitter.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -44,12 +45,6 @@ namespace {
 bool isFloatTensor(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && isa<FloatType>(t.getElementType());
-}
-
-Value zerosLike(OpBuilder &b, Location loc, Type type) {
-  auto t = cast<RankedTensorType>(type);
-  return ConstantOp::create(b, loc,
-                            DenseElementsAttr::get(t, b.getFloatAttr(t.getElementType(), 0.0)));
 }
 
 LogicalResult expand(ValueAndGradOp vg, SymbolTableCollection &symbols) {
@@ -95,9 +90,7 @@ LogicalResult expand(ValueAndGradOp vg, SymbolTableCollection &symbols) {
       it->second = AddOp::create(b, loc, it->second, g);
   };
   if (active.contains(loss)) {
-    auto lt = cast<RankedTensorType>(loss.getType());
-    accumulate(loss, ConstantOp::create(
-                         b, loc, DenseElementsAttr::get(lt, b.getFloatAttr(lt.getElementType(), 1.0))));
+    accumulate(loss, OpEmitter{b, loc}.splat(loss.getType(), 1.0));
   }
   for (auto [op, copy] : llvm::reverse(tape)) {
     if (llvm::none_of(op->getResults(), [&](Value r) { return adjoint.count(r); }))
@@ -110,7 +103,7 @@ LogicalResult expand(ValueAndGradOp vg, SymbolTableCollection &symbols) {
     SmallVector<Value> resultGrads;
     for (Value r : op->getResults())
       resultGrads.push_back(adjoint.count(r) ? adjoint.lookup(r)
-                                             : zerosLike(b, loc, r.getType()));
+                                             : OpEmitter{b, loc}.splat(r.getType(), 0.0));
     SmallVector<Value> operandGrads;
     if (failed(vjp.buildVjp(b, resultGrads, operandGrads)))
       return failure();
@@ -123,7 +116,7 @@ LogicalResult expand(ValueAndGradOp vg, SymbolTableCollection &symbols) {
   for (int64_t i : vg.getWrt()) {
     Value arg = callee.getArgument(i);
     results.push_back(adjoint.count(arg) ? adjoint.lookup(arg)
-                                         : zerosLike(b, loc, arg.getType()));
+                                         : OpEmitter{b, loc}.splat(arg.getType(), 0.0));
   }
   vg.replaceAllUsesWith(results);
   vg.erase();

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
+#include "dialects/garray/OpEmitter.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -27,37 +28,6 @@ using namespace mlir;
 using namespace mlir::garray;
 
 namespace {
-
-struct Emit {
-  OpBuilder &b;
-  Location loc;
-
-  Value splat(Type type, double v) {
-    auto t = cast<RankedTensorType>(type);
-    return ConstantOp::create(b, loc,
-                              DenseElementsAttr::get(t, b.getFloatAttr(t.getElementType(), v)));
-  }
-  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
-  Value scale(Value x, double s) { return mul(x, splat(x.getType(), s)); }
-  /// A rank-0 value broadcast to `type`.
-  Value bcast(Value scalar, Type type) {
-    if (scalar.getType() == type)
-      return scalar;
-    return BroadcastInDimOp::create(b, loc, type, scalar, b.getDenseI64ArrayAttr({}));
-  }
-  Value sumAll(Value x) {
-    auto t = cast<RankedTensorType>(x.getType());
-    if (t.getRank() == 0)
-      return x;
-    SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
-    return ReduceOp::create(b, loc, RankedTensorType::get({}, t.getElementType()),
-                            ReductionKindAttr::get(b.getContext(), ReductionKind::sum), x,
-                            b.getDenseI64ArrayAttr(dims), UnitAttr());
-  }
-};
 
 /// The gradient as the update reads it: pinned to its parameter's declared
 /// layout (when the parameter is an argument with a placement). A gradient
@@ -77,7 +47,7 @@ Value pinGradient(OpBuilder &b, Location loc, Value grad, Value param) {
 
 void expand(SgdUpdateOp op) {
   OpBuilder b(op);
-  Emit e{b, op.getLoc()};
+  OpEmitter e{b, op.getLoc()};
   Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
   op.replaceAllUsesWith(e.sub(op.getParam(), e.scale(g, op.getLr().convertToDouble())));
   op.erase();
@@ -85,7 +55,7 @@ void expand(SgdUpdateOp op) {
 
 void expand(MomentumUpdateOp op) {
   OpBuilder b(op);
-  Emit e{b, op.getLoc()};
+  OpEmitter e{b, op.getLoc()};
   Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
   Value v = e.add(e.scale(op.getVelocity(), op.getMomentum().convertToDouble()), g);
   Value w = e.sub(op.getParam(), e.scale(v, op.getLr().convertToDouble()));
@@ -97,7 +67,7 @@ void expand(MomentumUpdateOp op) {
 // steps), so 1 - beta^t is computed with garray.pow on a rank-0 tensor.
 void expand(AdamUpdateOp op) {
   OpBuilder b(op);
-  Emit e{b, op.getLoc()};
+  OpEmitter e{b, op.getLoc()};
   double b1 = op.getBeta1().convertToDouble(), b2 = op.getBeta2().convertToDouble();
   Type type = op.getParam().getType(), scalar = op.getT().getType();
   Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
@@ -105,7 +75,7 @@ void expand(AdamUpdateOp op) {
   Value nu = e.add(e.scale(op.getNu(), b2), e.scale(e.mul(g, g), 1.0 - b2));
   auto correction = [&](double beta) {
     Value pow = PowOp::create(b, op.getLoc(), e.splat(scalar, beta), op.getT());
-    return e.bcast(e.sub(e.splat(scalar, 1.0), pow), type);
+    return e.broadcastScalar(e.sub(e.splat(scalar, 1.0), pow), type);
   };
   Value muHat = e.div(mu, correction(b1));
   Value nuHat = e.div(nu, correction(b2));
@@ -122,7 +92,7 @@ void expand(AdamUpdateOp op) {
 // clipped = g * max_norm / max(norm, max_norm).
 void expand(ClipByGlobalNormOp op) {
   OpBuilder b(op);
-  Emit e{b, op.getLoc()};
+  OpEmitter e{b, op.getLoc()};
   Value total;
   for (Value g : op.getGrads()) {
     Value sq = e.sumAll(e.mul(g, g));
@@ -135,7 +105,7 @@ void expand(ClipByGlobalNormOp op) {
   Value factor = e.div(limit, MaxOp::create(b, op.getLoc(), norm, limit));
   SmallVector<Value> clipped;
   for (Value g : op.getGrads())
-    clipped.push_back(e.mul(g, e.bcast(factor, g.getType())));
+    clipped.push_back(e.mul(g, e.broadcastScalar(factor, g.getType())));
   op.replaceAllUsesWith(clipped);
   op.erase();
 }
