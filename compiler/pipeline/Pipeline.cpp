@@ -485,8 +485,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
     return true;
   };
 
-  // Phase 0: the global program as written, with the mesh sizes of this build.
-  // Training steps are differentiated first, on the global program (the
+  // Phase 0: the global program with the mesh sizes of this build, composites
+  // decomposed (what --emit=global prints). Training steps are differentiated, on the global program (the
   // gradient is the derivative of what the user wrote, never a local
   // objective), and optimizer updates become plain garray ops, so every
   // later phase sees one ordinary global program.
@@ -511,11 +511,12 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   if (stopHere(Phase::Global))
     return result;
 
-  // Phase 1: placements. Composites first, so the global denominators are
-  // constants before anything is sharded; then propagation to a fixed point.
-  // With `explain`, propagation also reports each value's provenance.
+  // Phase 1: placements. Composites were decomposed in phase 0 (their global
+  // denominators are constants before anything is sharded, and neither
+  // autodiff nor the optimizer expansion emits one); stencils are read as
+  // shifts, then propagation runs to a fixed point. With `explain`,
+  // propagation also reports each value's provenance.
   if (failed(run(module, [&](OpPassManager &pm) {
-        pm.addNestedPass<func::FuncOp>(createGArrayDecompose());
         pm.addNestedPass<func::FuncOp>(createGArrayRecognizeShifts());
         GArrayPropagateOptions propagate;
         propagate.explain = options.explain;
