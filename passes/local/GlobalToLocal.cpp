@@ -59,12 +59,8 @@ public:
     });
     if (planned.wasInterrupted())
       return failure();
-    for (BlockArgument arg : func.getArguments()) {
-      FailureOr<Type> t = localType(arg, func.getLoc(), "argument #" + std::to_string(arg.getArgNumber()));
-      if (failed(t))
-        return failure();
-      arg.setType(*t);
-    }
+    for (BlockArgument arg : func.getArguments())
+      arg.setType(localType(arg));
     LogicalResult ok = success();
     func::ReturnOp ret; // the first return, for the function type
     func.walk([&](Operation *op) {
@@ -132,26 +128,20 @@ public:
   }
 
 private:
-  // Under the ceil layout (every block padded to ceil(n/k)) this never fails;
-  // `loc` and `what` stay for callers that may name a value in an error;
-  // `what` is a Twine so that naming costs nothing until an error needs it.
-  FailureOr<Type> localType(Value v, Location loc, const Twine &what) {
+  /// `v`'s type on one device: its padded block under the ceil layout
+  /// (shardc::localShape), which every sharding has.
+  Type localType(Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     ShardingAttr s = getSharding(v);
     if (!t || !s)
       return v.getType();
     // A program has few distinct (type, sharding) pairs: compute each once.
-    auto known = localTypes.find({t, s});
-    if (known != localTypes.end())
-      return known->second;
-    shardc::TensorSharding core_s = *toCore(s, mesh, t.getRank());
-    SmallVector<int64_t> shape;
-    for (int64_t d = 0; d < t.getRank(); ++d) {
-      shape.push_back(shardc::shardSize(t.getDimSize(d), core.product(core_s.dims[d].axes)));
-    }
-    Type local = RankedTensorType::get(shape, t.getElementType());
-    localTypes[{t, s}] = local;
-    return local;
+    auto [it, inserted] = localTypes.try_emplace({t, s}, Type());
+    if (inserted)
+      it->second = RankedTensorType::get(
+          shardc::localShape(t.getShape().vec(), *toCore(s, mesh, t.getRank()), core),
+          t.getElementType());
+    return it->second;
   }
 
   std::pair<SmallVector<int64_t>, int64_t> groups(ArrayAttr axes) {
@@ -166,11 +156,8 @@ private:
   }
 
   LogicalResult replace(Operation *op, function_ref<Operation *(OpBuilder &, Type)> build) {
-    FailureOr<Type> t = localType(op->getResult(0), op->getLoc(), "result");
-    if (failed(t))
-      return failure();
     OpBuilder b(op);
-    Operation *created = build(b, *t);
+    Operation *created = build(b, localType(op->getResult(0)));
     if (Attribute reason = op->getAttr("reason"))
       created->setAttr("reason", reason);
     op->replaceAllUsesWith(created);
@@ -182,17 +169,15 @@ private:
   // other value is materialised whole and each device keeps its blocks.
   LogicalResult localizeConstant(ConstantOp c) {
     ShardingAttr s = getSharding(c.getResult());
-    FailureOr<Type> local = localType(c.getResult(), c.getLoc(), "constant");
-    if (failed(local))
-      return failure();
+    Type local = localType(c.getResult());
     c->removeAttr(kShardingAttrName);
-    if (!s || *local == c.getType())
+    if (!s || local == c.getType())
       return success();
     auto value = cast<DenseElementsAttr>(c.getValue());
     if (value.isSplat()) {
-      c.setValueAttr(DenseElementsAttr::get(cast<ShapedType>(*local),
+      c.setValueAttr(DenseElementsAttr::get(cast<ShapedType>(local),
                                             value.getSplatValue<Attribute>()));
-      c.getResult().setType(cast<RankedTensorType>(*local));
+      c.getResult().setType(cast<RankedTensorType>(local));
       return success();
     }
     shardc::TensorSharding core_s = *toCore(s, mesh, c.getType().getRank());
@@ -386,7 +371,7 @@ private:
     Operation *created;
     if (in.getDimSize(dim) == sOut * size || from.empty()) {
       Value padded = padDim(b, loc, c.getOperand(), dim, sOut * size);
-      auto out = cast<RankedTensorType>(*localType(c.getResult(), loc, ""));
+      auto out = cast<RankedTensorType>(localType(c.getResult()));
       created = comm::AllSliceOp::create(b, loc, out, padded, c.getDimAttr(),
                                          b.getDenseI64ArrayAttr(flat), b.getI64IntegerAttr(size));
     } else {
@@ -408,13 +393,8 @@ private:
   }
 
   LogicalResult retype(Operation *op) {
-    for (OpResult r : op->getResults()) {
-      FailureOr<Type> t =
-          localType(r, op->getLoc(), Twine("result #") + Twine(r.getResultNumber()));
-      if (failed(t))
-        return failure();
-      r.setType(*t);
-    }
+    for (OpResult r : op->getResults())
+      r.setType(localType(r));
     writer.remove(op);
     // Attributes that name global extents (a slice's limit) follow the types.
     if (auto localize = dyn_cast<LocalizeOpInterface>(op))
