@@ -16,9 +16,9 @@
 #include "passes/core/ReshardPlan.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <map>
 #include <optional>
 
 namespace shardc {
@@ -40,13 +40,9 @@ struct ReshardToCollectives
     if (reshards.empty())
       return markAllAnalysesPreserved();
     SmallVector<ReshardOp> kept;
-    for (ReshardOp op : reshards) {
-      FailureOr<bool> folded = foldIntoUser(op);
-      if (failed(folded))
-        return signalPassFailure();
-      if (!*folded)
+    for (ReshardOp op : reshards)
+      if (!foldIntoUser(op))
         kept.push_back(op);
-    }
     for (ReshardOp op : kept)
       if (failed(lower(op)))
         return signalPassFailure();
@@ -67,27 +63,24 @@ struct ReshardToCollectives
   void packScalarReductions() {
     SmallVector<Operation *> users;
     getOperation().walk([&](Operation *op) { users.push_back(op); });
+    // Every part of the key is uniqued; groups in the order first met.
+    using Key = std::tuple<Attribute, Attribute, Attribute, Type, Attribute, Attribute>;
     for (Operation *user : users) {
-      std::map<std::string, SmallVector<AllReduceOp>> groups;
-      SmallVector<std::string> order;
+      llvm::MapVector<Key, SmallVector<AllReduceOp>> groups;
       for (Value v : user->getOperands()) {
         auto ar = v.getDefiningOp<AllReduceOp>();
         auto type = dyn_cast<RankedTensorType>(v.getType());
         if (!ar || !type || type.getRank() != 0 || !firstUserIs(v, user))
           continue;
-        std::string key;
-        llvm::raw_string_ostream os(key);
-        os << ar.getKindAttr() << ar.getMeshAttr() << ar.getAxes() << type.getElementType()
-           << getSharding(ar.getOperand()) << getSharding(ar.getResult());
-        auto &members = groups[key];
-        if (members.empty())
-          order.push_back(key);
+        auto &members = groups[Key(ar.getKindAttr(), ar.getMeshAttr(), ar.getAxes(),
+                                   type.getElementType(), getSharding(ar.getOperand()),
+                                   getSharding(ar.getResult()))];
         if (!llvm::is_contained(members, ar))
           members.push_back(ar);
       }
-      for (const std::string &key : order)
-        if (groups[key].size() >= 2)
-          pack(groups[key], user);
+      for (auto &[key, members] : groups)
+        if (members.size() >= 2)
+          pack(members, user);
     }
   }
 
@@ -189,7 +182,7 @@ struct ReshardToCollectives
   /// one diff from its source to the user's target when that moves no more
   /// bytes than the two plans in a row: all_reduce + all_slice becomes one
   /// reduce_scatter. Returns whether `op` was folded away.
-  FailureOr<bool> foldIntoUser(ReshardOp op) {
+  bool foldIntoUser(ReshardOp op) {
     if (!op.getResult().hasOneUse())
       return false;
     auto user = dyn_cast<ReshardOp>(*op.getResult().getUsers().begin());
