@@ -27,6 +27,16 @@ using namespace mlir;
 
 namespace {
 
+/// `shape` seen as [outer, inner] around `dim`: the product of the dims
+/// before it and of it and the dims after it, as the runtime's collectives
+/// take their buffers (shardrt.h).
+std::pair<int64_t, int64_t> splitAt(ArrayRef<int64_t> shape, int64_t dim) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    (d < dim ? outer : inner) *= shape[d];
+  return {outer, inner};
+}
+
 /// shardrt_dtype codes (runtime/include/shardrt.h).
 FailureOr<int32_t> dtypeCode(Type t) {
   if (t.isF32()) return 0;
@@ -57,6 +67,11 @@ public:
       return std::make_tuple(pointerTo(b, loc, groupsGlobal(c.getGroups())),
                              i64(b, loc, c.getNumGroups()), i64(b, loc, c.getGroupSize()));
     };
+    // A buffer of the result's local type, for the runtime to write.
+    auto allocOut = [&] {
+      return memref::AllocOp::create(b, loc, MemRefType::get(out.getShape(), out.getElementType()))
+          .getResult();
+    };
     Value result;
     if (auto c = dyn_cast<comm::AllReduceOp>(op)) {
       Value buf = copyToBuffer(b, loc, c.getOperand());
@@ -67,11 +82,8 @@ public:
       result = toTensor(b, loc, out, buf);
     } else if (auto c = dyn_cast<comm::AllGatherOp>(op)) {
       Value src = copyToBuffer(b, loc, c.getOperand());
-      Value dst = memref::AllocOp::create(
-          b, loc, MemRefType::get(out.getShape(), out.getElementType()));
-      int64_t outer = 1, inner = 1;
-      for (int64_t d = 0; d < in.getRank(); ++d)
-        (d < c.getDim() ? outer : inner) *= in.getDimSize(d);
+      Value dst = allocOut();
+      auto [outer, inner] = splitAt(in.getShape(), c.getDim());
       auto [groups, numGroups, groupSize] = groupsOp(c);
       call(b, loc, "shardrt_all_gather",
            {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, outer), i64(b, loc, inner),
@@ -83,11 +95,8 @@ public:
       // The runtime views the input as [outer, group * inner], the output as
       // [outer, inner], with `inner` counted on the output's shape.
       Value src = copyToBuffer(b, loc, c.getOperand());
-      Value dst = memref::AllocOp::create(
-          b, loc, MemRefType::get(out.getShape(), out.getElementType()));
-      int64_t outer = 1, inner = 1;
-      for (int64_t d = 0; d < out.getRank(); ++d)
-        (d < c.getDim() ? outer : inner) *= out.getDimSize(d);
+      Value dst = allocOut();
+      auto [outer, inner] = splitAt(out.getShape(), c.getDim());
       auto [groups, numGroups, groupSize] = groupsOp(c);
       call(b, loc, "shardrt_reduce_scatter",
            {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, outer), i64(b, loc, inner),
@@ -99,18 +108,11 @@ public:
       // runtime sees the operand as [split_outer, group, split_inner] and the
       // result as [concat_outer, group, concat_inner] (shardrt.h).
       Value src = copyToBuffer(b, loc, c.getOperand());
-      Value dst = memref::AllocOp::create(
-          b, loc, MemRefType::get(out.getShape(), out.getElementType()));
+      Value dst = allocOut();
       SmallVector<int64_t> piece(in.getShape());
       piece[c.getSplitDim()] /= c.getGroupSize();
-      auto view = [&](int64_t dim) {
-        int64_t outer = 1, inner = 1;
-        for (int64_t d = 0; d < static_cast<int64_t>(piece.size()); ++d)
-          (d < dim ? outer : inner) *= piece[d];
-        return std::make_pair(outer, inner);
-      };
-      auto [splitOuter, splitInner] = view(c.getSplitDim());
-      auto [concatOuter, concatInner] = view(c.getConcatDim());
+      auto [splitOuter, splitInner] = splitAt(piece, c.getSplitDim());
+      auto [concatOuter, concatInner] = splitAt(piece, c.getConcatDim());
       auto [groups, numGroups, groupSize] = groupsOp(c);
       call(b, loc, "shardrt_all_to_all",
            {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, splitOuter),
@@ -119,8 +121,7 @@ public:
       result = toTensor(b, loc, out, dst);
     } else if (auto c = dyn_cast<comm::CollectivePermuteOp>(op)) {
       Value src = copyToBuffer(b, loc, c.getOperand());
-      Value dst = memref::AllocOp::create(
-          b, loc, MemRefType::get(out.getShape(), out.getElementType()));
+      Value dst = allocOut();
       Value pairs = pointerTo(b, loc, groupsGlobal(c.getPairs()));
       call(b, loc, "shardrt_collective_permute",
            {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, in.getNumElements()),
