@@ -627,7 +627,7 @@ TEST_CASE("the symbol table lists the functions generated code calls") {
   for (; table[n].name; ++n)
     found[table[n].name] = table[n].address;
   CHECK(table[n].address == nullptr);
-  CHECK(n == 8); // rank, six collectives, two bf16 soft-float helpers
+  CHECK(n == 8); // rank, five collectives, two bf16 soft-float helpers
   CHECK(found["shardrt_rank"] == reinterpret_cast<void *>(&shardrt_rank));
   CHECK(found["shardrt_all_reduce"] == reinterpret_cast<void *>(&shardrt_all_reduce));
   CHECK(found["shardrt_all_gather"] == reinterpret_cast<void *>(&shardrt_all_gather));
