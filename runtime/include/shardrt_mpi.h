@@ -34,7 +34,10 @@ extern "C" {
 /* Initialises MPI (unless the host already did; then the host also finalizes
  * it) and makes a communicator over MPI_COMM_WORLD for this process's rank,
  * current for the whole process. A second call returns the same communicator.
- * Reads SHARDRT_TIMEOUT_S here. */
+ * Reads SHARDRT_TIMEOUT_S here, and SHARDRT_MPI_CHUNK_BYTES: the most bytes
+ * one MPI call moves (default and maximum 1 GiB, so counts fit in int);
+ * larger buffers go in several calls. Small values exercise that path in
+ * tests. */
 shardrt_status shardrt_mpi_init(int *argc, char ***argv, shardrt_comm **out);
 
 /* Collective: waits (with the timeout) until every rank has called it, then

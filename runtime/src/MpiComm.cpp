@@ -18,7 +18,9 @@
 //    shardrt_mpi.h).
 //  - No rank finalizes MPI unless every rank has reached finalize (see
 //    finalizeBarrier), so a job never mixes a normal exit with a dying peer.
-//  - Counts passed to MPI fit in int: large buffers go in chunks.
+//  - Counts passed to MPI fit in int: every collective moves large buffers in
+//    chunks of at most SHARDRT_MPI_CHUNK_BYTES (default and maximum 1 GiB)
+//    per call, each chunk a separate MPI call that every member makes.
 #include "shardrt_mpi.h"
 
 #include "Comm.h"
@@ -28,7 +30,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -41,8 +45,47 @@ namespace {
 constexpr int kHandshakeTag = 0x5348; // "SH"
 constexpr int kCreateTag = 0x5349;
 constexpr int kPermuteTag = 0x534A;
-constexpr int64_t kMaxChunkElems = int64_t(1) << 28; // elements per MPI call (fits int)
-constexpr int64_t kMaxChunkBytes = int64_t(1) << 30; // bytes per rank per MPI_Iallgather
+constexpr int64_t kMaxChunkBytes = int64_t(1) << 30; // bytes per MPI call (counts fit int)
+
+/// Bytes per MPI call, from env SHARDRT_MPI_CHUNK_BYTES (default 1 GiB): an
+/// integer in [1, 1 GiB]. Small values exist to test the chunked paths.
+shardrt_status readChunkBytes(int64_t *bytes) {
+  *bytes = kMaxChunkBytes;
+  const char *text = std::getenv("SHARDRT_MPI_CHUNK_BYTES");
+  if (!text || !*text)
+    return SHARDRT_OK;
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < 1 || v > kMaxChunkBytes)
+    return fail(SHARDRT_ERR_ARGUMENT,
+                "SHARDRT_MPI_CHUNK_BYTES='%s' is not a byte count in [1, %lld]", text,
+                (long long)kMaxChunkBytes);
+  *bytes = v;
+  return SHARDRT_OK;
+}
+
+/// Splits [0, total) into runs of at most `step` and calls f(offset, length)
+/// on each, in order; a zero total still makes one call of length 0, so that
+/// every member of a group makes the same number of MPI calls.
+template <typename F> shardrt_status forEachChunk(int64_t total, int64_t step, F f) {
+  for (int64_t off = 0; off == 0 || off < total; off += step)
+    if (shardrt_status s = f(off, std::min(step, total - off)))
+      return s;
+  return SHARDRT_OK;
+}
+
+/// 16-bit floats travel and reduce as float (MPI has no type for them).
+bool isHalf(int32_t dtype) { return dtype == SHARDRT_F16 || dtype == SHARDRT_BF16; }
+float widen(int32_t dtype, const char *src) {
+  uint16_t h;
+  std::memcpy(&h, src, 2);
+  return dtype == SHARDRT_F16 ? halfToFloat(h) : bf16ToFloat(h);
+}
+void narrow(int32_t dtype, float f, char *dst) {
+  uint16_t h = dtype == SHARDRT_F16 ? floatToHalf(f) : floatToBf16(f);
+  std::memcpy(dst, &h, 2);
+}
 
 std::string mpiErrorString(int rc) {
   char text[MPI_MAX_ERROR_STRING];
@@ -63,9 +106,10 @@ uint64_t groupHash(const int64_t *members, int64_t n) {
 
 class MpiComm final : public shardrt_comm {
 public:
-  MpiComm(int32_t rank, int32_t size, MPI_Comm world, double timeoutSeconds, bool ownsMpi)
+  MpiComm(int32_t rank, int32_t size, MPI_Comm world, double timeoutSeconds,
+          int64_t chunkBytes, bool ownsMpi)
       : shardrt_comm(rank, size), ownsMpi(ownsMpi), world(world),
-        timeoutSeconds(timeoutSeconds) {}
+        timeoutSeconds(timeoutSeconds), chunkBytes(chunkBytes) {}
 
   const char *backendName() const override { return "mpi"; }
 
@@ -74,36 +118,30 @@ public:
     if (shardrt_status s = groupComm(group, CollectiveKind::AllReduce, &comm))
       return s;
     MPI_Op op = mpiOp(args.dtype, args.op);
-    const bool half = args.dtype == SHARDRT_F16 || args.dtype == SHARDRT_BF16;
+    const bool half = isHalf(args.dtype);
     std::vector<float> wide;
-    void *buf = args.buf;
-    MPI_Datatype type = mpiType(args.dtype);
+    char *buf = static_cast<char *>(args.buf);
     if (half) {
-      // No MPI type for 16-bit floats: reduce in float and round once, as the
-      // threads backend does.
-      const uint16_t *h = static_cast<const uint16_t *>(args.buf);
+      // Reduce in float and round once, as the threads backend does.
       wide.resize(static_cast<size_t>(args.count));
       for (int64_t i = 0; i < args.count; ++i)
-        wide[i] = args.dtype == SHARDRT_F16 ? halfToFloat(h[i]) : bf16ToFloat(h[i]);
-      buf = wide.data();
-      type = MPI_FLOAT;
+        wide[i] = widen(args.dtype, buf + 2 * i);
     }
+    MPI_Datatype type = mpiType(args.dtype);
     int typeSize = 0;
     MPI_Type_size(type, &typeSize);
-    // Even a zero count takes part, so that every member matches every call.
-    for (int64_t off = 0; off == 0 || off < args.count; off += kMaxChunkElems) {
-      int n = static_cast<int>(std::min(kMaxChunkElems, args.count - off));
-      MPI_Request req;
-      int rc = MPI_Iallreduce(MPI_IN_PLACE, static_cast<char *>(buf) + off * typeSize, n, type,
-                              op, comm, &req);
-      if (shardrt_status s = complete(rc, &req, CollectiveKind::AllReduce, group))
-        return s;
-    }
-    if (half) {
-      uint16_t *h = static_cast<uint16_t *>(args.buf);
-      for (int64_t i = 0; i < args.count; ++i)
-        h[i] = args.dtype == SHARDRT_F16 ? floatToHalf(wide[i]) : floatToBf16(wide[i]);
-    }
+    char *wire = half ? reinterpret_cast<char *>(wide.data()) : buf;
+    shardrt_status s = forEachChunk(
+        args.count, std::max<int64_t>(1, chunkBytes / typeSize), [&](int64_t off, int64_t n) {
+          MPI_Request req;
+          int rc = MPI_Iallreduce(MPI_IN_PLACE, wire + off * typeSize, static_cast<int>(n), type,
+                                  op, comm, &req);
+          return complete(rc, &req, CollectiveKind::AllReduce, group);
+        });
+    if (s)
+      return s;
+    for (int64_t i = 0; half && i < args.count; ++i)
+      narrow(args.dtype, wide[i], buf + 2 * i);
     return SHARDRT_OK;
   }
 
@@ -123,20 +161,22 @@ public:
       scratch.resize(static_cast<size_t>(g * perRank));
       gathered = scratch.data();
     }
-    const bool chunked = perRank > kMaxChunkBytes;
-    std::vector<char> piece(chunked ? static_cast<size_t>(g * kMaxChunkBytes) : 0);
-    for (int64_t off = 0; off == 0 || off < perRank; off += kMaxChunkBytes) {
-      int n = static_cast<int>(std::min(kMaxChunkBytes, perRank - off));
+    // In chunks, member m's piece of each call lands at m * n in `piece`.
+    const bool chunked = perRank > chunkBytes;
+    std::vector<char> piece(chunked ? static_cast<size_t>(g * chunkBytes) : 0);
+    shardrt_status s = forEachChunk(perRank, chunkBytes, [&](int64_t off, int64_t n) {
       char *recv = chunked ? piece.data() : gathered;
       MPI_Request req;
-      int rc = MPI_Iallgather(static_cast<const char *>(args.in) + off, n, MPI_BYTE, recv, n,
-                              MPI_BYTE, comm, &req);
-      if (shardrt_status s = complete(rc, &req, CollectiveKind::AllGather, group))
-        return s;
-      if (chunked)
-        for (int64_t m = 0; m < g; ++m)
-          std::memcpy(gathered + m * perRank + off, piece.data() + m * n, static_cast<size_t>(n));
-    }
+      int rc = MPI_Iallgather(static_cast<const char *>(args.in) + off, static_cast<int>(n),
+                              MPI_BYTE, recv, static_cast<int>(n), MPI_BYTE, comm, &req);
+      if (shardrt_status st = complete(rc, &req, CollectiveKind::AllGather, group))
+        return st;
+      for (int64_t m = 0; chunked && m < g; ++m)
+        std::memcpy(gathered + m * perRank + off, piece.data() + m * n, static_cast<size_t>(n));
+      return SHARDRT_OK;
+    });
+    if (s)
+      return s;
     if (args.outer != 1) {
       char *out = static_cast<char *>(args.out);
       for (int64_t o = 0; o < args.outer; ++o)
@@ -147,74 +187,88 @@ public:
     return SHARDRT_OK;
   }
 
-  // Packs each member's block contiguously ([outer, g, inner] -> [g, outer,
-  // inner]) for MPI_Ireduce_scatter_block; 16-bit floats travel as float and
-  // round once, as in allReduce.
+  // MPI_Ireduce_scatter_block wants each member's block contiguous: each
+  // call packs elements [off, off + c) of every member's block ([outer, g,
+  // inner] -> [g, c]), at most chunkBytes in all. 16-bit floats travel as
+  // float and round once, as in allReduce.
   shardrt_status reduceScatter(const ReduceScatterArgs &args, const Group &group) override {
     MPI_Comm comm;
     if (shardrt_status s = groupComm(group, CollectiveKind::ReduceScatter, &comm))
       return s;
-    const int64_t g = group.size, block = args.outer * args.inner;
-    if (block > kMaxChunkElems)
-      return tooLarge(CollectiveKind::ReduceScatter, group, block);
-    const bool half = args.dtype == SHARDRT_F16 || args.dtype == SHARDRT_BF16;
-    const size_t es = shardrt_dtype_size(args.dtype);
-    const size_t ws = half ? sizeof(float) : es; // element size on the wire
-    std::vector<char> send(static_cast<size_t>(g * block) * ws), recv(block * ws);
+    const int64_t g = group.size, inner = args.inner, block = args.outer * inner;
+    const bool half = isHalf(args.dtype);
+    const int64_t es = static_cast<int64_t>(shardrt_dtype_size(args.dtype));
+    const int64_t ws = half ? static_cast<int64_t>(sizeof(float)) : es; // on the wire
+    const int64_t step = std::max<int64_t>(1, chunkBytes / (g * ws));
+    const int64_t most = std::min(step, block);
+    std::vector<char> send(static_cast<size_t>(g * most * ws)), recv(static_cast<size_t>(most * ws));
     const char *in = static_cast<const char *>(args.in);
-    for (int64_t o = 0; o < args.outer; ++o)
-      for (int64_t m = 0; m < g; ++m)
-        for (int64_t i = 0; i < args.inner; ++i) {
-          const char *src = in + ((o * g + m) * args.inner + i) * es;
-          char *dst = send.data() + ((m * args.outer + o) * args.inner + i) * ws;
-          if (half) {
-            uint16_t h;
-            std::memcpy(&h, src, 2);
-            float f = args.dtype == SHARDRT_F16 ? halfToFloat(h) : bf16ToFloat(h);
-            std::memcpy(dst, &f, sizeof f);
-          } else {
-            std::memcpy(dst, src, es);
-          }
-        }
-    MPI_Request req;
-    int rc = MPI_Ireduce_scatter_block(send.data(), recv.data(), static_cast<int>(block),
-                                       mpiType(args.dtype), mpiOp(args.dtype, args.op), comm,
-                                       &req);
-    if (shardrt_status s = complete(rc, &req, CollectiveKind::ReduceScatter, group))
-      return s;
     char *out = static_cast<char *>(args.out);
-    if (!half) {
-      if (block > 0)
-        std::memcpy(out, recv.data(), static_cast<size_t>(block) * es);
-    } else {
-      for (int64_t i = 0; i < block; ++i) {
+    return forEachChunk(block, step, [&](int64_t off, int64_t c) {
+      for (int64_t m = 0; m < g; ++m)
+        for (int64_t b = off; b < off + c;) {
+          const int64_t o = b / inner, i = b % inner, run = std::min(inner - i, off + c - b);
+          const char *src = in + ((o * g + m) * inner + i) * es;
+          char *dst = send.data() + (m * c + b - off) * ws;
+          if (!half)
+            std::memcpy(dst, src, static_cast<size_t>(run * es));
+          for (int64_t k = 0; half && k < run; ++k) {
+            float f = widen(args.dtype, src + k * es);
+            std::memcpy(dst + k * ws, &f, sizeof f);
+          }
+          b += run;
+        }
+      MPI_Request req;
+      int rc = MPI_Ireduce_scatter_block(send.data(), recv.data(), static_cast<int>(c),
+                                         mpiType(args.dtype), mpiOp(args.dtype, args.op), comm,
+                                         &req);
+      if (shardrt_status s = complete(rc, &req, CollectiveKind::ReduceScatter, group))
+        return s;
+      if (!half && c > 0)
+        std::memcpy(out + off * es, recv.data(), static_cast<size_t>(c * es));
+      for (int64_t k = 0; half && k < c; ++k) {
         float f;
-        std::memcpy(&f, recv.data() + i * ws, sizeof f);
-        uint16_t h = args.dtype == SHARDRT_F16 ? floatToHalf(f) : floatToBf16(f);
-        std::memcpy(out + i * 2, &h, 2);
+        std::memcpy(&f, recv.data() + k * ws, sizeof f);
+        narrow(args.dtype, f, out + (off + k) * es);
       }
-    }
-    return SHARDRT_OK;
+      return SHARDRT_OK;
+    });
   }
 
-  // Pieces are packed member-major for MPI_Ialltoall and unpacked into the
-  // concat view (copyPiece does both rearrangements).
+  // Pieces are packed member-major ([g, piece]) for MPI_Ialltoall and
+  // unpacked into the concat view (copyPiece does both rearrangements).
+  // Large pieces go in calls of at most chunkBytes in all, each moving bytes
+  // [off, off + n) of every piece.
   shardrt_status allToAll(const AllToAllArgs &args, const Group &group) override {
     MPI_Comm comm;
     if (shardrt_status s = groupComm(group, CollectiveKind::AllToAll, &comm))
       return s;
     const int64_t g = group.size, piece = args.splitOuter * args.splitInner;
     const size_t es = shardrt_dtype_size(args.dtype);
-    if (piece * static_cast<int64_t>(es) > kMaxChunkBytes)
-      return tooLarge(CollectiveKind::AllToAll, group, piece);
-    std::vector<char> send(static_cast<size_t>(g * piece) * es), recv(send.size());
+    const int64_t pieceBytes = piece * static_cast<int64_t>(es);
+    std::vector<char> send(static_cast<size_t>(g * pieceBytes)), recv(send.size());
     for (int64_t j = 0; j < g; ++j)
       copyPiece(args.in, args.splitOuter, args.splitInner, j, send.data(), 1, piece, j, g, es);
-    const int bytes = static_cast<int>(piece * static_cast<int64_t>(es));
-    MPI_Request req;
-    int rc = MPI_Ialltoall(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE, comm,
-                           &req);
-    if (shardrt_status s = complete(rc, &req, CollectiveKind::AllToAll, group))
+    const int64_t step = std::max<int64_t>(1, chunkBytes / g);
+    const bool chunked = pieceBytes > step;
+    std::vector<char> sendChunk(chunked ? static_cast<size_t>(g * step) : 0),
+        recvChunk(sendChunk.size());
+    shardrt_status s = forEachChunk(pieceBytes, step, [&](int64_t off, int64_t n) {
+      for (int64_t m = 0; chunked && m < g; ++m)
+        std::memcpy(sendChunk.data() + m * n, send.data() + m * pieceBytes + off,
+                    static_cast<size_t>(n));
+      MPI_Request req;
+      int rc = MPI_Ialltoall(chunked ? sendChunk.data() : send.data(), static_cast<int>(n),
+                             MPI_BYTE, chunked ? recvChunk.data() : recv.data(),
+                             static_cast<int>(n), MPI_BYTE, comm, &req);
+      if (shardrt_status st = complete(rc, &req, CollectiveKind::AllToAll, group))
+        return st;
+      for (int64_t m = 0; chunked && m < g; ++m)
+        std::memcpy(recv.data() + m * pieceBytes + off, recvChunk.data() + m * n,
+                    static_cast<size_t>(n));
+      return SHARDRT_OK;
+    });
+    if (s)
       return s;
     for (int64_t m = 0; m < g; ++m)
       copyPiece(recv.data(), 1, piece, m, args.out, args.concatOuter, args.concatInner, m, g, es);
@@ -223,33 +277,28 @@ public:
 
   // Point to point on the private world communicator: receive from the
   // source, send to the target, both non-blocking and polled with the
-  // timeout. Messages between one pair of ranks never overtake each other,
-  // so successive permutes match in order.
+  // timeout, in chunks of at most chunkBytes. Messages between one pair of
+  // ranks never overtake each other, so successive chunks and permutes match
+  // in order.
   shardrt_status permute(const PermuteArgs &args, const Group &group) override {
     const int64_t bytes = args.count * static_cast<int64_t>(shardrt_dtype_size(args.dtype));
-    if (bytes > kMaxChunkBytes)
-      return tooLarge(CollectiveKind::Permute, group, args.count);
-    std::vector<MPI_Request> reqs;
-    reqs.reserve(2);
-    int rc = MPI_SUCCESS;
-    if (args.source >= 0) {
-      reqs.emplace_back();
-      rc = MPI_Irecv(args.out, static_cast<int>(bytes), MPI_BYTE,
-                     static_cast<int>(group.members[args.source]), kPermuteTag, world,
-                     &reqs.back());
-    } else if (bytes > 0) {
+    if (args.source < 0 && bytes > 0)
       std::memset(args.out, 0, static_cast<size_t>(bytes));
-    }
-    if (rc == MPI_SUCCESS && args.target >= 0) {
-      reqs.emplace_back();
-      rc = MPI_Isend(args.in, static_cast<int>(bytes), MPI_BYTE,
-                     static_cast<int>(group.members[args.target]), kPermuteTag, world,
-                     &reqs.back());
-    }
-    if (rc != MPI_SUCCESS)
-      return mpiFailure(rc, "starting the collective", where(CollectiveKind::Permute, group));
-    return waitAll(static_cast<int>(reqs.size()), reqs.data(),
-                   where(CollectiveKind::Permute, group));
+    return forEachChunk(bytes, chunkBytes, [&](int64_t off, int64_t n) {
+      MPI_Request reqs[2];
+      int count = 0, rc = MPI_SUCCESS;
+      if (args.source >= 0)
+        rc = MPI_Irecv(static_cast<char *>(args.out) + off, static_cast<int>(n), MPI_BYTE,
+                       static_cast<int>(group.members[args.source]), kPermuteTag, world,
+                       &reqs[count++]);
+      if (rc == MPI_SUCCESS && args.target >= 0)
+        rc = MPI_Isend(static_cast<const char *>(args.in) + off, static_cast<int>(n), MPI_BYTE,
+                       static_cast<int>(group.members[args.target]), kPermuteTag, world,
+                       &reqs[count++]);
+      if (rc != MPI_SUCCESS)
+        return mpiFailure(rc, "starting the collective", where(CollectiveKind::Permute, group));
+      return waitAll(count, reqs, where(CollectiveKind::Permute, group));
+    });
   }
 
   shardrt_status barrier() override {
@@ -344,15 +393,6 @@ private:
   std::string where(CollectiveKind kind, const Group &group) const {
     return format("rank %d: collective %s over group %s", rank, collectiveName(kind),
                   formatIds(group.members, group.size).c_str());
-  }
-
-  shardrt_status tooLarge(CollectiveKind kind, const Group &group, int64_t elements) {
-    std::string message = format("%s: %lld elements are too many for one MPI call in this "
-                                 "backend",
-                                 where(kind, group).c_str(), (long long)elements);
-    fail(SHARDRT_ERR_BACKEND, message);
-    setLastError(message);
-    return SHARDRT_ERR_BACKEND;
   }
 
   shardrt_status mpiFailure(int rc, const char *call, const std::string &what) {
@@ -467,6 +507,7 @@ private:
 
   const MPI_Comm world; // private duplicate of MPI_COMM_WORLD
   const double timeoutSeconds;
+  const int64_t chunkBytes; // most bytes one MPI call moves (readChunkBytes)
   bool aborted = false;
   std::string firstMessage;
   std::map<std::vector<int64_t>, MPI_Comm> groups;
@@ -492,6 +533,9 @@ shardrt_status shardrt_mpi_init(int *argc, char ***argv, shardrt_comm **out) {
   double timeout;
   if (shardrt_status s = readTimeoutSeconds(&timeout))
     return s;
+  int64_t chunkBytes;
+  if (shardrt_status s = readChunkBytes(&chunkBytes))
+    return s;
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -516,7 +560,7 @@ shardrt_status shardrt_mpi_init(int *argc, char ***argv, shardrt_comm **out) {
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
   try {
-    processComm = new MpiComm(rank, size, world, timeout, !initialized);
+    processComm = new MpiComm(rank, size, world, timeout, chunkBytes, !initialized);
   } catch (const std::bad_alloc &) {
     return fail(SHARDRT_ERR_BACKEND, "shardrt_mpi_init: out of memory");
   }

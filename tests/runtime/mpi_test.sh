@@ -1,5 +1,6 @@
 #!/bin/bash
-# Runs the MPI backend's checks under `mpirun -np 4`: the collectives, then
+# Runs the MPI backend's checks under `mpirun -np 4`: the collectives (in one
+# MPI call each, then in 5-byte chunks), then
 # three failures (a late rank, a rank that finalizes early, shardrt_abort),
 # each of which must end the job with a non-zero status and a message instead
 # of hanging.
@@ -16,14 +17,24 @@ tmp=${TEST_TMPDIR:-$(mktemp -d)}
 mpirun=(mpirun --allow-run-as-root --oversubscribe -np 4)
 status=0
 
-timeout -k 10 180 "${mpirun[@]}" "$bin" collectives >"$tmp/collectives.log" 2>&1
-rc=$?
-cat "$tmp/collectives.log"
-oks=$(grep -c '^rank [0-3]: OK$' "$tmp/collectives.log")
-if [ "$rc" -ne 0 ] || [ "$oks" -ne 4 ]; then
-  echo "FAIL: collectives: exit status $rc, $oks of 4 ranks OK"
-  status=1
-fi
+# collectives LABEL [ENV=VALUE]: every collective on every rank, checked.
+collectives() {
+  local label=$1 rc oks
+  shift
+  env "$@" timeout -k 10 180 "${mpirun[@]}" ${1:+-x "${1%%=*}"} "$bin" collectives \
+    >"$tmp/collectives.log" 2>&1
+  rc=$?
+  cat "$tmp/collectives.log"
+  oks=$(grep -c '^rank [0-3]: OK$' "$tmp/collectives.log")
+  if [ "$rc" -ne 0 ] || [ "$oks" -ne 4 ]; then
+    echo "FAIL: collectives ($label): exit status $rc, $oks of 4 ranks OK"
+    status=1
+  fi
+}
+collectives "one MPI call each"
+# 5 bytes per MPI call: every collective goes in many chunks, most of which
+# cut an element in two (the path buffers over 1 GiB take).
+collectives "5-byte chunks" SHARDRT_MPI_CHUNK_BYTES=5
 
 # Each failure mode must end the whole job, non-zero, with its message, long
 # before the outer `timeout` (which is only there so a broken build cannot
@@ -48,5 +59,16 @@ expect_job_ends timeout 'shardrt: rank [0-2]: collective all_reduce over group \
 expect_job_ends finalize 'shardrt: rank [0-3]: .*timed out after 2 s'
 expect_job_ends abort 'shardrt: rank 1: bad batch; aborting the MPI job'
 
-[ "$status" -eq 0 ] && echo "PASS: collectives, timeout, early finalize and abort under mpirun -np 4"
+# A chunk size that is not a byte count in [1, 1 GiB] is refused at init.
+SHARDRT_MPI_CHUNK_BYTES=0 timeout -k 10 60 "${mpirun[@]}" -x SHARDRT_MPI_CHUNK_BYTES "$bin" \
+  collectives >"$tmp/chunk.log" 2>&1
+rc=$?
+cat "$tmp/chunk.log"
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ] ||
+  ! grep -q "SHARDRT_MPI_CHUNK_BYTES='0' is not a byte count in \[1, 1073741824\]" "$tmp/chunk.log"; then
+  echo "FAIL: SHARDRT_MPI_CHUNK_BYTES=0: exit status $rc"
+  status=1
+fi
+
+[ "$status" -eq 0 ] && echo "PASS: collectives (whole and in 5-byte chunks), timeout, early finalize, abort and a bad chunk size under mpirun -np 4"
 exit "$status"
