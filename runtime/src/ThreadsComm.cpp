@@ -177,26 +177,14 @@ public:
   shardrt_status allGather(const AllGatherArgs &args, const Group &group) override {
     const size_t innerBytes = static_cast<size_t>(args.inner) * shardrt_dtype_size(args.dtype);
     const int64_t g = group.size;
-    std::vector<const char *> ins(static_cast<size_t>(g));
     CallDesc desc{CollectiveKind::AllGather, args.outer, args.inner, args.dtype, 0};
-
-    std::unique_lock<std::mutex> lock(world->mu);
-    Rendezvous &rv = rendezvousFor(group.members, g);
-    if (shardrt_status s = exchange(lock, rv, group.position, const_cast<void *>(args.in), desc))
-      return s;
-    for (int64_t m = 0; m < g; ++m)
-      ins[m] = static_cast<const char *>(rv.posted[m]);
-    lock.unlock();
-
-    char *out = static_cast<char *>(args.out);
-    if (innerBytes > 0)
-      for (int64_t o = 0; o < args.outer; ++o)
-        for (int64_t m = 0; m < g; ++m)
-          std::memcpy(out + (o * g + m) * innerBytes, ins[m] + o * innerBytes, innerBytes);
-
-    lock.lock();
-    drain(lock, rv); // peers may still be reading our `in`
-    return SHARDRT_OK;
+    return withPeers(group, args.in, desc, [&](const std::vector<const char *> &ins) {
+      char *out = static_cast<char *>(args.out);
+      if (innerBytes > 0)
+        for (int64_t o = 0; o < args.outer; ++o)
+          for (int64_t m = 0; m < g; ++m)
+            std::memcpy(out + (o * g + m) * innerBytes, ins[m] + o * innerBytes, innerBytes);
+    });
   }
 
   // Member p reduces, in group order, block p of every member's input into
@@ -204,77 +192,42 @@ public:
   shardrt_status reduceScatter(const ReduceScatterArgs &args, const Group &group) override {
     const size_t es = shardrt_dtype_size(args.dtype);
     const int64_t g = group.size, pos = group.position;
-    std::vector<const char *> ins(static_cast<size_t>(g));
     std::vector<const void *> srcs(static_cast<size_t>(g));
     CallDesc desc{CollectiveKind::ReduceScatter, args.outer, args.inner, args.dtype, args.op};
-
-    std::unique_lock<std::mutex> lock(world->mu);
-    Rendezvous &rv = rendezvousFor(group.members, g);
-    if (shardrt_status s = exchange(lock, rv, pos, const_cast<void *>(args.in), desc))
-      return s;
-    for (int64_t m = 0; m < g; ++m)
-      ins[m] = static_cast<const char *>(rv.posted[m]);
-    lock.unlock();
-
-    if (args.inner > 0)
-      for (int64_t o = 0; o < args.outer; ++o) {
-        for (int64_t m = 0; m < g; ++m)
-          srcs[m] = ins[m] + ((o * g + pos) * args.inner) * es;
-        reduceInOrder(static_cast<char *>(args.out) + o * args.inner * es, srcs.data(), g,
-                      args.inner, args.dtype, args.op);
-      }
-
-    lock.lock();
-    drain(lock, rv); // peers may still be reading our `in`
-    return SHARDRT_OK;
+    return withPeers(group, args.in, desc, [&](const std::vector<const char *> &ins) {
+      if (args.inner > 0)
+        for (int64_t o = 0; o < args.outer; ++o) {
+          for (int64_t m = 0; m < g; ++m)
+            srcs[m] = ins[m] + ((o * g + pos) * args.inner) * es;
+          reduceInOrder(static_cast<char *>(args.out) + o * args.inner * es, srcs.data(), g,
+                        args.inner, args.dtype, args.op);
+        }
+    });
   }
 
   shardrt_status allToAll(const AllToAllArgs &args, const Group &group) override {
     const size_t es = shardrt_dtype_size(args.dtype);
-    const int64_t g = group.size, pos = group.position;
-    std::vector<const void *> ins(static_cast<size_t>(g));
     CallDesc desc{CollectiveKind::AllToAll, args.splitOuter, args.splitInner, args.dtype, 0,
                   args.concatOuter, args.concatInner};
-
-    std::unique_lock<std::mutex> lock(world->mu);
-    Rendezvous &rv = rendezvousFor(group.members, g);
-    if (shardrt_status s = exchange(lock, rv, pos, const_cast<void *>(args.in), desc))
-      return s;
-    for (int64_t m = 0; m < g; ++m)
-      ins[m] = rv.posted[m];
-    lock.unlock();
-
-    for (int64_t m = 0; m < g; ++m)
-      copyPiece(ins[m], args.splitOuter, args.splitInner, pos, args.out, args.concatOuter,
-                args.concatInner, m, g, es);
-
-    lock.lock();
-    drain(lock, rv);
-    return SHARDRT_OK;
+    return withPeers(group, args.in, desc, [&](const std::vector<const char *> &ins) {
+      for (int64_t m = 0; m < group.size; ++m)
+        copyPiece(ins[m], args.splitOuter, args.splitInner, group.position, args.out,
+                  args.concatOuter, args.concatInner, m, group.size, es);
+    });
   }
 
   shardrt_status permute(const PermuteArgs &args, const Group &group) override {
     const size_t bytes = static_cast<size_t>(args.count) * shardrt_dtype_size(args.dtype);
     CallDesc desc{CollectiveKind::Permute, args.count, 0, args.dtype, 0,
                   static_cast<int64_t>(args.pairsHash), 0};
-    std::unique_lock<std::mutex> lock(world->mu);
-    Rendezvous &rv = rendezvousFor(group.members, group.size);
-    if (shardrt_status s =
-            exchange(lock, rv, group.position, const_cast<void *>(args.in), desc))
-      return s;
-    const void *from = args.source >= 0 ? rv.posted[args.source] : nullptr;
-    lock.unlock();
-
-    if (bytes > 0) {
-      if (from)
-        std::memcpy(args.out, from, bytes);
+    return withPeers(group, args.in, desc, [&](const std::vector<const char *> &ins) {
+      if (bytes == 0)
+        return;
+      if (args.source >= 0)
+        std::memcpy(args.out, ins[args.source], bytes);
       else
         std::memset(args.out, 0, bytes);
-    }
-
-    lock.lock();
-    drain(lock, rv);
-    return SHARDRT_OK;
+    });
   }
 
   shardrt_status barrier() override {
@@ -298,6 +251,26 @@ public:
   }
 
 private:
+  /// The shape of every collective but all_reduce: exchange `in` and `desc`
+  /// with the group, run `read` on the members' posted inputs (in group
+  /// order) outside the lock, then drain, so that no member returns (and
+  /// lets its caller reuse `in`) while a peer still reads it.
+  template <typename Read>
+  shardrt_status withPeers(const Group &group, const void *in, const CallDesc &desc, Read read) {
+    std::vector<const char *> ins(static_cast<size_t>(group.size));
+    std::unique_lock<std::mutex> lock(world->mu);
+    Rendezvous &rv = rendezvousFor(group.members, group.size);
+    if (shardrt_status s = exchange(lock, rv, group.position, const_cast<void *>(in), desc))
+      return s;
+    for (int64_t m = 0; m < group.size; ++m)
+      ins[m] = static_cast<const char *>(rv.posted[m]);
+    lock.unlock();
+    read(ins);
+    lock.lock();
+    drain(lock, rv);
+    return SHARDRT_OK;
+  }
+
   Rendezvous &rendezvousFor(const int64_t *members, int64_t size) {
     std::vector<int64_t> key(members, members + size);
     auto it = world->rendezvous.find(key);
