@@ -16,15 +16,14 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
 #include "passes/FactorRuleCache.h"
+#include "passes/KeyMemo.h"
 #include "passes/Passes.h"
 #include "passes/ShardingWriter.h"
 #include "passes/core/FactorMerge.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/Allocator.h"
 
 #include <algorithm>
-#include <deque>
 
 namespace shardc {
 #define GEN_PASS_DEF_GARRAYINSERTRESHARDS
@@ -216,24 +215,7 @@ private:
       planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
     for (Value v : op->getResults())
       planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
-    // Ops of one rule tend to repeat one key (a chain on one layout): the
-    // rule's last key is compared before hashing.
-    if (cached.index >= lastPlan.size())
-      lastPlan.resize(cached.index + 1);
-    auto &[lastKey, last] = lastPlan[cached.index];
-    if (last && ArrayRef<uintptr_t>(lastKey) == ArrayRef<uintptr_t>(planKey))
-      return *last;
-    auto it = plans.find(planKey);
-    if (it == plans.end()) {
-      uintptr_t *stored = keyStorage.Allocate<uintptr_t>(planKey.size());
-      std::copy(planKey.begin(), planKey.end(), stored);
-      planStorage.push_back(computePlan(op, cached.rule));
-      it = plans.try_emplace(ArrayRef<uintptr_t>(stored, planKey.size()), &planStorage.back())
-               .first;
-    }
-    lastKey = planKey;
-    last = it->second;
-    return *last;
+    return plans.get(planKey, [&] { return computePlan(op, cached.rule); });
   }
 
   Plan computePlan(Operation *op, const FactorRule &rule) {
@@ -450,12 +432,9 @@ private:
   llvm::DenseMap<std::pair<Value, Attribute>, Value> cache;
   shardc::FactorRuleCache rules;
   shardc::ShardingWriter writer;
-  llvm::DenseMap<ArrayRef<uintptr_t>, const Plan *> plans;
-  std::deque<Plan> planStorage;
-  llvm::BumpPtrAllocator keyStorage; // the plans' keys
+  /// [rule index, each operand's and result's sharding] -> plan.
+  shardc::KeyMemo<uintptr_t, Plan> plans;
   SmallVector<uintptr_t, 8> planKey; // scratch
-  /// Per rule index: the last plan key asked and its plan (in planStorage).
-  std::vector<std::pair<SmallVector<uintptr_t, 8>, const Plan *>> lastPlan;
   bool changed = false;
 };
 

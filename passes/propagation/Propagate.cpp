@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
 #include "passes/FactorRuleCache.h"
+#include "passes/KeyMemo.h"
 #include "passes/Passes.h"
 #include "passes/ShardingWriter.h"
 #include "passes/core/FactorMerge.h"
@@ -653,32 +654,19 @@ private:
   /// [rule index, input ids...] key: a long chain of same-typed ops with the
   /// same shardings costs one core step and then one hash lookup per visit.
   const StepResult &memoizedStep(const CachedRule &rule, ArrayRef<uint32_t> key) {
-    // Ops of one rule tend to repeat one key (a chain of one op on one
-    // layout): compare with the rule's last key before hashing.
-    if (rule.index >= lastStep.size())
-      lastStep.resize(rule.index + 1, nullptr);
-    const StepMemo::value_type *&last = lastStep[rule.index];
-    if (last && last->first == ArrayRef<uint32_t>(key))
-      return last->second;
-    if (auto it = stepMemo.find(key); it != stepMemo.end()) {
-      last = &*it;
-      return it->second;
-    }
-    std::vector<std::optional<TensorSharding>> tensors;
-    for (uint32_t id : key.drop_front())
-      tensors.push_back(id == ShardingTable::kUnknown
-                            ? std::nullopt
-                            : std::optional<TensorSharding>(table.get(id)));
-    StepResult r;
-    for (size_t t : shardc::propagateStep(rule.rule, tensors, core))
-      r.changed.push_back(t);
-    for (const std::optional<TensorSharding> &t : tensors)
-      r.after.push_back(table.intern(*t)); // propagateStep leaves none unknown
-    uint32_t *stored = keyStorage.Allocate<uint32_t>(key.size());
-    std::copy(key.begin(), key.end(), stored);
-    lastStep.assign(lastStep.size(), nullptr); // insertion may move entries
-    return stepMemo.try_emplace(ArrayRef<uint32_t>(stored, key.size()), std::move(r))
-        .first->second;
+    return steps.get(key, [&] {
+      std::vector<std::optional<TensorSharding>> tensors;
+      for (uint32_t id : key.drop_front())
+        tensors.push_back(id == ShardingTable::kUnknown
+                              ? std::nullopt
+                              : std::optional<TensorSharding>(table.get(id)));
+      StepResult r;
+      for (size_t t : shardc::propagateStep(rule.rule, tensors, core))
+        r.changed.push_back(t);
+      for (const std::optional<TensorSharding> &t : tensors)
+        r.after.push_back(table.intern(*t)); // propagateStep leaves none unknown
+      return r;
+    });
   }
 
   /// Runs one core step on `rule` over `vals` (value ids, operands then
@@ -1114,19 +1102,8 @@ private:
   std::vector<unsigned> defNode;               // per value id, or kNoNode
   /// Keys are short id lists; a plain mix hashes them faster than
   /// DenseMapInfo<ArrayRef>'s hash_combine_range.
-  struct KeyInfo : llvm::DenseMapInfo<ArrayRef<uint32_t>> {
-    static unsigned getHashValue(ArrayRef<uint32_t> key) {
-      uint64_t h = key.size();
-      for (uint32_t x : key)
-        h = (h ^ x) * 0x100000001b3ULL;
-      return static_cast<unsigned>(h ^ (h >> 29));
-    }
-  };
-  using StepMemo = llvm::DenseMap<ArrayRef<uint32_t>, StepResult, KeyInfo>;
-  StepMemo stepMemo;
-  std::vector<const StepMemo::value_type *> lastStep; // per rule index: an entry, or null
-  llvm::BumpPtrAllocator keyStorage; // the memo's keys
-  SmallVector<uint32_t, 8> key;      // scratch for apply
+  shardc::KeyMemo<uint32_t, StepResult> steps; // [rule index, input ids...] -> step
+  SmallVector<uint32_t, 8> key;                // scratch for apply
 
   std::map<std::pair<Operation *, unsigned>, ShardingTable::Id> sinks;
   llvm::MapVector<Value, Annotation> annotations;
