@@ -857,6 +857,9 @@ private:
       writer.setResults(func, resultShardings);
   }
 
+  /// Ops named at each end of a long `via` chain.
+  static constexpr size_t kViaEnds = 3;
+
   /// Where a value's final sharding is from.
   std::string originOf(Value v, llvm::function_ref<std::string(Value)> name) {
     auto closed = [&](TensorSharding s) {
@@ -905,16 +908,24 @@ private:
     }
     if (!via.empty()) {
       os << " via ";
-      // Printed from the annotation toward the value.
-      llvm::interleave(
-          llvm::reverse(via), os,
-          [&](Operation *op) {
-            if (op)
-              os << op->getName() << " (" << where(op->getLoc()) << ")";
-            else
-              os << "a sharding group";
-          },
-          ", ");
+      // Printed from the annotation toward the value. A chain through a deep
+      // network names its first and last kViaEnds ops and counts the rest:
+      // printed whole, every value's remark would repeat its producers'
+      // chains, quadratic in the depth (a 2000-op MLP printed ~130 MB).
+      auto printOp = [&](Operation *op) {
+        if (op)
+          os << op->getName() << " (" << where(op->getLoc()) << ")";
+        else
+          os << "a sharding group";
+      };
+      SmallVector<Operation *> order(llvm::reverse(via));
+      if (order.size() <= 2 * kViaEnds + 1) {
+        llvm::interleave(order, os, printOp, ", ");
+      } else {
+        llvm::interleave(ArrayRef<Operation *>(order).take_front(kViaEnds), os, printOp, ", ");
+        os << ", ... " << order.size() - 2 * kViaEnds << " more ops ..., ";
+        llvm::interleave(ArrayRef<Operation *>(order).take_back(kViaEnds), os, printOp, ", ");
+      }
     }
     // Annotations that agreed: other tensors that held the same axes at a
     // step of this chain, named once each, with the op where they joined.
