@@ -287,10 +287,19 @@ static void describeLargest(llvm::raw_ostream &os, const Signature &sig, bool ad
          << " devices holds the whole value; no mesh axis splits it";
     else
       os << "      replicated over mesh axis " << axes << " (not used by this value)";
+    // A collective's result was made whole by partitioning for an op that
+    // needs it so: the fix is at that op's operands, not on this value.
+    llvm::StringRef name = v.name;
+    if (name.starts_with("garray.all_gather") || name.starts_with("garray.all_reduce")) {
+      os << "; partitioning gathered it for an op that needs it whole (`shardc explain` names "
+            "the op and the conflict)\n";
+      continue;
+    }
     const std::string &first = v.unusedAxes.front();
     if (v.suggestedDim >= 0)
       os << "; shard it, e.g. dimension " << v.suggestedDim << " over \"" << first
-         << "\" (garray.sharding or garray.shard), to divide it by that axis' size\n";
+         << "\" (a garray.sharding annotation or a garray.sharding_constraint), to divide it "
+            "by that axis' size\n";
     else
       os << "; no dimension is large enough to split over \"" << first << "\"\n";
   }

@@ -43,6 +43,8 @@
 
 #include <deque>
 #include <limits>
+#include <map>
+#include <memory>
 #include <set>
 
 namespace shardc {
@@ -244,7 +246,7 @@ public:
       for (OpClass cls : kSubRounds)
         runWorklist(cls);
     }
-    if (failed(checkRuleless()))
+    if (failed(checkGroups()) || failed(checkRuleless()))
       return failure();
     if (explain)
       explainAll();
@@ -433,9 +435,15 @@ private:
       }
       members.push_back(v);
     };
-    for (func::FuncOp func : funcs)
+    for (func::FuncOp func : funcs) {
       for (BlockArgument arg : func.getArguments())
         add(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName), arg.getLoc());
+      for (unsigned i = 0; i < func.getNumResults() && succeeded(ok); ++i)
+        if (func.getResultAttr(i, kGroupAttrName))
+          ok = func.emitError() << kGroupAttrName << " on result #" << i
+                                << " is not supported: put it on the op that makes the "
+                                   "returned value, or on an argument";
+    }
     walkAll(kHasAttrs, [&](Operation *op) {
       if (Attribute a = op->getAttr(kGroupAttrName))
         for (Value r : op->getResults())
@@ -444,6 +452,35 @@ private:
     for (auto &entry : groups)
       addTie(entry.second, nullptr);
     return ok;
+  }
+
+  /// After the fixed point every member of a group must hold one sharding.
+  /// They cannot when members were annotated differently (annotations are
+  /// closed): an error naming both, instead of a group that silently is not.
+  LogicalResult checkGroups() {
+    for (auto &[id, members] : groups) {
+      TensorSharding first = closedFinal(members.front());
+      for (Value v : ArrayRef<Value>(members).drop_front()) {
+        TensorSharding s = closedFinal(v);
+        if (s.dims == first.dims && s.pending == first.pending)
+          continue;
+        auto describe = [&](Value m) {
+          auto a = annotations.find(m);
+          return a == annotations.end() ? std::string("unannotated")
+                                        : "annotated " + a->second.full.str(core);
+        };
+        InFlightDiagnostic d = emitError(v.getLoc())
+                               << "sharding group " << id << " cannot give its members one "
+                               << "sharding: this member ends " << s.str(core) << " ("
+                               << describe(v) << "), the first ends " << first.str(core) << " ("
+                               << describe(members.front())
+                               << "); make the members' annotations agree, or annotate one "
+                                  "member only";
+        d.attachNote(members.front().getLoc()) << "first member of the group";
+        return failure();
+      }
+    }
+    return success();
   }
 
   /// A tie: values that share one sharding by an identity rule over all of
@@ -596,18 +633,21 @@ private:
   }
 
   LogicalResult seedBodies() {
+    LogicalResult ok = success();
     // Values made by ops without a rule are whole on every device: closed
-    // and replicated, so propagation never pushes a sharding into them.
+    // and replicated, so propagation never pushes a sharding into them, and
+    // a sharding written on one is an error rather than silently dropped.
     walkAll(kNoRule, [&](Operation *op) {
-      if (isa<ShardingConstraintOp, ReshardOp>(op) || isGlobalCollective(op))
+      if (isa<ShardingConstraintOp, ReshardOp>(op) || isGlobalCollective(op) || failed(ok))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
+        return;
+      if (failed(ok = checkRulelessAnnotation(op)))
         return;
       for (Value r : op->getResults())
         if (isTensor(r))
           setState(r, TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank()));
     });
-    LogicalResult ok = success();
     // A sharding written on an op result (or left by an earlier run of this
     // pass) is an annotation like an argument's: re-running changes nothing.
     walkAll(kHasRule | kHasAttrs, [&](Operation *op) {
@@ -639,6 +679,37 @@ private:
       setState(c.getResult(), annotations.find(c.getResult())->second.activeIn(-1));
     });
     return ok;
+  }
+
+  /// An op without a rule computes whole values: a sharding written on its
+  /// result may only say so (replicated, as this pass itself writes).
+  LogicalResult checkRulelessAnnotation(Operation *op) {
+    Attribute attr = op->getAttr(kShardingAttrName);
+    if (!attr)
+      return success();
+    SmallVector<Attribute> written;
+    if (auto list = dyn_cast<ArrayAttr>(attr))
+      written.append(list.begin(), list.end());
+    else
+      written.push_back(attr);
+    for (auto [i, a] : llvm::enumerate(written)) {
+      auto s = dyn_cast<ShardingAttr>(a);
+      if (!s || i >= op->getNumResults() || !isTensor(op->getResult(i)))
+        continue;
+      auto type = cast<RankedTensorType>(op->getResult(i).getType());
+      FailureOr<TensorSharding> t =
+          toCore(s, mesh, type.getRank(), [&] { return op->emitError(); });
+      if (failed(t))
+        return failure();
+      if (!t->isFullyReplicated())
+        return op->emitError("'")
+               << op->getName() << "' has no sharding rule, so result #" << i
+               << " is computed whole on every device and cannot be placed "
+               << t->str(core)
+               << "; write the sharding on a garray.sharding_constraint of the result instead, "
+                  "or express the op with garray ops";
+    }
+    return success();
   }
 
   /// What one core step does to its tensors, as interned ids: every
@@ -997,11 +1068,21 @@ private:
   }
 
   void explainAll(func::FuncOp func) {
-    AsmState asmState(func);
+    // A chain may cross a call: a value of another function is named with
+    // that function's numbering and its name ("%arg0 in @main").
+    std::map<Operation *, std::unique_ptr<AsmState>> states;
     auto name = [&](Value v) {
+      auto owner = v.getParentRegion()->getParentOfType<func::FuncOp>();
+      if (!owner)
+        owner = func;
+      std::unique_ptr<AsmState> &state = states[owner];
+      if (!state)
+        state = std::make_unique<AsmState>(owner);
       std::string s;
       llvm::raw_string_ostream os(s);
-      v.printAsOperand(os, asmState);
+      v.printAsOperand(os, *state);
+      if (owner != func)
+        os << " in @" << owner.getSymName();
       return s;
     };
     auto finalStr = [&](Value v) { return closedFinal(v).str(core); };

@@ -28,3 +28,41 @@ garray.mesh @mesh ["data" = 2]
 func.func @group_not_int(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = "a"}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Annotated members that disagree cannot share one sharding: an error, not a
+// group that silently is not one.
+func.func @group_conflict(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64},
+                          // expected-note @-1 {{first member of the group}}
+                          // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("model") (annotated P("model")), the first ends P("data") (annotated P("data")); make the members' annotations agree, or annotate one member only}}
+                          %m: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>, garray.sharding_group = 0 : i64},
+                          %v: tensor<8xf32> {garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
+  %s = garray.add %p, %m : tensor<8xf32>
+  %t = garray.add %s, %v : tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// expected-error @+1 {{garray.sharding_group on result #0 is not supported: put it on the op that makes the returned value, or on an argument}}
+func.func @group_on_result(%a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64})
+    -> (tensor<8xf32> {garray.sharding_group = 0 : i64}) {
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A sharding on the result of an op without a rule is refused (the op
+// computes whole values), not silently replaced by a replicated one.
+func.func @ruleless_annotated(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'arith.addf' has no sharding rule, so result #0 is computed whole on every device and cannot be placed P("data"); write the sharding on a garray.sharding_constraint of the result instead, or express the op with garray ops}}
+  %s = arith.addf %a, %a {garray.sharding = #garray.sharding<@mesh, P("data")>} : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
