@@ -913,19 +913,45 @@ private:
       for (OpResult r : op->getResults())
         writer.set(r, finalOf(r, firstResult[i] + r.getResultNumber()));
     }
-    // An undeclared result takes the sharding of what the first return gives.
+    // An undeclared result takes the sharding of what the first return
+    // gives; a declared one is written closed and without priorities, its
+    // open dims filled from that value as far as they agree.
     func::ReturnOp ret = returnsOf[func].front();
     SmallVector<Attribute> resultShardings;
     bool resultsChange = false;
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       resultShardings.push_back(func.getResultAttr(i, kShardingAttrName));
-      if (isTensor(v) && !getResultSharding(func, i)) {
-        resultShardings.back() = finalOf(v, idOf(v));
-        resultsChange = true;
-      }
+      if (!isTensor(v))
+        continue;
+      Attribute now = getResultSharding(func, i)
+                          ? fromCore(ctx, meshRef, core, declaredResult(ret, i, v))
+                          : finalOf(v, idOf(v));
+      resultsChange |= now != resultShardings.back();
+      resultShardings.back() = now;
     }
     if (resultsChange)
       writer.setResults(func, resultShardings);
+  }
+
+  /// A declared function result, closed: each open dim takes the returned
+  /// value's axes when what was written is a prefix of them and the added
+  /// axes are not used by another dim.
+  TensorSharding declaredResult(func::ReturnOp ret, unsigned i, Value v) {
+    TensorSharding s = sinkAnnotations.find({ret, i})->second.full;
+    TensorSharding got = closedFinal(v);
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      shardc::DimSharding &dim = s.dims[d];
+      const std::vector<int> &more = got.dims[d].axes;
+      bool extends = dim.open && more.size() > dim.axes.size() &&
+                     std::equal(dim.axes.begin(), dim.axes.end(), more.begin());
+      std::vector<int> used = s.usedAxes();
+      for (size_t k = dim.axes.size(); extends && k < more.size(); ++k)
+        extends = !llvm::is_contained(used, more[k]);
+      if (extends)
+        dim.axes = more;
+      dim.open = false;
+    }
+    return s;
   }
 
   /// Ops named at each end of a long `via` chain.

@@ -161,3 +161,21 @@ func.func @common_prefix(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@
   %t = garray.add %y, %x : tensor<8xf32>
   return %s, %t : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// A declared result's open dim takes what reaches it, and results are
+// written closed and without priorities, like arguments.
+// CHECK-LABEL: func.func @result_open
+// CHECK-SAME: -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}
+// CHECK-SAME: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>})
+func.func @result_open(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>},
+                       %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "model")>})
+    -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(?)>},
+        tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p1, "model"? p0)>}) {
+  %n = garray.neg %x : tensor<8xf32>
+  %m = garray.neg %y : tensor<8x8xf32>
+  return %n, %m : tensor<8xf32>, tensor<8x8xf32>
+}
