@@ -132,7 +132,11 @@ def GArrayPropagate : Pass<"garray-propagate", "::mlir::ModuleOp"> {
     A worklist over factor rules (passes/core/FactorMerge.h), forward and
     backward, to a fixed point: each step projects an op's operand and result
     shardings onto its factors, merges them and extends the *open* dims of
-    each. Annotated function arguments and results and `sharding_constraint`
+    each. The worklist runs in waves: the ops of a wave step against the state
+    at its start and each value merges what they propose, so the result does
+    not depend on op order (the nearer annotation wins; at equal distance the
+    defining op holds against users, and users keep their common prefix).
+    Annotated function arguments and results and `sharding_constraint`
     results are closed unless written with `?`. Afterwards every op result and
     argument carries a closed `garray.sharding`.
 

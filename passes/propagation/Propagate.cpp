@@ -9,8 +9,11 @@
 //     annotations win conflicts with weaker ones;
 //   - within a round, sub-rounds over op classes (kSubRounds, a data table):
 //     pass-through ops first, then every op;
-//   - a worklist of ops; when a value's sharding grows, its users and its
-//     definition are revisited, so information flows both ways;
+//   - a worklist of ops in waves: every op of a wave steps against the
+//     state at the wave's start and proposes growths; each value takes the
+//     merge of its proposals (so no op order decides a conflict); the ops
+//     of the values that grew (users and definition, so information flows
+//     both ways) form the next wave;
 //   - sharding groups (`garray.sharding_group = N` on arguments or ops) tie
 //     their members by an identity rule in every sub-round;
 //   - provenance: for each value, the op that last grew it and the value it
@@ -361,9 +364,16 @@ private:
     }
   }
 
+  /// One sub-round, in waves: every item of a wave steps against the state
+  /// at the start of the wave, then each value takes the merge of what its
+  /// ops proposed (commit), and the next wave is the ops and ties of the
+  /// values that grew. Each wave is a set and each commit a function of a
+  /// set of proposals, so the result does not depend on the order of ops:
+  /// two ops that want different axes for one value meet in one merge
+  /// instead of the first one visited winning.
   void runWorklist(OpClass cls) {
     // Items: a node index, or ~t for tie t (a sharding group or call tie).
-    std::deque<int64_t> queue;
+    std::vector<int64_t> wave, next;
     std::vector<bool> queued(nodes.size(), false), queuedTies(ties.size(), false);
     auto push = [&](unsigned n) {
       if (n == kNoNode || queued[n])
@@ -374,31 +384,45 @@ private:
                      node.rule->passThrough;
       if (inClass) {
         queued[n] = true;
-        queue.push_back(n);
+        next.push_back(n);
       }
     };
     auto pushTie = [&](size_t t) {
       if (!queuedTies[t]) {
         queuedTies[t] = true;
-        queue.push_back(~static_cast<int64_t>(t));
+        next.push_back(~static_cast<int64_t>(t));
       }
     };
     for (unsigned n = 0; n < nodes.size(); ++n)
       push(n);
     for (size_t t = 0; t < ties.size(); ++t)
       pushTie(t);
+    waveHead.assign(valueOf.size(), kNone);
+    contested.assign(valueOf.size(), false);
+    contestedOf.clear();
+    numContested = 0;
     SmallVector<unsigned> changed;
-    while (!queue.empty()) {
-      int64_t item = queue.front();
-      queue.pop_front();
-      changed.clear();
-      if (item >= 0) {
-        queued[item] = false;
-        step(nodes[item], changed);
-      } else {
-        queuedTies[~item] = false;
-        tieStep(~item, changed);
+    while (!next.empty()) {
+      std::swap(wave, next);
+      next.clear();
+      for (int64_t item : wave) {
+        proposer = item;
+        if (item >= 0) {
+          queued[item] = false;
+          step(nodes[item]);
+        } else {
+          queuedTies[~item] = false;
+          tieStep(~item);
+        }
       }
+      changed.clear();
+      for (unsigned v : touched)
+        commit(v, changed);
+      for (unsigned v : touched)
+        waveHead[v] = kNone;
+      touched.clear();
+      proposals.clear();
+      contexts.clear();
       for (unsigned v : changed) {
         for (unsigned user : users[v])
           push(user);
@@ -539,11 +563,11 @@ private:
     }
   }
 
-  void tieStep(size_t t, SmallVectorImpl<unsigned> &changed) {
+  void tieStep(size_t t) {
     ArrayRef<unsigned> members = ties[t].first;
     apply(rules.identity(cast<RankedTensorType>(valueOf[members.front()].getType()),
                          members.size()),
-          members, ShardingTable::kUnknown, ties[t].second, {}, changed);
+          members, ShardingTable::kUnknown, ties[t].second, {});
   }
 
   /// Like f.walk(fn) over every function, on the ops collected once by the
@@ -741,31 +765,186 @@ private:
   }
 
   /// Runs one core step on `rule` over `vals` (value ids, operands then
-  /// results; kSink stands for a fixed sink sharding `fixed`), appending the
-  /// ids of the values whose dims grew to `changed`.
+  /// results; kSink stands for a fixed sink sharding `fixed`) against the
+  /// state at the start of the wave, and records what it would grow as
+  /// proposals of `proposer` (runWorklist commits them).
   void apply(const CachedRule &rule, ArrayRef<unsigned> vals, ShardingTable::Id fixed,
-             Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey,
-             SmallVectorImpl<unsigned> &changed) {
+             Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey) {
     key.clear();
     key.push_back(rule.index);
     for (unsigned v : vals)
       key.push_back(v == kSink ? fixed : ids[v]);
     const StepResult &r = memoizedStep(rule, key);
+    size_t firstNew = proposals.size();
     for (unsigned t : r.changed) {
       unsigned v = vals[t];
       if (v == kSink)
         continue;
-      // Read live: a value that is two of the op's tensors is seen updated.
       ShardingTable::Id before = ids[v], now = r.after[t];
-      if (before != ShardingTable::kUnknown &&
-          (before == now || table.get(before).dims == table.get(now).dims))
+      if (before == ShardingTable::kUnknown ? isEmpty(now)
+                                            : before == now ||
+                                                  table.get(before).dims == table.get(now).dims)
         continue;
-      ids[v] = now;
-      changed.push_back(v);
-      if (explain) // provenance only feeds explanations
-        recordProvenance(v, before, vals, ArrayRef<uint32_t>(key).drop_front(), r.after, via,
-                         sinkKey);
+      propose(v, now, vals, r, via, sinkKey);
     }
+    // A value whose growth is contested hears from every neighbour each
+    // time it steps, changed or not: the proposal replaces the stale one.
+    if (numContested == 0)
+      return;
+    for (auto [t, v] : llvm::enumerate(vals))
+      if (v != kSink && contested[v] &&
+          llvm::none_of(ArrayRef<Proposal>(proposals).drop_front(firstNew),
+                        [&, v = v](const Proposal &p) { return p.v == v; }))
+        propose(v, r.after[t], vals, r, via, sinkKey);
+  }
+
+  /// An unknown value that a step would only make known and empty (open,
+  /// no axes, nothing pending) merges like an unknown one: no proposal, so
+  /// its neighbours are not revisited for nothing.
+  bool isEmpty(ShardingTable::Id id) {
+    if (id == emptyMemo.first)
+      return emptyMemo.second;
+    const TensorSharding &s = table.get(id);
+    bool empty = s.pending.empty() && llvm::all_of(s.dims, [](const shardc::DimSharding &d) {
+                   return d.axes.empty() && d.open;
+                 });
+    emptyMemo = {id, empty};
+    return empty;
+  }
+  std::pair<ShardingTable::Id, bool> emptyMemo = {ShardingTable::kUnknown, false};
+
+  void propose(unsigned v, ShardingTable::Id id, ArrayRef<unsigned> vals,
+               const StepResult &r, Operation *via,
+               std::optional<std::pair<Operation *, unsigned>> sinkKey) {
+    unsigned &head = waveHead[v];
+    if (head == kNone)
+      touched.push_back(v);
+    proposals.push_back({v, id, proposer, head});
+    head = proposals.size() - 1;
+    if (explain) // provenance only feeds explanations
+      contexts.push_back({SmallVector<unsigned, 4>(vals.begin(), vals.end()),
+                          SmallVector<uint32_t, 4>(ArrayRef<uint32_t>(key).drop_front()), &r,
+                          via, sinkKey});
+  }
+
+  /// Commits the wave's proposals for `v`: one proposal (or several equal
+  /// ones) is taken as is; otherwise the merge of every live proposal for
+  /// `v` (conflict policy 2, across ops). Proposals the merge does not
+  /// satisfy stay as `v`'s contested ones until their op steps again.
+  void commit(unsigned v, SmallVectorImpl<unsigned> &changed) {
+    SmallVector<unsigned, 4> mine; // proposal indices, in wave order
+    for (unsigned p = waveHead[v]; p != kNone; p = proposals[p].next)
+      mine.push_back(p);
+    std::reverse(mine.begin(), mine.end());
+    ShardingTable::Id merged = proposals[mine.front()].id;
+    bool same = llvm::all_of(mine, [&](unsigned p) { return proposals[p].id == merged; });
+    if (!same || contested[v]) {
+      // Every proposer's latest word: this wave's, then the contested ones
+      // of proposers that did not step in it (their inputs did not change).
+      SmallVector<std::pair<int64_t, ShardingTable::Id>, 4> all;
+      for (unsigned p : mine)
+        all.push_back({proposals[p].proposer, proposals[p].id});
+      if (contested[v])
+        for (auto &entry : contestedOf[v])
+          if (llvm::none_of(all, [&](auto &a) { return a.first == entry.first; }))
+            all.push_back(entry);
+      SmallVector<ShardingTable::Id, 4> candidates;
+      ShardingTable::Id fromDef = ShardingTable::kUnknown;
+      for (auto &a : all) {
+        if (defNode[v] != kNoNode && a.first == static_cast<int64_t>(defNode[v]))
+          fromDef = a.second;
+        else
+          candidates.push_back(a.second);
+      }
+      merged = mergeProposals(fromDef, candidates);
+      SmallVector<std::pair<int64_t, ShardingTable::Id>, 2> unsatisfied;
+      for (auto &a : all)
+        if (!satisfies(merged, a.second))
+          unsatisfied.push_back(a);
+      bool was = contested[v];
+      contested[v] = !unsatisfied.empty();
+      numContested += static_cast<int>(contested[v]) - static_cast<int>(was);
+      if (contested[v])
+        contestedOf[v] = std::move(unsatisfied);
+      else
+        contestedOf.erase(v);
+    }
+    ShardingTable::Id before = ids[v];
+    if (before != ShardingTable::kUnknown &&
+        (before == merged || table.get(before).dims == table.get(merged).dims))
+      return;
+    ids[v] = merged;
+    changed.push_back(v);
+    if (!explain)
+      return;
+    // The first proposal that the result holds tells where the axes came from.
+    unsigned from = mine.front();
+    for (unsigned p : mine)
+      if (satisfies(merged, proposals[p].id)) {
+        from = p;
+        break;
+      }
+    const StepContext &c = contexts[from];
+    recordProvenance(v, before, c.vals, c.inputs, c.result->after, c.via, c.sinkKey);
+  }
+
+  /// The growth of one value from what its ops proposed in one wave (each
+  /// extends its current sharding). Per dim, the users' and ties'
+  /// proposals merge by conflict policy 2: the longest if every one is a
+  /// prefix of it, else their longest common prefix. The defining op's
+  /// proposal (`fromDef`, kUnknown if none) holds against them: it stays
+  /// unless their merge extends it (a value keeps the layout it is computed
+  /// in; a user that wants another one reshards its operand). An axis used
+  /// by an earlier dim ends a dim. A function of the set of proposals, so
+  /// of no order.
+  ShardingTable::Id mergeProposals(ShardingTable::Id fromDef,
+                                   ArrayRef<ShardingTable::Id> candidates) {
+    TensorSharding out =
+        table.get(fromDef != ShardingTable::kUnknown ? fromDef : candidates.front());
+    std::vector<int> taken = out.pending;
+    for (size_t d = 0; d < out.dims.size(); ++d) {
+      std::vector<int> chosen;
+      for (ShardingTable::Id c : candidates) {
+        const std::vector<int> &axes = table.get(c).dims[d].axes;
+        if (axes.size() > chosen.size())
+          chosen = axes;
+      }
+      for (ShardingTable::Id c : candidates) {
+        const std::vector<int> &axes = table.get(c).dims[d].axes;
+        size_t n = 0;
+        while (n < axes.size() && n < chosen.size() && axes[n] == chosen[n])
+          ++n;
+        if (n < axes.size())
+          chosen.resize(n); // a conflict: keep the common prefix
+      }
+      if (fromDef != ShardingTable::kUnknown) {
+        const std::vector<int> &def = table.get(fromDef).dims[d].axes;
+        if (chosen.size() < def.size() || !std::equal(def.begin(), def.end(), chosen.begin()))
+          chosen = def;
+      }
+      for (size_t i = 0; i < chosen.size(); ++i)
+        if (llvm::is_contained(taken, chosen[i])) {
+          chosen.resize(i);
+          break;
+        }
+      taken.insert(taken.end(), chosen.begin(), chosen.end());
+      out.dims[d].axes = std::move(chosen);
+    }
+    return table.intern(out);
+  }
+
+  /// Whether `merged` holds everything candidate `c` asks (per dim, c's
+  /// axes are a prefix of merged's).
+  bool satisfies(ShardingTable::Id merged, ShardingTable::Id c) {
+    if (merged == c)
+      return true;
+    const TensorSharding &m = table.get(merged), &s = table.get(c);
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      const std::vector<int> &a = s.dims[d].axes, &b = m.dims[d].axes;
+      if (a.size() > b.size() || !std::equal(a.begin(), a.end(), b.begin()))
+        return false;
+    }
+    return true;
   }
 
   /// Remembers where `v`'s new axes came from: the tensors of the step that
@@ -827,17 +1006,17 @@ private:
     provenance[valueOf[v]] = p;
   }
 
-  void step(const Node &n, SmallVectorImpl<unsigned> &changed) {
+  void step(const Node &n) {
     ArrayRef<unsigned> vals(nodeValues.data() + n.first, n.count);
     if (n.kind != Node::Kind::Return) // a rule op, or a constraint's identity
-      return apply(*n.rule, vals, ShardingTable::kUnknown, n.op, {}, changed);
+      return apply(*n.rule, vals, ShardingTable::kUnknown, n.op, {});
     for (auto [i, v] : llvm::enumerate(vals)) {
       auto sink = sinks.find({n.op, static_cast<unsigned>(i)});
       if (sink == sinks.end() || v == kNoValue)
         continue;
       unsigned pair[2] = {v, kSink};
       apply(rules.identity(cast<RankedTensorType>(valueOf[v].getType()), 2), pair, sink->second,
-            n.op, std::make_pair(n.op, static_cast<unsigned>(i)), changed);
+            n.op, std::make_pair(n.op, static_cast<unsigned>(i)));
     }
   }
 
@@ -1220,6 +1399,33 @@ private:
   std::vector<unsigned> defNode;               // per value id, or kNoNode
   /// Keys are short id lists; a plain mix hashes them faster than
   /// DenseMapInfo<ArrayRef>'s hash_combine_range.
+  /// A wave's proposals (see runWorklist): value v may grow to `id`.
+  static constexpr unsigned kNone = ~0u;
+  struct Proposal {
+    unsigned v;
+    ShardingTable::Id id;
+    int64_t proposer; // node index, or ~tie
+    unsigned next;    // the value's previous proposal in this wave, or kNone
+  };
+  /// The step a proposal came from, for provenance (kept with explain only).
+  struct StepContext {
+    SmallVector<unsigned, 4> vals;
+    SmallVector<uint32_t, 4> inputs;
+    const StepResult *result; // in the step memo, which never moves
+    Operation *via;
+    std::optional<std::pair<Operation *, unsigned>> sinkKey;
+  };
+  std::vector<Proposal> proposals;
+  std::vector<StepContext> contexts; // parallel to proposals
+  std::vector<unsigned> waveHead;    // per value: its latest proposal, or kNone
+  std::vector<unsigned> touched;     // values with a proposal, first-seen order
+  int64_t proposer = 0;              // the item stepping now
+  /// Values whose last merge left some proposer unsatisfied, with each such
+  /// proposer's latest proposal.
+  std::vector<bool> contested;
+  llvm::DenseMap<unsigned, SmallVector<std::pair<int64_t, ShardingTable::Id>, 2>> contestedOf;
+  int numContested = 0;
+
   shardc::KeyMemo<uint32_t, StepResult> steps; // [rule index, input ids...] -> step
   SmallVector<uint32_t, 8> key;                // scratch for apply
 

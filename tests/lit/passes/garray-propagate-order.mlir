@@ -31,7 +31,10 @@
 // RUN: FileCheck %s --check-prefix=KEYS < %t/keys0
 // RUN: wc -l < %t/keys0 | FileCheck %s --check-prefix=COUNT
 // COUNT: 22
-// KEYS-DAG: garray.name = "c2", garray.sharding = #garray.sharding<@mesh, P(None, "model")>
+// c2 = add(c1, a2): z ("model" on dim 0) is two ops from c2, x ("data") three,
+// so "model" arrives a wave earlier and keeps dim 0 (dims never shrink); x's
+// "data" then conflicts and a2 is resharded at the add.
+// KEYS-DAG: garray.name = "c2", garray.sharding = #garray.sharding<@mesh, P("model", None)>
 // KEYS-DAG: garray.name = "d2", garray.sharding = #garray.sharding<@mesh, P("data", "model")>
 // KEYS-DAG: garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data", None)>
 
