@@ -393,10 +393,21 @@ private:
         next.push_back(~static_cast<int64_t>(t));
       }
     };
+    // The first wave: the ops and ties that see a known value. One that sees
+    // none would only make unknown values known and empty, which it does
+    // not propose (isEmpty).
+    auto seesKnown = [&](ArrayRef<unsigned> vals) {
+      return llvm::any_of(vals, [&](unsigned v) {
+        return v != kNoValue && ids[v] != ShardingTable::kUnknown;
+      });
+    };
     for (unsigned n = 0; n < nodes.size(); ++n)
-      push(n);
+      if (nodes[n].kind == Node::Kind::Return ||
+          seesKnown(ArrayRef<unsigned>(nodeValues.data() + nodes[n].first, nodes[n].count)))
+        push(n);
     for (size_t t = 0; t < ties.size(); ++t)
-      pushTie(t);
+      if (seesKnown(ties[t].first))
+        pushTie(t);
     waveHead.assign(valueOf.size(), kNone);
     contested.assign(valueOf.size(), false);
     contestedOf.clear();
@@ -418,20 +429,31 @@ private:
       changed.clear();
       for (unsigned v : touched)
         commit(v, changed);
+      // An op whose proposal for v is exactly what v became has nothing new
+      // to say about v: its step already merged that state (a chain's op is
+      // not revisited for the value it just made).
+      for (unsigned v : changed) {
+        SmallVector<int64_t, 4> exact;
+        for (unsigned p = waveHead[v]; p != kNone; p = proposals[p].next)
+          if (proposals[p].id == ids[v])
+            exact.push_back(proposals[p].proposer);
+        auto heard = [&](int64_t item) { return llvm::is_contained(exact, item); };
+        for (unsigned user : users[v])
+          if (!heard(user))
+            push(user);
+        if (defNode[v] != kNoNode && !heard(defNode[v]))
+          push(defNode[v]);
+        auto member = tiesOf.find(v);
+        if (member != tiesOf.end())
+          for (size_t t : member->second)
+            if (!heard(~static_cast<int64_t>(t)))
+              pushTie(t);
+      }
       for (unsigned v : touched)
         waveHead[v] = kNone;
       touched.clear();
       proposals.clear();
       contexts.clear();
-      for (unsigned v : changed) {
-        for (unsigned user : users[v])
-          push(user);
-        push(defNode[v]);
-        auto member = tiesOf.find(v);
-        if (member != tiesOf.end())
-          for (size_t t : member->second)
-            pushTie(t);
-      }
     }
   }
 
