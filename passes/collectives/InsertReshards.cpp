@@ -106,7 +106,8 @@ private:
       b.setInsertionPointAfter(def);
     else
       b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
-    Location loc = v.getDefiningOp() ? v.getDefiningOp()->getLoc() : func.getLoc();
+    // At the value's own location: an argument's is where it is declared.
+    Location loc = v.getDefiningOp() ? v.getDefiningOp()->getLoc() : v.getLoc();
     auto reshard = ReshardOp::create(b, loc, v, target);
     changed = true;
     reshard->setAttr("reason", b.getStringAttr(reason));

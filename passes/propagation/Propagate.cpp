@@ -261,6 +261,9 @@ private:
   struct Source {
     Value from; // null: a function result annotation (`sink`)
     std::optional<std::pair<Operation *, unsigned>> sink;
+    /// For a source of another op merged in the same commit: that op
+    /// (null: a sharding group); unset: the step's own op.
+    std::optional<Operation *> join = std::nullopt;
   };
   /// Where a primary chain ends: an annotated value, a function result
   /// annotation, or nothing (no annotation reaches it).
@@ -883,6 +886,8 @@ private:
       for (auto &a : all)
         if (!satisfies(merged, a.second))
           unsatisfied.push_back(a);
+      if (explain && !unsatisfied.empty())
+        conflicts[v].assign(all.begin(), all.end());
       bool was = contested[v];
       contested[v] = !unsatisfied.empty();
       numContested += static_cast<int>(contested[v]) - static_cast<int>(was);
@@ -899,15 +904,22 @@ private:
     changed.push_back(v);
     if (!explain)
       return;
-    // The first proposal that the result holds tells where the axes came from.
-    unsigned from = mine.front();
-    for (unsigned p : mine)
-      if (satisfies(merged, proposals[p].id)) {
-        from = p;
-        break;
-      }
-    const StepContext &c = contexts[from];
-    recordProvenance(v, before, c.vals, c.inputs, c.result->after, c.via, c.sinkKey);
+    // The first proposal that the result holds tells where the axes came
+    // from; the other ops' proposals it holds are named as joining sources.
+    bool first = true;
+    for (unsigned p : mine) {
+      if (!first && proposals[p].id == proposals[mine.front()].id && same)
+        break; // one proposal, or several equal ones: the first tells it
+      if (!satisfies(merged, proposals[p].id))
+        continue;
+      const StepContext &c = contexts[p];
+      recordProvenance(v, before, c.vals, c.inputs, c.result->after, c.via, c.sinkKey, !first);
+      first = false;
+    }
+    if (first) {
+      const StepContext &c = contexts[mine.front()];
+      recordProvenance(v, before, c.vals, c.inputs, c.result->after, c.via, c.sinkKey);
+    }
   }
 
   /// The growth of one value from what its ops proposed in one wave (each
@@ -974,9 +986,12 @@ private:
   /// did not give them), preferring those that held all of them. The first
   /// is the primary source (its chain is what explain prints); the others
   /// agreed with it, and explain names the annotations they lead to.
+  /// With `append`, the step is a second op whose proposal the same commit
+  /// merged: its sources are added to the value's others, joining at `via`.
   void recordProvenance(unsigned v, ShardingTable::Id beforeId, ArrayRef<unsigned> vals,
                         ArrayRef<ShardingTable::Id> inputs, ArrayRef<ShardingTable::Id> after,
-                        Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey) {
+                        Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey,
+                        bool append = false) {
     std::vector<int> before;
     if (beforeId != ShardingTable::kUnknown)
       before = table.get(beforeId).usedAxes();
@@ -1002,6 +1017,14 @@ private:
         holdsSome.push_back(t);
     }
     ArrayRef<size_t> sources = holdsAll.empty() ? holdsSome : holdsAll;
+    if (auto known = provenance.find(valueOf[v]); append && known != provenance.end()) {
+      for (size_t t : sources) {
+        Source s = source(t);
+        s.join = via;
+        known->second.others.push_back(s);
+      }
+      return;
+    }
     Provenance p{via, {}, std::nullopt, {}};
     if (sources.empty()) {
       // Not expected (merged axes come from some input); keep the nearest
@@ -1025,7 +1048,14 @@ private:
     p.sink = primary.sink;
     for (size_t t : sources.drop_front())
       p.others.push_back(source(t));
-    provenance[valueOf[v]] = p;
+    // A value that grows again keeps naming where its earlier axes came
+    // from (an axis from one annotation, the next from another).
+    Provenance &slot = provenance[valueOf[v]];
+    if (slot.via || slot.from || slot.sink) {
+      p.others.push_back(Source{slot.from, slot.sink, slot.via});
+      p.others.append(slot.others.begin(), slot.others.end());
+    }
+    slot = std::move(p);
   }
 
   void step(const Node &n) {
@@ -1155,6 +1185,14 @@ private:
     return s;
   }
 
+  struct Provenance {
+    Operation *via;
+    Value from; // null: a function result annotation (`sink`)
+    std::optional<std::pair<Operation *, unsigned>> sink;
+    /// Other tensors of the same step that held the same axes before it.
+    SmallVector<Source, 1> others;
+  };
+
   /// Ops named at each end of a long `via` chain.
   static constexpr size_t kViaEnds = 3;
 
@@ -1167,25 +1205,14 @@ private:
     };
     std::string out;
     llvm::raw_string_ostream os(out);
-    SmallVector<Operation *> via;
-    SmallVector<Value> hops; // the values whose provenance `via` lists
-    llvm::DenseSet<Value> seen;
-    Value cur = v;
-    std::optional<std::pair<Operation *, unsigned>> sink;
-    while (seen.insert(cur).second) {
-      if (annotations.count(cur) && cur != v)
-        break;
-      auto p = provenance.find(cur);
-      if (p == provenance.end())
-        break;
-      via.push_back(p->second.via);
-      hops.push_back(cur);
-      if (!p->second.from) {
-        sink = p->second.sink;
-        break;
-      }
-      cur = p->second.from;
-    }
+    // v's own step, then the chain of the value it came from (whose own
+    // annotation, unlike v's, ends the walk).
+    Chain mine;
+    mine.end = v;
+    if (auto p = provenance.find(v); p != provenance.end())
+      mine = extend(p->second);
+    Value cur = mine.end;
+    std::optional<std::pair<Operation *, unsigned>> sink = mine.sink;
     auto ann = annotations.find(cur);
     if (sink) {
       const Annotation &a = sinkAnnotations.find(*sink)->second;
@@ -1195,16 +1222,34 @@ private:
       if (cur != v)
         os << " (" << name(cur) << ")";
       os << " annotated " << closed(ann->second.full) << " at " << where(ann->second.loc);
-    } else if (via.empty()) {
+    } else if (mine.length == 0) {
       Operation *def = v.getDefiningOp();
-      if (def && !isa<ShardingRuleOpInterface>(def))
+      // Operands with different layouts that left nothing to propagate:
+      // their annotations met at this op and cancelled (policy 2).
+      SmallVector<std::pair<unsigned, std::string>> layouts;
+      if (def)
+        for (auto [i, operand] : llvm::enumerate(def->getOperands()))
+          if (isTensor(operand) && !closedFinal(operand).isFullyReplicated())
+            layouts.push_back({i, closedFinal(operand).str(core)});
+      bool conflict = llvm::any_of(
+          layouts, [&](auto &l) { return l.second != layouts.front().second; });
+      if (def && !isa<ShardingRuleOpInterface>(def)) {
         os << "made by '" << def->getName() << "', which has no sharding rule: replicated";
-      else
+      } else if (conflict) {
+        os << "its operands' layouts conflict here (";
+        llvm::interleave(
+            layouts, os, [&](auto &l) { os << "operand #" << l.first << " " << l.second; },
+            ", ");
+        os << "): it keeps what they share, nothing; the operands are resharded";
+      } else if (conflicts.count(idOf(v))) {
+        os << "annotations reach it through several ops and conflict: replicated";
+      } else {
         os << "no annotation reaches it: replicated";
+      }
     } else {
       os << name(cur) << ", which no annotation reaches";
     }
-    if (!via.empty()) {
+    if (mine.length > 0) {
       os << " via ";
       // Printed from the annotation toward the value. A chain through a deep
       // network names its first and last kViaEnds ops and counts the rest:
@@ -1216,43 +1261,124 @@ private:
         else
           os << "a sharding group";
       };
-      SmallVector<Operation *> order(llvm::reverse(via));
-      if (order.size() <= 2 * kViaEnds + 1) {
-        llvm::interleave(order, os, printOp, ", ");
+      if (mine.length <= 2 * kViaEnds + 1) {
+        llvm::interleave(llvm::reverse(mine.near), os, printOp, ", ");
       } else {
-        llvm::interleave(ArrayRef<Operation *>(order).take_front(kViaEnds), os, printOp, ", ");
-        os << ", ... " << order.size() - 2 * kViaEnds << " more ops ..., ";
-        llvm::interleave(ArrayRef<Operation *>(order).take_back(kViaEnds), os, printOp, ", ");
+        llvm::interleave(llvm::reverse(mine.far), os, printOp, ", ");
+        os << ", ... " << mine.length - 2 * kViaEnds << " more ops ..., ";
+        llvm::interleave(llvm::reverse(ArrayRef<Operation *>(mine.near).take_front(kViaEnds)), os,
+                         printOp, ", ");
       }
     }
     // Annotations that agreed: other tensors that held the same axes at a
     // step of this chain, named once each, with the op where they joined.
     Endpoint primary{sink ? Value() : (ann != annotations.end() ? cur : Value()), sink};
-    SmallVector<Endpoint> named = {primary};
-    for (Value hop : hops) {
-      const Provenance &p = provenance.find(hop)->second;
-      for (const Source &other : p.others) {
-        Endpoint e = endpointOf(other);
-        if ((!e.annotated && !e.sink) || llvm::is_contained(named, e))
-          continue;
-        named.push_back(e);
-        os << "; also ";
-        if (e.sink) {
-          const Annotation &a = sinkAnnotations.find(*e.sink)->second;
-          os << a.what << " annotated " << closed(a.full) << " at " << where(a.loc);
-        } else {
-          const Annotation &a = annotations.find(e.annotated)->second;
-          os << a.what << " (" << name(e.annotated) << ") annotated " << closed(a.full) << " at "
-             << where(a.loc);
-        }
-        os << ", joining at ";
-        if (p.via)
-          os << p.via->getName() << " (" << where(p.via->getLoc()) << ")";
-        else
-          os << "a sharding group";
+    for (auto &[e, join] : mine.also) {
+      if (e == primary)
+        continue;
+      os << "; also ";
+      if (e.sink) {
+        const Annotation &a = sinkAnnotations.find(*e.sink)->second;
+        os << a.what << " annotated " << closed(a.full) << " at " << where(a.loc);
+      } else {
+        const Annotation &a = annotations.find(e.annotated)->second;
+        os << a.what << " (" << name(e.annotated) << ") annotated " << closed(a.full) << " at "
+           << where(a.loc);
       }
+      os << ", joining at ";
+      if (join)
+        os << join->getName() << " (" << where(join->getLoc()) << ")";
+      else
+        os << "a sharding group";
     }
     return out;
+  }
+
+  /// A provenance chain from a value back toward an annotation, in walk
+  /// order (the value's own step first): its length, its first 2k+1 and last
+  /// k `via` ops (k = kViaEnds), where it ends, and the other annotations
+  /// that joined it (with the op where each joined). Memoized per value:
+  /// chains share their tails, so explaining every value is linear, not
+  /// quadratic in the depth.
+  struct Chain {
+    size_t length = 0;
+    SmallVector<Operation *, 7> near;
+    SmallVector<Operation *, 3> far;
+    Value end; // the annotated value, or the value where the walk stopped
+    std::optional<std::pair<Operation *, unsigned>> sink;
+    std::vector<std::pair<Endpoint, Operation *>> also;
+  };
+
+  /// The chain of a value whose provenance is `p`: its step, then the chain
+  /// of the value it came from.
+  Chain extend(const Provenance &p) {
+    Chain c;
+    if (p.from) {
+      c = chainFrom(p.from);
+    } else {
+      c.end = Value();
+      c.sink = p.sink;
+    }
+    c.near.insert(c.near.begin(), p.via);
+    if (c.near.size() > 2 * kViaEnds + 1)
+      c.near.pop_back();
+    if (c.length < kViaEnds) // the tail was all in `near`
+      c.far.assign(c.near.begin() + (c.near.size() > kViaEnds ? c.near.size() - kViaEnds : 0),
+                   c.near.end());
+    ++c.length;
+    // x's own agreeing sources go first, then the tail's, each once.
+    std::vector<std::pair<Endpoint, Operation *>> also;
+    for (const Source &other : p.others) {
+      Endpoint e = endpointOf(other);
+      if ((e.annotated || e.sink) &&
+          llvm::none_of(also, [&](auto &a) { return a.first == e; }))
+        also.push_back({e, other.join ? *other.join : p.via});
+    }
+    for (auto &a : c.also)
+      if (llvm::none_of(also, [&](auto &b) { return b.first == a.first; }))
+        also.push_back(a);
+    c.also = std::move(also);
+    return c;
+  }
+
+  /// The chain starting at `u` (a value some step came from): empty at an
+  /// annotated value or one without provenance. A cycle without an
+  /// annotation ends where it closes.
+  Chain chainFrom(Value u) {
+    // Walk to the first value whose chain is known or that ends one, then
+    // build the chains of the path back from there.
+    SmallVector<Value> path;
+    llvm::DenseSet<Value> onPath;
+    Value cur = u;
+    Chain tail;
+    for (;;) {
+      if (auto known = chainMemo.find(cur); known != chainMemo.end()) {
+        tail = chainStore[known->second];
+        break;
+      }
+      auto p = provenance.find(cur);
+      if (annotations.count(cur) || p == provenance.end() || !onPath.insert(cur).second) {
+        tail.end = cur;
+        break;
+      }
+      path.push_back(cur);
+      if (!p->second.from)
+        break; // extend() ends it at the function result annotation
+      cur = p->second.from;
+    }
+    for (Value x : llvm::reverse(path)) {
+      const Provenance &p = provenance.find(x)->second;
+      if (p.from) { // extend() reads the chain of p.from: the one just built
+        chainMemo[p.from] = chainStore.size();
+        chainStore.push_back(tail);
+      }
+      tail = extend(p);
+    }
+    if (!path.empty()) {
+      chainMemo[u] = chainStore.size();
+      chainStore.push_back(tail);
+    }
+    return tail;
   }
 
   /// Where `s`'s primary chain ends (memoized: chains share their tails).
@@ -1319,23 +1445,50 @@ private:
         if (auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name"))
           what += " '" + n.str() + "'";
         emitRemark(arg.getLoc()) << what << " (argument of @" << func.getSymName()
-                                 << "): " << finalStr(arg) << " <- " << originOf(arg, name);
+                                 << "): " << finalStr(arg) << " <- " << originOf(arg, name)
+                                 << conflictOf(arg);
       }
     func.walk([&](Operation *op) {
+      for (Region &region : op->getRegions()) // arguments of non-entry blocks
+        for (Block &block : region)
+          if (&block != &region.front() || op != func)
+            for (BlockArgument arg : block.getArguments())
+              if (isTensor(arg))
+                emitRemark(arg.getLoc()) << name(arg) << " (block argument): " << finalStr(arg)
+                                         << " <- " << originOf(arg, name) << conflictOf(arg);
+      if (op == func)
+        return;
       for (Value r : op->getResults())
         if (isTensor(r))
           emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << "): " << finalStr(r)
-                                   << " <- " << originOf(r, name);
+                                   << " <- " << originOf(r, name) << conflictOf(r);
     });
   }
 
-  struct Provenance {
-    Operation *via;
-    Value from; // null: a function result annotation (`sink`)
-    std::optional<std::pair<Operation *, unsigned>> sink;
-    /// Other tensors of the same step that held the same axes before it.
-    SmallVector<Source, 1> others;
-  };
+  /// For a value where ops proposed layouts that could not all be kept:
+  /// who wanted what (the last such merge), so a conflict is not mistaken
+  /// for "no annotation reaches it".
+  std::string conflictOf(Value v) {
+    auto it = conflicts.find(idOf(v));
+    if (it == conflicts.end())
+      return "";
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    os << "; conflicting proposals, of which it keeps what they share:";
+    for (auto [i, entry] : llvm::enumerate(it->second)) {
+      auto [proposer, id] = entry;
+      Operation *op = proposer >= 0 ? nodes[proposer].op : ties[~proposer].second;
+      TensorSharding wanted = table.get(id);
+      for (shardc::DimSharding &d : wanted.dims)
+        d.open = false;
+      os << (i ? "," : "") << " " << wanted.str(core) << " from ";
+      if (op)
+        os << op->getName() << " (" << where(op->getLoc()) << ")";
+      else
+        os << "a sharding group";
+    }
+    return out;
+  }
 
   SmallVector<func::FuncOp> funcs;
   llvm::DenseSet<Operation *> inSet;
@@ -1447,6 +1600,9 @@ private:
   std::vector<bool> contested;
   llvm::DenseMap<unsigned, SmallVector<std::pair<int64_t, ShardingTable::Id>, 2>> contestedOf;
   int numContested = 0;
+  /// For explain: per value, every proposal of its last merge that left one
+  /// unsatisfied.
+  llvm::DenseMap<unsigned, SmallVector<std::pair<int64_t, ShardingTable::Id>, 2>> conflicts;
 
   shardc::KeyMemo<uint32_t, StepResult> steps; // [rule index, input ids...] -> step
   SmallVector<uint32_t, 8> key;                // scratch for apply
@@ -1459,6 +1615,8 @@ private:
   llvm::DenseMap<unsigned, SmallVector<size_t>> tiesOf;
   llvm::DenseMap<Value, Provenance> provenance;
   llvm::DenseMap<Value, Endpoint> endpoints; // endpointOf's memo
+  llvm::DenseMap<Value, size_t> chainMemo;   // chainFrom's memo, into chainStore
+  std::deque<Chain> chainStore;
 };
 
 struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
@@ -1489,8 +1647,12 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
         return failure();
       return FunctionPropagation(std::move(funcs), mesh, *core, explain).run();
     };
-    if (!theMesh)
-      return; // nothing placed: every value is replicated, nothing to do
+    if (!theMesh) { // nothing placed: every value is replicated
+      if (explain)
+        for (func::FuncOp func : defined)
+          explainUnplaced(func, "no function of this module is annotated");
+      return markAllAnalysesPreserved();
+    }
     if (!oneMesh) {
       // Functions on different meshes are propagated one by one; calls
       // between them stay opaque (ops without a rule).
@@ -1530,8 +1692,31 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     for (func::FuncOp func : defined)
       if (set.contains(func))
         funcs.push_back(func);
+      else if (explain)
+        explainUnplaced(func, "this function has no annotation and no call connects it to one");
     if (failed(runOn(funcs, theMesh)))
       return signalPassFailure();
+  }
+
+  /// explain for a function propagation does not visit: every value whole.
+  static void explainUnplaced(func::FuncOp func, StringRef why) {
+    AsmState state(func);
+    auto remark = [&](Value v, Location loc, StringRef what) {
+      if (!isa<RankedTensorType>(v.getType()))
+        return;
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      v.printAsOperand(os, state);
+      emitRemark(loc) << name << " (" << what << "): replicated <- " << why;
+    };
+    for (BlockArgument arg : func.getArguments())
+      remark(arg, arg.getLoc(), ("argument of @" + func.getSymName()).str());
+    func.walk([&](Operation *op) {
+      if (op == func.getOperation())
+        return;
+      for (Value r : op->getResults())
+        remark(r, op->getLoc(), op->getName().getStringRef());
+    });
   }
 };
 } // namespace

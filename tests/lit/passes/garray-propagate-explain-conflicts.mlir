@@ -1,0 +1,57 @@
+// RUN: shardc-opt %s -split-input-file --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
+//
+// explain on values where annotations conflict, on block arguments, and on
+// functions propagation does not reach (docs/propagation.md, "Explanations").
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Two ops want different layouts for %n: it says so, and names both.
+// CHECK: remark: %arg0 'n' (argument of @two_users): P(None) <- annotations reach it through several ops and conflict: replicated; conflicting proposals, of which it keeps what they share: P("model") from garray.add ({{.*}}:[[@LINE+5]]:8), P("data") from garray.add ({{.*}}:[[@LINE+6]]:8)
+func.func @two_users(%n: tensor<8xf32> {garray.name = "n"},
+                     %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>},
+                     %z: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<8xf32>, tensor<8xf32>) {
+  %a = garray.add %n, %y : tensor<8xf32>
+  %b = garray.add %n, %z : tensor<8xf32>
+  return %a, %b : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// One op's operands disagree: its result says why it is replicated.
+// CHECK: remark: %0 (garray.add): P(None) <- its operands' layouts conflict here (operand #0 P("data"), operand #1 P("model")): it keeps what they share, nothing; the operands are resharded
+func.func @one_op(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>},
+                  %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>}) -> tensor<8xf32> {
+  %s = garray.add %x, %y : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A non-entry block's argument gets its remark; a function no annotation
+// or call reaches gets one per value.
+// CHECK-DAG: remark: %arg0 (argument of @lonely): replicated <- this function has no annotation and no call connects it to one
+// CHECK-DAG: remark: %0 (block argument): P(None) <- no annotation reaches it: replicated
+func.func @blocks(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P()>},
+                  %w: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  cf.br ^bb1(%x : tensor<8xf32>)
+^bb1(%b: tensor<8xf32>):
+  %e = garray.exp %b : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+func.func @lonely(%u: tensor<8xf32>) -> tensor<8xf32> {
+  return %u : tensor<8xf32>
+}
+
+// -----
+
+// No annotation anywhere: every value is named as replicated, with why.
+// CHECK: remark: %0 (garray.exp): replicated <- no function of this module is annotated
+func.func @nothing(%u: tensor<8xf32>) -> tensor<8xf32> {
+  %e = garray.exp %u : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
