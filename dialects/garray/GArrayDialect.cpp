@@ -60,9 +60,17 @@ static ParseResult parseDimEntryAxes(AsmParser &parser, SmallVectorImpl<StringAt
 
 static ParseResult parseDimEntry(AsmParser &parser, SmallVectorImpl<StringAttr> &axes,
                                  bool &open, int64_t &priority) {
-  if (parseDimEntryAxes(parser, axes, open))
+  if (parseDimEntryAxes(parser, axes, open) || parsePriority(parser, priority))
     return failure();
-  return parsePriority(parser, priority);
+  // What users write out of order gets its own words, not "expected ')'".
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (priority >= 0 && succeeded(parser.parseOptionalQuestion()))
+    return parser.emitError(loc, "'?' comes before the priority: write \"axis\"? p0");
+  StringRef extra;
+  if (priority >= 0 && succeeded(parser.parseOptionalKeyword(&extra)))
+    return parser.emitError(loc, "a dimension entry takes one priority, written last; found '")
+           << extra << "' after p" << priority;
+  return success();
 }
 
 static ParseResult parseDimEntryAxes(AsmParser &parser, SmallVectorImpl<StringAttr> &axes,
@@ -83,6 +91,12 @@ static ParseResult parseDimEntryAxes(AsmParser &parser, SmallVectorImpl<StringAt
       if (parser.parseString(&name))
         return failure();
       axes.push_back(StringAttr::get(ctx, name));
+      llvm::SMLoc loc = parser.getCurrentLocation();
+      StringRef inside;
+      if (succeeded(parser.parseOptionalKeyword(&inside)) ||
+          succeeded(parser.parseOptionalQuestion()))
+        return parser.emitError(loc, "'?' and a priority apply to the whole dimension: write "
+                                     "(\"a\", \"b\")? p0, outside the parentheses");
     } while (succeeded(parser.parseOptionalComma()));
     if (parser.parseRParen())
       return failure();

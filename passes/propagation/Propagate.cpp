@@ -477,7 +477,7 @@ private:
         InFlightDiagnostic d = emitError(loc)
                                << "sharding group " << id.getInt() << " ties values of types "
                                << members.front().getType() << " and " << v.getType()
-                               << "; its members must have one shape";
+                               << "; its members must have one type";
         d.attachNote(members.front().getLoc()) << "first member of the group";
         ok = failure();
         return;
@@ -1672,8 +1672,26 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     // A module with one defined function has no call to connect: its calls
     // can only reach itself or external declarations, so no walk over its
     // (possibly 100k) ops is needed to know the set.
+    // Group ids are module-wide: a function holding a member of a group that
+    // has a member in the set joins it, so the group is tied whatever else
+    // the function holds (docs/propagation.md, "Sharding groups").
+    std::map<int64_t, SmallVector<func::FuncOp>> groupFuncs;
+    if (defined.size() > 1)
+      for (func::FuncOp func : defined) {
+        auto note = [&](Attribute a) {
+          if (auto id = dyn_cast_or_null<IntegerAttr>(a))
+            groupFuncs[id.getInt()].push_back(func);
+        };
+        for (unsigned i = 0; i < func.getNumArguments(); ++i)
+          note(func.getArgAttr(i, kGroupAttrName));
+        func.walk([&](Operation *op) { note(op->getAttr(kGroupAttrName)); });
+      }
     for (bool grew = defined.size() > 1; grew;) {
       grew = false;
+      for (auto &[id, members] : groupFuncs)
+        if (llvm::any_of(members, [&](func::FuncOp f) { return set.contains(f); }))
+          for (func::FuncOp f : members)
+            grew |= set.insert(f).second;
       for (func::FuncOp func : defined)
         func.walk([&](func::CallOp call) {
           auto callee =

@@ -15,7 +15,7 @@ garray.mesh @mesh ["data" = 2]
 
 func.func @group_shapes(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64},
                         // expected-note @-1 {{first member of the group}}
-                        // expected-error @+1 {{sharding group 0 ties values of types 'tensor<8xf32>' and 'tensor<4xf32>'; its members must have one shape}}
+                        // expected-error @+1 {{sharding group 0 ties values of types 'tensor<8xf32>' and 'tensor<4xf32>'; its members must have one type}}
                         %y: tensor<4xf32> {garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
@@ -65,4 +65,31 @@ func.func @ruleless_annotated(%a: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'arith.addf' has no sharding rule, so result #0 is computed whole on every device and cannot be placed P("data"); write the sharding on a garray.sharding_constraint of the result instead, or express the op with garray ops}}
   %s = arith.addf %a, %a {garray.sharding = #garray.sharding<@mesh, P("data")>} : tensor<8xf32>
   return %s : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// expected-error @+1 {{a dimension entry takes one priority, written last; found 'p1' after p0}}
+func.func @two_priorities(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p0 p1)>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// expected-error @+1 {{'?' comes before the priority: write "axis"? p0}}
+func.func @open_after_priority(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p0?)>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// expected-error @+1 {{'?' and a priority apply to the whole dimension: write ("a", "b")? p0, outside the parentheses}}
+func.func @priority_in_tuple(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(("data" p0, "model"))>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
 }

@@ -179,3 +179,19 @@ func.func @result_open(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@me
   %m = garray.neg %y : tensor<8x8xf32>
   return %n, %m : tensor<8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// Group ids are module-wide: @unannotated holds a member of group 3, so it
+// is propagated with @annotated and its member takes the group's sharding.
+// CHECK-LABEL: func.func @annotated
+// CHECK-LABEL: func.func @unannotated
+// CHECK-SAME: garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 3 : i64
+func.func @annotated(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 3 : i64}) -> tensor<8xf32> {
+  return %p : tensor<8xf32>
+}
+func.func @unannotated(%m: tensor<8xf32> {garray.sharding_group = 3 : i64}) -> tensor<8xf32> {
+  return %m : tensor<8xf32>
+}
