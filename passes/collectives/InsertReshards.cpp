@@ -216,6 +216,14 @@ private:
       planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
     for (Value v : op->getResults())
       planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
+    // Which operands are one value (x * x): the plan reduces such a value
+    // once for every slot instead of keeping one slot pending.
+    if (op->getNumOperands() == 2)
+      planKey.push_back(op->getOperand(0) == op->getOperand(1));
+    else
+      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+        planKey.push_back(llvm::find(op->getOperands(), op->getOperand(i)) -
+                          op->getOperands().begin());
     return plans.get(planKey, [&] { return computePlan(op, cached.rule); });
   }
 
@@ -272,8 +280,15 @@ private:
       });
       keep.assign(numOperands, all);
     } else if (flow.mode == PendingFlow::Mode::OneOf) {
+      // A pending value that also fills another operand slot is reduced for
+      // that slot anyway: use the reduced value in every slot (one
+      // collective) rather than keep this one pending and reduce the
+      // result again.
+      auto alsoElsewhere = [&](int i) {
+        return llvm::count(op->getOperands(), op->getOperand(i)) > 1;
+      };
       for (int i : flow.operands)
-        if (pendingOk(operands[i])) {
+        if (pendingOk(operands[i]) && !alsoElsewhere(i)) {
           keep[i] = true;
           break;
         }

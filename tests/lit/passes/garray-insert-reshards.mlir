@@ -202,3 +202,21 @@ func.func @need_replication_result(
       : (tensor<16x4xf32>, tensor<8xi64>, tensor<8x4xf32>) -> tensor<16x4xf32>
   return %0 : tensor<16x4xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 4]
+
+// A partial sum multiplied by itself: reduced once and used in both slots
+// (one all_reduce), not kept pending in one slot and reduced again after.
+// CHECK-LABEL: func.func @square_of_partial
+// CHECK: %[[R:.*]] = garray.reshard %{{.*}} to #garray.sharding<@mesh, P(None)>
+// CHECK-NOT: garray.reshard
+// CHECK: garray.mul %[[R]], %[[R]] {garray.sharding = #garray.sharding<@mesh, P(None)>}
+// CHECK-NOT: garray.reshard
+// CHECK: return
+func.func @square_of_partial(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
+  %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
+  %t = garray.mul %s, %s : tensor<4xf32>
+  return %t : tensor<4xf32>
+}
