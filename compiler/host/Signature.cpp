@@ -68,6 +68,7 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile) {
                                    {"spec", v.spec},
                                    {"local_bytes", v.localBytes},
                                    {"replicated_over", std::move(unused)},
+                                   {"why", v.why},
                                    {"suggested_dim", v.suggestedDim}});
   }
   json::Object root{{"format", "shardc-manifest-1"},
@@ -213,6 +214,7 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
         m.spec = o->getString("spec").value_or("").str();
         m.localBytes = o->getInteger("local_bytes").value_or(0);
         m.suggestedDim = static_cast<int>(o->getInteger("suggested_dim").value_or(-1));
+        m.why = o->getString("why").value_or("").str();
         readInts(o->getArray("shape"), m.shape);
         readInts(o->getArray("local_shape"), m.localShape);
         if (const json::Array *ax = o->getArray("replicated_over"))
@@ -287,12 +289,12 @@ static void describeLargest(llvm::raw_ostream &os, const Signature &sig, bool ad
          << " devices holds the whole value; no mesh axis splits it";
     else
       os << "      replicated over mesh axis " << axes << " (not used by this value)";
+    if (!v.why.empty())
+      os << "; " << v.why;
     // A collective's result was made whole by partitioning for an op that
     // needs it so: the fix is at that op's operands, not on this value.
-    llvm::StringRef name = v.name;
-    if (name.starts_with("garray.all_gather") || name.starts_with("garray.all_reduce")) {
-      os << "; partitioning gathered it for an op that needs it whole (`shardc explain` names "
-            "the op and the conflict)\n";
+    if (llvm::StringRef(v.why).starts_with("partitioning gathered")) {
+      os << "\n";
       continue;
     }
     const std::string &first = v.unusedAxes.front();

@@ -60,6 +60,9 @@ struct MemoryValue {
   std::vector<std::string> unusedAxes;
   /// A dimension that could take the first unused axis (-1: none fits).
   int suggestedDim = -1;
+  /// Why it is whole over those axes ("its annotation places it so", "no
+  /// annotation reaches it", "partitioning gathered it ...": reason).
+  std::string why;
 };
 
 /// Peak live bytes per device of the partitioned entry (see

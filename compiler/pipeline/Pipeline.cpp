@@ -342,7 +342,8 @@ void readCollectives(func::FuncOp func, Signature &sig) {
 /// the entry-block op that encloses the use), results of the function to the
 /// end. A value's bytes are its local (ceil layout) shape times its element
 /// size; values without a sharding are replicated. Non-tensor values count 0.
-void readMemory(func::FuncOp func, Signature &sig, size_t keep = 5) {
+void readMemory(func::FuncOp func, Signature &sig, const std::vector<bool> &userPlaced,
+                size_t keep = 5) {
   MemoryEstimate &mem = sig.memory;
   mem = MemoryEstimate();
   mem.known = true;
@@ -365,6 +366,21 @@ void readMemory(func::FuncOp func, Signature &sig, size_t keep = 5) {
     int64_t from, to; // program points [from, to]
   };
   std::vector<Live> values;
+  // Why a value is whole over some mesh axis, in the user's terms.
+  auto whyWhole = [&](Value v) -> std::string {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getArgNumber() < userPlaced.size() && userPlaced[arg.getArgNumber()]
+                 ? "its annotation places it so"
+                 : "no annotation reaches it (`shardc explain` shows what reaches each value)";
+    Operation *def = v.getDefiningOp();
+    if (garray::isGlobalCollective(def)) {
+      auto reason = def->getAttrOfType<StringAttr>("reason");
+      return "partitioning gathered it for an op that needs it so" +
+             (reason ? ": " + reason.str() : std::string());
+    }
+    return "propagation left it whole: a replicated annotation reaches it, none does, or "
+           "the ones that do conflict (`shardc explain` says which)";
+  };
   auto add = [&](Value v, std::string name, Location loc, int64_t from, int64_t to) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrFloat())
@@ -410,6 +426,8 @@ void readMemory(func::FuncOp func, Signature &sig, size_t keep = 5) {
         }
       m.unusedAxes.push_back(sig.mesh.axes[a]);
     }
+    if (!m.unusedAxes.empty())
+      m.why = whyWhole(v);
     values.push_back({std::move(m), from, to});
   };
   // The function's results, by value, for their names.
@@ -511,6 +529,11 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   if (stopHere(Phase::Global))
     return result;
 
+  // Which entry arguments the user placed (propagation then places all).
+  std::vector<bool> userPlaced;
+  for (unsigned i = 0; i < entry->getNumArguments(); ++i)
+    userPlaced.push_back(entry->getArgAttr(i, garray::kShardingAttrName) != nullptr);
+
   // Phase 1: placements. Composites were decomposed in phase 0 (their global
   // denominators are constants before anything is sharded, and neither
   // autodiff nor the optimizer expansion emits one); stencils are read as
@@ -536,7 +559,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   if (failed(readSignature(*entry, result.signature)))
     return std::nullopt;
   readCollectives(*entry, result.signature);
-  readMemory(*entry, result.signature);
+  readMemory(*entry, result.signature, userPlaced);
   if (options.memoryBudget) {
     std::string over = memoryBudgetError(result.signature, *options.memoryBudget);
     if (!over.empty()) {

@@ -43,6 +43,8 @@ expect_ok mem_budget_suffix_fits -- report "$REPL" --mesh data=4 --memory-budget
 expect_error mem_budget_over 3 "estimated peak memory 137216 B" "--memory-budget=137215" \
   "argument 'w': tensor<256x64xf32> P(None, None), 65536 B" \
   "replicated: each of the 4 devices holds the whole value" \
+  "no mesh axis splits it; its annotation places it so" \
+  "propagation left it whole: a replicated annotation reaches it, none does, or" \
   "dimension 0 over \"data\"" "result 'w2'" \
   -- compile "$REPL" --mesh data=4 --memory-budget=137215 -o "$TMP/over"
 check mem_budget_over "writes no output" test ! -e "$TMP/over/model.o"
