@@ -249,7 +249,7 @@ public:
       for (OpClass cls : kSubRounds)
         runWorklist(cls);
     }
-    if (failed(checkGroups()) || failed(checkRuleless()))
+    if (failed(checkGroups()) || failed(checkRuleless()) || failed(checkCallResults()))
       return failure();
     if (explain)
       explainAll();
@@ -298,6 +298,21 @@ private:
       for (size_t d = 0; d < cur.dims.size(); ++d) {
         if (a.priority[d] > round || a.priority[d] <= previous)
           continue;
+        if (!want.dims[d].open) {
+          // A closed written dim is exact (a constraint is hard, an
+          // annotation keeps what the user wrote): an open dim of this value
+          // that took one of its axes in a stronger round gives it back.
+          for (size_t e = 0; e < cur.dims.size(); ++e) {
+            std::vector<int> &axes = cur.dims[e].axes;
+            if (e == d)
+              continue;
+            auto clash = llvm::find_if(
+                axes, [&](int x) { return llvm::is_contained(want.dims[d].axes, x); });
+            axes.erase(clash, axes.end());
+          }
+          cur.dims[d] = want.dims[d];
+          continue;
+        }
         std::vector<int> used = cur.usedAxes();
         shardc::DimSharding next{{}, want.dims[d].open};
         for (int axis : want.dims[d].axes) {
@@ -503,9 +518,42 @@ private:
     return ok;
   }
 
+  /// A sharding written on a call's result must be its callee's result
+  /// layout (what this pass writes there): one sharding per signature.
+  LogicalResult checkCallResults() {
+    LogicalResult ok = success();
+    walkAll(kNoRule | kHasAttrs, [&](func::CallOp call) {
+      func::FuncOp callee = calleeInSet(call);
+      if (!callee || failed(ok))
+        return;
+      func::ReturnOp ret = returnsOf[callee].front();
+      for (OpResult r : call->getResults()) {
+        auto written = dyn_cast_or_null<ShardingAttr>(
+            call->getNumResults() == 1 ? call->getAttr(kShardingAttrName) : Attribute());
+        if (!written || !isTensor(r))
+          continue;
+        unsigned i = r.getResultNumber();
+        Value v = ret.getOperand(i);
+        TensorSharding want = getResultSharding(callee, i) ? declaredResult(ret, i, v)
+                                                           : closedFinal(v);
+        FailureOr<TensorSharding> got =
+            toCore(written, mesh, cast<RankedTensorType>(r.getType()).getRank());
+        if (failed(got) || got->dims != want.dims || got->pending != want.pending)
+          ok = call.emitError("the result of a call to @")
+               << callee.getSymName() << " has the callee's result layout " << want.str(core)
+               << " (one sharding per function signature), not the "
+               << (succeeded(got) ? got->str(core) : std::string("sharding"))
+               << " written on it; put a garray.sharding_constraint after the call";
+      }
+    });
+    return ok;
+  }
+
   /// After the fixed point every member of a group must hold one sharding.
   /// They cannot when members were annotated differently (annotations are
-  /// closed): an error naming both, instead of a group that silently is not.
+  /// closed), or when annotations nearer to the members than to each other
+  /// pull them apart: an error naming both, instead of a group that silently
+  /// is not one.
   LogicalResult checkGroups() {
     for (auto &[id, members] : groups) {
       TensorSharding first = closedFinal(members.front());
@@ -523,8 +571,8 @@ private:
                                << "sharding: this member ends " << s.str(core) << " ("
                                << describe(v) << "), the first ends " << first.str(core) << " ("
                                << describe(members.front())
-                               << "); make the members' annotations agree, or annotate one "
-                                  "member only";
+                               << "); make the annotations that reach the members agree, or "
+                                  "annotate one member with the sharding the group should have";
         d.attachNote(members.front().getLoc()) << "first member of the group";
         return failure();
       }
@@ -933,10 +981,21 @@ private:
   /// of no order.
   ShardingTable::Id mergeProposals(ShardingTable::Id fromDef,
                                    ArrayRef<ShardingTable::Id> candidates) {
-    TensorSharding out =
-        table.get(fromDef != ShardingTable::kUnknown ? fromDef : candidates.front());
+    bool hasDef = fromDef != ShardingTable::kUnknown;
+    TensorSharding out = table.get(hasDef ? fromDef : candidates.front());
+    size_t rank = out.dims.size();
+    // Axes the candidates place on different dims conflict like different
+    // axes on one dim: no dim keeps them.
+    std::map<int, std::set<size_t>> dimsOf;
+    for (ShardingTable::Id c : candidates)
+      for (size_t d = 0; d < rank; ++d)
+        for (int axis : table.get(c).dims[d].axes)
+          dimsOf[axis].insert(d);
     std::vector<int> taken = out.pending;
-    for (size_t d = 0; d < out.dims.size(); ++d) {
+    if (hasDef) // the defining op's axes hold, on their dims
+      for (size_t d = 0; d < rank; ++d)
+        llvm::append_range(taken, table.get(fromDef).dims[d].axes);
+    for (size_t d = 0; d < rank; ++d) {
       std::vector<int> chosen;
       for (ShardingTable::Id c : candidates) {
         const std::vector<int> &axes = table.get(c).dims[d].axes;
@@ -951,18 +1010,23 @@ private:
         if (n < axes.size())
           chosen.resize(n); // a conflict: keep the common prefix
       }
-      if (fromDef != ShardingTable::kUnknown) {
-        const std::vector<int> &def = table.get(fromDef).dims[d].axes;
-        if (chosen.size() < def.size() || !std::equal(def.begin(), def.end(), chosen.begin()))
-          chosen = def;
-      }
       for (size_t i = 0; i < chosen.size(); ++i)
-        if (llvm::is_contained(taken, chosen[i])) {
+        if (dimsOf[chosen[i]].size() > 1) {
           chosen.resize(i);
           break;
         }
-      taken.insert(taken.end(), chosen.begin(), chosen.end());
-      out.dims[d].axes = std::move(chosen);
+      std::vector<int> result = hasDef ? table.get(fromDef).dims[d].axes : std::vector<int>();
+      // Extend what holds by the candidates' merge where it is a prefix of
+      // it, up to the first axis another dim already has.
+      if (chosen.size() > result.size() &&
+          std::equal(result.begin(), result.end(), chosen.begin()))
+        for (size_t i = result.size(); i < chosen.size(); ++i) {
+          if (llvm::is_contained(taken, chosen[i]))
+            break;
+          result.push_back(chosen[i]);
+          taken.push_back(chosen[i]);
+        }
+      out.dims[d].axes = std::move(result);
     }
     return table.intern(out);
   }
@@ -1100,6 +1164,21 @@ private:
   void finalize() {
     for (size_t i = 0; i < funcs.size(); ++i)
       finalize(funcs[i], opRange[i].first, opRange[i].second);
+    // One sharding per signature: a call's results are written as its
+    // callee's results (insert-reshards reshards a user that wants another
+    // layout). A call result that a nearer user pulled elsewhere during
+    // propagation would otherwise be written apart from its callee, and a
+    // second run, reading the callee's now-written signature, would differ.
+    shardc::ShardingWriter writer(mesh.getContext());
+    walkAll(kNoRule, [&](func::CallOp call) {
+      func::FuncOp callee = calleeInSet(call);
+      if (!callee)
+        return;
+      for (OpResult r : call->getResults())
+        if (isTensor(r))
+          if (ShardingAttr s = getResultSharding(callee, r.getResultNumber()))
+            writer.set(r, s);
+    });
   }
 
   /// The sharding propagation settled on for `v` (replicated if none), with

@@ -87,3 +87,25 @@ func.func @two_sites(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@me
   %b = call @sq(%y) : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["x" = 2, "y" = 2]
+
+// A call result a nearer user pulls elsewhere is still written as the
+// callee's result (one signature); the constraint reshards it. Idempotent
+// (the RUN lines above propagate the output again and diff).
+// CHECK-LABEL: func.func @call_result_is_signature
+// CHECK: call @h_sig({{.*}}) {garray.sharding = #garray.sharding<@mesh, P("x", None)>}
+// CHECK: call @h_sig({{.*}}) {garray.sharding = #garray.sharding<@mesh, P("x", None)>}
+func.func private @h_sig(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = garray.exp %a : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+func.func @call_result_is_signature(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("x", None)>},
+                                    %y: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %c1 = func.call @h_sig(%x) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %c2 = func.call @h_sig(%y) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = garray.sharding_constraint %c2 : tensor<8x8xf32> to #garray.sharding<@mesh, P("y", None)>
+  return %c1, %s : tensor<8x8xf32>, tensor<8x8xf32>
+}

@@ -37,7 +37,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // group that silently is not one.
 func.func @group_conflict(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64},
                           // expected-note @-1 {{first member of the group}}
-                          // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("model") (annotated P("model")), the first ends P("data") (annotated P("data")); make the members' annotations agree, or annotate one member only}}
+                          // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("model") (annotated P("model")), the first ends P("data") (annotated P("data")); make the annotations that reach the members agree, or annotate one member with the sharding the group should have}}
                           %m: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>, garray.sharding_group = 0 : i64},
                           %v: tensor<8xf32> {garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
   %s = garray.add %p, %m : tensor<8xf32>
@@ -92,4 +92,18 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // expected-error @+1 {{'?' and a priority apply to the whole dimension: write ("a", "b")? p0, outside the parentheses}}
 func.func @priority_in_tuple(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(("data" p0, "model"))>}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["x" = 2, "y" = 2]
+
+func.func private @h(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = garray.exp %a : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+func.func @call_result_annotated(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "y")>}) -> tensor<8x8xf32> {
+  // expected-error @+1 {{the result of a call to @h has the callee's result layout P(None, "y") (one sharding per function signature), not the P(None, "x") written on it; put a garray.sharding_constraint after the call}}
+  %c = func.call @h(%x) {garray.sharding = #garray.sharding<@mesh, P(None, "x")>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
 }

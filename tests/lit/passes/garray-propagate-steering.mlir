@@ -195,3 +195,38 @@ func.func @annotated(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh
 func.func @unannotated(%m: tensor<8xf32> {garray.sharding_group = 3 : i64}) -> tensor<8xf32> {
   return %m : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["x" = 2, "y" = 2]
+
+// A constraint is exact even when its open dim is stronger: the p1 dim took
+// "y" from %a, and gives it back when the written "y" on dim 0 activates.
+// CHECK-LABEL: func.func @constraint_exact_across_rounds
+// CHECK: garray.sharding_constraint {{.*}} {garray.sharding = #garray.sharding<@mesh, P("y", None)>}
+func.func @constraint_exact_across_rounds(%a: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "y" p0)>}) -> tensor<8x8xf32> {
+  %c = garray.sharding_constraint %a : tensor<8x8xf32> to #garray.sharding<@mesh, P("y", ? p1)>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "pipe" = 2]
+
+// One axis wanted on different dims. The defining op holds against a user:
+// %u keeps exp's P(None, "data"). Two users at equal distance conflict: %n
+// keeps neither.
+// CHECK-LABEL: func.func @axis_on_two_dims
+// CHECK-SAME: garray.name = "n", garray.sharding = #garray.sharding<@mesh, P(None, None)>
+// CHECK: garray.exp {{.*}}garray.name = "u", garray.sharding = #garray.sharding<@mesh, P(None, "data")>
+func.func @axis_on_two_dims(%a: tensor<16x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
+                            %n: tensor<8x8xf32> {garray.name = "n"},
+                            %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
+                            %z: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+    -> (tensor<16x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %u = garray.exp %a {garray.name = "u"} : tensor<16x8xf32>
+  %c = garray.sharding_constraint %u : tensor<16x8xf32> to #garray.sharding<@mesh, P("data", None)>
+  %p = garray.add %n, %y : tensor<8x8xf32>
+  %q = garray.add %n, %z : tensor<8x8xf32>
+  return %c, %p, %q : tensor<16x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}
