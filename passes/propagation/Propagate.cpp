@@ -1218,6 +1218,16 @@ private:
       if ((opFlags[i] & kReturn) || numResults[i] == 0)
         continue;
       Operation *op = allOps[i];
+      // A constraint's open dims and priorities are decided now: its target
+      // is written closed, like arguments, so a second run starts from the
+      // decision and changes nothing.
+      if (opFlags[i] & kConstraint) {
+        auto c = cast<ShardingConstraintOp>(op);
+        if (llvm::any_of(c.getSharding().getDims(), [](DimShardingAttr d) {
+              return d.getOpen() || d.getPriority() >= 0;
+            }))
+          c.setShardingAttr(finalOf(c.getResult(), firstResult[i]));
+      }
       if (!llvm::all_of(op->getResults(), isTensor))
         continue;
       for (OpResult r : op->getResults())

@@ -230,3 +230,17 @@ func.func @axis_on_two_dims(%a: tensor<16x8xf32> {garray.sharding = #garray.shar
   %q = garray.add %n, %z : tensor<8x8xf32>
   return %c, %p, %q : tensor<16x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["x" = 2, "y" = 2]
+
+// A constraint's open dim is decided by propagation and written into the
+// constraint, closed, so a second run starts from the decision (the RUN
+// lines above diff two runs).
+// CHECK-LABEL: func.func @constraint_open_decided
+// CHECK: garray.sharding_constraint %{{.*}} : tensor<8x8xf32> to #garray.sharding<@mesh, P("x", "y")>
+func.func @constraint_open_decided(%a: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "y")>}) -> tensor<8x8xf32> {
+  %c = garray.sharding_constraint %a : tensor<8x8xf32> to #garray.sharding<@mesh, P("x", ?)>
+  return %c : tensor<8x8xf32>
+}
