@@ -35,10 +35,12 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 func.func @main(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data", None)>},
                 %y: tensor<8x8xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P(None, "model")>},
                 %z: tensor<8x8xf32> {garray.name = "z", garray.sharding = #garray.sharding<@mesh, P("model", None)>},
-                %w: tensor<8x8xf32> {garray.name = "w"})
+                %w: tensor<8x8xf32> {garray.name = "w"},
+                %n: tensor<8x8xf32> {garray.name = "n"})
     -> (tensor<8x8xf32> {garray.name = "r0"}, tensor<8x8xf32> {garray.name = "r1"},
         tensor<8x8xf32> {garray.name = "r2"}, tensor<8x8xf32> {garray.name = "r3"},
-        tensor<8x8xf32> {garray.name = "r4"}, tensor<8x8xf32> {garray.name = "r5"}) {
+        tensor<8x8xf32> {garray.name = "r4"}, tensor<8x8xf32> {garray.name = "r5"},
+        tensor<8x8xf32> {garray.name = "r6"}, tensor<8x8xf32> {garray.name = "r7"}) {
   %a1 = garray.exp %x {garray.name = "a1"} : tensor<8x8xf32>
   %a2 = garray.tanh %a1 {garray.name = "a2"} : tensor<8x8xf32>
   %b1 = garray.exp %y {garray.name = "b1"} : tensor<8x8xf32>
@@ -54,7 +56,9 @@ func.func @main(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garra
   %m = garray.dot_general %a2, %g1, batch = [] x [], contracting = [1] x [0] {garray.name = "m"} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   %k1 = call @h(%a2) {garray.name = "k1"} : (tensor<8x8xf32>) -> tensor<8x8xf32>
   %k2 = call @h(%b2) {garray.name = "k2"} : (tensor<8x8xf32>) -> tensor<8x8xf32>
-  return %c2, %d2, %k1, %k2, %e2, %m : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+  %p1 = garray.add %n, %y {garray.name = "p1"} : tensor<8x8xf32>
+  %p2 = garray.add %n, %z {garray.name = "p2"} : tensor<8x8xf32>
+  return %c2, %d2, %k1, %k2, %e2, %m, %p1, %p2 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }
 func.func private @h(%a: tensor<8x8xf32> {garray.name = "h.a"}) -> (tensor<8x8xf32> {garray.name = "h.r"}) {
   %e = garray.exp %a {garray.name = "h.e"} : tensor<8x8xf32>
@@ -149,10 +153,15 @@ TEST_CASE("garray-propagate does not depend on op or function order, and is idem
   // Not vacuous: every value is named, and the program's paths meet (the
   // helper's one signature joins a2's rows with b2's columns; c2 meets z's
   // "model" two ops away before x's "data" three ops away, and keeps it).
-  REQUIRE(expected.size() == 28);
+  REQUIRE(expected.size() == 33);
   CHECK(expected.at("a2") == "#garray.sharding<@mesh, P(\"data\", \"model\")>");
   CHECK(expected.at("c2") == "#garray.sharding<@mesh, P(\"model\", None)>");
   CHECK(expected.at("e2") == "#garray.sharding<@mesh, P(\"data\", \"model\")>");
+  // Two users of n want "model" on different dims (from y and from z, each
+  // one op away): a conflict across ops, which keeps neither.
+  CHECK(expected.at("n") == "#garray.sharding<@mesh, P(None, None)>");
+  CHECK(expected.at("p1") == "#garray.sharding<@mesh, P(None, \"model\")>");
+  CHECK(expected.at("p2") == "#garray.sharding<@mesh, P(\"model\", None)>");
 
   for (unsigned seed = 0; seed < 200; ++seed) {
     INFO("seed " << seed);
