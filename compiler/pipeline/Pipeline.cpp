@@ -342,13 +342,36 @@ void readCollectives(func::FuncOp func, Signature &sig) {
 /// the entry-block op that encloses the use), results of the function to the
 /// end. A value's bytes are its local (ceil layout) shape times its element
 /// size; values without a sharding are replicated. Non-tensor values count 0.
+/// A call adds, at its program point, its callee's own peak less the
+/// callee's arguments (they are the caller's operands, counted already);
+/// callees are estimated the same way, once each (a recursive call adds
+/// nothing more: its depth is not known).
+struct FunctionMemory {
+  int64_t peak = 0, argBytes = 0;
+  std::vector<MemoryValue> largest;
+};
+using CalleePeaks = llvm::DenseMap<Operation *, std::optional<FunctionMemory>>;
+FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
+                              const std::vector<bool> &userPlaced, CalleePeaks &callees,
+                              size_t keep);
+
 void readMemory(func::FuncOp func, Signature &sig, const std::vector<bool> &userPlaced,
                 size_t keep = 5) {
-  MemoryEstimate &mem = sig.memory;
-  mem = MemoryEstimate();
-  mem.known = true;
+  CalleePeaks callees;
+  callees[func] = std::nullopt; // in progress: a call back into it adds nothing
+  FunctionMemory m = functionMemory(func, sig, userPlaced, callees, keep);
+  sig.memory = MemoryEstimate();
+  sig.memory.known = true;
+  sig.memory.peakBytesPerDevice = m.peak;
+  sig.memory.largest = std::move(m.largest);
+}
+
+FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
+                              const std::vector<bool> &userPlaced, CalleePeaks &callees,
+                              size_t keep) {
+  FunctionMemory mem;
   if (func.getBody().empty())
-    return;
+    return mem;
   Block &body = func.getBody().front();
   llvm::DenseMap<Operation *, int64_t> index;
   int64_t n = 0;
@@ -364,6 +387,7 @@ void readMemory(func::FuncOp func, Signature &sig, const std::vector<bool> &user
   struct Live {
     MemoryValue value;
     int64_t from, to; // program points [from, to]
+    Value valueOf;
   };
   std::vector<Live> values;
   // Why a value is whole over some mesh axis, in the user's terms.
@@ -428,7 +452,7 @@ void readMemory(func::FuncOp func, Signature &sig, const std::vector<bool> &user
     }
     if (!m.unusedAxes.empty())
       m.why = whyWhole(v);
-    values.push_back({std::move(m), from, to});
+    values.push_back({std::move(m), from, to, v});
   };
   // The function's results, by value, for their names.
   llvm::DenseMap<Value, std::string> resultNames;
@@ -467,15 +491,39 @@ void readMemory(func::FuncOp func, Signature &sig, const std::vector<bool> &user
   for (const Live &l : values) {
     delta[l.from] += l.value.localBytes;
     delta[l.to + 1] -= l.value.localBytes;
+    if (isa<BlockArgument>(l.valueOf))
+      mem.argBytes += l.value.localBytes;
+  }
+  // A call holds its callee's temporaries while it runs.
+  for (Operation &op : body) {
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call)
+      continue;
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+    if (!callee || callee.isExternal())
+      continue;
+    if (callees.try_emplace(callee, std::nullopt).second) {
+      // Estimated once; in progress (nullopt) while it is. The map may grow
+      // meanwhile, so the result is stored by key afterwards.
+      FunctionMemory inner = functionMemory(callee, sig, {}, callees, 0);
+      callees[callee] = std::move(inner);
+    }
+    const std::optional<FunctionMemory> &inner = callees.find(callee)->second;
+    if (!inner)
+      continue;
+    int64_t extra = std::max<int64_t>(0, inner->peak - inner->argBytes);
+    delta[index[&op]] += extra;
+    delta[index[&op] + 1] -= extra;
   }
   int64_t live = 0;
   for (int64_t p = 0; p <= n; ++p)
-    mem.peakBytesPerDevice = std::max(mem.peakBytesPerDevice, live += delta[p]);
+    mem.peak = std::max(mem.peak, live += delta[p]);
   std::stable_sort(values.begin(), values.end(), [](const Live &a, const Live &b) {
     return a.value.localBytes > b.value.localBytes;
   });
   for (size_t i = 0; i < values.size() && i < keep; ++i)
     mem.largest.push_back(std::move(values[i].value));
+  return mem;
 }
 
 } // namespace

@@ -10,6 +10,10 @@
 # memory_sharded.mlir (w P("data",None)), same liveness:
 #   data=4: a,b 2048, w 16384 (base 20480); point 2: +2048+16384 = 38912
 #   data=2: a,b 4096, w 32768 (base 40960); point 2: +4096+32768 = 77824
+# memory_callee.mlir on data=4: @helper(a 8 B) makes %big and %e, 8x4096
+#   P("data", None) → 2x4096x4 = 32768 B each, live together at exp: helper
+#   peak 8 + 32768 + 32768 = 65544, less its argument 8 = 65536 held while the
+#   call runs; main: x 8 + call result 8 + 65536 = 65552  ← peak
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 REPL="$ROOT/tests/cli/memory_replicated.mlir"
@@ -24,6 +28,11 @@ if expect_ok mem_replicated -- compile "$REPL" --mesh data=4 -o "$TMP/repl4"; th
   check mem_replicated "manifest lists w" contains "$TMP/repl4/manifest.json" "\"name\": \"argument 'w'\""
   check mem_replicated "report.txt shows the peak" \
     contains "$TMP/repl4/report.txt" "memory: peak 137216 B"
+fi
+CALLEE="$ROOT/tests/cli/memory_callee.mlir"
+if expect_ok mem_callee -- compile "$CALLEE" --mesh data=4 -o "$TMP/callee"; then
+  check mem_callee "peak counts the callee's temporaries: 65552" \
+    test "$(peak_of "$TMP/callee/manifest.json")" = 65552
 fi
 if expect_ok mem_sharded4 -- compile "$SHARDED" --mesh data=4 -o "$TMP/sh4"; then
   check mem_sharded4 "peak is 38912" test "$(peak_of "$TMP/sh4/manifest.json")" = 38912
