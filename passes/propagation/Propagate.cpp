@@ -1547,11 +1547,39 @@ private:
                                          << " <- " << originOf(arg, name) << conflictOf(arg);
       if (op == func)
         return;
+      std::string partial = partialOf(op);
       for (Value r : op->getResults())
         if (isTensor(r))
           emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << "): " << finalStr(r)
-                                   << " <- " << originOf(r, name) << conflictOf(r);
+                                   << " <- " << originOf(r, name) << conflictOf(r) << partial;
     });
+  }
+
+  /// An op that sums (or maxes) over a factor its operands shard leaves
+  /// partial results: say so, since its layout alone reads as "replicated".
+  std::string partialOf(Operation *op) {
+    auto at = opIndex.find(op);
+    if (at == opIndex.end() || !ruleOf[at->second])
+      return "";
+    const FactorRule &rule = ruleOf[at->second]->rule;
+    std::vector<int> axes;
+    for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
+      if (!isTensor(operand) || t >= rule.operands.size())
+        continue;
+      auto proj = shardc::projectToFactors(rule, t, closedFinal(operand), core);
+      for (size_t f = 0; f < proj.size(); ++f)
+        if (proj[f] && rule.kinds[f] == shardc::FactorKind::Reduction)
+          for (int a : *proj[f])
+            if (!llvm::is_contained(axes, a))
+              axes.push_back(a);
+    }
+    if (axes.empty())
+      return "";
+    std::string out = "; each device holds a partial result over ";
+    for (auto [i, a] : llvm::enumerate(axes))
+      out += (i ? ", \"" : "\"") + core.axes[a] + "\"";
+    return out + " (its operands are split along what it reduces), which insert-reshards "
+                 "reduces where a use needs it whole";
   }
 
   /// For a value where ops proposed layouts that could not all be kept:

@@ -55,3 +55,15 @@ func.func @nothing(%u: tensor<8xf32>) -> tensor<8xf32> {
   %e = garray.exp %u : tensor<8xf32>
   return %e : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A sum over a sharded dim: its layout reads replicated, and the remark
+// says each device holds a partial result.
+// CHECK: remark: %0 (garray.reduce): P(None) <- no annotation reaches it: replicated; each device holds a partial result over "data" (its operands are split along what it reduces), which insert-reshards reduces where a use needs it whole
+func.func @partial(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
+  %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
