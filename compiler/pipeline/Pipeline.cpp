@@ -502,10 +502,11 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
     if (!callee || callee.isExternal())
       continue;
-    if (callees.try_emplace(callee, std::nullopt).second) {
+    bool first = callees.try_emplace(callee, std::nullopt).second;
+    if (first) {
       // Estimated once; in progress (nullopt) while it is. The map may grow
       // meanwhile, so the result is stored by key afterwards.
-      FunctionMemory inner = functionMemory(callee, sig, {}, callees, 0);
+      FunctionMemory inner = functionMemory(callee, sig, {}, callees, keep);
       callees[callee] = std::move(inner);
     }
     const std::optional<FunctionMemory> &inner = callees.find(callee)->second;
@@ -514,6 +515,14 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     int64_t extra = std::max<int64_t>(0, inner->peak - inner->argBytes);
     delta[index[&op]] += extra;
     delta[index[&op] + 1] -= extra;
+    // The callee's largest values compete for the list, named with it.
+    for (const MemoryValue &v : first ? inner->largest : std::vector<MemoryValue>()) {
+      if (v.name.rfind("argument", 0) == 0)
+        continue; // the caller's operands, listed by the caller
+      Live l{v, index[&op], index[&op], Value()};
+      l.value.name += " in @" + callee.getSymName().str();
+      values.push_back(std::move(l));
+    }
   }
   int64_t live = 0;
   for (int64_t p = 0; p <= n; ++p)

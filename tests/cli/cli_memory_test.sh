@@ -33,6 +33,8 @@ CALLEE="$ROOT/tests/cli/memory_callee.mlir"
 if expect_ok mem_callee -- compile "$CALLEE" --mesh data=4 -o "$TMP/callee"; then
   check mem_callee "peak counts the callee's temporaries: 65552" \
     test "$(peak_of "$TMP/callee/manifest.json")" = 65552
+  check mem_callee "the largest values name the callee's" \
+    contains "$TMP/callee/manifest.json" "\"name\": \"garray.exp in @helper\""
 fi
 if expect_ok mem_sharded4 -- compile "$SHARDED" --mesh data=4 -o "$TMP/sh4"; then
   check mem_sharded4 "peak is 38912" test "$(peak_of "$TMP/sh4/manifest.json")" = 38912
