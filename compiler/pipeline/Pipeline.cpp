@@ -395,7 +395,8 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     if (auto arg = dyn_cast<BlockArgument>(v))
       return arg.getArgNumber() < userPlaced.size() && userPlaced[arg.getArgNumber()]
                  ? "its annotation places it so"
-                 : "no annotation reaches it (`shardc explain` shows what reaches each value)";
+                 : "no annotation places it (none reaches it, or the ones that do conflict: "
+                   "`shardc explain` says which)";
     Operation *def = v.getDefiningOp();
     if (garray::isGlobalCollective(def)) {
       auto reason = def->getAttrOfType<StringAttr>("reason");

@@ -624,8 +624,24 @@ private:
       }
       ArrayRef<func::ReturnOp> rets = returnsOf[callee];
       for (unsigned i = 0; i < callee.getNumResults(); ++i) {
-        if (!isa<RankedTensorType>(callee.getResultTypes()[i]))
+        auto type = dyn_cast<RankedTensorType>(callee.getResultTypes()[i]);
+        if (!type)
           continue;
+        // A declared result is the callee's interface: its call results
+        // have exactly that layout (annotated with it), whatever the return
+        // operands reach; those are pulled toward it as a sink.
+        if (ShardingAttr declared = getResultSharding(callee, i)) {
+          TensorSharding t = *toCore(declared, mesh, type.getRank());
+          for (shardc::DimSharding &d : t.dims)
+            d.open = false;
+          std::string what = "result #" + std::to_string(i) + " of @" + callee.getSymName().str();
+          for (func::CallOp call : calls) {
+            Value r = call.getResult(i);
+            annotations.insert({r, makeAnnotation(declared, t, what, call.getLoc())});
+            setState(r, annotations.find(r)->second.activeIn(-1));
+          }
+          continue;
+        }
         SmallVector<Value> members;
         for (func::ReturnOp r : rets)
           members.push_back(r.getOperand(i));
@@ -1300,6 +1316,13 @@ private:
     mine.end = v;
     if (auto p = provenance.find(v); p != provenance.end())
       mine = extend(p->second);
+    // A chain that closes on itself (values that gave each other axes in
+    // one wave) ends at no annotation: the first that joined it is its origin.
+    if (!mine.sink && mine.length > 0 && !annotations.count(mine.end) && !mine.also.empty()) {
+      Endpoint first = mine.also.front().first;
+      mine.end = first.annotated;
+      mine.sink = first.sink;
+    }
     Value cur = mine.end;
     std::optional<std::pair<Operation *, unsigned>> sink = mine.sink;
     auto ann = annotations.find(cur);
@@ -1322,7 +1345,8 @@ private:
             layouts.push_back({i, closedFinal(operand).str(core)});
       bool conflict = llvm::any_of(
           layouts, [&](auto &l) { return l.second != layouts.front().second; });
-      if (def && !isa<ShardingRuleOpInterface>(def)) {
+      auto call = dyn_cast_or_null<func::CallOp>(def);
+      if (def && !isa<ShardingRuleOpInterface>(def) && !(call && calleeInSet(call))) {
         os << "made by '" << def->getName() << "', which has no sharding rule: replicated";
       } else if (conflict) {
         os << "its operands' layouts conflict here (";
@@ -1415,13 +1439,26 @@ private:
       c.far.assign(c.near.begin() + (c.near.size() > kViaEnds ? c.near.size() - kViaEnds : 0),
                    c.near.end());
     ++c.length;
-    // x's own agreeing sources go first, then the tail's, each once.
+    // The step's other sources go first (each with every annotation its own
+    // chain names: a source that grew twice leads to two), then the tail's,
+    // each once.
     std::vector<std::pair<Endpoint, Operation *>> also;
+    auto note = [&](Endpoint e, Operation *join) {
+      if ((e.annotated || e.sink) && llvm::none_of(also, [&](auto &a) { return a.first == e; }))
+        also.push_back({e, join});
+    };
     for (const Source &other : p.others) {
-      Endpoint e = endpointOf(other);
-      if ((e.annotated || e.sink) &&
-          llvm::none_of(also, [&](auto &a) { return a.first == e; }))
-        also.push_back({e, other.join ? *other.join : p.via});
+      Operation *join = other.join ? *other.join : p.via;
+      if (!other.from) {
+        note(Endpoint{Value(), other.sink}, join);
+        continue;
+      }
+      Chain oc = chainFrom(other.from);
+      note(oc.sink ? Endpoint{Value(), oc.sink}
+                   : Endpoint{annotations.count(oc.end) ? oc.end : Value(), std::nullopt},
+           join);
+      for (auto &a : oc.also)
+        note(a.first, a.second);
     }
     for (auto &a : c.also)
       if (llvm::none_of(also, [&](auto &b) { return b.first == a.first; }))
@@ -1562,16 +1599,28 @@ private:
     if (at == opIndex.end() || !ruleOf[at->second])
       return "";
     const FactorRule &rule = ruleOf[at->second]->rule;
+    // Per reduction factor, the axes every operand that indexes it splits
+    // it by: operands that disagree are resharded, not left partial.
     std::vector<int> axes;
-    for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
-      if (!isTensor(operand) || t >= rule.operands.size())
+    for (size_t f = 0; f < rule.numFactors(); ++f) {
+      if (rule.kinds[f] != shardc::FactorKind::Reduction)
         continue;
-      auto proj = shardc::projectToFactors(rule, t, closedFinal(operand), core);
-      for (size_t f = 0; f < proj.size(); ++f)
-        if (proj[f] && rule.kinds[f] == shardc::FactorKind::Reduction)
-          for (int a : *proj[f])
-            if (!llvm::is_contained(axes, a))
-              axes.push_back(a);
+      std::optional<std::vector<int>> agreed;
+      bool disagree = false;
+      for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
+        if (!isTensor(operand) || t >= rule.operands.size())
+          continue;
+        auto proj = shardc::projectToFactors(rule, t, closedFinal(operand), core);
+        if (f >= proj.size() || !proj[f])
+          continue;
+        if (agreed && *agreed != *proj[f])
+          disagree = true;
+        agreed = *proj[f];
+      }
+      if (agreed && !disagree)
+        for (int a : *agreed)
+          if (!llvm::is_contained(axes, a))
+            axes.push_back(a);
     }
     if (axes.empty())
       return "";
@@ -1591,7 +1640,8 @@ private:
       return "";
     std::string out;
     llvm::raw_string_ostream os(out);
-    os << "; conflicting proposals, of which it keeps what they share:";
+    os << "; conflicting proposals (the defining op's holds against its users'; users and "
+          "ties keep what they share):";
     for (auto [i, entry] : llvm::enumerate(it->second)) {
       auto [proposer, id] = entry;
       Operation *op = proposer >= 0 ? nodes[proposer].op : ties[~proposer].second;

@@ -109,3 +109,25 @@ func.func @call_result_is_signature(%x: tensor<8x8xf32> {garray.sharding = #garr
   %s = garray.sharding_constraint %c2 : tensor<8x8xf32> to #garray.sharding<@mesh, P("y", None)>
   return %c1, %s : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// A declared callee result is its interface: the call result has exactly
+// that layout (its users propagate from it, a group holding it agrees), even
+// where the return operand reaches more.
+// CHECK-LABEL: func.func @declared_result_is_interface
+// CHECK: call @h_decl({{.*}}) {garray.sharding = #garray.sharding<@mesh, P(None, "b")>, garray.sharding_group = 0 : i64}
+// CHECK: garray.exp {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None, "b")>}
+func.func private @h_decl(%a: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>})
+    -> (tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "b")>}) {
+  %e = garray.tanh %a : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+func.func @declared_result_is_interface(%x1: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "b")>, garray.sharding_group = 0 : i64},
+                                        %x2: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>}) -> tensor<8x8xf32> {
+  %v = call @h_decl(%x2) {garray.sharding_group = 0 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %u = garray.exp %v : tensor<8x8xf32>
+  return %u : tensor<8x8xf32>
+}

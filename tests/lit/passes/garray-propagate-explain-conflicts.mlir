@@ -6,7 +6,7 @@
 garray.mesh @mesh ["data" = 2, "model" = 2]
 
 // Two ops want different layouts for %n: it says so, and names both.
-// CHECK: remark: %arg0 'n' (argument of @two_users): P(None) <- annotations reach it through several ops and conflict: replicated; conflicting proposals, of which it keeps what they share: P("model") from garray.add ({{.*}}:[[@LINE+5]]:8), P("data") from garray.add ({{.*}}:[[@LINE+6]]:8)
+// CHECK: remark: %arg0 'n' (argument of @two_users): P(None) <- annotations reach it through several ops and conflict: replicated; conflicting proposals (the defining op's holds against its users'; users and ties keep what they share): P("model") from garray.add ({{.*}}:[[@LINE+5]]:8), P("data") from garray.add ({{.*}}:[[@LINE+6]]:8)
 func.func @two_users(%n: tensor<8xf32> {garray.name = "n"},
                      %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>},
                      %z: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
@@ -66,4 +66,18 @@ garray.mesh @mesh ["data" = 2]
 func.func @partial(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
   %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// %s grows twice: "data" from x in round p0, "model" from y after. Both
+// annotations are named.
+// CHECK: remark: %1 (garray.add): P("data", "model") <- argument 'y' (%arg1) annotated P(None, "model") {{.*}}; also argument 'x' (%arg0) annotated P("data", None)
+func.func @grew_twice(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data" p0, None)>},
+                      %y: tensor<8x8xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}) -> tensor<8x8xf32> {
+  %a = garray.exp %x : tensor<8x8xf32>
+  %s = garray.add %a, %y : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
 }
