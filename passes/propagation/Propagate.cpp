@@ -1483,7 +1483,10 @@ private:
         break;
       }
       auto p = provenance.find(cur);
-      if (annotations.count(cur) || p == provenance.end() || !onPath.insert(cur).second) {
+      // A value whose chain an enclosing call is building (extend() follows
+      // other sources, which can lead back) ends this one, like a cycle.
+      if (annotations.count(cur) || p == provenance.end() || building.contains(cur) ||
+          !onPath.insert(cur).second) {
         tail.end = cur;
         break;
       }
@@ -1492,6 +1495,7 @@ private:
         break; // extend() ends it at the function result annotation
       cur = p->second.from;
     }
+    building.insert(path.begin(), path.end());
     for (Value x : llvm::reverse(path)) {
       const Provenance &p = provenance.find(x)->second;
       if (p.from) { // extend() reads the chain of p.from: the one just built
@@ -1500,6 +1504,8 @@ private:
       }
       tail = extend(p);
     }
+    for (Value x : path)
+      building.erase(x);
     if (!path.empty()) {
       chainMemo[u] = chainStore.size();
       chainStore.push_back(tail);
@@ -1784,6 +1790,7 @@ private:
   llvm::DenseMap<Value, Endpoint> endpoints; // endpointOf's memo
   llvm::DenseMap<Value, size_t> chainMemo;   // chainFrom's memo, into chainStore
   std::deque<Chain> chainStore;
+  llvm::DenseSet<Value> building; // values whose chains chainFrom is building
 };
 
 struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
