@@ -518,6 +518,20 @@ private:
     return ok;
   }
 
+  /// The layout finalize writes for `v`: a call's result takes its callee's
+  /// result layout (one signature), any other value its own final state.
+  TensorSharding writtenLayout(Value v) {
+    if (auto r = dyn_cast<OpResult>(v))
+      if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
+        if (func::FuncOp callee = calleeInSet(call)) {
+          func::ReturnOp ret = returnsOf[callee].front();
+          unsigned i = r.getResultNumber();
+          Value out = ret.getOperand(i);
+          return getResultSharding(callee, i) ? declaredResult(ret, i, out) : closedFinal(out);
+        }
+    return closedFinal(v);
+  }
+
   /// A sharding written on a call's result must be its callee's result
   /// layout (what this pass writes there): one sharding per signature.
   LogicalResult checkCallResults() {
@@ -556,9 +570,9 @@ private:
   /// is not one.
   LogicalResult checkGroups() {
     for (auto &[id, members] : groups) {
-      TensorSharding first = closedFinal(members.front());
+      TensorSharding first = writtenLayout(members.front());
       for (Value v : ArrayRef<Value>(members).drop_front()) {
-        TensorSharding s = closedFinal(v);
+        TensorSharding s = writtenLayout(v);
         if (s.dims == first.dims && s.pending == first.pending)
           continue;
         auto describe = [&](Value m) {
