@@ -218,12 +218,9 @@ private:
       planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
     // Which operands are one value (x * x): the plan reduces such a value
     // once for every slot instead of keeping one slot pending.
-    if (op->getNumOperands() == 2)
-      planKey.push_back(op->getOperand(0) == op->getOperand(1));
-    else
-      for (unsigned i = 0; i < op->getNumOperands(); ++i)
-        planKey.push_back(llvm::find(op->getOperands(), op->getOperand(i)) -
-                          op->getOperands().begin());
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      planKey.push_back(llvm::find(op->getOperands(), op->getOperand(i)) -
+                        op->getOperands().begin());
     return plans.get(planKey, [&] { return computePlan(op, cached.rule); });
   }
 
@@ -448,7 +445,8 @@ private:
   llvm::DenseMap<std::pair<Value, Attribute>, Value> cache;
   shardc::FactorRuleCache rules;
   shardc::ShardingWriter writer;
-  /// [rule index, each operand's and result's sharding] -> plan.
+  /// [rule index, each operand's and result's sharding, which operands are
+  /// one value] -> plan.
   shardc::KeyMemo<uintptr_t, Plan> plans;
   SmallVector<uintptr_t, 8> planKey; // scratch
   bool changed = false;

@@ -17,8 +17,11 @@
 //   - sharding groups (`garray.sharding_group = N` on arguments or ops) tie
 //     their members by an identity rule in every sub-round;
 //   - provenance: for each value, the op that last grew it and the value it
-//     came from, so `explain` can walk back to an annotation;
-//   - dims only grow (the core's extendOpenDims), so the loop terminates;
+//     came from (the primary chain `explain` walks back to an annotation),
+//     plus every other source of this and earlier growths;
+//   - within a round dims only grow (steps extend open dims, merges keep
+//     what holds), so the loop terminates; only a round's start may take
+//     an axis back from an open dim, for the annotation that wrote it;
 //   - function results and sharding_constraint results are sinks with fixed
 //     shardings; their operands are pulled toward them;
 //   - calls: the annotated functions and every function connected to them
@@ -261,8 +264,9 @@ private:
   struct Source {
     Value from; // null: a function result annotation (`sink`)
     std::optional<std::pair<Operation *, unsigned>> sink;
-    /// For a source of another op merged in the same commit: that op
-    /// (null: a sharding group); unset: the step's own op.
+    /// Where this source joined when not at the step's own op: another op
+    /// merged in the same commit, or the op of an earlier growth (null: a
+    /// sharding group).
     std::optional<Operation *> join = std::nullopt;
   };
   /// Where a primary chain ends: an annotated value, a function result
@@ -523,13 +527,18 @@ private:
   TensorSharding writtenLayout(Value v) {
     if (auto r = dyn_cast<OpResult>(v))
       if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
-        if (func::FuncOp callee = calleeInSet(call)) {
-          func::ReturnOp ret = returnsOf[callee].front();
-          unsigned i = r.getResultNumber();
-          Value out = ret.getOperand(i);
-          return getResultSharding(callee, i) ? declaredResult(ret, i, out) : closedFinal(out);
-        }
+        if (func::FuncOp callee = calleeInSet(call))
+          return resultLayout(callee, r.getResultNumber());
     return closedFinal(v);
+  }
+
+  /// Result i of a function, as finalize writes it: a declared result
+  /// closed (its open dims filled), else what the first return gives.
+  /// "Declared" as seeded, not read from the IR, which finalize rewrites.
+  TensorSharding resultLayout(func::FuncOp func, unsigned i) {
+    func::ReturnOp ret = returnsOf[func].front();
+    Value out = ret.getOperand(i);
+    return sinkAnnotations.count({ret, i}) ? declaredResult(ret, i, out) : closedFinal(out);
   }
 
   /// A sharding written on a call's result must be its callee's result
@@ -540,19 +549,14 @@ private:
       func::FuncOp callee = calleeInSet(call);
       if (!callee || failed(ok))
         return;
-      func::ReturnOp ret = returnsOf[callee].front();
       for (OpResult r : call->getResults()) {
-        auto written = dyn_cast_or_null<ShardingAttr>(
-            call->getNumResults() == 1 ? call->getAttr(kShardingAttrName) : Attribute());
+        ShardingAttr written = getSharding(r);
         if (!written || !isTensor(r))
           continue;
-        unsigned i = r.getResultNumber();
-        Value v = ret.getOperand(i);
-        TensorSharding want = getResultSharding(callee, i) ? declaredResult(ret, i, v)
-                                                           : closedFinal(v);
+        TensorSharding want = writtenLayout(r);
         FailureOr<TensorSharding> got =
             toCore(written, mesh, cast<RankedTensorType>(r.getType()).getRank());
-        if (failed(got) || got->dims != want.dims || got->pending != want.pending)
+        if (failed(got) || !got->sameLayout(want))
           ok = call.emitError("the result of a call to @")
                << callee.getSymName() << " has the callee's result layout " << want.str(core)
                << " (one sharding per function signature), not the "
@@ -573,7 +577,7 @@ private:
       TensorSharding first = writtenLayout(members.front());
       for (Value v : ArrayRef<Value>(members).drop_front()) {
         TensorSharding s = writtenLayout(v);
-        if (s.dims == first.dims && s.pending == first.pending)
+        if (s.sameLayout(first))
           continue;
         auto describe = [&](Value m) {
           auto a = annotations.find(m);
@@ -645,9 +649,7 @@ private:
         // have exactly that layout (annotated with it), whatever the return
         // operands reach; those are pulled toward it as a sink.
         if (ShardingAttr declared = getResultSharding(callee, i)) {
-          TensorSharding t = *toCore(declared, mesh, type.getRank());
-          for (shardc::DimSharding &d : t.dims)
-            d.open = false;
+          TensorSharding t = closed(*toCore(declared, mesh, type.getRank()));
           std::string what = "result #" + std::to_string(i) + " of @" + callee.getSymName().str();
           for (func::CallOp call : calls) {
             Value r = call.getResult(i);
@@ -811,28 +813,18 @@ private:
   /// An op without a rule computes whole values: a sharding written on its
   /// result may only say so (replicated, as this pass itself writes).
   LogicalResult checkRulelessAnnotation(Operation *op) {
-    Attribute attr = op->getAttr(kShardingAttrName);
-    if (!attr)
-      return success();
-    SmallVector<Attribute> written;
-    if (auto list = dyn_cast<ArrayAttr>(attr))
-      written.append(list.begin(), list.end());
-    else
-      written.push_back(attr);
-    for (auto [i, a] : llvm::enumerate(written)) {
-      auto s = dyn_cast<ShardingAttr>(a);
-      if (!s || i >= op->getNumResults() || !isTensor(op->getResult(i)))
+    for (OpResult r : op->getResults()) {
+      ShardingAttr s = isTensor(r) ? getSharding(r) : ShardingAttr();
+      if (!s)
         continue;
-      auto type = cast<RankedTensorType>(op->getResult(i).getType());
-      FailureOr<TensorSharding> t =
-          toCore(s, mesh, type.getRank(), [&] { return op->emitError(); });
+      FailureOr<TensorSharding> t = toCore(s, mesh, cast<RankedTensorType>(r.getType()).getRank(),
+                                           [&] { return op->emitError(); });
       if (failed(t))
         return failure();
       if (!t->isFullyReplicated())
         return op->emitError("'")
-               << op->getName() << "' has no sharding rule, so result #" << i
-               << " is computed whole on every device and cannot be placed "
-               << t->str(core)
+               << op->getName() << "' has no sharding rule, so result #" << r.getResultNumber()
+               << " is computed whole on every device and cannot be placed " << t->str(core)
                << "; write the sharding on a garray.sharding_constraint of the result instead, "
                   "or express the op with garray ops";
     }
@@ -986,7 +978,7 @@ private:
     // from; the other ops' proposals it holds are named as joining sources.
     bool first = true;
     for (unsigned p : mine) {
-      if (!first && proposals[p].id == proposals[mine.front()].id && same)
+      if (!first && same)
         break; // one proposal, or several equal ones: the first tells it
       if (!satisfies(merged, proposals[p].id))
         continue;
@@ -1178,11 +1170,8 @@ private:
         const TensorSharding *s = known(v);
         if (!s || s->isFullyReplicated())
           continue;
-        TensorSharding closed = *s;
-        for (shardc::DimSharding &d : closed.dims)
-          d.open = false;
         ok = op->emitError("'") << op->getName() << "' has no sharding rule, but operand #" << i
-                                << " is sharded " << closed.str(core)
+                                << " is sharded " << closed(*s).str(core)
                                 << "; express it with garray ops, or replicate the value first "
                                    "with garray.sharding_constraint ... P()";
         return;
@@ -1194,29 +1183,18 @@ private:
   void finalize() {
     for (size_t i = 0; i < funcs.size(); ++i)
       finalize(funcs[i], opRange[i].first, opRange[i].second);
-    // One sharding per signature: a call's results are written as its
-    // callee's results (insert-reshards reshards a user that wants another
-    // layout). A call result that a nearer user pulled elsewhere during
-    // propagation would otherwise be written apart from its callee, and a
-    // second run, reading the callee's now-written signature, would differ.
-    shardc::ShardingWriter writer(mesh.getContext());
-    walkAll(kNoRule, [&](func::CallOp call) {
-      func::FuncOp callee = calleeInSet(call);
-      if (!callee)
-        return;
-      for (OpResult r : call->getResults())
-        if (isTensor(r))
-          if (ShardingAttr s = getResultSharding(callee, r.getResultNumber()))
-            writer.set(r, s);
-    });
   }
 
   /// The sharding propagation settled on for `v` (replicated if none), with
   /// every dim closed: what is written back and what explain prints.
   TensorSharding closedFinal(Value v) {
     const TensorSharding *known = this->known(v);
-    TensorSharding s =
-        known ? *known : TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank());
+    return closed(known ? *known
+                        : TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank()));
+  }
+
+  /// `s` with every dim closed: how shardings are written and printed.
+  static TensorSharding closed(TensorSharding s) {
     for (shardc::DimSharding &d : s.dims)
       d.open = false;
     return s;
@@ -1260,8 +1238,14 @@ private:
       }
       if (!llvm::all_of(op->getResults(), isTensor))
         continue;
+      // One sharding per signature: a call's results are written as its
+      // callee's results (writtenLayout; insert-reshards reshards a user
+      // that wants another layout), not where a nearer user pulled them.
+      auto call = dyn_cast<func::CallOp>(op);
+      bool intoSet = call && calleeInSet(call);
       for (OpResult r : op->getResults())
-        writer.set(r, finalOf(r, firstResult[i] + r.getResultNumber()));
+        writer.set(r, intoSet ? fromCore(ctx, meshRef, core, writtenLayout(r))
+                              : finalOf(r, firstResult[i] + r.getResultNumber()));
     }
     // An undeclared result takes the sharding of what the first return
     // gives; a declared one is written closed and without priorities, its
@@ -1308,7 +1292,8 @@ private:
     Operation *via;
     Value from; // null: a function result annotation (`sink`)
     std::optional<std::pair<Operation *, unsigned>> sink;
-    /// Other tensors of the same step that held the same axes before it.
+    /// Other sources: tensors of the same step that held the same axes
+    /// before it, other ops merged in the same commit, earlier growths.
     SmallVector<Source, 1> others;
   };
 
@@ -1317,11 +1302,7 @@ private:
 
   /// Where a value's final sharding is from.
   std::string originOf(Value v, llvm::function_ref<std::string(Value)> name) {
-    auto closed = [&](TensorSharding s) {
-      for (shardc::DimSharding &d : s.dims)
-        d.open = false;
-      return s.str(core);
-    };
+    auto str = [&](const TensorSharding &s) { return closed(s).str(core); };
     std::string out;
     llvm::raw_string_ostream os(out);
     // v's own step, then the chain of the value it came from (whose own
@@ -1342,12 +1323,12 @@ private:
     auto ann = annotations.find(cur);
     if (sink) {
       const Annotation &a = sinkAnnotations.find(*sink)->second;
-      os << a.what << " annotated " << closed(a.full) << " at " << where(a.loc);
+      os << a.what << " annotated " << str(a.full) << " at " << where(a.loc);
     } else if (ann != annotations.end()) {
       os << ann->second.what;
       if (cur != v)
         os << " (" << name(cur) << ")";
-      os << " annotated " << closed(ann->second.full) << " at " << where(ann->second.loc);
+      os << " annotated " << str(ann->second.full) << " at " << where(ann->second.loc);
     } else if (mine.length == 0) {
       Operation *def = v.getDefiningOp();
       // Operands with different layouts that left nothing to propagate:
@@ -1406,10 +1387,10 @@ private:
       os << "; also ";
       if (e.sink) {
         const Annotation &a = sinkAnnotations.find(*e.sink)->second;
-        os << a.what << " annotated " << closed(a.full) << " at " << where(a.loc);
+        os << a.what << " annotated " << str(a.full) << " at " << where(a.loc);
       } else {
         const Annotation &a = annotations.find(e.annotated)->second;
-        os << a.what << " (" << name(e.annotated) << ") annotated " << closed(a.full) << " at "
+        os << a.what << " (" << name(e.annotated) << ") annotated " << str(a.full) << " at "
            << where(a.loc);
       }
       os << ", joining at ";
@@ -1527,39 +1508,6 @@ private:
     return tail;
   }
 
-  /// Where `s`'s primary chain ends (memoized: chains share their tails).
-  Endpoint endpointOf(const Source &s) {
-    if (!s.from)
-      return {Value(), s.sink};
-    SmallVector<Value> path;
-    llvm::DenseSet<Value> seen;
-    Endpoint end;
-    for (Value cur = s.from;;) {
-      if (auto known = endpoints.find(cur); known != endpoints.end()) {
-        end = known->second;
-        break;
-      }
-      if (!seen.insert(cur).second)
-        break; // a cycle without an annotation
-      path.push_back(cur);
-      if (annotations.count(cur)) {
-        end = {cur, std::nullopt};
-        break;
-      }
-      auto p = provenance.find(cur);
-      if (p == provenance.end())
-        break;
-      if (!p->second.from) {
-        end = {Value(), p->second.sink};
-        break;
-      }
-      cur = p->second.from;
-    }
-    for (Value x : path)
-      endpoints[x] = end;
-    return end;
-  }
-
   /// One remark per value, at its location: final sharding and its origin.
   void explainAll() {
     for (func::FuncOp func : funcs)
@@ -1665,10 +1613,7 @@ private:
     for (auto [i, entry] : llvm::enumerate(it->second)) {
       auto [proposer, id] = entry;
       Operation *op = proposer >= 0 ? nodes[proposer].op : ties[~proposer].second;
-      TensorSharding wanted = table.get(id);
-      for (shardc::DimSharding &d : wanted.dims)
-        d.open = false;
-      os << (i ? "," : "") << " " << wanted.str(core) << " from ";
+      os << (i ? "," : "") << " " << closed(table.get(id)).str(core) << " from ";
       if (op)
         os << op->getName() << " (" << where(op->getLoc()) << ")";
       else
@@ -1759,8 +1704,6 @@ private:
   std::vector<unsigned> nodeOf; // per allOps entry: its node, or kNoNode
   std::vector<SmallVector<unsigned, 2>> users; // per value id: user nodes
   std::vector<unsigned> defNode;               // per value id, or kNoNode
-  /// Keys are short id lists; a plain mix hashes them faster than
-  /// DenseMapInfo<ArrayRef>'s hash_combine_range.
   /// A wave's proposals (see runWorklist): value v may grow to `id`.
   static constexpr unsigned kNone = ~0u;
   struct Proposal {
@@ -1801,7 +1744,6 @@ private:
   std::vector<std::pair<SmallVector<unsigned>, Operation *>> ties; // member ids, via
   llvm::DenseMap<unsigned, SmallVector<size_t>> tiesOf;
   llvm::DenseMap<Value, Provenance> provenance;
-  llvm::DenseMap<Value, Endpoint> endpoints; // endpointOf's memo
   llvm::DenseMap<Value, size_t> chainMemo;   // chainFrom's memo, into chainStore
   std::deque<Chain> chainStore;
   llvm::DenseSet<Value> building; // values whose chains chainFrom is building
