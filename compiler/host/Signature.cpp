@@ -69,6 +69,7 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile) {
                                    {"local_bytes", v.localBytes},
                                    {"replicated_over", std::move(unused)},
                                    {"why", v.why},
+                                   {"gathered", v.gathered},
                                    {"suggested_dim", v.suggestedDim}});
   }
   json::Object root{{"format", "shardc-manifest-1"},
@@ -215,6 +216,7 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
         m.localBytes = o->getInteger("local_bytes").value_or(0);
         m.suggestedDim = static_cast<int>(o->getInteger("suggested_dim").value_or(-1));
         m.why = o->getString("why").value_or("").str();
+        m.gathered = o->getBoolean("gathered").value_or(false);
         readInts(o->getArray("shape"), m.shape);
         readInts(o->getArray("local_shape"), m.localShape);
         if (const json::Array *ax = o->getArray("replicated_over"))
@@ -293,7 +295,7 @@ static void describeLargest(llvm::raw_ostream &os, const Signature &sig, bool ad
       os << "; " << v.why;
     // A collective's result was made whole by partitioning for an op that
     // needs it so: the fix is at that op's operands, not on this value.
-    if (llvm::StringRef(v.why).starts_with("partitioning gathered")) {
+    if (v.gathered) {
       os << "\n";
       continue;
     }

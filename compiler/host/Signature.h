@@ -63,6 +63,9 @@ struct MemoryValue {
   /// Why it is whole over those axes ("its annotation places it so", "no
   /// annotation reaches it", "partitioning gathered it ...": reason).
   std::string why;
+  /// Made whole by a collective partitioning inserted (sharding this value
+  /// is then not the fix: the op that needs it whole is).
+  bool gathered = false;
 };
 
 /// Peak live bytes per device of the partitioned entry (see

@@ -342,12 +342,16 @@ void readCollectives(func::FuncOp func, Signature &sig) {
 /// the entry-block op that encloses the use), results of the function to the
 /// end. A value's bytes are its local (ceil layout) shape times its element
 /// size; values without a sharding are replicated. Non-tensor values count 0.
-/// A call adds, at its program point, its callee's own peak less the
-/// callee's arguments (they are the caller's operands, counted already);
+/// A call adds, at its program point, its callee's temporaries (its peak
+/// without its arguments and returned values, which the caller counts);
 /// callees are estimated the same way, once each (a recursive call adds
 /// nothing more: its depth is not known).
 struct FunctionMemory {
-  int64_t peak = 0, argBytes = 0;
+  int64_t peak = 0;
+  /// The peak of what lives only inside the function: neither its
+  /// arguments (the caller's operands) nor the values it returns (the
+  /// call's results), which the caller counts.
+  int64_t temporaries = 0;
   std::vector<MemoryValue> largest;
 };
 using CalleePeaks = llvm::DenseMap<Operation *, std::optional<FunctionMemory>>;
@@ -453,6 +457,8 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     }
     if (!m.unusedAxes.empty())
       m.why = whyWhole(v);
+    Operation *def = v.getDefiningOp();
+    m.gathered = def && garray::isGlobalCollective(def);
     values.push_back({std::move(m), from, to, v});
   };
   // The function's results, by value, for their names.
@@ -488,12 +494,14 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
       add(r, std::move(name), op.getLoc(), from, to);
     }
   // Sweep the program points: +bytes where a value starts, -bytes after it ends.
-  std::vector<int64_t> delta(n + 2, 0);
+  std::vector<int64_t> delta(n + 2, 0), tempDelta(n + 2, 0);
   for (const Live &l : values) {
     delta[l.from] += l.value.localBytes;
     delta[l.to + 1] -= l.value.localBytes;
-    if (isa<BlockArgument>(l.valueOf))
-      mem.argBytes += l.value.localBytes;
+    if (!isa<BlockArgument>(l.valueOf) && !resultNames.count(l.valueOf)) {
+      tempDelta[l.from] += l.value.localBytes;
+      tempDelta[l.to + 1] -= l.value.localBytes;
+    }
   }
   // A call holds its callee's temporaries while it runs.
   for (Operation &op : body) {
@@ -513,21 +521,27 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     const std::optional<FunctionMemory> &inner = callees.find(callee)->second;
     if (!inner)
       continue;
-    int64_t extra = std::max<int64_t>(0, inner->peak - inner->argBytes);
-    delta[index[&op]] += extra;
-    delta[index[&op] + 1] -= extra;
-    // The callee's largest values compete for the list, named with it.
-    for (const MemoryValue &v : first ? inner->largest : std::vector<MemoryValue>()) {
-      if (v.name.rfind("argument", 0) == 0)
-        continue; // the caller's operands, listed by the caller
-      Live l{v, index[&op], index[&op], Value()};
-      l.value.name += " in @" + callee.getSymName().str();
-      values.push_back(std::move(l));
+    for (std::vector<int64_t> *d : {&delta, &tempDelta}) {
+      (*d)[index[&op]] += inner->temporaries;
+      (*d)[index[&op] + 1] -= inner->temporaries;
     }
+    // The callee's largest temporaries compete for the list, named with it
+    // (its arguments and results are the caller's operands and results).
+    if (first)
+      for (const MemoryValue &v : inner->largest) {
+        llvm::StringRef name = v.name;
+        if (name.starts_with("argument") || name.starts_with("result"))
+          continue;
+        Live l{v, index[&op], index[&op], Value()};
+        l.value.name += " in @" + callee.getSymName().str();
+        values.push_back(std::move(l));
+      }
   }
-  int64_t live = 0;
-  for (int64_t p = 0; p <= n; ++p)
+  int64_t live = 0, temps = 0;
+  for (int64_t p = 0; p <= n; ++p) {
     mem.peak = std::max(mem.peak, live += delta[p]);
+    mem.temporaries = std::max(mem.temporaries, temps += tempDelta[p]);
+  }
   std::stable_sort(values.begin(), values.end(), [](const Live &a, const Live &b) {
     return a.value.localBytes > b.value.localBytes;
   });

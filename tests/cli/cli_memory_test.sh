@@ -12,8 +12,10 @@
 #   data=2: a,b 4096, w 32768 (base 40960); point 2: +4096+32768 = 77824
 # memory_callee.mlir on data=4: @helper(a 8 B) makes %big and %e, 8x4096
 #   P("data", None) → 2x4096x4 = 32768 B each, live together at exp: helper
-#   peak 8 + 32768 + 32768 = 65544, less its argument 8 = 65536 held while the
-#   call runs; main: x 8 + call result 8 + 65536 = 65552  ← peak
+#   temporaries (without its argument and returned value) 32768 + 32768 =
+#   65536, held while the call runs; main: x 8 + call result 8 + 65536 = 65552
+# memory_callee_returns.mlir on data=4: @wide returns its 8x4096 value, so it
+#   has no temporaries; main: x 8 + call result 32768 = 32776 (counted once)
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 REPL="$ROOT/tests/cli/memory_replicated.mlir"
@@ -35,6 +37,11 @@ if expect_ok mem_callee -- compile "$CALLEE" --mesh data=4 -o "$TMP/callee"; the
     test "$(peak_of "$TMP/callee/manifest.json")" = 65552
   check mem_callee "the largest values name the callee's" \
     contains "$TMP/callee/manifest.json" "\"name\": \"garray.exp in @helper\""
+fi
+if expect_ok mem_callee_returns -- compile "$ROOT/tests/cli/memory_callee_returns.mlir" \
+  --mesh data=4 -o "$TMP/returns"; then
+  check mem_callee_returns "a returned value is counted once: 32776" \
+    test "$(peak_of "$TMP/returns/manifest.json")" = 32776
 fi
 if expect_ok mem_sharded4 -- compile "$SHARDED" --mesh data=4 -o "$TMP/sh4"; then
   check mem_sharded4 "peak is 38912" test "$(peak_of "$TMP/sh4/manifest.json")" = 38912
