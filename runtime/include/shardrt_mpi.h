@@ -35,7 +35,8 @@ extern "C" {
  * it) and makes a communicator over MPI_COMM_WORLD for this process's rank,
  * current for the whole process. A second call returns the same communicator.
  * Reads SHARDRT_TIMEOUT_S here, and SHARDRT_MPI_CHUNK_BYTES: the most bytes
- * one MPI call moves (default and maximum 1 GiB, so counts fit in int);
+ * one MPI call moves (default and maximum 1 GiB, so counts fit in int; the
+ * ranks agree on the smallest one any of them read);
  * larger buffers go in several calls. Small values exercise that path in
  * tests. */
 shardrt_status shardrt_mpi_init(int *argc, char ***argv, shardrt_comm **out);

@@ -19,8 +19,10 @@
 //  - No rank finalizes MPI unless every rank has reached finalize (see
 //    finalizeBarrier), so a job never mixes a normal exit with a dying peer.
 //  - Counts passed to MPI fit in int: every collective moves large buffers in
-//    chunks of at most SHARDRT_MPI_CHUNK_BYTES (default and maximum 1 GiB)
-//    per call, each chunk a separate MPI call that every member makes.
+//    chunks of at most SHARDRT_MPI_CHUNK_BYTES (default and maximum 1 GiB;
+//    the ranks agree on the smallest) per call, each chunk a separate MPI call
+//    that every member makes. all_reduce and reduce_scatter cut between
+//    elements (at least one per call), the others between bytes.
 #include "shardrt_mpi.h"
 
 #include "Comm.h"
@@ -161,10 +163,12 @@ public:
       scratch.resize(static_cast<size_t>(g * perRank));
       gathered = scratch.data();
     }
-    // In chunks, member m's piece of each call lands at m * n in `piece`.
-    const bool chunked = perRank > chunkBytes;
-    std::vector<char> piece(chunked ? static_cast<size_t>(g * chunkBytes) : 0);
-    shardrt_status s = forEachChunk(perRank, chunkBytes, [&](int64_t off, int64_t n) {
+    // In chunks (at most chunkBytes per call in all), member m's piece of
+    // each call lands at m * n in `piece`.
+    const int64_t step = std::max<int64_t>(1, chunkBytes / g);
+    const bool chunked = perRank > step;
+    std::vector<char> piece(chunked ? static_cast<size_t>(g * step) : 0);
+    shardrt_status s = forEachChunk(perRank, step, [&](int64_t off, int64_t n) {
       char *recv = chunked ? piece.data() : gathered;
       MPI_Request req;
       int rc = MPI_Iallgather(static_cast<const char *>(args.in) + off, static_cast<int>(n),
@@ -559,6 +563,13 @@ shardrt_status shardrt_mpi_init(int *argc, char ***argv, shardrt_comm **out) {
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
+  // Every member must cut a buffer into the same calls: the ranks agree on
+  // the smallest chunk size any of them read (mpirun forwards an environment
+  // variable to remote hosts only with -x). Collective, like MPI_Comm_dup.
+  rc = MPI_Allreduce(MPI_IN_PLACE, &chunkBytes, 1, MPI_INT64_T, MPI_MIN, world);
+  if (rc != MPI_SUCCESS)
+    return fail(SHARDRT_ERR_BACKEND, "shardrt_mpi_init: agreeing on the chunk size failed: %s",
+                mpiErrorString(rc).c_str());
   try {
     processComm = new MpiComm(rank, size, world, timeout, chunkBytes, !initialized);
   } catch (const std::bad_alloc &) {

@@ -32,8 +32,9 @@ collectives() {
   fi
 }
 collectives "one MPI call each"
-# 5 bytes per MPI call: every collective goes in many chunks, most of which
-# cut an element in two (the path buffers over 1 GiB take).
+# 5 bytes per MPI call: every collective goes in many chunks (the path
+# buffers over 1 GiB take); all_gather, all_to_all and collective_permute
+# cut elements in two, all_reduce and reduce_scatter send one element a call.
 collectives "5-byte chunks" SHARDRT_MPI_CHUNK_BYTES=5
 
 # Each failure mode must end the whole job, non-zero, with its message, long
