@@ -30,9 +30,9 @@ def GArray_Dialect : Dialect {
   let hasRegionResultAttrVerify = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
   let extraClassDeclaration = [{
-    /// `garray.sharding` and `garray.name`, uniqued once: the verifier
-    /// compares every op's attribute names with them after every pass.
-    ::mlir::StringAttr shardingName, nameName;
+    /// `garray.sharding`, uniqued once: the verifier compares every op's
+    /// attribute names with it after every pass.
+    ::mlir::StringAttr shardingName;
   }];
 }
 

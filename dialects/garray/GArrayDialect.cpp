@@ -25,7 +25,6 @@ using namespace mlir::garray;
 
 void GArrayDialect::initialize() {
   shardingName = StringAttr::get(getContext(), kShardingAttrName);
-  nameName = StringAttr::get(getContext(), "garray.name");
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialects/garray/GArrayAttrs.cpp.inc"
