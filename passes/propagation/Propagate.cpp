@@ -165,27 +165,52 @@ std::string where(Location loc) {
 }
 
 /// What the user wrote on one value: the sharding and each dim's priority.
+/// Small and without strings: a model annotates every parameter (tens of
+/// thousands of arguments), and what was annotated is worded only when a
+/// remark or an error names it (describe).
 struct Annotation {
-  TensorSharding full;
-  std::vector<int64_t> priority; // per dim; kLastRound when none is written
-  std::string what;              // "argument 'X'", "sharding_constraint", ...
-  Location loc;
+  /// What was annotated.
+  enum class Kind : uint8_t { Argument, OpResult, Constraint, FunctionResult, CallResult };
 
-  /// The annotation as a source in round `round`: dims whose round has not
-  /// come are closed and empty (they neither give nor take).
-  TensorSharding activeIn(int64_t round) const {
-    return shardc::activeInRound(full, priority, round);
-  }
+  ShardingTable::Id full;    // the written sharding, interned
+  ShardingTable::Id initial; // its state before its first round: every dim closed and empty
+  /// Per dim, or empty when no dim has a written priority (every dim then
+  /// takes part in the last round only).
+  std::vector<int64_t> priority;
+  Location loc;
+  Kind kind;
+  /// Argument: the function and the argument number; OpResult and
+  /// Constraint: the op; FunctionResult: the function and the result
+  /// number; CallResult: the callee and the result number.
+  Operation *op;
+  unsigned index;
+
+  int64_t priorityOf(size_t d) const { return priority.empty() ? kLastRound : priority[d]; }
 };
 
-Annotation makeAnnotation(ShardingAttr attr, const TensorSharding &core, std::string what,
-                          Location loc) {
-  Annotation a{core, {}, std::move(what), loc};
-  for (size_t d = 0; d < core.dims.size(); ++d) {
-    DimShardingAttr dim = attr.getDim(d);
-    a.priority.push_back(dim.hasPriority() ? dim.getPriority() : kLastRound);
+/// "argument 'x'", "result #0 of @f", "sharding_constraint", ...
+std::string describe(const Annotation &a) {
+  using Kind = Annotation::Kind;
+  auto named = [&](StringRef noun, StringAttr name) {
+    return name ? (noun + " '" + name.getValue() + "'").str()
+                : (noun + " #" + Twine(a.index)).str();
+  };
+  switch (a.kind) {
+  case Kind::Argument:
+    return named("argument", cast<func::FuncOp>(a.op).getArgAttrOfType<StringAttr>(
+                                 a.index, "garray.name"));
+  case Kind::OpResult:
+    return "result of '" + a.op->getName().getStringRef().str() + "'";
+  case Kind::Constraint:
+    return "sharding_constraint";
+  case Kind::FunctionResult:
+    return "function " + named("result", cast<func::FuncOp>(a.op).getResultAttrOfType<StringAttr>(
+                                              a.index, "garray.name"));
+  case Kind::CallResult:
+    return "result #" + std::to_string(a.index) + " of @" +
+           cast<func::FuncOp>(a.op).getSymName().str();
   }
-  return a;
+  llvm_unreachable("every kind is worded");
 }
 
 class FunctionPropagation {
@@ -297,10 +322,22 @@ private:
   /// round keeps them); sinks take their view for this round.
   void activate(int64_t previous, int64_t round) {
     for (auto &[v, a] : annotations) {
-      TensorSharding cur = *known(v);
-      TensorSharding want = a.activeIn(round);
+      ShardingTable::Id &state = ids[idOf(v)];
+      if (a.priority.empty()) {
+        // No written priority: every dim comes in the last round, and a
+        // value nothing has grown since its seed simply becomes what was
+        // written (what the general case below computes, without copies).
+        if (round != kLastRound)
+          continue;
+        if (state == a.initial) {
+          state = a.full;
+          continue;
+        }
+      }
+      TensorSharding cur = table.get(state);
+      const TensorSharding &want = table.get(activeIn(a, round));
       for (size_t d = 0; d < cur.dims.size(); ++d) {
-        if (a.priority[d] > round || a.priority[d] <= previous)
+        if (a.priorityOf(d) > round || a.priorityOf(d) <= previous)
           continue;
         if (!want.dims[d].open) {
           // A closed written dim is exact (a constraint is hard, an
@@ -326,10 +363,56 @@ private:
         }
         cur.dims[d] = next;
       }
-      setState(v, cur);
+      state = table.intern(cur);
     }
     for (auto &[key, a] : sinkAnnotations)
-      sinks[key] = table.intern(a.activeIn(round));
+      sinks[key] = activeIn(a, round);
+  }
+
+  /// `a` as a source in round `round`: dims whose round has not come are
+  /// closed and empty (they neither give nor take).
+  ShardingTable::Id activeIn(const Annotation &a, int64_t round) {
+    if (a.priority.empty())
+      return round == kLastRound ? a.full : a.initial;
+    return table.intern(shardc::activeInRound(table.get(a.full), a.priority, round));
+  }
+
+  /// An annotation of sharding `s` on a value of `type`: its core form is
+  /// verified and interned once per distinct (s, type) (a model's
+  /// parameters share a few); `what` and `emitError` word the error.
+  FailureOr<Annotation> makeAnnotation(ShardingAttr s, Type type, Annotation::Kind kind,
+                                       Operation *op, unsigned index, Location loc,
+                                       function_ref<InFlightDiagnostic()> emitError) {
+    Annotation a{ShardingTable::kUnknown, ShardingTable::kUnknown, {}, loc, kind, op, index};
+    unsigned closes = kind == Annotation::Kind::CallResult;
+    auto [it, inserted] = writtenIds.try_emplace({s, type, closes});
+    if (inserted) {
+      FailureOr<TensorSharding> t;
+      if (succeeded(verifyShardingFor(s, type, op, emitError, describe(a))))
+        t = toCore(s, mesh, cast<RankedTensorType>(type).getRank(), emitError);
+      if (failed(t)) {
+        writtenIds.erase(it);
+        return failure();
+      }
+      if (closes)
+        *t = closed(*t); // a callee's declared result is exact at its calls
+      TensorSharding none = *t;
+      for (shardc::DimSharding &d : none.dims)
+        d = {};
+      it->second = {table.intern(*t), table.intern(none)};
+    }
+    std::tie(a.full, a.initial) = it->second;
+    if (llvm::any_of(s.getDims(), [](DimShardingAttr d) { return d.hasPriority(); }))
+      for (DimShardingAttr d : s.getDims())
+        a.priority.push_back(d.hasPriority() ? d.getPriority() : kLastRound);
+    return a;
+  }
+
+  /// Records `v`'s annotation; `v` starts with every dim closed and empty
+  /// until the round of its priority (activate).
+  void annotate(Value v, Annotation a) {
+    ids[idOf(v)] = a.initial;
+    annotations.insert({v, std::move(a)});
   }
 
   /// The graph the worklist runs on, built once: one node per op a step can
@@ -582,7 +665,7 @@ private:
         auto describe = [&](Value m) {
           auto a = annotations.find(m);
           return a == annotations.end() ? std::string("unannotated")
-                                        : "annotated " + a->second.full.str(core);
+                                        : "annotated " + table.get(a->second.full).str(core);
         };
         InFlightDiagnostic d = emitError(v.getLoc())
                                << "sharding group " << id << " cannot give its members one "
@@ -649,12 +732,11 @@ private:
         // have exactly that layout (annotated with it), whatever the return
         // operands reach; those are pulled toward it as a sink.
         if (ShardingAttr declared = getResultSharding(callee, i)) {
-          TensorSharding t = closed(*toCore(declared, mesh, type.getRank()));
-          std::string what = "result #" + std::to_string(i) + " of @" + callee.getSymName().str();
           for (func::CallOp call : calls) {
-            Value r = call.getResult(i);
-            annotations.insert({r, makeAnnotation(declared, t, what, call.getLoc())});
-            setState(r, annotations.find(r)->second.activeIn(-1));
+            // The callee's signature was verified by seedSignature.
+            Annotation a = *makeAnnotation(declared, type, Annotation::Kind::CallResult, callee, i,
+                                           call.getLoc(), [&] { return call.emitError(); });
+            annotate(call.getResult(i), std::move(a));
           }
           continue;
         }
@@ -732,31 +814,25 @@ private:
       if (!isTensor(arg))
         continue;
       if (auto s = func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), kShardingAttrName)) {
-        std::string what = "argument #" + std::to_string(arg.getArgNumber());
-        if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name"))
-          what = "argument '" + name.str() + "'";
-        if (failed(verifyShardingFor(s, arg.getType(), func,
-                                     [&] { return emitError(arg.getLoc()); }, what)))
+        FailureOr<Annotation> a =
+            makeAnnotation(s, arg.getType(), Annotation::Kind::Argument, func, arg.getArgNumber(),
+                           arg.getLoc(), [&] { return emitError(arg.getLoc()); });
+        if (failed(a))
           return failure();
-        TensorSharding t = *toCore(s, mesh, cast<RankedTensorType>(arg.getType()).getRank());
-        annotations.insert({arg, makeAnnotation(s, t, what, arg.getLoc())});
-        setState(arg, annotations.find(arg)->second.activeIn(-1));
+        annotate(arg, std::move(*a));
       }
     }
     ArrayRef<func::ReturnOp> rets = returnsOf[func];
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (auto s = getResultSharding(func, i)) {
-        std::string what = "result #" + std::to_string(i);
-        if (auto name = func.getResultAttrOfType<StringAttr>(i, "garray.name"))
-          what = "result '" + name.str() + "'";
-        if (failed(verifyShardingFor(s, func.getResultTypes()[i], func,
-                                     [&] { return func.emitError(); }, what)))
-          return failure();
-        TensorSharding t =
-            *toCore(s, mesh, cast<RankedTensorType>(func.getResultTypes()[i]).getRank());
-        for (func::ReturnOp ret : rets)
-          sinkAnnotations.insert(
-              {{ret, i}, makeAnnotation(s, t, "function " + what, ret.getLoc())});
+        for (func::ReturnOp ret : rets) {
+          FailureOr<Annotation> a =
+              makeAnnotation(s, func.getResultTypes()[i], Annotation::Kind::FunctionResult, func,
+                             i, ret.getLoc(), [&] { return func.emitError(); });
+          if (failed(a))
+            return failure();
+          sinkAnnotations.insert({{ret, i}, std::move(*a)});
+        }
       }
     return success();
   }
@@ -784,28 +860,25 @@ private:
       if (!s || failed(ok) || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
         return;
       Value r = op->getResult(0);
-      FailureOr<TensorSharding> t = toCore(s, mesh, cast<RankedTensorType>(r.getType()).getRank(),
-                                           [&] { return op->emitError(); });
-      if (failed(t)) {
+      FailureOr<Annotation> a = makeAnnotation(s, r.getType(), Annotation::Kind::OpResult, op, 0,
+                                               op->getLoc(), [&] { return op->emitError(); });
+      if (failed(a)) {
         ok = failure();
         return;
       }
-      std::string what = "result of '" + op->getName().getStringRef().str() + "'";
-      annotations.insert({r, makeAnnotation(s, *t, what, op->getLoc())});
-      setState(r, annotations.find(r)->second.activeIn(-1));
+      annotate(r, std::move(*a));
     });
     walkAll(kNoRule, [&](ShardingConstraintOp c) {
       if (failed(ok))
         return;
-      FailureOr<TensorSharding> s = toCore(c.getSharding(), mesh, c.getType().getRank(),
-                                           [&] { return c.emitError(); });
-      if (failed(s)) {
+      FailureOr<Annotation> a =
+          makeAnnotation(c.getSharding(), c.getType(), Annotation::Kind::Constraint, c, 0,
+                         c.getLoc(), [&] { return c.emitError(); });
+      if (failed(a)) {
         ok = failure();
         return;
       }
-      annotations.insert(
-          {c.getResult(), makeAnnotation(c.getSharding(), *s, "sharding_constraint", c.getLoc())});
-      setState(c.getResult(), annotations.find(c.getResult())->second.activeIn(-1));
+      annotate(c.getResult(), std::move(*a));
     });
     return ok;
   }
@@ -1271,7 +1344,7 @@ private:
   /// value's axes when what was written is a prefix of them and the added
   /// axes are not used by another dim.
   TensorSharding declaredResult(func::ReturnOp ret, unsigned i, Value v) {
-    TensorSharding s = sinkAnnotations.find({ret, i})->second.full;
+    TensorSharding s = table.get(sinkAnnotations.find({ret, i})->second.full);
     TensorSharding got = closedFinal(v);
     for (size_t d = 0; d < s.dims.size(); ++d) {
       shardc::DimSharding &dim = s.dims[d];
@@ -1323,12 +1396,12 @@ private:
     auto ann = annotations.find(cur);
     if (sink) {
       const Annotation &a = sinkAnnotations.find(*sink)->second;
-      os << a.what << " annotated " << str(a.full) << " at " << where(a.loc);
+      os << describe(a) << " annotated " << str(table.get(a.full)) << " at " << where(a.loc);
     } else if (ann != annotations.end()) {
-      os << ann->second.what;
+      os << describe(ann->second);
       if (cur != v)
         os << " (" << name(cur) << ")";
-      os << " annotated " << str(ann->second.full) << " at " << where(ann->second.loc);
+      os << " annotated " << str(table.get(ann->second.full)) << " at " << where(ann->second.loc);
     } else if (mine.length == 0) {
       Operation *def = v.getDefiningOp();
       // Operands with different layouts that left nothing to propagate:
@@ -1387,10 +1460,11 @@ private:
       os << "; also ";
       if (e.sink) {
         const Annotation &a = sinkAnnotations.find(*e.sink)->second;
-        os << a.what << " annotated " << str(a.full) << " at " << where(a.loc);
+        os << describe(a) << " annotated " << str(table.get(a.full)) << " at " << where(a.loc);
       } else {
         const Annotation &a = annotations.find(e.annotated)->second;
-        os << a.what << " (" << name(e.annotated) << ") annotated " << str(a.full) << " at "
+        os << describe(a) << " (" << name(e.annotated) << ") annotated " << str(table.get(a.full))
+           << " at "
            << where(a.loc);
       }
       os << ", joining at ";
@@ -1739,6 +1813,10 @@ private:
 
   std::map<std::pair<Operation *, unsigned>, ShardingTable::Id> sinks;
   llvm::MapVector<Value, Annotation> annotations;
+  /// makeAnnotation's memo: (sharding, type, closed) -> (full, initial).
+  llvm::DenseMap<std::tuple<Attribute, Type, unsigned>,
+                 std::pair<ShardingTable::Id, ShardingTable::Id>>
+      writtenIds;
   std::map<std::pair<Operation *, unsigned>, Annotation> sinkAnnotations;
   std::map<int64_t, SmallVector<Value>> groups;
   std::vector<std::pair<SmallVector<unsigned>, Operation *>> ties; // member ids, via

@@ -131,3 +131,32 @@ func.func @declared_result_is_interface(%x1: tensor<8x8xf32> {garray.sharding = 
   %u = garray.exp %v : tensor<8x8xf32>
   return %u : tensor<8x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// One written sharding, two meanings: on an argument P("a", ?) is open and
+// grows; as a callee's declared result it is exact at every call. Annotations
+// are interned once per distinct (sharding, type); the call result must not
+// take the argument's open form (or the reverse).
+// CHECK-LABEL: func.func @open_argument_closed_call_result
+// CHECK-SAME: (%arg0: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", "b")>}
+// CHECK: call @h_open({{.*}}) {garray.sharding = #garray.sharding<@mesh, P("a", None)>}
+// CHECK: garray.exp {{.*}} {garray.sharding = #garray.sharding<@mesh, P("a", None)>}
+func.func private @h_open(%a: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>})
+    -> (tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", ?)>}) {
+  %e = garray.tanh %a : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+func.func @open_argument_closed_call_result(
+    %x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", ?)>},
+    %z: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>},
+    %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", "b")>})
+    -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %v = call @h_open(%z) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %w = garray.exp %v : tensor<8x8xf32>
+  %s = garray.add %x, %y : tensor<8x8xf32>
+  %t = garray.add %v, %y : tensor<8x8xf32>
+  return %s, %t, %w : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}
