@@ -184,12 +184,26 @@ struct Annotation {
   /// number; CallResult: the callee and the result number.
   Operation *op;
   unsigned index;
+  /// Set when the annotation was written on another member of this sharding
+  /// group and holds here through it.
+  std::optional<int64_t> group = std::nullopt;
 
   int64_t priorityOf(size_t d) const { return priority.empty() ? kLastRound : priority[d]; }
 };
 
-/// "argument 'x'", "result #0 of @f", "sharding_constraint", ...
+std::string describeWritten(const Annotation &a);
+
+/// "argument 'x'", "result #0 of @f", "sharding_constraint", "argument 'w'
+/// through sharding group 0", ...
 std::string describe(const Annotation &a) {
+  std::string s = describeWritten(a);
+  if (a.group)
+    s += " through sharding group " + std::to_string(*a.group);
+  return s;
+}
+
+/// What the annotation was written on.
+std::string describeWritten(const Annotation &a) {
   using Kind = Annotation::Kind;
   auto named = [&](StringRef noun, StringAttr name) {
     return name ? (noun + " '" + name.getValue() + "'").str()
@@ -602,7 +616,37 @@ private:
     });
     for (auto &entry : groups)
       addTie(entry.second, nullptr);
+    annotateGroups();
     return ok;
+  }
+
+  /// The members of a group are one value: what the user wrote on one member
+  /// holds for every unannotated member, from its round on, like a
+  /// constraint on each. Otherwise a closed dim written on a parameter would
+  /// not stop an annotation nearer to an unannotated optimizer moment from
+  /// pulling the moment (and so the group) apart. Members annotated
+  /// differently keep what was written; checkGroups names them.
+  void annotateGroups() {
+    for (auto &[id, members] : groups) {
+      std::optional<Annotation> written;
+      bool agree = true;
+      for (Value m : members) {
+        auto it = annotations.find(m);
+        if (it == annotations.end())
+          continue;
+        const Annotation &a = it->second;
+        if (!written)
+          written = a;
+        else
+          agree &= a.full == written->full && a.priority == written->priority;
+      }
+      if (!written || !agree)
+        continue;
+      written->group = id;
+      for (Value m : members)
+        if (!annotations.count(m))
+          annotate(m, *written);
+    }
   }
 
   /// The layout finalize writes for `v`: a call's result takes its callee's

@@ -28,3 +28,13 @@ func.func @backward(%a: tensor<8xf32>, %m: tensor<8xf32> {garray.sharding_group 
 // CHECK: explain.mlir:[[@LINE-5]]:21: remark: %arg0 (argument of @backward): P("data") <- function result #0 annotated P("data") at {{.*}}explain.mlir:[[@LINE-2]]:3 via func.return ({{.*}}), garray.neg ({{.*}}explain.mlir:[[@LINE-3]]:8)
 // CHECK: explain.mlir:[[@LINE-6]]:40: remark: %arg1 (argument of @backward): P("data") <- function result #0 annotated P("data") at {{.*}} via func.return ({{.*}}), a sharding group
 // CHECK: explain.mlir:[[@LINE-5]]:8: remark: %0 (garray.neg): P("data") <- function result #0 annotated P("data") at {{.*}} via func.return ({{.*}})
+
+// An annotation written on one member of a group holds for the others: the
+// remark names the member it was written on and the group.
+func.func @group_annotation(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>, garray.sharding_group = 5 : i64},
+                            %m: tensor<8xf32> {garray.sharding_group = 5 : i64},
+                            %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  %s = garray.add %m, %x : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// CHECK: explain.mlir:[[@LINE-5]]:29: remark: %arg1 (argument of @group_annotation): P(None) <- argument #0 through sharding group 5 annotated P(None) at {{.*}}explain.mlir:[[@LINE-6]]:29

@@ -244,3 +244,22 @@ func.func @constraint_open_decided(%a: tensor<8x8xf32> {garray.sharding = #garra
   %c = garray.sharding_constraint %a : tensor<8x8xf32> to #garray.sharding<@mesh, P("x", ?)>
   return %c : tensor<8x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// What is written on one member holds for every member: the moment %m is
+// pinned to its parameter's closed P(None, "model"), although %x, as near to
+// %m through the add as %p is through the group, wants "data" on dim 0 (the
+// add gets a reshard instead of the group being pulled apart).
+// CHECK-LABEL: func.func @group_pins_unannotated_member
+// CHECK-SAME: %{{[^:]+}}: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "model")>, garray.sharding_group = 0 : i64}
+// CHECK-SAME: %{{[^:]+}}: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "model")>, garray.sharding_group = 0 : i64}
+func.func @group_pins_unannotated_member(
+    %p: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "model")>, garray.sharding_group = 0 : i64},
+    %m: tensor<8x4xf32> {garray.sharding_group = 0 : i64},
+    %x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
+  %s = garray.add %m, %x : tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
