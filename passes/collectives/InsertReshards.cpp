@@ -232,37 +232,14 @@ private:
       operands.push_back(actual(v));
 
     // 1. Factor axes: results first, then operand-only factors.
-    shardc::FactorAxes axes(rule.numFactors());
-    std::vector<bool> fixed(rule.numFactors(), false);
+    std::vector<TensorSharding> results;
+    for (Value r : op->getResults())
+      results.push_back(actual(r));
+    shardc::FactorAxes axes = shardc::executionAxes(rule, operands, results, core);
     std::vector<bool> taken(core.axes.size(), false);
-    // A NeedReplication factor stays whole even when the result was given a
-    // sharding along it (by a user or a declared function result): the op
-    // computes it whole and a reshard slices it for that user.
-    for (size_t r = 0; r < op->getNumResults(); ++r) {
-      TensorSharding target = actual(op->getResult(r));
-      auto proj = shardc::projectToFactors(rule, numOperands + r, target, core);
-      for (size_t f = 0; f < proj.size(); ++f)
-        if (proj[f] && !fixed[f] && rule.kinds[f] != shardc::FactorKind::NeedReplication) {
-          axes[f] = *proj[f];
-          fixed[f] = true;
-          for (int a : axes[f])
-            taken[a] = true;
-        }
-    }
-    std::vector<const TensorSharding *> views;
-    for (const TensorSharding &s : operands)
-      views.push_back(&s);
-    shardc::FactorAxes fromOperands = shardc::mergeFactors(rule, views, core);
-    for (size_t f = 0; f < rule.numFactors(); ++f) {
-      if (fixed[f])
-        continue;
-      for (int a : fromOperands[f]) {
-        if (taken[a])
-          break;
-        axes[f].push_back(a);
+    for (const std::vector<int> &factor : axes)
+      for (int a : factor)
         taken[a] = true;
-      }
-    }
 
     // 2. Pending flow.
     std::vector<bool> keep(numOperands, false);

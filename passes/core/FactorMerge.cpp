@@ -49,8 +49,23 @@ projectToFactors(const FactorRule &rule, size_t t, const TensorSharding &shardin
   return out;
 }
 
-static bool isPrefix(const std::vector<int> &a, const std::vector<int> &b) {
-  return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+std::vector<int> mergeAxisLists(const std::vector<const std::vector<int> *> &candidates) {
+  const std::vector<int> *longest = nullptr;
+  for (const std::vector<int> *c : candidates)
+    if (!longest || c->size() > longest->size())
+      longest = c;
+  if (!longest)
+    return {};
+  std::vector<int> chosen = *longest;
+  for (const std::vector<int> *c : candidates) {
+    if (isPrefix(*c, chosen))
+      continue;
+    size_t n = 0; // conflict: keep the common prefix
+    while (n < c->size() && n < chosen.size() && (*c)[n] == chosen[n])
+      ++n;
+    chosen.resize(n);
+  }
+  return chosen;
 }
 
 FactorAxes mergeFactors(const FactorRule &rule,
@@ -69,19 +84,10 @@ FactorAxes mergeFactors(const FactorRule &rule,
   for (size_t f = 0; f < rule.numFactors(); ++f) {
     if (rule.kinds[f] == FactorKind::NeedReplication || candidates[f].empty())
       continue;
-    const std::vector<int> *longest = &candidates[f][0];
+    std::vector<const std::vector<int> *> lists;
     for (const auto &c : candidates[f])
-      if (c.size() > longest->size())
-        longest = &c;
-    std::vector<int> chosen = *longest;
-    for (const auto &c : candidates[f]) {
-      if (isPrefix(c, chosen))
-        continue;
-      size_t n = 0; // conflict: keep the common prefix
-      while (n < c.size() && n < chosen.size() && c[n] == chosen[n])
-        ++n;
-      chosen.resize(n);
-    }
+      lists.push_back(&c);
+    std::vector<int> chosen = mergeAxisLists(lists);
     for (size_t i = 0; i < chosen.size(); ++i)
       if (taken[chosen[i]]) {
         chosen.resize(i);
@@ -92,6 +98,41 @@ FactorAxes mergeFactors(const FactorRule &rule,
     merged[f] = std::move(chosen);
   }
   return merged;
+}
+
+FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorSharding> &operands,
+                         const std::vector<TensorSharding> &results, const Mesh &mesh) {
+  FactorAxes axes(rule.numFactors());
+  std::vector<bool> fixed(rule.numFactors(), false);
+  std::vector<bool> taken(mesh.axes.size(), false);
+  // A NeedReplication factor stays whole even when the result was given a
+  // sharding along it (by a user or a declared function result): the op
+  // computes it whole and a reshard slices it for that user.
+  for (size_t r = 0; r < results.size(); ++r) {
+    auto proj = projectToFactors(rule, operands.size() + r, results[r], mesh);
+    for (size_t f = 0; f < proj.size(); ++f)
+      if (proj[f] && !fixed[f] && rule.kinds[f] != FactorKind::NeedReplication) {
+        axes[f] = *proj[f];
+        fixed[f] = true;
+        for (int a : axes[f])
+          taken[a] = true;
+      }
+  }
+  std::vector<const TensorSharding *> views;
+  for (const TensorSharding &s : operands)
+    views.push_back(&s);
+  FactorAxes fromOperands = mergeFactors(rule, views, mesh);
+  for (size_t f = 0; f < rule.numFactors(); ++f) {
+    if (fixed[f])
+      continue;
+    for (int a : fromOperands[f]) {
+      if (taken[a])
+        break;
+      axes[f].push_back(a);
+      taken[a] = true;
+    }
+  }
+  return axes;
 }
 
 TensorSharding projectFromFactors(const FactorRule &rule, size_t t, const FactorAxes &axes,

@@ -37,10 +37,22 @@ std::vector<std::optional<std::vector<int>>>
 projectToFactors(const FactorRule &rule, size_t t, const TensorSharding &sharding,
                  const Mesh &mesh);
 
+/// The merge policy on one factor's (or one dim's) candidate axis lists: the
+/// longest if every candidate is a prefix of it, else their longest common
+/// prefix. Empty candidates agree with everything. Of no order.
+std::vector<int> mergeAxisLists(const std::vector<const std::vector<int> *> &candidates);
 /// Merges the projections of `tensors` (nullptr = not known yet).
 FactorAxes mergeFactors(const FactorRule &rule,
                         const std::vector<const TensorSharding *> &tensors, const Mesh &mesh);
 
+/// The factor axes an op runs with, given the final shardings of its
+/// operands and results: a result is computed in the layout it has, so the
+/// factors indexing a result take its axes (not NeedReplication ones, which
+/// are computed whole); every other factor takes the operands' merge
+/// (mergeFactors) up to the first axis already used. Reduction factors with
+/// axes are what leaves the results partial sums.
+FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorSharding> &operands,
+                         const std::vector<TensorSharding> &results, const Mesh &mesh);
 /// The sharding the factor axes imply for tensor `t` (dims only, all closed).
 TensorSharding projectFromFactors(const FactorRule &rule, size_t t, const FactorAxes &axes,
                                   const Mesh &mesh);

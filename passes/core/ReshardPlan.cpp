@@ -39,10 +39,6 @@ using Axes = std::vector<int>;
 
 bool has(const Axes &v, int a) { return std::find(v.begin(), v.end(), a) != v.end(); }
 
-bool isPrefix(const Axes &p, const Axes &of) {
-  return p.size() <= of.size() && std::equal(p.begin(), p.end(), of.begin());
-}
-
 bool sameSet(Axes a, Axes b) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());

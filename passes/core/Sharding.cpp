@@ -195,6 +195,10 @@ std::string TensorSharding::str(const Mesh &mesh) const {
   return s;
 }
 
+bool isPrefix(const std::vector<int> &a, const std::vector<int> &b) {
+  return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
 int64_t shardSize(int64_t globalSize, int64_t numShards) {
   return numShards <= 1 ? globalSize : (globalSize + numShards - 1) / numShards;
 }

@@ -55,6 +55,10 @@ struct Mesh {
   std::string str() const; // ["data"=4, "model"=2]
 };
 
+/// Whether axis list `a` is a prefix of `b` (a dim split over `b` is split
+/// over `a` first: it holds what `a` asks).
+bool isPrefix(const std::vector<int> &a, const std::vector<int> &b);
+
 struct DimSharding {
   std::vector<int> axes;
   bool open = false;

@@ -1135,20 +1135,10 @@ private:
       for (size_t d = 0; d < rank; ++d)
         llvm::append_range(taken, table.get(fromDef).dims[d].axes);
     for (size_t d = 0; d < rank; ++d) {
-      std::vector<int> chosen;
-      for (ShardingTable::Id c : candidates) {
-        const std::vector<int> &axes = table.get(c).dims[d].axes;
-        if (axes.size() > chosen.size())
-          chosen = axes;
-      }
-      for (ShardingTable::Id c : candidates) {
-        const std::vector<int> &axes = table.get(c).dims[d].axes;
-        size_t n = 0;
-        while (n < axes.size() && n < chosen.size() && axes[n] == chosen[n])
-          ++n;
-        if (n < axes.size())
-          chosen.resize(n); // a conflict: keep the common prefix
-      }
+      std::vector<const std::vector<int> *> lists;
+      for (ShardingTable::Id c : candidates)
+        lists.push_back(&table.get(c).dims[d].axes);
+      std::vector<int> chosen = shardc::mergeAxisLists(lists); // policy 2, as in a step
       for (size_t i = 0; i < chosen.size(); ++i)
         if (dimsOf[chosen[i]].size() > 1) {
           chosen.resize(i);
@@ -1157,8 +1147,7 @@ private:
       std::vector<int> result = hasDef ? table.get(fromDef).dims[d].axes : std::vector<int>();
       // Extend what holds by the candidates' merge where it is a prefix of
       // it, up to the first axis another dim already has.
-      if (chosen.size() > result.size() &&
-          std::equal(result.begin(), result.end(), chosen.begin()))
+      if (chosen.size() > result.size() && shardc::isPrefix(result, chosen))
         for (size_t i = result.size(); i < chosen.size(); ++i) {
           if (llvm::is_contained(taken, chosen[i]))
             break;
@@ -1176,11 +1165,9 @@ private:
     if (merged == c)
       return true;
     const TensorSharding &m = table.get(merged), &s = table.get(c);
-    for (size_t d = 0; d < s.dims.size(); ++d) {
-      const std::vector<int> &a = s.dims[d].axes, &b = m.dims[d].axes;
-      if (a.size() > b.size() || !std::equal(a.begin(), a.end(), b.begin()))
+    for (size_t d = 0; d < s.dims.size(); ++d)
+      if (!shardc::isPrefix(s.dims[d].axes, m.dims[d].axes))
         return false;
-    }
     return true;
   }
 
@@ -1393,8 +1380,7 @@ private:
     for (size_t d = 0; d < s.dims.size(); ++d) {
       shardc::DimSharding &dim = s.dims[d];
       const std::vector<int> &more = got.dims[d].axes;
-      bool extends = dim.open && more.size() > dim.axes.size() &&
-                     std::equal(dim.axes.begin(), dim.axes.end(), more.begin());
+      bool extends = dim.open && more.size() > dim.axes.size() && shardc::isPrefix(dim.axes, more);
       std::vector<int> used = s.usedAxes();
       for (size_t k = dim.axes.size(); extends && k < more.size(); ++k)
         extends = !llvm::is_contained(used, more[k]);
@@ -1455,17 +1441,22 @@ private:
         for (auto [i, operand] : llvm::enumerate(def->getOperands()))
           if (isTensor(operand) && !closedFinal(operand).isFullyReplicated())
             layouts.push_back({i, closedFinal(operand).str(core)});
-      bool conflict = llvm::any_of(
-          layouts, [&](auto &l) { return l.second != layouts.front().second; });
-      auto call = dyn_cast_or_null<func::CallOp>(def);
-      if (def && !isa<ShardingRuleOpInterface>(def) && !(call && calleeInSet(call))) {
-        os << "made by '" << def->getName() << "', which has no sharding rule: replicated";
-      } else if (conflict) {
-        os << "its operands' layouts conflict here (";
+      auto listLayouts = [&] {
         llvm::interleave(
             layouts, os, [&](auto &l) { os << "operand #" << l.first << " " << l.second; },
             ", ");
+      };
+      auto call = dyn_cast_or_null<func::CallOp>(def);
+      if (def && !isa<ShardingRuleOpInterface>(def) && !(call && calleeInSet(call))) {
+        os << "made by '" << def->getName() << "', which has no sharding rule: replicated";
+      } else if (!layouts.empty() && operandsConflict(def)) {
+        os << "its operands' layouts conflict here (";
+        listLayouts();
         os << "): it keeps what they share, nothing; the operands are resharded";
+      } else if (!layouts.empty() && !call) {
+        os << "its operands are split only along dims it reduces (";
+        listLayouts();
+        os << "): its own dims are replicated";
       } else if (conflicts.count(idOf(v))) {
         os << "annotations reach it through several ops and conflict: replicated";
       } else {
@@ -1685,36 +1676,54 @@ private:
     if (at == opIndex.end() || !ruleOf[at->second])
       return "";
     const FactorRule &rule = ruleOf[at->second]->rule;
-    // Per reduction factor, the axes every operand that indexes it splits
-    // it by: operands that disagree are resharded, not left partial.
+    // The reduction factors' axes insert-reshards will run the op with.
+    std::vector<TensorSharding> operands, results;
+    for (Value v : op->getOperands())
+      operands.push_back(closedFinal(v));
+    for (Value v : op->getResults())
+      results.push_back(closedFinal(v));
+    shardc::FactorAxes factors = shardc::executionAxes(rule, operands, results, core);
     std::vector<int> axes;
-    for (size_t f = 0; f < rule.numFactors(); ++f) {
-      if (rule.kinds[f] != shardc::FactorKind::Reduction)
-        continue;
-      std::optional<std::vector<int>> agreed;
-      bool disagree = false;
-      for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
-        if (!isTensor(operand) || t >= rule.operands.size())
-          continue;
-        auto proj = shardc::projectToFactors(rule, t, closedFinal(operand), core);
-        if (f >= proj.size() || !proj[f])
-          continue;
-        if (agreed && *agreed != *proj[f])
-          disagree = true;
-        agreed = *proj[f];
-      }
-      if (agreed && !disagree)
-        for (int a : *agreed)
-          if (!llvm::is_contained(axes, a))
-            axes.push_back(a);
-    }
+    for (size_t f = 0; f < rule.numFactors(); ++f)
+      if (rule.kinds[f] == shardc::FactorKind::Reduction)
+        llvm::append_range(axes, factors[f]);
     if (axes.empty())
       return "";
     std::string out = "; each device holds a partial result over ";
     for (auto [i, a] : llvm::enumerate(axes))
       out += (i ? ", \"" : "\"") + core.axes[a] + "\"";
-    return out + " (its operands are split along what it reduces), which insert-reshards "
+    return out + " (the axes its operands split the reduced dims by), which insert-reshards "
                  "reduces where a use needs it whole";
+  }
+
+  /// Whether the operands of `op` ask different axes for a factor that
+  /// indexes a result: the merge keeps their common prefix (policy 2) and
+  /// the operands are resharded. Operands split along different reduction
+  /// factors, or along what the result does not index, do not conflict.
+  bool operandsConflict(Operation *op) {
+    auto at = opIndex.find(op);
+    if (at == opIndex.end() || !ruleOf[at->second])
+      return false;
+    const FactorRule &rule = ruleOf[at->second]->rule;
+    std::vector<bool> inResult(rule.numFactors(), false);
+    for (const auto &result : rule.results)
+      for (const auto &dim : result)
+        for (int f : dim)
+          inResult[f] = true;
+    std::vector<TensorSharding> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(closedFinal(v));
+    std::vector<const TensorSharding *> views;
+    for (const TensorSharding &s : operands)
+      views.push_back(&s);
+    shardc::FactorAxes merged = shardc::mergeFactors(rule, views, core);
+    for (size_t t = 0; t < operands.size(); ++t) {
+      auto proj = shardc::projectToFactors(rule, t, operands[t], core);
+      for (size_t f = 0; f < proj.size(); ++f)
+        if (inResult[f] && proj[f] && !shardc::isPrefix(*proj[f], merged[f]))
+          return true;
+    }
+    return false;
   }
 
   /// For a value where ops proposed layouts that could not all be kept:

@@ -302,6 +302,36 @@ TEST_CASE("mergeFactors: an axis claimed by two factors stays with the lower fac
   }
 }
 
+TEST_CASE("mergeAxisLists: the policy on bare axis lists, of no order", "[factor_merge][merge]") {
+  Axes a{0}, ab{0, 1}, ac{0, 2}, none{};
+  CHECK(mergeAxisLists({}) == Axes{});
+  CHECK(mergeAxisLists({&none, &a}) == Axes{0}); // empty agrees with everything
+  CHECK(mergeAxisLists({&a, &ab}) == Axes{0, 1});
+  CHECK(mergeAxisLists({&ab, &a}) == Axes{0, 1});
+  CHECK(mergeAxisLists({&ab, &ac}) == Axes{0}); // a conflict: the common prefix
+  CHECK(mergeAxisLists({&ac, &a, &ab}) == Axes{0});
+}
+
+TEST_CASE("executionAxes: results fix their factors, operands merge the rest",
+          "[factor_merge][merge]") {
+  Mesh mesh = abcMesh();
+  FactorRule rule = matVecRule(8, 8); // factors: i = 0, k = 1 (reduction)
+  SECTION("operands that agree by prefix: the contracted factor takes the longer") {
+    std::vector<TensorSharding> operands = {sharding({closedDim(), closedDim({0, 1})}),
+                                            sharding({closedDim({0})})};
+    FactorAxes axes = executionAxes(rule, operands, {sharding({closedDim()})}, mesh);
+    CHECK(axes[0] == Axes{});
+    CHECK(axes[1] == Axes{0, 1});
+  }
+  SECTION("the result's layout wins over the operands' for its factors") {
+    std::vector<TensorSharding> operands = {sharding({closedDim({1}), closedDim({0})}),
+                                            sharding({closedDim({0})})};
+    FactorAxes axes = executionAxes(rule, operands, {sharding({closedDim({0})})}, mesh);
+    CHECK(axes[0] == Axes{0});
+    CHECK(axes[1] == Axes{}); // "a" is the result's: k cannot take it too
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // projectFromFactors
 //===----------------------------------------------------------------------===//
