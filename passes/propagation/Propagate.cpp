@@ -1421,6 +1421,14 @@ private:
       mine.end = first.annotated;
       mine.sink = first.sink;
     }
+    // A chain that leads back to v's own annotation (v grew from a value
+    // that had its axes from v) says nothing about v: v's origin is its
+    // annotation, and what it grew from is named among the other sources.
+    if (!mine.sink && mine.end == v && annotations.count(v)) {
+      mine.length = 0;
+      mine.near.clear();
+      mine.far.clear();
+    }
     Value cur = mine.end;
     std::optional<std::pair<Operation *, unsigned>> sink = mine.sink;
     auto ann = annotations.find(cur);
@@ -1471,37 +1479,52 @@ private:
       // network names its first and last kViaEnds ops and counts the rest:
       // printed whole, every value's remark would repeat its producers'
       // chains, quadratic in the depth (a 2000-op MLP printed ~130 MB).
-      auto printOp = [&](Operation *op) {
-        if (op)
-          os << op->getName() << " (" << where(op->getLoc()) << ")";
-        else
-          os << "a sharding group";
+      // Two steps in a row through one op (a dot passing an axis from its
+      // result to one operand, then to the other) name it once.
+      auto printOps = [&](auto &&ops) {
+        SmallVector<Operation *, 7> once;
+        for (Operation *op : ops)
+          if (once.empty() || once.back() != op)
+            once.push_back(op);
+        llvm::interleave(
+            once, os,
+            [&](Operation *op) {
+              if (op)
+                os << op->getName() << " (" << where(op->getLoc()) << ")";
+              else
+                os << "a sharding group";
+            },
+            ", ");
       };
       if (mine.length <= 2 * kViaEnds + 1) {
-        llvm::interleave(llvm::reverse(mine.near), os, printOp, ", ");
+        printOps(llvm::reverse(mine.near));
       } else {
-        llvm::interleave(llvm::reverse(mine.far), os, printOp, ", ");
+        printOps(llvm::reverse(mine.far));
         os << ", ... " << mine.length - 2 * kViaEnds << " more ops ..., ";
-        llvm::interleave(llvm::reverse(ArrayRef<Operation *>(mine.near).take_front(kViaEnds)), os,
-                         printOp, ", ");
+        printOps(llvm::reverse(ArrayRef<Operation *>(mine.near).take_front(kViaEnds)));
       }
     }
     // Annotations that agreed: other tensors that held the same axes at a
     // step of this chain, named once each, with the op where they joined.
+    // An annotation that only grew a value of the chain elsewhere (on axes
+    // v neither is split by nor is a partial sum over) is not one of v's
+    // sources.
     Endpoint primary{sink ? Value() : (ann != annotations.end() ? cur : Value()), sink};
+    std::vector<int> vAxes = closedFinal(v).usedAxes();
+    if (Operation *def = v.getDefiningOp()) // and the axes it is a partial sum over
+      llvm::append_range(vAxes, partialAxes(def));
     for (auto &[e, join] : mine.also) {
       if (e == primary)
         continue;
-      os << "; also ";
-      if (e.sink) {
-        const Annotation &a = sinkAnnotations.find(*e.sink)->second;
-        os << describe(a) << " annotated " << str(table.get(a.full)) << " at " << where(a.loc);
-      } else {
-        const Annotation &a = annotations.find(e.annotated)->second;
-        os << describe(a) << " (" << name(e.annotated) << ") annotated " << str(table.get(a.full))
-           << " at "
-           << where(a.loc);
-      }
+      const Annotation &a = e.sink ? sinkAnnotations.find(*e.sink)->second
+                                   : annotations.find(e.annotated)->second;
+      if (llvm::none_of(table.get(a.full).usedAxes(),
+                        [&](int x) { return llvm::is_contained(vAxes, x); }))
+        continue;
+      os << "; also " << describe(a);
+      if (!e.sink)
+        os << " (" << name(e.annotated) << ")";
+      os << " annotated " << str(table.get(a.full)) << " at " << where(a.loc);
       os << ", joining at ";
       if (join)
         os << join->getName() << " (" << where(join->getLoc()) << ")";
@@ -1592,6 +1615,8 @@ private:
       if (annotations.count(cur) || p == provenance.end() || building.contains(cur) ||
           !onPath.insert(cur).second) {
         tail.end = cur;
+        if (annotations.count(cur))
+          tail.also = grownSources(cur);
         break;
       }
       path.push_back(cur);
@@ -1615,6 +1640,34 @@ private:
       chainStore.push_back(tail);
     }
     return tail;
+  }
+
+  /// The annotations an annotated value grew from beyond what was written
+  /// on it (an open dim that took axes from elsewhere), each with the op
+  /// where it joined: every chain that ends at the value names them too.
+  std::vector<std::pair<Endpoint, Operation *>> grownSources(Value a) {
+    if (auto m = grownMemo.find(a); m != grownMemo.end())
+      return m->second;
+    auto p = provenance.find(a);
+    if (p == provenance.end() || building.contains(a))
+      return {}; // not grown, or asked again while its own chain is built
+    building.insert(a);
+    Chain c = extend(p->second);
+    building.erase(a);
+    std::vector<std::pair<Endpoint, Operation *>> out;
+    Endpoint self{a, std::nullopt};
+    auto note = [&](Endpoint e, Operation *join) {
+      if ((e.annotated || e.sink) && !(e == self) &&
+          llvm::none_of(out, [&](auto &o) { return o.first == e; }))
+        out.push_back({e, join});
+    };
+    note(c.sink ? Endpoint{Value(), c.sink}
+                : Endpoint{annotations.count(c.end) ? c.end : Value(), std::nullopt},
+         p->second.via);
+    for (auto &[e, join] : c.also)
+      note(e, join);
+    grownMemo[a] = out;
+    return out;
   }
 
   /// One remark per value, at its location: final sharding and its origin.
@@ -1671,12 +1724,13 @@ private:
 
   /// An op that sums (or maxes) over a factor its operands shard leaves
   /// partial results: say so, since its layout alone reads as "replicated".
-  std::string partialOf(Operation *op) {
+  /// The axes a rule op leaves its results partial sums over: those of its
+  /// reduction factors, as insert-reshards will run it (executionAxes).
+  std::vector<int> partialAxes(Operation *op) {
     auto at = opIndex.find(op);
     if (at == opIndex.end() || !ruleOf[at->second])
-      return "";
+      return {};
     const FactorRule &rule = ruleOf[at->second]->rule;
-    // The reduction factors' axes insert-reshards will run the op with.
     std::vector<TensorSharding> operands, results;
     for (Value v : op->getOperands())
       operands.push_back(closedFinal(v));
@@ -1687,6 +1741,11 @@ private:
     for (size_t f = 0; f < rule.numFactors(); ++f)
       if (rule.kinds[f] == shardc::FactorKind::Reduction)
         llvm::append_range(axes, factors[f]);
+    return axes;
+  }
+
+  std::string partialOf(Operation *op) {
+    std::vector<int> axes = partialAxes(op);
     if (axes.empty())
       return "";
     std::string out = "; each device holds a partial result over ";
@@ -1876,6 +1935,7 @@ private:
   llvm::DenseMap<unsigned, SmallVector<size_t>> tiesOf;
   llvm::DenseMap<Value, Provenance> provenance;
   llvm::DenseMap<Value, size_t> chainMemo;   // chainFrom's memo, into chainStore
+  llvm::DenseMap<Value, std::vector<std::pair<Endpoint, Operation *>>> grownMemo;
   std::deque<Chain> chainStore;
   llvm::DenseSet<Value> building; // values whose chains chainFrom is building
 };

@@ -34,3 +34,24 @@ func.func @same_step(%w: tensor<8xf32> {garray.name = "W"},
 // CHECK-LABEL: remark: %arg0 'W' (argument of @same_step)
 // CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.exp): P("data") <- argument 'A' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}explain-sources.mlir:[[@LINE-4]]:8){{$}}
 // CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %1 (garray.add): P("data") <- argument 'A' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8){{$}}
+
+garray.mesh @mesh2 ["a" = 2, "b" = 2]
+
+// An open annotation that grew: %x0 is written P(?, "a") and its dim 0 takes
+// "b" from the constraint through the transpose. Its own remark names its
+// annotation and the constraint (not a chain from itself back to itself);
+// values computed from it name the constraint where they hold "b" or are
+// partial sums over it, and not otherwise.
+func.func @grown_annotation(%x0: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh2, P(?, "a")>})
+    -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %t = garray.transpose %x0, permutation = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %c = garray.sharding_constraint %t : tensor<8x8xf32> to #garray.sharding<@mesh2, P(None, "b")>
+  %e = garray.exp %x0 : tensor<8x8xf32>
+  %r = garray.reduce <sum> %x0, dims = [1] : (tensor<8x8xf32>) -> tensor<8xf32>
+  %q = garray.reduce <sum> %x0, dims = [0] : (tensor<8x8xf32>) -> tensor<8xf32>
+  return %c, %e, %r, %q : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+// CHECK: explain-sources.mlir:[[@LINE-9]]:29: remark: %arg0 (argument of @grown_annotation): P("b", "a") <- argument #0 annotated P(None, "a") at {{[^ ]*}}explain-sources.mlir:[[@LINE-9]]:29; also sharding_constraint (%1) annotated P(None, "b") at {{[^ ]*}}explain-sources.mlir:[[@LINE-6]]:8, joining at garray.sharding_constraint
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %2 (garray.exp): P("b", "a") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.exp ({{.*}}); also sharding_constraint (%1) annotated P(None, "b")
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %3 (garray.reduce): P("b") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.reduce ({{.*}}); also sharding_constraint (%1) annotated P(None, "b") {{.*}}; each device holds a partial result over "a"
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %4 (garray.reduce): P("a") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.reduce ({{.*}}); also sharding_constraint (%1) annotated P(None, "b") {{.*}}; each device holds a partial result over "b"
