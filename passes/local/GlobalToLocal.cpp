@@ -144,15 +144,21 @@ private:
     return it->second;
   }
 
+  /// The device groups of a collective over mesh axes `axes` (indices), as
+  /// the comm ops take them: every group's members in one list, and the
+  /// size of a group.
+  std::pair<SmallVector<int64_t>, int64_t> groups(const std::vector<int> &axes) {
+    SmallVector<int64_t> flat;
+    auto gs = core.groups(axes);
+    for (auto &g : gs)
+      flat.append(g.begin(), g.end());
+    return {flat, gs.empty() ? 0 : static_cast<int64_t>(gs[0].size())};
+  }
   std::pair<SmallVector<int64_t>, int64_t> groups(ArrayAttr axes) {
     std::vector<int> list;
     for (Attribute a : axes)
       list.push_back(mesh.axisIndex(cast<StringAttr>(a).getValue()));
-    SmallVector<int64_t> flat;
-    auto gs = core.groups(list);
-    for (auto &g : gs)
-      flat.append(g.begin(), g.end());
-    return {flat, gs.empty() ? 0 : static_cast<int64_t>(gs[0].size())};
+    return groups(list);
   }
 
   LogicalResult replace(Operation *op, function_ref<Operation *(OpBuilder &, Type)> build) {
@@ -244,15 +250,12 @@ private:
     auto type = cast<RankedTensorType>(whole.getType());
     int64_t n = type.getDimSize(dim), k = core.product(axes), s = shardc::shardSize(n, k);
     Value cur = padDim(b, loc, whole, dim, k * s);
-    SmallVector<int64_t> flat;
-    auto gs = core.groups(axes);
-    for (auto &g : gs)
-      flat.append(g.begin(), g.end());
+    auto [flat, size] = groups(axes);
     SmallVector<int64_t> shape(type.getShape());
     shape[dim] = s;
     return comm::AllSliceOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
                                     cur, b.getI64IntegerAttr(dim), b.getDenseI64ArrayAttr(flat),
-                                    b.getI64IntegerAttr(gs[0].size()));
+                                    b.getI64IntegerAttr(size));
   }
 
   /// `v` with dim `dim` grown to `size` by zeros at the end (or `v`).
@@ -285,11 +288,7 @@ private:
   Value gatherWholeDim(OpBuilder &b, Location loc, Value local, int64_t dim, int64_t n,
                        const std::vector<int> &axes) {
     auto type = cast<RankedTensorType>(local.getType());
-    SmallVector<int64_t> flat;
-    auto gs = core.groups(axes);
-    for (auto &g : gs)
-      flat.append(g.begin(), g.end());
-    int64_t size = gs[0].size();
+    auto [flat, size] = groups(axes);
     SmallVector<int64_t> shape(type.getShape());
     shape[dim] *= size;
     Value cur = comm::AllGatherOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
