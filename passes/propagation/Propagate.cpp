@@ -277,6 +277,7 @@ public:
     if (failed(seed()) || failed(collectGroups()))
       return failure();
     collectCallTies();
+    annotateGroups(); // after the call ties: a declared call result is annotated
     buildGraph();
     // Rounds: every distinct written priority, then the unprioritised one.
     std::set<int64_t> rounds = {kLastRound};
@@ -616,16 +617,19 @@ private:
     });
     for (auto &entry : groups)
       addTie(entry.second, nullptr);
-    annotateGroups();
     return ok;
   }
 
-  /// The members of a group are one value: what the user wrote on one member
-  /// holds for every unannotated member, from its round on, like a
-  /// constraint on each. Otherwise a closed dim written on a parameter would
-  /// not stop an annotation nearer to an unannotated optimizer moment from
-  /// pulling the moment (and so the group) apart. Members annotated
-  /// differently keep what was written; checkGroups names them.
+  /// The members of a group are one value: a closed sharding written on one
+  /// member holds for every unannotated member, from its round on, like a
+  /// constraint on each. Otherwise it would not stop an annotation nearer to
+  /// an unannotated optimizer moment from pulling the moment (and so the
+  /// group) apart. Members annotated differently keep what was written
+  /// (checkGroups names them). Not copied: an annotation with open dims
+  /// (an open dim leaves the decision to propagation; as an annotation it
+  /// would only keep the member empty until its round), and onto results
+  /// of ops without a sharding rule or of calls (computed whole, or in their
+  /// callee's layout: the tie reaches them as before).
   void annotateGroups() {
     for (auto &[id, members] : groups) {
       std::optional<Annotation> written;
@@ -640,13 +644,25 @@ private:
         else
           agree &= a.full == written->full && a.priority == written->priority;
       }
-      if (!written || !agree)
+      if (!written || !agree ||
+          llvm::any_of(table.get(written->full).dims,
+                       [](const shardc::DimSharding &d) { return d.open; }))
         continue;
       written->group = id;
       for (Value m : members)
-        if (!annotations.count(m))
+        if (!annotations.count(m) && hasOwnRule(m))
           annotate(m, *written);
     }
+  }
+
+  /// Whether `v` is an argument or the result of an op that propagation
+  /// steps through with a sharding rule.
+  bool hasOwnRule(Value v) {
+    auto r = dyn_cast<OpResult>(v);
+    if (!r)
+      return true;
+    auto at = opIndex.find(r.getOwner());
+    return at != opIndex.end() && ruleOf[at->second];
   }
 
   /// The layout finalize writes for `v`: a call's result takes its callee's
@@ -1432,6 +1448,12 @@ private:
     Value cur = mine.end;
     std::optional<std::pair<Operation *, unsigned>> sink = mine.sink;
     auto ann = annotations.find(cur);
+    // The annotation the chain ends at may have grown (open dims that took
+    // axes elsewhere): what it grew from is named too, one level deep.
+    if (!sink && ann != annotations.end())
+      for (auto &source : grownSources(cur))
+        if (llvm::none_of(mine.also, [&](auto &a) { return a.first == source.first; }))
+          mine.also.push_back(source);
     if (sink) {
       const Annotation &a = sinkAnnotations.find(*sink)->second;
       os << describe(a) << " annotated " << str(table.get(a.full)) << " at " << where(a.loc);
@@ -1461,12 +1483,15 @@ private:
         os << "its operands' layouts conflict here (";
         listLayouts();
         os << "): it keeps what they share, nothing; the operands are resharded";
-      } else if (!layouts.empty() && !call) {
-        os << "its operands are split only along dims it reduces (";
-        listLayouts();
-        os << "): its own dims are replicated";
       } else if (conflicts.count(idOf(v))) {
         os << "annotations reach it through several ops and conflict: replicated";
+      } else if (!layouts.empty() && !call) {
+        os << "its operands (";
+        listLayouts();
+        os << (onlyReduced(def) ? ") are split only along dims it reduces"
+                                : ") are split only along dims it computes whole, so they are "
+                                  "gathered")
+           << ": its own dims are replicated";
       } else {
         os << "no annotation reaches it: replicated";
       }
@@ -1514,7 +1539,7 @@ private:
     if (Operation *def = v.getDefiningOp()) // and the axes it is a partial sum over
       llvm::append_range(vAxes, partialAxes(def));
     for (auto &[e, join] : mine.also) {
-      if (e == primary)
+      if (e == primary || e == Endpoint{v, std::nullopt})
         continue;
       const Annotation &a = e.sink ? sinkAnnotations.find(*e.sink)->second
                                    : annotations.find(e.annotated)->second;
@@ -1615,8 +1640,6 @@ private:
       if (annotations.count(cur) || p == provenance.end() || building.contains(cur) ||
           !onPath.insert(cur).second) {
         tail.end = cur;
-        if (annotations.count(cur))
-          tail.also = grownSources(cur);
         break;
       }
       path.push_back(cur);
@@ -1644,17 +1667,17 @@ private:
 
   /// The annotations an annotated value grew from beyond what was written
   /// on it (an open dim that took axes from elsewhere), each with the op
-  /// where it joined: every chain that ends at the value names them too.
-  std::vector<std::pair<Endpoint, Operation *>> grownSources(Value a) {
+  /// where it joined: the end of its growth's chain and the sources that
+  /// joined that chain, not what those grew from in turn (one level, so
+  /// explaining stays linear in the program).
+  const std::vector<std::pair<Endpoint, Operation *>> &grownSources(Value a) {
     if (auto m = grownMemo.find(a); m != grownMemo.end())
       return m->second;
+    std::vector<std::pair<Endpoint, Operation *>> &out = grownMemo[a];
     auto p = provenance.find(a);
-    if (p == provenance.end() || building.contains(a))
-      return {}; // not grown, or asked again while its own chain is built
-    building.insert(a);
+    if (p == provenance.end())
+      return out;
     Chain c = extend(p->second);
-    building.erase(a);
-    std::vector<std::pair<Endpoint, Operation *>> out;
     Endpoint self{a, std::nullopt};
     auto note = [&](Endpoint e, Operation *join) {
       if ((e.annotated || e.sink) && !(e == self) &&
@@ -1666,7 +1689,6 @@ private:
          p->second.via);
     for (auto &[e, join] : c.also)
       note(e, join);
-    grownMemo[a] = out;
     return out;
   }
 
@@ -1779,10 +1801,25 @@ private:
     for (size_t t = 0; t < operands.size(); ++t) {
       auto proj = shardc::projectToFactors(rule, t, operands[t], core);
       for (size_t f = 0; f < proj.size(); ++f)
-        if (inResult[f] && proj[f] && !shardc::isPrefix(*proj[f], merged[f]))
+        if (inResult[f] && rule.kinds[f] != shardc::FactorKind::NeedReplication && proj[f] &&
+            !shardc::isPrefix(*proj[f], merged[f]))
           return true;
     }
     return false;
+  }
+
+  /// Whether every factor the operands of `op` split is one it reduces (a
+  /// partial sum), rather than one it needs whole (gathered first).
+  bool onlyReduced(Operation *op) {
+    auto at = opIndex.find(op);
+    if (at == opIndex.end() || !ruleOf[at->second])
+      return false;
+    const FactorRule &rule = ruleOf[at->second]->rule;
+    for (auto [t, v] : llvm::enumerate(op->getOperands()))
+      for (auto [f, axes] : llvm::enumerate(shardc::projectToFactors(rule, t, closedFinal(v), core)))
+        if (axes && !axes->empty() && rule.kinds[f] != shardc::FactorKind::Reduction)
+          return false;
+    return true;
   }
 
   /// For a value where ops proposed layouts that could not all be kept:

@@ -63,7 +63,7 @@ garray.mesh @mesh ["data" = 2]
 // A sum over a sharded dim: its layout reads replicated, and the remark
 // says why (not "no annotation reaches it") and that each device holds a
 // partial result.
-// CHECK: remark: %0 (garray.reduce): P(None) <- its operands are split only along dims it reduces (operand #0 P("data", None)): its own dims are replicated; each device holds a partial result over "data" (the axes its operands split the reduced dims by), which insert-reshards reduces where a use needs it whole
+// CHECK: remark: %0 (garray.reduce): P(None) <- its operands (operand #0 P("data", None)) are split only along dims it reduces: its own dims are replicated; each device holds a partial result over "data" (the axes its operands split the reduced dims by), which insert-reshards reduces where a use needs it whole
 func.func @partial(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
   %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
@@ -92,9 +92,21 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 // resharded to add "b"), and the product is a partial sum over both, as
 // insert-reshards computes it. The operands' layouts differ, but no factor
 // of the result is asked two ways.
-// CHECK: remark: %0 (garray.dot_general): P(None, None) <- its operands are split only along dims it reduces (operand #0 P(None, ("a", "b")), operand #1 P("a", None)): its own dims are replicated; each device holds a partial result over "a", "b" (the axes its operands split the reduced dims by), which insert-reshards reduces where a use needs it whole
+// CHECK: remark: %0 (garray.dot_general): P(None, None) <- its operands (operand #0 P(None, ("a", "b")), operand #1 P("a", None)) are split only along dims it reduces: its own dims are replicated; each device holds a partial result over "a", "b" (the axes its operands split the reduced dims by), which insert-reshards reduces where a use needs it whole
 func.func @contracted_prefix(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, ("a", "b"))>},
                              %w: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>}) -> tensor<8x8xf32> {
   %y = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %y : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// An op that needs a dim whole (reverse's reversed dim) gathers its operand:
+// not a conflict (one operand), not a partial sum.
+// CHECK: remark: %0 (garray.reverse): P(None, None) <- its operands (operand #0 P("data", None)) are split only along dims it computes whole, so they are gathered: its own dims are replicated{{$}}
+func.func @needs_whole(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
+  %r = garray.reverse %x, dims = [0] : tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
 }

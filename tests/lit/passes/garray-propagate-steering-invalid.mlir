@@ -107,3 +107,38 @@ func.func @call_result_annotated(%x: tensor<8x8xf32> {garray.sharding = #garray.
   %c = func.call @h(%x) {garray.sharding = #garray.sharding<@mesh, P(None, "x")>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// The group's annotation is not copied onto the result of a call to an
+// external function (computed whole on every device): the group cannot be
+// one sharding, an error now rather than a placement the next run refuses.
+func.func private @ext(tensor<8xf32>) -> tensor<8xf32>
+func.func @group_ruleless_member(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64},
+                                 // expected-note @-1 {{first member of the group}}
+                                 %x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P(None) (unannotated), the first ends P("a") (annotated P("a"))}}
+  %m = call @ext(%x) {garray.sharding_group = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+  %s = garray.add %m, %p : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// A declared callee result is the call result's annotation, also when the
+// call result is in a group: the group holds two different annotations.
+func.func private @h_decl(%a: tensor<8x8xf32>) -> (tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "b")>}) {
+  %e = garray.tanh %a : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+func.func @group_declared_call_result(%x1: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>, garray.sharding_group = 0 : i64},
+                                      // expected-note @-1 {{first member of the group}}
+                                      %x2: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{this member ends P(None, "b") (annotated P(None, "b")), the first ends P("a", None) (annotated P("a", None))}}
+  %v = call @h_decl(%x2) {garray.sharding_group = 0 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %v : tensor<8x8xf32>
+}

@@ -263,3 +263,24 @@ func.func @group_pins_unannotated_member(
   %s = garray.add %m, %x : tensor<8x4xf32>
   return %s : tensor<8x4xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// An annotation with an open dim is not copied onto the other members (it
+// would keep them empty until the last round): the tie carries what
+// propagation decides, and the p0 annotation reaching the group through %m
+// wins over the unprioritised one, as for any value.
+// CHECK-LABEL: func.func @group_open_annotation
+// CHECK-SAME: %{{[^:]+}}: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64}
+// CHECK-SAME: %{{[^:]+}}: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64}
+func.func @group_open_annotation(
+    %p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(?)>, garray.sharding_group = 0 : i64},
+    %m: tensor<8xf32> {garray.sharding_group = 0 : i64},
+    %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p0)>},
+    %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("b")>}) -> (tensor<8xf32>, tensor<8xf32>) {
+  %s = garray.add %m, %x : tensor<8xf32>
+  %t = garray.add %m, %y : tensor<8xf32>
+  return %s, %t : tensor<8xf32>, tensor<8xf32>
+}
