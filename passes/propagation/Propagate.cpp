@@ -1437,10 +1437,13 @@ private:
       mine.end = first.annotated;
       mine.sink = first.sink;
     }
-    // A chain that leads back to v's own annotation (v grew from a value
-    // that had its axes from v) says nothing about v: v's origin is its
-    // annotation, and what it grew from is named among the other sources.
-    if (!mine.sink && mine.end == v && annotations.count(v)) {
+    // An annotated value's origin is its annotation; what it grew from
+    // beyond it (open dims) is named among the other sources (grownSources
+    // below), with the op where it joined. Its growth's chain would name
+    // only the last source, or lead back to v itself.
+    if (annotations.count(v)) {
+      mine.end = v;
+      mine.sink = std::nullopt;
       mine.length = 0;
       mine.near.clear();
       mine.far.clear();

@@ -55,3 +55,14 @@ func.func @grown_annotation(%x0: tensor<8x8xf32> {garray.sharding = #garray.shar
 // CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %2 (garray.exp): P("b", "a") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.exp ({{.*}}); also sharding_constraint (%1) annotated P(None, "b")
 // CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %3 (garray.reduce): P("b") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.reduce ({{.*}}); also sharding_constraint (%1) annotated P(None, "b") {{.*}}; each device holds a partial result over "a"
 // CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %4 (garray.reduce): P("a") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.reduce ({{.*}}); also sharding_constraint (%1) annotated P(None, "b") {{.*}}; each device holds a partial result over "b"
+
+// Two open annotations that grow from each other: each remark starts with
+// the value's own annotation and names the other as what it grew from (not
+// the other alone, which would leave the value's own axis unexplained).
+func.func @grown_from_each_other(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh2, P(?, "a")>},
+                                 %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh2, P("b", ?)>}) -> tensor<8x8xf32> {
+  %s = garray.add %x, %y : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+// CHECK: remark: %arg0 (argument of @grown_from_each_other): P("b", "a") <- argument #0 annotated P(None, "a") at {{[^;]*}}; also argument #1 (%arg1) annotated P("b", None) at {{.*}}, joining at garray.add
+// CHECK: remark: %arg1 (argument of @grown_from_each_other): P("b", "a") <- argument #1 annotated P("b", None) at {{[^;]*}}; also argument #0 (%arg0) annotated P(None, "a") at {{.*}}, joining at garray.add
