@@ -659,10 +659,7 @@ private:
   /// steps through with a sharding rule.
   bool hasOwnRule(Value v) {
     auto r = dyn_cast<OpResult>(v);
-    if (!r)
-      return true;
-    auto at = opIndex.find(r.getOwner());
-    return at != opIndex.end() && ruleOf[at->second];
+    return !r || ruleFor(r.getOwner());
   }
 
   /// The layout finalize writes for `v`: a call's result takes its callee's
@@ -1454,9 +1451,8 @@ private:
     // The annotation the chain ends at may have grown (open dims that took
     // axes elsewhere): what it grew from is named too, one level deep.
     if (!sink && ann != annotations.end())
-      for (auto &source : grownSources(cur))
-        if (llvm::none_of(mine.also, [&](auto &a) { return a.first == source.first; }))
-          mine.also.push_back(source);
+      for (auto &[e, join] : grownSources(cur))
+        addSource(mine.also, e, join);
     if (sink) {
       const Annotation &a = sinkAnnotations.find(*sink)->second;
       os << describe(a) << " annotated " << str(table.get(a.full)) << " at " << where(a.loc);
@@ -1568,14 +1564,30 @@ private:
   /// that joined it (with the op where each joined). Memoized per value:
   /// chains share their tails, so explaining every value is linear, not
   /// quadratic in the depth.
+  /// Annotations named besides a chain's end, each with the op where it
+  /// joined.
+  using Sources = std::vector<std::pair<Endpoint, Operation *>>;
   struct Chain {
     size_t length = 0;
     SmallVector<Operation *, 7> near;
     SmallVector<Operation *, 3> far;
     Value end; // the annotated value, or the value where the walk stopped
     std::optional<std::pair<Operation *, unsigned>> sink;
-    std::vector<std::pair<Endpoint, Operation *>> also;
+    Sources also;
   };
+
+  /// Adds `e`, joining at `join`, unless it is no annotation or is named.
+  static void addSource(Sources &list, Endpoint e, Operation *join) {
+    if ((e.annotated || e.sink) && llvm::none_of(list, [&](auto &s) { return s.first == e; }))
+      list.push_back({e, join});
+  }
+  /// Where `c` ends, as a source: a function result annotation, an
+  /// annotated value, or none.
+  Endpoint endpointOf(const Chain &c) {
+    if (c.sink)
+      return Endpoint{Value(), c.sink};
+    return Endpoint{annotations.count(c.end) ? c.end : Value(), std::nullopt};
+  }
 
   /// The chain of a value whose provenance is `p`: its step, then the chain
   /// of the value it came from.
@@ -1597,27 +1609,20 @@ private:
     // The step's other sources go first (each with every annotation its own
     // chain names: a source that grew twice leads to two), then the tail's,
     // each once.
-    std::vector<std::pair<Endpoint, Operation *>> also;
-    auto note = [&](Endpoint e, Operation *join) {
-      if ((e.annotated || e.sink) && llvm::none_of(also, [&](auto &a) { return a.first == e; }))
-        also.push_back({e, join});
-    };
+    Sources also;
     for (const Source &other : p.others) {
       Operation *join = other.join ? *other.join : p.via;
       if (!other.from) {
-        note(Endpoint{Value(), other.sink}, join);
+        addSource(also, Endpoint{Value(), other.sink}, join);
         continue;
       }
       Chain oc = chainFrom(other.from);
-      note(oc.sink ? Endpoint{Value(), oc.sink}
-                   : Endpoint{annotations.count(oc.end) ? oc.end : Value(), std::nullopt},
-           join);
-      for (auto &a : oc.also)
-        note(a.first, a.second);
+      addSource(also, endpointOf(oc), join);
+      for (auto &[e, at] : oc.also)
+        addSource(also, e, at);
     }
-    for (auto &a : c.also)
-      if (llvm::none_of(also, [&](auto &b) { return b.first == a.first; }))
-        also.push_back(a);
+    for (auto &[e, at] : c.also)
+      addSource(also, e, at);
     c.also = std::move(also);
     return c;
   }
@@ -1673,25 +1678,19 @@ private:
   /// where it joined: the end of its growth's chain and the sources that
   /// joined that chain, not what those grew from in turn (one level, so
   /// explaining stays linear in the program).
-  const std::vector<std::pair<Endpoint, Operation *>> &grownSources(Value a) {
+  const Sources &grownSources(Value a) {
     if (auto m = grownMemo.find(a); m != grownMemo.end())
       return m->second;
-    std::vector<std::pair<Endpoint, Operation *>> &out = grownMemo[a];
+    Sources &out = grownMemo[a];
     auto p = provenance.find(a);
     if (p == provenance.end())
       return out;
     Chain c = extend(p->second);
-    Endpoint self{a, std::nullopt};
-    auto note = [&](Endpoint e, Operation *join) {
-      if ((e.annotated || e.sink) && !(e == self) &&
-          llvm::none_of(out, [&](auto &o) { return o.first == e; }))
-        out.push_back({e, join});
-    };
-    note(c.sink ? Endpoint{Value(), c.sink}
-                : Endpoint{annotations.count(c.end) ? c.end : Value(), std::nullopt},
-         p->second.via);
+    addSource(out, endpointOf(c), p->second.via);
     for (auto &[e, join] : c.also)
-      note(e, join);
+      addSource(out, e, join);
+    // Its own annotation is not what it grew from (a chain back to it).
+    llvm::erase_if(out, [&](auto &s) { return s.first == Endpoint{a, std::nullopt}; });
     return out;
   }
 
@@ -1749,22 +1748,29 @@ private:
 
   /// An op that sums (or maxes) over a factor its operands shard leaves
   /// partial results: say so, since its layout alone reads as "replicated".
+  /// The factor rule propagation stepped `op` with, or null.
+  const FactorRule *ruleFor(Operation *op) {
+    auto at = opIndex.find(op);
+    return at == opIndex.end() || !ruleOf[at->second] ? nullptr : &ruleOf[at->second]->rule;
+  }
+  std::vector<TensorSharding> finalShardings(ValueRange values) {
+    std::vector<TensorSharding> out;
+    for (Value v : values)
+      out.push_back(closedFinal(v));
+    return out;
+  }
+
   /// The axes a rule op leaves its results partial sums over: those of its
   /// reduction factors, as insert-reshards will run it (executionAxes).
   std::vector<int> partialAxes(Operation *op) {
-    auto at = opIndex.find(op);
-    if (at == opIndex.end() || !ruleOf[at->second])
+    const FactorRule *rule = ruleFor(op);
+    if (!rule)
       return {};
-    const FactorRule &rule = ruleOf[at->second]->rule;
-    std::vector<TensorSharding> operands, results;
-    for (Value v : op->getOperands())
-      operands.push_back(closedFinal(v));
-    for (Value v : op->getResults())
-      results.push_back(closedFinal(v));
-    shardc::FactorAxes factors = shardc::executionAxes(rule, operands, results, core);
+    shardc::FactorAxes factors = shardc::executionAxes(
+        *rule, finalShardings(op->getOperands()), finalShardings(op->getResults()), core);
     std::vector<int> axes;
-    for (size_t f = 0; f < rule.numFactors(); ++f)
-      if (rule.kinds[f] == shardc::FactorKind::Reduction)
+    for (size_t f = 0; f < rule->numFactors(); ++f)
+      if (rule->kinds[f] == shardc::FactorKind::Reduction)
         llvm::append_range(axes, factors[f]);
     return axes;
   }
@@ -1785,18 +1791,16 @@ private:
   /// the operands are resharded. Operands split along different reduction
   /// factors, or along what the result does not index, do not conflict.
   bool operandsConflict(Operation *op) {
-    auto at = opIndex.find(op);
-    if (at == opIndex.end() || !ruleOf[at->second])
+    const FactorRule *ruled = ruleFor(op);
+    if (!ruled)
       return false;
-    const FactorRule &rule = ruleOf[at->second]->rule;
+    const FactorRule &rule = *ruled;
     std::vector<bool> inResult(rule.numFactors(), false);
     for (const auto &result : rule.results)
       for (const auto &dim : result)
         for (int f : dim)
           inResult[f] = true;
-    std::vector<TensorSharding> operands;
-    for (Value v : op->getOperands())
-      operands.push_back(closedFinal(v));
+    std::vector<TensorSharding> operands = finalShardings(op->getOperands());
     std::vector<const TensorSharding *> views;
     for (const TensorSharding &s : operands)
       views.push_back(&s);
@@ -1814,13 +1818,12 @@ private:
   /// Whether every factor the operands of `op` split is one it reduces (a
   /// partial sum), rather than one it needs whole (gathered first).
   bool onlyReduced(Operation *op) {
-    auto at = opIndex.find(op);
-    if (at == opIndex.end() || !ruleOf[at->second])
+    const FactorRule *rule = ruleFor(op);
+    if (!rule)
       return false;
-    const FactorRule &rule = ruleOf[at->second]->rule;
     for (auto [t, v] : llvm::enumerate(op->getOperands()))
-      for (auto [f, axes] : llvm::enumerate(shardc::projectToFactors(rule, t, closedFinal(v), core)))
-        if (axes && !axes->empty() && rule.kinds[f] != shardc::FactorKind::Reduction)
+      for (auto [f, axes] : llvm::enumerate(shardc::projectToFactors(*rule, t, closedFinal(v), core)))
+        if (axes && !axes->empty() && rule->kinds[f] != shardc::FactorKind::Reduction)
           return false;
     return true;
   }
@@ -1975,7 +1978,7 @@ private:
   llvm::DenseMap<unsigned, SmallVector<size_t>> tiesOf;
   llvm::DenseMap<Value, Provenance> provenance;
   llvm::DenseMap<Value, size_t> chainMemo;   // chainFrom's memo, into chainStore
-  llvm::DenseMap<Value, std::vector<std::pair<Endpoint, Operation *>>> grownMemo;
+  llvm::DenseMap<Value, Sources> grownMemo;
   std::deque<Chain> chainStore;
   llvm::DenseSet<Value> building; // values whose chains chainFrom is building
 };
