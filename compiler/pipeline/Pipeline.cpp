@@ -353,6 +353,8 @@ struct FunctionMemory {
   /// call's results), which the caller counts.
   int64_t temporaries = 0;
   std::vector<MemoryValue> largest;
+  /// The largest of those temporaries (what a caller lists of the callee).
+  std::vector<MemoryValue> largestTemporaries;
 };
 using CalleePeaks = llvm::DenseMap<Operation *, std::optional<FunctionMemory>>;
 FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
@@ -391,7 +393,7 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
   struct Live {
     MemoryValue value;
     int64_t from, to; // program points [from, to]
-    Value valueOf;
+    bool temporary;   // neither an argument nor a returned value
   };
   std::vector<Live> values;
   // Why a value is whole over some mesh axis, in the user's terms.
@@ -410,6 +412,9 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     return "propagation left it whole: a replicated annotation reaches it, none does, or "
            "the ones that do conflict (`shardc explain` says which)";
   };
+  // The function's returned values with their names (filled below, before
+  // any add): neither they nor the arguments are temporaries.
+  llvm::DenseMap<Value, std::string> resultNames;
   auto add = [&](Value v, std::string name, Location loc, int64_t from, int64_t to) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrFloat())
@@ -459,10 +464,9 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
       m.why = whyWhole(v);
     Operation *def = v.getDefiningOp();
     m.gathered = def && garray::isGlobalCollective(def);
-    values.push_back({std::move(m), from, to, v});
+    values.push_back({std::move(m), from, to, !isa<BlockArgument>(v) && !resultNames.count(v)});
   };
-  // The function's results, by value, for their names.
-  llvm::DenseMap<Value, std::string> resultNames;
+  // The returned values, with their names.
   if (!body.empty())
     if (auto ret = dyn_cast<func::ReturnOp>(body.back()))
       for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
@@ -498,7 +502,7 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
   for (const Live &l : values) {
     delta[l.from] += l.value.localBytes;
     delta[l.to + 1] -= l.value.localBytes;
-    if (!isa<BlockArgument>(l.valueOf) && !resultNames.count(l.valueOf)) {
+    if (l.temporary) {
       tempDelta[l.from] += l.value.localBytes;
       tempDelta[l.to + 1] -= l.value.localBytes;
     }
@@ -528,11 +532,8 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     // The callee's largest temporaries compete for the list, named with it
     // (its arguments and results are the caller's operands and results).
     if (first)
-      for (const MemoryValue &v : inner->largest) {
-        llvm::StringRef name = v.name;
-        if (name.starts_with("argument") || name.starts_with("result"))
-          continue;
-        Live l{v, index[&op], index[&op], Value()};
+      for (const MemoryValue &v : inner->largestTemporaries) {
+        Live l{v, index[&op], index[&op], /*temporary=*/true};
         l.value.name += " in @" + callee.getSymName().str();
         values.push_back(std::move(l));
       }
@@ -545,8 +546,12 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
   std::stable_sort(values.begin(), values.end(), [](const Live &a, const Live &b) {
     return a.value.localBytes > b.value.localBytes;
   });
-  for (size_t i = 0; i < values.size() && i < keep; ++i)
-    mem.largest.push_back(std::move(values[i].value));
+  for (const Live &l : values) {
+    if (mem.largest.size() < keep)
+      mem.largest.push_back(l.value);
+    if (l.temporary && mem.largestTemporaries.size() < keep)
+      mem.largestTemporaries.push_back(l.value);
+  }
   return mem;
 }
 
