@@ -8,8 +8,13 @@
 #
 #   bench/propagation/run.sh                  # kinds "ew mm", sizes 10000 50000 100000
 #   KINDS="ew mm mlp" SIZES="10000 100000" TIMEOUT=120 bench/propagation/run.sh
+#   REPEAT=1 bench/propagation/run.sh         # one run per measurement (faster, noisier)
 #
-# Two measurements per side, from separate runs of the same input:
+# Each measurement below is the minimum over REPEAT runs (default 3) of the
+# same command, on both sides alike: the machines are shared, and the
+# minimum is the run least disturbed by other work.
+#
+# Three measurements per side, from separate runs of the same input:
 #   whole-process (wall_s, MB): /usr/bin/time around the process, i.e. parse +
 #     passes + verifier after each pass + print to /dev/null;
 #   pass-only (shardc_pass, upstrm_pass, pass_x): a second run with --mlir-timing
@@ -35,6 +40,7 @@ cd "$(dirname "$0")/../.."
 KINDS=${KINDS:-"ew mm"}
 SIZES=${SIZES:-"10000 50000 100000"}
 TIMEOUT=${TIMEOUT:-120}
+REPEAT=${REPEAT:-3}
 MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
 # shardc-opt is built -c opt (the system libMLIR that mlir-opt uses is a release build).
 SHARDC_FLAGS="--garray-decompose --garray-recognize-shifts --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local"
@@ -50,38 +56,51 @@ GEN=bazel-bin/bench/propagation/gen
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/propbench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-# measure OUTVAR CMD... : sets "$secs $kib", or "timeout"/"failed(rc)".
+# measure CMD... : "$secs $kib" of the run with the least wall time over
+# REPEAT runs (its peak RSS with it), or "timeout"/"failed(rc)".
 measure() {
-  rc=0
-  timeout "$TIMEOUT" /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" -o /dev/null \
-    >"$WORK/log" 2>&1 || rc=$?
-  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
-  if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
-  tail -n 1 "$WORK/time"
+  best=""
+  for _ in $(seq "$REPEAT"); do
+    rc=0
+    timeout "$TIMEOUT" /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" -o /dev/null \
+      >"$WORK/log" 2>&1 || rc=$?
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
+    if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
+    run=$(tail -n 1 "$WORK/time")
+    best=$(echo "$best|$run" | awk -F'|' '{ if ($1 == "" || ($2 + 0) < ($1 + 0)) print $2; else print $1 }')
+  done
+  echo "$best"
 }
 
 # passtime REGEX CMD... : sum of wall seconds of the --mlir-timing list
-# entries whose name matches REGEX (e.g. "GArray"), or "timeout"/"failed(rc)".
+# entries whose name matches REGEX (e.g. "GArray"), the minimum over REPEAT
+# runs, or "timeout"/"failed(rc)".
 passtime() {
   re=$1; shift
-  rc=0
-  timeout "$TIMEOUT" "$@" --mlir-timing --mlir-timing-display=list -o /dev/null \
-    >"$WORK/tlog" 2>&1 || rc=$?
-  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
-  if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
-  # List lines: "  [user (pct%)]  wall (pct%)  Name"; the wall time is the
-  # number before the last "(pct%)", the name what follows it.
-  awk -v re="$re" '/%\)/ {
-      n = split($0, p, "%\\)"); name = p[n]; sub(/^ +/, "", name); sub(/ +$/, "", name)
-      if (name !~ re) next
-      split(p[n - 1], q, " "); t += q[1]; found = 1
-    } END { if (found) printf "%.3f", t; else printf "none" }' "$WORK/tlog"
+  best=""
+  for _ in $(seq "$REPEAT"); do
+    rc=0
+    timeout "$TIMEOUT" "$@" --mlir-timing --mlir-timing-display=list -o /dev/null \
+      >"$WORK/tlog" 2>&1 || rc=$?
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
+    if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
+    # List lines: "  [user (pct%)]  wall (pct%)  Name"; the wall time is the
+    # number before the last "(pct%)", the name what follows it.
+    run=$(awk -v re="$re" '/%\)/ {
+        n = split($0, p, "%\\)"); name = p[n]; sub(/^ +/, "", name); sub(/ +$/, "", name)
+        if (name !~ re) next
+        split(p[n - 1], q, " "); t += q[1]; found = 1
+      } END { if (found) printf "%.4f", t; else printf "none" }' "$WORK/tlog")
+    [ "$run" = none ] && { echo none; return; }
+    best=$(awk -v a="$best" -v b="$run" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; else print a }')
+  done
+  echo "$best"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1f", a / b; else printf "inf" }'; }
 
 echo "# propagation+partitioning: shardc-opt vs upstream mlir-opt (baseline), timeout ${TIMEOUT}s"
-echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ); each figure the minimum of $REPEAT runs"
 echo "# whole-process: wall_s, MB (/usr/bin/time); pass-only: *_pass, seconds (--mlir-timing, sharding passes only, verifier included); *_body: pass-only with --verify-each=false"
 printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass shardc_body upstrm_s upstrm_MB upstrm_pass upstrm_body time_x pass_x body_x mem_x
 for kind in $KINDS; do

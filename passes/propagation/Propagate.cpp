@@ -719,18 +719,39 @@ private:
         TensorSharding s = writtenLayout(v);
         if (s.sameLayout(first))
           continue;
+        // A member made by an op without a sharding rule (an external
+        // call) is computed whole: no annotation can place it, so the
+        // advice is to take it out of the group, not to annotate.
+        auto ruleless = [&](Value m) -> Operation * {
+          auto r = dyn_cast<OpResult>(m);
+          auto at = r ? opIndex.find(r.getOwner()) : opIndex.end();
+          if (at == opIndex.end() || (opFlags[at->second] & (kNoRule | kConstraint)) != kNoRule)
+            return nullptr;
+          auto call = dyn_cast<func::CallOp>(r.getOwner());
+          return call && calleeInSet(call) ? nullptr : r.getOwner();
+        };
         auto describe = [&](Value m) {
-          auto a = annotations.find(m);
-          return a == annotations.end() ? std::string("unannotated")
-                                        : "annotated " + table.get(a->second.full).str(core);
+          if (auto a = annotations.find(m); a != annotations.end())
+            return "annotated " + table.get(a->second.full).str(core);
+          Operation *op = ruleless(m);
+          if (!op)
+            return std::string("unannotated");
+          std::string made = "made by '" + op->getName().getStringRef().str() + "'";
+          if (auto call = dyn_cast<func::CallOp>(op))
+            made += " of @" + call.getCallee().str();
+          return made + ", which has no sharding rule: computed whole on every device";
         };
         InFlightDiagnostic d = emitError(v.getLoc())
                                << "sharding group " << id << " cannot give its members one "
                                << "sharding: this member ends " << s.str(core) << " ("
                                << describe(v) << "), the first ends " << first.str(core) << " ("
-                               << describe(members.front())
-                               << "); make the annotations that reach the members agree, or "
-                                  "annotate one member with the sharding the group should have";
+                               << describe(members.front()) << "); ";
+        if (ruleless(v) || ruleless(members.front()))
+          d << "take the value without a sharding rule out of the group, or give the group "
+               "values that ops with a rule compute";
+        else
+          d << "make the annotations that reach the members agree, or annotate one member "
+               "with the sharding the group should have";
         d.attachNote(members.front().getLoc()) << "first member of the group";
         return failure();
       }

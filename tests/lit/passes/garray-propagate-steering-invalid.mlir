@@ -119,7 +119,7 @@ func.func private @ext(tensor<8xf32>) -> tensor<8xf32>
 func.func @group_ruleless_member(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64},
                                  // expected-note @-1 {{first member of the group}}
                                  %x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P(None) (unannotated), the first ends P("a") (annotated P("a"))}}
+  // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P(None) (made by 'func.call' of @ext, which has no sharding rule: computed whole on every device), the first ends P("a") (annotated P("a")); take the value without a sharding rule out of the group, or give the group values that ops with a rule compute}}
   %m = call @ext(%x) {garray.sharding_group = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>
   %s = garray.add %m, %p : tensor<8xf32>
   return %s : tensor<8xf32>
