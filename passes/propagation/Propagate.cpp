@@ -16,9 +16,9 @@
 //     both ways) form the next wave;
 //   - sharding groups (`garray.sharding_group = N` on arguments or ops) tie
 //     their members by an identity rule in every sub-round;
-//   - provenance: for each value, the op that last grew it and the value it
-//     came from (the primary chain `explain` walks back to an annotation),
-//     plus every other source of this and earlier growths;
+//   - explain traces each axis of the final shardings back to the
+//     annotations that wrote it (passes/core/AxisOrigins.h), after the
+//     fixed point: the propagation itself keeps no history;
 //   - within a round dims only grow (steps extend open dims, merges keep
 //     what holds), so the loop terminates; only a round's start may take
 //     an axis back from an open dim, for the annotation that wrote it;
@@ -37,6 +37,7 @@
 #include "passes/KeyMemo.h"
 #include "passes/Passes.h"
 #include "passes/ShardingWriter.h"
+#include "passes/core/AxisOrigins.h"
 #include "passes/core/FactorMerge.h"
 #include "passes/core/ShardingTable.h"
 #include "passes/core/Steering.h"
@@ -301,22 +302,6 @@ public:
   }
 
 private:
-  struct Source {
-    Value from; // null: a function result annotation (`sink`)
-    std::optional<std::pair<Operation *, unsigned>> sink;
-    /// Where this source joined when not at the step's own op: another op
-    /// merged in the same commit, or the op of an earlier growth (null: a
-    /// sharding group).
-    std::optional<Operation *> join = std::nullopt;
-  };
-  /// Where a primary chain ends: an annotated value, a function result
-  /// annotation, or nothing (no annotation reaches it).
-  struct Endpoint {
-    Value annotated;
-    std::optional<std::pair<Operation *, unsigned>> sink;
-    bool operator==(const Endpoint &o) const { return annotated == o.annotated && sink == o.sink; }
-  };
-
   static constexpr unsigned kNoValue = ~0u;    // a non-tensor operand of a return
   static constexpr unsigned kSink = ~0u - 1;   // a function result's fixed sharding
   static constexpr unsigned kNoNode = ~0u;
@@ -573,7 +558,6 @@ private:
         waveHead[v] = kNone;
       touched.clear();
       proposals.clear();
-      contexts.clear();
     }
   }
 
@@ -799,6 +783,11 @@ private:
         SmallVector<Value> members = {arg};
         for (func::CallOp call : calls)
           members.push_back(call.getOperand(arg.getArgNumber()));
+        if (explain) {
+          callTies.push_back({{arg, nullptr}});
+          for (func::CallOp call : calls)
+            callTies.back().push_back({call.getOperand(arg.getArgNumber()), call});
+        }
         addTie(members, calls.front());
       }
       ArrayRef<func::ReturnOp> rets = returnsOf[callee];
@@ -823,6 +812,13 @@ private:
           members.push_back(r.getOperand(i));
         for (func::CallOp call : calls)
           members.push_back(call.getResult(i));
+        if (explain) {
+          callTies.emplace_back();
+          for (func::ReturnOp r : rets)
+            callTies.back().push_back({r.getOperand(i), nullptr});
+          for (func::CallOp call : calls)
+            callTies.back().push_back({call.getResult(i), call});
+        }
         addTie(members, calls.front());
       }
     }
@@ -832,7 +828,7 @@ private:
     ArrayRef<unsigned> members = ties[t].first;
     apply(rules.identity(cast<RankedTensorType>(valueOf[members.front()].getType()),
                          members.size()),
-          members, ShardingTable::kUnknown, ties[t].second, {});
+          members, ShardingTable::kUnknown);
   }
 
   /// Like f.walk(fn) over every function, on the ops collected once by the
@@ -931,6 +927,17 @@ private:
         if (isTensor(r))
           setState(r, TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank()));
     });
+    // So are the arguments of every block but a function's entry block: they
+    // come through branches (ops without a rule, whose operands must be
+    // replicated) and have no place to write a sharding.
+    for (Operation *op : allOps)
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          if (!(isa<func::FuncOp>(op) && &block == &region.front()))
+            for (BlockArgument arg : block.getArguments())
+              if (isTensor(arg))
+                setState(arg, TensorSharding::replicated(
+                                  cast<RankedTensorType>(arg.getType()).getRank()));
     // A sharding written on an op result (or left by an earlier run of this
     // pass) is an annotation like an argument's: re-running changes nothing.
     walkAll(kHasRule | kHasAttrs, [&](Operation *op) {
@@ -1014,8 +1021,7 @@ private:
   /// results; kSink stands for a fixed sink sharding `fixed`) against the
   /// state at the start of the wave, and records what it would grow as
   /// proposals of `proposer` (runWorklist commits them).
-  void apply(const CachedRule &rule, ArrayRef<unsigned> vals, ShardingTable::Id fixed,
-             Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey) {
+  void apply(const CachedRule &rule, ArrayRef<unsigned> vals, ShardingTable::Id fixed) {
     key.clear();
     key.push_back(rule.index);
     for (unsigned v : vals)
@@ -1031,7 +1037,7 @@ private:
                                             : before == now ||
                                                   table.get(before).dims == table.get(now).dims)
         continue;
-      propose(v, now, vals, r, via, sinkKey);
+      propose(v, now);
     }
     // A value whose growth is contested hears from every neighbour each
     // time it steps, changed or not: the proposal replaces the stale one.
@@ -1041,7 +1047,7 @@ private:
       if (v != kSink && contested[v] &&
           llvm::none_of(ArrayRef<Proposal>(proposals).drop_front(firstNew),
                         [&, v = v](const Proposal &p) { return p.v == v; }))
-        propose(v, r.after[t], vals, r, via, sinkKey);
+        propose(v, r.after[t]);
   }
 
   /// An unknown value that a step would only make known and empty (open,
@@ -1059,18 +1065,12 @@ private:
   }
   std::pair<ShardingTable::Id, bool> emptyMemo = {ShardingTable::kUnknown, false};
 
-  void propose(unsigned v, ShardingTable::Id id, ArrayRef<unsigned> vals,
-               const StepResult &r, Operation *via,
-               std::optional<std::pair<Operation *, unsigned>> sinkKey) {
+  void propose(unsigned v, ShardingTable::Id id) {
     unsigned &head = waveHead[v];
     if (head == kNone)
       touched.push_back(v);
     proposals.push_back({v, id, proposer, head});
     head = proposals.size() - 1;
-    if (explain) // provenance only feeds explanations
-      contexts.push_back({SmallVector<unsigned, 4>(vals.begin(), vals.end()),
-                          SmallVector<uint32_t, 4>(ArrayRef<uint32_t>(key).drop_front()), &r,
-                          via, sinkKey});
   }
 
   /// Commits the wave's proposals for `v`: one proposal (or several equal
@@ -1123,24 +1123,6 @@ private:
       return;
     ids[v] = merged;
     changed.push_back(v);
-    if (!explain)
-      return;
-    // The first proposal that the result holds tells where the axes came
-    // from; the other ops' proposals it holds are named as joining sources.
-    bool first = true;
-    for (unsigned p : mine) {
-      if (!first && same)
-        break; // one proposal, or several equal ones: the first tells it
-      if (!satisfies(merged, proposals[p].id))
-        continue;
-      const StepContext &c = contexts[p];
-      recordProvenance(v, before, c.vals, c.inputs, c.result->after, c.via, c.sinkKey, !first);
-      first = false;
-    }
-    if (first) {
-      const StepContext &c = contexts[mine.front()];
-      recordProvenance(v, before, c.vals, c.inputs, c.result->after, c.via, c.sinkKey);
-    }
   }
 
   /// The growth of one value from what its ops proposed in one wave (each
@@ -1205,94 +1187,16 @@ private:
     return true;
   }
 
-  /// Remembers where `v`'s new axes came from: the tensors of the step that
-  /// held them *before* the step (one that received them in this same step
-  /// did not give them), preferring those that held all of them. The first
-  /// is the primary source (its chain is what explain prints); the others
-  /// agreed with it, and explain names the annotations they lead to.
-  /// With `append`, the step is a second op whose proposal the same commit
-  /// merged: its sources are added to the value's others, joining at `via`.
-  void recordProvenance(unsigned v, ShardingTable::Id beforeId, ArrayRef<unsigned> vals,
-                        ArrayRef<ShardingTable::Id> inputs, ArrayRef<ShardingTable::Id> after,
-                        Operation *via, std::optional<std::pair<Operation *, unsigned>> sinkKey,
-                        bool append = false) {
-    std::vector<int> before;
-    if (beforeId != ShardingTable::kUnknown)
-      before = table.get(beforeId).usedAxes();
-    std::vector<int> added;
-    for (int a : table.get(ids[v]).usedAxes())
-      if (!llvm::is_contained(before, a))
-        added.push_back(a);
-    if (added.empty())
-      return;
-    auto source = [&](size_t t) {
-      return Source{vals[t] == kSink ? Value() : valueOf[vals[t]],
-                    vals[t] == kSink ? sinkKey : std::nullopt};
-    };
-    SmallVector<size_t> holdsAll, holdsSome;
-    for (size_t t = 0; t < vals.size(); ++t) {
-      if (vals[t] == v || inputs[t] == ShardingTable::kUnknown)
-        continue;
-      std::vector<int> has = table.get(inputs[t]).usedAxes();
-      size_t n = llvm::count_if(added, [&](int a) { return llvm::is_contained(has, a); });
-      if (n == added.size())
-        holdsAll.push_back(t);
-      else if (n > 0)
-        holdsSome.push_back(t);
-    }
-    ArrayRef<size_t> sources = holdsAll.empty() ? holdsSome : holdsAll;
-    if (auto known = provenance.find(valueOf[v]); append && known != provenance.end()) {
-      for (size_t t : sources) {
-        Source s = source(t);
-        s.join = via;
-        known->second.others.push_back(s);
-      }
-      return;
-    }
-    Provenance p{via, {}, std::nullopt, {}};
-    if (sources.empty()) {
-      // Not expected (merged axes come from some input); keep the nearest
-      // tensor that holds them after the step rather than no origin at all.
-      for (size_t t = 0; t < vals.size() && sources.empty(); ++t) {
-        if (vals[t] == v)
-          continue;
-        std::vector<int> has = table.get(after[t]).usedAxes();
-        if (llvm::any_of(added, [&](int a) { return llvm::is_contained(has, a); })) {
-          Source s = source(t);
-          p.from = s.from;
-          p.sink = s.sink;
-          provenance[valueOf[v]] = p;
-          return;
-        }
-      }
-      return;
-    }
-    Source primary = source(sources.front());
-    p.from = primary.from;
-    p.sink = primary.sink;
-    for (size_t t : sources.drop_front())
-      p.others.push_back(source(t));
-    // A value that grows again keeps naming where its earlier axes came
-    // from (an axis from one annotation, the next from another).
-    Provenance &slot = provenance[valueOf[v]];
-    if (slot.via || slot.from || slot.sink) {
-      p.others.push_back(Source{slot.from, slot.sink, slot.via});
-      p.others.append(slot.others.begin(), slot.others.end());
-    }
-    slot = std::move(p);
-  }
-
   void step(const Node &n) {
     ArrayRef<unsigned> vals(nodeValues.data() + n.first, n.count);
     if (n.kind != Node::Kind::Return) // a rule op, or a constraint's identity
-      return apply(*n.rule, vals, ShardingTable::kUnknown, n.op, {});
+      return apply(*n.rule, vals, ShardingTable::kUnknown);
     for (auto [i, v] : llvm::enumerate(vals)) {
       auto sink = sinks.find({n.op, static_cast<unsigned>(i)});
       if (sink == sinks.end() || v == kNoValue)
         continue;
       unsigned pair[2] = {v, kSink};
-      apply(rules.identity(cast<RankedTensorType>(valueOf[v].getType()), 2), pair, sink->second,
-            n.op, std::make_pair(n.op, static_cast<unsigned>(i)));
+      apply(rules.identity(cast<RankedTensorType>(valueOf[v].getType()), 2), pair, sink->second);
     }
   }
 
@@ -1425,298 +1329,350 @@ private:
     return s;
   }
 
-  struct Provenance {
-    Operation *via;
-    Value from; // null: a function result annotation (`sink`)
-    std::optional<std::pair<Operation *, unsigned>> sink;
-    /// Other sources: tensors of the same step that held the same axes
-    /// before it, other ops merged in the same commit, earlier growths.
-    SmallVector<Source, 1> others;
-  };
-
-  /// Ops named at each end of a long `via` chain.
+  /// Ops named at each end of a long `via` path.
   static constexpr size_t kViaEnds = 3;
 
-  /// Where a value's final sharding is from.
+  // explain's per-axis origins (passes/core/AxisOrigins.h), built once the
+  // shardings are final: every op, constraint, call and group is a link
+  // between the values that hold an axis where it maps them to each other;
+  // every annotation is a source of the axes it wrote that are still held.
+  using Hold = shardc::AxisOrigins::Hold;
+  struct OriginSource {
+    const Annotation *annotation;
+    Value value; // what it annotates (a function result: the returned value)
+    bool sink;   // a function result annotation, entered through its return
+  };
+  std::vector<OriginSource> originSources;
+  llvm::DenseMap<Value, int> ownSource; // an annotated value's source index
+  /// What a via names: an op, or (op null) a sharding group.
+  std::vector<std::pair<Operation *, int64_t>> originVias;
+  llvm::DenseMap<Operation *, int> viaIndex;
+  std::optional<shardc::AxisOrigins> axisOrigins;
+  /// Explain only: the members of each call tie (a callee's argument and
+  /// every call's operand; the return operands and every call's result),
+  /// each with its call (null inside the callee), so that a path names the
+  /// calls it crossed.
+  std::vector<SmallVector<std::pair<Value, Operation *>>> callTies;
+  /// Call results originOf is explaining through their callees (a callee
+  /// that returns a call of its caller would recurse).
+  llvm::DenseSet<Value> explainingCalls;
+
+  int viaOf(Operation *op) {
+    auto [it, inserted] = viaIndex.try_emplace(op, originVias.size());
+    if (inserted)
+      originVias.push_back({op, 0});
+    return it->second;
+  }
+
+  /// The axes `v` holds on its dims, each keyed by its dim.
+  void holdsByDim(Value v, std::vector<Hold> &out) {
+    TensorSharding s = closedFinal(v);
+    for (auto [d, dim] : llvm::enumerate(s.dims))
+      for (int a : dim.axes)
+        out.push_back({idOf(v), a, static_cast<int>(d)});
+  }
+
+  void traceAxes() {
+    shardc::AxisOrigins o;
+    for (const Node &n : nodes) {
+      if (n.kind == Node::Kind::Return)
+        continue; // a function result annotation is a source, below
+      // A rule op, or a constraint (its identity rule): operands and results
+      // hold an axis under the factor it shards.
+      ArrayRef<unsigned> vals(nodeValues.data() + n.first, n.count);
+      const FactorRule &rule = n.rule->rule;
+      std::vector<TensorSharding> operands, results;
+      for (auto [t, v] : llvm::enumerate(vals))
+        (rule.isResult(t) ? results : operands).push_back(closedFinal(valueOf[v]));
+      std::vector<Hold> holds;
+      for (auto [t, v] : llvm::enumerate(vals)) {
+        const TensorSharding &s = rule.isResult(t) ? results[t - operands.size()] : operands[t];
+        for (auto [f, axes] : llvm::enumerate(shardc::projectToFactors(rule, t, s, core)))
+          if (axes)
+            for (int a : *axes)
+              holds.push_back({v, a, static_cast<int>(f)});
+      }
+      // Its results are partial sums over the axes of the reduction factors
+      // it runs with: held under that factor, like the operands' split.
+      shardc::FactorAxes factors = shardc::executionAxes(rule, operands, results, core);
+      for (size_t f = 0; f < rule.numFactors(); ++f)
+        if (rule.kinds[f] == shardc::FactorKind::Reduction)
+          for (int a : factors[f])
+            for (size_t t = operands.size(); t < vals.size(); ++t)
+              holds.push_back({vals[t], a, static_cast<int>(f)});
+      o.addLink(viaOf(n.op), holds);
+    }
+    // A call tie joins all its members at once, as propagation steps it
+    // (two call sites share an axis the callee's argument does not hold):
+    // each member is linked, through its call, to a hub per dim that holds
+    // whatever a member holds on that dim. Hubs are ids past the values.
+    unsigned nextHub = valueOf.size();
+    for (auto &members : callTies) {
+      unsigned rank = cast<RankedTensorType>(members.front().first.getType()).getRank();
+      unsigned hubs = nextHub;
+      nextHub += rank;
+      for (auto &[m, call] : members) {
+        std::vector<Hold> holds;
+        holdsByDim(m, holds);
+        for (size_t k = 0, n = holds.size(); k < n; ++k)
+          holds.push_back({hubs + holds[k].key, holds[k].axis, holds[k].key});
+        o.addLink(call ? viaOf(call) : -1, holds); // the callee's side: no op to name
+      }
+    }
+    for (auto &[group, members] : groups) {
+      std::vector<Hold> holds;
+      for (Value m : members)
+        holdsByDim(m, holds);
+      originVias.push_back({nullptr, group});
+      o.addLink(static_cast<int>(originVias.size() - 1), holds);
+    }
+    // Sources: what each annotation wrote that its value still holds there.
+    auto addSources = [&](const Annotation &a, Value v, int via) {
+      int source = static_cast<int>(originSources.size());
+      originSources.push_back({&a, v, via >= 0});
+      const TensorSharding &written = table.get(a.full);
+      TensorSharding held = closedFinal(v);
+      for (auto [d, dim] : llvm::enumerate(written.dims))
+        for (int x : dim.axes)
+          if (llvm::is_contained(held.dims[d].axes, x))
+            o.addSource(idOf(v), x, a.priorityOf(d), source, via);
+      return source;
+    };
+    for (auto &[v, a] : annotations)
+      ownSource[v] = addSources(a, v, -1);
+    for (func::FuncOp f : funcs)
+      for (func::ReturnOp ret : returnsOf[f])
+        for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+          if (auto a = sinkAnnotations.find({ret, static_cast<unsigned>(i)});
+              a != sinkAnnotations.end())
+            addSources(a->second, v, viaOf(ret));
+    o.solve();
+    axisOrigins = std::move(o);
+  }
+
+  /// An annotation as written: open dims with `?`, priorities with `pN`.
+  std::string written(const Annotation &a) {
+    const TensorSharding &s = table.get(a.full);
+    std::string out = "P(";
+    for (auto [d, dim] : llvm::enumerate(s.dims)) {
+      TensorSharding one;
+      one.dims = {dim};
+      std::string text = one.str(core); // "P(...)"
+      out += (d ? ", " : "") + text.substr(2, text.size() - 3);
+      if (!a.priority.empty() && a.priority[d] != kLastRound)
+        out += " p" + std::to_string(a.priority[d]);
+    }
+    return out + ")";
+  }
+
+  static std::string axisList(const shardc::Mesh &core, ArrayRef<int> axes) {
+    std::string out;
+    for (auto [i, a] : llvm::enumerate(axes))
+      out += (i ? ", \"" : "\"") + core.axes[a] + "\"";
+    return out;
+  }
+
+  /// The annotations `axes` of `v` came from, each once with the path of
+  /// the first axis it explains, in order of first appearance; `v`'s own
+  /// annotation first, and alone for the axes it wrote. `unexplained`
+  /// collects axes no annotation reaches (not expected).
+  struct Named {
+    int source;
+    shardc::AxisOrigins::Origin path; // of the first axis it explains
+    std::vector<int> axes;
+  };
+  std::vector<Named> sourcesOf(Value v, ArrayRef<int> axes, std::vector<int> &unexplained) {
+    using Origin = shardc::AxisOrigins::Origin;
+    std::vector<Named> named;
+    auto own = ownSource.find(v);
+    if (own != ownSource.end())
+      named.push_back({own->second, Origin{own->second, 0, {}}, {}});
+    for (int a : axes) {
+      std::vector<Origin> origins = axisOrigins->origins(idOf(v), a, kViaEnds);
+      // Its own annotation wrote it: that is the reason, whoever agrees.
+      if (own != ownSource.end() &&
+          llvm::any_of(origins, [&](const Origin &o) { return o.source == own->second; })) {
+        named.front().axes.push_back(a);
+        continue;
+      }
+      if (origins.empty())
+        unexplained.push_back(a);
+      for (Origin &o : origins) {
+        auto at = llvm::find_if(named, [&](const Named &n) { return n.source == o.source; });
+        if (at == named.end())
+          at = named.insert(named.end(), Named{o.source, o, {}});
+        at->axes.push_back(a);
+      }
+    }
+    llvm::erase_if(named, [](const Named &n) { return n.axes.empty(); });
+    return named;
+  }
+
+  /// "argument 'x' (%arg0) annotated P("a"?, None) at LOC via OPS", each
+  /// source after the first introduced by `also` and, when it explains only
+  /// some of `axes`, the axes it does.
+  void printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named, ArrayRef<int> axes,
+                    ArrayRef<int> unexplained, StringRef also,
+                    llvm::function_ref<std::string(Value)> name) {
+    for (auto [i, n] : llvm::enumerate(named)) {
+      if (i) {
+        os << also;
+        if (n.axes.size() != axes.size())
+          os << "for " << axisList(core, n.axes) << ", ";
+      }
+      const OriginSource &s = originSources[n.source];
+      os << describe(*s.annotation);
+      if (!s.sink && s.value != v)
+        os << " (" << name(s.value) << ")";
+      os << " annotated " << written(*s.annotation) << " at " << where(s.annotation->loc);
+      if (n.path.length > 0)
+        os << " via " << pathOf(n.path);
+    }
+    // The one way known to leave an axis no chain of holders: it came in an
+    // earlier priority round through an open dim that a later round's
+    // annotation took it back from (rounds only grow what others hold).
+    if (!unexplained.empty())
+      os << (named.empty() ? "" : "; also ") << "for " << axisList(core, unexplained)
+         << ", no value between it and an annotation holds that axis now: it came in an "
+            "earlier priority round through an open dim that gave it back when a later "
+            "round's annotation claimed it";
+  }
+
+  /// Where a value's final sharding is from: per axis it holds, the
+  /// annotations that wrote it and the ops it came through; a value
+  /// annotated itself names its annotation first.
   std::string originOf(Value v, llvm::function_ref<std::string(Value)> name) {
-    auto str = [&](const TensorSharding &s) { return closed(s).str(core); };
+    // A call's result is written as its callee's result (one sharding per
+    // signature, writtenLayout): explained from inside the callee. (Its
+    // users propagated from the call's own state; where that differs, the
+    // tie conflicted and insert-reshards reshards them.)
+    if (auto r = dyn_cast<OpResult>(v); r && !ownSource.count(v))
+      if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
+        if (func::FuncOp callee = calleeInSet(call);
+            callee && explainingCalls.insert(v).second) {
+          Value ret = returnsOf[callee].front().getOperand(r.getResultNumber());
+          std::string out = "as @" + callee.getSymName().str() + " returns it (" + name(ret) +
+                            ", one sharding per signature): " + originOf(ret, name);
+          explainingCalls.erase(v);
+          return out;
+        }
+    std::vector<int> axes = closedFinal(v).usedAxes();
+    if (axes.empty())
+      return replicatedOrigin(v);
+    std::vector<int> unexplained;
+    std::vector<Named> named = sourcesOf(v, axes, unexplained);
     std::string out;
     llvm::raw_string_ostream os(out);
-    // v's own step, then the chain of the value it came from (whose own
-    // annotation, unlike v's, ends the walk).
-    Chain mine;
-    mine.end = v;
-    if (auto p = provenance.find(v); p != provenance.end())
-      mine = extend(p->second);
-    // A chain that closes on itself (values that gave each other axes in
-    // one wave) ends at no annotation: the first that joined it is its origin.
-    if (!mine.sink && mine.length > 0 && !annotations.count(mine.end) && !mine.also.empty()) {
-      Endpoint first = mine.also.front().first;
-      mine.end = first.annotated;
-      mine.sink = first.sink;
-    }
-    // An annotated value's origin is its annotation; what it grew from
-    // beyond it (open dims) is named among the other sources (grownSources
-    // below), with the op where it joined. Its growth's chain would name
-    // only the last source, or lead back to v itself.
-    if (annotations.count(v)) {
-      mine.end = v;
-      mine.sink = std::nullopt;
-      mine.length = 0;
-      mine.near.clear();
-      mine.far.clear();
-    }
-    Value cur = mine.end;
-    std::optional<std::pair<Operation *, unsigned>> sink = mine.sink;
-    auto ann = annotations.find(cur);
-    // The annotation the chain ends at may have grown (open dims that took
-    // axes elsewhere): what it grew from is named too, one level deep.
-    if (!sink && ann != annotations.end())
-      for (auto &[e, join] : grownSources(cur))
-        addSource(mine.also, e, join);
-    if (sink) {
-      const Annotation &a = sinkAnnotations.find(*sink)->second;
-      os << describe(a) << " annotated " << str(table.get(a.full)) << " at " << where(a.loc);
-    } else if (ann != annotations.end()) {
-      os << describe(ann->second);
-      if (cur != v)
-        os << " (" << name(cur) << ")";
-      os << " annotated " << str(table.get(ann->second.full)) << " at " << where(ann->second.loc);
-    } else if (mine.length == 0) {
-      Operation *def = v.getDefiningOp();
-      // Operands with different layouts that left nothing to propagate:
-      // their annotations met at this op and cancelled (policy 2).
-      SmallVector<std::pair<unsigned, std::string>> layouts;
-      if (def)
-        for (auto [i, operand] : llvm::enumerate(def->getOperands()))
-          if (isTensor(operand) && !closedFinal(operand).isFullyReplicated())
-            layouts.push_back({i, closedFinal(operand).str(core)});
-      auto listLayouts = [&] {
-        llvm::interleave(
-            layouts, os, [&](auto &l) { os << "operand #" << l.first << " " << l.second; },
-            ", ");
-      };
-      auto call = dyn_cast_or_null<func::CallOp>(def);
-      if (def && !isa<ShardingRuleOpInterface>(def) && !(call && calleeInSet(call))) {
-        os << "made by '" << def->getName() << "', which has no sharding rule: replicated";
-      } else if (!layouts.empty() && operandsConflict(def)) {
-        os << "its operands' layouts conflict here (";
-        listLayouts();
-        os << "): it keeps what they share, nothing; the operands are resharded";
-      } else if (conflicts.count(idOf(v))) {
-        os << "annotations reach it through several ops and conflict: replicated";
-      } else if (!layouts.empty() && !call) {
-        os << "its operands (";
-        listLayouts();
-        os << (onlyReduced(def) ? ") are split only along dims it reduces"
-                                : ") are split only along dims it computes whole, so they are "
-                                  "gathered")
-           << ": its own dims are replicated";
-      } else {
-        os << "no annotation reaches it: replicated";
-      }
+    printSources(os, v, named, axes, unexplained, "; also ", name);
+    return out;
+  }
+
+  /// For a result of an op that sums (or maxes) over a factor its operands
+  /// shard: that each device holds a partial result, over which axes, and
+  /// the annotations those axes came from (its layout alone reads as
+  /// "replicated" there).
+  std::string partialOf(Value v, llvm::function_ref<std::string(Value)> name) {
+    Operation *def = v.getDefiningOp();
+    std::vector<int> axes = def ? partialAxes(def) : std::vector<int>();
+    if (axes.empty())
+      return "";
+    std::vector<int> unexplained;
+    std::vector<Named> named = sourcesOf(v, axes, unexplained);
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    os << "; each device holds a partial result over " << axisList(core, axes)
+       << " (the axes its operands split the reduced dims by: ";
+    printSources(os, v, named, axes, unexplained, ", and ", name);
+    os << "), which insert-reshards reduces where a use needs it whole";
+    return out;
+  }
+
+  /// The ops of a path, from the annotation toward the value. A path through
+  /// a deep network names its first and last kViaEnds ops and counts the
+  /// rest: printed whole, every value's remark would repeat its producers'
+  /// paths, quadratic in the depth (a 2000-op MLP printed ~130 MB).
+  std::string pathOf(const shardc::AxisOrigins::Origin &o) {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    auto print = [&](ArrayRef<int> vias) {
+      SmallVector<int> once; // two hops in a row through one op name it once
+      for (int via : vias)
+        if (once.empty() || once.back() != via)
+          once.push_back(via);
+      llvm::interleave(
+          once, os,
+          [&](int via) {
+            auto [op, group] = originVias[via];
+            if (op)
+              os << op->getName() << " (" << where(op->getLoc()) << ")";
+            else
+              os << "sharding group " << group;
+          },
+          ", ");
+    };
+    if (o.path.size() == o.length) {
+      print(o.path);
     } else {
-      os << name(cur) << ", which no annotation reaches";
-    }
-    if (mine.length > 0) {
-      os << " via ";
-      // Printed from the annotation toward the value. A chain through a deep
-      // network names its first and last kViaEnds ops and counts the rest:
-      // printed whole, every value's remark would repeat its producers'
-      // chains, quadratic in the depth (a 2000-op MLP printed ~130 MB).
-      // Two steps in a row through one op (a dot passing an axis from its
-      // result to one operand, then to the other) name it once.
-      auto printOps = [&](auto &&ops) {
-        SmallVector<Operation *, 7> once;
-        for (Operation *op : ops)
-          if (once.empty() || once.back() != op)
-            once.push_back(op);
-        llvm::interleave(
-            once, os,
-            [&](Operation *op) {
-              if (op)
-                os << op->getName() << " (" << where(op->getLoc()) << ")";
-              else
-                os << "a sharding group";
-            },
-            ", ");
-      };
-      if (mine.length <= 2 * kViaEnds + 1) {
-        printOps(llvm::reverse(mine.near));
-      } else {
-        printOps(llvm::reverse(mine.far));
-        os << ", ... " << mine.length - 2 * kViaEnds << " more ops ..., ";
-        printOps(llvm::reverse(ArrayRef<Operation *>(mine.near).take_front(kViaEnds)));
-      }
-    }
-    // Annotations that agreed: other tensors that held the same axes at a
-    // step of this chain, named once each, with the op where they joined.
-    // An annotation that only grew a value of the chain elsewhere (on axes
-    // v neither is split by nor is a partial sum over) is not one of v's
-    // sources.
-    Endpoint primary{sink ? Value() : (ann != annotations.end() ? cur : Value()), sink};
-    std::vector<int> vAxes = closedFinal(v).usedAxes();
-    if (Operation *def = v.getDefiningOp()) // and the axes it is a partial sum over
-      llvm::append_range(vAxes, partialAxes(def));
-    for (auto &[e, join] : mine.also) {
-      if (e == primary || e == Endpoint{v, std::nullopt})
-        continue;
-      const Annotation &a = e.sink ? sinkAnnotations.find(*e.sink)->second
-                                   : annotations.find(e.annotated)->second;
-      if (llvm::none_of(table.get(a.full).usedAxes(),
-                        [&](int x) { return llvm::is_contained(vAxes, x); }))
-        continue;
-      os << "; also " << describe(a);
-      if (!e.sink)
-        os << " (" << name(e.annotated) << ")";
-      os << " annotated " << str(table.get(a.full)) << " at " << where(a.loc);
-      os << ", joining at ";
-      if (join)
-        os << join->getName() << " (" << where(join->getLoc()) << ")";
-      else
-        os << "a sharding group";
+      print(ArrayRef<int>(o.path).take_front(kViaEnds));
+      os << ", ... " << o.length - 2 * kViaEnds << " more ops ..., ";
+      print(ArrayRef<int>(o.path).take_back(kViaEnds));
     }
     return out;
   }
 
-  /// A provenance chain from a value back toward an annotation, in walk
-  /// order (the value's own step first): its length, its first 2k+1 and last
-  /// k `via` ops (k = kViaEnds), where it ends, and the other annotations
-  /// that joined it (with the op where each joined). Memoized per value:
-  /// chains share their tails, so explaining every value is linear, not
-  /// quadratic in the depth.
-  /// Annotations named besides a chain's end, each with the op where it
-  /// joined.
-  using Sources = std::vector<std::pair<Endpoint, Operation *>>;
-  struct Chain {
-    size_t length = 0;
-    SmallVector<Operation *, 7> near;
-    SmallVector<Operation *, 3> far;
-    Value end; // the annotated value, or the value where the walk stopped
-    std::optional<std::pair<Operation *, unsigned>> sink;
-    Sources also;
-  };
-
-  /// Adds `e`, joining at `join`, unless it is no annotation or is named.
-  static void addSource(Sources &list, Endpoint e, Operation *join) {
-    if ((e.annotated || e.sink) && llvm::none_of(list, [&](auto &s) { return s.first == e; }))
-      list.push_back({e, join});
-  }
-  /// Where `c` ends, as a source: a function result annotation, an
-  /// annotated value, or none.
-  Endpoint endpointOf(const Chain &c) {
-    if (c.sink)
-      return Endpoint{Value(), c.sink};
-    return Endpoint{annotations.count(c.end) ? c.end : Value(), std::nullopt};
-  }
-
-  /// The chain of a value whose provenance is `p`: its step, then the chain
-  /// of the value it came from.
-  Chain extend(const Provenance &p) {
-    Chain c;
-    if (p.from) {
-      c = chainFrom(p.from);
-    } else {
-      c.end = Value();
-      c.sink = p.sink;
-    }
-    c.near.insert(c.near.begin(), p.via);
-    if (c.near.size() > 2 * kViaEnds + 1)
-      c.near.pop_back();
-    if (c.length < kViaEnds) // the tail was all in `near`
-      c.far.assign(c.near.begin() + (c.near.size() > kViaEnds ? c.near.size() - kViaEnds : 0),
-                   c.near.end());
-    ++c.length;
-    // The step's other sources go first (each with every annotation its own
-    // chain names: a source that grew twice leads to two), then the tail's,
-    // each once.
-    Sources also;
-    for (const Source &other : p.others) {
-      Operation *join = other.join ? *other.join : p.via;
-      if (!other.from) {
-        addSource(also, Endpoint{Value(), other.sink}, join);
-        continue;
-      }
-      Chain oc = chainFrom(other.from);
-      addSource(also, endpointOf(oc), join);
-      for (auto &[e, at] : oc.also)
-        addSource(also, e, at);
-    }
-    for (auto &[e, at] : c.also)
-      addSource(also, e, at);
-    c.also = std::move(also);
-    return c;
-  }
-
-  /// The chain starting at `u` (a value some step came from): empty at an
-  /// annotated value or one without provenance. A cycle without an
-  /// annotation ends where it closes.
-  Chain chainFrom(Value u) {
-    // Walk to the first value whose chain is known or that ends one, then
-    // build the chains of the path back from there.
-    SmallVector<Value> path;
-    llvm::DenseSet<Value> onPath;
-    Value cur = u;
-    Chain tail;
-    for (;;) {
-      if (auto known = chainMemo.find(cur); known != chainMemo.end()) {
-        tail = chainStore[known->second];
-        break;
-      }
-      auto p = provenance.find(cur);
-      // A value whose chain an enclosing call is building (extend() follows
-      // other sources, which can lead back) ends this one, like a cycle.
-      if (annotations.count(cur) || p == provenance.end() || building.contains(cur) ||
-          !onPath.insert(cur).second) {
-        tail.end = cur;
-        break;
-      }
-      path.push_back(cur);
-      if (!p->second.from)
-        break; // extend() ends it at the function result annotation
-      cur = p->second.from;
-    }
-    building.insert(path.begin(), path.end());
-    for (Value x : llvm::reverse(path)) {
-      const Provenance &p = provenance.find(x)->second;
-      if (p.from) { // extend() reads the chain of p.from: the one just built
-        chainMemo[p.from] = chainStore.size();
-        chainStore.push_back(tail);
-      }
-      tail = extend(p);
-    }
-    for (Value x : path)
-      building.erase(x);
-    if (!path.empty()) {
-      chainMemo[u] = chainStore.size();
-      chainStore.push_back(tail);
-    }
-    return tail;
-  }
-
-  /// The annotations an annotated value grew from beyond what was written
-  /// on it (an open dim that took axes from elsewhere), each with the op
-  /// where it joined: the end of its growth's chain and the sources that
-  /// joined that chain, not what those grew from in turn (one level, so
-  /// explaining stays linear in the program).
-  const Sources &grownSources(Value a) {
-    if (auto m = grownMemo.find(a); m != grownMemo.end())
-      return m->second;
-    Sources &out = grownMemo[a];
-    auto p = provenance.find(a);
-    if (p == provenance.end())
+  /// Why a value holds no axis at all.
+  std::string replicatedOrigin(Value v) {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    if (auto own = ownSource.find(v); own != ownSource.end()) {
+      const Annotation &a = *originSources[own->second].annotation;
+      os << describe(a) << " annotated " << written(a) << " at " << where(a.loc);
       return out;
-    Chain c = extend(p->second);
-    addSource(out, endpointOf(c), p->second.via);
-    for (auto &[e, join] : c.also)
-      addSource(out, e, join);
-    // Its own annotation is not what it grew from (a chain back to it).
-    llvm::erase_if(out, [&](auto &s) { return s.first == Endpoint{a, std::nullopt}; });
+    }
+    // Seeded replicated (seedBodies): no sharding can be written on it.
+    if (auto arg = dyn_cast<BlockArgument>(v);
+        arg && !(isa<func::FuncOp>(arg.getOwner()->getParentOp()) &&
+                 arg.getOwner()->isEntryBlock()))
+      return "an argument of a block other than a function's entry, which comes through a "
+             "branch or region op without a sharding rule: whole on every device";
+    Operation *def = v.getDefiningOp();
+    // Operands with different layouts that left nothing to propagate:
+    // their annotations met at this op and cancelled (policy 2).
+    SmallVector<std::pair<unsigned, std::string>> layouts;
+    if (def)
+      for (auto [i, operand] : llvm::enumerate(def->getOperands()))
+        if (isTensor(operand) && !closedFinal(operand).isFullyReplicated())
+          layouts.push_back({i, closedFinal(operand).str(core)});
+    auto listLayouts = [&] {
+      llvm::interleave(
+          layouts, os, [&](auto &l) { os << "operand #" << l.first << " " << l.second; },
+          ", ");
+    };
+    auto call = dyn_cast_or_null<func::CallOp>(def);
+    if (def && !isa<ShardingRuleOpInterface>(def) && !(call && calleeInSet(call))) {
+      os << "made by '" << def->getName() << "', which has no sharding rule: replicated";
+    } else if (!layouts.empty() && operandsConflict(def)) {
+      os << "its operands' layouts conflict here (";
+      listLayouts();
+      os << "): it keeps what they share, nothing; the operands are resharded";
+    } else if (conflicts.count(idOf(v))) {
+      os << "annotations reach it through several ops and conflict: replicated";
+    } else if (!layouts.empty() && !call) {
+      os << "its operands (";
+      listLayouts();
+      os << (onlyReduced(def) ? ") are split only along dims it reduces"
+                              : ") are split only along dims it computes whole, so they are "
+                                "gathered")
+         << ": its own dims are replicated";
+    } else {
+      os << "no annotation reaches it: replicated";
+    }
     return out;
   }
 
   /// One remark per value, at its location: final sharding and its origin.
   void explainAll() {
+    traceAxes();
     for (func::FuncOp func : funcs)
       explainAll(func);
   }
@@ -1739,7 +1695,7 @@ private:
         os << " in @" << owner.getSymName();
       return s;
     };
-    auto finalStr = [&](Value v) { return closedFinal(v).str(core); };
+    auto finalStr = [&](Value v) { return writtenLayout(v).str(core); };
     for (BlockArgument arg : func.getArguments())
       if (isTensor(arg)) {
         std::string what = name(arg);
@@ -1759,16 +1715,14 @@ private:
                                          << " <- " << originOf(arg, name) << conflictOf(arg);
       if (op == func)
         return;
-      std::string partial = partialOf(op);
       for (Value r : op->getResults())
         if (isTensor(r))
           emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << "): " << finalStr(r)
-                                   << " <- " << originOf(r, name) << conflictOf(r) << partial;
+                                   << " <- " << originOf(r, name) << conflictOf(r)
+                                   << partialOf(r, name);
     });
   }
 
-  /// An op that sums (or maxes) over a factor its operands shard leaves
-  /// partial results: say so, since its layout alone reads as "replicated".
   /// The factor rule propagation stepped `op` with, or null.
   const FactorRule *ruleFor(Operation *op) {
     auto at = opIndex.find(op);
@@ -1794,17 +1748,6 @@ private:
       if (rule->kinds[f] == shardc::FactorKind::Reduction)
         llvm::append_range(axes, factors[f]);
     return axes;
-  }
-
-  std::string partialOf(Operation *op) {
-    std::vector<int> axes = partialAxes(op);
-    if (axes.empty())
-      return "";
-    std::string out = "; each device holds a partial result over ";
-    for (auto [i, a] : llvm::enumerate(axes))
-      out += (i ? ", \"" : "\"") + core.axes[a] + "\"";
-    return out + " (the axes its operands split the reduced dims by), which insert-reshards "
-                 "reduces where a use needs it whole";
   }
 
   /// Whether the operands of `op` ask different axes for a factor that
@@ -1962,16 +1905,7 @@ private:
     int64_t proposer; // node index, or ~tie
     unsigned next;    // the value's previous proposal in this wave, or kNone
   };
-  /// The step a proposal came from, for provenance (kept with explain only).
-  struct StepContext {
-    SmallVector<unsigned, 4> vals;
-    SmallVector<uint32_t, 4> inputs;
-    const StepResult *result; // in the step memo, which never moves
-    Operation *via;
-    std::optional<std::pair<Operation *, unsigned>> sinkKey;
-  };
   std::vector<Proposal> proposals;
-  std::vector<StepContext> contexts; // parallel to proposals
   std::vector<unsigned> waveHead;    // per value: its latest proposal, or kNone
   std::vector<unsigned> touched;     // values with a proposal, first-seen order
   int64_t proposer = 0;              // the item stepping now
@@ -1997,11 +1931,6 @@ private:
   std::map<int64_t, SmallVector<Value>> groups;
   std::vector<std::pair<SmallVector<unsigned>, Operation *>> ties; // member ids, via
   llvm::DenseMap<unsigned, SmallVector<size_t>> tiesOf;
-  llvm::DenseMap<Value, Provenance> provenance;
-  llvm::DenseMap<Value, size_t> chainMemo;   // chainFrom's memo, into chainStore
-  llvm::DenseMap<Value, Sources> grownMemo;
-  std::deque<Chain> chainStore;
-  llvm::DenseSet<Value> building; // values whose chains chainFrom is building
 };
 
 /// Buffers stderr while explain emits its remarks, flushed when the pass

@@ -35,7 +35,7 @@ garray.mesh @mesh ["data" = 2]
 // A non-entry block's argument gets its remark; a function no annotation
 // or call reaches gets one per value.
 // CHECK-DAG: remark: %arg0 (argument of @lonely): replicated <- this function has no annotation and no call connects it to one
-// CHECK-DAG: remark: %0 (block argument): P(None) <- no annotation reaches it: replicated
+// CHECK-DAG: remark: %0 (block argument): P(None) <- an argument of a block other than a function's entry, which comes through a branch or region op without a sharding rule: whole on every device
 func.func @blocks(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P()>},
                   %w: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
   cf.br ^bb1(%x : tensor<8xf32>)
@@ -63,7 +63,7 @@ garray.mesh @mesh ["data" = 2]
 // A sum over a sharded dim: its layout reads replicated, and the remark
 // says why (not "no annotation reaches it") and that each device holds a
 // partial result.
-// CHECK: remark: %0 (garray.reduce): P(None) <- its operands (operand #0 P("data", None)) are split only along dims it reduces: its own dims are replicated; each device holds a partial result over "data" (the axes its operands split the reduced dims by), which insert-reshards reduces where a use needs it whole
+// CHECK: remark: %0 (garray.reduce): P(None) <- its operands (operand #0 P("data", None)) are split only along dims it reduces: its own dims are replicated; each device holds a partial result over "data" (the axes its operands split the reduced dims by: argument #0 (%arg0) annotated P("data", None) at {{.*}}:[[@LINE+1]]:20 via garray.reduce ({{.*}}:[[@LINE+2]]:8)), which insert-reshards reduces where a use needs it whole
 func.func @partial(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
   %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
@@ -74,8 +74,9 @@ func.func @partial(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh
 garray.mesh @mesh ["data" = 2, "model" = 2]
 
 // %s grows twice: "data" from x in round p0, "model" from y after. Both
-// annotations are named.
-// CHECK: remark: %1 (garray.add): P("data", "model") <- argument 'y' (%arg1) annotated P(None, "model") {{.*}}; also argument 'x' (%arg0) annotated P("data", None)
+// annotations are named, each with the axis it gave and its own path, and
+// as written (the priority too).
+// CHECK: remark: %1 (garray.add): P("data", "model") <- argument 'x' (%arg0) annotated P("data" p0, None) at {{.*}}:[[@LINE+1]]:23 via garray.exp ({{.*}}:[[@LINE+3]]:8), garray.add ({{.*}}:[[@LINE+4]]:8); also for "model", argument 'y' (%arg1) annotated P(None, "model") at {{.*}}:[[@LINE+2]]:23 via garray.add ({{.*}}:[[@LINE+4]]:8){{$}}
 func.func @grew_twice(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data" p0, None)>},
                       %y: tensor<8x8xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}) -> tensor<8x8xf32> {
   %a = garray.exp %x : tensor<8x8xf32>
@@ -92,7 +93,7 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 // resharded to add "b"), and the product is a partial sum over both, as
 // insert-reshards computes it. The operands' layouts differ, but no factor
 // of the result is asked two ways.
-// CHECK: remark: %0 (garray.dot_general): P(None, None) <- its operands (operand #0 P(None, ("a", "b")), operand #1 P("a", None)) are split only along dims it reduces: its own dims are replicated; each device holds a partial result over "a", "b" (the axes its operands split the reduced dims by), which insert-reshards reduces where a use needs it whole
+// CHECK: remark: %0 (garray.dot_general): P(None, None) <- its operands (operand #0 P(None, ("a", "b")), operand #1 P("a", None)) are split only along dims it reduces: its own dims are replicated; each device holds a partial result over "a", "b" (the axes its operands split the reduced dims by: argument #0 (%arg0) annotated P(None, ("a", "b")) at {{.*}} via garray.dot_general ({{.*}}), and for "a", argument #1 (%arg1) annotated P("a", None) at {{.*}} via garray.dot_general ({{.*}})), which insert-reshards reduces where a use needs it whole
 func.func @contracted_prefix(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, ("a", "b"))>},
                              %w: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>}) -> tensor<8x8xf32> {
   %y = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>

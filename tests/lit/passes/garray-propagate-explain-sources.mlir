@@ -1,10 +1,10 @@
 // RUN: shardc-opt %s --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
 //
-// explain names the annotations whose axes actually reached a value: the
-// tensors that held them *before* the step that grew it. When two
-// annotations agree, both are named (the second with the op where it joined
-// the chain); a neighbour that received the axes in the same step is not a
-// source.
+// explain names, per axis a value holds, the annotations that wrote it and
+// a path of ops along which every value holds it (passes/core/AxisOrigins.h):
+// the strongest annotation first, the nearest among equals. When two
+// annotations agree, both are named, each with its own path; one that
+// explains only some axes says which.
 
 garray.mesh @mesh ["data" = 2]
 
@@ -17,9 +17,9 @@ func.func @agree(%a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(
   return %e : tensor<8xf32>
 }
 // CHECK-LABEL: remark: %arg0 'A' (argument of @agree)
-// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.add): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-8]]:18 via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8); also argument 'B' (%arg1) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-7]]:18, joining at garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.add): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-8]]:18 via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8); also argument 'B' (%arg1) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-7]]:18 via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8){{$}}
 // The agreement is kept down the chain.
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %1 (garray.exp): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}); also argument 'B' (%arg1) annotated P("data") at {{.*}}, joining at garray.add ({{.*}}){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %1 (garray.exp): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}); also argument 'B' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}){{$}}
 
 // One annotation, and an unannotated operand that receives the axes in the
 // same step as the result: the result's source is the annotated operand
@@ -51,10 +51,10 @@ func.func @grown_annotation(%x0: tensor<8x8xf32> {garray.sharding = #garray.shar
   %q = garray.reduce <sum> %x0, dims = [0] : (tensor<8x8xf32>) -> tensor<8xf32>
   return %c, %e, %r, %q : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>
 }
-// CHECK: explain-sources.mlir:[[@LINE-9]]:29: remark: %arg0 (argument of @grown_annotation): P("b", "a") <- argument #0 annotated P(None, "a") at {{[^ ]*}}explain-sources.mlir:[[@LINE-9]]:29; also sharding_constraint (%1) annotated P(None, "b") at {{[^ ]*}}explain-sources.mlir:[[@LINE-6]]:8, joining at garray.sharding_constraint
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %2 (garray.exp): P("b", "a") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.exp ({{.*}}); also sharding_constraint (%1) annotated P(None, "b")
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %3 (garray.reduce): P("b") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.reduce ({{.*}}); also sharding_constraint (%1) annotated P(None, "b") {{.*}}; each device holds a partial result over "a"
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %4 (garray.reduce): P("a") <- argument #0 (%arg0) annotated P(None, "a") at {{.*}} via garray.reduce ({{.*}}); also sharding_constraint (%1) annotated P(None, "b") {{.*}}; each device holds a partial result over "b"
+// CHECK: explain-sources.mlir:[[@LINE-9]]:29: remark: %arg0 (argument of @grown_annotation): P("b", "a") <- argument #0 annotated P(?, "a") at {{[^ ]*}}explain-sources.mlir:[[@LINE-9]]:29; also for "b", sharding_constraint (%1) annotated P(None, "b") at {{[^ ]*}}explain-sources.mlir:[[@LINE-6]]:8 via garray.sharding_constraint ({{.*}}:[[@LINE-6]]:8), garray.transpose ({{.*}}:[[@LINE-7]]:8){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %2 (garray.exp): P("b", "a") <- sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.exp ({{.*}}); also for "a", argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.exp ({{.*}}){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %3 (garray.reduce): P("b") <- sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.reduce ({{.*}}); each device holds a partial result over "a" (the axes its operands split the reduced dims by: argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.reduce ({{.*}})), which
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %4 (garray.reduce): P("a") <- argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.reduce ({{.*}}); each device holds a partial result over "b" (the axes its operands split the reduced dims by: sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.reduce ({{.*}})), which
 
 // Two open annotations that grow from each other: each remark starts with
 // the value's own annotation and names the other as what it grew from (not
@@ -64,5 +64,31 @@ func.func @grown_from_each_other(%x: tensor<8x8xf32> {garray.sharding = #garray.
   %s = garray.add %x, %y : tensor<8x8xf32>
   return %s : tensor<8x8xf32>
 }
-// CHECK: remark: %arg0 (argument of @grown_from_each_other): P("b", "a") <- argument #0 annotated P(None, "a") at {{[^;]*}}; also argument #1 (%arg1) annotated P("b", None) at {{.*}}, joining at garray.add
-// CHECK: remark: %arg1 (argument of @grown_from_each_other): P("b", "a") <- argument #1 annotated P("b", None) at {{[^;]*}}; also argument #0 (%arg0) annotated P(None, "a") at {{.*}}, joining at garray.add
+// CHECK: remark: %arg0 (argument of @grown_from_each_other): P("b", "a") <- argument #0 annotated P(?, "a") at {{[^;]*}}; also for "b", argument #1 (%arg1) annotated P("b", ?) at {{.*}} via garray.add ({{.*}}){{$}}
+// CHECK: remark: %arg1 (argument of @grown_from_each_other): P("b", "a") <- argument #1 annotated P("b", ?) at {{[^;]*}}; also for "a", argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.add ({{.*}}){{$}}
+
+// Two annotations meet at an add from different sides: each value names,
+// per axis, the annotation it came from and a path every value of which
+// holds that axis. %e holds "b" from z through exp (z to %f) and the add
+// (%f to %e), not through an op between x and %e.
+func.func @meet(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh2, P("a", None)>},
+                %z: tensor<8x8xf32> {garray.name = "z", garray.sharding = #garray.sharding<@mesh2, P(None, "b")>}) -> tensor<8x8xf32> {
+  %e = garray.exp %x : tensor<8x8xf32>
+  %f = garray.exp %z : tensor<8x8xf32>
+  %s = garray.add %e, %f : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+// CHECK-LABEL: remark: %arg0 'x' (argument of @meet)
+// CHECK: :[[@LINE-6]]:8: remark: %0 (garray.exp): P("a", "b") <- argument 'x' (%arg0) annotated P("a", None) at {{.*}}:[[@LINE-8]]:17 via garray.exp ({{.*}}:[[@LINE-6]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}}:[[@LINE-7]]:17 via garray.exp ({{.*}}:[[@LINE-5]]:8), garray.add ({{.*}}:[[@LINE-4]]:8){{$}}
+// CHECK: :[[@LINE-6]]:8: remark: %1 (garray.exp): P("a", "b") <- argument 'x' (%arg0) annotated P("a", None) at {{.*}} via garray.exp ({{.*}}:[[@LINE-7]]:8), garray.add ({{.*}}:[[@LINE-5]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}} via garray.exp ({{.*}}:[[@LINE-6]]:8){{$}}
+// CHECK: :[[@LINE-6]]:8: remark: %2 (garray.add): P("a", "b") <- argument 'x' (%arg0) annotated P("a", None) at {{.*}} via garray.exp ({{.*}}:[[@LINE-8]]:8), garray.add ({{.*}}:[[@LINE-6]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}} via garray.exp ({{.*}}:[[@LINE-7]]:8), garray.add ({{.*}}:[[@LINE-6]]:8){{$}}
+
+// An annotation whose axis lost at a dot is not named as a source: w wrote
+// "a" on the result's dim 1, x on dim 0; the result holds "a" on dim 0 only.
+func.func @lost(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh2, P("a" p0, None)>},
+                %w: tensor<8x8xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh2, P(None, "a")>}) -> tensor<8x8xf32> {
+  %y = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+// CHECK-LABEL: remark: %arg0 'x' (argument of @lost)
+// CHECK: remark: %0 (garray.dot_general): P("a", None) <- argument 'x' (%arg0) annotated P("a" p0, None) at {{.*}} via garray.dot_general ({{.*}}){{$}}
