@@ -384,8 +384,7 @@ private:
                                        Operation *op, unsigned index, Location loc,
                                        function_ref<InFlightDiagnostic()> emitError) {
     Annotation a{ShardingTable::kUnknown, ShardingTable::kUnknown, {}, loc, kind, op, index};
-    unsigned closes = kind == Annotation::Kind::CallResult;
-    auto [it, inserted] = writtenIds.try_emplace({s, type, closes});
+    auto [it, inserted] = writtenIds.try_emplace({s, type});
     if (inserted) {
       FailureOr<TensorSharding> t;
       if (succeeded(verifyShardingFor(s, type, op, emitError, describe(a))))
@@ -394,8 +393,6 @@ private:
         writtenIds.erase(it);
         return failure();
       }
-      if (closes)
-        *t = closed(*t); // a callee's declared result is exact at its calls
       TensorSharding none = *t;
       for (shardc::DimSharding &d : none.dims)
         d = {};
@@ -798,14 +795,20 @@ private:
         // A declared result is the callee's interface: its call results
         // have exactly that layout (annotated with it), whatever the return
         // operands reach; those are pulled toward it as a sink.
-        if (ShardingAttr declared = getResultSharding(callee, i)) {
+        ShardingAttr declared = getResultSharding(callee, i);
+        if (declared) {
           for (func::CallOp call : calls) {
             // The callee's signature was verified by seedSignature.
             Annotation a = *makeAnnotation(declared, type, Annotation::Kind::CallResult, callee, i,
                                            call.getLoc(), [&] { return call.emitError(); });
             annotate(call.getResult(i), std::move(a));
           }
-          continue;
+          // A declared result with an open dim is written with that dim
+          // filled from the returned value (declaredResult): the call
+          // results are tied to it as well, so their users propagate from
+          // what is written, not from the dim left empty.
+          if (llvm::none_of(declared.getDims(), [](DimShardingAttr d) { return d.getOpen(); }))
+            continue;
         }
         SmallVector<Value> members;
         for (func::ReturnOp r : rets)
@@ -1923,9 +1926,8 @@ private:
 
   std::map<std::pair<Operation *, unsigned>, ShardingTable::Id> sinks;
   llvm::MapVector<Value, Annotation> annotations;
-  /// makeAnnotation's memo: (sharding, type, closed) -> (full, initial).
-  llvm::DenseMap<std::tuple<Attribute, Type, unsigned>,
-                 std::pair<ShardingTable::Id, ShardingTable::Id>>
+  /// makeAnnotation's memo: (sharding, type) -> (full, initial).
+  llvm::DenseMap<std::pair<Attribute, Type>, std::pair<ShardingTable::Id, ShardingTable::Id>>
       writtenIds;
   std::map<std::pair<Operation *, unsigned>, Annotation> sinkAnnotations;
   std::map<int64_t, SmallVector<Value>> groups;
