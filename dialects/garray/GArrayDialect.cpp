@@ -51,6 +51,12 @@ static ParseResult parsePriority(AsmParser &parser, int64_t &priority) {
     return parser.emitError(loc, "expected a priority such as p0 or p1 after a dimension "
                                  "entry, not '")
            << kw << "'";
+  // Propagation runs the unprioritised dims in a round after every number,
+  // so the numbers stop well before the largest int64.
+  constexpr int64_t kMaxPriority = (int64_t(1) << 31) - 1;
+  if (priority > kMaxPriority)
+    return parser.emitError(loc, "priority '")
+           << kw << "' is too large: priorities go from p0 (strongest) to p" << kMaxPriority;
   return success();
 }
 

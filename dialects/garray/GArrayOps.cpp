@@ -155,6 +155,13 @@ LogicalResult ShardingConstraintOp::verify() {
 }
 
 LogicalResult ReshardOp::verify() {
+  // A reshard moves data to one layout: nothing is left for propagation to
+  // decide (open dims) or to weigh (priorities).
+  if (llvm::any_of(getSharding().getDims(),
+                   [](DimShardingAttr d) { return d.getOpen() || d.hasPriority(); }))
+    return emitOpError("reshard_c2: the target ")
+           << getSharding() << " is not exact: a reshard's target has no open dims ('?') and "
+              "no priorities ('pN'); use garray.sharding_constraint to steer propagation";
   return verifyShardingFor(
       getSharding(), getType(), *this, [&] { return emitOpError(); }, "reshard_c1: the target");
 }

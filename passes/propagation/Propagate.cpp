@@ -90,6 +90,16 @@ bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 /// Ties values to one sharding (a parameter and its optimizer moments).
 constexpr llvm::StringLiteral kGroupAttrName = "garray.sharding_group";
 
+/// A member `v` (at `loc`) of sharding group `id` whose type differs from
+/// the group's first member's.
+LogicalResult groupTypeError(int64_t id, Value first, Value v, Location loc) {
+  InFlightDiagnostic d = emitError(loc) << "sharding group " << id << " ties values of types "
+                                        << first.getType() << " and " << v.getType()
+                                        << "; its members must have one type";
+  d.attachNote(first.getLoc()) << "first member of the group";
+  return failure();
+}
+
 /// Checks annotation `s` (null: none) at `where` in `func` against the mesh
 /// `name` that an earlier annotation at `first` named; the first annotation
 /// sets both. One function's annotations must all name one existing mesh.
@@ -572,12 +582,7 @@ private:
       }
       auto &members = groups[id.getInt()];
       if (!members.empty() && members.front().getType() != v.getType()) {
-        InFlightDiagnostic d = emitError(loc)
-                               << "sharding group " << id.getInt() << " ties values of types "
-                               << members.front().getType() << " and " << v.getType()
-                               << "; its members must have one type";
-        d.attachNote(members.front().getLoc()) << "first member of the group";
-        ok = failure();
+        ok = groupTypeError(id.getInt(), members.front(), v, loc);
         return;
       }
       members.push_back(v);
@@ -592,9 +597,15 @@ private:
                                    "returned value, or on an argument";
     }
     walkAll(kHasAttrs, [&](Operation *op) {
-      if (Attribute a = op->getAttr(kGroupAttrName))
-        for (Value r : op->getResults())
-          add(r, a, op->getLoc());
+      Attribute a = op->getAttr(kGroupAttrName);
+      if (!a || failed(ok))
+        return;
+      if (op->getNumResults() == 0) // a return: the group would tie nothing
+        ok = op->emitError() << kGroupAttrName << " on '" << op->getName()
+                             << "' is not supported: put it on the op that makes the returned "
+                                "value, or on an argument";
+      for (Value r : op->getResults())
+        add(r, a, op->getLoc());
     });
     for (auto &entry : groups)
       addTie(entry.second, nullptr);
@@ -712,24 +723,55 @@ private:
           return call && calleeInSet(call) ? nullptr : r.getOwner();
         };
         auto describe = [&](Value m) {
+          std::string which;
+          if (auto r = dyn_cast<OpResult>(m); r && r.getOwner()->getNumResults() > 1)
+            which = "result #" + std::to_string(r.getResultNumber()) + ", ";
           if (auto a = annotations.find(m); a != annotations.end())
-            return "annotated " + table.get(a->second.full).str(core);
+            return which + "annotated " + written(a->second);
           Operation *op = ruleless(m);
           if (!op)
-            return std::string("unannotated");
+            return which + "unannotated";
           std::string made = "made by '" + op->getName().getStringRef().str() + "'";
           if (auto call = dyn_cast<func::CallOp>(op))
             made += " of @" + call.getCallee().str();
-          return made + ", which has no sharding rule: computed whole on every device";
+          return which + made + ", which has no sharding rule: computed whole on every device";
         };
         InFlightDiagnostic d = emitError(v.getLoc())
                                << "sharding group " << id << " cannot give its members one "
                                << "sharding: this member ends " << s.str(core) << " ("
                                << describe(v) << "), the first ends " << first.str(core) << " ("
                                << describe(members.front()) << "); ";
+        // The advice names what keeps the group's annotation from holding
+        // for every member (annotateGroups copies only an agreed, closed one).
+        SmallVector<const Annotation *> written;
+        for (Value m : members)
+          if (auto a = annotations.find(m); a != annotations.end() && !a->second.group)
+            written.push_back(&a->second);
+        auto differs = [&](const Annotation *a) {
+          return a->full != written.front()->full || a->priority != written.front()->priority;
+        };
+        auto open = [&](const Annotation *a) {
+          return llvm::any_of(table.get(a->full).dims,
+                              [](const shardc::DimSharding &dim) { return dim.open; });
+        };
+        auto callResult = [&](Value m) {
+          auto r = dyn_cast<OpResult>(m);
+          auto call = r ? dyn_cast<func::CallOp>(r.getOwner()) : func::CallOp();
+          return call && calleeInSet(call) && !annotations.count(m);
+        };
         if (ruleless(v) || ruleless(members.front()))
           d << "take the value without a sharding rule out of the group, or give the group "
                "values that ops with a rule compute";
+        else if (callResult(v) || callResult(members.front()))
+          d << "a call's result is written as its callee's result (one sharding per "
+               "signature), so the group's annotation cannot hold for it: annotate the callee's "
+               "result, or group a sharding_constraint of the call's result instead";
+        else if (llvm::any_of(written, differs))
+          d << "its annotated members differ in sharding or priority, so neither holds for the "
+               "others; write one sharding, with the same priorities, on each";
+        else if (llvm::any_of(written, open))
+          d << "an annotation with open dims does not hold for the other members; close its "
+               "dims (None instead of ?) so that it holds for the whole group";
         else
           d << "make the annotations that reach the members agree, or annotate one member "
                "with the sharding the group should have";
@@ -920,7 +962,18 @@ private:
     // and replicated, so propagation never pushes a sharding into them, and
     // a sharding written on one is an error rather than silently dropped.
     walkAll(kNoRule, [&](Operation *op) {
-      if (isa<ShardingConstraintOp, ReshardOp>(op) || isGlobalCollective(op) || failed(ok))
+      if (auto reshard = dyn_cast<ReshardOp>(op); reshard && succeeded(ok)) {
+        // A reshard written by hand: its result is exactly its target.
+        FailureOr<Annotation> a =
+            makeAnnotation(reshard.getSharding(), reshard.getType(), Annotation::Kind::OpResult,
+                           op, 0, op->getLoc(), [&] { return op->emitError(); });
+        if (failed(a))
+          ok = failure();
+        else
+          annotate(reshard.getResult(), std::move(*a));
+        return;
+      }
+      if (isa<ShardingConstraintOp>(op) || isGlobalCollective(op) || failed(ok))
         return;
       if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
         return;
@@ -1976,6 +2029,45 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
         oneMesh = false;
       theMesh = theMesh ? theMesh : *mesh;
     }
+    // Group members across functions, checked here for what no single
+    // propagation sees: functions it does not visit, and functions
+    // propagated one by one (a module with several meshes). One function's
+    // members are checked where they are collected.
+    std::map<int64_t, SmallVector<std::pair<Value, func::FuncOp>>> groupMembers;
+    if (defined.size() > 1)
+      for (func::FuncOp func : defined) {
+        auto note = [&](Value v, Attribute a) {
+          if (auto id = dyn_cast_or_null<IntegerAttr>(a); id && isa<RankedTensorType>(v.getType()))
+            groupMembers[id.getInt()].push_back({v, func});
+        };
+        for (BlockArgument arg : func.getArguments())
+          note(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName));
+        func.walk([&](Operation *op) {
+          if (Attribute a = op->getAttr(kGroupAttrName))
+            for (Value r : op->getResults())
+              note(r, a);
+        });
+      }
+    for (auto &[id, members] : groupMembers) {
+      auto [first, firstFunc] = members.front();
+      for (auto &[v, func] : members) {
+        Location loc = isa<BlockArgument>(v) ? v.getLoc() : v.getDefiningOp()->getLoc();
+        if (v.getType() != first.getType()) {
+          (void)groupTypeError(id, first, v, loc);
+          return signalPassFailure();
+        }
+        if (!oneMesh && func != firstFunc) {
+          InFlightDiagnostic d = emitError(loc) << "sharding group " << id << " ties values of @"
+                                                << firstFunc.getSymName() << " and @"
+                                                << func.getSymName() << ", but this module places "
+                                                   "values on more than one mesh, so each function "
+                                                   "is propagated on its own; keep a group's "
+                                                   "members in one function";
+          d.attachNote(first.getLoc()) << "first member of the group";
+          return signalPassFailure();
+        }
+      }
+    }
     auto runOn = [&](SmallVector<func::FuncOp> funcs, MeshOp mesh) -> LogicalResult {
       FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
       if (failed(core))
@@ -2011,16 +2103,9 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     // has a member in the set joins it, so the group is tied whatever else
     // the function holds (docs/propagation.md, "Sharding groups").
     std::map<int64_t, SmallVector<func::FuncOp>> groupFuncs;
-    if (defined.size() > 1)
-      for (func::FuncOp func : defined) {
-        auto note = [&](Attribute a) {
-          if (auto id = dyn_cast_or_null<IntegerAttr>(a))
-            groupFuncs[id.getInt()].push_back(func);
-        };
-        for (unsigned i = 0; i < func.getNumArguments(); ++i)
-          note(func.getArgAttr(i, kGroupAttrName));
-        func.walk([&](Operation *op) { note(op->getAttr(kGroupAttrName)); });
-      }
+    for (auto &[id, members] : groupMembers)
+      for (auto &[v, func] : members)
+        groupFuncs[id].push_back(func);
     for (bool grew = defined.size() > 1; grew;) {
       grew = false;
       for (auto &[id, members] : groupFuncs)

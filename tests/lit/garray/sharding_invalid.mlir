@@ -131,6 +131,24 @@ func.func @reshard_c1_rank(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 garray.mesh @mesh ["data" = 2]
+func.func @reshard_c2_priority(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{reshard_c2: the target #garray.sharding<@mesh, P("data" p0)> is not exact: a reshard's target has no open dims ('?') and no priorities ('pN'); use garray.sharding_constraint to steer propagation}}
+  %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P("data" p0)>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+func.func @reshard_c2_open(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{reshard_c2: the target #garray.sharding<@mesh, P("data"?)> is not exact}}
+  %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P("data"?)>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
 func.func @reshard_c1_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{reshard_c1: the target: sharding_c3: "model" is not an axis of mesh @mesh}}
   %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P(), unreduced = max("model")>

@@ -13,6 +13,16 @@ func.func @bad_priority(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m
 
 garray.mesh @mesh ["data" = 2]
 
+// The largest int64 would mean "no priority" inside propagation: refused.
+// expected-error @+1 {{priority 'p9223372036854775807' is too large: priorities go from p0 (strongest) to p2147483647}}
+func.func @huge_priority(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p9223372036854775807)>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
 func.func @group_shapes(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64},
                         // expected-note @-1 {{first member of the group}}
                         // expected-error @+1 {{sharding group 0 ties values of types 'tensor<8xf32>' and 'tensor<4xf32>'; its members must have one type}}
@@ -37,7 +47,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // group that silently is not one.
 func.func @group_conflict(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64},
                           // expected-note @-1 {{first member of the group}}
-                          // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("model") (annotated P("model")), the first ends P("data") (annotated P("data")); make the annotations that reach the members agree, or annotate one member with the sharding the group should have}}
+                          // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("model") (annotated P("model")), the first ends P("data") (annotated P("data")); its annotated members differ in sharding or priority, so neither holds for the others; write one sharding, with the same priorities, on each}}
                           %m: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>, garray.sharding_group = 0 : i64},
                           %v: tensor<8xf32> {garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
   %s = garray.add %p, %m : tensor<8xf32>
@@ -141,4 +151,105 @@ func.func @group_declared_call_result(%x1: tensor<8x8xf32> {garray.sharding = #g
   // expected-error @+1 {{this member ends P(None, "b") (annotated P(None, "b")), the first ends P("a", None) (annotated P("a", None))}}
   %v = call @h_decl(%x2) {garray.sharding_group = 0 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %v : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// Members annotated alike but with different priorities: neither annotation
+// is copied to the unannotated member, which a nearer p0 annotation pulls
+// away. The error quotes the annotations as written, priorities included,
+// and says why they did not hold.
+func.func @group_priorities_differ(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p0)>, garray.sharding_group = 0 : i64},
+                                   // expected-note @-1 {{first member of the group}}
+                                   %m: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p1)>, garray.sharding_group = 0 : i64},
+                                   // expected-error @+1 {{this member ends P(None) (unannotated), the first ends P("a") (annotated P("a" p0)); its annotated members differ in sharding or priority, so neither holds for the others; write one sharding, with the same priorities, on each}}
+                                   %v: tensor<8xf32> {garray.sharding_group = 0 : i64},
+                                   %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("b" p0)>}) -> tensor<8xf32> {
+  %s = garray.add %v, %y : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// A call's result in a group: it is written as its callee's result, so the
+// group's annotation cannot hold for it; the advice says what can.
+func.func private @h(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %e = garray.exp %a : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+func.func @group_call_result(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64},
+                             // expected-note @-1 {{first member of the group}}
+                             %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("b")>}) -> tensor<8xf32> {
+  // expected-error @+1 {{a call's result is written as its callee's result (one sharding per signature), so the group's annotation cannot hold for it: annotate the callee's result, or group a sharding_constraint of the call's result instead}}
+  %v = call @h(%x) {garray.sharding_group = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+  %s = garray.add %v, %p : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Every result of a multi-result op joins the group: the error says which.
+func.func private @two(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = garray.exp %a : tensor<8x8xf32>
+  %n = garray.neg %b : tensor<8x8xf32>
+  return %e, %n : tensor<8x8xf32>, tensor<8x8xf32>
+}
+func.func @group_multi_result(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                              %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "model")>},
+                              %z: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>}) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  // expected-error @+2 {{this member ends P("data", None) (result #1, unannotated), the first ends P("data", "model") (result #0, unannotated)}}
+  // expected-note @+1 {{first member of the group}}
+  %r0, %r1 = call @two(%x, %x) {garray.sharding_group = 0 : i64} : (tensor<8x8xf32>, tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>)
+  %s0 = garray.add %r0, %y : tensor<8x8xf32>
+  %s1 = garray.add %r1, %z : tensor<8x8xf32>
+  return %s0, %s1 : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2]
+
+// A group on a return ties nothing: an error, not silently ignored.
+func.func @group_on_return(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
+  // expected-error @+1 {{garray.sharding_group on 'func.return' is not supported: put it on the op that makes the returned value, or on an argument}}
+  return {garray.sharding_group = 0 : i64} %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @m1 ["a" = 2]
+garray.mesh @m2 ["a" = 2]
+
+// With two meshes each function is propagated on its own: a group across
+// functions could not be held, so it is an error.
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
+  // expected-note @-1 {{first member of the group}}
+  return %x : tensor<8xf32>
+}
+// expected-error @+1 {{sharding group 0 ties values of @f and @g, but this module places values on more than one mesh, so each function is propagated on its own; keep a group's members in one function}}
+func.func @g(%m: tensor<8xf32> {garray.sharding_group = 0 : i64},
+             %z: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P(None)>}) -> tensor<8xf32> {
+  %s = garray.add %m, %z : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2]
+
+// Group members are checked in functions propagation does not visit too.
+func.func @unvisited(%x: tensor<8xf32> {garray.sharding_group = 0 : i64},
+                     // expected-note @-1 {{first member of the group}}
+                     // expected-error @+1 {{sharding group 0 ties values of types 'tensor<8xf32>' and 'tensor<4xf32>'; its members must have one type}}
+                     %y: tensor<4xf32> {garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+func.func @annotated(%z: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>}) -> tensor<8xf32> {
+  return %z : tensor<8xf32>
 }

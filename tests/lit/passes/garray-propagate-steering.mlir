@@ -284,3 +284,19 @@ func.func @group_open_annotation(
   %t = garray.add %m, %y : tensor<8xf32>
   return %s, %t : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// A reshard written by hand: its result is exactly its target, and its
+// users propagate from it (it was left unknown and written P(None), so the
+// later passes saw a layout the reshard does not produce).
+// CHECK-LABEL: func.func @hand_written_reshard
+// CHECK: garray.reshard %{{.*}} to #garray.sharding<@mesh, P("b")> {garray.sharding = #garray.sharding<@mesh, P("b")>}
+// CHECK: garray.exp {{.*}} {garray.sharding = #garray.sharding<@mesh, P("b")>}
+func.func @hand_written_reshard(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>}) -> tensor<8xf32> {
+  %r = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P("b")>
+  %e = garray.exp %r : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
