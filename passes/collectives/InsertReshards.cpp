@@ -248,25 +248,54 @@ private:
       return s.isPending() && s.pendingKind == flow.kind &&
              llvm::none_of(s.pending, [&](int a) { return taken[a]; });
     };
+    // A pending value that also fills another operand slot is reduced for
+    // that slot anyway: use the reduced value in every slot (one collective)
+    // rather than keep this one pending and reduce the result again.
+    auto alsoElsewhere = [&](int i) {
+      return llvm::count(op->getOperands(), op->getOperand(i)) > 1;
+    };
     if (flow.mode == PendingFlow::Mode::AllSame && numOperands > 0) {
       bool all = llvm::all_of(operands, [&](const TensorSharding &s) {
         return pendingOk(s) && sorted(s.pending) == sorted(operands[0].pending);
       });
       keep.assign(numOperands, all);
     } else if (flow.mode == PendingFlow::Mode::OneOf) {
-      // A pending value that also fills another operand slot is reduced for
-      // that slot anyway: use the reduced value in every slot (one
-      // collective) rather than keep this one pending and reduce the
-      // result again.
-      auto alsoElsewhere = [&](int i) {
-        return llvm::count(op->getOperands(), op->getOperand(i)) > 1;
-      };
       for (int i : flow.operands)
         if (pendingOk(operands[i]) && !alsoElsewhere(i)) {
           keep[i] = true;
           break;
         }
     }
+    // Why pending operand i is reduced before the op, by the rule's flow.
+    auto whyReduced = [&](size_t i) -> std::string {
+      const TensorSharding &s = operands[i];
+      if (flow.mode == PendingFlow::Mode::None)
+        return "a pending partial must be reduced before this op, which does not pass partial "
+               "sums through";
+      if (s.pendingKind != flow.kind)
+        return std::string("a pending ") + shardc::reductionName(s.pendingKind) +
+               " partial cannot pass through an op linear only in " +
+               shardc::reductionName(flow.kind) + " partials";
+      if (llvm::any_of(s.pending, [&](int a) { return taken[a]; }))
+        return "a pending partial is reduced first: its axes also split the op's own dims";
+      if (flow.mode == PendingFlow::Mode::AllSame) {
+        for (size_t j = 0; j < numOperands; ++j)
+          if (!pendingOk(operands[j]) || sorted(operands[j].pending) != sorted(s.pending))
+            return "a pending partial passes through this op only when every operand is "
+                   "pending over the same axes, and operand #" +
+                   std::to_string(j) + " is not";
+      }
+      if (!llvm::is_contained(flow.operands, static_cast<int>(i)))
+        return "a pending partial passes through this op only as operand #" +
+               std::to_string(flow.operands.empty() ? 0 : flow.operands.front());
+      if (alsoElsewhere(i))
+        return "the value fills another operand slot too, where it must be whole";
+      for (size_t j = 0; j < numOperands; ++j)
+        if (keep[j])
+          return "only one operand may stay pending through this op, and operand #" +
+                 std::to_string(j) + " does";
+      return "a pending partial must be reduced here";
+    };
     std::vector<int> pending;
     shardc::Reduction pendingKind = rule.reduction;
     for (size_t i = 0; i < numOperands; ++i)
@@ -287,10 +316,11 @@ private:
       if (operands[i].sameLayout(want))
         continue;
       llvm::raw_string_ostream os(plan.reasons.back());
-      os << (keep[i] || !operands[i].isPending() ? "layout for the op's factor rule"
-                                                 : "a pending partial must be reduced "
-                                                   "before a non-linear use")
-         << " (operand #" << i << " of " << op->getName() << ": has "
+      if (keep[i] || !operands[i].isPending())
+        os << "layout for the op's factor rule";
+      else
+        os << whyReduced(i);
+      os << " (operand #" << i << " of " << op->getName() << ": has "
          << operands[i].str(core) << ", needs " << want.str(core) << ")";
       plan.reshardTo.back() = attr(want);
     }

@@ -220,3 +220,20 @@ func.func @square_of_partial(%x: tensor<8x4xf32> {garray.sharding = #garray.shar
   %t = garray.mul %s, %s : tensor<4xf32>
   return %t : tensor<4xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A partial sum added to a whole bias: add passes partial sums through only
+// when every operand is one over the same axes, and the reason says that
+// (not "a non-linear use": add is linear).
+// CHECK-LABEL: func.func @partial_plus_bias
+// CHECK: garray.reshard {{.*}} reason = "a pending partial passes through this op only when every operand is pending over the same axes, and operand #1 is not (operand #0 of garray.add: has P(None, None) unreduced=sum(\22data\22), needs P(None, None))"
+func.func @partial_plus_bias(%x: tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
+                             %w: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                             %b: tensor<4x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None)>}) -> tensor<4x4xf32> {
+  %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %s = garray.add %p, %b {garray.sharding = #garray.sharding<@mesh, P(None, None)>} : tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
+}
