@@ -1614,7 +1614,7 @@ private:
         }
     std::vector<int> axes = closedFinal(v).usedAxes();
     if (axes.empty())
-      return replicatedOrigin(v);
+      return replicatedOrigin(v, name);
     std::vector<int> unexplained;
     std::vector<Named> named = sourcesOf(v, axes, unexplained);
     std::string out;
@@ -1677,7 +1677,7 @@ private:
   }
 
   /// Why a value holds no axis at all.
-  std::string replicatedOrigin(Value v) {
+  std::string replicatedOrigin(Value v, llvm::function_ref<std::string(Value)> name) {
     std::string out;
     llvm::raw_string_ostream os(out);
     if (auto own = ownSource.find(v); own != ownSource.end()) {
@@ -1691,6 +1691,25 @@ private:
                  arg.getOwner()->isEntryBlock()))
       return "an argument of a block other than a function's entry, which comes through a "
              "branch or region op without a sharding rule: whole on every device";
+    // A callee's argument or result whose calls disagree: the tie keeps
+    // what they share (policy 2), here nothing.
+    for (auto &members : callTies) {
+      if (llvm::none_of(members, [&](auto &m) { return m.first == v; }))
+        continue;
+      SmallVector<std::pair<Operation *, std::string>> layouts;
+      for (auto &[m, call] : members)
+        if (call && !closedFinal(m).isFullyReplicated())
+          layouts.push_back({call, closedFinal(m).str(core)});
+      if (llvm::all_of(layouts, [&](auto &l) { return l.second == layouts.front().second; }))
+        break;
+      os << "its calls give it different layouts (";
+      llvm::interleave(
+          layouts, os,
+          [&](auto &l) { os << l.second << " at the call at " << where(l.first->getLoc()); }, ", ");
+      os << "): one sharding per signature keeps what they share, nothing; the calls are "
+            "resharded";
+      return out;
+    }
     Operation *def = v.getDefiningOp();
     // Operands with different layouts that left nothing to propagate:
     // their annotations met at this op and cancelled (policy 2).
@@ -1720,10 +1739,35 @@ private:
                               : ") are split only along dims it computes whole, so they are "
                                 "gathered")
          << ": its own dims are replicated";
+    } else if (auto [op, held] = heldNextTo(v); op) {
+      // A neighbour through a rule op holds axes that op did not carry
+      // here: its rule maps none of their dims onto this value's, or a
+      // dim they would split unevenly (a reshape's).
+      os << "annotations reach " << name(held) << " (" << closedFinal(held).str(core)
+         << "), but " << op->getName() << " (" << where(op->getLoc())
+         << ") carries none of its axes onto this value: replicated";
     } else {
       os << "no annotation reaches it: replicated";
     }
     return out;
+  }
+
+  /// An op with a rule that defines or uses `v` and another of its tensors
+  /// that holds axes, if any.
+  std::pair<Operation *, Value> heldNextTo(Value v) {
+    SmallVector<Operation *> ops;
+    if (Operation *def = v.getDefiningOp())
+      ops.push_back(def);
+    for (Operation *user : v.getUsers())
+      ops.push_back(user);
+    for (Operation *op : ops) {
+      if (!ruleFor(op))
+        continue;
+      for (Value t : llvm::concat<Value>(op->getOperands(), op->getResults()))
+        if (t != v && isTensor(t) && !closedFinal(t).isFullyReplicated())
+          return {op, t};
+    }
+    return {nullptr, Value()};
   }
 
   /// One remark per value, at its location: final sharding and its origin.

@@ -111,3 +111,21 @@ func.func @needs_whole(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@
   %r = garray.reverse %x, dims = [0] : tensor<8x4xf32>
   return %r : tensor<8x4xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Two calls of one helper give its argument different layouts: the remark
+// on the argument says so and where (not "no annotation reaches it").
+// CHECK: remark: %arg0 (argument of @sq): P(None, None) <- its calls give it different layouts (P("data", None) at the call at {{.*}}:[[@LINE+7]]:8, P("model", None) at the call at {{.*}}:[[@LINE+8]]:8): one sharding per signature keeps what they share, nothing; the calls are resharded
+func.func private @sq(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %m = garray.mul %a, %a : tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+func.func @two_sites(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                     %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model", None)>}) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %a = call @sq(%x) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %b = call @sq(%y) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+}
