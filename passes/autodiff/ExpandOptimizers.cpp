@@ -38,17 +38,23 @@ namespace {
 /// reduce-scatter of the pending sum); pinning to the moments' layout
 /// instead made propagation shard the gradient's dot and gather the batch
 /// (docs/decisions.md).
-Value pinGradient(OpBuilder &b, Location loc, Value grad, Value param) {
+/// The pin says who wrote it (its `reason`): explain quotes it, so a user
+/// does not look for a constraint they never wrote.
+Value pinGradient(OpBuilder &b, Operation *update, Value grad, Value param) {
   ShardingAttr s = getSharding(param);
   if (!s || !isa<BlockArgument>(param))
     return grad;
-  return ShardingConstraintOp::create(b, loc, grad.getType(), grad, s);
+  auto pin = ShardingConstraintOp::create(b, update->getLoc(), grad.getType(), grad, s);
+  pin->setAttr("reason", b.getStringAttr("the gradient pinned to its parameter's layout by " +
+                                         update->getName().getStringRef() +
+                                         " (garray-expand-optimizers)"));
+  return pin;
 }
 
 void expand(SgdUpdateOp op) {
   OpBuilder b(op);
   OpEmitter e{b, op.getLoc()};
-  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
+  Value g = pinGradient(b, op, op.getGrad(), op.getParam());
   op.replaceAllUsesWith(e.sub(op.getParam(), e.scale(g, op.getLr().convertToDouble())));
   op.erase();
 }
@@ -56,7 +62,7 @@ void expand(SgdUpdateOp op) {
 void expand(MomentumUpdateOp op) {
   OpBuilder b(op);
   OpEmitter e{b, op.getLoc()};
-  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
+  Value g = pinGradient(b, op, op.getGrad(), op.getParam());
   Value v = e.add(e.scale(op.getVelocity(), op.getMomentum().convertToDouble()), g);
   Value w = e.sub(op.getParam(), e.scale(v, op.getLr().convertToDouble()));
   op.replaceAllUsesWith(ValueRange{w, v});
@@ -70,7 +76,7 @@ void expand(AdamUpdateOp op) {
   OpEmitter e{b, op.getLoc()};
   double b1 = op.getBeta1().convertToDouble(), b2 = op.getBeta2().convertToDouble();
   Type type = op.getParam().getType(), scalar = op.getT().getType();
-  Value g = pinGradient(b, op.getLoc(), op.getGrad(), op.getParam());
+  Value g = pinGradient(b, op, op.getGrad(), op.getParam());
   Value mu = e.add(e.scale(op.getMu(), b1), e.scale(g, 1.0 - b1));
   Value nu = e.add(e.scale(op.getNu(), b2), e.scale(e.mul(g, g), 1.0 - b2));
   auto correction = [&](double beta) {

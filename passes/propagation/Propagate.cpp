@@ -227,6 +227,9 @@ std::string describeWritten(const Annotation &a) {
   case Kind::OpResult:
     return "result of '" + a.op->getName().getStringRef().str() + "'";
   case Kind::Constraint:
+    // One the compiler wrote says which pass and why.
+    if (auto reason = a.op->getAttrOfType<StringAttr>("reason"))
+      return "sharding_constraint (" + reason.str() + ")";
     return "sharding_constraint";
   case Kind::FunctionResult:
     return "function " + named("result", cast<func::FuncOp>(a.op).getResultAttrOfType<StringAttr>(
