@@ -253,3 +253,20 @@ func.func @unvisited(%x: tensor<8xf32> {garray.sharding_group = 0 : i64},
 func.func @annotated(%z: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>}) -> tensor<8xf32> {
   return %z : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @m1 ["a" = 2]
+garray.mesh @m2 ["b" = 2]
+
+// A call between functions on different meshes is opaque; the error says
+// why the call has no rule.
+func.func private @g(%y: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P("b")>}) -> tensor<8xf32> {
+  %e = garray.exp %y : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>}) -> tensor<8xf32> {
+  // expected-error @+1 {{'func.call' has no sharding rule, but operand #0 is sharded P("a") (@g is propagated on its own: this module places values on more than one mesh, and a call between functions on different meshes is opaque)}}
+  %r = call @g(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
