@@ -2,6 +2,7 @@
 #include "passes/core/AxisOrigins.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace shardc {
 
@@ -45,6 +46,10 @@ void AxisOrigins::addLink(int via, const std::vector<Hold> &holds) {
   }
 }
 
+void AxisOrigins::activateIn(unsigned value, int axis, int64_t priority) {
+  activations.push_back({stateOf(value, axis), priority});
+}
+
 void AxisOrigins::addSource(unsigned value, int axis, int64_t priority, int source, int via) {
   sources.push_back({stateOf(value, axis), priority, source, via, sources.size()});
 }
@@ -75,18 +80,38 @@ void AxisOrigins::solve() {
   std::stable_sort(sources.begin(), sources.end(), [](const auto &a, const auto &b) {
     return a.priority != b.priority ? a.priority < b.priority : a.order < b.order;
   });
+  std::stable_sort(activations.begin(), activations.end(),
+                   [](const auto &a, const auto &b) { return a.priority < b.priority; });
+  activeFrom.assign(labelsOf.size(), std::numeric_limits<int64_t>::min());
+  for (const Activation &a : activations)
+    activeFrom[a.state] = std::max(activeFrom[a.state], a.priority);
+  // Every round that sources or activations name, in order.
+  std::vector<int64_t> rounds;
+  for (const PendingSource &s : sources)
+    rounds.push_back(s.priority);
+  for (const Activation &a : activations)
+    rounds.push_back(a.priority);
+  std::sort(rounds.begin(), rounds.end());
+  rounds.erase(std::unique(rounds.begin(), rounds.end()), rounds.end());
   std::vector<int> queue;
-  for (size_t begin = 0; begin < sources.size();) {
-    // One round: this priority's sources, then breadth first from them.
-    size_t end = begin;
-    while (end < sources.size() && sources[end].priority == sources[begin].priority)
-      ++end;
+  size_t nextSource = 0, nextActivation = 0;
+  for (int64_t round : rounds) {
     queue.clear();
-    for (size_t i = begin; i < end; ++i) {
-      const PendingSource &s = sources[i];
-      if (labelsOf[s.state].size() < kMaxOrigins && !hasSource(s.state, s.source))
+    // This round's sources first (a value's own annotation before what
+    // reaches it), then what neighbours of values that take part from this
+    // round on already hold: it can reach them now.
+    for (; nextSource < sources.size() && sources[nextSource].priority == round; ++nextSource) {
+      const PendingSource &s = sources[nextSource];
+      if (activeFrom[s.state] <= round && labelsOf[s.state].size() < kMaxOrigins &&
+          !hasSource(s.state, s.source))
         addLabel(s.state, s.source, -1, s.via, queue);
     }
+    for (; nextActivation < activations.size() && activations[nextActivation].priority == round;
+         ++nextActivation)
+      for (unsigned g : groupsOf[activations[nextActivation].state])
+        for (unsigned m : groups[g].states)
+          for (int l : labelsOf[m])
+            queue.push_back(l);
     for (size_t head = 0; head < queue.size(); ++head) {
       int from = queue[head];
       unsigned state = labels[from].state;
@@ -95,11 +120,11 @@ void AxisOrigins::solve() {
         if (groups[g].open == 0)
           continue;
         for (unsigned m : groups[g].states)
-          if (m != state && labelsOf[m].size() < kMaxOrigins && !hasSource(m, source))
+          if (m != state && activeFrom[m] <= round && labelsOf[m].size() < kMaxOrigins &&
+              !hasSource(m, source))
             addLabel(m, source, from, groups[g].via, queue);
       }
     }
-    begin = end;
   }
 }
 

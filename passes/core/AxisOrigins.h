@@ -27,8 +27,8 @@
 // not named: it reaches no value that holds that axis where it wrote it.
 //
 // Sources are stepped in rounds of their written priority (p0 first, then
-// p1, ..., unprioritised last), as propagation steps them, and breadth
-// first within a round: a value names the strongest annotation that reaches
+// p1, ..., unprioritised last), as propagation steps them (an annotated dim
+// takes part from its own round on), and breadth first within a round: a value names the strongest annotation that reaches
 // it, the nearest among equals, then up to kMaxOrigins - 1 others that agree
 // (first reached first). Each (value, axis) keeps at most kMaxOrigins
 // origins, so the search is linear in the links (times kMaxOrigins).
@@ -68,6 +68,12 @@ public:
   /// result annotation enters through its return).
   void addSource(unsigned value, int axis, int64_t priority, int source, int via = -1);
 
+  /// `value` holding `axis` takes part only from the round of `priority` on:
+  /// an annotated dim whose round has not come is closed and empty in
+  /// propagation, so it neither passes an axis on nor takes one. (Values
+  /// not named here take part in every round.)
+  void activateIn(unsigned value, int axis, int64_t priority);
+
   /// Runs the search; call once, after every link and source.
   void solve();
 
@@ -100,6 +106,10 @@ private:
     int via;
     size_t order;
   };
+  struct Activation {
+    unsigned state;
+    int64_t priority;
+  };
   struct Group { // holds of one link with one (axis, key)
     int via;
     std::vector<unsigned> states;
@@ -118,6 +128,8 @@ private:
   std::vector<Group> groups;
   std::vector<Label> labels;
   std::vector<PendingSource> sources;
+  std::vector<Activation> activations;
+  std::vector<int64_t> activeFrom; // per state; absent: every round
   static constexpr size_t kAnchorDepth = 8;
 };
 

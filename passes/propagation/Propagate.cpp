@@ -231,12 +231,11 @@ std::string describeWritten(const Annotation &a) {
     if (auto reason = a.op->getAttrOfType<StringAttr>("reason"))
       return "sharding_constraint (" + reason.str() + ")";
     return "sharding_constraint";
-  case Kind::FunctionResult:
-    return "function " + named("result", cast<func::FuncOp>(a.op).getResultAttrOfType<StringAttr>(
-                                              a.index, "garray.name"));
+  case Kind::FunctionResult: // a declared result, where its returns and its calls see it
   case Kind::CallResult:
-    return "result #" + std::to_string(a.index) + " of @" +
-           cast<func::FuncOp>(a.op).getSymName().str();
+    return named("result", cast<func::FuncOp>(a.op).getResultAttrOfType<StringAttr>(
+                               a.index, "garray.name")) +
+           " of @" + cast<func::FuncOp>(a.op).getSymName().str();
   }
   llvm_unreachable("every kind is worded");
 }
@@ -844,8 +843,10 @@ private:
         if (declared) {
           for (func::CallOp call : calls) {
             // The callee's signature was verified by seedSignature.
+            // Located where the declared result is (its return), not at
+            // the call: explain names one annotation, wherever seen from.
             Annotation a = *makeAnnotation(declared, type, Annotation::Kind::CallResult, callee, i,
-                                           call.getLoc(), [&] { return call.emitError(); });
+                                           rets.front()->getLoc(), [&] { return call.emitError(); });
             annotate(call.getResult(i), std::move(a));
           }
           // A declared result with an open dim is written with that dim
@@ -863,7 +864,7 @@ private:
         if (explain) {
           callTies.emplace_back();
           for (func::ReturnOp r : rets)
-            callTies.back().push_back({r.getOperand(i), nullptr});
+            callTies.back().push_back({r.getOperand(i), r});
           for (func::CallOp call : calls)
             callTies.back().push_back({call.getResult(i), call});
         }
@@ -1423,8 +1424,8 @@ private:
   std::optional<shardc::AxisOrigins> axisOrigins;
   /// Explain only: the members of each call tie (a callee's argument and
   /// every call's operand; the return operands and every call's result),
-  /// each with its call (null inside the callee), so that a path names the
-  /// calls it crossed.
+  /// each with the op it enters the tie through (its call, its return; null
+  /// for the callee's argument), so that a path names what it crossed.
   std::vector<SmallVector<std::pair<Value, Operation *>>> callTies;
   /// Call results originOf is explaining through their callees (a callee
   /// that returns a call of its caller would recurse).
@@ -1435,6 +1436,23 @@ private:
     if (inserted)
       originVias.push_back({op, 0});
     return it->second;
+  }
+
+  /// Per dim, what a call tie's merge keeps of its members' final axes: the
+  /// longest list if every member's is a prefix of it, else their common
+  /// prefix (conflict policy 2, as the tie's step merges them).
+  std::vector<std::vector<int>> tieMerge(ArrayRef<std::pair<Value, Operation *>> members) {
+    std::vector<TensorSharding> finals;
+    for (auto &[m, via] : members)
+      finals.push_back(closedFinal(m));
+    std::vector<std::vector<int>> merged;
+    for (size_t d = 0; d < finals.front().dims.size(); ++d) {
+      std::vector<const std::vector<int> *> lists;
+      for (const TensorSharding &f : finals)
+        lists.push_back(&f.dims[d].axes);
+      merged.push_back(shardc::mergeAxisLists(lists));
+    }
+    return merged;
   }
 
   /// The axes `v` holds on its dims, each keyed by its dim.
@@ -1479,17 +1497,20 @@ private:
     // (two call sites share an axis the callee's argument does not hold):
     // each member is linked, through its call, to a hub per dim that holds
     // whatever a member holds on that dim. Hubs are ids past the values.
+    // The hub holds what the tie's merge keeps (policy 2 per dim): an axis
+    // two call sites disagree on does not pass from one to the other.
     unsigned nextHub = valueOf.size();
     for (auto &members : callTies) {
-      unsigned rank = cast<RankedTensorType>(members.front().first.getType()).getRank();
+      std::vector<std::vector<int>> merged = tieMerge(members);
       unsigned hubs = nextHub;
-      nextHub += rank;
-      for (auto &[m, call] : members) {
+      nextHub += merged.size();
+      for (auto &[m, via] : members) {
         std::vector<Hold> holds;
         holdsByDim(m, holds);
         for (size_t k = 0, n = holds.size(); k < n; ++k)
-          holds.push_back({hubs + holds[k].key, holds[k].axis, holds[k].key});
-        o.addLink(call ? viaOf(call) : -1, holds); // the callee's side: no op to name
+          if (llvm::is_contained(merged[holds[k].key], holds[k].axis))
+            holds.push_back({hubs + holds[k].key, holds[k].axis, holds[k].key});
+        o.addLink(via ? viaOf(via) : -1, holds); // the callee's argument: no op to name
       }
     }
     for (auto &[group, members] : groups) {
@@ -1511,8 +1532,13 @@ private:
             o.addSource(idOf(v), x, a.priorityOf(d), source, via);
       return source;
     };
-    for (auto &[v, a] : annotations)
+    for (auto &[v, a] : annotations) {
       ownSource[v] = addSources(a, v, -1);
+      // Its dims take part from their own round (closed and empty before).
+      for (auto [d, dim] : llvm::enumerate(closedFinal(v).dims))
+        for (int x : dim.axes)
+          o.activateIn(idOf(v), x, a.priorityOf(d));
+    }
     for (func::FuncOp f : funcs)
       for (func::ReturnOp ret : returnsOf[f])
         for (auto [i, v] : llvm::enumerate(ret.getOperands()))
@@ -1587,13 +1613,19 @@ private:
   void printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named, ArrayRef<int> axes,
                     ArrayRef<int> unexplained, StringRef also,
                     llvm::function_ref<std::string(Value)> name) {
-    for (auto [i, n] : llvm::enumerate(named)) {
-      if (i) {
+    std::set<std::string> said; // one declared result seen from its return and its calls
+    bool first = true;
+    for (const Named &n : named) {
+      const OriginSource &src = originSources[n.source];
+      if (!said.insert(describe(*src.annotation) + where(src.annotation->loc)).second)
+        continue;
+      if (!first) {
         os << also;
         if (n.axes.size() != axes.size())
           os << "for " << axisList(core, n.axes) << ", ";
       }
-      const OriginSource &s = originSources[n.source];
+      first = false;
+      const OriginSource &s = src;
       os << describe(*s.annotation);
       if (!s.sink && s.value != v)
         os << " (" << name(s.value) << ")";
@@ -1713,11 +1745,19 @@ private:
     for (auto &members : callTies) {
       if (llvm::none_of(members, [&](auto &m) { return m.first == v; }))
         continue;
+      // Only when the calls conflict (not all prefixes of the longest):
+      // else the tie kept their axes and something else dropped them.
+      std::vector<std::vector<int>> merged = tieMerge(members);
+      bool conflict = false;
       SmallVector<std::pair<Operation *, std::string>> layouts;
-      for (auto &[m, call] : members)
-        if (call && !closedFinal(m).isFullyReplicated())
-          layouts.push_back({call, closedFinal(m).str(core)});
-      if (llvm::all_of(layouts, [&](auto &l) { return l.second == layouts.front().second; }))
+      for (auto &[m, call] : members) {
+        if (!isa_and_nonnull<func::CallOp>(call) || closedFinal(m).isFullyReplicated())
+          continue;
+        layouts.push_back({call, closedFinal(m).str(core)});
+        for (auto [d, dim] : llvm::enumerate(closedFinal(m).dims))
+          conflict |= !shardc::isPrefix(dim.axes, merged[d]);
+      }
+      if (!conflict)
         break;
       os << "its calls give it different layouts (";
       llvm::interleave(

@@ -131,3 +131,24 @@ TEST_CASE("a hop without a via joins values but is not named or counted") {
   CHECK(atArg[0].path == std::vector<int>{1});
   CHECK(atArg[0].length == 1);
 }
+
+TEST_CASE("a value takes part only from its own round: a stronger source stops at it") {
+  // x (p0) - c - t: c is annotated without a priority (closed and empty in
+  // round p0), so x's axis reaches t only through c's own round, where c
+  // itself is the nearer source.
+  enum : unsigned { x, c, t };
+  AxisOrigins o;
+  o.addLink(1, {{x, A, 0}, {c, A, 0}});
+  o.addLink(2, {{c, A, 0}, {t, A, 0}});
+  o.addSource(x, A, /*priority=*/0, /*source=*/0);
+  o.addSource(c, A, /*priority=*/100, /*source=*/1);
+  o.activateIn(c, A, 100);
+  o.solve();
+  auto atT = o.origins(t, A, 3);
+  REQUIRE(atT.size() == 2);
+  CHECK(atT[0].source == 1); // c, in the last round: x's p0 round stopped at c
+  CHECK(atT[1].source == 0); // x agrees, reaching t through c once c takes part
+  auto atC = o.origins(c, A, 3);
+  REQUIRE(atC.size() == 2);
+  CHECK(atC[0].source == 1); // its own annotation first
+}

@@ -25,9 +25,9 @@ func.func @backward(%a: tensor<8xf32>, %m: tensor<8xf32> {garray.sharding_group 
   %n = garray.neg %a {garray.sharding_group = 0 : i64} : tensor<8xf32>
   return %n : tensor<8xf32>
 }
-// CHECK: explain.mlir:[[@LINE-5]]:21: remark: %arg0 (argument of @backward): P("data") <- function result #0 annotated P("data") at {{.*}}explain.mlir:[[@LINE-2]]:3 via func.return ({{.*}}), garray.neg ({{.*}}explain.mlir:[[@LINE-3]]:8)
-// CHECK: explain.mlir:[[@LINE-6]]:40: remark: %arg1 (argument of @backward): P("data") <- function result #0 annotated P("data") at {{.*}} via func.return ({{.*}}), sharding group 0{{$}}
-// CHECK: explain.mlir:[[@LINE-5]]:8: remark: %0 (garray.neg): P("data") <- function result #0 annotated P("data") at {{.*}} via func.return ({{.*}})
+// CHECK: explain.mlir:[[@LINE-5]]:21: remark: %arg0 (argument of @backward): P("data") <- result #0 of @backward annotated P("data") at {{.*}}explain.mlir:[[@LINE-2]]:3 via func.return ({{.*}}), garray.neg ({{.*}}explain.mlir:[[@LINE-3]]:8)
+// CHECK: explain.mlir:[[@LINE-6]]:40: remark: %arg1 (argument of @backward): P("data") <- result #0 of @backward annotated P("data") at {{.*}} via func.return ({{.*}}), sharding group 0{{$}}
+// CHECK: explain.mlir:[[@LINE-5]]:8: remark: %0 (garray.neg): P("data") <- result #0 of @backward annotated P("data") at {{.*}} via func.return ({{.*}})
 
 // An annotation written on one member of a group holds for the others: the
 // remark names the member it was written on and the group.
