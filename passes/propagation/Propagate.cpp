@@ -1135,8 +1135,9 @@ private:
 
   /// Commits the wave's proposals for `v`: one proposal (or several equal
   /// ones) is taken as is; otherwise the merge of every live proposal for
-  /// `v` (conflict policy 2, across ops). Proposals the merge does not
-  /// satisfy stay as `v`'s contested ones until their op steps again.
+  /// `v` (conflict policy 2, across ops). While the merge leaves some
+  /// proposal unsatisfied, `v` is contested and every proposer's latest word
+  /// stays in the merge until that proposer steps again.
   void commit(unsigned v, SmallVectorImpl<unsigned> &changed) {
     SmallVector<unsigned, 4> mine; // proposal indices, in wave order
     for (unsigned p = waveHead[v]; p != kNone; p = proposals[p].next)
@@ -1147,12 +1148,16 @@ private:
     if (!same || contested[v]) {
       // Every proposer's latest word: this wave's, then the contested ones
       // of proposers that did not step in it (their inputs did not change).
+      // (One proposer may have several words: a value in two operand slots.)
       SmallVector<std::pair<int64_t, ShardingTable::Id>, 4> all;
-      for (unsigned p : mine)
+      SmallVector<int64_t, 4> stepped;
+      for (unsigned p : mine) {
         all.push_back({proposals[p].proposer, proposals[p].id});
+        stepped.push_back(proposals[p].proposer);
+      }
       if (contested[v])
         for (auto &entry : contestedOf[v])
-          if (llvm::none_of(all, [&](auto &a) { return a.first == entry.first; }))
+          if (!llvm::is_contained(stepped, entry.first))
             all.push_back(entry);
       SmallVector<ShardingTable::Id, 4> candidates;
       ShardingTable::Id fromDef = ShardingTable::kUnknown;
@@ -1172,8 +1177,13 @@ private:
       bool was = contested[v];
       contested[v] = !unsatisfied.empty();
       numContested += static_cast<int>(contested[v]) - static_cast<int>(was);
+      // Every word is kept, the satisfied ones too: a proposer that does not
+      // step next wave still holds its word then. Keeping only the
+      // unsatisfied ones let the merge flip with who stepped (the defining
+      // op's word, which holds against users', was forgotten whenever it did
+      // not step, and propagation never ended).
       if (contested[v])
-        contestedOf[v] = std::move(unsatisfied);
+        contestedOf[v].assign(all.begin(), all.end());
       else
         contestedOf.erase(v);
     }
@@ -2066,8 +2076,8 @@ private:
   std::vector<unsigned> waveHead;    // per value: its latest proposal, or kNone
   std::vector<unsigned> touched;     // values with a proposal, first-seen order
   int64_t proposer = 0;              // the item stepping now
-  /// Values whose last merge left some proposer unsatisfied, with each such
-  /// proposer's latest proposal.
+  /// Values whose last merge left some proposer unsatisfied, with every
+  /// proposer's latest proposal (satisfied or not).
   std::vector<bool> contested;
   llvm::DenseMap<unsigned, SmallVector<std::pair<int64_t, ShardingTable::Id>, 2>> contestedOf;
   int numContested = 0;
