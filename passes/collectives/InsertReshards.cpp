@@ -134,16 +134,7 @@ private:
     auto rule = dyn_cast<ShardingRuleOpInterface>(use.getOwner());
     if (!rule)
       return false;
-    const PendingFlow &flow = rules.get(rule).rule.pending;
-    switch (flow.mode) {
-    case PendingFlow::Mode::None:
-      return false;
-    case PendingFlow::Mode::AllSame:
-      return true;
-    case PendingFlow::Mode::OneOf:
-      return llvm::is_contained(flow.operands, static_cast<int>(use.getOperandNumber()));
-    }
-    return false;
+    return shardc::mayStayPending(rules.get(rule).rule.pending, use.getOperandNumber());
   }
 
   /// A pending value that some user needs reduced is reduced once, right
@@ -241,31 +232,21 @@ private:
       for (int a : factor)
         taken[a] = true;
 
-    // 2. Pending flow.
-    std::vector<bool> keep(numOperands, false);
+    // 2. Pending flow (passes/core/FactorMerge.h, shared with explain).
     const PendingFlow &flow = rule.pending;
+    // A pending value that also fills another operand slot is reduced for
+    // that slot anyway: use the reduced value in every slot (one collective)
+    // rather than keep this one pending and reduce the result again.
+    std::vector<bool> repeated(numOperands);
+    for (size_t i = 0; i < numOperands; ++i)
+      repeated[i] = llvm::count(op->getOperands(), op->getOperand(i)) > 1;
+    shardc::PendingThrough through =
+        shardc::pendingThrough(rule, operands, axes, repeated, core);
+    const std::vector<bool> &keep = through.keep;
     auto pendingOk = [&](const TensorSharding &s) {
       return s.isPending() && s.pendingKind == flow.kind &&
              llvm::none_of(s.pending, [&](int a) { return taken[a]; });
     };
-    // A pending value that also fills another operand slot is reduced for
-    // that slot anyway: use the reduced value in every slot (one collective)
-    // rather than keep this one pending and reduce the result again.
-    auto alsoElsewhere = [&](int i) {
-      return llvm::count(op->getOperands(), op->getOperand(i)) > 1;
-    };
-    if (flow.mode == PendingFlow::Mode::AllSame && numOperands > 0) {
-      bool all = llvm::all_of(operands, [&](const TensorSharding &s) {
-        return pendingOk(s) && sorted(s.pending) == sorted(operands[0].pending);
-      });
-      keep.assign(numOperands, all);
-    } else if (flow.mode == PendingFlow::Mode::OneOf) {
-      for (int i : flow.operands)
-        if (pendingOk(operands[i]) && !alsoElsewhere(i)) {
-          keep[i] = true;
-          break;
-        }
-    }
     // Why pending operand i is reduced before the op, by the rule's flow.
     auto whyReduced = [&](size_t i) -> std::string {
       const TensorSharding &s = operands[i];
@@ -288,7 +269,7 @@ private:
       if (!llvm::is_contained(flow.operands, static_cast<int>(i)))
         return "a pending partial passes through this op only as operand #" +
                std::to_string(flow.operands.empty() ? 0 : flow.operands.front());
-      if (alsoElsewhere(i))
+      if (repeated[i])
         return "the value fills another operand slot too, where it must be whole";
       for (size_t j = 0; j < numOperands; ++j)
         if (keep[j])
@@ -296,13 +277,6 @@ private:
                  std::to_string(j) + " does";
       return "a pending partial must be reduced here";
     };
-    std::vector<int> pending;
-    shardc::Reduction pendingKind = rule.reduction;
-    for (size_t i = 0; i < numOperands; ++i)
-      if (keep[i]) {
-        pending = operands[i].pending;
-        pendingKind = operands[i].pendingKind;
-      }
 
     // 3. Operands.
     for (size_t i = 0; i < numOperands; ++i) {
@@ -326,19 +300,14 @@ private:
     }
 
     // 4. Results.
-    for (size_t f = 0; f < rule.numFactors(); ++f)
-      if (rule.kinds[f] == shardc::FactorKind::Reduction && !axes[f].empty()) {
-        if (!pending.empty() && pendingKind != rule.reduction) {
-          plan.mixedPending = true;
-          return plan;
-        }
-        pendingKind = rule.reduction;
-        pending.insert(pending.end(), axes[f].begin(), axes[f].end());
-      }
+    if (through.mixed) {
+      plan.mixedPending = true;
+      return plan;
+    }
     for (size_t r = 0; r < op->getNumResults(); ++r) {
       TensorSharding res = shardc::projectFromFactors(rule, numOperands + r, axes, core);
-      res.pending = pending;
-      res.pendingKind = pendingKind;
+      res.pending = through.pending;
+      res.pendingKind = through.kind;
       plan.results.push_back(attr(res));
       plan.resultShardings.push_back(std::move(res));
     }

@@ -135,6 +135,70 @@ FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorShardin
   return axes;
 }
 
+PendingThrough pendingThrough(const FactorRule &rule, const std::vector<TensorSharding> &operands,
+                              const FactorAxes &axes, const std::vector<bool> &repeated,
+                              const Mesh &mesh) {
+  PendingThrough out;
+  size_t n = operands.size();
+  out.keep.assign(n, false);
+  out.kind = rule.reduction;
+  std::vector<bool> taken(mesh.axes.size(), false);
+  for (const std::vector<int> &factor : axes)
+    for (int a : factor)
+      taken[a] = true;
+  const PendingFlow &flow = rule.pending;
+  auto sortedAxes = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  // Pending over the flow's kind, on axes the op does not run its own
+  // factors with.
+  auto passes = [&](const TensorSharding &s) {
+    return s.isPending() && s.pendingKind == flow.kind &&
+           std::none_of(s.pending.begin(), s.pending.end(), [&](int a) { return taken[a]; });
+  };
+  if (flow.mode == PendingFlow::Mode::AllSame && n > 0) {
+    bool all = std::all_of(operands.begin(), operands.end(), [&](const TensorSharding &s) {
+      return passes(s) && sortedAxes(s.pending) == sortedAxes(operands[0].pending);
+    });
+    out.keep.assign(n, all);
+  } else if (flow.mode == PendingFlow::Mode::OneOf) {
+    for (int i : flow.operands)
+      if (passes(operands[i]) && !repeated[i]) {
+        out.keep[i] = true;
+        break;
+      }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (out.keep[i]) {
+      out.pending = operands[i].pending;
+      out.kind = operands[i].pendingKind;
+    }
+  for (size_t f = 0; f < rule.numFactors(); ++f)
+    if (rule.kinds[f] == FactorKind::Reduction && !axes[f].empty()) {
+      if (!out.pending.empty() && out.kind != rule.reduction) {
+        out.mixed = true;
+        return out;
+      }
+      out.kind = rule.reduction;
+      out.pending.insert(out.pending.end(), axes[f].begin(), axes[f].end());
+    }
+  return out;
+}
+
+bool mayStayPending(const PendingFlow &flow, unsigned i) {
+  switch (flow.mode) {
+  case PendingFlow::Mode::None:
+    return false;
+  case PendingFlow::Mode::AllSame:
+    return true;
+  case PendingFlow::Mode::OneOf:
+    return std::find(flow.operands.begin(), flow.operands.end(), static_cast<int>(i)) !=
+           flow.operands.end();
+  }
+  return false;
+}
+
 TensorSharding projectFromFactors(const FactorRule &rule, size_t t, const FactorAxes &axes,
                                   const Mesh &mesh) {
   const FactorRule::TensorFactors &dims = rule.tensor(t);

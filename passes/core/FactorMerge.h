@@ -53,6 +53,30 @@ FactorAxes mergeFactors(const FactorRule &rule,
 /// axes are what leaves the results partial sums.
 FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorSharding> &operands,
                          const std::vector<TensorSharding> &results, const Mesh &mesh);
+/// How pending (unreduced) operands pass through an op run with factor axes
+/// `axes` (executionAxes), by its rule's PendingFlow: which operands stay
+/// pending (`keep`; the others are reduced before the op), and what its
+/// results are then pending over: the kept operands' axes, then those of its
+/// sharded reduction factors. `repeated[i]`: operand i's value fills another
+/// slot too (it is reduced for that slot anyway, so it is kept nowhere).
+/// Shared by insert-reshards (which places the reductions) and explain
+/// (which says what each device holds).
+struct PendingThrough {
+  std::vector<bool> keep;
+  std::vector<int> pending; // the results'
+  Reduction kind = Reduction::Sum;
+  /// A kept pending operand and the reduction factors of different kinds:
+  /// not expressible (an internal error where it happens).
+  bool mixed = false;
+};
+PendingThrough pendingThrough(const FactorRule &rule, const std::vector<TensorSharding> &operands,
+                              const FactorAxes &axes, const std::vector<bool> &repeated,
+                              const Mesh &mesh);
+/// Whether operand `i` of an op with pending flow `flow` may be read while
+/// still pending, whatever the other operands are (insert-reshards reduces a
+/// pending value right after its op when some use may not).
+bool mayStayPending(const PendingFlow &flow, unsigned i);
+
 /// The sharding the factor axes imply for tensor `t` (dims only, all closed).
 TensorSharding projectFromFactors(const FactorRule &rule, size_t t, const FactorAxes &axes,
                                   const Mesh &mesh);

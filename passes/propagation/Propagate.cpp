@@ -1437,6 +1437,9 @@ private:
   /// each with the op it enters the tie through (its call, its return; null
   /// for the callee's argument), so that a path names what it crossed.
   std::vector<SmallVector<std::pair<Value, Operation *>>> callTies;
+  /// Explain only: per value id, what it is pending over right after its
+  /// op, as insert-reshards will run the ops (shardc::pendingThrough).
+  std::vector<std::vector<int>> heldPending;
   /// Call results originOf is explaining through their callees (a callee
   /// that returns a call of its caller would recurse).
   llvm::DenseSet<Value> explainingCalls;
@@ -1475,6 +1478,11 @@ private:
 
   void traceAxes() {
     shardc::AxisOrigins o;
+    heldPending.assign(valueOf.size(), {});
+    std::vector<std::vector<int>> seenPending(valueOf.size());
+    std::vector<shardc::Reduction> pendingKind(valueOf.size(), shardc::Reduction::Sum);
+    // In program order (nodes follow the ops), so an operand's pending state
+    // is known before its users'.
     for (const Node &n : nodes) {
       if (n.kind == Node::Kind::Return)
         continue; // a function result annotation is a source, below
@@ -1485,6 +1493,13 @@ private:
       std::vector<TensorSharding> operands, results;
       for (auto [t, v] : llvm::enumerate(vals))
         (rule.isResult(t) ? results : operands).push_back(closedFinal(valueOf[v]));
+      // What a rule op's operands are pending over, as insert-reshards will
+      // see them (a constraint's operand is reduced: it becomes a reshard).
+      if (n.kind == Node::Kind::Rule)
+        for (size_t i = 0; i < operands.size(); ++i) {
+          operands[i].pending = seenPending[vals[i]];
+          operands[i].pendingKind = pendingKind[vals[i]];
+        }
       std::vector<Hold> holds;
       for (auto [t, v] : llvm::enumerate(vals)) {
         const TensorSharding &s = rule.isResult(t) ? results[t - operands.size()] : operands[t];
@@ -1494,13 +1509,43 @@ private:
               holds.push_back({v, a, static_cast<int>(f)});
       }
       // Its results are partial sums over the axes of the reduction factors
-      // it runs with: held under that factor, like the operands' split.
+      // it runs with: held under that factor, like the operands' split; and
+      // over what a pending operand it keeps pending is over, held under a
+      // key of its own (one past the factors).
       shardc::FactorAxes factors = shardc::executionAxes(rule, operands, results, core);
       for (size_t f = 0; f < rule.numFactors(); ++f)
         if (rule.kinds[f] == shardc::FactorKind::Reduction)
           for (int a : factors[f])
             for (size_t t = operands.size(); t < vals.size(); ++t)
               holds.push_back({vals[t], a, static_cast<int>(f)});
+      if (n.kind == Node::Kind::Rule) {
+        std::vector<bool> repeated(operands.size());
+        for (size_t i = 0; i < operands.size(); ++i)
+          repeated[i] = llvm::count(vals.take_front(operands.size()), vals[i]) > 1;
+        shardc::PendingThrough through =
+            shardc::pendingThrough(rule, operands, factors, repeated, core);
+        int kept = static_cast<int>(rule.numFactors());
+        for (size_t i = 0; i < operands.size(); ++i)
+          if (through.keep[i])
+            for (int a : operands[i].pending) {
+              holds.push_back({vals[i], a, kept});
+              for (size_t t = operands.size(); t < vals.size(); ++t)
+                holds.push_back({vals[t], a, kept});
+            }
+        for (size_t t = operands.size(); t < vals.size() && !through.mixed; ++t) {
+          unsigned r = vals[t];
+          heldPending[r] = through.pending;
+          pendingKind[r] = through.kind;
+          // Reduced right after its op when some use may not read it
+          // pending (insert-reshards' reduceEagerlyIfNeeded).
+          bool allKeep = llvm::all_of(valueOf[r].getUses(), [&](OpOperand &use) {
+            const FactorRule *userRule = ruleFor(use.getOwner());
+            return userRule && shardc::mayStayPending(userRule->pending, use.getOperandNumber());
+          });
+          if (allKeep)
+            seenPending[r] = through.pending;
+        }
+      }
       o.addLink(viaOf(n.op), holds);
     }
     // A call tie joins all its members at once, as propagation steps it
@@ -1687,16 +1732,20 @@ private:
   /// the annotations those axes came from (its layout alone reads as
   /// "replicated" there).
   std::string partialOf(Value v, llvm::function_ref<std::string(Value)> name) {
-    Operation *def = v.getDefiningOp();
-    std::vector<int> axes = def ? partialAxes(def) : std::vector<int>();
+    const std::vector<int> &axes = heldPending[idOf(v)];
     if (axes.empty())
       return "";
     std::vector<int> unexplained;
     std::vector<Named> named = sourcesOf(v, axes, unexplained);
     std::string out;
     llvm::raw_string_ostream os(out);
+    // Its own reduced dims, or a partial sum an operand passed on (a
+    // linear op: neg, a sum of partial sums, a reduce of one).
+    std::vector<int> own = partialAxes(v.getDefiningOp());
+    bool mine = llvm::all_of(axes, [&](int a) { return llvm::is_contained(own, a); });
     os << "; each device holds a partial result over " << axisList(core, axes)
-       << " (the axes its operands split the reduced dims by: ";
+       << (mine ? " (the axes its operands split the reduced dims by: "
+                : " (a partial sum it passes on from its operands: ");
     printSources(os, v, named, axes, unexplained, ", and ", name);
     os << "), which insert-reshards reduces where a use needs it whole";
     return out;

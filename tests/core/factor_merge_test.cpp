@@ -332,6 +332,52 @@ TEST_CASE("executionAxes: results fix their factors, operands merge the rest",
   }
 }
 
+TEST_CASE("pendingThrough: which pending operands an op keeps, and what its results are "
+          "pending over", "[factor_merge][pending]") {
+  Mesh mesh = dataModelMesh();
+  PendingFlow allSame{PendingFlow::Mode::AllSame, Reduction::Sum, {}};
+  FactorRule add = FactorRuleBuilder::elementwise({8}, 2, allSame);
+  FactorAxes none(1);
+  SECTION("an add of two partial sums over the same axes stays one") {
+    PendingThrough t = pendingThrough(add, {sharding({closedDim()}, {kData}),
+                                            sharding({closedDim()}, {kData})},
+                                      none, {false, false}, mesh);
+    CHECK(t.keep == std::vector<bool>{true, true});
+    CHECK(t.pending == Axes{kData});
+  }
+  SECTION("an add of a partial sum and a whole value reduces it first") {
+    PendingThrough t = pendingThrough(add, {sharding({closedDim()}, {kData}),
+                                            sharding({closedDim()})},
+                                      none, {false, false}, mesh);
+    CHECK(t.keep == std::vector<bool>{false, false});
+    CHECK(t.pending.empty());
+    CHECK_FALSE(mayStayPending(PendingFlow{}, 0)); // mode None: never
+    CHECK(mayStayPending(allSame, 1));
+  }
+  SECTION("a dot keeps its one pending operand and adds its own reduction axes") {
+    PendingFlow oneOf{PendingFlow::Mode::OneOf, Reduction::Sum, {0}};
+    FactorRuleBuilder b;
+    int i = b.factor(8), k = b.factor(4, FactorKind::Reduction);
+    b.operand({{i}, {k}}).operand({{k}}).result({{i}}).pending(oneOf);
+    FactorRule dot = b.build();
+    FactorAxes axes(2);
+    axes[k] = {kModel};
+    PendingThrough t = pendingThrough(
+        dot, {sharding({closedDim(), closedDim({kModel})}, {kData}), sharding({closedDim({kModel})})},
+        axes, {false, false}, mesh);
+    CHECK(t.keep == std::vector<bool>{true, false});
+    CHECK(t.pending == Axes{kData, kModel});
+    CHECK(mayStayPending(oneOf, 0));
+    CHECK_FALSE(mayStayPending(oneOf, 1));
+    // The same value in both slots is reduced for the other slot anyway.
+    PendingThrough twice = pendingThrough(
+        dot, {sharding({closedDim(), closedDim({kModel})}, {kData}), sharding({closedDim({kModel})})},
+        axes, {true, true}, mesh);
+    CHECK(twice.keep == std::vector<bool>{false, false});
+    CHECK(twice.pending == Axes{kModel});
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // projectFromFactors
 //===----------------------------------------------------------------------===//

@@ -129,3 +129,22 @@ func.func @two_sites(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@me
   %b = call @sq(%y) : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// A partial sum passed on by a linear op (a reduce-sum of a partial dot) is
+// still one: its remark says so and where the split came from (it said "no
+// annotation reaches it" and nothing of the pending sum insert-reshards
+// reduces after it).
+// CHECK-LABEL: remark: %arg0 'x' (argument of @passed_on)
+// CHECK: remark: %3 (garray.reduce): P(None) <- {{.*}}; each device holds a partial result over "a" (a partial sum it passes on from its operands: argument 'x' (%arg0) annotated P(None, "a") at {{.*}} via garray.exp ({{.*}}), garray.dot_general ({{.*}}), garray.reduce ({{.*}})), which insert-reshards reduces where a use needs it whole
+func.func @passed_on(%x: tensor<8x16xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P(None, "a")>},
+                     %w: tensor<16x4xf32> {garray.name = "w"}) -> tensor<8xf32> {
+  %x1 = garray.exp %x : tensor<8x16xf32>
+  %w1 = garray.neg %w : tensor<16x4xf32>
+  %y = garray.dot_general %x1, %w1, batch = [] x [], contracting = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %r = garray.reduce <sum> %y, dims = [1] : (tensor<8x4xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
