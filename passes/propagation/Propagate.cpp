@@ -48,7 +48,6 @@
 #include "llvm/Support/Allocator.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
