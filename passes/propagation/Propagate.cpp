@@ -1792,6 +1792,8 @@ private:
       os << describe(a) << " annotated " << written(a) << " at " << where(a.loc);
       return out;
     }
+    if (cast<RankedTensorType>(v.getType()).getRank() == 0)
+      return "a scalar: nothing to split, whole on every device";
     // Seeded replicated (seedBodies): no sharding can be written on it.
     if (auto arg = dyn_cast<BlockArgument>(v);
         arg && !(isa<func::FuncOp>(arg.getOwner()->getParentOp()) &&

@@ -148,3 +148,16 @@ func.func @passed_on(%x: tensor<8x16xf32> {garray.name = "x", garray.sharding = 
   %r = garray.reduce <sum> %y, dims = [1] : (tensor<8x4xf32>) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A scalar has nothing to split: said so, not "no annotation reaches it".
+// CHECK: remark: %arg1 't' (argument of @scalar): P() <- a scalar: nothing to split, whole on every device
+func.func @scalar(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>},
+                  %t: tensor<f32> {garray.name = "t"}) -> tensor<8xf32> {
+  %b = garray.broadcast_in_dim %t, dims = [] : (tensor<f32>) -> tensor<8xf32>
+  %s = garray.add %x, %b : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
