@@ -1,0 +1,588 @@
+//===- PropagationExplain.cpp - garray-propagate's explain remarks -------===//
+//
+// One remark per value: its final sharding and, per axis it holds, the
+// annotations that wrote it and the ops it came through (traced on the final
+// shardings by passes/core/AxisOrigins.h), or why it holds none; partial
+// sums with where their split came from; conflicts with who proposed what.
+// Runs after the fixed point, before the result is written; reads the
+// propagation's state and changes nothing (docs/propagation.md,
+// "Explanations").
+//
+//===----------------------------------------------------------------------===//
+#include "passes/propagation/FunctionPropagation.h"
+
+#include "mlir/IR/AsmState.h"
+
+#include <memory>
+
+namespace shardc::propagation {
+
+auto FunctionPropagation::viaOf(Operation *op) -> int {
+  auto [it, inserted] = viaIndex.try_emplace(op, originVias.size());
+  if (inserted)
+    originVias.push_back({op, 0});
+  return it->second;
+}
+
+/// Per dim, what a call tie's merge keeps of its members' final axes: the
+/// longest list if every member's is a prefix of it, else their common
+/// prefix (conflict policy 2, as the tie's step merges them).
+auto FunctionPropagation::tieMerge(ArrayRef<std::pair<Value, Operation *>> members) -> std::vector<std::vector<int>> {
+  std::vector<TensorSharding> finals;
+  for (auto &[m, via] : members)
+    finals.push_back(closedFinal(m));
+  std::vector<std::vector<int>> merged;
+  for (size_t d = 0; d < finals.front().dims.size(); ++d) {
+    std::vector<const std::vector<int> *> lists;
+    for (const TensorSharding &f : finals)
+      lists.push_back(&f.dims[d].axes);
+    merged.push_back(shardc::mergeAxisLists(lists));
+  }
+  return merged;
+}
+
+/// The axes `v` holds on its dims, each keyed by its dim.
+auto FunctionPropagation::holdsByDim(Value v, std::vector<Hold> &out) -> void {
+  TensorSharding s = closedFinal(v);
+  for (auto [d, dim] : llvm::enumerate(s.dims))
+    for (int a : dim.axes)
+      out.push_back({idOf(v), a, static_cast<int>(d)});
+}
+
+auto FunctionPropagation::traceAxes() -> void {
+  shardc::AxisOrigins o;
+  heldPending.assign(valueOf.size(), {});
+  std::vector<std::vector<int>> seenPending(valueOf.size());
+  std::vector<shardc::Reduction> pendingKind(valueOf.size(), shardc::Reduction::Sum);
+  // In program order (nodes follow the ops), so an operand's pending state
+  // is known before its users'.
+  for (const Node &n : nodes) {
+    if (n.kind == Node::Kind::Return)
+      continue; // a function result annotation is a source, below
+    // A rule op, or a constraint (its identity rule): operands and results
+    // hold an axis under the factor it shards.
+    ArrayRef<unsigned> vals(nodeValues.data() + n.first, n.count);
+    const FactorRule &rule = n.rule->rule;
+    std::vector<TensorSharding> operands, results;
+    for (auto [t, v] : llvm::enumerate(vals))
+      (rule.isResult(t) ? results : operands).push_back(closedFinal(valueOf[v]));
+    // What a rule op's operands are pending over, as insert-reshards will
+    // see them (a constraint's operand is reduced: it becomes a reshard).
+    if (n.kind == Node::Kind::Rule)
+      for (size_t i = 0; i < operands.size(); ++i) {
+        operands[i].pending = seenPending[vals[i]];
+        operands[i].pendingKind = pendingKind[vals[i]];
+      }
+    std::vector<Hold> holds;
+    for (auto [t, v] : llvm::enumerate(vals)) {
+      const TensorSharding &s = rule.isResult(t) ? results[t - operands.size()] : operands[t];
+      for (auto [f, axes] : llvm::enumerate(shardc::projectToFactors(rule, t, s, core)))
+        if (axes)
+          for (int a : *axes)
+            holds.push_back({v, a, static_cast<int>(f)});
+    }
+    // Its results are partial sums over the axes of the reduction factors
+    // it runs with: held under that factor, like the operands' split; and
+    // over what a pending operand it keeps pending is over, held under a
+    // key of its own (one past the factors).
+    shardc::FactorAxes factors = shardc::executionAxes(rule, operands, results, core);
+    for (size_t f = 0; f < rule.numFactors(); ++f)
+      if (rule.kinds[f] == shardc::FactorKind::Reduction)
+        for (int a : factors[f])
+          for (size_t t = operands.size(); t < vals.size(); ++t)
+            holds.push_back({vals[t], a, static_cast<int>(f)});
+    if (n.kind == Node::Kind::Rule) {
+      std::vector<bool> repeated(operands.size());
+      for (size_t i = 0; i < operands.size(); ++i)
+        repeated[i] = llvm::count(vals.take_front(operands.size()), vals[i]) > 1;
+      shardc::PendingThrough through =
+          shardc::pendingThrough(rule, operands, factors, repeated, core);
+      int kept = static_cast<int>(rule.numFactors());
+      for (size_t i = 0; i < operands.size(); ++i)
+        if (through.keep[i])
+          for (int a : operands[i].pending) {
+            holds.push_back({vals[i], a, kept});
+            for (size_t t = operands.size(); t < vals.size(); ++t)
+              holds.push_back({vals[t], a, kept});
+          }
+      for (size_t t = operands.size(); t < vals.size() && !through.mixed; ++t) {
+        unsigned r = vals[t];
+        heldPending[r] = through.pending;
+        pendingKind[r] = through.kind;
+        // Reduced right after its op when some use may not read it
+        // pending (insert-reshards' reduceEagerlyIfNeeded).
+        bool allKeep = llvm::all_of(valueOf[r].getUses(), [&](OpOperand &use) {
+          const FactorRule *userRule = ruleFor(use.getOwner());
+          return userRule && shardc::mayStayPending(userRule->pending, use.getOperandNumber());
+        });
+        if (allKeep)
+          seenPending[r] = through.pending;
+      }
+    }
+    o.addLink(viaOf(n.op), holds);
+  }
+  // A call tie joins all its members at once, as propagation steps it
+  // (two call sites share an axis the callee's argument does not hold):
+  // each member is linked, through its call, to a hub per dim that holds
+  // whatever a member holds on that dim. Hubs are ids past the values.
+  // The hub holds what the tie's merge keeps (policy 2 per dim): an axis
+  // two call sites disagree on does not pass from one to the other.
+  unsigned nextHub = valueOf.size();
+  for (auto &members : callTies) {
+    std::vector<std::vector<int>> merged = tieMerge(members);
+    unsigned hubs = nextHub;
+    nextHub += merged.size();
+    for (auto &[m, via] : members) {
+      std::vector<Hold> holds;
+      holdsByDim(m, holds);
+      for (size_t k = 0, n = holds.size(); k < n; ++k)
+        if (llvm::is_contained(merged[holds[k].key], holds[k].axis))
+          holds.push_back({hubs + holds[k].key, holds[k].axis, holds[k].key});
+      o.addLink(via ? viaOf(via) : -1, holds); // the callee's argument: no op to name
+    }
+  }
+  for (auto &[group, members] : groups) {
+    std::vector<Hold> holds;
+    for (Value m : members)
+      holdsByDim(m, holds);
+    originVias.push_back({nullptr, group});
+    o.addLink(static_cast<int>(originVias.size() - 1), holds);
+  }
+  // Sources: what each annotation wrote that its value still holds there.
+  auto addSources = [&](const Annotation &a, Value v, int via) {
+    int source = static_cast<int>(originSources.size());
+    originSources.push_back({&a, v, via >= 0});
+    const TensorSharding &written = table.get(a.full);
+    TensorSharding held = closedFinal(v);
+    for (auto [d, dim] : llvm::enumerate(written.dims))
+      for (int x : dim.axes)
+        if (llvm::is_contained(held.dims[d].axes, x))
+          o.addSource(idOf(v), x, a.priorityOf(d), source, via);
+    return source;
+  };
+  for (auto &[v, a] : annotations) {
+    ownSource[v] = addSources(a, v, -1);
+    // Its dims take part from their own round (closed and empty before).
+    for (auto [d, dim] : llvm::enumerate(closedFinal(v).dims))
+      for (int x : dim.axes)
+        o.activateIn(idOf(v), x, a.priorityOf(d));
+  }
+  for (func::FuncOp f : funcs)
+    for (func::ReturnOp ret : returnsOf[f])
+      for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+        if (auto a = sinkAnnotations.find({ret, static_cast<unsigned>(i)});
+            a != sinkAnnotations.end())
+          addSources(a->second, v, viaOf(ret));
+  o.solve();
+  axisOrigins = std::move(o);
+}
+
+/// An annotation as written: open dims with `?`, priorities with `pN`.
+auto FunctionPropagation::written(const Annotation &a) -> std::string {
+  const TensorSharding &s = table.get(a.full);
+  std::string out = "P(";
+  for (auto [d, dim] : llvm::enumerate(s.dims)) {
+    TensorSharding one;
+    one.dims = {dim};
+    std::string text = one.str(core); // "P(...)"
+    out += (d ? ", " : "") + text.substr(2, text.size() - 3);
+    if (!a.priority.empty() && a.priority[d] != kLastRound)
+      out += " p" + std::to_string(a.priority[d]);
+  }
+  return out + ")";
+}
+
+auto FunctionPropagation::axisList(const shardc::Mesh &core, ArrayRef<int> axes) -> std::string {
+  std::string out;
+  for (auto [i, a] : llvm::enumerate(axes))
+    out += (i ? ", \"" : "\"") + core.axes[a] + "\"";
+  return out;
+}
+
+auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<int> &unexplained) -> std::vector<Named> {
+  using Origin = shardc::AxisOrigins::Origin;
+  std::vector<Named> named;
+  auto own = ownSource.find(v);
+  if (own != ownSource.end())
+    named.push_back({own->second, Origin{own->second, 0, {}}, {}});
+  for (int a : axes) {
+    std::vector<Origin> origins = axisOrigins->origins(idOf(v), a, kViaEnds);
+    // Its own annotation wrote it: that is the reason, whoever agrees.
+    if (own != ownSource.end() &&
+        llvm::any_of(origins, [&](const Origin &o) { return o.source == own->second; })) {
+      named.front().axes.push_back(a);
+      continue;
+    }
+    if (origins.empty())
+      unexplained.push_back(a);
+    for (Origin &o : origins) {
+      auto at = llvm::find_if(named, [&](const Named &n) { return n.source == o.source; });
+      if (at == named.end())
+        at = named.insert(named.end(), Named{o.source, o, {}});
+      at->axes.push_back(a);
+    }
+  }
+  llvm::erase_if(named, [](const Named &n) { return n.axes.empty(); });
+  return named;
+}
+
+/// "argument 'x' (%arg0) annotated P("a"?, None) at LOC via OPS", each
+/// source after the first introduced by `also` and, when it explains only
+/// some of `axes`, the axes it does.
+auto FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named, ArrayRef<int> axes,
+                    ArrayRef<int> unexplained, StringRef also,
+                    llvm::function_ref<std::string(Value)> name) -> void {
+  std::set<std::string> said; // one declared result seen from its return and its calls
+  bool first = true;
+  for (const Named &n : named) {
+    const OriginSource &src = originSources[n.source];
+    if (!said.insert(describe(*src.annotation) + where(src.annotation->loc)).second)
+      continue;
+    if (!first) {
+      os << also;
+      if (n.axes.size() != axes.size())
+        os << "for " << axisList(core, n.axes) << ", ";
+    }
+    first = false;
+    const OriginSource &s = src;
+    os << describe(*s.annotation);
+    if (!s.sink && s.value != v)
+      os << " (" << name(s.value) << ")";
+    os << " annotated " << written(*s.annotation) << " at " << where(s.annotation->loc);
+    if (n.path.length > 0)
+      os << " via " << pathOf(n.path);
+  }
+  // The one way known to leave an axis no chain of holders: it came in an
+  // earlier priority round through an open dim that a later round's
+  // annotation took it back from (rounds only grow what others hold).
+  if (!unexplained.empty())
+    os << (named.empty() ? "" : "; also ") << "for " << axisList(core, unexplained)
+       << ", no value between it and an annotation holds that axis now: it came in an "
+          "earlier priority round through an open dim that gave it back when a later "
+          "round's annotation claimed it";
+}
+
+/// Where a value's final sharding is from: per axis it holds, the
+/// annotations that wrote it and the ops it came through; a value
+/// annotated itself names its annotation first.
+auto FunctionPropagation::originOf(Value v, llvm::function_ref<std::string(Value)> name) -> std::string {
+  // A call's result is written as its callee's result (one sharding per
+  // signature, writtenLayout): explained from inside the callee. (Its
+  // users propagated from the call's own state; where that differs, the
+  // tie conflicted and insert-reshards reshards them.)
+  if (auto r = dyn_cast<OpResult>(v); r && !ownSource.count(v))
+    if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
+      if (func::FuncOp callee = calleeInSet(call);
+          callee && explainingCalls.insert(v).second) {
+        Value ret = returnsOf[callee].front().getOperand(r.getResultNumber());
+        std::string out = "as @" + callee.getSymName().str() + " returns it (" + name(ret) +
+                          ", one sharding per signature): " + originOf(ret, name);
+        explainingCalls.erase(v);
+        return out;
+      }
+  std::vector<int> axes = closedFinal(v).usedAxes();
+  if (axes.empty())
+    return replicatedOrigin(v, name);
+  std::vector<int> unexplained;
+  std::vector<Named> named = sourcesOf(v, axes, unexplained);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  printSources(os, v, named, axes, unexplained, "; also ", name);
+  return out;
+}
+
+/// For a result of an op that sums (or maxes) over a factor its operands
+/// shard: that each device holds a partial result, over which axes, and
+/// the annotations those axes came from (its layout alone reads as
+/// "replicated" there).
+auto FunctionPropagation::partialOf(Value v, llvm::function_ref<std::string(Value)> name) -> std::string {
+  const std::vector<int> &axes = heldPending[idOf(v)];
+  if (axes.empty())
+    return "";
+  std::vector<int> unexplained;
+  std::vector<Named> named = sourcesOf(v, axes, unexplained);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  // Its own reduced dims, or a partial sum an operand passed on (a
+  // linear op: neg, a sum of partial sums, a reduce of one).
+  std::vector<int> own = partialAxes(v.getDefiningOp());
+  bool mine = llvm::all_of(axes, [&](int a) { return llvm::is_contained(own, a); });
+  os << "; each device holds a partial result over " << axisList(core, axes)
+     << (mine ? " (the axes its operands split the reduced dims by: "
+              : " (a partial sum it passes on from its operands: ");
+  printSources(os, v, named, axes, unexplained, ", and ", name);
+  os << "), which insert-reshards reduces where a use needs it whole";
+  return out;
+}
+
+/// The ops of a path, from the annotation toward the value. A path through
+/// a deep network names its first and last kViaEnds ops and counts the
+/// rest: printed whole, every value's remark would repeat its producers'
+/// paths, quadratic in the depth (a 2000-op MLP printed ~130 MB).
+auto FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) -> std::string {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  auto print = [&](ArrayRef<int> vias) {
+    SmallVector<int> once; // two hops in a row through one op name it once
+    for (int via : vias)
+      if (once.empty() || once.back() != via)
+        once.push_back(via);
+    llvm::interleave(
+        once, os,
+        [&](int via) {
+          auto [op, group] = originVias[via];
+          if (op)
+            os << op->getName() << " (" << where(op->getLoc()) << ")";
+          else
+            os << "sharding group " << group;
+        },
+        ", ");
+  };
+  if (o.path.size() == o.length) {
+    print(o.path);
+  } else {
+    print(ArrayRef<int>(o.path).take_front(kViaEnds));
+    os << ", ... " << o.length - 2 * kViaEnds << " more ops ..., ";
+    print(ArrayRef<int>(o.path).take_back(kViaEnds));
+  }
+  return out;
+}
+
+/// Why a value holds no axis at all.
+auto FunctionPropagation::replicatedOrigin(Value v, llvm::function_ref<std::string(Value)> name) -> std::string {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (auto own = ownSource.find(v); own != ownSource.end()) {
+    const Annotation &a = *originSources[own->second].annotation;
+    os << describe(a) << " annotated " << written(a) << " at " << where(a.loc);
+    return out;
+  }
+  // Seeded replicated (seedBodies): no sharding can be written on it.
+  if (auto arg = dyn_cast<BlockArgument>(v);
+      arg && !(isa<func::FuncOp>(arg.getOwner()->getParentOp()) &&
+               arg.getOwner()->isEntryBlock()))
+    return "an argument of a block other than a function's entry, which comes through a "
+           "branch or region op without a sharding rule: whole on every device";
+  // A callee's argument or result whose calls disagree: the tie keeps
+  // what they share (policy 2), here nothing.
+  for (auto &members : callTies) {
+    if (llvm::none_of(members, [&](auto &m) { return m.first == v; }))
+      continue;
+    // Only when the calls conflict (not all prefixes of the longest):
+    // else the tie kept their axes and something else dropped them.
+    std::vector<std::vector<int>> merged = tieMerge(members);
+    bool conflict = false;
+    SmallVector<std::pair<Operation *, std::string>> layouts;
+    for (auto &[m, call] : members) {
+      if (!isa_and_nonnull<func::CallOp>(call) || closedFinal(m).isFullyReplicated())
+        continue;
+      layouts.push_back({call, closedFinal(m).str(core)});
+      for (auto [d, dim] : llvm::enumerate(closedFinal(m).dims))
+        conflict |= !shardc::isPrefix(dim.axes, merged[d]);
+    }
+    if (!conflict)
+      break;
+    os << "its calls give it different layouts (";
+    llvm::interleave(
+        layouts, os,
+        [&](auto &l) { os << l.second << " at the call at " << where(l.first->getLoc()); }, ", ");
+    os << "): one sharding per signature keeps what they share, nothing; the calls are "
+          "resharded";
+    return out;
+  }
+  Operation *def = v.getDefiningOp();
+  // Operands with different layouts that left nothing to propagate:
+  // their annotations met at this op and cancelled (policy 2).
+  SmallVector<std::pair<unsigned, std::string>> layouts;
+  if (def)
+    for (auto [i, operand] : llvm::enumerate(def->getOperands()))
+      if (isTensor(operand) && !closedFinal(operand).isFullyReplicated())
+        layouts.push_back({i, closedFinal(operand).str(core)});
+  auto listLayouts = [&] {
+    llvm::interleave(
+        layouts, os, [&](auto &l) { os << "operand #" << l.first << " " << l.second; },
+        ", ");
+  };
+  auto call = dyn_cast_or_null<func::CallOp>(def);
+  if (def && !isa<ShardingRuleOpInterface>(def) && !(call && calleeInSet(call))) {
+    os << "made by '" << def->getName() << "', which has no sharding rule: replicated";
+  } else if (!layouts.empty() && operandsConflict(def)) {
+    os << "its operands' layouts conflict here (";
+    listLayouts();
+    os << "): it keeps what they share, nothing; the operands are resharded";
+  } else if (conflicts.count(idOf(v))) {
+    os << "annotations reach it through several ops and conflict: replicated";
+  } else if (!layouts.empty() && !call) {
+    os << "its operands (";
+    listLayouts();
+    os << (onlyReduced(def) ? ") are split only along dims it reduces"
+                            : ") are split only along dims it computes whole, so they are "
+                              "gathered")
+       << ": its own dims are replicated";
+  } else if (cast<RankedTensorType>(v.getType()).getRank() == 0) {
+    os << "a scalar: nothing to split, whole on every device";
+  } else if (auto [op, held] = heldNextTo(v); op) {
+    // A neighbour through a rule op holds axes that op did not carry
+    // here: its rule maps none of their dims onto this value's, or a
+    // dim they would split unevenly (a reshape's).
+    os << "annotations reach " << name(held) << " (" << closedFinal(held).str(core)
+       << "), but " << op->getName() << " (" << where(op->getLoc())
+       << ") carries none of its axes onto this value: replicated";
+  } else {
+    os << "no annotation reaches it: replicated";
+  }
+  return out;
+}
+
+/// An op with a rule that defines or uses `v` and another of its tensors
+/// that holds axes, if any.
+auto FunctionPropagation::heldNextTo(Value v) -> std::pair<Operation *, Value> {
+  SmallVector<Operation *> ops;
+  if (Operation *def = v.getDefiningOp())
+    ops.push_back(def);
+  for (Operation *user : v.getUsers())
+    ops.push_back(user);
+  for (Operation *op : ops) {
+    if (!ruleFor(op))
+      continue;
+    for (Value t : llvm::concat<Value>(op->getOperands(), op->getResults()))
+      if (t != v && isTensor(t) && !closedFinal(t).isFullyReplicated())
+        return {op, t};
+  }
+  return {nullptr, Value()};
+}
+
+/// One remark per value, at its location: final sharding and its origin.
+auto FunctionPropagation::explainAll() -> void {
+  traceAxes();
+  for (func::FuncOp func : funcs)
+    explainAll(func);
+}
+
+auto FunctionPropagation::explainAll(func::FuncOp func) -> void {
+  // A chain may cross a call: a value of another function is named with
+  // that function's numbering and its name ("%arg0 in @main").
+  std::map<Operation *, std::unique_ptr<AsmState>> states;
+  auto name = [&](Value v) {
+    auto owner = v.getParentRegion()->getParentOfType<func::FuncOp>();
+    if (!owner)
+      owner = func;
+    std::unique_ptr<AsmState> &state = states[owner];
+    if (!state)
+      state = std::make_unique<AsmState>(owner);
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    v.printAsOperand(os, *state);
+    if (owner != func)
+      os << " in @" << owner.getSymName();
+    return s;
+  };
+  auto finalStr = [&](Value v) { return writtenLayout(v).str(core); };
+  for (BlockArgument arg : func.getArguments())
+    if (isTensor(arg)) {
+      std::string what = name(arg);
+      if (auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name"))
+        what += " '" + n.str() + "'";
+      emitRemark(arg.getLoc()) << what << " (argument of @" << func.getSymName()
+                               << "): " << finalStr(arg) << " <- " << originOf(arg, name)
+                               << conflictOf(arg);
+    }
+  func.walk([&](Operation *op) {
+    for (Region &region : op->getRegions()) // arguments of non-entry blocks
+      for (Block &block : region)
+        if (&block != &region.front() || op != func)
+          for (BlockArgument arg : block.getArguments())
+            if (isTensor(arg))
+              emitRemark(arg.getLoc()) << name(arg) << " (block argument): " << finalStr(arg)
+                                       << " <- " << originOf(arg, name) << conflictOf(arg);
+    if (op == func)
+      return;
+    for (Value r : op->getResults())
+      if (isTensor(r))
+        emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << "): " << finalStr(r)
+                                 << " <- " << originOf(r, name) << conflictOf(r)
+                                 << partialOf(r, name);
+  });
+}
+
+/// The axes a rule op leaves its results partial sums over: those of its
+/// reduction factors, as insert-reshards will run it (executionAxes).
+auto FunctionPropagation::partialAxes(Operation *op) -> std::vector<int> {
+  const FactorRule *rule = ruleFor(op);
+  if (!rule)
+    return {};
+  shardc::FactorAxes factors = shardc::executionAxes(
+      *rule, finalShardings(op->getOperands()), finalShardings(op->getResults()), core);
+  std::vector<int> axes;
+  for (size_t f = 0; f < rule->numFactors(); ++f)
+    if (rule->kinds[f] == shardc::FactorKind::Reduction)
+      llvm::append_range(axes, factors[f]);
+  return axes;
+}
+
+/// Whether the operands of `op` ask different axes for a factor that
+/// indexes a result: the merge keeps their common prefix (policy 2) and
+/// the operands are resharded. Operands split along different reduction
+/// factors, or along what the result does not index, do not conflict.
+auto FunctionPropagation::operandsConflict(Operation *op) -> bool {
+  const FactorRule *ruled = ruleFor(op);
+  if (!ruled)
+    return false;
+  const FactorRule &rule = *ruled;
+  std::vector<bool> inResult(rule.numFactors(), false);
+  for (const auto &result : rule.results)
+    for (const auto &dim : result)
+      for (int f : dim)
+        inResult[f] = true;
+  std::vector<TensorSharding> operands = finalShardings(op->getOperands());
+  std::vector<const TensorSharding *> views;
+  for (const TensorSharding &s : operands)
+    views.push_back(&s);
+  shardc::FactorAxes merged = shardc::mergeFactors(rule, views, core);
+  for (size_t t = 0; t < operands.size(); ++t) {
+    auto proj = shardc::projectToFactors(rule, t, operands[t], core);
+    for (size_t f = 0; f < proj.size(); ++f)
+      if (inResult[f] && rule.kinds[f] != shardc::FactorKind::NeedReplication && proj[f] &&
+          !shardc::isPrefix(*proj[f], merged[f]))
+        return true;
+  }
+  return false;
+}
+
+/// Whether every factor the operands of `op` split is one it reduces (a
+/// partial sum), rather than one it needs whole (gathered first).
+auto FunctionPropagation::onlyReduced(Operation *op) -> bool {
+  const FactorRule *rule = ruleFor(op);
+  if (!rule)
+    return false;
+  for (auto [t, v] : llvm::enumerate(op->getOperands()))
+    for (auto [f, axes] : llvm::enumerate(shardc::projectToFactors(*rule, t, closedFinal(v), core)))
+      if (axes && !axes->empty() && rule->kinds[f] != shardc::FactorKind::Reduction)
+        return false;
+  return true;
+}
+
+/// For a value where ops proposed layouts that could not all be kept:
+/// who wanted what (the last such merge), so a conflict is not mistaken
+/// for "no annotation reaches it".
+auto FunctionPropagation::conflictOf(Value v) -> std::string {
+  auto it = conflicts.find(idOf(v));
+  if (it == conflicts.end())
+    return "";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "; conflicting proposals (the defining op's holds against its users'; users and "
+        "ties keep what they share):";
+  for (auto [i, entry] : llvm::enumerate(it->second)) {
+    auto [proposer, id] = entry;
+    Operation *op = proposer >= 0 ? nodes[proposer].op : ties[~proposer].second;
+    os << (i ? "," : "") << " " << closed(table.get(id)).str(core) << " from ";
+    if (op)
+      os << op->getName() << " (" << where(op->getLoc()) << ")";
+    else
+      os << "a sharding group";
+  }
+  return out;
+}
+
+} // namespace shardc::propagation
