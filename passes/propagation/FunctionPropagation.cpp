@@ -1,8 +1,8 @@
 //===- FunctionPropagation.cpp - garray-propagate's fixed point ----------===//
 //
-// Seeding (annotations, groups, call ties), the op graph, the worklist of
-// waves with its merge, and writing the result back (FunctionPropagation.h
-// says what it keeps).
+// The op graph, the rounds and the worklist of waves with its merge, and
+// writing the result back (FunctionPropagation.h says what it keeps; the
+// seeding and the checks after the fixed point are PropagationSeed.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/propagation/FunctionPropagation.h"
@@ -13,132 +13,11 @@
 
 namespace shardc::propagation {
 
-/// A member `v` (at `loc`) of sharding group `id` whose type differs from
-/// the group's first member's.
-LogicalResult groupTypeError(int64_t id, Value first, Value v, Location loc) {
-  InFlightDiagnostic d = emitError(loc) << "sharding group " << id << " ties values of types "
-                                        << first.getType() << " and " << v.getType()
-                                        << "; its members must have one type";
-  d.attachNote(first.getLoc()) << "first member of the group";
-  return failure();
-}
-
-/// Checks annotation `s` (null: none) at `where` in `func` against the mesh
-/// `name` that an earlier annotation at `first` named; the first annotation
-/// sets both. One function's annotations must all name one existing mesh.
-static LogicalResult checkOneMesh(func::FuncOp func, ShardingAttr s, Operation *where,
-                           FlatSymbolRefAttr &name, Operation *&first) {
-  if (!s || s.getMesh() == name)
-    return success();
-  if (!lookupMesh(func, s.getMesh()))
-    return where->emitError("the sharding names mesh ")
-           << s.getMesh() << ", but no garray.mesh with that name is in scope";
-  if (!name) {
-    name = s.getMesh();
-    first = where;
-    return success();
-  }
-  InFlightDiagnostic d = where->emitError("a function may use one mesh, but this names ")
-                         << s.getMesh() << " while an earlier annotation names " << name;
-  d.attachNote(first->getLoc()) << "first mesh named here";
-  return d;
-}
-
-/// The one mesh all annotations in `func` name; null if none; failure if two.
-/// When the signature names one, the body is not searched here (a walk of
-/// every op): FunctionPropagation checks the body's annotations against it
-/// while seeding (checkBodyMeshes), with the same errors.
-FailureOr<MeshOp> findMesh(func::FuncOp func) {
-  FlatSymbolRefAttr name;
-  Operation *first = nullptr;
-  LogicalResult ok = success();
-  auto visit = [&](ShardingAttr s, Operation *where) {
-    if (succeeded(ok))
-      ok = checkOneMesh(func, s, where, name, first);
-  };
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    visit(func.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName), func);
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    visit(getResultSharding(func, i), func);
-  if (!name && succeeded(ok))
-    func.walk([&](Operation *op) {
-      if (auto c = dyn_cast<ShardingConstraintOp>(op))
-        visit(c.getSharding(), op);
-      // Most ops carry no discardable attribute before propagation: skip
-      // getAttr's name search for them.
-      else if (op->getRawDictionaryAttrs().empty())
-        return;
-      else if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName))
-        visit(s, op);
-    });
-  if (failed(ok))
-    return failure();
-  if (!name)
-    return MeshOp();
-  MeshOp mesh = lookupMesh(func, name);
-  if (!mesh)
-    return func.emitError("sharding annotations name mesh ")
-           << name << ", but no garray.mesh with that name is in scope";
-  return mesh;
-}
-
-/// file:line:col for remarks (the first of a fused location).
-std::string where(Location loc) {
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return where(fused.getLocations().front());
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return where(name.getChildLoc());
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-            std::to_string(file.getColumn()));
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  loc.print(os);
-  return s;
-}
-
-/// What the annotation was written on.
-static std::string describeWritten(const Annotation &a) {
-  using Kind = Annotation::Kind;
-  auto named = [&](StringRef noun, StringAttr name) {
-    return name ? (noun + " '" + name.getValue() + "'").str()
-                : (noun + " #" + Twine(a.index)).str();
-  };
-  switch (a.kind) {
-  case Kind::Argument:
-    return named("argument", cast<func::FuncOp>(a.op).getArgAttrOfType<StringAttr>(
-                                 a.index, "garray.name"));
-  case Kind::OpResult:
-    return "result of '" + a.op->getName().getStringRef().str() + "'";
-  case Kind::Constraint:
-    // One the compiler wrote says which pass and why.
-    if (auto reason = a.op->getAttrOfType<StringAttr>("reason"))
-      return "sharding_constraint (" + reason.str() + ")";
-    return "sharding_constraint";
-  case Kind::FunctionResult: // a declared result, where its returns and its calls see it
-  case Kind::CallResult:
-    return named("result", cast<func::FuncOp>(a.op).getResultAttrOfType<StringAttr>(
-                               a.index, "garray.name")) +
-           " of @" + cast<func::FuncOp>(a.op).getSymName().str();
-  }
-  llvm_unreachable("every kind is worded");
-}
-
-/// "argument 'x'", "result #0 of @f", "sharding_constraint", "argument 'w'
-/// through sharding group 0", ...
-std::string describe(const Annotation &a) {
-  std::string s = describeWritten(a);
-  if (a.group)
-    s += " through sharding group " + std::to_string(*a.group);
-  return s;
-}
-
-
 /// `funcs`: the functions propagated together (callers and callees tied
 /// through their calls), in module order; `mesh` is anchored at the first.
-FunctionPropagation::FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp mesh, const shardc::Mesh &core,
-                      bool explain) : funcs(std::move(funcs)), mesh(mesh), core(core), explain(explain) {
+FunctionPropagation::FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp mesh,
+                                         const shardc::Mesh &core, bool explain)
+    : funcs(std::move(funcs)), mesh(mesh), core(core), explain(explain) {
   for (func::FuncOp f : this->funcs) {
     inSet.insert(f.getOperation());
     size_t begin = allOps.size();
@@ -178,7 +57,7 @@ FunctionPropagation::FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp
   ids.assign(valueOf.size(), ShardingTable::kUnknown);
 }
 
-auto FunctionPropagation::run() -> LogicalResult {
+LogicalResult FunctionPropagation::run() {
   if (failed(seed()) || failed(collectGroups()))
     return failure();
   collectCallTies();
@@ -208,7 +87,7 @@ auto FunctionPropagation::run() -> LogicalResult {
 /// Makes the dims of round `round` sources: annotated values get the newly
 /// active dims (axes already used by grown dims are dropped: the stronger
 /// round keeps them); sinks take their view for this round.
-auto FunctionPropagation::activate(int64_t previous, int64_t round) -> void {
+void FunctionPropagation::activate(int64_t previous, int64_t round) {
   for (auto &[v, a] : annotations) {
     ShardingTable::Id &state = ids[idOf(v)];
     if (a.priority.empty()) {
@@ -259,45 +138,10 @@ auto FunctionPropagation::activate(int64_t previous, int64_t round) -> void {
 
 /// `a` as a source in round `round`: dims whose round has not come are
 /// closed and empty (they neither give nor take).
-auto FunctionPropagation::activeIn(const Annotation &a, int64_t round) -> ShardingTable::Id {
+ShardingTable::Id FunctionPropagation::activeIn(const Annotation &a, int64_t round) {
   if (a.priority.empty())
     return round == kLastRound ? a.full : a.initial;
   return table.intern(shardc::activeInRound(table.get(a.full), a.priority, round));
-}
-
-/// An annotation of sharding `s` on a value of `type`: its core form is
-/// verified and interned once per distinct (s, type) (a model's
-/// parameters share a few); `what` and `emitError` word the error.
-auto FunctionPropagation::makeAnnotation(ShardingAttr s, Type type, Annotation::Kind kind,
-                                       Operation *op, unsigned index, Location loc,
-                                       function_ref<InFlightDiagnostic()> emitError) -> FailureOr<Annotation> {
-  Annotation a{ShardingTable::kUnknown, ShardingTable::kUnknown, {}, loc, kind, op, index};
-  auto [it, inserted] = writtenIds.try_emplace({s, type});
-  if (inserted) {
-    FailureOr<TensorSharding> t;
-    if (succeeded(verifyShardingFor(s, type, op, emitError, describe(a))))
-      t = toCore(s, mesh, cast<RankedTensorType>(type).getRank(), emitError);
-    if (failed(t)) {
-      writtenIds.erase(it);
-      return failure();
-    }
-    TensorSharding none = *t;
-    for (shardc::DimSharding &d : none.dims)
-      d = {};
-    it->second = {table.intern(*t), table.intern(none)};
-  }
-  std::tie(a.full, a.initial) = it->second;
-  if (llvm::any_of(s.getDims(), [](DimShardingAttr d) { return d.hasPriority(); }))
-    for (DimShardingAttr d : s.getDims())
-      a.priority.push_back(d.hasPriority() ? d.getPriority() : kLastRound);
-  return a;
-}
-
-/// Records `v`'s annotation; `v` starts with every dim closed and empty
-/// until the round of its priority (activate).
-auto FunctionPropagation::annotate(Value v, Annotation a) -> void {
-  ids[idOf(v)] = a.initial;
-  annotations.insert({v, std::move(a)});
 }
 
 /// The graph the worklist runs on, built once: one node per op a step can
@@ -307,7 +151,7 @@ auto FunctionPropagation::annotate(Value v, Annotation a) -> void {
 /// change are not nodes: visiting them would do nothing. Built from what
 /// the constructor collected, without reading the ops again: on a 100k-op
 /// function every pass over the ops' memory costs a cache miss per op.
-auto FunctionPropagation::buildGraph() -> void {
+void FunctionPropagation::buildGraph() {
   nodeOf.assign(allOps.size(), kNoNode);
   for (size_t i = 0; i < allOps.size(); ++i) {
     Operation *op = allOps[i];
@@ -361,7 +205,7 @@ auto FunctionPropagation::buildGraph() -> void {
 /// set of proposals, so the result does not depend on the order of ops:
 /// two ops that want different axes for one value meet in one merge
 /// instead of the first one visited winning.
-auto FunctionPropagation::runWorklist(OpClass cls) -> void {
+void FunctionPropagation::runWorklist(OpClass cls) {
   // Items: a node index, or ~t for tie t (a sharding group or call tie).
   std::vector<int64_t> wave, next;
   std::vector<bool> queued(nodes.size(), false), queuedTies(ties.size(), false);
@@ -446,95 +290,16 @@ auto FunctionPropagation::runWorklist(OpClass cls) -> void {
   }
 }
 
-/// Reads `garray.sharding_group = N` off arguments and op results.
-auto FunctionPropagation::collectGroups() -> LogicalResult {
-  LogicalResult ok = success();
-  auto add = [&](Value v, Attribute attr, Location loc) {
-    if (!attr)
-      return;
-    auto id = dyn_cast<IntegerAttr>(attr);
-    if (!id || !isTensor(v)) {
-      ok = emitError(loc) << kGroupAttrName
-                          << " must be an integer on a tensor argument or tensor result";
-      return;
-    }
-    auto &members = groups[id.getInt()];
-    if (!members.empty() && members.front().getType() != v.getType()) {
-      ok = groupTypeError(id.getInt(), members.front(), v, loc);
-      return;
-    }
-    members.push_back(v);
-  };
-  for (func::FuncOp func : funcs) {
-    for (BlockArgument arg : func.getArguments())
-      add(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName), arg.getLoc());
-    for (unsigned i = 0; i < func.getNumResults() && succeeded(ok); ++i)
-      if (func.getResultAttr(i, kGroupAttrName))
-        ok = func.emitError() << kGroupAttrName << " on result #" << i
-                              << " is not supported: put it on the op that makes the "
-                                 "returned value, or on an argument";
-  }
-  walkAll(kHasAttrs, [&](Operation *op) {
-    Attribute a = op->getAttr(kGroupAttrName);
-    if (!a || failed(ok))
-      return;
-    if (op->getNumResults() == 0) // a return: the group would tie nothing
-      ok = op->emitError() << kGroupAttrName << " on '" << op->getName()
-                           << "' is not supported: put it on the op that makes the returned "
-                              "value, or on an argument";
-    for (Value r : op->getResults())
-      add(r, a, op->getLoc());
-  });
-  for (auto &entry : groups)
-    addTie(entry.second, nullptr);
-  return ok;
-}
-
-/// The members of a group are one value: a closed sharding written on one
-/// member holds for every unannotated member, from its round on, like a
-/// constraint on each. Otherwise it would not stop an annotation nearer to
-/// an unannotated optimizer moment from pulling the moment (and so the
-/// group) apart. Members annotated differently keep what was written
-/// (checkGroups names them). Not copied: an annotation with open dims
-/// (an open dim leaves the decision to propagation; as an annotation it
-/// would only keep the member empty until its round), and onto results
-/// of ops without a sharding rule or of calls (computed whole, or in their
-/// callee's layout: the tie reaches them as before).
-auto FunctionPropagation::annotateGroups() -> void {
-  for (auto &[id, members] : groups) {
-    std::optional<Annotation> written;
-    bool agree = true;
-    for (Value m : members) {
-      auto it = annotations.find(m);
-      if (it == annotations.end())
-        continue;
-      const Annotation &a = it->second;
-      if (!written)
-        written = a;
-      else
-        agree &= a.full == written->full && a.priority == written->priority;
-    }
-    if (!written || !agree ||
-        llvm::any_of(table.get(written->full).dims,
-                     [](const shardc::DimSharding &d) { return d.open; }))
-      continue;
-    written->group = id;
-    for (Value m : members)
-      if (!annotations.count(m) && hasOwnRule(m))
-        annotate(m, *written);
-  }
-}
-
 /// Whether `v` is an argument or the result of an op that propagation
 /// steps through with a sharding rule.
-auto FunctionPropagation::hasOwnRule(Value v) -> bool {
+bool FunctionPropagation::hasOwnRule(Value v) {
   auto r = dyn_cast<OpResult>(v);
   return !r || ruleFor(r.getOwner());
 }
 
 /// The layout finalize writes for `v`: a call's result takes its callee's
 /// result layout (one signature), any other value its own final state.
-auto FunctionPropagation::writtenLayout(Value v) -> TensorSharding {
+TensorSharding FunctionPropagation::writtenLayout(Value v) {
   if (auto r = dyn_cast<OpResult>(v))
     if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
       if (func::FuncOp callee = calleeInSet(call))
@@ -545,370 +310,31 @@ auto FunctionPropagation::writtenLayout(Value v) -> TensorSharding {
 /// Result i of a function, as finalize writes it: a declared result
 /// closed (its open dims filled), else what the first return gives.
 /// "Declared" as seeded, not read from the IR, which finalize rewrites.
-auto FunctionPropagation::resultLayout(func::FuncOp func, unsigned i) -> TensorSharding {
+TensorSharding FunctionPropagation::resultLayout(func::FuncOp func, unsigned i) {
   func::ReturnOp ret = returnsOf[func].front();
   Value out = ret.getOperand(i);
   return sinkAnnotations.count({ret, i}) ? declaredResult(ret, i, out) : closedFinal(out);
 }
 
-/// A sharding written on a call's result must be its callee's result
-/// layout (what this pass writes there): one sharding per signature.
-auto FunctionPropagation::checkCallResults() -> LogicalResult {
-  LogicalResult ok = success();
-  walkAll(kNoRule | kHasAttrs, [&](func::CallOp call) {
-    func::FuncOp callee = calleeInSet(call);
-    if (!callee || failed(ok))
-      return;
-    for (OpResult r : call->getResults()) {
-      ShardingAttr written = getSharding(r);
-      if (!written || !isTensor(r))
-        continue;
-      TensorSharding want = writtenLayout(r);
-      FailureOr<TensorSharding> got =
-          toCore(written, mesh, cast<RankedTensorType>(r.getType()).getRank());
-      if (failed(got) || !got->sameLayout(want))
-        ok = call.emitError("the result of a call to @")
-             << callee.getSymName() << " has the callee's result layout " << want.str(core)
-             << " (one sharding per function signature), not the "
-             << (succeeded(got) ? got->str(core) : std::string("sharding"))
-             << " written on it; put a garray.sharding_constraint after the call";
-    }
-  });
-  return ok;
-}
-
-/// After the fixed point every member of a group must hold one sharding.
-/// They cannot when members were annotated differently (annotations are
-/// closed), or when annotations nearer to the members than to each other
-/// pull them apart: an error naming both, instead of a group that silently
-/// is not one.
-auto FunctionPropagation::checkGroups() -> LogicalResult {
-  for (auto &[id, members] : groups) {
-    TensorSharding first = writtenLayout(members.front());
-    for (Value v : ArrayRef<Value>(members).drop_front()) {
-      TensorSharding s = writtenLayout(v);
-      if (s.sameLayout(first))
-        continue;
-      // A member made by an op without a sharding rule (an external
-      // call) is computed whole: no annotation can place it, so the
-      // advice is to take it out of the group, not to annotate.
-      auto ruleless = [&](Value m) -> Operation * {
-        auto r = dyn_cast<OpResult>(m);
-        auto at = r ? opIndex.find(r.getOwner()) : opIndex.end();
-        if (at == opIndex.end() || (opFlags[at->second] & (kNoRule | kConstraint)) != kNoRule)
-          return nullptr;
-        auto call = dyn_cast<func::CallOp>(r.getOwner());
-        return call && calleeInSet(call) ? nullptr : r.getOwner();
-      };
-      auto describe = [&](Value m) {
-        std::string which;
-        if (auto r = dyn_cast<OpResult>(m); r && r.getOwner()->getNumResults() > 1)
-          which = "result #" + std::to_string(r.getResultNumber()) + ", ";
-        if (auto a = annotations.find(m); a != annotations.end())
-          return which + "annotated " + written(a->second);
-        Operation *op = ruleless(m);
-        if (!op)
-          return which + "unannotated";
-        std::string made = "made by '" + op->getName().getStringRef().str() + "'";
-        if (auto call = dyn_cast<func::CallOp>(op))
-          made += " of @" + call.getCallee().str();
-        return which + made + ", which has no sharding rule: computed whole on every device";
-      };
-      InFlightDiagnostic d = emitError(v.getLoc())
-                             << "sharding group " << id << " cannot give its members one "
-                             << "sharding: this member ends " << s.str(core) << " ("
-                             << describe(v) << "), the first ends " << first.str(core) << " ("
-                             << describe(members.front()) << "); ";
-      // The advice names what keeps the group's annotation from holding
-      // for every member (annotateGroups copies only an agreed, closed one).
-      SmallVector<const Annotation *> written;
-      for (Value m : members)
-        if (auto a = annotations.find(m); a != annotations.end() && !a->second.group)
-          written.push_back(&a->second);
-      auto differs = [&](const Annotation *a) {
-        return a->full != written.front()->full || a->priority != written.front()->priority;
-      };
-      auto open = [&](const Annotation *a) {
-        return llvm::any_of(table.get(a->full).dims,
-                            [](const shardc::DimSharding &dim) { return dim.open; });
-      };
-      auto callResult = [&](Value m) {
-        auto r = dyn_cast<OpResult>(m);
-        auto call = r ? dyn_cast<func::CallOp>(r.getOwner()) : func::CallOp();
-        return call && calleeInSet(call) && !annotations.count(m);
-      };
-      if (ruleless(v) || ruleless(members.front()))
-        d << "take the value without a sharding rule out of the group, or give the group "
-             "values that ops with a rule compute";
-      else if (callResult(v) || callResult(members.front()))
-        d << "a call's result is written as its callee's result (one sharding per "
-             "signature), so the group's annotation cannot hold for it: annotate the callee's "
-             "result, or group a sharding_constraint of the call's result instead";
-      else if (llvm::any_of(written, differs))
-        d << "its annotated members differ in sharding or priority, so neither holds for the "
-             "others; write one sharding, with the same priorities, on each";
-      else if (llvm::any_of(written, open))
-        d << "an annotation with open dims does not hold for the other members; close its "
-             "dims (None instead of ?) so that it holds for the whole group";
-      else
-        d << "make the annotations that reach the members agree, or annotate one member "
-             "with the sharding the group should have";
-      d.attachNote(members.front().getLoc()) << "first member of the group";
-      return failure();
-    }
-  }
-  return success();
-}
-
-/// A tie: values that share one sharding by an identity rule over all of
-/// them at once (so the result depends on the set, not on visiting order).
-auto FunctionPropagation::addTie(ArrayRef<Value> members, Operation *via) -> void {
-  if (members.size() < 2)
-    return;
-  SmallVector<unsigned> ids;
-  for (Value v : members)
-    ids.push_back(idOf(v));
-  ties.push_back({ids, via});
-  for (unsigned v : ids)
-    tiesOf[v].push_back(ties.size() - 1);
-}
-
 /// The callee of `call` when it is propagated with this set; else null.
-auto FunctionPropagation::calleeInSet(func::CallOp call) -> func::FuncOp {
+func::FuncOp FunctionPropagation::calleeInSet(func::CallOp call) {
   auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
   return callee && inSet.contains(callee.getOperation()) ? callee : func::FuncOp();
 }
 
-/// One sharding per function signature: argument i of a callee is tied to
-/// operand i of every call of it, result i (every return's operand i) to
-/// result i of every call. Information flows into the callee and back out.
-auto FunctionPropagation::collectCallTies() -> void {
-  llvm::MapVector<Operation *, SmallVector<func::CallOp>> sites;
-  for (func::FuncOp f : funcs)
-    sites[f.getOperation()];
-  walkAll(kNoRule, [&](func::CallOp call) {
-    if (func::FuncOp callee = calleeInSet(call))
-      sites[callee.getOperation()].push_back(call);
-  });
-  for (auto &[op, calls] : sites) {
-    if (calls.empty())
-      continue;
-    auto callee = cast<func::FuncOp>(op);
-    for (BlockArgument arg : callee.getArguments()) {
-      if (!isTensor(arg))
-        continue;
-      SmallVector<Value> members = {arg};
-      for (func::CallOp call : calls)
-        members.push_back(call.getOperand(arg.getArgNumber()));
-      if (explain) {
-        callTies.push_back({{arg, nullptr}});
-        for (func::CallOp call : calls)
-          callTies.back().push_back({call.getOperand(arg.getArgNumber()), call});
-      }
-      addTie(members, calls.front());
-    }
-    ArrayRef<func::ReturnOp> rets = returnsOf[callee];
-    for (unsigned i = 0; i < callee.getNumResults(); ++i) {
-      auto type = dyn_cast<RankedTensorType>(callee.getResultTypes()[i]);
-      if (!type)
-        continue;
-      // A declared result is the callee's interface: its call results
-      // have exactly that layout (annotated with it), whatever the return
-      // operands reach; those are pulled toward it as a sink.
-      ShardingAttr declared = getResultSharding(callee, i);
-      if (declared) {
-        for (func::CallOp call : calls) {
-          // The callee's signature was verified by seedSignature.
-          // Located where the declared result is (its return), not at
-          // the call: explain names one annotation, wherever seen from.
-          Annotation a = *makeAnnotation(declared, type, Annotation::Kind::CallResult, callee, i,
-                                         rets.front()->getLoc(), [&] { return call.emitError(); });
-          annotate(call.getResult(i), std::move(a));
-        }
-        // A declared result with an open dim is written with that dim
-        // filled from the returned value (declaredResult): the call
-        // results are tied to it as well, so their users propagate from
-        // what is written, not from the dim left empty.
-        if (llvm::none_of(declared.getDims(), [](DimShardingAttr d) { return d.getOpen(); }))
-          continue;
-      }
-      SmallVector<Value> members;
-      for (func::ReturnOp r : rets)
-        members.push_back(r.getOperand(i));
-      for (func::CallOp call : calls)
-        members.push_back(call.getResult(i));
-      if (explain) {
-        callTies.emplace_back();
-        for (func::ReturnOp r : rets)
-          callTies.back().push_back({r.getOperand(i), r});
-        for (func::CallOp call : calls)
-          callTies.back().push_back({call.getResult(i), call});
-      }
-      addTie(members, calls.front());
-    }
-  }
-}
-
-auto FunctionPropagation::tieStep(size_t t) -> void {
+void FunctionPropagation::tieStep(size_t t) {
   ArrayRef<unsigned> members = ties[t].first;
   apply(rules.identity(cast<RankedTensorType>(valueOf[members.front()].getType()),
                        members.size()),
         members, ShardingTable::kUnknown);
 }
 
-auto FunctionPropagation::seed() -> LogicalResult {
-  if (failed(checkBodyMeshes()))
-    return failure();
-  for (func::FuncOp func : funcs)
-    if (failed(seedSignature(func)))
-      return failure();
-  return seedBodies();
-}
-
-/// The body annotations of functions whose signature names the mesh,
-/// which findMesh did not search: each must name this mesh too (findMesh's
-/// errors, in its order). Only ops flagged with attributes or as
-/// constraints are read.
-auto FunctionPropagation::checkBodyMeshes() -> LogicalResult {
-  for (auto [f, range] : llvm::zip(funcs, opRange)) {
-    FlatSymbolRefAttr name = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-    Operation *first = f;
-    for (size_t i = range.first; i < range.second; ++i) {
-      if (!(opFlags[i] & (kHasAttrs | kConstraint)))
-        continue;
-      Operation *op = allOps[i];
-      ShardingAttr s = (opFlags[i] & kConstraint)
-                           ? cast<ShardingConstraintOp>(op).getSharding()
-                           : op->getAttrOfType<ShardingAttr>(kShardingAttrName);
-      if (failed(checkOneMesh(f, s, op, name, first)))
-        return failure();
-    }
-  }
-  return success();
-}
-
-auto FunctionPropagation::seedSignature(func::FuncOp func) -> LogicalResult {
-  for (BlockArgument arg : func.getArguments()) {
-    if (!isTensor(arg))
-      continue;
-    if (auto s = func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), kShardingAttrName)) {
-      FailureOr<Annotation> a =
-          makeAnnotation(s, arg.getType(), Annotation::Kind::Argument, func, arg.getArgNumber(),
-                         arg.getLoc(), [&] { return emitError(arg.getLoc()); });
-      if (failed(a))
-        return failure();
-      annotate(arg, std::move(*a));
-    }
-  }
-  ArrayRef<func::ReturnOp> rets = returnsOf[func];
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    if (auto s = getResultSharding(func, i)) {
-      for (func::ReturnOp ret : rets) {
-        FailureOr<Annotation> a =
-            makeAnnotation(s, func.getResultTypes()[i], Annotation::Kind::FunctionResult, func,
-                           i, ret.getLoc(), [&] { return func.emitError(); });
-        if (failed(a))
-          return failure();
-        sinkAnnotations.insert({{ret, i}, std::move(*a)});
-      }
-    }
-  return success();
-}
-
-auto FunctionPropagation::seedBodies() -> LogicalResult {
-  LogicalResult ok = success();
-  // Values made by ops without a rule are whole on every device: closed
-  // and replicated, so propagation never pushes a sharding into them, and
-  // a sharding written on one is an error rather than silently dropped.
-  walkAll(kNoRule, [&](Operation *op) {
-    if (auto reshard = dyn_cast<ReshardOp>(op); reshard && succeeded(ok)) {
-      // A reshard written by hand: its result is exactly its target.
-      FailureOr<Annotation> a =
-          makeAnnotation(reshard.getSharding(), reshard.getType(), Annotation::Kind::OpResult,
-                         op, 0, op->getLoc(), [&] { return op->emitError(); });
-      if (failed(a))
-        ok = failure();
-      else
-        annotate(reshard.getResult(), std::move(*a));
-      return;
-    }
-    if (isa<ShardingConstraintOp>(op) || isGlobalCollective(op) || failed(ok))
-      return;
-    if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
-      return;
-    if (failed(ok = checkRulelessAnnotation(op)))
-      return;
-    for (Value r : op->getResults())
-      if (isTensor(r))
-        setState(r, TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank()));
-  });
-  // So are the arguments of every block but a function's entry block: they
-  // come through branches (ops without a rule, whose operands must be
-  // replicated) and have no place to write a sharding.
-  for (Operation *op : allOps)
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        if (!(isa<func::FuncOp>(op) && &block == &region.front()))
-          for (BlockArgument arg : block.getArguments())
-            if (isTensor(arg))
-              setState(arg, TensorSharding::replicated(
-                                cast<RankedTensorType>(arg.getType()).getRank()));
-  // A sharding written on an op result (or left by an earlier run of this
-  // pass) is an annotation like an argument's: re-running changes nothing.
-  walkAll(kHasRule | kHasAttrs, [&](Operation *op) {
-    auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName);
-    if (!s || failed(ok) || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
-      return;
-    Value r = op->getResult(0);
-    FailureOr<Annotation> a = makeAnnotation(s, r.getType(), Annotation::Kind::OpResult, op, 0,
-                                             op->getLoc(), [&] { return op->emitError(); });
-    if (failed(a)) {
-      ok = failure();
-      return;
-    }
-    annotate(r, std::move(*a));
-  });
-  walkAll(kNoRule, [&](ShardingConstraintOp c) {
-    if (failed(ok))
-      return;
-    FailureOr<Annotation> a =
-        makeAnnotation(c.getSharding(), c.getType(), Annotation::Kind::Constraint, c, 0,
-                       c.getLoc(), [&] { return c.emitError(); });
-    if (failed(a)) {
-      ok = failure();
-      return;
-    }
-    annotate(c.getResult(), std::move(*a));
-  });
-  return ok;
-}
-
-/// An op without a rule computes whole values: a sharding written on its
-/// result may only say so (replicated, as this pass itself writes).
-auto FunctionPropagation::checkRulelessAnnotation(Operation *op) -> LogicalResult {
-  for (OpResult r : op->getResults()) {
-    ShardingAttr s = isTensor(r) ? getSharding(r) : ShardingAttr();
-    if (!s)
-      continue;
-    FailureOr<TensorSharding> t = toCore(s, mesh, cast<RankedTensorType>(r.getType()).getRank(),
-                                         [&] { return op->emitError(); });
-    if (failed(t))
-      return failure();
-    if (!t->isFullyReplicated())
-      return op->emitError("'")
-             << op->getName() << "' has no sharding rule, so result #" << r.getResultNumber()
-             << " is computed whole on every device and cannot be placed " << t->str(core)
-             << "; write the sharding on a garray.sharding_constraint of the result instead, "
-                "or express the op with garray ops";
-  }
-  return success();
-}
-
 /// propagateStep is a pure function of the rule and its tensors'
 /// shardings (the mesh is fixed here), so it runs once per distinct
 /// [rule index, input ids...] key: a long chain of same-typed ops with the
 /// same shardings costs one core step and then one hash lookup per visit.
-auto FunctionPropagation::memoizedStep(const CachedRule &rule, ArrayRef<uint32_t> key) -> const StepResult & {
+auto FunctionPropagation::memoizedStep(const CachedRule &rule, ArrayRef<uint32_t> key)
+    -> const StepResult & {
   return steps.get(key, [&] {
     std::vector<std::optional<TensorSharding>> tensors;
     for (uint32_t id : key.drop_front())
@@ -928,7 +354,8 @@ auto FunctionPropagation::memoizedStep(const CachedRule &rule, ArrayRef<uint32_t
 /// results; kSink stands for a fixed sink sharding `fixed`) against the
 /// state at the start of the wave, and records what it would grow as
 /// proposals of `proposer` (runWorklist commits them).
-auto FunctionPropagation::apply(const CachedRule &rule, ArrayRef<unsigned> vals, ShardingTable::Id fixed) -> void {
+void FunctionPropagation::apply(const CachedRule &rule, ArrayRef<unsigned> vals,
+                                ShardingTable::Id fixed) {
   key.clear();
   key.push_back(rule.index);
   for (unsigned v : vals)
@@ -960,7 +387,7 @@ auto FunctionPropagation::apply(const CachedRule &rule, ArrayRef<unsigned> vals,
 /// An unknown value that a step would only make known and empty (open,
 /// no axes, nothing pending) merges like an unknown one: no proposal, so
 /// its neighbours are not revisited for nothing.
-auto FunctionPropagation::isEmpty(ShardingTable::Id id) -> bool {
+bool FunctionPropagation::isEmpty(ShardingTable::Id id) {
   if (id == emptyMemo.first)
     return emptyMemo.second;
   const TensorSharding &s = table.get(id);
@@ -971,7 +398,7 @@ auto FunctionPropagation::isEmpty(ShardingTable::Id id) -> bool {
   return empty;
 }
 
-auto FunctionPropagation::propose(unsigned v, ShardingTable::Id id) -> void {
+void FunctionPropagation::propose(unsigned v, ShardingTable::Id id) {
   unsigned &head = waveHead[v];
   if (head == kNone)
     touched.push_back(v);
@@ -984,7 +411,7 @@ auto FunctionPropagation::propose(unsigned v, ShardingTable::Id id) -> void {
 /// `v` (conflict policy 2, across ops). While the merge leaves some
 /// proposal unsatisfied, `v` is contested and every proposer's latest word
 /// stays in the merge until that proposer steps again.
-auto FunctionPropagation::commit(unsigned v, SmallVectorImpl<unsigned> &changed) -> void {
+void FunctionPropagation::commit(unsigned v, SmallVectorImpl<unsigned> &changed) {
   SmallVector<unsigned, 4> mine; // proposal indices, in wave order
   for (unsigned p = waveHead[v]; p != kNone; p = proposals[p].next)
     mine.push_back(p);
@@ -1050,8 +477,8 @@ auto FunctionPropagation::commit(unsigned v, SmallVectorImpl<unsigned> &changed)
 /// in; a user that wants another one reshards its operand). An axis used
 /// by an earlier dim ends a dim. A function of the set of proposals, so
 /// of no order.
-auto FunctionPropagation::mergeProposals(ShardingTable::Id fromDef,
-                                   ArrayRef<ShardingTable::Id> candidates) -> ShardingTable::Id {
+ShardingTable::Id FunctionPropagation::mergeProposals(ShardingTable::Id fromDef,
+                                   ArrayRef<ShardingTable::Id> candidates) {
   bool hasDef = fromDef != ShardingTable::kUnknown;
   TensorSharding out = table.get(hasDef ? fromDef : candidates.front());
   size_t rank = out.dims.size();
@@ -1093,7 +520,7 @@ auto FunctionPropagation::mergeProposals(ShardingTable::Id fromDef,
 
 /// Whether `merged` holds everything candidate `c` asks (per dim, c's
 /// axes are a prefix of merged's).
-auto FunctionPropagation::satisfies(ShardingTable::Id merged, ShardingTable::Id c) -> bool {
+bool FunctionPropagation::satisfies(ShardingTable::Id merged, ShardingTable::Id c) {
   if (merged == c)
     return true;
   const TensorSharding &m = table.get(merged), &s = table.get(c);
@@ -1103,7 +530,7 @@ auto FunctionPropagation::satisfies(ShardingTable::Id merged, ShardingTable::Id 
   return true;
 }
 
-auto FunctionPropagation::step(const Node &n) -> void {
+void FunctionPropagation::step(const Node &n) {
   ArrayRef<unsigned> vals(nodeValues.data() + n.first, n.count);
   if (n.kind != Node::Kind::Return) // a rule op, or a constraint's identity
     return apply(*n.rule, vals, ShardingTable::kUnknown);
@@ -1116,64 +543,28 @@ auto FunctionPropagation::step(const Node &n) -> void {
   }
 }
 
-auto FunctionPropagation::checkRuleless() -> LogicalResult {
-  LogicalResult ok = success();
-  walkAll(kNoRule, [&](Operation *op) {
-    if (isa<ShardingConstraintOp, func::ReturnOp, ReshardOp>(op) || isGlobalCollective(op) ||
-        failed(ok))
-      return;
-    if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
-      return;
-    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
-      const TensorSharding *s = known(v);
-      if (!s || s->isFullyReplicated())
-        continue;
-      // A call is opaque when its callee is a declaration or is placed on
-      // another mesh (propagated on its own): say which.
-      auto call = dyn_cast<func::CallOp>(op);
-      auto callee = call ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-                               call, call.getCalleeAttr())
-                         : func::FuncOp();
-      InFlightDiagnostic d = op->emitError("'")
-                             << op->getName() << "' has no sharding rule, but operand #" << i
-                             << " is sharded " << closed(*s).str(core);
-      if (callee && !callee.isExternal())
-        d << " (@" << callee.getSymName()
-          << " is propagated on its own: this module places values on more than one mesh, "
-             "and a call between functions on different meshes is opaque)";
-      else if (callee)
-        d << " (@" << callee.getSymName() << " is a declaration, computed whole)";
-      d << "; express it with garray ops, or replicate the value first with "
-           "garray.sharding_constraint ... P()";
-      ok = failure();
-      return;
-    }
-  });
-  return ok;
-}
-
-auto FunctionPropagation::finalize() -> void {
+void FunctionPropagation::finalize() {
   for (size_t i = 0; i < funcs.size(); ++i)
     finalize(funcs[i], opRange[i].first, opRange[i].second);
 }
 
 /// The sharding propagation settled on for `v` (replicated if none), with
 /// every dim closed: what is written back and what explain prints.
-auto FunctionPropagation::closedFinal(Value v) -> TensorSharding {
+TensorSharding FunctionPropagation::closedFinal(Value v) {
   const TensorSharding *known = this->known(v);
   return closed(known ? *known
                       : TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank()));
 }
 
 /// `s` with every dim closed: how shardings are written and printed.
-auto FunctionPropagation::closed(TensorSharding s) -> TensorSharding {
+TensorSharding FunctionPropagation::closed(TensorSharding s) {
   for (shardc::DimSharding &d : s.dims)
     d.open = false;
   return s;
 }
 
 /// Writes the final shardings of funcs[i], whose ops are allOps[begin, end).
-auto FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) -> void {
+void FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) {
   MLIRContext *ctx = func.getContext();
   FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(ctx, mesh.getSymName());
   // One attribute per distinct final sharding (by interned id; unknown
@@ -1242,7 +633,7 @@ auto FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) 
 /// A declared function result, closed: each open dim takes the returned
 /// value's axes when what was written is a prefix of them and the added
 /// axes are not used by another dim.
-auto FunctionPropagation::declaredResult(func::ReturnOp ret, unsigned i, Value v) -> TensorSharding {
+TensorSharding FunctionPropagation::declaredResult(func::ReturnOp ret, unsigned i, Value v) {
   TensorSharding s = table.get(sinkAnnotations.find({ret, i})->second.full);
   TensorSharding got = closedFinal(v);
   for (size_t d = 0; d < s.dims.size(); ++d) {
@@ -1260,12 +651,12 @@ auto FunctionPropagation::declaredResult(func::ReturnOp ret, unsigned i, Value v
 }
 
 /// The factor rule propagation stepped `op` with, or null.
-auto FunctionPropagation::ruleFor(Operation *op) -> const FactorRule * {
+const FactorRule *FunctionPropagation::ruleFor(Operation *op) {
   auto at = opIndex.find(op);
   return at == opIndex.end() || !ruleOf[at->second] ? nullptr : &ruleOf[at->second]->rule;
 }
 
-auto FunctionPropagation::finalShardings(ValueRange values) -> std::vector<TensorSharding> {
+std::vector<TensorSharding> FunctionPropagation::finalShardings(ValueRange values) {
   std::vector<TensorSharding> out;
   for (Value v : values)
     out.push_back(closedFinal(v));
@@ -1278,7 +669,7 @@ auto FunctionPropagation::finalShardings(ValueRange values) -> std::vector<Tenso
 /// arguments get consecutive ids when the first of them is asked for, so
 /// an argument's id is its block's base plus its number (a function with
 /// one weight argument per layer has tens of thousands of them).
-auto FunctionPropagation::idOf(Value v) -> unsigned {
+unsigned FunctionPropagation::idOf(Value v) {
   if (auto r = dyn_cast<OpResult>(v)) {
     if (auto it = opIndex.find(r.getOwner()); it != opIndex.end())
       return firstResult[it->second] + r.getResultNumber();
@@ -1292,20 +683,20 @@ auto FunctionPropagation::idOf(Value v) -> unsigned {
   return it->second + arg.getArgNumber();
 }
 
-auto FunctionPropagation::newId(Value v) -> unsigned {
+unsigned FunctionPropagation::newId(Value v) {
   valueOf.push_back(v);
   ids.push_back(ShardingTable::kUnknown);
   return valueOf.size() - 1;
 }
 
 /// `v`'s current sharding, or null while unknown.
-auto FunctionPropagation::known(Value v) -> const TensorSharding * {
+const TensorSharding *FunctionPropagation::known(Value v) {
   ShardingTable::Id id = ids[idOf(v)];
   return id == ShardingTable::kUnknown ? nullptr : &table.get(id);
 }
 
 /// The id of `v` if its definition has been collected, else kUnresolved.
-auto FunctionPropagation::resolvedId(Value v) -> unsigned {
+unsigned FunctionPropagation::resolvedId(Value v) {
   if (auto r = dyn_cast<OpResult>(v)) {
     auto it = opIndex.find(r.getOwner());
     return it == opIndex.end() ? kUnresolved : firstResult[it->second] + r.getResultNumber();

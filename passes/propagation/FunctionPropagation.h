@@ -2,7 +2,8 @@
 //
 // Internal to passes/propagation: the pass (Propagate.cpp) runs one
 // FunctionPropagation per set of functions propagated together; the fixed
-// point is FunctionPropagation.cpp, explain is PropagationExplain.cpp. The
+// point is FunctionPropagation.cpp, its sources and the checks after it
+// PropagationSeed.cpp, explain PropagationExplain.cpp. The
 // IR glue around passes/core/FactorMerge.h; the user-facing policy is
 // docs/propagation.md. Keeps:
 // The IR glue around passes/core/FactorMerge.h; the user-facing policy is

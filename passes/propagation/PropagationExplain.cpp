@@ -17,7 +17,7 @@
 
 namespace shardc::propagation {
 
-auto FunctionPropagation::viaOf(Operation *op) -> int {
+int FunctionPropagation::viaOf(Operation *op) {
   auto [it, inserted] = viaIndex.try_emplace(op, originVias.size());
   if (inserted)
     originVias.push_back({op, 0});
@@ -27,7 +27,8 @@ auto FunctionPropagation::viaOf(Operation *op) -> int {
 /// Per dim, what a call tie's merge keeps of its members' final axes: the
 /// longest list if every member's is a prefix of it, else their common
 /// prefix (conflict policy 2, as the tie's step merges them).
-auto FunctionPropagation::tieMerge(ArrayRef<std::pair<Value, Operation *>> members) -> std::vector<std::vector<int>> {
+std::vector<std::vector<int>>
+FunctionPropagation::tieMerge(ArrayRef<std::pair<Value, Operation *>> members) {
   std::vector<TensorSharding> finals;
   for (auto &[m, via] : members)
     finals.push_back(closedFinal(m));
@@ -42,14 +43,14 @@ auto FunctionPropagation::tieMerge(ArrayRef<std::pair<Value, Operation *>> membe
 }
 
 /// The axes `v` holds on its dims, each keyed by its dim.
-auto FunctionPropagation::holdsByDim(Value v, std::vector<Hold> &out) -> void {
+void FunctionPropagation::holdsByDim(Value v, std::vector<Hold> &out) {
   TensorSharding s = closedFinal(v);
   for (auto [d, dim] : llvm::enumerate(s.dims))
     for (int a : dim.axes)
       out.push_back({idOf(v), a, static_cast<int>(d)});
 }
 
-auto FunctionPropagation::traceAxes() -> void {
+void FunctionPropagation::traceAxes() {
   shardc::AxisOrigins o;
   heldPending.assign(valueOf.size(), {});
   std::vector<std::vector<int>> seenPending(valueOf.size());
@@ -178,7 +179,7 @@ auto FunctionPropagation::traceAxes() -> void {
 }
 
 /// An annotation as written: open dims with `?`, priorities with `pN`.
-auto FunctionPropagation::written(const Annotation &a) -> std::string {
+std::string FunctionPropagation::written(const Annotation &a) {
   const TensorSharding &s = table.get(a.full);
   std::string out = "P(";
   for (auto [d, dim] : llvm::enumerate(s.dims)) {
@@ -192,14 +193,15 @@ auto FunctionPropagation::written(const Annotation &a) -> std::string {
   return out + ")";
 }
 
-auto FunctionPropagation::axisList(const shardc::Mesh &core, ArrayRef<int> axes) -> std::string {
+std::string FunctionPropagation::axisList(const shardc::Mesh &core, ArrayRef<int> axes) {
   std::string out;
   for (auto [i, a] : llvm::enumerate(axes))
     out += (i ? ", \"" : "\"") + core.axes[a] + "\"";
   return out;
 }
 
-auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<int> &unexplained) -> std::vector<Named> {
+auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<int> &unexplained)
+    -> std::vector<Named> {
   using Origin = shardc::AxisOrigins::Origin;
   std::vector<Named> named;
   auto own = ownSource.find(v);
@@ -229,9 +231,10 @@ auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<int
 /// "argument 'x' (%arg0) annotated P("a"?, None) at LOC via OPS", each
 /// source after the first introduced by `also` and, when it explains only
 /// some of `axes`, the axes it does.
-auto FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named, ArrayRef<int> axes,
-                    ArrayRef<int> unexplained, StringRef also,
-                    llvm::function_ref<std::string(Value)> name) -> void {
+void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named,
+                                       ArrayRef<int> axes, ArrayRef<int> unexplained,
+                                       StringRef also,
+                                       llvm::function_ref<std::string(Value)> name) {
   std::set<std::string> said; // one declared result seen from its return and its calls
   bool first = true;
   for (const Named &n : named) {
@@ -265,7 +268,7 @@ auto FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
 /// Where a value's final sharding is from: per axis it holds, the
 /// annotations that wrote it and the ops it came through; a value
 /// annotated itself names its annotation first.
-auto FunctionPropagation::originOf(Value v, llvm::function_ref<std::string(Value)> name) -> std::string {
+std::string FunctionPropagation::originOf(Value v, llvm::function_ref<std::string(Value)> name) {
   // A call's result is written as its callee's result (one sharding per
   // signature, writtenLayout): explained from inside the callee. (Its
   // users propagated from the call's own state; where that differs, the
@@ -295,7 +298,7 @@ auto FunctionPropagation::originOf(Value v, llvm::function_ref<std::string(Value
 /// shard: that each device holds a partial result, over which axes, and
 /// the annotations those axes came from (its layout alone reads as
 /// "replicated" there).
-auto FunctionPropagation::partialOf(Value v, llvm::function_ref<std::string(Value)> name) -> std::string {
+std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::string(Value)> name) {
   const std::vector<int> &axes = heldPending[idOf(v)];
   if (axes.empty())
     return "";
@@ -319,7 +322,7 @@ auto FunctionPropagation::partialOf(Value v, llvm::function_ref<std::string(Valu
 /// a deep network names its first and last kViaEnds ops and counts the
 /// rest: printed whole, every value's remark would repeat its producers'
 /// paths, quadratic in the depth (a 2000-op MLP printed ~130 MB).
-auto FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) -> std::string {
+std::string FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) {
   std::string out;
   llvm::raw_string_ostream os(out);
   auto print = [&](ArrayRef<int> vias) {
@@ -349,7 +352,8 @@ auto FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) -> std::s
 }
 
 /// Why a value holds no axis at all.
-auto FunctionPropagation::replicatedOrigin(Value v, llvm::function_ref<std::string(Value)> name) -> std::string {
+std::string FunctionPropagation::replicatedOrigin(Value v,
+                                                  llvm::function_ref<std::string(Value)> name) {
   std::string out;
   llvm::raw_string_ostream os(out);
   if (auto own = ownSource.find(v); own != ownSource.end()) {
@@ -436,7 +440,7 @@ auto FunctionPropagation::replicatedOrigin(Value v, llvm::function_ref<std::stri
 
 /// An op with a rule that defines or uses `v` and another of its tensors
 /// that holds axes, if any.
-auto FunctionPropagation::heldNextTo(Value v) -> std::pair<Operation *, Value> {
+std::pair<Operation *, Value> FunctionPropagation::heldNextTo(Value v) {
   SmallVector<Operation *> ops;
   if (Operation *def = v.getDefiningOp())
     ops.push_back(def);
@@ -453,13 +457,13 @@ auto FunctionPropagation::heldNextTo(Value v) -> std::pair<Operation *, Value> {
 }
 
 /// One remark per value, at its location: final sharding and its origin.
-auto FunctionPropagation::explainAll() -> void {
+void FunctionPropagation::explainAll() {
   traceAxes();
   for (func::FuncOp func : funcs)
     explainAll(func);
 }
 
-auto FunctionPropagation::explainAll(func::FuncOp func) -> void {
+void FunctionPropagation::explainAll(func::FuncOp func) {
   // A chain may cross a call: a value of another function is named with
   // that function's numbering and its name ("%arg0 in @main").
   std::map<Operation *, std::unique_ptr<AsmState>> states;
@@ -507,7 +511,7 @@ auto FunctionPropagation::explainAll(func::FuncOp func) -> void {
 
 /// The axes a rule op leaves its results partial sums over: those of its
 /// reduction factors, as insert-reshards will run it (executionAxes).
-auto FunctionPropagation::partialAxes(Operation *op) -> std::vector<int> {
+std::vector<int> FunctionPropagation::partialAxes(Operation *op) {
   const FactorRule *rule = ruleFor(op);
   if (!rule)
     return {};
@@ -524,7 +528,7 @@ auto FunctionPropagation::partialAxes(Operation *op) -> std::vector<int> {
 /// indexes a result: the merge keeps their common prefix (policy 2) and
 /// the operands are resharded. Operands split along different reduction
 /// factors, or along what the result does not index, do not conflict.
-auto FunctionPropagation::operandsConflict(Operation *op) -> bool {
+bool FunctionPropagation::operandsConflict(Operation *op) {
   const FactorRule *ruled = ruleFor(op);
   if (!ruled)
     return false;
@@ -551,7 +555,7 @@ auto FunctionPropagation::operandsConflict(Operation *op) -> bool {
 
 /// Whether every factor the operands of `op` split is one it reduces (a
 /// partial sum), rather than one it needs whole (gathered first).
-auto FunctionPropagation::onlyReduced(Operation *op) -> bool {
+bool FunctionPropagation::onlyReduced(Operation *op) {
   const FactorRule *rule = ruleFor(op);
   if (!rule)
     return false;
@@ -565,7 +569,7 @@ auto FunctionPropagation::onlyReduced(Operation *op) -> bool {
 /// For a value where ops proposed layouts that could not all be kept:
 /// who wanted what (the last such merge), so a conflict is not mistaken
 /// for "no annotation reaches it".
-auto FunctionPropagation::conflictOf(Value v) -> std::string {
+std::string FunctionPropagation::conflictOf(Value v) {
   auto it = conflicts.find(idOf(v));
   if (it == conflicts.end())
     return "";
