@@ -159,8 +159,11 @@ private:
     os << " reduced once for all "
        << std::distance(v.getUses().begin(), v.getUses().end()) << " use(s): operand #"
        << needs->getOperandNumber() << " of " << needs->getOwner()->getName()
-       << (isa<func::ReturnOp>(needs->getOwner()) ? " (a function result)" : "")
-       << " needs the whole value";
+       << (isa<func::ReturnOp>(needs->getOwner()) ? " (a function result)" : "");
+    if (auto why = needs->getOwner()->getAttrOfType<StringAttr>("reason");
+        why && isa<ShardingConstraintOp>(needs->getOwner()))
+      os << " (" << why.getValue() << ")";
+    os << " needs the whole value";
     SmallVector<OpOperand *> uses;
     for (OpOperand &u : v.getUses())
       uses.push_back(&u);
@@ -321,7 +324,12 @@ private:
     OpBuilder b(c);
     changed = true;
     auto reshard = ReshardOp::create(b, c.getLoc(), c.getOperand(), attr(want));
-    reshard->setAttr("reason", b.getStringAttr("garray.sharding_constraint"));
+    // A constraint the compiler wrote (expand-optimizers' gradient pin)
+    // says so; its reshard keeps that, not the user-facing op name alone.
+    std::string reason = "garray.sharding_constraint";
+    if (auto why = c->getAttrOfType<StringAttr>("reason"))
+      reason += " (" + why.str() + ")";
+    reshard->setAttr("reason", b.getStringAttr(reason));
     setSharding(reshard.getResult(), attr(want));
     c.replaceAllUsesWith(reshard.getResult());
     c.erase();

@@ -237,3 +237,20 @@ func.func @partial_plus_bias(%x: tensor<4x8xf32> {garray.sharding = #garray.shar
   %s = garray.add %p, %b {garray.sharding = #garray.sharding<@mesh, P(None, None)>} : tensor<4x4xf32>
   return %s : tensor<4x4xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// A constraint the compiler wrote carries its reason into the reshard (and
+// into the reduction a use of it forces), so the collectives report does not
+// name a constraint the user never wrote.
+// CHECK-LABEL: func.func @compiler_constraint
+// CHECK: garray.reshard {{.*}} reason = "{{[^"]*}}operand #0 of garray.sharding_constraint (pinned by a pass) needs the whole value"
+// CHECK: garray.reshard {{.*}} reason = "garray.sharding_constraint (pinned by a pass)"
+func.func @compiler_constraint(%x: tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
+                               %w: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4x4xf32> {
+  %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %c = garray.sharding_constraint %p : tensor<4x4xf32> to #garray.sharding<@mesh, P(None, None)> {reason = "pinned by a pass"}
+  return %c : tensor<4x4xf32>
+}
