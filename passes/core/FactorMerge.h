@@ -58,7 +58,8 @@ FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorShardin
 /// pending (`keep`; the others are reduced before the op), and what its
 /// results are then pending over: the kept operands' axes, then those of its
 /// sharded reduction factors. `repeated[i]`: operand i's value fills another
-/// slot too (it is reduced for that slot anyway, so it is kept nowhere).
+/// slot too (an op that keeps one operand pending reduces it for the other
+/// slot anyway, so does not keep it; one that keeps all keeps it).
 /// Shared by insert-reshards (which places the reductions) and explain
 /// (which says what each device holds).
 struct PendingThrough {

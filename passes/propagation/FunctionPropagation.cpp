@@ -13,8 +13,6 @@
 
 namespace shardc::propagation {
 
-/// `funcs`: the functions propagated together (callers and callees tied
-/// through their calls), in module order; `mesh` is anchored at the first.
 FunctionPropagation::FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp mesh,
                                          const shardc::Mesh &core, bool explain)
     : funcs(std::move(funcs)), mesh(mesh), core(core), explain(explain) {
@@ -84,9 +82,6 @@ LogicalResult FunctionPropagation::run() {
   return success();
 }
 
-/// Makes the dims of round `round` sources: annotated values get the newly
-/// active dims (axes already used by grown dims are dropped: the stronger
-/// round keeps them); sinks take their view for this round.
 void FunctionPropagation::activate(int64_t previous, int64_t round) {
   for (auto &[v, a] : annotations) {
     ShardingTable::Id &state = ids[idOf(v)];
@@ -136,21 +131,12 @@ void FunctionPropagation::activate(int64_t previous, int64_t round) {
     sinks[key] = activeIn(a, round);
 }
 
-/// `a` as a source in round `round`: dims whose round has not come are
-/// closed and empty (they neither give nor take).
 ShardingTable::Id FunctionPropagation::activeIn(const Annotation &a, int64_t round) {
   if (a.priority.empty())
     return round == kLastRound ? a.full : a.initial;
   return table.intern(shardc::activeInRound(table.get(a.full), a.priority, round));
 }
 
-/// The graph the worklist runs on, built once: one node per op a step can
-/// change (rule ops over tensors, constraints, returns), with its values as
-/// ids (operands, then results), and per value its users (the nodes that
-/// read it, in program order) and its defining node. Ops that no step can
-/// change are not nodes: visiting them would do nothing. Built from what
-/// the constructor collected, without reading the ops again: on a 100k-op
-/// function every pass over the ops' memory costs a cache miss per op.
 void FunctionPropagation::buildGraph() {
   nodeOf.assign(allOps.size(), kNoNode);
   for (size_t i = 0; i < allOps.size(); ++i) {
@@ -198,13 +184,6 @@ void FunctionPropagation::buildGraph() {
   }
 }
 
-/// One sub-round, in waves: every item of a wave steps against the state
-/// at the start of the wave, then each value takes the merge of what its
-/// ops proposed (commit), and the next wave is the ops and ties of the
-/// values that grew. Each wave is a set and each commit a function of a
-/// set of proposals, so the result does not depend on the order of ops:
-/// two ops that want different axes for one value meet in one merge
-/// instead of the first one visited winning.
 void FunctionPropagation::runWorklist(OpClass cls) {
   // Items: a node index, or ~t for tie t (a sharding group or call tie).
   std::vector<int64_t> wave, next;
@@ -290,15 +269,11 @@ void FunctionPropagation::runWorklist(OpClass cls) {
   }
 }
 
-/// Whether `v` is an argument or the result of an op that propagation
-/// steps through with a sharding rule.
 bool FunctionPropagation::hasOwnRule(Value v) {
   auto r = dyn_cast<OpResult>(v);
   return !r || ruleFor(r.getOwner());
 }
 
-/// The layout finalize writes for `v`: a call's result takes its callee's
-/// result layout (one signature), any other value its own final state.
 TensorSharding FunctionPropagation::writtenLayout(Value v) {
   if (auto r = dyn_cast<OpResult>(v))
     if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
@@ -307,16 +282,12 @@ TensorSharding FunctionPropagation::writtenLayout(Value v) {
   return closedFinal(v);
 }
 
-/// Result i of a function, as finalize writes it: a declared result
-/// closed (its open dims filled), else what the first return gives.
-/// "Declared" as seeded, not read from the IR, which finalize rewrites.
 TensorSharding FunctionPropagation::resultLayout(func::FuncOp func, unsigned i) {
   func::ReturnOp ret = returnsOf[func].front();
   Value out = ret.getOperand(i);
   return sinkAnnotations.count({ret, i}) ? declaredResult(ret, i, out) : closedFinal(out);
 }
 
-/// The callee of `call` when it is propagated with this set; else null.
 func::FuncOp FunctionPropagation::calleeInSet(func::CallOp call) {
   auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
   return callee && inSet.contains(callee.getOperation()) ? callee : func::FuncOp();
@@ -329,10 +300,6 @@ void FunctionPropagation::tieStep(size_t t) {
         members, ShardingTable::kUnknown);
 }
 
-/// propagateStep is a pure function of the rule and its tensors'
-/// shardings (the mesh is fixed here), so it runs once per distinct
-/// [rule index, input ids...] key: a long chain of same-typed ops with the
-/// same shardings costs one core step and then one hash lookup per visit.
 auto FunctionPropagation::memoizedStep(const CachedRule &rule, ArrayRef<uint32_t> key)
     -> const StepResult & {
   return steps.get(key, [&] {
@@ -350,10 +317,6 @@ auto FunctionPropagation::memoizedStep(const CachedRule &rule, ArrayRef<uint32_t
   });
 }
 
-/// Runs one core step on `rule` over `vals` (value ids, operands then
-/// results; kSink stands for a fixed sink sharding `fixed`) against the
-/// state at the start of the wave, and records what it would grow as
-/// proposals of `proposer` (runWorklist commits them).
 void FunctionPropagation::apply(const CachedRule &rule, ArrayRef<unsigned> vals,
                                 ShardingTable::Id fixed) {
   key.clear();
@@ -384,9 +347,6 @@ void FunctionPropagation::apply(const CachedRule &rule, ArrayRef<unsigned> vals,
       propose(v, r.after[t]);
 }
 
-/// An unknown value that a step would only make known and empty (open,
-/// no axes, nothing pending) merges like an unknown one: no proposal, so
-/// its neighbours are not revisited for nothing.
 bool FunctionPropagation::isEmpty(ShardingTable::Id id) {
   if (id == emptyMemo.first)
     return emptyMemo.second;
@@ -406,11 +366,6 @@ void FunctionPropagation::propose(unsigned v, ShardingTable::Id id) {
   head = proposals.size() - 1;
 }
 
-/// Commits the wave's proposals for `v`: one proposal (or several equal
-/// ones) is taken as is; otherwise the merge of every live proposal for
-/// `v` (conflict policy 2, across ops). While the merge leaves some
-/// proposal unsatisfied, `v` is contested and every proposer's latest word
-/// stays in the merge until that proposer steps again.
 void FunctionPropagation::commit(unsigned v, SmallVectorImpl<unsigned> &changed) {
   SmallVector<unsigned, 4> mine; // proposal indices, in wave order
   for (unsigned p = waveHead[v]; p != kNone; p = proposals[p].next)
@@ -468,15 +423,6 @@ void FunctionPropagation::commit(unsigned v, SmallVectorImpl<unsigned> &changed)
   changed.push_back(v);
 }
 
-/// The growth of one value from what its ops proposed in one wave (each
-/// extends its current sharding). Per dim, the users' and ties'
-/// proposals merge by conflict policy 2: the longest if every one is a
-/// prefix of it, else their longest common prefix. The defining op's
-/// proposal (`fromDef`, kUnknown if none) holds against them: it stays
-/// unless their merge extends it (a value keeps the layout it is computed
-/// in; a user that wants another one reshards its operand). An axis used
-/// by an earlier dim ends a dim. A function of the set of proposals, so
-/// of no order.
 ShardingTable::Id FunctionPropagation::mergeProposals(ShardingTable::Id fromDef,
                                    ArrayRef<ShardingTable::Id> candidates) {
   bool hasDef = fromDef != ShardingTable::kUnknown;
@@ -518,8 +464,6 @@ ShardingTable::Id FunctionPropagation::mergeProposals(ShardingTable::Id fromDef,
   return table.intern(out);
 }
 
-/// Whether `merged` holds everything candidate `c` asks (per dim, c's
-/// axes are a prefix of merged's).
 bool FunctionPropagation::satisfies(ShardingTable::Id merged, ShardingTable::Id c) {
   if (merged == c)
     return true;
@@ -548,22 +492,18 @@ void FunctionPropagation::finalize() {
     finalize(funcs[i], opRange[i].first, opRange[i].second);
 }
 
-/// The sharding propagation settled on for `v` (replicated if none), with
-/// every dim closed: what is written back and what explain prints.
 TensorSharding FunctionPropagation::closedFinal(Value v) {
   const TensorSharding *known = this->known(v);
   return closed(known ? *known
                       : TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank()));
 }
 
-/// `s` with every dim closed: how shardings are written and printed.
 TensorSharding FunctionPropagation::closed(TensorSharding s) {
   for (shardc::DimSharding &d : s.dims)
     d.open = false;
   return s;
 }
 
-/// Writes the final shardings of funcs[i], whose ops are allOps[begin, end).
 void FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) {
   MLIRContext *ctx = func.getContext();
   FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(ctx, mesh.getSymName());
@@ -630,9 +570,6 @@ void FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) 
     writer.setResults(func, resultShardings);
 }
 
-/// A declared function result, closed: each open dim takes the returned
-/// value's axes when what was written is a prefix of them and the added
-/// axes are not used by another dim.
 TensorSharding FunctionPropagation::declaredResult(func::ReturnOp ret, unsigned i, Value v) {
   TensorSharding s = table.get(sinkAnnotations.find({ret, i})->second.full);
   TensorSharding got = closedFinal(v);
@@ -650,7 +587,6 @@ TensorSharding FunctionPropagation::declaredResult(func::ReturnOp ret, unsigned 
   return s;
 }
 
-/// The factor rule propagation stepped `op` with, or null.
 const FactorRule *FunctionPropagation::ruleFor(Operation *op) {
   auto at = opIndex.find(op);
   return at == opIndex.end() || !ruleOf[at->second] ? nullptr : &ruleOf[at->second]->rule;
@@ -663,12 +599,6 @@ std::vector<TensorSharding> FunctionPropagation::finalShardings(ValueRange value
   return out;
 }
 
-/// Value ids: every tensor value a step, tie or annotation touches.
-/// Results of the propagated functions' ops have ids from the
-/// constructor (their op's index, then the result number). A block's
-/// arguments get consecutive ids when the first of them is asked for, so
-/// an argument's id is its block's base plus its number (a function with
-/// one weight argument per layer has tens of thousands of them).
 unsigned FunctionPropagation::idOf(Value v) {
   if (auto r = dyn_cast<OpResult>(v)) {
     if (auto it = opIndex.find(r.getOwner()); it != opIndex.end())
@@ -689,13 +619,11 @@ unsigned FunctionPropagation::newId(Value v) {
   return valueOf.size() - 1;
 }
 
-/// `v`'s current sharding, or null while unknown.
 const TensorSharding *FunctionPropagation::known(Value v) {
   ShardingTable::Id id = ids[idOf(v)];
   return id == ShardingTable::kUnknown ? nullptr : &table.get(id);
 }
 
-/// The id of `v` if its definition has been collected, else kUnresolved.
 unsigned FunctionPropagation::resolvedId(Value v) {
   if (auto r = dyn_cast<OpResult>(v)) {
     auto it = opIndex.find(r.getOwner());

@@ -3,11 +3,9 @@
 // Internal to passes/propagation: the pass (Propagate.cpp) runs one
 // FunctionPropagation per set of functions propagated together; the fixed
 // point is FunctionPropagation.cpp, its sources and the checks after it
-// PropagationSeed.cpp, explain PropagationExplain.cpp. The
-// IR glue around passes/core/FactorMerge.h; the user-facing policy is
-// docs/propagation.md. Keeps:
-// The IR glue around passes/core/FactorMerge.h; the user-facing policy is
-// docs/propagation.md. Keeps:
+// PropagationSeed.cpp, explain PropagationExplain.cpp. The IR glue around
+// passes/core/FactorMerge.h; the user-facing policy is docs/propagation.md.
+// Keeps:
 //   - rounds by priority: round k uses as sources only the annotated dims
 //     whose priority is <= k (dims without one come after every numbered
 //     round); a dim whose round has not come is closed and empty, so it
@@ -21,12 +19,16 @@
 //     of the values that grew (users and definition, so information flows
 //     both ways) form the next wave;
 //   - sharding groups (`garray.sharding_group = N` on arguments or ops) tie
-//     their members by an identity rule in every sub-round;
+//     their members by an identity rule in every sub-round; a closed
+//     annotation the annotated members agree on holds for every member
+//     (annotateGroups);
 //   - explain traces each axis of the final shardings back to the
 //     annotations that wrote it (passes/core/AxisOrigins.h), after the
-//     fixed point: the propagation itself keeps no history;
-//   - within a round dims only grow (steps extend open dims, merges keep
-//     what holds), so the loop terminates; only a round's start may take
+//     fixed point; the propagation records for it only each value's last
+//     conflicting merge (who proposed what);
+//   - steps only extend open dims, and a value whose proposals conflict
+//     takes the merge of every proposer's latest word, so it changes only
+//     when some word does and the waves end; only a round's start may take
 //     an axis back from an open dim, for the annotation that wrote it;
 //   - function results and sharding_constraint results are sinks with fixed
 //     shardings; their operands are pulled toward them;

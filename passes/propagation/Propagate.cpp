@@ -11,7 +11,6 @@
 
 #include "mlir/IR/AsmState.h"
 
-#include <cstdio>
 #include <optional>
 
 namespace shardc {

@@ -24,9 +24,6 @@ int FunctionPropagation::viaOf(Operation *op) {
   return it->second;
 }
 
-/// Per dim, what a call tie's merge keeps of its members' final axes: the
-/// longest list if every member's is a prefix of it, else their common
-/// prefix (conflict policy 2, as the tie's step merges them).
 std::vector<std::vector<int>>
 FunctionPropagation::tieMerge(ArrayRef<std::pair<Value, Operation *>> members) {
   std::vector<TensorSharding> finals;
@@ -42,7 +39,6 @@ FunctionPropagation::tieMerge(ArrayRef<std::pair<Value, Operation *>> members) {
   return merged;
 }
 
-/// The axes `v` holds on its dims, each keyed by its dim.
 void FunctionPropagation::holdsByDim(Value v, std::vector<Hold> &out) {
   TensorSharding s = closedFinal(v);
   for (auto [d, dim] : llvm::enumerate(s.dims))
@@ -124,10 +120,10 @@ void FunctionPropagation::traceAxes() {
   }
   // A call tie joins all its members at once, as propagation steps it
   // (two call sites share an axis the callee's argument does not hold):
-  // each member is linked, through its call, to a hub per dim that holds
-  // whatever a member holds on that dim. Hubs are ids past the values.
-  // The hub holds what the tie's merge keeps (policy 2 per dim): an axis
-  // two call sites disagree on does not pass from one to the other.
+  // each member is linked, through its call (or return), to a hub per dim
+  // that holds what the tie's merge keeps on that dim (policy 2): an axis
+  // two call sites disagree on does not pass from one to the other. Hubs
+  // are ids past the values.
   unsigned nextHub = valueOf.size();
   for (auto &members : callTies) {
     std::vector<std::vector<int>> merged = tieMerge(members);
@@ -178,7 +174,6 @@ void FunctionPropagation::traceAxes() {
   axisOrigins = std::move(o);
 }
 
-/// An annotation as written: open dims with `?`, priorities with `pN`.
 std::string FunctionPropagation::written(const Annotation &a) {
   const TensorSharding &s = table.get(a.full);
   std::string out = "P(";
@@ -228,9 +223,6 @@ auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<int
   return named;
 }
 
-/// "argument 'x' (%arg0) annotated P("a"?, None) at LOC via OPS", each
-/// source after the first introduced by `also` and, when it explains only
-/// some of `axes`, the axes it does.
 void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named,
                                        ArrayRef<int> axes, ArrayRef<int> unexplained,
                                        StringRef also,
@@ -247,11 +239,10 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
         os << "for " << axisList(core, n.axes) << ", ";
     }
     first = false;
-    const OriginSource &s = src;
-    os << describe(*s.annotation);
-    if (!s.sink && s.value != v)
-      os << " (" << name(s.value) << ")";
-    os << " annotated " << written(*s.annotation) << " at " << where(s.annotation->loc);
+    os << describe(*src.annotation);
+    if (!src.sink && src.value != v)
+      os << " (" << name(src.value) << ")";
+    os << " annotated " << written(*src.annotation) << " at " << where(src.annotation->loc);
     if (n.path.length > 0)
       os << " via " << pathOf(n.path);
   }
@@ -265,9 +256,6 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
           "round's annotation claimed it";
 }
 
-/// Where a value's final sharding is from: per axis it holds, the
-/// annotations that wrote it and the ops it came through; a value
-/// annotated itself names its annotation first.
 std::string FunctionPropagation::originOf(Value v, llvm::function_ref<std::string(Value)> name) {
   // A call's result is written as its callee's result (one sharding per
   // signature, writtenLayout): explained from inside the callee. (Its
@@ -294,10 +282,6 @@ std::string FunctionPropagation::originOf(Value v, llvm::function_ref<std::strin
   return out;
 }
 
-/// For a result of an op that sums (or maxes) over a factor its operands
-/// shard: that each device holds a partial result, over which axes, and
-/// the annotations those axes came from (its layout alone reads as
-/// "replicated" there).
 std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::string(Value)> name) {
   const std::vector<int> &axes = heldPending[idOf(v)];
   if (axes.empty())
@@ -318,10 +302,6 @@ std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::stri
   return out;
 }
 
-/// The ops of a path, from the annotation toward the value. A path through
-/// a deep network names its first and last kViaEnds ops and counts the
-/// rest: printed whole, every value's remark would repeat its producers'
-/// paths, quadratic in the depth (a 2000-op MLP printed ~130 MB).
 std::string FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) {
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -351,7 +331,6 @@ std::string FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) {
   return out;
 }
 
-/// Why a value holds no axis at all.
 std::string FunctionPropagation::replicatedOrigin(Value v,
                                                   llvm::function_ref<std::string(Value)> name) {
   std::string out;
@@ -438,8 +417,6 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
   return out;
 }
 
-/// An op with a rule that defines or uses `v` and another of its tensors
-/// that holds axes, if any.
 std::pair<Operation *, Value> FunctionPropagation::heldNextTo(Value v) {
   SmallVector<Operation *> ops;
   if (Operation *def = v.getDefiningOp())
@@ -456,7 +433,6 @@ std::pair<Operation *, Value> FunctionPropagation::heldNextTo(Value v) {
   return {nullptr, Value()};
 }
 
-/// One remark per value, at its location: final sharding and its origin.
 void FunctionPropagation::explainAll() {
   traceAxes();
   for (func::FuncOp func : funcs)
@@ -509,8 +485,6 @@ void FunctionPropagation::explainAll(func::FuncOp func) {
   });
 }
 
-/// The axes a rule op leaves its results partial sums over: those of its
-/// reduction factors, as insert-reshards will run it (executionAxes).
 std::vector<int> FunctionPropagation::partialAxes(Operation *op) {
   const FactorRule *rule = ruleFor(op);
   if (!rule)
@@ -524,10 +498,6 @@ std::vector<int> FunctionPropagation::partialAxes(Operation *op) {
   return axes;
 }
 
-/// Whether the operands of `op` ask different axes for a factor that
-/// indexes a result: the merge keeps their common prefix (policy 2) and
-/// the operands are resharded. Operands split along different reduction
-/// factors, or along what the result does not index, do not conflict.
 bool FunctionPropagation::operandsConflict(Operation *op) {
   const FactorRule *ruled = ruleFor(op);
   if (!ruled)
@@ -553,8 +523,6 @@ bool FunctionPropagation::operandsConflict(Operation *op) {
   return false;
 }
 
-/// Whether every factor the operands of `op` split is one it reduces (a
-/// partial sum), rather than one it needs whole (gathered first).
 bool FunctionPropagation::onlyReduced(Operation *op) {
   const FactorRule *rule = ruleFor(op);
   if (!rule)
@@ -566,9 +534,6 @@ bool FunctionPropagation::onlyReduced(Operation *op) {
   return true;
 }
 
-/// For a value where ops proposed layouts that could not all be kept:
-/// who wanted what (the last such merge), so a conflict is not mistaken
-/// for "no annotation reaches it".
 std::string FunctionPropagation::conflictOf(Value v) {
   auto it = conflicts.find(idOf(v));
   if (it == conflicts.end())

@@ -134,9 +134,6 @@ std::string describe(const Annotation &a) {
   return s;
 }
 
-/// An annotation of sharding `s` on a value of `type`: its core form is
-/// verified and interned once per distinct (s, type) (a model's
-/// parameters share a few); `what` and `emitError` word the error.
 auto FunctionPropagation::makeAnnotation(ShardingAttr s, Type type, Annotation::Kind kind,
                                          Operation *op, unsigned index, Location loc,
                                          function_ref<InFlightDiagnostic()> emitError)
@@ -163,14 +160,11 @@ auto FunctionPropagation::makeAnnotation(ShardingAttr s, Type type, Annotation::
   return a;
 }
 
-/// Records `v`'s annotation; `v` starts with every dim closed and empty
-/// until the round of its priority (activate).
 void FunctionPropagation::annotate(Value v, Annotation a) {
   ids[idOf(v)] = a.initial;
   annotations.insert({v, std::move(a)});
 }
 
-/// Reads `garray.sharding_group = N` off arguments and op results.
 LogicalResult FunctionPropagation::collectGroups() {
   LogicalResult ok = success();
   auto add = [&](Value v, Attribute attr, Location loc) {
@@ -214,16 +208,6 @@ LogicalResult FunctionPropagation::collectGroups() {
   return ok;
 }
 
-/// The members of a group are one value: a closed sharding written on one
-/// member holds for every unannotated member, from its round on, like a
-/// constraint on each. Otherwise it would not stop an annotation nearer to
-/// an unannotated optimizer moment from pulling the moment (and so the
-/// group) apart. Members annotated differently keep what was written
-/// (checkGroups names them). Not copied: an annotation with open dims
-/// (an open dim leaves the decision to propagation; as an annotation it
-/// would only keep the member empty until its round), and onto results
-/// of ops without a sharding rule or of calls (computed whole, or in their
-/// callee's layout: the tie reaches them as before).
 void FunctionPropagation::annotateGroups() {
   for (auto &[id, members] : groups) {
     std::optional<Annotation> written;
@@ -249,8 +233,6 @@ void FunctionPropagation::annotateGroups() {
   }
 }
 
-/// A sharding written on a call's result must be its callee's result
-/// layout (what this pass writes there): one sharding per signature.
 LogicalResult FunctionPropagation::checkCallResults() {
   LogicalResult ok = success();
   walkAll(kNoRule | kHasAttrs, [&](func::CallOp call) {
@@ -275,11 +257,6 @@ LogicalResult FunctionPropagation::checkCallResults() {
   return ok;
 }
 
-/// After the fixed point every member of a group must hold one sharding.
-/// They cannot when members were annotated differently (annotations are
-/// closed), or when annotations nearer to the members than to each other
-/// pull them apart: an error naming both, instead of a group that silently
-/// is not one.
 LogicalResult FunctionPropagation::checkGroups() {
   for (auto &[id, members] : groups) {
     TensorSharding first = writtenLayout(members.front());
@@ -358,8 +335,6 @@ LogicalResult FunctionPropagation::checkGroups() {
   return success();
 }
 
-/// A tie: values that share one sharding by an identity rule over all of
-/// them at once (so the result depends on the set, not on visiting order).
 void FunctionPropagation::addTie(ArrayRef<Value> members, Operation *via) {
   if (members.size() < 2)
     return;
@@ -371,9 +346,6 @@ void FunctionPropagation::addTie(ArrayRef<Value> members, Operation *via) {
     tiesOf[v].push_back(ties.size() - 1);
 }
 
-/// One sharding per function signature: argument i of a callee is tied to
-/// operand i of every call of it, result i (every return's operand i) to
-/// result i of every call. Information flows into the callee and back out.
 void FunctionPropagation::collectCallTies() {
   llvm::MapVector<Operation *, SmallVector<func::CallOp>> sites;
   for (func::FuncOp f : funcs)
@@ -450,10 +422,6 @@ LogicalResult FunctionPropagation::seed() {
   return seedBodies();
 }
 
-/// The body annotations of functions whose signature names the mesh,
-/// which findMesh did not search: each must name this mesh too (findMesh's
-/// errors, in its order). Only ops flagged with attributes or as
-/// constraints are read.
 LogicalResult FunctionPropagation::checkBodyMeshes() {
   for (auto [f, range] : llvm::zip(funcs, opRange)) {
     FlatSymbolRefAttr name = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
@@ -568,8 +536,6 @@ LogicalResult FunctionPropagation::seedBodies() {
   return ok;
 }
 
-/// An op without a rule computes whole values: a sharding written on its
-/// result may only say so (replicated, as this pass itself writes).
 LogicalResult FunctionPropagation::checkRulelessAnnotation(Operation *op) {
   for (OpResult r : op->getResults()) {
     ShardingAttr s = isTensor(r) ? getSharding(r) : ShardingAttr();
