@@ -40,11 +40,6 @@ namespace {
 
 bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 
-std::vector<int> sorted(std::vector<int> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
 class FunctionConsistency {
 public:
   FunctionConsistency(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core)
@@ -230,11 +225,6 @@ private:
     for (Value r : op->getResults())
       results.push_back(actual(r));
     shardc::FactorAxes axes = shardc::executionAxes(rule, operands, results, core);
-    std::vector<bool> taken(core.axes.size(), false);
-    for (const std::vector<int> &factor : axes)
-      for (int a : factor)
-        taken[a] = true;
-
     // 2. Pending flow (passes/core/FactorMerge.h, shared with explain).
     const PendingFlow &flow = rule.pending;
     // A pending value that also fills another operand slot is reduced for
@@ -246,38 +236,36 @@ private:
     shardc::PendingThrough through =
         shardc::pendingThrough(rule, operands, axes, repeated, core);
     const std::vector<bool> &keep = through.keep;
-    auto pendingOk = [&](const TensorSharding &s) {
-      return s.isPending() && s.pendingKind == flow.kind &&
-             llvm::none_of(s.pending, [&](int a) { return taken[a]; });
-    };
-    // Why pending operand i is reduced before the op, by the rule's flow.
+    // Why pending operand i is reduced before the op (pendingThrough
+    // decides; this words it).
     auto whyReduced = [&](size_t i) -> std::string {
-      const TensorSharding &s = operands[i];
-      if (flow.mode == PendingFlow::Mode::None)
+      using R = shardc::PendingThrough::Reduced;
+      const shardc::PendingThrough::Why &w = through.why[i];
+      switch (w.reason) {
+      case R::NoFlow:
         return "a pending partial must be reduced before this op, which does not pass partial "
                "sums through";
-      if (s.pendingKind != flow.kind)
-        return std::string("a pending ") + shardc::reductionName(s.pendingKind) +
+      case R::OtherKind:
+        return std::string("a pending ") + shardc::reductionName(operands[i].pendingKind) +
                " partial cannot pass through an op linear only in " +
                shardc::reductionName(flow.kind) + " partials";
-      if (llvm::any_of(s.pending, [&](int a) { return taken[a]; }))
+      case R::AxesTaken:
         return "a pending partial is reduced first: its axes also split the op's own dims";
-      if (flow.mode == PendingFlow::Mode::AllSame) {
-        for (size_t j = 0; j < numOperands; ++j)
-          if (!pendingOk(operands[j]) || sorted(operands[j].pending) != sorted(s.pending))
-            return "a pending partial passes through this op only when every operand is "
-                   "pending over the same axes, and operand #" +
-                   std::to_string(j) + " is not";
-      }
-      if (!llvm::is_contained(flow.operands, static_cast<int>(i)))
+      case R::NotAllSame:
+        return "a pending partial passes through this op only when every operand is pending "
+               "over the same axes, and operand #" +
+               std::to_string(w.other) + " is not";
+      case R::NotThisSlot:
         return "a pending partial passes through this op only as operand #" +
                std::to_string(flow.operands.empty() ? 0 : flow.operands.front());
-      if (repeated[i])
+      case R::Repeated:
         return "the value fills another operand slot too, where it must be whole";
-      for (size_t j = 0; j < numOperands; ++j)
-        if (keep[j])
-          return "only one operand may stay pending through this op, and operand #" +
-                 std::to_string(j) + " does";
+      case R::OtherKept:
+        return "only one operand may stay pending through this op, and operand #" +
+               std::to_string(w.other) + " does";
+      case R::Kept:
+        break;
+      }
       return "a pending partial must be reduced here";
     };
 

@@ -174,6 +174,40 @@ PendingThrough pendingThrough(const FactorRule &rule, const std::vector<TensorSh
       out.pending = operands[i].pending;
       out.kind = operands[i].pendingKind;
     }
+  // Why each pending operand that is not kept is reduced first, in the
+  // order the checks above decide it.
+  using R = PendingThrough::Reduced;
+  out.why.assign(n, {});
+  auto firstWhere = [&](auto pred) {
+    for (size_t j = 0; j < n; ++j)
+      if (pred(j))
+        return static_cast<int>(j);
+    return -1;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const TensorSharding &s = operands[i];
+    PendingThrough::Why &w = out.why[i];
+    if (out.keep[i] || !s.isPending())
+      continue;
+    if (flow.mode == PendingFlow::Mode::None) {
+      w.reason = R::NoFlow;
+    } else if (s.pendingKind != flow.kind) {
+      w.reason = R::OtherKind;
+    } else if (std::any_of(s.pending.begin(), s.pending.end(), [&](int a) { return taken[a]; })) {
+      w.reason = R::AxesTaken;
+    } else if (flow.mode == PendingFlow::Mode::AllSame) {
+      w = {R::NotAllSame, firstWhere([&](size_t j) {
+             return !passes(operands[j]) || sortedAxes(operands[j].pending) != sortedAxes(s.pending);
+           })};
+    } else if (std::find(flow.operands.begin(), flow.operands.end(), static_cast<int>(i)) ==
+               flow.operands.end()) {
+      w.reason = R::NotThisSlot;
+    } else if (repeated[i]) {
+      w.reason = R::Repeated;
+    } else {
+      w = {R::OtherKept, firstWhere([&](size_t j) { return out.keep[j]; })};
+    }
+  }
   for (size_t f = 0; f < rule.numFactors(); ++f)
     if (rule.kinds[f] == FactorKind::Reduction && !axes[f].empty()) {
       if (!out.pending.empty() && out.kind != rule.reduction) {

@@ -63,7 +63,23 @@ FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorShardin
 /// Shared by insert-reshards (which places the reductions) and explain
 /// (which says what each device holds).
 struct PendingThrough {
+  /// Why a pending operand is not kept (reduced before the op).
+  enum class Reduced {
+    Kept,        // kept, or not pending at all
+    NoFlow,      // the op passes no partial sum through (PendingFlow::None)
+    OtherKind,   // pending over another reduction than the op is linear in
+    AxesTaken,   // its axes also split the op's own factors
+    NotAllSame,  // AllSame: operand `other` is not pending over the same axes
+    NotThisSlot, // OneOf: this operand slot may not stay pending
+    Repeated,    // OneOf: the value fills another slot, where it is reduced
+    OtherKept,   // OneOf: operand `other` stays pending instead
+  };
+  struct Why {
+    Reduced reason = Reduced::Kept;
+    int other = -1;
+  };
   std::vector<bool> keep;
+  std::vector<Why> why; // per operand
   std::vector<int> pending; // the results'
   Reduction kind = Reduction::Sum;
   /// A kept pending operand and the reduction factors of different kinds:

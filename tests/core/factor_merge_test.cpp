@@ -351,6 +351,9 @@ TEST_CASE("pendingThrough: which pending operands an op keeps, and what its resu
                                       none, {false, false}, mesh);
     CHECK(t.keep == std::vector<bool>{false, false});
     CHECK(t.pending.empty());
+    CHECK(t.why[0].reason == PendingThrough::Reduced::NotAllSame);
+    CHECK(t.why[0].other == 1); // the whole operand is why
+    CHECK(t.why[1].reason == PendingThrough::Reduced::Kept); // not pending: nothing to say
     CHECK_FALSE(mayStayPending(PendingFlow{}, 0)); // mode None: never
     CHECK(mayStayPending(allSame, 1));
   }
@@ -375,6 +378,7 @@ TEST_CASE("pendingThrough: which pending operands an op keeps, and what its resu
         axes, {true, true}, mesh);
     CHECK(twice.keep == std::vector<bool>{false, false});
     CHECK(twice.pending == Axes{kModel});
+    CHECK(twice.why[0].reason == PendingThrough::Reduced::Repeated);
   }
 }
 
