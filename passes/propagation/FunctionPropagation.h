@@ -381,6 +381,9 @@ private:
   /// Explain only: per value id, what it is pending over right after its
   /// op, as insert-reshards will run the ops (shardc::pendingThrough).
   std::vector<std::vector<int>> heldPending;
+  /// Per value id: its partial sum is its own op's (reduced dims it splits),
+  /// none passed on from an operand.
+  std::vector<bool> ownPartial;
   /// Call results originOf is explaining through their callees (a callee
   /// that returns a call of its caller would recurse).
   llvm::DenseSet<Value> explainingCalls;
@@ -452,10 +455,6 @@ private:
   /// The factor rule propagation stepped `op` with, or null.
   const FactorRule *ruleFor(Operation *op);
   std::vector<TensorSharding> finalShardings(ValueRange values);
-
-  /// The axes a rule op leaves its results partial sums over: those of its
-  /// reduction factors, as insert-reshards will run it (executionAxes).
-  std::vector<int> partialAxes(Operation *op);
 
   /// Whether the operands of `op` ask different axes for a factor that
   /// indexes a result: the merge keeps their common prefix (policy 2) and

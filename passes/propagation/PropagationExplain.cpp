@@ -49,6 +49,7 @@ void FunctionPropagation::holdsByDim(Value v, std::vector<Hold> &out) {
 void FunctionPropagation::traceAxes() {
   shardc::AxisOrigins o;
   heldPending.assign(valueOf.size(), {});
+  ownPartial.assign(valueOf.size(), false);
   std::vector<std::vector<int>> seenPending(valueOf.size());
   std::vector<shardc::Reduction> pendingKind(valueOf.size(), shardc::Reduction::Sum);
   // In program order (nodes follow the ops), so an operand's pending state
@@ -102,9 +103,11 @@ void FunctionPropagation::traceAxes() {
             for (size_t t = operands.size(); t < vals.size(); ++t)
               holds.push_back({vals[t], a, kept});
           }
+      bool fromOperands = llvm::any_of(through.keep, [](bool k) { return k; });
       for (size_t t = operands.size(); t < vals.size() && !through.mixed; ++t) {
         unsigned r = vals[t];
         heldPending[r] = through.pending;
+        ownPartial[r] = !fromOperands;
         pendingKind[r] = through.kind;
         // Reduced right after its op when some use may not read it
         // pending (insert-reshards' reduceEagerlyIfNeeded).
@@ -292,10 +295,8 @@ std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::stri
   llvm::raw_string_ostream os(out);
   // Its own reduced dims, or a partial sum an operand passed on (a
   // linear op: neg, a sum of partial sums, a reduce of one).
-  std::vector<int> own = partialAxes(v.getDefiningOp());
-  bool mine = llvm::all_of(axes, [&](int a) { return llvm::is_contained(own, a); });
   os << "; each device holds a partial result over " << axisList(core, axes)
-     << (mine ? " (the axes its operands split the reduced dims by: "
+     << (ownPartial[idOf(v)] ? " (the axes its operands split the reduced dims by: "
               : " (a partial sum it passes on from its operands: ");
   printSources(os, v, named, axes, unexplained, ", and ", name);
   os << "), which insert-reshards reduces where a use needs it whole";
@@ -483,19 +484,6 @@ void FunctionPropagation::explainAll(func::FuncOp func) {
                                  << " <- " << originOf(r, name) << conflictOf(r)
                                  << partialOf(r, name);
   });
-}
-
-std::vector<int> FunctionPropagation::partialAxes(Operation *op) {
-  const FactorRule *rule = ruleFor(op);
-  if (!rule)
-    return {};
-  shardc::FactorAxes factors = shardc::executionAxes(
-      *rule, finalShardings(op->getOperands()), finalShardings(op->getResults()), core);
-  std::vector<int> axes;
-  for (size_t f = 0; f < rule->numFactors(); ++f)
-    if (rule->kinds[f] == shardc::FactorKind::Reduction)
-      llvm::append_range(axes, factors[f]);
-  return axes;
 }
 
 bool FunctionPropagation::operandsConflict(Operation *op) {
