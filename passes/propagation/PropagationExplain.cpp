@@ -110,10 +110,12 @@ void FunctionPropagation::traceAxes() {
         ownPartial[r] = !fromOperands;
         pendingKind[r] = through.kind;
         // Reduced right after its op when some use may not read it
-        // pending (insert-reshards' reduceEagerlyIfNeeded).
+        // pending (insert-reshards' reduceEagerlyIfNeeded, which asks every
+        // op with a rule, whatever its operand types).
         bool allKeep = llvm::all_of(valueOf[r].getUses(), [&](OpOperand &use) {
-          const FactorRule *userRule = ruleFor(use.getOwner());
-          return userRule && shardc::mayStayPending(userRule->pending, use.getOperandNumber());
+          const CachedRule *userRule = rules.lookup(use.getOwner());
+          return userRule &&
+                 shardc::mayStayPending(userRule->rule.pending, use.getOperandNumber());
         });
         if (allKeep)
           seenPending[r] = through.pending;
