@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
+#include "passes/core/Steering.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -51,12 +52,12 @@ static ParseResult parsePriority(AsmParser &parser, int64_t &priority) {
     return parser.emitError(loc, "expected a priority such as p0 or p1 after a dimension "
                                  "entry, not '")
            << kw << "'";
-  // Propagation runs the unprioritised dims in a round after every number,
-  // so the numbers stop well before the largest int64.
-  constexpr int64_t kMaxPriority = (int64_t(1) << 31) - 1;
-  if (priority > kMaxPriority)
+  // Said here too, at the written number (ShardingAttr::verify checks
+  // attributes built in C++).
+  if (priority > shardc::kMaxPriority)
     return parser.emitError(loc, "priority '")
-           << kw << "' is too large: priorities go from p0 (strongest) to p" << kMaxPriority;
+           << kw << "' is too large: priorities go from p0 (strongest) to p"
+           << shardc::kMaxPriority;
   return success();
 }
 
@@ -231,6 +232,13 @@ LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         return emitError() << "sharding_c1: mesh axis \"" << axis.getValue()
                            << "\" appears twice (again in dim " << d
                            << "); each axis may split a value only once";
+  // Propagation runs dims without a priority in a round after every
+  // number (shardc::kLastRound), so the numbers stop well before it.
+  for (auto [d, dim] : llvm::enumerate(dims))
+    if (dim.getPriority() > shardc::kMaxPriority)
+      return emitError() << "sharding_c5: dim " << d << " has priority p" << dim.getPriority()
+                         << ", too large: priorities go from p0 (strongest) to p"
+                         << shardc::kMaxPriority;
   for (StringAttr axis : unreduced)
     if (!seen.insert(axis.getValue()).second)
       return emitError() << "sharding_c1: mesh axis \"" << axis.getValue()

@@ -22,6 +22,9 @@ namespace shardc {
 
 /// The round of a dim without a written priority: after every numbered one.
 constexpr int64_t kLastRound = std::numeric_limits<int64_t>::max();
+/// The largest priority a user may write: numbers stop well before
+/// kLastRound, the round of dims without one.
+constexpr int64_t kMaxPriority = (int64_t(1) << 31) - 1;
 
 /// `full` as a source in `round`: dims with `priority[d] > round` are closed
 /// and empty; the pending axes are kept.
