@@ -335,6 +335,12 @@ private:
 
   void step(const Node &n);
 
+  /// An op without a sharding rule whose results are whole on every device
+  /// and whose operands must be: not a constraint, a reshard or a collective
+  /// (they carry a placement of their own), a return, or a call into a
+  /// function propagated with this one.
+  bool computedWhole(Operation *op);
+
   LogicalResult checkRuleless();
 
   void finalize();

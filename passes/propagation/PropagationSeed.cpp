@@ -269,11 +269,7 @@ LogicalResult FunctionPropagation::checkGroups() {
       // advice is to take it out of the group, not to annotate.
       auto ruleless = [&](Value m) -> Operation * {
         auto r = dyn_cast<OpResult>(m);
-        auto at = r ? opIndex.find(r.getOwner()) : opIndex.end();
-        if (at == opIndex.end() || (opFlags[at->second] & (kNoRule | kConstraint)) != kNoRule)
-          return nullptr;
-        auto call = dyn_cast<func::CallOp>(r.getOwner());
-        return call && calleeInSet(call) ? nullptr : r.getOwner();
+        return r && computedWhole(r.getOwner()) ? r.getOwner() : nullptr;
       };
       auto describe = [&](Value m) {
         std::string which;
@@ -485,9 +481,7 @@ LogicalResult FunctionPropagation::seedBodies() {
         annotate(reshard.getResult(), std::move(*a));
       return;
     }
-    if (isa<ShardingConstraintOp>(op) || isGlobalCollective(op) || failed(ok))
-      return;
-    if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
+    if (!computedWhole(op) || failed(ok))
       return;
     if (failed(ok = checkRulelessAnnotation(op)))
       return;
@@ -555,13 +549,18 @@ LogicalResult FunctionPropagation::checkRulelessAnnotation(Operation *op) {
   return success();
 }
 
+bool FunctionPropagation::computedWhole(Operation *op) {
+  if (isa<ShardingRuleOpInterface, ShardingConstraintOp, ReshardOp, func::ReturnOp>(op) ||
+      isGlobalCollective(op))
+    return false;
+  auto call = dyn_cast<func::CallOp>(op);
+  return !(call && calleeInSet(call));
+}
+
 LogicalResult FunctionPropagation::checkRuleless() {
   LogicalResult ok = success();
   walkAll(kNoRule, [&](Operation *op) {
-    if (isa<ShardingConstraintOp, func::ReturnOp, ReshardOp>(op) || isGlobalCollective(op) ||
-        failed(ok))
-      return;
-    if (auto call = dyn_cast<func::CallOp>(op); call && calleeInSet(call))
+    if (!computedWhole(op) || failed(ok))
       return;
     for (auto [i, v] : llvm::enumerate(op->getOperands())) {
       const TensorSharding *s = known(v);
