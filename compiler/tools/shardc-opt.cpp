@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/registration/RegisterUpstream.h"
+#include "compiler/tools/AllocatorTuning.h"
 #include "compiler/targets/CpuPasses.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
@@ -13,6 +14,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  shardc::tuneAllocatorForCompiling();
   mlir::DialectRegistry registry;
   shardc::registerUpstreamDialects(registry);
   mlir::garray::registerShardcDialects(registry);

@@ -15,6 +15,7 @@
 #include "compiler/host/Executor.h"
 #include "compiler/host/MpiExecutor.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "compiler/tools/AllocatorTuning.h"
 #include "dialects/garray/GArray.h"
 #include "shardrt.h"
 
@@ -470,6 +471,7 @@ int runRun(const Args &a) {
                                                                 : compileSource(a, status);
   if (!m || a.emit)
     return status;
+  shardc::releaseCompilerMemory();
   shardc::ArraySet inputs;
   for (auto &[name, path] : a.inputs) {
     if (inputs.find(name)) {
@@ -574,6 +576,7 @@ int runRun(const Args &a) {
 } // namespace
 
 int main(int argc, char **argv) {
+  shardc::tuneAllocatorForCompiling();
   mlir::registerPassManagerCLOptions();
   int status = 0;
   std::optional<Args> args = parseArgs(argc, argv, status);
