@@ -44,6 +44,7 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile) {
       caxes.push_back(a);
     collectives.push_back(json::Object{{"kind", c.kind},
                                        {"location", c.location},
+                                       {"within", c.within},
                                        {"axes", std::move(caxes)},
                                        {"group_size", c.groupSize},
                                        {"bytes_per_device", c.bytesPerDevice},
@@ -183,6 +184,7 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
       CollectiveRecord c;
       c.kind = o->getString("kind").value_or("").str();
       c.location = o->getString("location").value_or("").str();
+      c.within = o->getString("within").value_or("").str();
       c.groupSize = o->getInteger("group_size").value_or(1);
       c.bytesPerDevice = o->getInteger("bytes_per_device").value_or(0);
       c.valueType = o->getString("type").value_or("").str();
@@ -242,6 +244,8 @@ std::string formatReport(const Signature &sig) {
                        c.kind.c_str(), c.valueType.c_str(), axes.c_str(),
                        static_cast<long long>(c.groupSize),
                        static_cast<long long>(c.bytesPerDevice), c.location.c_str());
+    if (!c.within.empty())
+      os << "      in " << c.within << "\n";
     if (!c.localInType.empty())
       os << "      local: " << c.localInType << " -> " << c.localOutType << "\n";
     if (!c.reason.empty())

@@ -33,6 +33,9 @@ struct CollectiveRecord {
   std::string kind;     // all_reduce, all_gather, all_slice, reduce_scatter,
                         // all_to_all, collective_permute
   std::string location; // file:line:col
+  /// Where the op sits when not in the entry: "@h (called at f.mlir:9:8)",
+  /// then " in @g (called at ...)" per enclosing call; "" in the entry.
+  std::string within;
   std::vector<std::string> axes;
   int64_t groupSize = 1;
   int64_t bytesPerDevice = 0;

@@ -18,6 +18,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -287,13 +288,36 @@ std::optional<CollectiveRecord> unevenGather(Operation *op, garray::MeshOp meshO
   return gather;
 }
 
-void readCollectives(func::FuncOp func, Signature &sig) {
+/// The collectives `func` runs, in program order, with those of the
+/// functions it calls at each call (a callee's collectives run once per
+/// call, so a helper called twice is listed twice, each naming its call).
+/// `within` says where `func` sits ("" for the entry); `active` holds the
+/// functions being read, so a recursive call is listed once, not unrolled.
+void readCollectives(func::FuncOp func, Signature &sig, const std::string &within,
+                     llvm::SmallPtrSetImpl<Operation *> &active) {
+  active.insert(func);
   func.walk([&](Operation *op) {
-    if (auto shift = dyn_cast<garray::ShiftOp>(op))
-      return readHalo(shift, sig);
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      if (callee && !callee.isExternal() && !active.contains(callee))
+        readCollectives(callee, sig,
+                        "@" + callee.getSymName().str() + " (called at " +
+                            locationString(call.getLoc()) + ")" +
+                            (within.empty() ? "" : " in " + within),
+                        active);
+      return;
+    }
+    if (auto shift = dyn_cast<garray::ShiftOp>(op)) {
+      size_t before = sig.collectives.size();
+      readHalo(shift, sig);
+      for (size_t i = before; i < sig.collectives.size(); ++i)
+        sig.collectives[i].within = within;
+      return;
+    }
     if (!garray::isGlobalCollective(op))
       return;
     CollectiveRecord c;
+    c.within = within;
     c.kind = op->getName().stripDialect().str();
     c.location = locationString(op->getLoc());
     auto axes = op->getAttrOfType<ArrayAttr>("axes");
@@ -334,6 +358,12 @@ void readCollectives(func::FuncOp func, Signature &sig) {
         sig.collectives.push_back(std::move(*gather));
     sig.collectives.push_back(std::move(c));
   });
+  active.erase(func);
+}
+
+void readCollectives(func::FuncOp entry, Signature &sig) {
+  llvm::SmallPtrSet<Operation *, 8> active;
+  readCollectives(entry, sig, "", active);
 }
 
 /// Peak live bytes per device of the partitioned entry, read where every
@@ -564,7 +594,8 @@ std::string formatCollectiveReasons(const Signature &signature) {
   for (const CollectiveRecord &c : signature.collectives) {
     os << "  " << c.kind << " over (";
     llvm::interleaveComma(c.axes, os, [&](const std::string &a) { os << '"' << a << '"'; });
-    os << ") at " << c.location << ": " << c.valueType << "\n";
+    os << ") at " << c.location << (c.within.empty() ? "" : " in " + c.within) << ": "
+       << c.valueType << "\n";
     os << "    because: " << (c.reason.empty() ? "(no reason recorded)" : c.reason) << "\n";
   }
   return out;

@@ -3,7 +3,8 @@
 # CLI tests and fixed): options given last without a value, an axis given
 # twice in --mesh, --mesh errors as usage errors (exit 2), --emit on a
 # compiled directory, an undefined mesh named next to a defined one, and
-# dynamic shapes (rejected with a located, readable message).
+# dynamic shapes (rejected with a located, readable message), and the
+# collectives of called functions (once left out of explain and report).
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
@@ -49,5 +50,42 @@ expect_error p6_dynamic_argument_rejected $COMPILE "dynamic.mlir:" "argument 'X'
 sed 's/tensor<8x2xf32>/tensor<?x2xf32>/' "$SEED" >"$TMP/dynamic_dot.mlir"
 expect_error p6_dynamic_dim_printed $COMPILE "dynamic" "!-9223372036854775808" \
   -- compile "$TMP/dynamic_dot.mlir" -o "$TMP/p6b"
+
+
+# P7: collectives inside called functions are listed, once per call, with
+# the call they run under (explain and report listed the entry's only).
+cat >"$TMP/callee_collectives.mlir" <<'MLIR'
+garray.mesh @mesh ["a" = 2, "b" = 2]
+func.func private @h(%p: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %y = garray.dot_general %p, %w, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e = garray.exp %y : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+func.func private @g(%p: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = call @h(%p, %w) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+func.func @main(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P(None, "a")>},
+                %w: tensor<8x8xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P("a", None)>}) -> tensor<8x8xf32> {
+  %r1 = call @h(%x, %w) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r2 = call @g(%x, %w) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = garray.add %r1, %r2 : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+MLIR
+if expect_ok p7_explain_callees -- explain "$TMP/callee_collectives.mlir" --mesh a=2,b=2; then
+  out="$TMP/p7_explain_callees.out"
+  check p7_explain_callees "lists the callee's all_reduce once per call" \
+    contains "$out" "collectives inserted by partitioning (2)"
+  check p7_explain_callees "names the direct call" \
+    contains "$out" "in @h (called at $TMP/callee_collectives.mlir:13:9)"
+  check p7_explain_callees "names the nested call" \
+    contains "$out" "in @h (called at $TMP/callee_collectives.mlir:8:8) in @g (called at $TMP/callee_collectives.mlir:14:9)"
+fi
+if expect_ok p7_report_callees -- report "$TMP/callee_collectives.mlir" --mesh a=2,b=2; then
+  out="$TMP/p7_report_callees.out"
+  check p7_report_callees "report counts both" contains "$out" 'collectives on mesh ["a"=2, "b"=2]: 2'
+  check p7_report_callees "report says where" test "$(count_of "$out" "in @h (called at")" = 2
+fi
 
 finish
