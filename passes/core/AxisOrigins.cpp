@@ -29,13 +29,18 @@ void AxisOrigins::addLink(int via, const std::vector<Hold> &holds) {
     auto at = std::find_if(mine.begin(), mine.end(),
                            [&](auto &g) { return g.first == std::make_pair(h.axis, h.key); });
     if (at == mine.end()) {
-      groups.push_back({via, {}, 0});
+      groups.push_back({via, {}, {}, 0});
       mine.push_back({{h.axis, h.key}, static_cast<unsigned>(groups.size() - 1)});
       at = mine.end() - 1;
     }
     Group &g = groups[at->second];
-    if (std::find(g.states.begin(), g.states.end(), state) == g.states.end())
+    auto member = std::find(g.states.begin(), g.states.end(), state);
+    if (member == g.states.end()) {
       g.states.push_back(state);
+      g.receives.push_back(h.receives);
+    } else if (h.receives) {
+      g.receives[member - g.states.begin()] = true;
+    }
   }
   for (auto &[key, g] : mine) {
     if (groups[g].states.size() < 2)
@@ -119,10 +124,12 @@ void AxisOrigins::solve() {
       for (unsigned g : groupsOf[state]) {
         if (groups[g].open == 0)
           continue;
-        for (unsigned m : groups[g].states)
-          if (m != state && activeFrom[m] <= round && labelsOf[m].size() < kMaxOrigins &&
-              !hasSource(m, source))
+        for (size_t i = 0; i < groups[g].states.size(); ++i) {
+          unsigned m = groups[g].states[i];
+          if (m != state && groups[g].receives[i] && activeFrom[m] <= round &&
+              labelsOf[m].size() < kMaxOrigins && !hasSource(m, source))
             addLabel(m, source, from, groups[g].via, queue);
+        }
       }
     }
   }

@@ -50,11 +50,15 @@ class AxisOrigins {
 public:
   static constexpr size_t kMaxOrigins = 3;
 
-  /// `value` holds `axis` under `key` (a factor of a rule op, a dim of a tie).
+  /// `value` holds `axis` under `key` (a factor of a rule op, a dim of a tie,
+  /// with the axes before it there). A hold that does not `receive` only
+  /// passes its axis on: a partial sum flows from an operand to the result,
+  /// never from one operand to another.
   struct Hold {
     unsigned value;
     int axis;
     int key;
+    bool receives = true;
   };
 
   /// An op or tie that connects the holds with equal (axis, key); `via` is
@@ -113,6 +117,7 @@ private:
   struct Group { // holds of one link with one (axis, key)
     int via;
     std::vector<unsigned> states;
+    std::vector<bool> receives; // per state
     size_t open; // members with fewer than kMaxOrigins labels
   };
 

@@ -378,7 +378,13 @@ private:
   /// What a via names: an op, or (op null) a sharding group.
   std::vector<std::pair<Operation *, int64_t>> originVias;
   llvm::DenseMap<Operation *, int> viaIndex;
+  /// Links only where ops run with an axis, at its place (the same axes
+  /// before it): what `explain` names.
   std::optional<shardc::AxisOrigins> axisOrigins;
+  /// Links wherever two values hold an axis under one factor or dim: asked
+  /// for an axis the first leaves without a source (it came through an op
+  /// that ends up not running with it; a reshard there).
+  std::optional<shardc::AxisOrigins> detourOrigins;
   /// Explain only: the members of each call tie (a callee's argument and
   /// every call's operand; the return operands and every call's result),
   /// each with the op it enters the tie through (its call, its return; null
@@ -401,8 +407,10 @@ private:
   /// prefix (conflict policy 2, as the tie's step merges them).
   std::vector<std::vector<int>> tieMerge(ArrayRef<std::pair<Value, Operation *>> members);
 
-  /// The axes `v` holds on its dims, each keyed by its dim.
-  void holdsByDim(Value v, std::vector<Hold> &out);
+  /// The axes `v` holds on its dims, each keyed by `key(dim, the axes
+  /// before it on that dim)`.
+  void holdsByDim(Value v, std::vector<Hold> &out,
+                  llvm::function_ref<int(int, ArrayRef<int>)> key);
 
   void traceAxes();
 
@@ -413,21 +421,28 @@ private:
 
   /// The annotations `axes` of `v` came from, each once with the path of
   /// the first axis it explains, in order of first appearance; `v`'s own
-  /// annotation first, and alone for the axes it wrote. `unexplained`
-  /// collects axes no annotation reaches (not expected).
+  /// annotation first, and alone for the axes it wrote. `detours` collects
+  /// the sources of axes that came through an op that ends up not running
+  /// with them (detourOrigins), `unexplained` axes no annotation reaches
+  /// either way.
   struct Named {
     int source;
     shardc::AxisOrigins::Origin path; // of the first axis it explains
     std::vector<int> axes;
   };
-  std::vector<Named> sourcesOf(Value v, ArrayRef<int> axes, std::vector<int> &unexplained);
+  std::vector<Named> sourcesOf(Value v, ArrayRef<int> axes, std::vector<Named> &detours,
+                               std::vector<int> &unexplained);
 
   /// "argument 'x' (%arg0) annotated P("a"?, None) at LOC via OPS", each
   /// source after the first introduced by `also` and, when it explains only
   /// some of `axes`, the axes it does.
   void printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named, ArrayRef<int> axes,
-                    ArrayRef<int> unexplained, StringRef also,
+                    ArrayRef<Named> detours, ArrayRef<int> unexplained, StringRef also,
                     llvm::function_ref<std::string(Value)> name);
+
+  /// One source: "argument 'x' (%arg0) annotated P(...) at LOC via OPS".
+  void printSource(llvm::raw_ostream &os, Value v, const Named &n,
+                   llvm::function_ref<std::string(Value)> name);
 
   /// Where a value's final sharding is from: per axis it holds, the
   /// annotations that wrote it and the ops it came through; a value

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/AsmState.h"
 
+#include <map>
 #include <memory>
 
 namespace shardc::propagation {
@@ -39,15 +40,46 @@ FunctionPropagation::tieMerge(ArrayRef<std::pair<Value, Operation *>> members) {
   return merged;
 }
 
-void FunctionPropagation::holdsByDim(Value v, std::vector<Hold> &out) {
+void FunctionPropagation::holdsByDim(Value v, std::vector<Hold> &out,
+                                     llvm::function_ref<int(int, ArrayRef<int>)> key) {
   TensorSharding s = closedFinal(v);
   for (auto [d, dim] : llvm::enumerate(s.dims))
-    for (int a : dim.axes)
-      out.push_back({idOf(v), a, static_cast<int>(d)});
+    for (auto [i, a] : llvm::enumerate(dim.axes))
+      out.push_back({idOf(v), a, key(static_cast<int>(d), ArrayRef(dim.axes).take_front(i))});
 }
 
+namespace {
+/// Keys of one link for (dim, the axes before an axis there): an axis
+/// passes between two values only at the same place in the dim. ("a"
+/// under "b", in P(("b", "a")), is another layout than "a" alone.)
+class PrefixKeys {
+public:
+  int operator()(int dim, ArrayRef<int> before) {
+    std::vector<int> k{dim};
+    k.insert(k.end(), before.begin(), before.end());
+    return ids.try_emplace(std::move(k), static_cast<int>(ids.size())).first->second;
+  }
+
+private:
+  std::map<std::vector<int>, int> ids;
+};
+
+/// The key of the loose links: the dim alone.
+int byDim(int dim, ArrayRef<int>) { return dim; }
+
+/// Whether `list` has `axes[0..i]` as its first i + 1 entries.
+bool samePlace(ArrayRef<int> axes, size_t i, ArrayRef<int> list) {
+  return i < list.size() && std::equal(axes.begin(), axes.begin() + i + 1, list.begin());
+}
+} // namespace
+
 void FunctionPropagation::traceAxes() {
-  shardc::AxisOrigins o;
+  // Two searches over the same holds: `o` links an axis only where the op
+  // runs with it (shardc::executionAxes, shared with insert-reshards) and
+  // at its place in the dim; `detour` wherever both values hold it under
+  // one factor or dim, for an axis that came through an op that in the end
+  // does not use it (it lost there; a reshard follows).
+  shardc::AxisOrigins o, detour;
   heldPending.assign(valueOf.size(), {});
   ownPartial.assign(valueOf.size(), false);
   std::vector<std::vector<int>> seenPending(valueOf.size());
@@ -71,24 +103,32 @@ void FunctionPropagation::traceAxes() {
         operands[i].pending = seenPending[vals[i]];
         operands[i].pendingKind = pendingKind[vals[i]];
       }
-    std::vector<Hold> holds;
+    shardc::FactorAxes factors = shardc::executionAxes(rule, operands, results, core);
+    std::vector<Hold> holds, loose;
+    auto both = [&](Hold h) {
+      holds.push_back(h);
+      loose.push_back(h);
+    };
     for (auto [t, v] : llvm::enumerate(vals)) {
       const TensorSharding &s = rule.isResult(t) ? results[t - operands.size()] : operands[t];
       for (auto [f, axes] : llvm::enumerate(shardc::projectToFactors(rule, t, s, core)))
         if (axes)
-          for (int a : *axes)
-            holds.push_back({v, a, static_cast<int>(f)});
+          for (auto [i, a] : llvm::enumerate(*axes)) {
+            loose.push_back({v, a, static_cast<int>(f)});
+            if (samePlace(*axes, i, factors[f]))
+              holds.push_back({v, a, static_cast<int>(f)});
+          }
     }
     // Its results are partial sums over the axes of the reduction factors
     // it runs with: held under that factor, like the operands' split; and
     // over what a pending operand it keeps pending is over, held under a
-    // key of its own (one past the factors).
-    shardc::FactorAxes factors = shardc::executionAxes(rule, operands, results, core);
+    // key of its own (one past the factors), passed from that operand to
+    // the results only.
     for (size_t f = 0; f < rule.numFactors(); ++f)
       if (rule.kinds[f] == shardc::FactorKind::Reduction)
         for (int a : factors[f])
           for (size_t t = operands.size(); t < vals.size(); ++t)
-            holds.push_back({vals[t], a, static_cast<int>(f)});
+            both({vals[t], a, static_cast<int>(f)});
     if (n.kind == Node::Kind::Rule) {
       std::vector<bool> repeated(operands.size());
       for (size_t i = 0; i < operands.size(); ++i)
@@ -99,9 +139,9 @@ void FunctionPropagation::traceAxes() {
       for (size_t i = 0; i < operands.size(); ++i)
         if (through.keep[i])
           for (int a : operands[i].pending) {
-            holds.push_back({vals[i], a, kept});
+            both({vals[i], a, kept, /*receives=*/false});
             for (size_t t = operands.size(); t < vals.size(); ++t)
-              holds.push_back({vals[t], a, kept});
+              both({vals[t], a, kept});
           }
       bool fromOperands = llvm::any_of(through.keep, [](bool k) { return k; });
       for (size_t t = operands.size(); t < vals.size() && !through.mixed; ++t) {
@@ -122,6 +162,7 @@ void FunctionPropagation::traceAxes() {
       }
     }
     o.addLink(viaOf(n.op), holds);
+    detour.addLink(viaOf(n.op), loose);
   }
   // A call tie joins all its members at once, as propagation steps it
   // (two call sites share an axis the callee's argument does not hold):
@@ -134,21 +175,33 @@ void FunctionPropagation::traceAxes() {
     std::vector<std::vector<int>> merged = tieMerge(members);
     unsigned hubs = nextHub;
     nextHub += merged.size();
+    PrefixKeys keys;
     for (auto &[m, via] : members) {
-      std::vector<Hold> holds;
-      holdsByDim(m, holds);
-      for (size_t k = 0, n = holds.size(); k < n; ++k)
-        if (llvm::is_contained(merged[holds[k].key], holds[k].axis))
-          holds.push_back({hubs + holds[k].key, holds[k].axis, holds[k].key});
-      o.addLink(via ? viaOf(via) : -1, holds); // the callee's argument: no op to name
+      std::vector<Hold> holds, loose;
+      holdsByDim(m, holds, keys);
+      for (auto [d, axes] : llvm::enumerate(merged))
+        for (auto [i, a] : llvm::enumerate(axes))
+          holds.push_back({hubs + static_cast<unsigned>(d), a,
+                           keys(static_cast<int>(d), ArrayRef(axes).take_front(i))});
+      holdsByDim(m, loose, byDim);
+      for (size_t k = 0, n = loose.size(); k < n; ++k)
+        if (llvm::is_contained(merged[loose[k].key], loose[k].axis))
+          loose.push_back({hubs + loose[k].key, loose[k].axis, loose[k].key});
+      int name = via ? viaOf(via) : -1; // the callee's argument: no op to name
+      o.addLink(name, holds);
+      detour.addLink(name, loose);
     }
   }
   for (auto &[group, members] : groups) {
-    std::vector<Hold> holds;
-    for (Value m : members)
-      holdsByDim(m, holds);
+    std::vector<Hold> holds, loose;
+    PrefixKeys keys;
+    for (Value m : members) {
+      holdsByDim(m, holds, keys);
+      holdsByDim(m, loose, byDim);
+    }
     originVias.push_back({nullptr, group});
     o.addLink(static_cast<int>(originVias.size() - 1), holds);
+    detour.addLink(static_cast<int>(originVias.size() - 1), loose);
   }
   // Sources: what each annotation wrote that its value still holds there.
   auto addSources = [&](const Annotation &a, Value v, int via) {
@@ -156,18 +209,25 @@ void FunctionPropagation::traceAxes() {
     originSources.push_back({&a, v, via >= 0});
     const TensorSharding &written = table.get(a.full);
     TensorSharding held = closedFinal(v);
+    // A source of what the value holds where it was written (a result
+    // annotated P("a") is no source of the "a" in a returned P(("b", "a"))).
     for (auto [d, dim] : llvm::enumerate(written.dims))
-      for (int x : dim.axes)
-        if (llvm::is_contained(held.dims[d].axes, x))
+      for (auto [i, x] : llvm::enumerate(dim.axes)) {
+        if (samePlace(dim.axes, i, held.dims[d].axes))
           o.addSource(idOf(v), x, a.priorityOf(d), source, via);
+        if (llvm::is_contained(held.dims[d].axes, x))
+          detour.addSource(idOf(v), x, a.priorityOf(d), source, via);
+      }
     return source;
   };
   for (auto &[v, a] : annotations) {
     ownSource[v] = addSources(a, v, -1);
     // Its dims take part from their own round (closed and empty before).
     for (auto [d, dim] : llvm::enumerate(closedFinal(v).dims))
-      for (int x : dim.axes)
+      for (int x : dim.axes) {
         o.activateIn(idOf(v), x, a.priorityOf(d));
+        detour.activateIn(idOf(v), x, a.priorityOf(d));
+      }
   }
   for (func::FuncOp f : funcs)
     for (func::ReturnOp ret : returnsOf[f])
@@ -176,7 +236,9 @@ void FunctionPropagation::traceAxes() {
             a != sinkAnnotations.end())
           addSources(a->second, v, viaOf(ret));
   o.solve();
+  detour.solve();
   axisOrigins = std::move(o);
+  detourOrigins = std::move(detour);
 }
 
 std::string FunctionPropagation::written(const Annotation &a) {
@@ -200,8 +262,8 @@ std::string FunctionPropagation::axisList(const shardc::Mesh &core, ArrayRef<int
   return out;
 }
 
-auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<int> &unexplained)
-    -> std::vector<Named> {
+auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<Named> &detours,
+                                    std::vector<int> &unexplained) -> std::vector<Named> {
   using Origin = shardc::AxisOrigins::Origin;
   std::vector<Named> named;
   auto own = ownSource.find(v);
@@ -215,8 +277,17 @@ auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<int
       named.front().axes.push_back(a);
       continue;
     }
-    if (origins.empty())
-      unexplained.push_back(a);
+    if (origins.empty()) {
+      std::vector<Origin> around = detourOrigins->origins(idOf(v), a, kViaEnds);
+      if (around.empty())
+        unexplained.push_back(a);
+      for (Origin &o : around) {
+        auto at = llvm::find_if(detours, [&](const Named &n) { return n.source == o.source; });
+        if (at == detours.end())
+          at = detours.insert(detours.end(), Named{o.source, o, {}});
+        at->axes.push_back(a);
+      }
+    }
     for (Origin &o : origins) {
       auto at = llvm::find_if(named, [&](const Named &n) { return n.source == o.source; });
       if (at == named.end())
@@ -229,8 +300,8 @@ auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<int
 }
 
 void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named,
-                                       ArrayRef<int> axes, ArrayRef<int> unexplained,
-                                       StringRef also,
+                                       ArrayRef<int> axes, ArrayRef<Named> detours,
+                                       ArrayRef<int> unexplained, StringRef also,
                                        llvm::function_ref<std::string(Value)> name) {
   std::set<std::string> said; // one declared result seen from its return and its calls
   bool first = true;
@@ -244,21 +315,38 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
         os << "for " << axisList(core, n.axes) << ", ";
     }
     first = false;
-    os << describe(*src.annotation);
-    if (!src.sink && src.value != v)
-      os << " (" << name(src.value) << ")";
-    os << " annotated " << written(*src.annotation) << " at " << where(src.annotation->loc);
-    if (n.path.length > 0)
-      os << " via " << pathOf(n.path);
+    printSource(os, v, n, name);
+  }
+  // Axes that came through an op that, in the end, does not run with them
+  // there (another factor or operand took the axis): named with the path
+  // they came by, and said so (dims only grow, so the value kept them).
+  for (const Named &n : detours) {
+    os << (first ? "" : also) << "for " << axisList(core, n.axes) << ", ";
+    first = false;
+    printSource(os, v, n, name);
+    os << ", though an op on that way ends up not running with "
+       << (n.axes.size() == 1 ? "it" : "them")
+       << " there (a conflict gave the axis to another dim or operand; a reshard follows)";
   }
   // The one way known to leave an axis no chain of holders: it came in an
   // earlier priority round through an open dim that a later round's
   // annotation took it back from (rounds only grow what others hold).
   if (!unexplained.empty())
-    os << (named.empty() ? "" : "; also ") << "for " << axisList(core, unexplained)
+    os << (first ? "" : "; also ") << "for " << axisList(core, unexplained)
        << ", no value between it and an annotation holds that axis now: it came in an "
           "earlier priority round through an open dim that gave it back when a later "
           "round's annotation claimed it";
+}
+
+void FunctionPropagation::printSource(llvm::raw_ostream &os, Value v, const Named &n,
+                                      llvm::function_ref<std::string(Value)> name) {
+  const OriginSource &src = originSources[n.source];
+  os << describe(*src.annotation);
+  if (!src.sink && src.value != v)
+    os << " (" << name(src.value) << ")";
+  os << " annotated " << written(*src.annotation) << " at " << where(src.annotation->loc);
+  if (n.path.length > 0)
+    os << " via " << pathOf(n.path);
 }
 
 std::string FunctionPropagation::originOf(Value v, llvm::function_ref<std::string(Value)> name) {
@@ -280,10 +368,11 @@ std::string FunctionPropagation::originOf(Value v, llvm::function_ref<std::strin
   if (axes.empty())
     return replicatedOrigin(v, name);
   std::vector<int> unexplained;
-  std::vector<Named> named = sourcesOf(v, axes, unexplained);
+  std::vector<Named> detours;
+  std::vector<Named> named = sourcesOf(v, axes, detours, unexplained);
   std::string out;
   llvm::raw_string_ostream os(out);
-  printSources(os, v, named, axes, unexplained, "; also ", name);
+  printSources(os, v, named, axes, detours, unexplained, "; also ", name);
   return out;
 }
 
@@ -292,7 +381,8 @@ std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::stri
   if (axes.empty())
     return "";
   std::vector<int> unexplained;
-  std::vector<Named> named = sourcesOf(v, axes, unexplained);
+  std::vector<Named> detours;
+  std::vector<Named> named = sourcesOf(v, axes, detours, unexplained);
   std::string out;
   llvm::raw_string_ostream os(out);
   // Its own reduced dims, or a partial sum an operand passed on (a
@@ -300,7 +390,7 @@ std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::stri
   os << "; each device holds a partial result over " << axisList(core, axes)
      << (ownPartial[idOf(v)] ? " (the axes its operands split the reduced dims by: "
               : " (a partial sum it passes on from its operands: ");
-  printSources(os, v, named, axes, unexplained, ", and ", name);
+  printSources(os, v, named, axes, detours, unexplained, ", and ", name);
   os << "), which insert-reshards reduces where a use needs it whole";
   return out;
 }
@@ -338,6 +428,7 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
                                                   llvm::function_ref<std::string(Value)> name) {
   std::string out;
   llvm::raw_string_ostream os(out);
+  bool partial = !heldPending[idOf(v)].empty();
   if (auto own = ownSource.find(v); own != ownSource.end()) {
     const Annotation &a = *originSources[own->second].annotation;
     os << describe(a) << " annotated " << written(a) << " at " << where(a.loc);
@@ -406,7 +497,8 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
                               "gathered")
        << ": its own dims are replicated";
   } else if (cast<RankedTensorType>(v.getType()).getRank() == 0) {
-    os << "a scalar: nothing to split, whole on every device";
+    // A pending scalar is not whole until reduced: its partial note follows.
+    os << (partial ? "a scalar: nothing to split" : "a scalar: nothing to split, whole on every device");
   } else if (auto [op, held] = heldNextTo(v); op) {
     // A neighbour through a rule op holds axes that op did not carry
     // here: its rule maps none of their dims onto this value's, or a
@@ -414,6 +506,9 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
     os << "annotations reach " << name(held) << " (" << closedFinal(held).str(core)
        << "), but " << op->getName() << " (" << where(op->getLoc())
        << ") carries none of its axes onto this value: replicated";
+  } else if (partial) {
+    // Its split is a partial sum passed on from its operands (named next).
+    os << "its dims are not split";
   } else {
     os << "no annotation reaches it: replicated";
   }

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace shardc;
 using Hold = AxisOrigins::Hold;
 
@@ -151,4 +153,25 @@ TEST_CASE("a value takes part only from its own round: a stronger source stops a
   auto atC = o.origins(c, A, 3);
   REQUIRE(atC.size() == 2);
   CHECK(atC[0].source == 1); // its own annotation first
+}
+
+TEST_CASE("a hold that does not receive only passes its axis on: partial sums flow forward") {
+  // r = reduce x; q = reduce y (both partial over "a"); s = add r, q keeps
+  // both pending: s's "a" comes from x and y, but r's never from y.
+  enum : unsigned { x, y, r, q, s };
+  enum : int { red1 = 10, red2 = 11, add = 12 };
+  constexpr int kept = 5;
+  AxisOrigins o;
+  o.addLink(red1, {{x, A, 0}, {r, A, 0}});
+  o.addLink(red2, {{y, A, 0}, {q, A, 0}});
+  o.addLink(add, {{r, A, kept, false}, {q, A, kept, false}, {s, A, kept}});
+  o.addSource(x, A, 100, /*source=*/0);
+  o.addSource(y, A, 100, /*source=*/1);
+  o.solve();
+
+  CHECK(sourcesOf(o, r, A) == std::vector<int>{0});
+  CHECK(sourcesOf(o, q, A) == std::vector<int>{1});
+  auto sa = sourcesOf(o, s, A);
+  std::sort(sa.begin(), sa.end());
+  CHECK(sa == std::vector<int>{0, 1});
 }

@@ -1,0 +1,62 @@
+// RUN: shardc-opt %s --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
+//
+// explain links an axis between two values only where their op runs with
+// it and at the same place in the dim (the same axes before it), and a
+// partial sum only from an operand to the result (passes/core/AxisOrigins.h,
+// docs/propagation.md "Explanations"). Each case was once explained through
+// a hop that does not carry the axis.
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+
+// "a" under "b" is another layout than "a" alone: the result annotation
+// P("a") lost at the return (a reshard there) and is no source of %e's "a".
+func.func @minor_axis(%w: tensor<8xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P(("b", "a"))>})
+    -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>}) {
+  %e = garray.exp %w : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+// CHECK-LABEL: remark: %arg0 'w' (argument of @minor_axis)
+// CHECK: remark: %0 (garray.exp): P(("b", "a")) <- argument 'w' (%arg0) annotated P(("b", "a")) at {{[^;]*}} via garray.exp ({{[^)]*}}); conflicting proposals
+// CHECK-NOT: also for "a", result #0
+
+// The same through an op: %v's "a" (alone) is q's, not w's minor "a".
+func.func @minor_axis_op(%w: tensor<8xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P(("b", "a"))>},
+                         %q: tensor<8xf32> {garray.name = "q", garray.sharding = #garray.sharding<@mesh, P("a")>}) -> tensor<8xf32> {
+  %e1 = garray.exp %w : tensor<8xf32>
+  %v = garray.exp %e1 : tensor<8xf32>
+  %s = garray.add %v, %q : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// CHECK-LABEL: remark: %arg0 'w' (argument of @minor_axis_op)
+// CHECK: remark: %0 (garray.exp): P(("b", "a")) <- argument 'w' (%arg0) annotated P(("b", "a")) at {{[^;]*}} via garray.exp ({{[^)]*}}){{$}}
+// CHECK: remark: %1 (garray.exp): P("a") <- argument 'q' (%arg1) annotated P("a") at {{[^;]*}} via garray.add ({{[^)]*}}){{$}}
+
+// A partial sum flows from an operand to the result, never from one
+// operand of the add to the other: %r names only x, %q only y, the add both.
+func.func @partial_siblings(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P(None, "a")>},
+                            %y: tensor<8x8xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P(None, "a")>}) -> tensor<8xf32> {
+  %r = garray.reduce <sum> %x, dims = [1] : (tensor<8x8xf32>) -> tensor<8xf32>
+  %q = garray.reduce <sum> %y, dims = [1] : (tensor<8x8xf32>) -> tensor<8xf32>
+  %s = garray.add %r, %q : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// CHECK-LABEL: remark: %arg0 'x' (argument of @partial_siblings)
+// CHECK: remark: %0 (garray.reduce): P(None) <- {{.*}}partial result over "a" (the axes its operands split the reduced dims by: argument 'x' (%arg0) annotated P(None, "a") at {{[^;]*}} via garray.reduce ({{[^)]*}})), which
+// CHECK: remark: %1 (garray.reduce): P(None) <- {{.*}}partial result over "a" (the axes its operands split the reduced dims by: argument 'y' (%arg1) annotated P(None, "a") at {{[^;]*}} via garray.reduce ({{[^)]*}})), which
+// A value that only carries a partial sum is not "replicated, no annotation".
+// CHECK: remark: %2 (garray.add): P(None) <- its dims are not split; each device holds a partial result over "a" (a partial sum it passes on from its operands: argument 'x' {{.*}}, and argument 'y'
+
+// An axis that came through an op that ends up not running with it: the
+// constraint's "a" wins the dot's row factor (the lower-numbered factor),
+// so the dot does not contract over "a"; w keeps the "a" propagation gave
+// it from x through that dot (dims only grow), and the remark says so.
+func.func @dropped_factor(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P(None, "a")>},
+                          %w: tensor<8x8xf32> {garray.name = "w"}) -> (tensor<8x8xf32>) {
+  %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %n = garray.neg %p : tensor<8x8xf32>
+  %c = garray.sharding_constraint %n : tensor<8x8xf32> to #garray.sharding<@mesh, P("a", None)>
+  return %c : tensor<8x8xf32>
+}
+// CHECK-LABEL: remark: %arg0 'x' (argument of @dropped_factor)
+// CHECK: remark: %arg1 'w' (argument of @dropped_factor): P("a", None) <- for "a", argument 'x' (%arg0) annotated P(None, "a") at {{[^;]*}} via garray.dot_general ({{[^)]*}}), though an op on that way ends up not running with it there
+// CHECK: remark: %0 (garray.dot_general): P("a", None) <- sharding_constraint (%2) annotated P("a", None)
