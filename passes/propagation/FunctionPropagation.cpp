@@ -101,29 +101,19 @@ void FunctionPropagation::activate(int64_t previous, int64_t round) {
     for (size_t d = 0; d < cur.dims.size(); ++d) {
       if (a.priorityOf(d) > round || a.priorityOf(d) <= previous)
         continue;
-      if (!want.dims[d].open) {
-        // A closed written dim is exact (a constraint is hard, an
-        // annotation keeps what the user wrote): an open dim of this value
-        // that took one of its axes in a stronger round gives it back.
-        for (size_t e = 0; e < cur.dims.size(); ++e) {
-          std::vector<int> &axes = cur.dims[e].axes;
-          if (e == d)
-            continue;
-          auto clash = llvm::find_if(
-              axes, [&](int x) { return llvm::is_contained(want.dims[d].axes, x); });
-          axes.erase(clash, axes.end());
-        }
-        cur.dims[d] = want.dims[d];
-        continue;
+      // What the user wrote on a dim is kept: a closed dim is exact (a
+      // constraint is hard), an open one may only grow past it. An open
+      // dim of this value that took one of those axes in a stronger round
+      // gives it back (and what it took after it).
+      for (size_t e = 0; e < cur.dims.size(); ++e) {
+        std::vector<int> &axes = cur.dims[e].axes;
+        if (e == d)
+          continue;
+        auto clash =
+            llvm::find_if(axes, [&](int x) { return llvm::is_contained(want.dims[d].axes, x); });
+        axes.erase(clash, axes.end());
       }
-      std::vector<int> used = cur.usedAxes();
-      shardc::DimSharding next{{}, want.dims[d].open};
-      for (int axis : want.dims[d].axes) {
-        if (llvm::is_contained(used, axis) && !llvm::is_contained(cur.dims[d].axes, axis))
-          break;
-        next.axes.push_back(axis);
-      }
-      cur.dims[d] = next;
+      cur.dims[d] = want.dims[d];
     }
     state = table.intern(cur);
   }
