@@ -193,7 +193,7 @@ std::string localTypeText(llvm::ArrayRef<int64_t> shape, Type element, int64_t &
 
 /// The permutes global-to-local will emit for a shift along a sharded dim
 /// (passes/core/Halo.h), recorded before they exist.
-void readHalo(garray::ShiftOp shift, Signature &sig) {
+void readHalo(garray::ShiftOp shift, Signature &sig, const std::string &within) {
   auto type = cast<RankedTensorType>(shift.getType());
   garray::ShardingAttr a = garray::getSharding(shift.getResult());
   garray::MeshOp meshOp = a ? garray::lookupMesh(shift, a.getMesh()) : garray::MeshOp();
@@ -215,6 +215,7 @@ void readHalo(garray::ShiftOp shift, Signature &sig) {
     CollectiveRecord c;
     c.kind = "collective_permute";
     c.location = locationString(shift.getLoc());
+    c.within = within;
     for (int axis : axes)
       c.axes.push_back(sig.mesh.axes[axis]);
     c.groupSize = k;
@@ -307,13 +308,8 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
                         active);
       return;
     }
-    if (auto shift = dyn_cast<garray::ShiftOp>(op)) {
-      size_t before = sig.collectives.size();
-      readHalo(shift, sig);
-      for (size_t i = before; i < sig.collectives.size(); ++i)
-        sig.collectives[i].within = within;
-      return;
-    }
+    if (auto shift = dyn_cast<garray::ShiftOp>(op))
+      return readHalo(shift, sig, within);
     if (!garray::isGlobalCollective(op))
       return;
     CollectiveRecord c;
