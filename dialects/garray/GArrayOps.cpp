@@ -148,10 +148,44 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 // sharding_constraint / reshard
 //===----------------------------------------------------------------------===//
 
+/// Whether `written`, a garray.sharding on a constraint or reshard, places
+/// the result where `target` does: the same mesh, the same pending axes and
+/// kind, the same axes on every dim the target closes, and on an open target
+/// dim the target's axes first (propagation may extend an open dim and
+/// writes what it chose). Priorities and openness of `written` do not matter.
+static bool agreesWithTarget(ShardingAttr written, ShardingAttr target, unsigned rank) {
+  ArrayRef<StringAttr> pending = target.getUnreduced();
+  if (written.getMesh() != target.getMesh() || written.getUnreduced().size() != pending.size() ||
+      !llvm::all_of(written.getUnreduced(),
+                    [&](StringAttr a) { return llvm::is_contained(pending, a); }) ||
+      (target.isPending() && written.getUnreducedKind() != target.getUnreducedKind()))
+    return false;
+  for (unsigned d = 0; d < rank; ++d) {
+    ArrayRef<StringAttr> want = target.getDim(d).getAxes(), got = written.getDim(d).getAxes();
+    if (target.getDim(d).getOpen() ? got.take_front(want.size()) != want : got != want)
+      return false;
+  }
+  return true;
+}
+
+/// sharding_constraint_c2 / reshard_c3: the op's result has one placement.
+static LogicalResult verifyWrittenPlacement(Operation *op, ShardingAttr target, StringRef label) {
+  auto written = op->getAttrOfType<ShardingAttr>(kShardingAttrName);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!written || agreesWithTarget(written, target, type.getRank()))
+    return success();
+  return op->emitOpError(label) << ": its " << kShardingAttrName << " " << written
+                                << " places the result differently from the target " << target
+                                << "; the target is the result's placement: drop the "
+                                << kShardingAttrName << " attribute or make it equal the target";
+}
+
 LogicalResult ShardingConstraintOp::verify() {
-  return verifyShardingFor(
-      getSharding(), getType(), *this, [&] { return emitOpError(); },
-      "sharding_constraint_c1: the constraint");
+  if (failed(verifyShardingFor(
+          getSharding(), getType(), *this, [&] { return emitOpError(); },
+          "sharding_constraint_c1: the constraint")))
+    return failure();
+  return verifyWrittenPlacement(*this, getSharding(), "sharding_constraint_c2");
 }
 
 LogicalResult ReshardOp::verify() {
@@ -162,8 +196,10 @@ LogicalResult ReshardOp::verify() {
     return emitOpError("reshard_c2: the target ")
            << getSharding() << " is not exact: a reshard's target has no open dims ('?') and "
               "no priorities ('pN'); use garray.sharding_constraint to steer propagation";
-  return verifyShardingFor(
-      getSharding(), getType(), *this, [&] { return emitOpError(); }, "reshard_c1: the target");
+  if (failed(verifyShardingFor(
+          getSharding(), getType(), *this, [&] { return emitOpError(); }, "reshard_c1: the target")))
+    return failure();
+  return verifyWrittenPlacement(*this, getSharding(), "reshard_c3");
 }
 
 //===----------------------------------------------------------------------===//

@@ -119,6 +119,11 @@ def GArray_ShardingConstraintOp : GArray_Op<"sharding_constraint",
     **Constraints:**
     - `sharding_constraint_c1`: the sharding is valid for the value (see
       `#garray.sharding`) and names a `garray.mesh` in scope.
+    - `sharding_constraint_c2`: a `garray.sharding` written on the op (the
+      result's placement, which propagation writes) agrees with the target:
+      the same axes on every closed dim and in the pending set, and on an
+      open dim the target's axes first. A second, different placement of the
+      same value would otherwise be overwritten without a word.
   }];
   let arguments = (ins GArray_Tensor:$operand, GArray_ShardingAttr:$sharding);
   let results = (outs GArray_Tensor:$result);
@@ -135,6 +140,9 @@ def GArray_ReshardOp : GArray_Op<"reshard", [Pure, SameOperandsAndResultType]> {
 
     **Constraints:**
     - `reshard_c1`: the sharding is valid for the value.
+    - `reshard_c2`: the target has no open dims and no priorities.
+    - `reshard_c3`: a `garray.sharding` written on the op has the target's
+      layout (the result is exactly the target).
   }];
   let arguments = (ins GArray_Tensor:$operand, GArray_ShardingAttr:$sharding);
   let results = (outs GArray_Tensor:$result);

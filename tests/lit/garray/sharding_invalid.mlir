@@ -233,3 +233,42 @@ func.func @body_names_other_mesh(%x: tensor<8xf32> {garray.sharding = #garray.sh
   %y = garray.add %x, %x {garray.sharding = #garray.sharding<@other, P("data")>} : tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// A second placement written on a reshard's result is not silently replaced
+// by the target.
+garray.mesh @mesh ["a" = 2, "b" = 2]
+func.func @reshard_c3_disagrees(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{reshard_c3: its garray.sharding #garray.sharding<@mesh, P("a")> places the result differently from the target #garray.sharding<@mesh, P("b")>; the target is the result's placement: drop the garray.sharding attribute or make it equal the target}}
+  %0 = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P("b")> {garray.sharding = #garray.sharding<@mesh, P("a")>}
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+func.func @sharding_constraint_c2_disagrees(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{sharding_constraint_c2: its garray.sharding #garray.sharding<@mesh, P("a", None)> places the result differently from the target #garray.sharding<@mesh, P("b", None)>}}
+  %0 = garray.sharding_constraint %x : tensor<8x8xf32> to #garray.sharding<@mesh, P("b", None)> {garray.sharding = #garray.sharding<@mesh, P("a", None)>}
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// An open target dim may be extended (propagation writes what it chose);
+// its written axes must still come first.
+garray.mesh @mesh ["a" = 2, "b" = 2]
+func.func @sharding_constraint_c2_open_prefix(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{sharding_constraint_c2: its garray.sharding #garray.sharding<@mesh, P(("a", "b"), None)> places the result differently from the target #garray.sharding<@mesh, P("b"?, None)>}}
+  %0 = garray.sharding_constraint %x : tensor<8x8xf32> to #garray.sharding<@mesh, P("b"?, None)> {garray.sharding = #garray.sharding<@mesh, P(("a", "b"), None)>}
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+func.func @sharding_constraint_c2_open_extended(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = garray.sharding_constraint %x : tensor<8x8xf32> to #garray.sharding<@mesh, P("b"?, ?)> {garray.sharding = #garray.sharding<@mesh, P(("b", "a"), None)>}
+  return %0 : tensor<8x8xf32>
+}
