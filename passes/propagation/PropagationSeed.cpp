@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/propagation/FunctionPropagation.h"
 
+#include <functional>
+
 namespace shardc::propagation {
 
 /// A member `v` (at `loc`) of sharding group `id` whose type differs from
@@ -23,24 +25,53 @@ LogicalResult groupTypeError(int64_t id, Value first, Value v, Location loc) {
   return failure();
 }
 
-/// Checks annotation `s` (null: none) at `where` in `func` against the mesh
-/// `name` that an earlier annotation at `first` named; the first annotation
-/// sets both. One function's annotations must all name one existing mesh.
-static LogicalResult checkOneMesh(func::FuncOp func, ShardingAttr s, Operation *where,
-                           FlatSymbolRefAttr &name, Operation *&first) {
-  if (!s || s.getMesh() == name)
+/// The first mesh a function's annotations name, and which annotation named
+/// it (worded only when an error needs it).
+struct FirstMesh {
+  FlatSymbolRefAttr name;
+  Location loc;
+  std::function<std::string()> what;
+};
+
+/// An argument or result of `func` as errors name it: by its garray.name
+/// when it has one.
+static std::string describeSignatureValue(func::FuncOp func, bool isResult, unsigned i) {
+  auto name = isResult ? func.getResultAttrOfType<StringAttr>(i, "garray.name")
+                       : func.getArgAttrOfType<StringAttr>(i, "garray.name");
+  std::string kind = isResult ? "result" : "argument";
+  std::string which = name ? "'" + name.str() + "'" : "#" + std::to_string(i);
+  return kind + " " + which + " of @" + func.getSymName().str();
+}
+
+/// What an op's annotation is, for errors: a constraint's target or a
+/// sharding written on the op's result.
+static std::string describeOpAnnotation(Operation *op) {
+  if (isa<ShardingConstraintOp>(op))
+    return "the target of this garray.sharding_constraint";
+  return "the sharding written on this '" + op->getName().getStringRef().str() + "'";
+}
+
+/// Checks annotation `s` (null: none), described by `what` and written at
+/// `loc` in `func`, against the mesh an earlier annotation named (`first`);
+/// the first annotation sets it. One function's annotations must all name
+/// one existing mesh.
+static LogicalResult checkOneMesh(func::FuncOp func, ShardingAttr s, Location loc,
+                                  const std::function<std::string()> &what, FirstMesh &first) {
+  if (!s || s.getMesh() == first.name)
     return success();
   if (!lookupMesh(func, s.getMesh()))
-    return where->emitError("the sharding names mesh ")
-           << s.getMesh() << ", but no garray.mesh with that name is in scope";
-  if (!name) {
-    name = s.getMesh();
-    first = where;
+    return emitError(loc) << what() << " names mesh " << s.getMesh()
+                          << ", but no garray.mesh with that name is in scope";
+  if (!first.name) {
+    first = {s.getMesh(), loc, what};
     return success();
   }
-  InFlightDiagnostic d = where->emitError("a function may use one mesh, but this names ")
-                         << s.getMesh() << " while an earlier annotation names " << name;
-  d.attachNote(first->getLoc()) << "first mesh named here";
+  InFlightDiagnostic d = emitError(loc)
+                         << what() << " names mesh " << s.getMesh() << ", but " << first.what()
+                         << " names " << first.name << ": the values of one function live on one "
+                         << "mesh (a call between functions on different meshes is opaque); "
+                            "place both on one mesh, which may have the axes of both";
+  d.attachNote(first.loc) << first.name << " is named here";
   return d;
 }
 
@@ -49,36 +80,37 @@ static LogicalResult checkOneMesh(func::FuncOp func, ShardingAttr s, Operation *
 /// every op): FunctionPropagation checks the body's annotations against it
 /// while seeding (checkBodyMeshes), with the same errors.
 FailureOr<MeshOp> findMesh(func::FuncOp func) {
-  FlatSymbolRefAttr name;
-  Operation *first = nullptr;
+  FirstMesh first{FlatSymbolRefAttr(), func.getLoc(), nullptr};
   LogicalResult ok = success();
-  auto visit = [&](ShardingAttr s, Operation *where) {
+  auto visit = [&](ShardingAttr s, Location loc, std::function<std::string()> what) {
     if (succeeded(ok))
-      ok = checkOneMesh(func, s, where, name, first);
+      ok = checkOneMesh(func, s, loc, what, first);
   };
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    visit(func.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName), func);
+    visit(func.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName), func.getArgument(i).getLoc(),
+          [func, i] { return describeSignatureValue(func, false, i); });
   for (unsigned i = 0; i < func.getNumResults(); ++i)
-    visit(getResultSharding(func, i), func);
-  if (!name && succeeded(ok))
+    visit(getResultSharding(func, i), func.getLoc(),
+          [func, i] { return describeSignatureValue(func, true, i); });
+  if (!first.name && succeeded(ok))
     func.walk([&](Operation *op) {
       if (auto c = dyn_cast<ShardingConstraintOp>(op))
-        visit(c.getSharding(), op);
+        visit(c.getSharding(), op->getLoc(), [op] { return describeOpAnnotation(op); });
       // Most ops carry no discardable attribute before propagation: skip
       // getAttr's name search for them.
       else if (op->getRawDictionaryAttrs().empty())
         return;
       else if (auto s = op->getAttrOfType<ShardingAttr>(kShardingAttrName))
-        visit(s, op);
+        visit(s, op->getLoc(), [op] { return describeOpAnnotation(op); });
     });
   if (failed(ok))
     return failure();
-  if (!name)
+  if (!first.name)
     return MeshOp();
-  MeshOp mesh = lookupMesh(func, name);
+  MeshOp mesh = lookupMesh(func, first.name);
   if (!mesh)
     return func.emitError("sharding annotations name mesh ")
-           << name << ", but no garray.mesh with that name is in scope";
+           << first.name << ", but no garray.mesh with that name is in scope";
   return mesh;
 }
 
@@ -420,8 +452,9 @@ LogicalResult FunctionPropagation::seed() {
 
 LogicalResult FunctionPropagation::checkBodyMeshes() {
   for (auto [f, range] : llvm::zip(funcs, opRange)) {
-    FlatSymbolRefAttr name = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-    Operation *first = f;
+    func::FuncOp func = f;
+    FirstMesh first{FlatSymbolRefAttr::get(mesh.getSymNameAttr()), func.getLoc(),
+                    [func]() mutable { return "the signature of @" + func.getSymName().str(); }};
     for (size_t i = range.first; i < range.second; ++i) {
       if (!(opFlags[i] & (kHasAttrs | kConstraint)))
         continue;
@@ -429,7 +462,8 @@ LogicalResult FunctionPropagation::checkBodyMeshes() {
       ShardingAttr s = (opFlags[i] & kConstraint)
                            ? cast<ShardingConstraintOp>(op).getSharding()
                            : op->getAttrOfType<ShardingAttr>(kShardingAttrName);
-      if (failed(checkOneMesh(f, s, op, name, first)))
+      if (failed(checkOneMesh(func, s, op->getLoc(), [op] { return describeOpAnnotation(op); },
+                              first)))
         return failure();
     }
   }

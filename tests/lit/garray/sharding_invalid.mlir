@@ -202,9 +202,21 @@ func.func @argument_no_mesh(%x: tensor<8xf32> {garray.sharding = #garray.shardin
 
 garray.mesh @mesh ["data" = 2]
 garray.mesh @other ["data" = 2]
-// expected-error @+2 {{a function may use one mesh, but this names @other while an earlier annotation names @mesh}}
-// expected-note @+1 {{first mesh named here}}
+// expected-error @+2 {{argument #1 of @two_meshes names mesh @other, but argument #0 of @two_meshes names @mesh: the values of one function live on one mesh (a call between functions on different meshes is opaque); place both on one mesh, which may have the axes of both}}
+// expected-note @+1 {{@mesh is named here}}
 func.func @two_meshes(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}, %y: tensor<8xf32> {garray.sharding = #garray.sharding<@other, P("data")>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// The error points at the argument that names the second mesh, by its name.
+garray.mesh @mesh ["data" = 2]
+garray.mesh @other ["data" = 2]
+// expected-note @+1 {{@mesh is named here}}
+func.func @two_meshes_named(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>},
+                            // expected-error @+1 {{argument 'y' of @two_meshes_named names mesh @other, but argument #0 of @two_meshes_named names @mesh}}
+                            %y: tensor<8xf32> {garray.name = "y", garray.sharding = #garray.sharding<@other, P("data")>}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
 
@@ -227,9 +239,9 @@ func.func @uneven_accepted(%x: tensor<8x4xf32> {garray.sharding = #garray.shardi
 // (propagation reads the body's annotations on that mesh).
 garray.mesh @mesh ["data" = 2]
 garray.mesh @other ["data" = 2]
-// expected-note @+1 {{first mesh named here}}
+// expected-note @+1 {{@mesh is named here}}
 func.func @body_names_other_mesh(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
-  // expected-error @+1 {{a function may use one mesh, but this names @other while an earlier annotation names @mesh}}
+  // expected-error @+1 {{the sharding written on this 'garray.add' names mesh @other, but the signature of @body_names_other_mesh names @mesh}}
   %y = garray.add %x, %x {garray.sharding = #garray.sharding<@other, P("data")>} : tensor<8xf32>
   return %y : tensor<8xf32>
 }
