@@ -32,8 +32,8 @@
 //     an axis back from an open dim, for the annotation that wrote it;
 //   - function results and sharding_constraint results are sinks with fixed
 //     shardings; their operands are pulled toward them;
-//   - calls: the annotated functions and every function connected to them
-//     by func.call are propagated together; a callee's argument i is tied
+//   - calls: the functions that live on one mesh (PropagationSets.h) are
+//     propagated together; a callee's argument i is tied
 //     to operand i of every call, its result i to result i of every call
 //     (one sharding per function signature, docs/propagation.md);
 //   - after the fixed point, any op without a rule that touches a sharded
@@ -50,6 +50,7 @@
 #include "passes/core/FactorMerge.h"
 #include "passes/core/ShardingTable.h"
 #include "passes/core/Steering.h"
+#include "passes/propagation/PropagationSets.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -137,6 +138,10 @@ public:
                       bool explain);
 
   LogicalResult run();
+
+  /// The module's split (PropagationSets.h), for the reason a call into a
+  /// function propagated apart is opaque; null: say only that it is.
+  const PropagationSets *sets = nullptr;
 
 private:
   static constexpr unsigned kNoValue = ~0u;    // a non-tensor operand of a return

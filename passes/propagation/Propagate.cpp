@@ -1,13 +1,14 @@
 //===- Propagate.cpp - garray-propagate: shardings to a fixed point -------===//
 //
-// The pass: finds each function's mesh, groups the functions propagated
-// together (connected by calls or sharding groups, on one mesh) and runs a
-// FunctionPropagation on each set (FunctionPropagation.h: the fixed point
-// and what it keeps; PropagationExplain.cpp: the remarks).
+// The pass: finds each function's mesh, splits the module into the
+// functions propagated together on each mesh (PropagationSets.h) and runs a
+// FunctionPropagation on each (FunctionPropagation.h: the fixed point and
+// what it keeps; PropagationExplain.cpp: the remarks).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/propagation/FunctionPropagation.h"
+#include "passes/propagation/PropagationSets.h"
 
 #include "mlir/IR/AsmState.h"
 
@@ -49,7 +50,6 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     SmallVector<func::FuncOp> defined;
     llvm::DenseMap<Operation *, MeshOp> meshOf;
     MeshOp theMesh;
-    bool oneMesh = true;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -60,14 +60,12 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
       if (!*mesh)
         continue;
       meshOf[func] = *mesh;
-      if (theMesh && theMesh != *mesh)
-        oneMesh = false;
       theMesh = theMesh ? theMesh : *mesh;
     }
-    // Group members across functions, checked here for what no single
-    // propagation sees: functions it does not visit, and functions
-    // propagated one by one (a module with several meshes). One function's
-    // members are checked where they are collected.
+    // Group members across functions: they join functions into one set
+    // (PropagationSets.h), and are checked here for what no single
+    // propagation sees. One function's members are checked where they are
+    // collected.
     std::map<int64_t, SmallVector<std::pair<Value, func::FuncOp>>> groupMembers;
     if (defined.size() > 1)
       for (func::FuncOp func : defined) {
@@ -83,92 +81,98 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
               note(r, a);
         });
       }
+    SmallVector<SmallVector<func::FuncOp>> groupFuncs;
     for (auto &[id, members] : groupMembers) {
-      auto [first, firstFunc] = members.front();
-      for (auto &[v, func] : members) {
-        Location loc = isa<BlockArgument>(v) ? v.getLoc() : v.getDefiningOp()->getLoc();
-        if (v.getType() != first.getType()) {
-          (void)groupTypeError(id, first, v, loc);
-          return signalPassFailure();
-        }
-        if (!oneMesh && func != firstFunc) {
-          InFlightDiagnostic d = emitError(loc) << "sharding group " << id << " ties values of @"
-                                                << firstFunc.getSymName() << " and @"
-                                                << func.getSymName() << ", but this module places "
-                                                   "values on more than one mesh, so each function "
-                                                   "is propagated on its own; keep a group's "
-                                                   "members in one function";
-          d.attachNote(first.getLoc()) << "first member of the group";
-          return signalPassFailure();
-        }
-      }
+      groupFuncs.emplace_back();
+      for (auto &[v, func] : members)
+        groupFuncs.back().push_back(func);
     }
-    auto runOn = [&](SmallVector<func::FuncOp> funcs, MeshOp mesh) -> LogicalResult {
-      FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
-      if (failed(core))
-        return failure();
-      return FunctionPropagation(std::move(funcs), mesh, *core, explain).run();
-    };
+    for (auto &[id, members] : groupMembers)
+      if (failed(checkGroupTypes(id, members)))
+        return signalPassFailure();
     if (!theMesh) { // nothing placed: every value is replicated
       if (explain)
         for (func::FuncOp func : defined)
           explainUnplaced(func, "no function of this module is annotated");
       return markAllAnalysesPreserved();
     }
-    if (!oneMesh) {
-      // Functions on different meshes are propagated one by one; calls
-      // between them stay opaque (ops without a rule).
-      for (func::FuncOp func : defined)
-        if (MeshOp mesh = meshOf.lookup(func))
-          if (failed(runOn({func}, mesh)))
-            return signalPassFailure();
-      return;
-    }
-    // One mesh: the functions with annotations and every function connected
-    // to them by calls (either direction) are propagated together, so
-    // shardings flow into callees and back out (docs/propagation.md).
-    llvm::DenseSet<Operation *> set;
-    for (func::FuncOp func : defined)
-      if (meshOf.count(func))
-        set.insert(func);
-    // A module with one defined function has no call to connect: its calls
-    // can only reach itself or external declarations, so no walk over its
-    // (possibly 100k) ops is needed to know the set.
-    // Group ids are module-wide: a function holding a member of a group that
-    // has a member in the set joins it, so the group is tied whatever else
-    // the function holds (docs/propagation.md, "Sharding groups").
-    std::map<int64_t, SmallVector<func::FuncOp>> groupFuncs;
-    for (auto &[id, members] : groupMembers)
-      for (auto &[v, func] : members)
-        groupFuncs[id].push_back(func);
-    for (bool grew = defined.size() > 1; grew;) {
-      grew = false;
-      for (auto &[id, members] : groupFuncs)
-        if (llvm::any_of(members, [&](func::FuncOp f) { return set.contains(f); }))
-          for (func::FuncOp f : members)
-            grew |= set.insert(f).second;
-      for (func::FuncOp func : defined)
-        func.walk([&](func::CallOp call) {
-          auto callee =
-              SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
-          if (!callee || callee.isExternal())
-            return;
-          bool callerIn = set.contains(func), calleeIn = set.contains(callee);
-          if (callerIn != calleeIn) {
-            set.insert(func);
-            set.insert(callee);
-            grew = true;
-          }
-        });
-    }
-    SmallVector<func::FuncOp> funcs;
-    for (func::FuncOp func : defined)
-      if (set.contains(func))
-        funcs.push_back(func);
-      else if (explain)
-        explainUnplaced(func, "this function has no annotation and no call connects it to one");
-    if (failed(runOn(funcs, theMesh)))
+    PropagationSets sets = splitIntoSets(defined, meshOf, groupFuncs);
+    for (func::CallOp call : sets.crossMesh) {
+      auto caller = call->getParentOfType<func::FuncOp>();
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      MeshOp from = meshOf.lookup(caller), to = meshOf.lookup(callee);
+      InFlightDiagnostic d = call.emitError("@")
+                             << caller.getSymName() << " lives on mesh @" << from.getSymName()
+                             << " and calls @" << callee.getSymName() << ", which lives on mesh @"
+                             << to.getSymName()
+                             << ": a function and the functions it calls run on one mesh (the "
+                                "callee's values would be on other devices, in other layouts); "
+                                "annotate both on one mesh, or call a copy of @"
+                             << callee.getSymName() << " annotated on @" << from.getSymName();
+      d.attachNote(callee.getLoc()) << "@" << callee.getSymName() << " is defined here";
       return signalPassFailure();
+    }
+    for (auto &[id, members] : groupMembers)
+      if (failed(checkGroupTogether(id, members, sets)))
+        return signalPassFailure();
+    for (auto &[mesh, funcs] : sets.runs) {
+      FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
+      if (failed(core))
+        return signalPassFailure();
+      FunctionPropagation propagation(std::move(funcs), mesh, *core, explain);
+      propagation.sets = &sets;
+      if (failed(propagation.run()))
+        return signalPassFailure();
+    }
+    if (explain)
+      for (const PropagationSets::Unplaced &u : sets.unplaced)
+        explainUnplaced(u.func, u.why());
+  }
+
+  using Members = SmallVector<std::pair<Value, func::FuncOp>>;
+
+  static Location locationOf(Value v) {
+    return isa<BlockArgument>(v) ? v.getLoc() : v.getDefiningOp()->getLoc();
+  }
+
+  /// A group's members have one type: checked here for members in
+  /// different functions (one function's are checked where FunctionPropagation
+  /// collects them).
+  static LogicalResult checkGroupTypes(int64_t id, const Members &members) {
+    Value first = members.front().first;
+    for (auto &[v, func] : members)
+      if (v.getType() != first.getType())
+        return groupTypeError(id, first, v, locationOf(v));
+    return success();
+  }
+
+  /// A group's members are propagated together: in functions on one mesh.
+  static LogicalResult checkGroupTogether(int64_t id, const Members &members,
+                                          const PropagationSets &sets) {
+    auto [first, firstFunc] = members.front();
+    auto where = [&](func::FuncOp f) -> std::string {
+      auto it = sets.runOf.find(f);
+      if (it != sets.runOf.end()) {
+        MeshOp mesh = sets.runs[it->second].first;
+        return "on mesh @" + mesh.getSymName().str();
+      }
+      return "not propagated (it has no annotation, and calls join it to functions on more "
+             "than one mesh)";
+    };
+    for (auto [v, func] : members) {
+      if (sets.runOf.lookup(func) == sets.runOf.lookup(firstFunc) &&
+          sets.runOf.count(func) == sets.runOf.count(firstFunc))
+        continue;
+      InFlightDiagnostic d = emitError(locationOf(v))
+                             << "sharding group " << id << " ties values of @"
+                             << firstFunc.getSymName() << " (" << where(firstFunc) << ") and @"
+                             << func.getSymName() << " (" << where(func)
+                             << "); a group's members must be propagated together: keep them in "
+                                "functions on one mesh";
+      d.attachNote(first.getLoc()) << "first member of the group";
+      return failure();
+    }
+    return success();
   }
 
   /// explain for a function propagation does not visit: every value whole.

@@ -600,8 +600,6 @@ LogicalResult FunctionPropagation::checkRuleless() {
       const TensorSharding *s = known(v);
       if (!s || s->isFullyReplicated())
         continue;
-      // A call is opaque when its callee is a declaration or is placed on
-      // another mesh (propagated on its own): say which.
       auto call = dyn_cast<func::CallOp>(op);
       auto callee = call ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
                                call, call.getCalleeAttr())
@@ -609,11 +607,11 @@ LogicalResult FunctionPropagation::checkRuleless() {
       InFlightDiagnostic d = op->emitError("'")
                              << op->getName() << "' has no sharding rule, but operand #" << i
                              << " is sharded " << closed(*s).str(core);
-      if (callee && !callee.isExternal())
-        d << " (@" << callee.getSymName()
-          << " is propagated on its own: this module places values on more than one mesh, "
-             "and a call between functions on different meshes is opaque)";
-      else if (callee)
+      // A call is opaque when its callee is a declaration or is not
+      // propagated (PropagationSets.h): say which.
+      if (std::string why = sets && callee ? sets->whyApart(callee) : ""; !why.empty())
+        d << " (" << why << ")";
+      else if (callee && callee.isExternal())
         d << " (@" << callee.getSymName() << " is a declaration, computed whole)";
       d << "; express it with garray ops, or replicate the value first with "
            "garray.sharding_constraint ... P()";

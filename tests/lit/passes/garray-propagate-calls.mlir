@@ -166,3 +166,41 @@ func.func @open_argument_closed_call_result(
   %t = garray.add %v, %y : tensor<8x8xf32>
   return %s, %t, %w : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// A module with two meshes: each function lives on its annotations' mesh,
+// and an unannotated helper on the mesh of the functions that call it. So
+// @helper, called only from @on_m1, is propagated with it on @m1 (it was
+// once left unpropagated, its call opaque, in any module with two meshes),
+// and @on_m1 and @also_m1 propagate together across their call while
+// @on_m2 propagates on @m2.
+garray.mesh @m1 ["a" = 2]
+garray.mesh @m2 ["b" = 4]
+// CHECK-LABEL: func.func private @helper
+// CHECK-SAME: (%arg0: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>})
+// CHECK-SAME: -> (tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>})
+func.func private @helper(%p: tensor<8xf32>) -> tensor<8xf32> {
+  %e = garray.exp %p : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+// CHECK-LABEL: func.func private @also_m1
+// CHECK-SAME: -> (tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>})
+func.func private @also_m1(%q: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P(?)>}) -> tensor<8xf32> {
+  %n = garray.neg %q : tensor<8xf32>
+  return %n : tensor<8xf32>
+}
+// CHECK-LABEL: func.func @on_m2
+// CHECK: garray.exp {{.*}} {garray.sharding = #garray.sharding<@m2, P("b")>}
+func.func @on_m2(%y: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P("b")>}) -> tensor<8xf32> {
+  %e = garray.exp %y : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+// CHECK-LABEL: func.func @on_m1
+// CHECK: call @helper({{.*}}) {garray.sharding = #garray.sharding<@m1, P("a")>}
+// CHECK: call @also_m1({{.*}}) {garray.sharding = #garray.sharding<@m1, P("a")>}
+func.func @on_m1(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>}) -> tensor<8xf32> {
+  %c = call @helper(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  %d = call @also_m1(%c) : (tensor<8xf32>) -> tensor<8xf32>
+  return %d : tensor<8xf32>
+}

@@ -226,13 +226,13 @@ func.func @group_on_return(%x: tensor<8xf32> {garray.sharding = #garray.sharding
 garray.mesh @m1 ["a" = 2]
 garray.mesh @m2 ["a" = 2]
 
-// With two meshes each function is propagated on its own: a group across
-// functions could not be held, so it is an error.
+// A group between functions on different meshes could not be held: an
+// error that says where each function lives.
 func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
   // expected-note @-1 {{first member of the group}}
   return %x : tensor<8xf32>
 }
-// expected-error @+1 {{sharding group 0 ties values of @f and @g, but this module places values on more than one mesh, so each function is propagated on its own; keep a group's members in one function}}
+// expected-error @+1 {{sharding group 0 ties values of @f (on mesh @m1) and @g (on mesh @m2); a group's members must be propagated together: keep them in functions on one mesh}}
 func.func @g(%m: tensor<8xf32> {garray.sharding_group = 0 : i64},
              %z: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P(None)>}) -> tensor<8xf32> {
   %s = garray.add %m, %z : tensor<8xf32>
@@ -259,14 +259,37 @@ func.func @annotated(%z: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh
 garray.mesh @m1 ["a" = 2]
 garray.mesh @m2 ["b" = 2]
 
-// A call between functions on different meshes is opaque; the error says
-// why the call has no rule.
+// A call between functions on different meshes is an error: the callee's
+// values would live on other devices, in other layouts.
+// expected-note @+1 {{@g is defined here}}
 func.func private @g(%y: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P("b")>}) -> tensor<8xf32> {
   %e = garray.exp %y : tensor<8xf32>
   return %e : tensor<8xf32>
 }
-func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>}) -> tensor<8xf32> {
-  // expected-error @+1 {{'func.call' has no sharding rule, but operand #0 is sharded P("a") (@g is propagated on its own: this module places values on more than one mesh, and a call between functions on different meshes is opaque)}}
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P()>}) -> tensor<8xf32> {
+  // expected-error @+1 {{@f lives on mesh @m1 and calls @g, which lives on mesh @m2: a function and the functions it calls run on one mesh (the callee's values would be on other devices, in other layouts); annotate both on one mesh, or call a copy of @g annotated on @m1}}
   %r = call @g(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @m1 ["a" = 2]
+garray.mesh @m2 ["b" = 4]
+
+// An unannotated helper called from functions on two meshes could live on
+// either: it is not propagated, and a sharded operand of a call to it is an
+// error that says so.
+func.func private @h(%p: tensor<8xf32>) -> tensor<8xf32> {
+  %e = garray.exp %p : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+func.func @g(%y: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P()>}) -> tensor<8xf32> {
+  %e = call @h(%y) : (tensor<8xf32>) -> tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>}) -> tensor<8xf32> {
+  // expected-error @+1 {{'func.call' has no sharding rule, but operand #0 is sharded P("a") (@h has no annotation and calls join it to functions on @m2 and @m1, so it could live on either and is not propagated; annotate it, or give each mesh its own copy)}}
+  %r = call @h(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
