@@ -83,6 +83,11 @@ toCore(ShardingAttr sharding, MeshOp mesh, unsigned rank,
 ShardingAttr fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh, const shardc::Mesh &coreMesh,
                       const shardc::TensorSharding &sharding);
 
+/// The sharding as a user writes it, without the mesh: `P("a" p0, ?)`,
+/// priorities, open dims and unreduced axes included (for messages that quote
+/// an annotation).
+std::string writtenSpec(ShardingAttr sharding);
+
 /// Checks `sharding` against `type` and its mesh (sharding_c2..c4); `what`
 /// names the value in messages ("argument 'X'", "result #0 of garray.add").
 /// Sizes need not divide over their axes (uneven shards follow the ceil

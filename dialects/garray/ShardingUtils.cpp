@@ -205,6 +205,16 @@ ShardingAttr mlir::garray::fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh,
   return ShardingAttr::get(ctx, mesh, dims, pending, fromCore(sharding.pendingKind));
 }
 
+std::string mlir::garray::writtenSpec(ShardingAttr sharding) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << Attribute(sharding); // #garray.sharding<@mesh, P(...)...>
+  size_t start = text.find(", P(");
+  if (start == std::string::npos || text.back() != '>')
+    return text;
+  return text.substr(start + 2, text.size() - start - 3);
+}
+
 /// What toCore checks (at most `rank` entries, every name an axis of
 /// `mesh`), without allocating: names are uniqued StringAttrs.
 static bool namesMeshAxesOnly(ShardingAttr sharding, MeshOp mesh, int64_t rank) {

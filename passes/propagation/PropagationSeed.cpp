@@ -272,17 +272,17 @@ LogicalResult FunctionPropagation::checkCallResults() {
     if (!callee || failed(ok))
       return;
     for (OpResult r : call->getResults()) {
-      ShardingAttr written = getSharding(r);
-      if (!written || !isTensor(r))
+      ShardingAttr writtenAttr = getSharding(r);
+      if (!writtenAttr || !isTensor(r))
         continue;
       TensorSharding want = writtenLayout(r);
       FailureOr<TensorSharding> got =
-          toCore(written, mesh, cast<RankedTensorType>(r.getType()).getRank());
+          toCore(writtenAttr, mesh, cast<RankedTensorType>(r.getType()).getRank());
       if (failed(got) || !got->sameLayout(want))
         ok = call.emitError("the result of a call to @")
              << callee.getSymName() << " has the callee's result layout " << want.str(core)
              << " (one sharding per function signature), not the "
-             << (succeeded(got) ? got->str(core) : std::string("sharding"))
+             << writtenSpec(writtenAttr)
              << " written on it; put a garray.sharding_constraint after the call";
     }
   });

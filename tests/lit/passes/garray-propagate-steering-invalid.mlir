@@ -120,6 +120,21 @@ func.func @call_result_annotated(%x: tensor<8x8xf32> {garray.sharding = #garray.
 
 // -----
 
+// The error quotes the annotation as written: open dims and priorities too.
+garray.mesh @mesh ["x" = 2, "y" = 2]
+
+func.func private @h(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = garray.exp %a : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+func.func @call_result_priority(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("x", None)>}) -> tensor<8x8xf32> {
+  // expected-error @+1 {{the result of a call to @h has the callee's result layout P("x", None) (one sharding per function signature), not the P(?, "y" p0) written on it}}
+  %c = func.call @h(%x) {garray.sharding = #garray.sharding<@mesh, P(?, "y" p0)>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
 garray.mesh @mesh ["a" = 2, "b" = 2]
 
 // The group's annotation is not copied onto the result of a call to an
