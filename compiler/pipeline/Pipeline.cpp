@@ -23,6 +23,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
+using mlir::garray::locationText;
 
 namespace shardc {
 
@@ -53,21 +54,6 @@ std::string dtypeName(Type t) {
   if (t.isInteger(8)) return "i8";
   if (t.isInteger(1)) return "bool";
   return "";
-}
-
-std::string locationString(Location loc) {
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return locationString(fused.getLocations().front());
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-            std::to_string(file.getColumn()));
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locationString(name.getChildLoc());
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  loc.print(os);
-  return s;
 }
 
 LogicalResult run(ModuleOp module, llvm::function_ref<void(OpPassManager &)> build) {
@@ -214,7 +200,7 @@ void readHalo(garray::ShiftOp shift, Signature &sig, const std::string &within) 
       continue;
     CollectiveRecord c;
     c.kind = "collective_permute";
-    c.location = locationString(shift.getLoc());
+    c.location = locationText(shift.getLoc());
     c.within = within;
     for (int axis : axes)
       c.axes.push_back(sig.mesh.axes[axis]);
@@ -303,7 +289,7 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
       if (callee && !callee.isExternal() && !active.contains(callee))
         readCollectives(callee, sig,
                         "@" + callee.getSymName().str() + " (called at " +
-                            locationString(call.getLoc()) + ")" +
+                            locationText(call.getLoc()) + ")" +
                             (within.empty() ? "" : " in " + within),
                         active);
       return;
@@ -315,7 +301,7 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
     CollectiveRecord c;
     c.within = within;
     c.kind = op->getName().stripDialect().str();
-    c.location = locationString(op->getLoc());
+    c.location = locationText(op->getLoc());
     auto axes = op->getAttrOfType<ArrayAttr>("axes");
     c.groupSize = 1;
     for (Attribute a : axes) {
@@ -447,7 +433,7 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
       return;
     MemoryValue m;
     m.name = std::move(name);
-    m.location = locationString(loc);
+    m.location = locationText(loc);
     m.dtype = dtypeName(t.getElementType());
     if (m.dtype.empty()) {
       llvm::raw_string_ostream os(m.dtype);

@@ -83,6 +83,10 @@ toCore(ShardingAttr sharding, MeshOp mesh, unsigned rank,
 ShardingAttr fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh, const shardc::Mesh &coreMesh,
                       const shardc::TensorSharding &sharding);
 
+/// "file:line:col" of `loc` (the first of a fused location, the child of a
+/// named one), for messages and remarks that point at source.
+std::string locationText(Location loc);
+
 /// The sharding as a user writes it, without the mesh: `P("a" p0, ?)`,
 /// priorities, open dims and unreduced axes included (for messages that quote
 /// an annotation).

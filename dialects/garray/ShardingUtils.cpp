@@ -205,6 +205,21 @@ ShardingAttr mlir::garray::fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh,
   return ShardingAttr::get(ctx, mesh, dims, pending, fromCore(sharding.pendingKind));
 }
 
+std::string mlir::garray::locationText(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return locationText(fused.getLocations().front());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+            std::to_string(file.getColumn()));
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
 std::string mlir::garray::writtenSpec(ShardingAttr sharding) {
   std::string text;
   llvm::raw_string_ostream os(text);

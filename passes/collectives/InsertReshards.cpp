@@ -111,16 +111,22 @@ private:
     return reshard.getResult();
   }
 
+  /// The reason a reshard of operand `i` of `op` carries: why, and which
+  /// operand of which op, where (two ops of one kind may share an operand
+  /// and need it in different layouts), has what and needs what.
+  static std::string operandReason(Operation *op, unsigned i, StringRef why, StringRef mismatch) {
+    return (why + " (operand #" + Twine(i) + " of " + op->getName().getStringRef() + " at " +
+            locationText(op->getLoc()) + ": " + mismatch + ")")
+        .str();
+  }
+
   /// Makes operand `i` of `op` have layout `want`.
   void require(Operation *op, unsigned i, const TensorSharding &want, StringRef why) {
     Value v = op->getOperand(i);
     if (actual(v).sameLayout(want))
       return;
-    std::string reason;
-    llvm::raw_string_ostream os(reason);
-    os << why << " (operand #" << i << " of " << op->getName() << ": has "
-       << actual(v).str(core) << ", needs " << want.str(core) << ")";
-    op->setOperand(i, reshardOf(v, want, reason));
+    std::string mismatch = "has " + actual(v).str(core) + ", needs " + want.str(core);
+    op->setOperand(i, reshardOf(v, want, operandReason(op, i, why, mismatch)));
     changed = true;
   }
 
@@ -153,7 +159,8 @@ private:
       os << " \"" << core.axes[a] << "\"";
     os << " reduced once for all "
        << std::distance(v.getUses().begin(), v.getUses().end()) << " use(s): operand #"
-       << needs->getOperandNumber() << " of " << needs->getOwner()->getName()
+       << needs->getOperandNumber() << " of " << needs->getOwner()->getName() << " at "
+       << locationText(needs->getOwner()->getLoc())
        << (isa<func::ReturnOp>(needs->getOwner()) ? " (a function result)" : "");
     if (auto why = needs->getOwner()->getAttrOfType<StringAttr>("reason");
         why && isa<ShardingConstraintOp>(needs->getOwner()))
@@ -174,7 +181,8 @@ private:
   /// combination and replayed on every op that has it (plan()).
   struct Plan {
     SmallVector<ShardingAttr> reshardTo; // per operand; null: already right
-    SmallVector<std::string> reasons;    // per operand that is resharded
+    SmallVector<std::string> reasons;    // per operand that is resharded: why
+    SmallVector<std::string> mismatches; // and "has X, needs Y" (operandReason)
     SmallVector<ShardingAttr> results;   // per result: its sharding
     SmallVector<TensorSharding> resultShardings;
     bool mixedPending = false;           // an internal error, reported by the op
@@ -186,7 +194,8 @@ private:
     const Plan &p = plan(op, cached);
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
       if (p.reshardTo[i]) {
-        op->setOperand(i, reshardOf(op->getOperand(i), p.reshardTo[i], p.reasons[i]));
+        op->setOperand(i, reshardOf(op->getOperand(i), p.reshardTo[i],
+                                    operandReason(op, i, p.reasons[i], p.mismatches[i])));
         changed = true;
       }
     if (p.mixedPending)
@@ -278,15 +287,12 @@ private:
       }
       plan.reshardTo.push_back({});
       plan.reasons.emplace_back();
+      plan.mismatches.emplace_back();
       if (operands[i].sameLayout(want))
         continue;
-      llvm::raw_string_ostream os(plan.reasons.back());
-      if (keep[i] || !operands[i].isPending())
-        os << "layout for the op's factor rule";
-      else
-        os << whyReduced(i);
-      os << " (operand #" << i << " of " << op->getName() << ": has "
-         << operands[i].str(core) << ", needs " << want.str(core) << ")";
+      plan.reasons.back() = keep[i] || !operands[i].isPending() ? "layout for the op's factor rule"
+                                                                : whyReduced(i);
+      plan.mismatches.back() = "has " + operands[i].str(core) + ", needs " + want.str(core);
       plan.reshardTo.back() = attr(want);
     }
 

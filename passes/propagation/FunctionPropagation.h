@@ -96,8 +96,6 @@ LogicalResult groupTypeError(int64_t id, Value first, Value v, Location loc);
 /// The one mesh all annotations in `func` name; null if none; failure if two.
 FailureOr<MeshOp> findMesh(func::FuncOp func);
 
-/// file:line:col for remarks (the first of a fused location).
-std::string where(Location loc);
 
 /// What the user wrote on one value: the sharding and each dim's priority.
 /// Small and without strings: a model annotates every parameter (tens of

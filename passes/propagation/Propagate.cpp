@@ -150,7 +150,7 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
   static LogicalResult checkGroupTogether(int64_t id, const Members &members,
                                           const PropagationSets &sets) {
     auto [first, firstFunc] = members.front();
-    auto where = [&](func::FuncOp f) -> std::string {
+    auto placeOf = [&](func::FuncOp f) -> std::string {
       auto it = sets.runOf.find(f);
       if (it != sets.runOf.end()) {
         MeshOp mesh = sets.runs[it->second].first;
@@ -165,8 +165,8 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
         continue;
       InFlightDiagnostic d = emitError(locationOf(v))
                              << "sharding group " << id << " ties values of @"
-                             << firstFunc.getSymName() << " (" << where(firstFunc) << ") and @"
-                             << func.getSymName() << " (" << where(func)
+                             << firstFunc.getSymName() << " (" << placeOf(firstFunc) << ") and @"
+                             << func.getSymName() << " (" << placeOf(func)
                              << "); a group's members must be propagated together: keep them in "
                                 "functions on one mesh";
       d.attachNote(first.getLoc()) << "first member of the group";

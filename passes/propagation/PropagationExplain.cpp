@@ -307,7 +307,7 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
   bool first = true;
   for (const Named &n : named) {
     const OriginSource &src = originSources[n.source];
-    if (!said.insert(describe(*src.annotation) + where(src.annotation->loc)).second)
+    if (!said.insert(describe(*src.annotation) + locationText(src.annotation->loc)).second)
       continue;
     if (!first) {
       os << also;
@@ -344,7 +344,7 @@ void FunctionPropagation::printSource(llvm::raw_ostream &os, Value v, const Name
   os << describe(*src.annotation);
   if (!src.sink && src.value != v)
     os << " (" << name(src.value) << ")";
-  os << " annotated " << written(*src.annotation) << " at " << where(src.annotation->loc);
+  os << " annotated " << written(*src.annotation) << " at " << locationText(src.annotation->loc);
   if (n.path.length > 0)
     os << " via " << pathOf(n.path);
 }
@@ -408,7 +408,7 @@ std::string FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) {
         [&](int via) {
           auto [op, group] = originVias[via];
           if (op)
-            os << op->getName() << " (" << where(op->getLoc()) << ")";
+            os << op->getName() << " (" << locationText(op->getLoc()) << ")";
           else
             os << "sharding group " << group;
         },
@@ -431,7 +431,7 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
   bool partial = !heldPending[idOf(v)].empty();
   if (auto own = ownSource.find(v); own != ownSource.end()) {
     const Annotation &a = *originSources[own->second].annotation;
-    os << describe(a) << " annotated " << written(a) << " at " << where(a.loc);
+    os << describe(a) << " annotated " << written(a) << " at " << locationText(a.loc);
     return out;
   }
   // Seeded replicated (seedBodies): no sharding can be written on it.
@@ -462,7 +462,7 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
     os << "its calls give it different layouts (";
     llvm::interleave(
         layouts, os,
-        [&](auto &l) { os << l.second << " at the call at " << where(l.first->getLoc()); }, ", ");
+        [&](auto &l) { os << l.second << " at the call at " << locationText(l.first->getLoc()); }, ", ");
     os << "): one sharding per signature keeps what they share, nothing; the calls are "
           "resharded";
     return out;
@@ -504,7 +504,7 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
     // here: its rule maps none of their dims onto this value's, or a
     // dim they would split unevenly (a reshape's).
     os << "annotations reach " << name(held) << " (" << closedFinal(held).str(core)
-       << "), but " << op->getName() << " (" << where(op->getLoc())
+       << "), but " << op->getName() << " (" << locationText(op->getLoc())
        << ") carries none of its axes onto this value: replicated";
   } else if (partial) {
     // Its split is a partial sum passed on from its operands (named next).
@@ -632,7 +632,7 @@ std::string FunctionPropagation::conflictOf(Value v) {
     Operation *op = proposer >= 0 ? nodes[proposer].op : ties[~proposer].second;
     os << (i ? "," : "") << " " << closed(table.get(id)).str(core) << " from ";
     if (op)
-      os << op->getName() << " (" << where(op->getLoc()) << ")";
+      os << op->getName() << " (" << locationText(op->getLoc()) << ")";
     else
       os << "a sharding group";
   }

@@ -114,22 +114,6 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
   return mesh;
 }
 
-/// file:line:col for remarks (the first of a fused location).
-std::string where(Location loc) {
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return where(fused.getLocations().front());
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return where(name.getChildLoc());
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-            std::to_string(file.getColumn()));
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  loc.print(os);
-  return s;
-}
-
 /// What the annotation was written on.
 static std::string describeWritten(const Annotation &a) {
   using Kind = Annotation::Kind;

@@ -123,7 +123,7 @@ garray.mesh @mesh ["data" = 2]
 // so %y (columns on "data") is resharded to rows on "data", with a reason.
 // CHECK-LABEL: func.func @conflicting_layouts
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<8x4xf32> {{.*}}, %[[Y:[^:]+]]: tensor<8x4xf32>
-// CHECK: %[[R:.*]] = garray.reshard %[[Y]] : {{.*}} to #garray.sharding<@mesh, P("data", None)> {garray.sharding = #garray.sharding<@mesh, P("data", None)>, reason = "{{[^"]*}}operand #1 of garray.add: has P(None, \22data\22), needs P(\22data\22, None){{[^"]*}}"}
+// CHECK: %[[R:.*]] = garray.reshard %[[Y]] : {{.*}} to #garray.sharding<@mesh, P("data", None)> {garray.sharding = #garray.sharding<@mesh, P("data", None)>, reason = "{{[^"]*}}operand #1 of garray.add at {{.*}}.mlir:[[@LINE+5]]:8: has P(None, \22data\22), needs P(\22data\22, None){{[^"]*}}"}
 // CHECK: garray.add %[[X]], %[[R]] {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
 func.func @conflicting_layouts(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
                                %y: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>})
@@ -229,7 +229,7 @@ garray.mesh @mesh ["data" = 2]
 // when every operand is one over the same axes, and the reason says that
 // (not "a non-linear use": add is linear).
 // CHECK-LABEL: func.func @partial_plus_bias
-// CHECK: garray.reshard {{.*}} reason = "a pending partial passes through this op only when every operand is pending over the same axes, and operand #1 is not (operand #0 of garray.add: has P(None, None) unreduced=sum(\22data\22), needs P(None, None))"
+// CHECK: garray.reshard {{.*}} reason = "a pending partial passes through this op only when every operand is pending over the same axes, and operand #1 is not (operand #0 of garray.add at {{.*}}.mlir:[[@LINE+5]]:8: has P(None, None) unreduced=sum(\22data\22), needs P(None, None))"
 func.func @partial_plus_bias(%x: tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
                              %w: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
                              %b: tensor<4x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None)>}) -> tensor<4x4xf32> {
@@ -246,11 +246,31 @@ garray.mesh @mesh ["data" = 2]
 // into the reduction a use of it forces), so the collectives report does not
 // name a constraint the user never wrote.
 // CHECK-LABEL: func.func @compiler_constraint
-// CHECK: garray.reshard {{.*}} reason = "{{[^"]*}}operand #0 of garray.sharding_constraint (pinned by a pass) needs the whole value"
+// CHECK: garray.reshard {{.*}} reason = "{{[^"]*}}operand #0 of garray.sharding_constraint at {{.*}}.mlir:[[@LINE+5]]:8 (pinned by a pass) needs the whole value"
 // CHECK: garray.reshard {{.*}} reason = "garray.sharding_constraint (pinned by a pass)"
 func.func @compiler_constraint(%x: tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
                                %w: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4x4xf32> {
   %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   %c = garray.sharding_constraint %p : tensor<4x4xf32> to #garray.sharding<@mesh, P(None, None)> {reason = "pinned by a pass"}
   return %c : tensor<4x4xf32>
+}
+
+// -----
+
+// Two ops of one kind share an operand and need it in different layouts:
+// each reshard's reason says which op (by location) needs which layout.
+garray.mesh @mesh ["a" = 2, "b" = 2]
+// CHECK-LABEL: func.func @reason_names_the_op
+// CHECK-DAG: garray.reshard %arg3 {{.*}} to #garray.sharding<@mesh, P("b", None)> {{.*}}reason = "layout for the op's factor rule (operand #1 of garray.dot_general at {{.*}}.mlir:[[@LINE+7]]:8: has P(None, None), needs P(\22b\22, None))"
+// CHECK-DAG: garray.reshard %arg3 {{.*}} to #garray.sharding<@mesh, P("a", None)> {{.*}}reason = "layout for the op's factor rule (operand #1 of garray.dot_general at {{.*}}.mlir:[[@LINE+7]]:9: has P(None, None), needs P(\22a\22, None))"
+func.func @reason_names_the_op(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "a")>},
+                               %w: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>},
+                               %v: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "b")>},
+                               %k: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None)>}) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %q = garray.dot_general %v, %k, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p2 = garray.dot_general %x, %k, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = garray.add %p, %q : tensor<8x8xf32>
+  %s2 = garray.add %p, %p2 : tensor<8x8xf32>
+  return %s, %s2 : tensor<8x8xf32>, tensor<8x8xf32>
 }
