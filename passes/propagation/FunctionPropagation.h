@@ -399,8 +399,8 @@ private:
   /// Per value id: its partial sum is its own op's (reduced dims it splits),
   /// none passed on from an operand.
   std::vector<bool> ownPartial;
-  /// Call results originOf is explaining through their callees (a callee
-  /// that returns a call of its caller would recurse).
+  /// Returned values originOf is explaining call results by (a callee that
+  /// returns a call of itself or of its caller would recurse).
   llvm::DenseSet<Value> explainingCalls;
 
   int viaOf(Operation *op);

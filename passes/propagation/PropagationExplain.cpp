@@ -356,13 +356,16 @@ std::string FunctionPropagation::originOf(Value v, llvm::function_ref<std::strin
   // tie conflicted and insert-reshards reshards them.)
   if (auto r = dyn_cast<OpResult>(v); r && !ownSource.count(v))
     if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
-      if (func::FuncOp callee = calleeInSet(call);
-          callee && explainingCalls.insert(v).second) {
+      if (func::FuncOp callee = calleeInSet(call)) {
+        // Keyed by the returned value: a recursive call returns what its
+        // caller's call returns, which is said once.
         Value ret = returnsOf[callee].front().getOperand(r.getResultNumber());
-        std::string out = "as @" + callee.getSymName().str() + " returns it (" + name(ret) +
-                          ", one sharding per signature): " + originOf(ret, name);
-        explainingCalls.erase(v);
-        return out;
+        if (ret != v && explainingCalls.insert(ret).second) {
+          std::string out = "as @" + callee.getSymName().str() + " returns it (" + name(ret) +
+                            ", one sharding per signature): " + originOf(ret, name);
+          explainingCalls.erase(ret);
+          return out;
+        }
       }
   std::vector<int> axes = closedFinal(v).usedAxes();
   if (axes.empty())
