@@ -48,7 +48,9 @@ public:
     // global shapes on every value) and applied as each op is localized.
     DenseMap<Operation *, SmallVector<shardc::PaddingMask>> masks;
     shardc::EvenSplitMemo even;
-    WalkResult planned = func.walk([&](Operation *op) {
+    // Most programs split every dim evenly: one look at each value says
+    // no op needs a mask, where planning looks at every use.
+    auto plan = [&](Operation *op) {
       FailureOr<SmallVector<shardc::PaddingMask>> m =
           shardc::planPaddingMasks(op, mesh, core, &even);
       if (failed(m))
@@ -56,7 +58,9 @@ public:
       if (!m->empty())
         masks[op] = std::move(*m);
       return WalkResult::advance();
-    });
+    };
+    WalkResult planned = shardc::allSplitEvenly(func, mesh, core, even) ? WalkResult::advance()
+                                                                        : func.walk(plan);
     if (planned.wasInterrupted())
       return failure();
     for (BlockArgument arg : func.getArguments())

@@ -40,13 +40,11 @@ std::string shardSizes(int64_t n, int64_t k) {
   return s;
 }
 
-/// Whether every placed operand and result of `op` splits each of its dims
-/// evenly (or not at all). Then planPaddingMasks has nothing to report, and
-/// this answers it without building the op's factor rule or a TensorSharding
-/// per value, which on a 100k-op program cost more than the rest of
-/// global-to-local. False also for a sharding toCore would reject, so that
-/// the full path below handles (and words) it exactly as before.
-bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core, EvenSplitMemo *memo) {
+/// Whether `v`, if placed, splits each of its dims evenly (or not at all),
+/// without building a TensorSharding. False also for a sharding toCore
+/// would reject, so that the full path below handles (and words) it exactly
+/// as before.
+bool valueSplitsEvenly(Value v, MeshOp mesh, const Mesh &core, EvenSplitMemo *memo) {
   ArrayAttr axes = mesh.getAxes();
   auto evenFor = [&](RankedTensorType type, ShardingAttr s) {
     if (static_cast<int64_t>(s.getDims().size()) > type.getRank())
@@ -67,22 +65,42 @@ bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core, EvenSplitMemo *m
     return llvm::all_of(s.getUnreduced(),
                         [&](StringAttr name) { return llvm::is_contained(axes, name); });
   };
-  auto even = [&](Value v) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    ShardingAttr s = type ? getSharding(v) : ShardingAttr();
-    if (!s)
-      return true;
-    if (!memo)
-      return evenFor(type, s);
-    auto [it, inserted] = memo->try_emplace({type, s}, false);
-    if (inserted)
-      it->second = evenFor(type, s);
-    return it->second;
-  };
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  ShardingAttr s = type ? getSharding(v) : ShardingAttr();
+  if (!s)
+    return true;
+  if (!memo)
+    return evenFor(type, s);
+  auto [it, inserted] = memo->try_emplace({type, s}, false);
+  if (inserted)
+    it->second = evenFor(type, s);
+  return it->second;
+}
+
+/// Whether every placed operand and result of `op` splits evenly. Then
+/// planPaddingMasks has nothing to report, and this answers it without
+/// building the op's factor rule, which on a 100k-op program cost more than
+/// the rest of global-to-local.
+bool splitsEvenly(Operation *op, MeshOp mesh, const Mesh &core, EvenSplitMemo *memo) {
+  auto even = [&](Value v) { return valueSplitsEvenly(v, mesh, core, memo); };
   return llvm::all_of(op->getOperands(), even) && llvm::all_of(op->getResults(), even);
 }
 
 } // namespace
+
+bool allSplitEvenly(func::FuncOp func, MeshOp mesh, const Mesh &core, EvenSplitMemo &memo) {
+  for (BlockArgument arg : func.getArguments())
+    if (!valueSplitsEvenly(arg, mesh, core, &memo))
+      return false;
+  // Arguments of nested blocks are whole (propagation seeds them so).
+  WalkResult walked = func.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      if (!valueSplitsEvenly(r, mesh, core, &memo))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !walked.wasInterrupted();
+}
 
 FailureOr<SmallVector<PaddingMask>> planPaddingMasks(Operation *op, MeshOp mesh,
                                                      const Mesh &core, EvenSplitMemo *memo) {

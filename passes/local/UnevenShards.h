@@ -66,6 +66,13 @@ llvm::SmallVector<int64_t> validPerDevice(const Mesh &mesh, const std::vector<in
 /// uniqued, so the key is exact.
 using EvenSplitMemo = llvm::DenseMap<std::pair<mlir::Type, mlir::Attribute>, bool>;
 
+/// Whether every argument of `func` and every result of its ops splits each
+/// of its dims evenly (or not at all). Then no op of it needs a padding mask
+/// (every operand is some argument or result), and this asks once per value
+/// where planPaddingMasks asks once per use.
+bool allSplitEvenly(mlir::func::FuncOp func, mlir::garray::MeshOp mesh, const Mesh &core,
+                    EvenSplitMemo &memo);
+
 /// Reads `op`'s factor rule while the program is still global (shardings on
 /// the values, global shapes) and lists the operand dims that a sharded
 /// Reduction factor reads with padding. Fails, with an error on `op`, when an

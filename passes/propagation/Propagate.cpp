@@ -112,6 +112,24 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
       d.attachNote(callee.getLoc()) << "@" << callee.getSymName() << " is defined here";
       return signalPassFailure();
     }
+    for (func::CallOp call : sets.outOfUnplaced) {
+      auto caller = call->getParentOfType<func::FuncOp>();
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      MeshOp to = sets.runs[sets.runOf.lookup(callee)].first;
+      const PropagationSets::Unplaced *u = llvm::find_if(
+          sets.unplaced, [&](const PropagationSets::Unplaced &x) { return x.func == caller; });
+      InFlightDiagnostic d = call.emitError("@")
+                             << caller.getSymName()
+                             << " has no annotation and calls join it to functions on "
+                             << u->meshes << ", so it could live on either and is not propagated; "
+                             << "but it calls @" << callee.getSymName() << ", which lives on mesh @"
+                             << to.getSymName()
+                             << " and takes its arguments placed there; annotate @"
+                             << caller.getSymName() << " on @" << to.getSymName()
+                             << ", or give each mesh its own copy of it";
+      d.attachNote(callee.getLoc()) << "@" << callee.getSymName() << " is defined here";
+      return signalPassFailure();
+    }
     for (auto &[id, members] : groupMembers)
       if (failed(checkGroupTogether(id, members, sets)))
         return signalPassFailure();

@@ -46,8 +46,8 @@ static std::string describeSignatureValue(func::FuncOp func, bool isResult, unsi
 /// What an op's annotation is, for errors: a constraint's target or a
 /// sharding written on the op's result.
 static std::string describeOpAnnotation(Operation *op) {
-  if (isa<ShardingConstraintOp>(op))
-    return "the target of this garray.sharding_constraint";
+  if (isa<ShardingConstraintOp, ReshardOp>(op))
+    return "the target of this '" + op->getName().getStringRef().str() + "'";
   return "the sharding written on this '" + op->getName().getStringRef().str() + "'";
 }
 
@@ -69,8 +69,7 @@ static LogicalResult checkOneMesh(func::FuncOp func, ShardingAttr s, Location lo
   InFlightDiagnostic d = emitError(loc)
                          << what() << " names mesh " << s.getMesh() << ", but " << first.what()
                          << " names " << first.name << ": the values of one function live on one "
-                         << "mesh (a call between functions on different meshes is opaque); "
-                            "place both on one mesh, which may have the axes of both";
+                         << "mesh; place both on one mesh, which may have the axes of both";
   d.attachNote(first.loc) << first.name << " is named here";
   return d;
 }
@@ -96,6 +95,8 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
     func.walk([&](Operation *op) {
       if (auto c = dyn_cast<ShardingConstraintOp>(op))
         visit(c.getSharding(), op->getLoc(), [op] { return describeOpAnnotation(op); });
+      else if (auto r = dyn_cast<ReshardOp>(op))
+        visit(r.getSharding(), op->getLoc(), [op] { return describeOpAnnotation(op); });
       // Most ops carry no discardable attribute before propagation: skip
       // getAttr's name search for them.
       else if (op->getRawDictionaryAttrs().empty())
@@ -440,12 +441,13 @@ LogicalResult FunctionPropagation::checkBodyMeshes() {
     FirstMesh first{FlatSymbolRefAttr::get(mesh.getSymNameAttr()), func.getLoc(),
                     [func]() mutable { return "the signature of @" + func.getSymName().str(); }};
     for (size_t i = range.first; i < range.second; ++i) {
-      if (!(opFlags[i] & (kHasAttrs | kConstraint)))
+      if (!(opFlags[i] & (kHasAttrs | kConstraint | kNoRule)))
         continue;
       Operation *op = allOps[i];
-      ShardingAttr s = (opFlags[i] & kConstraint)
-                           ? cast<ShardingConstraintOp>(op).getSharding()
-                           : op->getAttrOfType<ShardingAttr>(kShardingAttrName);
+      auto reshard = dyn_cast<ReshardOp>(op);
+      ShardingAttr s = (opFlags[i] & kConstraint) ? cast<ShardingConstraintOp>(op).getSharding()
+                       : reshard                  ? reshard.getSharding()
+                                                  : op->getAttrOfType<ShardingAttr>(kShardingAttrName);
       if (failed(checkOneMesh(func, s, op->getLoc(), [op] { return describeOpAnnotation(op); },
                               first)))
         return failure();

@@ -68,12 +68,16 @@ splitIntoSets(ArrayRef<func::FuncOp> defined, const llvm::DenseMap<Operation *, 
   PropagationSets sets;
   // A module with one defined function has nothing to join: no walk over
   // its (possibly 100k) ops.
+  SmallVector<std::tuple<func::CallOp, func::FuncOp, func::FuncOp>> calls;
   if (defined.size() > 1) {
     for (func::FuncOp caller : defined)
       caller.walk([&](func::CallOp call) {
         auto callee =
             SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
-        if (callee && !callee.isExternal() && !join(caller, callee))
+        if (!callee || callee.isExternal())
+          return;
+        calls.push_back({call, caller, callee});
+        if (!join(caller, callee))
           sets.crossMesh.push_back(call);
       });
     for (const SmallVector<func::FuncOp> &members : groups)
@@ -115,6 +119,9 @@ splitIntoSets(ArrayRef<func::FuncOp> defined, const llvm::DenseMap<Operation *, 
       sets.unplaced.push_back({f, words});
     }
   }
+  for (auto &[call, caller, callee] : calls)
+    if (!sets.runOf.count(caller) && sets.runOf.count(callee))
+      sets.outOfUnplaced.push_back(call);
   return sets;
 }
 

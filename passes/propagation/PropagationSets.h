@@ -17,7 +17,8 @@
 //     functions is ambiguous: each annotated function lives on its own
 //     mesh, and the unannotated ones, which could live on either, are not
 //     placed (calls to them are opaque), with that reason for errors and
-//     explain.
+//     explain; such a function calling a placed one is an error
+//     (`outOfUnplaced`: the callee expects its arguments placed).
 //
 // Example: @f on @m1 and @g on @m2 both call unannotated @h. @h could live
 // on either mesh, so it is not placed; a sharded operand of either call is
@@ -56,6 +57,10 @@ struct PropagationSets {
   /// Calls from a function on one mesh to a function on another, in
   /// module order (each an error).
   SmallVector<func::CallOp> crossMesh;
+  /// Calls from a function that is not placed (joined to two meshes) to one
+  /// that is, in module order: each an error, since the callee's signature
+  /// is placed and the caller's values are whole.
+  SmallVector<func::CallOp> outOfUnplaced;
   /// The index in `runs` of each placed function.
   llvm::DenseMap<Operation *, unsigned> runOf;
 

@@ -202,7 +202,7 @@ func.func @argument_no_mesh(%x: tensor<8xf32> {garray.sharding = #garray.shardin
 
 garray.mesh @mesh ["data" = 2]
 garray.mesh @other ["data" = 2]
-// expected-error @+2 {{argument #1 of @two_meshes names mesh @other, but argument #0 of @two_meshes names @mesh: the values of one function live on one mesh (a call between functions on different meshes is opaque); place both on one mesh, which may have the axes of both}}
+// expected-error @+2 {{argument #1 of @two_meshes names mesh @other, but argument #0 of @two_meshes names @mesh: the values of one function live on one mesh; place both on one mesh, which may have the axes of both}}
 // expected-note @+1 {{@mesh is named here}}
 func.func @two_meshes(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}, %y: tensor<8xf32> {garray.sharding = #garray.sharding<@other, P("data")>}) -> tensor<8xf32> {
   return %x : tensor<8xf32>

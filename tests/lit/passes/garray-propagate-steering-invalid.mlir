@@ -308,3 +308,42 @@ func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>}
   %r = call @h(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @m1 ["a" = 2]
+garray.mesh @m2 ["b" = 2]
+
+// An unannotated function joined to two meshes is not propagated (its
+// values are whole), so it cannot call a function whose signature is placed.
+// It once passed its whole values to @g's localized signature, and the
+// compile failed in MLIR's verifier.
+// expected-note @+1 {{@g is defined here}}
+func.func private @g(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P("b")>}) -> tensor<8xf32> {
+  %e = garray.exp %p : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+func.func private @h(%p: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{@h has no annotation and calls join it to functions on @m2 and @m1, so it could live on either and is not propagated; but it calls @g, which lives on mesh @m2 and takes its arguments placed there; annotate @h on @m2, or give each mesh its own copy of it}}
+  %r = call @g(%p) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P()>}) -> tensor<8xf32> {
+  %r = call @h(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @m1 ["a" = 2]
+garray.mesh @m2 ["a" = 4]
+
+// A hand-written reshard's target counts as an annotation for the
+// one-mesh rule (it once got a garray.sharding on @m1 written next to its
+// @m2 target, and the verifier blamed that attribute).
+// expected-note @+1 {{@m1 is named here}}
+func.func @reshard_other_mesh(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>}) -> tensor<8xf32> {
+  // expected-error @+1 {{the target of this 'garray.reshard' names mesh @m2, but the signature of @reshard_other_mesh names @m1: the values of one function live on one mesh}}
+  %r = garray.reshard %x : tensor<8xf32> to #garray.sharding<@m2, P("a")>
+  return %r : tensor<8xf32>
+}
