@@ -390,10 +390,16 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
   FunctionMemory mem;
   if (func.getBody().empty())
     return mem;
-  Block &body = func.getBody().front();
+  // Program points: the function's top-level ops, block after block in
+  // region order. Within a block a value lives from its op to its last use;
+  // a value used in another block, or passed along a branch, is counted
+  // live to the function's end (an over- rather than an underestimate:
+  // which blocks run, and how often, is not known here). Branch arguments
+  // alias what is passed and are not counted again.
+  Region &body = func.getBody();
   llvm::DenseMap<Operation *, int64_t> index;
   int64_t n = 0;
-  for (Operation &op : body)
+  for (Operation &op : body.getOps())
     index[&op] = n++;
   garray::MeshOp meshOp;
   if (!sig.mesh.axes.empty())
@@ -478,9 +484,9 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     m.gathered = def && garray::isGlobalCollective(def);
     values.push_back({std::move(m), from, to, !isa<BlockArgument>(v) && !resultNames.count(v)});
   };
-  // The returned values, with their names.
-  if (!body.empty())
-    if (auto ret = dyn_cast<func::ReturnOp>(body.back()))
+  // The returned values (of every return), with their names.
+  for (Block &block : body)
+    if (auto ret = dyn_cast<func::ReturnOp>(block.getTerminator()))
       for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
         auto name = func.getResultAttrOfType<StringAttr>(i, "garray.name");
         resultNames.try_emplace(v, name ? "result '" + name.str() + "'"
@@ -491,14 +497,15 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     add(func.getArgument(i), name ? "argument '" + name.str() + "'" : "argument #" + std::to_string(i),
         func.getArgument(i).getLoc(), 0, n);
   }
-  for (Operation &op : body)
+  for (Operation &op : body.getOps())
     for (OpResult r : op.getResults()) {
       int64_t from = index[&op], to = from;
       for (Operation *user : r.getUsers()) {
-        Operation *top = body.findAncestorOpInBlock(*user);
+        Operation *top = body.findAncestorOpInRegion(*user);
         if (!top)
           continue;
-        to = std::max(to, isa<func::ReturnOp>(top) ? n : index[top]);
+        bool leavesBlock = top->getBlock() != op.getBlock() || top->getNumSuccessors() > 0;
+        to = std::max(to, isa<func::ReturnOp>(top) || leavesBlock ? n : index[top]);
       }
       auto named = resultNames.find(r);
       std::string name = named != resultNames.end()
@@ -520,7 +527,7 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     }
   }
   // A call holds its callee's temporaries while it runs.
-  for (Operation &op : body) {
+  for (Operation &op : body.getOps()) {
     auto call = dyn_cast<func::CallOp>(op);
     if (!call)
       continue;
