@@ -466,6 +466,20 @@ private:
 
   /// Why a value holds no axis at all.
   std::string replicatedOrigin(Value v, llvm::function_ref<std::string(Value)> name);
+  /// Why a whole value is whole on its own account (its annotation, a
+  /// conflict at it, its op's rule); "" when only because a neighbour is.
+  std::string ownReplicatedCause(Value v, llvm::function_ref<std::string(Value)> name);
+  /// For whole values without a cause of their own: the nearest whole
+  /// value that has one, through rule ops, and the op next to the value on
+  /// the way (filled once, by findReplicatedCauses, when first needed).
+  struct Near {
+    Value source;
+    Operation *via;
+    unsigned hops;
+  };
+  llvm::DenseMap<Value, Near> replicatedNear;
+  bool nearDone = false;
+  void findReplicatedCauses(llvm::function_ref<std::string(Value)> name);
 
   /// An op with a rule that defines or uses `v` and another of its tensors
   /// that holds axes, if any.

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/AsmState.h"
 
+#include <deque>
 #include <map>
 #include <memory>
 
@@ -429,6 +430,71 @@ std::string FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) {
 
 std::string FunctionPropagation::replicatedOrigin(Value v,
                                                   llvm::function_ref<std::string(Value)> name) {
+  std::string own = ownReplicatedCause(v, name);
+  if (!own.empty())
+    return own;
+  // Whole because a neighbour is: a replicated annotation, a conflict or a
+  // reduction a few ops away, reached through ops that carry it here.
+  if (!nearDone) {
+    nearDone = true;
+    findReplicatedCauses(name);
+  }
+  if (auto it = replicatedNear.find(v); it != replicatedNear.end()) {
+    const Near &n = it->second;
+    return "whole like " + name(n.source) + ", " + std::to_string(n.hops) +
+           (n.hops == 1 ? " op" : " ops") + " away through " +
+           n.via->getName().getStringRef().str() + " (" + locationText(n.via->getLoc()) +
+           "): " + ownReplicatedCause(n.source, name);
+  }
+  return "no annotation reaches it: replicated";
+}
+
+void FunctionPropagation::findReplicatedCauses(llvm::function_ref<std::string(Value)> name) {
+  // One breadth-first search from every whole value with a cause of its
+  // own, through rule ops, over whole values: each value without a cause
+  // gets its nearest one (ties: the first found, in program order).
+  std::deque<Value> queue;
+  llvm::DenseSet<Value> seen;
+  // Dims not split (a pending value's too: its partial sum is explained
+  // apart, and what it is reduced to is whole).
+  auto whole = [&](Value t) { return isTensor(t) && closedFinal(t).isFullyReplicated(); };
+  auto consider = [&](Value t) {
+    if (whole(t) && !ownReplicatedCause(t, name).empty() && seen.insert(t).second)
+      queue.push_back(t);
+  };
+  for (func::FuncOp func : funcs) {
+    for (BlockArgument arg : func.getArguments())
+      consider(arg);
+    func.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        consider(r);
+    });
+  }
+  while (!queue.empty()) {
+    Value u = queue.front();
+    queue.pop_front();
+    auto at = replicatedNear.find(u);
+    Value source = at == replicatedNear.end() ? u : at->second.source;
+    unsigned hops = at == replicatedNear.end() ? 0 : at->second.hops;
+    SmallVector<Operation *> ops;
+    if (Operation *def = u.getDefiningOp())
+      ops.push_back(def);
+    for (Operation *user : u.getUsers())
+      ops.push_back(user);
+    for (Operation *op : ops) {
+      if (!ruleFor(op))
+        continue;
+      for (Value t : llvm::concat<Value>(op->getOperands(), op->getResults()))
+        if (whole(t) && seen.insert(t).second) {
+          replicatedNear[t] = {source, op, hops + 1};
+          queue.push_back(t);
+        }
+    }
+  }
+}
+
+std::string FunctionPropagation::ownReplicatedCause(Value v,
+                                                    llvm::function_ref<std::string(Value)> name) {
   std::string out;
   llvm::raw_string_ostream os(out);
   bool partial = !heldPending[idOf(v)].empty();
@@ -512,8 +578,6 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
   } else if (partial) {
     // Its split is a partial sum passed on from its operands (named next).
     os << "its dims are not split";
-  } else {
-    os << "no annotation reaches it: replicated";
   }
   return out;
 }

@@ -1,0 +1,45 @@
+// RUN: shardc-opt %s -split-input-file --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
+//
+// A whole value without a cause of its own is explained by the nearest
+// whole value that has one (a replicated annotation, a reduction, a
+// conflict), through the ops between them. They all read "no annotation
+// reaches it" before, though one did.
+
+garray.mesh @mesh ["data" = 2]
+// CHECK: remark: %0 (garray.exp): P(None) <- whole like %arg0, 1 op away through garray.exp ({{.*}}whole.mlir:[[@LINE+5]]:8): argument 'w' annotated P(None) at {{.*}}whole.mlir:[[@LINE+3]]:5
+// CHECK: remark: %1 (garray.neg): P(None) <- whole like %arg0, 2 ops away through garray.neg ({{.*}}whole.mlir:[[@LINE+5]]:8): argument 'w' annotated P(None)
+func.func @replicated_annotation(
+    %w: tensor<8xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P(None)>})
+    -> tensor<8xf32> {
+  %e = garray.exp %w : tensor<8xf32>
+  %n = garray.neg %e : tensor<8xf32>
+  return %n : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+// CHECK: remark: %1 (garray.exp): P(None) <- whole like %0, 1 op away through garray.exp ({{.*}}): its operands (operand #0 P("data", None)) are split only along dims it reduces: its own dims are replicated
+func.func @after_a_full_reduction(
+    %x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
+  %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
+  %e = garray.exp %s : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+// CHECK: remark: %0 (garray.exp): P(None, None) <- whole like %arg0, 1 op away through garray.exp ({{.*}}): its calls give it different layouts
+// CHECK: remark: %0 (func.call): P(None, None) <- as @h returns it (%0 in @h, one sharding per signature): whole like %arg0 in @h, 1 op away through garray.exp ({{.*}}): its calls give it different layouts
+func.func private @h(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = garray.exp %a : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+func.func @calls_conflict(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                          %y: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model", None)>})
+    -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %0 = func.call @h(%x) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %1 = func.call @h(%y) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+}
