@@ -60,7 +60,9 @@ public:
         visitReturn(ret);
       else if (auto call = dyn_cast<func::CallOp>(op); call && definedCallee(call))
         visitCall(call, definedCallee(call));
-      else if (!isa<ReshardOp>(op) && !isGlobalCollective(op))
+      else if (auto r = dyn_cast<ReshardOp>(op))
+        visitWrittenReshard(r);
+      else if (!isGlobalCollective(op))
         visitRuleless(op);
     });
     return ok;
@@ -320,13 +322,27 @@ private:
     auto reshard = ReshardOp::create(b, c.getLoc(), c.getOperand(), attr(want));
     // A constraint the compiler wrote (expand-optimizers' gradient pin)
     // says so; its reshard keeps that, not the user-facing op name alone.
-    std::string reason = "garray.sharding_constraint";
+    std::string reason = "garray.sharding_constraint at " + locationText(c.getLoc());
     if (auto why = c->getAttrOfType<StringAttr>("reason"))
       reason += " (" + why.str() + ")";
+    reason += ": has " + actual(c.getOperand()).str(core) + ", needs " + want.str(core);
     reshard->setAttr("reason", b.getStringAttr(reason));
     setSharding(reshard.getResult(), attr(want));
     c.replaceAllUsesWith(reshard.getResult());
     c.erase();
+  }
+
+  /// A reshard written in the program (insert-reshards' own carry a reason
+  /// already): its collectives say who asked for them.
+  void visitWrittenReshard(ReshardOp r) {
+    if (r->hasAttr("reason"))
+      return;
+    TensorSharding want = *toCore(r.getSharding(), mesh, r.getType().getRank());
+    r->setAttr("reason", StringAttr::get(r.getContext(),
+                                         "garray.reshard written at " + locationText(r.getLoc()) +
+                                             ": has " + actual(r.getOperand()).str(core) +
+                                             ", needs " + want.str(core)));
+    changed = true;
   }
 
   void visitReturn(func::ReturnOp ret) {

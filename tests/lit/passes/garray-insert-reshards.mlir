@@ -140,7 +140,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-LABEL: func.func @constraint
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<8xf32>
 // CHECK-NOT: garray.sharding_constraint
-// CHECK: %[[R:.*]] = garray.reshard %[[X]] : {{.*}} to #garray.sharding<@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "garray.sharding_constraint"}
+// CHECK: %[[R:.*]] = garray.reshard %[[X]] : {{.*}} to #garray.sharding<@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>, reason = "garray.sharding_constraint at {{.*}}.mlir:[[@LINE+5]]:8: has P(\22data\22), needs P(None)"}
 // CHECK: garray.exp %[[R]]
 // CHECK-NOT: garray.sharding_constraint
 func.func @constraint(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
@@ -247,7 +247,7 @@ garray.mesh @mesh ["data" = 2]
 // name a constraint the user never wrote.
 // CHECK-LABEL: func.func @compiler_constraint
 // CHECK: garray.reshard {{.*}} reason = "{{[^"]*}}operand #0 of garray.sharding_constraint at {{.*}}.mlir:[[@LINE+5]]:8 (pinned by a pass) needs the whole value"
-// CHECK: garray.reshard {{.*}} reason = "garray.sharding_constraint (pinned by a pass)"
+// CHECK: garray.reshard {{.*}} reason = "garray.sharding_constraint at {{.*}}.mlir:[[@LINE+4]]:8 (pinned by a pass): has P(None, None), needs P(None, None)"
 func.func @compiler_constraint(%x: tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
                                %w: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4x4xf32> {
   %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
@@ -273,4 +273,17 @@ func.func @reason_names_the_op(%x: tensor<8x8xf32> {garray.sharding = #garray.sh
   %s = garray.add %p, %q : tensor<8x8xf32>
   %s2 = garray.add %p, %p2 : tensor<8x8xf32>
   return %s, %s2 : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// A reshard written in the program gets a reason too, so its collectives
+// say who asked for them (they had none: "(no reason recorded)").
+garray.mesh @mesh ["data" = 2]
+// CHECK-LABEL: func.func @written_reshard
+// CHECK: garray.reshard %arg0 {{.*}}reason = "garray.reshard written at {{.*}}.mlir:[[@LINE+3]]:8: has P(\22data\22), needs P(None)"
+func.func @written_reshard(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
+  %r = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>}
+  return %r : tensor<8xf32>
 }
