@@ -71,6 +71,7 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile) {
                                    {"replicated_over", std::move(unused)},
                                    {"why", v.why},
                                    {"gathered", v.gathered},
+                                   {"group", v.group},
                                    {"suggested_dim", v.suggestedDim}});
   }
   json::Object root{{"format", "shardc-manifest-1"},
@@ -219,6 +220,7 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
         m.suggestedDim = static_cast<int>(o->getInteger("suggested_dim").value_or(-1));
         m.why = o->getString("why").value_or("").str();
         m.gathered = o->getBoolean("gathered").value_or(false);
+        m.group = o->getInteger("group").value_or(-1);
         readInts(o->getArray("shape"), m.shape);
         readInts(o->getArray("local_shape"), m.localShape);
         if (const json::Array *ax = o->getArray("replicated_over"))
@@ -304,7 +306,12 @@ static void describeLargest(llvm::raw_ostream &os, const Signature &sig, bool ad
       continue;
     }
     const std::string &first = v.unusedAxes.front();
-    if (v.suggestedDim >= 0)
+    if (v.group >= 0 && v.suggestedDim >= 0)
+      os << "; shard the group: annotate its members alike, e.g. dimension " << v.suggestedDim
+         << " over \"" << first << "\" on each annotated member, to divide it by that axis' size\n";
+    else if (v.group >= 0)
+      os << "; no dimension is large enough to split over \"" << first << "\"\n";
+    else if (v.suggestedDim >= 0)
       os << "; shard it, e.g. dimension " << v.suggestedDim << " over \"" << first
          << "\" (a garray.sharding annotation or a garray.sharding_constraint), to divide it "
             "by that axis' size\n";

@@ -63,12 +63,16 @@ struct MemoryValue {
   std::vector<std::string> unusedAxes;
   /// A dimension that could take the first unused axis (-1: none fits).
   int suggestedDim = -1;
-  /// Why it is whole over those axes ("its annotation places it so", "no
-  /// annotation reaches it", "partitioning gathered it ...": reason).
+  /// Why it is whole over those axes ("its annotation places it so", "its
+  /// sharding group N gives it ...", "partitioning made it so for an op
+  /// that needs it: REASON", or the layout propagation gave it).
   std::string why;
   /// Made whole by a collective partitioning inserted (sharding this value
   /// is then not the fix: the op that needs it whole is).
   bool gathered = false;
+  /// The sharding group it belongs to (-1: none): its layout is the
+  /// group's, so the fix is on the group's annotated members.
+  int64_t group = -1;
 };
 
 /// Peak live bytes per device of the partitioned entry (see

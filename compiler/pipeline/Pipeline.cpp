@@ -369,11 +369,20 @@ struct FunctionMemory {
   std::vector<MemoryValue> largestTemporaries;
 };
 using CalleePeaks = llvm::DenseMap<Operation *, std::optional<FunctionMemory>>;
+/// What the user annotated, read before propagation writes a sharding on
+/// every value: the entry's arguments (by number) and ops anywhere.
+struct UserPlaced {
+  Operation *entryFunc = nullptr;
+  std::vector<bool> arguments;
+  llvm::DenseSet<Operation *> ops;
+  Operation *entry() const { return entryFunc; }
+};
+
 FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
-                              const std::vector<bool> &userPlaced, CalleePeaks &callees,
+                              const UserPlaced &userPlaced, CalleePeaks &callees,
                               size_t keep);
 
-void readMemory(func::FuncOp func, Signature &sig, const std::vector<bool> &userPlaced,
+void readMemory(func::FuncOp func, Signature &sig, const UserPlaced &userPlaced,
                 size_t keep = 5) {
   CalleePeaks callees;
   callees[func] = std::nullopt; // in progress: a call back into it adds nothing
@@ -385,7 +394,7 @@ void readMemory(func::FuncOp func, Signature &sig, const std::vector<bool> &user
 }
 
 FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
-                              const std::vector<bool> &userPlaced, CalleePeaks &callees,
+                              const UserPlaced &userPlaced, CalleePeaks &callees,
                               size_t keep) {
   FunctionMemory mem;
   if (func.getBody().empty())
@@ -415,20 +424,46 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
   };
   std::vector<Live> values;
   // Why a value is whole over some mesh axis, in the user's terms.
+  // A collective (or reshard) made for a constraint or reshard the user
+  // wrote: its reason says so (passes/collectives/InsertReshards.cpp).
+  auto userAsked = [](Operation *def) {
+    auto reason = def ? def->getAttrOfType<StringAttr>("reason") : StringAttr();
+    return reason && (reason.getValue().starts_with("garray.sharding_constraint at ") ||
+                      reason.getValue().starts_with("garray.reshard written at "));
+  };
+  // The sharding group `v` belongs to, -1 if none.
+  auto groupOf = [&](Value v) -> int64_t {
+    IntegerAttr id;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner()->isEntryBlock() && arg.getOwner()->getParentOp() == func)
+        id = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "garray.sharding_group");
+    } else {
+      id = v.getDefiningOp()->getAttrOfType<IntegerAttr>("garray.sharding_group");
+    }
+    return id ? id.getInt() : -1;
+  };
   auto whyWhole = [&](Value v) -> std::string {
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return arg.getArgNumber() < userPlaced.size() && userPlaced[arg.getArgNumber()]
-                 ? "its annotation places it so"
-                 : "no annotation places it (none reaches it, or the ones that do conflict: "
-                   "`shardc explain` says which)";
+    auto arg = dyn_cast<BlockArgument>(v);
     Operation *def = v.getDefiningOp();
-    if (garray::isGlobalCollective(def)) {
+    bool annotated = arg ? func == userPlaced.entry() && arg.getOwner()->isEntryBlock() &&
+                               arg.getArgNumber() < userPlaced.arguments.size() &&
+                               userPlaced.arguments[arg.getArgNumber()]
+                         : userPlaced.ops.contains(def);
+    if (annotated)
+      return "its annotation places it so";
+    if (int64_t group = groupOf(v); group >= 0)
+      return "its sharding group " + std::to_string(group) +
+             " gives it the layout of the group's members (`shardc explain` says which "
+             "annotation decides it)";
+    if (userAsked(def))
+      return "its annotation places it so: " + def->getAttrOfType<StringAttr>("reason").str();
+    if (def && garray::isGlobalCollective(def)) {
       auto reason = def->getAttrOfType<StringAttr>("reason");
-      return "partitioning gathered it for an op that needs it so" +
+      return "partitioning made it so for an op that needs it" +
              (reason ? ": " + reason.str() : std::string());
     }
-    return "propagation left it whole: a replicated annotation reaches it, none does, or "
-           "the ones that do conflict (`shardc explain` says which)";
+    return "propagation gave it the layout that reaches it, which does not split it over "
+           "these axes (`shardc explain` says where that layout comes from)";
   };
   // The function's returned values with their names (filled below, before
   // any add): neither they nor the arguments are temporaries.
@@ -481,7 +516,8 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     if (!m.unusedAxes.empty())
       m.why = whyWhole(v);
     Operation *def = v.getDefiningOp();
-    m.gathered = def && garray::isGlobalCollective(def);
+    m.gathered = def && isa<garray::AllGatherOp, garray::AllReduceOp>(def) && !userAsked(def);
+    m.group = groupOf(v);
     values.push_back({std::move(m), from, to, !isa<BlockArgument>(v) && !resultNames.count(v)});
   };
   // The returned values (of every return), with their names.
@@ -538,7 +574,7 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     if (first) {
       // Estimated once; in progress (nullopt) while it is. The map may grow
       // meanwhile, so the result is stored by key afterwards.
-      FunctionMemory inner = functionMemory(callee, sig, {}, callees, keep);
+      FunctionMemory inner = functionMemory(callee, sig, userPlaced, callees, keep);
       callees[callee] = std::move(inner);
     }
     const std::optional<FunctionMemory> &inner = callees.find(callee)->second;
@@ -626,10 +662,18 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   if (stopHere(Phase::Global))
     return result;
 
-  // Which entry arguments the user placed (propagation then places all).
-  std::vector<bool> userPlaced;
+  // What the user placed (propagation then places all).
+  UserPlaced userPlaced;
+  userPlaced.entryFunc = *entry;
   for (unsigned i = 0; i < entry->getNumArguments(); ++i)
-    userPlaced.push_back(entry->getArgAttr(i, garray::kShardingAttrName) != nullptr);
+    userPlaced.arguments.push_back(entry->getArgAttr(i, garray::kShardingAttrName) != nullptr);
+  // Constraints and reshards are replaced during partitioning: their
+  // collectives' reasons name them (userAsked below), not this set.
+  module.walk([&](Operation *op) {
+    if (!isa<garray::ShardingConstraintOp, garray::ReshardOp>(op) &&
+        !op->getRawDictionaryAttrs().empty() && op->hasAttr(garray::kShardingAttrName))
+      userPlaced.ops.insert(op);
+  });
 
   // Phase 1: placements. Composites were decomposed in phase 0 (their global
   // denominators are constants before anything is sharded, and neither

@@ -16,6 +16,9 @@
 #   65536, held while the call runs; main: x 8 + call result 8 + 65536 = 65552
 # memory_callee_returns.mlir on data=4: @wide returns its 8x4096 value, so it
 #   has no temporaries; main: x 8 + call result 32768 = 32776 (counted once)
+# memory_blocks.mlir on data=2: w 1024x1024 P() 4194304 B, x 8 P("data") 16 B,
+#   then, after the branch, exp and tanh 4194304 B each, live together at
+#   tanh: 3 x 4194304 + 16 = 12582928
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 REPL="$ROOT/tests/cli/memory_replicated.mlir"
@@ -51,6 +54,20 @@ if expect_ok mem_sharded2 -- compile "$SHARDED" --mesh data=2 -o "$TMP/sh2"; the
   check mem_sharded2 "more devices, lower peak" \
     test "$(peak_of "$TMP/sh4/manifest.json")" -lt "$(peak_of "$TMP/sh2/manifest.json")"
 fi
+if expect_ok mem_blocks -- compile "$ROOT/tests/cli/memory_blocks.mlir" --mesh data=2 \
+  -o "$TMP/blocks"; then
+  check mem_blocks "values after a branch count: 12582928" \
+    test "$(peak_of "$TMP/blocks/manifest.json")" = 12582928
+fi
+expect_error mem_budget_group 3 "exceeds --memory-budget=1024" \
+  "argument 'mu': tensor<64x64xf32> P(None, \"model\")" \
+  "its sharding group 0 gives it the layout of the group's members" \
+  "shard the group: annotate its members alike" \
+  "result 'z': tensor<64x64xf32> P(None, None)" \
+  "no mesh axis splits it; its annotation places it so" \
+  "argument 'w': tensor<64x64xf32> P(\"model\", None)" \
+  "propagation gave it the layout that reaches it" \
+  -- report "$ROOT/tests/cli/memory_group.mlir" --memory-budget=1K
 if expect_ok mem_report -- report "$REPL" --mesh data=4; then
   check mem_report "report prints the peak" contains "$TMP/mem_report.out" "memory: peak 137216 B"
 fi
@@ -62,7 +79,7 @@ expect_error mem_budget_over 3 "estimated peak memory 137216 B" "--memory-budget
   "argument 'w': tensor<256x64xf32> P(None, None), 65536 B" \
   "replicated: each of the 4 devices holds the whole value" \
   "no mesh axis splits it; its annotation places it so" \
-  "propagation left it whole: a replicated annotation reaches it, none does, or" \
+  "propagation gave it the layout that reaches it, which does not split it over" \
   "dimension 0 over \"data\"" "result 'w2'" \
   -- compile "$REPL" --mesh data=4 --memory-budget=137215 -o "$TMP/over"
 check mem_budget_over "writes no output" test ! -e "$TMP/over/model.o"
