@@ -466,6 +466,9 @@ private:
 
   /// Why a value holds no axis at all.
   std::string replicatedOrigin(Value v, llvm::function_ref<std::string(Value)> name);
+  /// The first dim of `v` its final sharding splits unevenly, with the
+  /// number of shards.
+  std::optional<std::pair<unsigned, int64_t>> unevenDim(Value v);
   /// Why a whole value is whole on its own account (its annotation, a
   /// conflict at it, its op's rule); "" when only because a neighbour is.
   std::string ownReplicatedCause(Value v, llvm::function_ref<std::string(Value)> name);

@@ -558,6 +558,16 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
     os << "): it keeps what they share, nothing; the operands are resharded";
   } else if (conflicts.count(idOf(v))) {
     os << "annotations reach it through several ops and conflict: replicated";
+  } else if (!layouts.empty() && isa<ReshapeOp>(def) && unevenDim(def->getOperand(0))) {
+    // ReshapeRule carries a split through a merge or a split of dims only
+    // when it divides evenly: padded blocks would not line up.
+    auto [d, k] = *unevenDim(def->getOperand(0));
+    int64_t n = cast<RankedTensorType>(def->getOperand(0).getType()).getDimSize(d);
+    os << "its operand (";
+    listLayouts();
+    os << ") splits dim " << d << " (size " << n << ") over " << k
+       << " devices unevenly, and a reshape carries a split across merged or split dims only "
+          "when it divides evenly, so the operand is gathered: its own dims are replicated";
   } else if (!layouts.empty() && !call) {
     os << "its operands (";
     listLayouts();
@@ -673,6 +683,17 @@ bool FunctionPropagation::operandsConflict(Operation *op) {
         return true;
   }
   return false;
+}
+
+std::optional<std::pair<unsigned, int64_t>> FunctionPropagation::unevenDim(Value v) {
+  TensorSharding s = closedFinal(v);
+  auto type = cast<RankedTensorType>(v.getType());
+  for (auto [d, dim] : llvm::enumerate(s.dims)) {
+    int64_t k = core.product(dim.axes);
+    if (k > 1 && type.getDimSize(d) % k != 0)
+      return std::make_pair(static_cast<unsigned>(d), k);
+  }
+  return std::nullopt;
 }
 
 bool FunctionPropagation::onlyReduced(Operation *op) {

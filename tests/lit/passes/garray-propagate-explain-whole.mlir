@@ -43,3 +43,14 @@ func.func @calls_conflict(%x: tensor<8x8xf32> {garray.sharding = #garray.shardin
   %1 = func.call @h(%y) : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// A reshape does not carry an uneven split across merged dims: the remark
+// says so (it said the operand was split along dims the op computes whole).
+garray.mesh @mesh ["data" = 3]
+// CHECK: remark: %0 (garray.reshape): P(None) <- its operand (operand #0 P("data", None)) splits dim 0 (size 8) over 3 devices unevenly, and a reshape carries a split across merged or split dims only when it divides evenly, so the operand is gathered: its own dims are replicated
+func.func @uneven_reshape(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<32xf32> {
+  %r = garray.reshape %x : (tensor<8x4xf32>) -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
