@@ -402,9 +402,9 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
   // Program points: the function's top-level ops, block after block in
   // region order. Within a block a value lives from its op to its last use;
   // a value used in another block, or passed along a branch, is counted
-  // live to the function's end (an over- rather than an underestimate:
-  // which blocks run, and how often, is not known here). Branch arguments
-  // alias what is passed and are not counted again.
+  // live at every point (an over- rather than an underestimate: which
+  // blocks run, in which order and how often, is not known here). Branch
+  // arguments alias what is passed and are not counted again.
   Region &body = func.getBody();
   llvm::DenseMap<Operation *, int64_t> index;
   int64_t n = 0;
@@ -540,7 +540,11 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
         Operation *top = body.findAncestorOpInRegion(*user);
         if (!top)
           continue;
+        // Blocks need not be written in the order they run: a value that
+        // leaves its block is counted live at every program point.
         bool leavesBlock = top->getBlock() != op.getBlock() || top->getNumSuccessors() > 0;
+        if (leavesBlock)
+          from = 0;
         to = std::max(to, isa<func::ReturnOp>(top) || leavesBlock ? n : index[top]);
       }
       auto named = resultNames.find(r);

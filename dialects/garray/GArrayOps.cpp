@@ -150,9 +150,10 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 /// Whether `written`, a garray.sharding on a constraint or reshard, places
 /// the result where `target` does: the same mesh, the same pending axes and
-/// kind, the same axes on every dim the target closes, and on an open target
-/// dim the target's axes first (propagation may extend an open dim and
-/// writes what it chose). Priorities and openness of `written` do not matter.
+/// kind, the same axes on every dim. Priorities and openness do not matter.
+/// (Where propagation extends an open dim of a constraint, it writes the
+/// extended target too, so its own output always agrees; a written
+/// extension would not be read, since the target is the annotation.)
 static bool agreesWithTarget(ShardingAttr written, ShardingAttr target, unsigned rank) {
   ArrayRef<StringAttr> pending = target.getUnreduced();
   if (written.getMesh() != target.getMesh() || written.getUnreduced().size() != pending.size() ||
@@ -161,8 +162,7 @@ static bool agreesWithTarget(ShardingAttr written, ShardingAttr target, unsigned
       (target.isPending() && written.getUnreducedKind() != target.getUnreducedKind()))
     return false;
   for (unsigned d = 0; d < rank; ++d) {
-    ArrayRef<StringAttr> want = target.getDim(d).getAxes(), got = written.getDim(d).getAxes();
-    if (target.getDim(d).getOpen() ? got.take_front(want.size()) != want : got != want)
+    if (written.getDim(d).getAxes() != target.getDim(d).getAxes())
       return false;
   }
   return true;

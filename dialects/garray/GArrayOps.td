@@ -120,9 +120,9 @@ def GArray_ShardingConstraintOp : GArray_Op<"sharding_constraint",
     - `sharding_constraint_c1`: the sharding is valid for the value (see
       `#garray.sharding`) and names a `garray.mesh` in scope.
     - `sharding_constraint_c2`: a `garray.sharding` written on the op (the
-      result's placement, which propagation writes) agrees with the target:
-      the same axes on every closed dim and in the pending set, and on an
-      open dim the target's axes first. A second, different placement of the
+      result's placement, which propagation writes, with the target) has
+      the target's layout: the same axes on every dim and in the pending set
+      (openness and priorities aside). A second, different placement of the
       same value would otherwise be overwritten without a word.
   }];
   let arguments = (ins GArray_Tensor:$operand, GArray_ShardingAttr:$sharding);

@@ -469,6 +469,9 @@ private:
   /// The first dim of `v` its final sharding splits unevenly, with the
   /// number of shards.
   std::optional<std::pair<unsigned, int64_t>> unevenDim(Value v);
+  /// Per factor of `op`'s rule: whether its operands' layouts conflict on
+  /// it, a factor of the result (operandsConflict: any).
+  std::vector<bool> conflictFactors(Operation *op);
   /// Why a whole value is whole on its own account (its annotation, a
   /// conflict at it, its op's rule); "" when only because a neighbour is.
   std::string ownReplicatedCause(Value v, llvm::function_ref<std::string(Value)> name);

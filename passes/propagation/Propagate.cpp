@@ -174,8 +174,8 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
         MeshOp mesh = sets.runs[it->second].first;
         return "on mesh @" + mesh.getSymName().str();
       }
-      return "not propagated (it has no annotation, and calls join it to functions on more "
-             "than one mesh)";
+      return "not propagated: it has no annotation, and calls join it to functions on more "
+             "than one mesh";
     };
     for (auto [v, func] : members) {
       if (sets.runOf.lookup(func) == sets.runOf.lookup(firstFunc) &&

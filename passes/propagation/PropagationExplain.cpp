@@ -449,18 +449,59 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
   return "no annotation reaches it: replicated";
 }
 
+/// What a pending value with no other cause says of its dims (its partial
+/// sum is named after it).
+static constexpr llvm::StringLiteral kDimsNotSplit = "its dims are not split";
+
 void FunctionPropagation::findReplicatedCauses(llvm::function_ref<std::string(Value)> name) {
-  // One breadth-first search from every whole value with a cause of its
-  // own, through rule ops, over whole values: each value without a cause
-  // gets its nearest one (ties: the first found, in program order).
-  std::deque<Value> queue;
-  llvm::DenseSet<Value> seen;
+  // One breadth-first search over (value, dim) pairs from every whole
+  // value with a cause of its own, through rule ops, from a dim to the dims
+  // its op maps to the same factor: a value all of whose dims are reached
+  // is whole for its nearest cause (ties: the first found, in program
+  // order). Per dim, so that a conflict on a dim an op reduces away is no
+  // cause for the op's result.
+  using Key = std::pair<Value, unsigned>;
+  llvm::DenseMap<Key, Near> reach;
+  std::deque<Key> queue;
   // Dims not split (a pending value's too: its partial sum is explained
   // apart, and what it is reduced to is whole).
   auto whole = [&](Value t) { return isTensor(t) && closedFinal(t).isFullyReplicated(); };
+  auto rank = [](Value t) { return cast<RankedTensorType>(t.getType()).getRank(); };
+  auto tensorsOf = [](Operation *op) {
+    SmallVector<Value> tensors(op->getOperands());
+    tensors.append(op->getResults().begin(), op->getResults().end());
+    return tensors;
+  };
+  // The dims of `u` its own cause concerns: all of them, but for operands
+  // that conflict at its op, the dims of the factors they conflict on.
+  auto causeDims = [&](Value u) {
+    SmallVector<unsigned> dims;
+    Operation *def = u.getDefiningOp();
+    const FactorRule *rule = def && !ownSource.count(u) ? ruleFor(def) : nullptr;
+    std::vector<bool> conflicting = rule ? conflictFactors(def) : std::vector<bool>();
+    bool byConflict = llvm::is_contained(conflicting, true);
+    SmallVector<Value> tensors = rule ? tensorsOf(def) : SmallVector<Value>();
+    for (unsigned d = 0; d < rank(u); ++d) {
+      bool concerns = !byConflict;
+      for (size_t i = 0; byConflict && i < tensors.size(); ++i)
+        if (tensors[i] == u && i < rule->numTensors())
+          concerns |= llvm::any_of(rule->tensor(i)[d], [&](int f) { return conflicting[f]; });
+      if (concerns)
+        dims.push_back(d);
+    }
+    return dims;
+  };
   auto consider = [&](Value t) {
-    if (whole(t) && !ownReplicatedCause(t, name).empty() && seen.insert(t).second)
-      queue.push_back(t);
+    // A scalar's cause ("nothing to split") is no cause for its neighbours,
+    // nor is a partial sum's remark that its dims are not split.
+    if (!whole(t) || rank(t) == 0)
+      return;
+    std::string cause = ownReplicatedCause(t, name);
+    if (cause.empty() || cause == kDimsNotSplit)
+      return;
+    for (unsigned d : causeDims(t))
+      if (reach.try_emplace({t, d}, Near{t, nullptr, 0}).second)
+        queue.push_back({t, d});
   };
   for (func::FuncOp func : funcs) {
     for (BlockArgument arg : func.getArguments())
@@ -471,25 +512,45 @@ void FunctionPropagation::findReplicatedCauses(llvm::function_ref<std::string(Va
     });
   }
   while (!queue.empty()) {
-    Value u = queue.front();
+    auto [u, du] = queue.front();
     queue.pop_front();
-    auto at = replicatedNear.find(u);
-    Value source = at == replicatedNear.end() ? u : at->second.source;
-    unsigned hops = at == replicatedNear.end() ? 0 : at->second.hops;
+    Near from = reach.find({u, du})->second;
     SmallVector<Operation *> ops;
     if (Operation *def = u.getDefiningOp())
       ops.push_back(def);
     for (Operation *user : u.getUsers())
       ops.push_back(user);
     for (Operation *op : ops) {
-      if (!ruleFor(op))
+      const FactorRule *rule = ruleFor(op);
+      SmallVector<Value> tensors = tensorsOf(op);
+      if (!rule || tensors.size() != rule->numTensors())
         continue;
-      for (Value t : llvm::concat<Value>(op->getOperands(), op->getResults()))
-        if (whole(t) && seen.insert(t).second) {
-          replicatedNear[t] = {source, op, hops + 1};
-          queue.push_back(t);
-        }
+      llvm::SmallDenseSet<int, 8> factors;
+      for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i] == u)
+          factors.insert(rule->tensor(i)[du].begin(), rule->tensor(i)[du].end());
+      for (size_t i = 0; i < tensors.size(); ++i) {
+        Value t = tensors[i];
+        if (t == u || !whole(t))
+          continue;
+        for (unsigned dt = 0; dt < rank(t); ++dt)
+          if (llvm::any_of(rule->tensor(i)[dt], [&](int f) { return factors.contains(f); }) &&
+              reach.try_emplace({t, dt}, Near{from.source, op, from.hops + 1}).second)
+            queue.push_back({t, dt});
+      }
     }
+  }
+  // A value is explained by the cause that reached its dim 0 when every
+  // dim was reached; its own cause, if any, is said instead.
+  for (auto &[key, near] : reach) {
+    auto [t, d] = key;
+    if (d != 0 || near.hops == 0)
+      continue;
+    bool all = true;
+    for (unsigned e = 1; e < rank(t) && all; ++e)
+      all = reach.count({t, e});
+    if (all)
+      replicatedNear[t] = near;
   }
 }
 
@@ -587,7 +648,7 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
        << ") carries none of its axes onto this value: replicated";
   } else if (partial) {
     // Its split is a partial sum passed on from its operands (named next).
-    os << "its dims are not split";
+    os << kDimsNotSplit;
   }
   return out;
 }
@@ -661,10 +722,15 @@ void FunctionPropagation::explainAll(func::FuncOp func) {
 }
 
 bool FunctionPropagation::operandsConflict(Operation *op) {
+  return llvm::is_contained(conflictFactors(op), true);
+}
+
+std::vector<bool> FunctionPropagation::conflictFactors(Operation *op) {
   const FactorRule *ruled = ruleFor(op);
   if (!ruled)
-    return false;
+    return {};
   const FactorRule &rule = *ruled;
+  std::vector<bool> conflicting(rule.numFactors(), false);
   std::vector<bool> inResult(rule.numFactors(), false);
   for (const auto &result : rule.results)
     for (const auto &dim : result)
@@ -680,9 +746,9 @@ bool FunctionPropagation::operandsConflict(Operation *op) {
     for (size_t f = 0; f < proj.size(); ++f)
       if (inResult[f] && rule.kinds[f] != shardc::FactorKind::NeedReplication && proj[f] &&
           !shardc::isPrefix(*proj[f], merged[f]))
-        return true;
+        conflicting[f] = true;
   }
-  return false;
+  return conflicting;
 }
 
 std::optional<std::pair<unsigned, int64_t>> FunctionPropagation::unevenDim(Value v) {

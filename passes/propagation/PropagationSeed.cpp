@@ -501,6 +501,29 @@ LogicalResult FunctionPropagation::seedBodies() {
         annotate(reshard.getResult(), std::move(*a));
       return;
     }
+    if (isGlobalCollective(op) && succeeded(ok)) {
+      // A collective written in the program: propagation does not model
+      // what it does to a layout, so its result is what is written on it,
+      // exactly (as a reshard's is its target).
+      ShardingAttr s = op->getNumResults() == 1 ? getSharding(op->getResult(0)) : ShardingAttr();
+      if (!s) {
+        ok = op->emitError("a '")
+             << op->getName()
+             << "' written in the program needs its result's placement written on it "
+                "(garray.sharding = #garray.sharding<...>): propagation does not derive what a "
+                "collective does to a layout; or write garray.reshard to the layout you want and "
+                "let shardc plan the collectives";
+        return;
+      }
+      FailureOr<Annotation> a =
+          makeAnnotation(s, op->getResult(0).getType(), Annotation::Kind::OpResult, op, 0,
+                         op->getLoc(), [&] { return op->emitError(); });
+      if (failed(a))
+        ok = failure();
+      else
+        annotate(op->getResult(0), std::move(*a));
+      return;
+    }
     if (!computedWhole(op) || failed(ok))
       return;
     if (failed(ok = checkRulelessAnnotation(op)))

@@ -19,6 +19,9 @@
 # memory_blocks.mlir on data=2: w 1024x1024 P() 4194304 B, x 8 P("data") 16 B,
 #   then, after the branch, exp and tanh 4194304 B each, live together at
 #   tanh: 3 x 4194304 + 16 = 12582928
+# memory_block_order.mlir on data=2: ^bb2 (v = exp w) runs before ^bb1 (e, f)
+#   but is written after it; v leaves its block, so it counts everywhere:
+#   w + v + e + f = 4 x 4194304, + x 16 = 16777232
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 REPL="$ROOT/tests/cli/memory_replicated.mlir"
@@ -58,6 +61,11 @@ if expect_ok mem_blocks -- compile "$ROOT/tests/cli/memory_blocks.mlir" --mesh d
   -o "$TMP/blocks"; then
   check mem_blocks "values after a branch count: 12582928" \
     test "$(peak_of "$TMP/blocks/manifest.json")" = 12582928
+fi
+if expect_ok mem_block_order -- compile "$ROOT/tests/cli/memory_block_order.mlir" --mesh data=2 \
+  -o "$TMP/order"; then
+  check mem_block_order "blocks out of run order: 16777232" \
+    test "$(peak_of "$TMP/order/manifest.json")" = 16777232
 fi
 expect_error mem_budget_group 3 "exceeds --memory-budget=1024" \
   "argument 'mu': tensor<64x64xf32> P(None, \"model\")" \

@@ -54,3 +54,21 @@ func.func @uneven_reshape(%x: tensor<8x4xf32> {garray.sharding = #garray.shardin
   %r = garray.reshape %x : (tensor<8x4xf32>) -> tensor<32xf32>
   return %r : tensor<32xf32>
 }
+
+// -----
+
+// A cause is followed per dim: the operands conflict on dim 0, which the
+// reduce removes, so the reduce's result is not whole for that conflict.
+// Nor is a scalar's "nothing to split" a cause for its neighbours.
+garray.mesh @mesh ["data" = 2, "model" = 2]
+// CHECK: remark: %arg2 (argument of @conflict_reduced_away): P(None) <- no annotation reaches it: replicated
+// CHECK: remark: %0 (garray.add): P(None, None) <- its operands' layouts conflict here
+// CHECK: remark: %1 (garray.reduce): P(None) <- no annotation reaches it: replicated
+func.func @conflict_reduced_away(%x: tensor<8x6xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                                 %y: tensor<8x6xf32> {garray.sharding = #garray.sharding<@mesh, P("model", None)>},
+                                 %z: tensor<8xf32>) -> (tensor<6xf32>, tensor<f32>) {
+  %a = garray.add %x, %y : tensor<8x6xf32>
+  %r = garray.reduce <sum> %a, dims = [0] : (tensor<8x6xf32>) -> tensor<6xf32>
+  %s = garray.reduce <sum> %z, dims = [0] : (tensor<8xf32>) -> tensor<f32>
+  return %r, %s : tensor<6xf32>, tensor<f32>
+}
