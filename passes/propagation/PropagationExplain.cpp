@@ -449,6 +449,16 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
   return "no annotation reaches it: replicated";
 }
 
+/// The ops next to `v`: its definition (if any), then its users.
+static SmallVector<Operation *> definitionAndUsers(Value v) {
+  SmallVector<Operation *> ops;
+  if (Operation *def = v.getDefiningOp())
+    ops.push_back(def);
+  for (Operation *user : v.getUsers())
+    ops.push_back(user);
+  return ops;
+}
+
 /// What a pending value with no other cause says of its dims (its partial
 /// sum is named after it).
 static constexpr llvm::StringLiteral kDimsNotSplit = "its dims are not split";
@@ -515,12 +525,7 @@ void FunctionPropagation::findReplicatedCauses(llvm::function_ref<std::string(Va
     auto [u, du] = queue.front();
     queue.pop_front();
     Near from = reach.find({u, du})->second;
-    SmallVector<Operation *> ops;
-    if (Operation *def = u.getDefiningOp())
-      ops.push_back(def);
-    for (Operation *user : u.getUsers())
-      ops.push_back(user);
-    for (Operation *op : ops) {
+    for (Operation *op : definitionAndUsers(u)) {
       const FactorRule *rule = ruleFor(op);
       SmallVector<Value> tensors = tensorsOf(op);
       if (!rule || tensors.size() != rule->numTensors())
@@ -654,12 +659,7 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
 }
 
 std::pair<Operation *, Value> FunctionPropagation::heldNextTo(Value v) {
-  SmallVector<Operation *> ops;
-  if (Operation *def = v.getDefiningOp())
-    ops.push_back(def);
-  for (Operation *user : v.getUsers())
-    ops.push_back(user);
-  for (Operation *op : ops) {
+  for (Operation *op : definitionAndUsers(v)) {
     if (!ruleFor(op))
       continue;
     for (Value t : llvm::concat<Value>(op->getOperands(), op->getResults()))
