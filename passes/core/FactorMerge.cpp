@@ -132,6 +132,26 @@ FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorShardin
       taken[a] = true;
     }
   }
+  // Every tensor must hold the factors in blocks: in a dim of several
+  // factors (a reshape's), a minor factor is split only once every major
+  // one is split completely, and a major factor only by axes that divide it
+  // (as projectToFactors reads a dim). A result given a split no operand
+  // layout can run (P(None, "a") on a reshape 4 -> 2x2) keeps its factor
+  // whole here: the op computes it whole and a reshard slices it after.
+  for (size_t t = 0; t < rule.numTensors(); ++t)
+    for (const FactorRule::DimFactors &dim : rule.tensor(t)) {
+      bool majorWhole = true;
+      for (size_t k = 0; k < dim.size(); ++k) {
+        int f = dim[k];
+        int64_t product = mesh.product(axes[f]);
+        bool last = k + 1 == dim.size();
+        if (!majorWhole || (!last && rule.factorSizes[f] % product != 0)) {
+          axes[f].clear();
+          product = 1;
+        }
+        majorWhole = majorWhole && product == rule.factorSizes[f];
+      }
+    }
   return axes;
 }
 

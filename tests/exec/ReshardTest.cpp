@@ -530,3 +530,27 @@ TEST_CASE("reshard: the report's collectives are the local program's comm ops, e
     }
   }
 }
+
+// A reshape whose result is constrained to a split of its minor factor
+// (64 -> 8x8 with P(None, "x")): no layout of the flat operand holds that
+// split as blocks, so the reshape runs whole and an all_slice follows. The
+// op once ran with the result's split and the operand's whole layout, and
+// global-to-local made an invalid reshape (64 elements into 8x4). Found by
+// review; 1, 2, 4, 8 and an uneven 3 ranks against the 1-rank run.
+TEST_CASE("reshard: a reshape constrained on its minor factor runs whole, then slices",
+          "[exec][reshard]") {
+  const char *model = R"(garray.mesh @mesh ["x" = 2]
+func.func @main(%X: tensor<8x8xf32> {garray.name = "X"}) -> (tensor<8x8xf32> {garray.name = "Y"}) {
+  %f = garray.reshape %X : (tensor<8x8xf32>) -> tensor<64xf32>
+  %r = garray.reshape %f : (tensor<64xf32>) -> tensor<8x8xf32>
+  %c = garray.sharding_constraint %r : tensor<8x8xf32> to #garray.sharding<@mesh, P(None, "x")>
+  %y = garray.tanh %c : tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+)";
+  runEverywhere(model, {"x=1", "x=2", "x=4", "x=8", "x=3"}, {"X"}, [](const Inputs &in) {
+    return std::map<std::string, std::vector<double>>{
+        {"Y", map(in.at("X"), [](double x) { return std::tanh(x); })}};
+  });
+  CHECK(kinds(compile(model, "x=4", "rsminor.mlir")) == std::vector<std::string>{"all_slice"});
+}
