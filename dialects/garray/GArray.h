@@ -44,6 +44,8 @@ namespace mlir::garray {
 
 /// Name of the discardable attribute carrying a sharding on ops and args.
 inline constexpr llvm::StringLiteral kShardingAttrName = "garray.sharding";
+/// The most devices a mesh may have (mesh_c4).
+inline constexpr int64_t kMaxMeshDevices = 65536;
 
 /// A collective of the global program (all_reduce, all_gather, all_slice,
 /// reduce_scatter, all_to_all, collective_permute): inserted by the

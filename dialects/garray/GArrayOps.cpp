@@ -96,6 +96,20 @@ LogicalResult MeshOp::verify() {
       return emitOpError("mesh_c3: axis \"") << name << "\" has size " << size
                                              << "; sizes must be positive";
   }
+  // Collectives list their device groups explicitly and the runtime starts
+  // a rank per device: past this the compile would run for minutes (or the
+  // product overflow) rather than fail.
+  int64_t devices = 1;
+  for (int64_t size : getSizes()) {
+    if (ShapedType::isDynamic(size))
+      continue;
+    if (size > kMaxMeshDevices || devices * size > kMaxMeshDevices)
+      return emitOpError("mesh_c4: the mesh has more than ")
+             << kMaxMeshDevices << " devices (sizes " << getSizes()
+             << "); shardc compiles for at most " << kMaxMeshDevices
+             << " devices: use smaller axis sizes";
+    devices *= size;
+  }
   return success();
 }
 

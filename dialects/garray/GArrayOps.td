@@ -59,6 +59,8 @@ def GArray_MeshOp : GArray_Op<"mesh", [Symbol]> {
     - `mesh_c1`: at least one axis;
     - `mesh_c2`: axis names are unique and non-empty;
     - `mesh_c3`: every size is positive or `?`.
+    - `mesh_c4`: at most 65536 devices (the product of the known sizes):
+      collectives list their device groups, and a rank runs per device.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axes, DenseI64ArrayAttr:$sizes);
   let hasCustomAssemblyFormat = 1;

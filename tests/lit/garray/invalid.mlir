@@ -35,6 +35,22 @@ garray.mesh @mesh ["data" = -2]
 
 // -----
 
+// A mesh too large to compile for is an error, not minutes of enumerating
+// device groups (or an overflowing product: 2^32 x 2^32 devices).
+// expected-error @+1 {{mesh_c4: the mesh has more than 65536 devices (sizes 4294967296, 4294967296); shardc compiles for at most 65536 devices: use smaller axis sizes}}
+garray.mesh @mesh ["data" = 4294967296, "model" = 4294967296]
+
+// -----
+
+// expected-error @+1 {{mesh_c4: the mesh has more than 65536 devices (sizes 256, 512)}}
+garray.mesh @mesh ["data" = 256, "model" = 512]
+
+// -----
+
+garray.mesh @mesh ["data" = 256, "model" = 256]
+
+// -----
+
 func.func @constant_not_dense() -> tensor<2xf32> {
   // expected-error @+1 {{constant_c1: the value must be a dense elements attribute}}
   %0 = garray.constant sparse<[[0]], [1.0]> : tensor<2xf32>
