@@ -51,8 +51,11 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     llvm::DenseMap<Operation *, MeshOp> meshOf;
     MeshOp theMesh;
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
+      if (func.isExternal()) {
+        if (failed(checkDeclaration(func)))
+          return signalPassFailure();
         continue;
+      }
       FailureOr<MeshOp> mesh = findMesh(func);
       if (failed(mesh))
         return signalPassFailure();
@@ -145,6 +148,29 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     if (explain)
       for (const PropagationSets::Unplaced &u : sets.unplaced)
         explainUnplaced(u.func, u.why());
+  }
+
+  /// A declaration has no body to run in a layout: calls to it are ops
+  /// without a rule, computed whole, so a sharding on its signature could
+  /// not be honoured.
+  static LogicalResult checkDeclaration(func::FuncOp func) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (func.getArgAttr(i, kShardingAttrName))
+        return func.emitError("argument #")
+               << i << " of @" << func.getSymName()
+               << " has a sharding, but @" << func.getSymName()
+               << " is a declaration (no body): calls to it take and return whole values; drop "
+                  "the sharding, or give @"
+               << func.getSymName() << " a body";
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (func.getResultAttr(i, kShardingAttrName))
+        return func.emitError("result #")
+               << i << " of @" << func.getSymName()
+               << " has a sharding, but @" << func.getSymName()
+               << " is a declaration (no body): calls to it take and return whole values; drop "
+                  "the sharding, or give @"
+               << func.getSymName() << " a body";
+    return success();
   }
 
   using Members = SmallVector<std::pair<Value, func::FuncOp>>;

@@ -472,6 +472,14 @@ LogicalResult FunctionPropagation::seedSignature(func::FuncOp func) {
   ArrayRef<func::ReturnOp> rets = returnsOf[func];
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (auto s = getResultSharding(func, i)) {
+      // Results leave the function whole over every axis their dims do
+      // not split (insert-reshards reduces pending ones at the return).
+      if (s.isPending())
+        return func.emitError() << describeSignatureValue(func, true, i) << " is annotated "
+                                << writtenSpec(s)
+                                << ", a partial sum; a function returns its results reduced: "
+                                   "drop the unreduced part (insert-reshards reduces the "
+                                   "value before the return)";
       for (func::ReturnOp ret : rets) {
         FailureOr<Annotation> a =
             makeAnnotation(s, func.getResultTypes()[i], Annotation::Kind::FunctionResult, func,

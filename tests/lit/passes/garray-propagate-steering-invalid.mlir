@@ -347,3 +347,33 @@ func.func @reshard_other_mesh(%x: tensor<8xf32> {garray.sharding = #garray.shard
   %r = garray.reshard %x : tensor<8xf32> to #garray.sharding<@m2, P("a")>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A declaration has no body to run in a layout: a sharding on its signature
+// could not be honoured (it was ignored, and compile then failed with an
+// error that called the module's mesh missing).
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{result #0 of @ext has a sharding, but @ext is a declaration (no body): calls to it take and return whole values; drop the sharding, or give @ext a body}}
+func.func private @ext(tensor<8xf32>) -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %r = call @ext(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{argument #0 of @ext has a sharding, but @ext is a declaration (no body)}}
+func.func private @ext(tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32>
+
+// -----
+
+// A function result cannot be left a partial sum (the annotation was
+// dropped without a word, or became another layout plus an all_reduce).
+garray.mesh @mesh ["data" = 2, "model" = 2]
+// expected-error @+1 {{result #0 of @main is annotated P("model"), unreduced = sum("data"), a partial sum; a function returns its results reduced: drop the unreduced part (insert-reshards reduces the value before the return)}}
+func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model"), unreduced = sum("data")>}) {
+  %0 = garray.exp %x : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -234,12 +234,5 @@ func.func @unannotated(%a: tensor<8xf32>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 
-// -----
-
-garray.mesh @mesh ["data" = 2]
-
-// External declarations are skipped.
-// CHECK-LABEL: func.func private @external
-// CHECK-SAME: (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data"?)>})
-// CHECK-NOT: garray.sharding
-func.func private @external(tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data"?)>}) -> tensor<8xf32>
+// (A sharding on a declaration's signature is an error:
+// garray-propagate-steering-invalid.mlir.)
