@@ -292,8 +292,21 @@ LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, 
 // Discardable attributes, verified wherever they appear
 //===----------------------------------------------------------------------===//
 
+/// A sharding group id: an integer of at most 64 bits (wider ids, or i1's
+/// true, would alias other groups when read as int64).
+static LogicalResult verifyGroupId(Attribute value, Location loc, StringRef what) {
+  auto id = dyn_cast<IntegerAttr>(value);
+  auto type = id ? dyn_cast<IntegerType>(id.getType()) : IntegerType();
+  if (!type || type.getWidth() < 2 || type.getWidth() > 64)
+    return emitError(loc) << "garray.sharding_group on " << what << " is " << value
+                          << "; a group id is an integer of 2 to 64 bits, e.g. 0 : i64";
+  return success();
+}
+
 static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, Type type,
                                          Location loc, StringRef what) {
+  if (attr.getName() == "garray.sharding_group")
+    return verifyGroupId(attr.getValue(), loc, what);
   if (attr.getName() == "garray.name") {
     if (!isa<StringAttr>(attr.getValue()))
       return emitError(loc) << "garray.name on " << what << " must be a string";
@@ -310,7 +323,9 @@ static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, 
 
 LogicalResult GArrayDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   if (attr.getName() != shardingName)
-    return success();
+    return attr.getName() == "garray.sharding_group"
+               ? verifyGroupId(attr.getValue(), op->getLoc(), op->getName().getStringRef())
+               : success();
   if (auto list = dyn_cast<ArrayAttr>(attr.getValue())) {
     if (list.size() != op->getNumResults())
       return op->emitError() << kShardingAttrName << " lists " << list.size()

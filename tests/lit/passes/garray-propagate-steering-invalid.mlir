@@ -34,7 +34,7 @@ func.func @group_shapes(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m
 
 garray.mesh @mesh ["data" = 2]
 
-// expected-error @+1 {{garray.sharding_group must be an integer on a tensor argument or tensor result}}
+// expected-error @+1 {{garray.sharding_group on argument #0 is "a"; a group id is an integer of 2 to 64 bits, e.g. 0 : i64}}
 func.func @group_not_int(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = "a"}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
@@ -376,4 +376,13 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model"), unreduced = sum("data")>}) {
   %0 = garray.exp %x : tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Group ids wider than 64 bits (or i1) would alias other groups when read.
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{garray.sharding_group on argument #1 is 18446744073709551616 : i128; a group id is an integer of 2 to 64 bits, e.g. 0 : i64}}
+func.func @group_i128(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64}, %y: tensor<8xf32> {garray.sharding_group = 18446744073709551616 : i128}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
 }
