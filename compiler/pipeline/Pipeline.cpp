@@ -69,9 +69,18 @@ LogicalResult run(ModuleOp module, llvm::function_ref<void(OpPassManager &)> bui
 
 FailureOr<func::FuncOp> findEntry(ModuleOp module, llvm::StringRef name) {
   if (!name.empty()) {
-    auto f = module.lookupSymbol<func::FuncOp>(name);
-    if (!f || f.isExternal())
-      return module.emitError("no function named '") << name << "' to compile";
+    auto f = module.lookupSymbol<func::FuncOp>(name.starts_with("@") ? name.drop_front() : name);
+    if (f && f.isExternal())
+      return f.emitError("--entry @")
+             << f.getSymName() << " is a declaration (no body): name a function with a body";
+    if (!f) {
+      std::string defined;
+      for (auto g : module.getOps<func::FuncOp>())
+        if (!g.isExternal())
+          defined += (defined.empty() ? "@" : ", @") + g.getSymName().str();
+      return module.emitError("--entry: no function named '")
+             << name << "' to compile; the model defines " << defined;
+    }
     return f;
   }
   if (auto main = module.lookupSymbol<func::FuncOp>("main"))

@@ -74,6 +74,7 @@ struct Args {
                                                             cpu = "host";
   std::optional<shardc::Phase> emit;
   bool report = false, quiet = false, explain = false;
+  bool meshGiven = false; // --mesh was passed (perhaps empty: an error)
   std::optional<int64_t> memoryBudget;
   std::vector<std::pair<std::string, std::string>> inputs;
   /// `run --steps N`; unset = one step, printing every output.
@@ -127,7 +128,8 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     if (flagIs("--mesh")) {
       if (!(v = value("--mesh")))
         break;
-      a.mesh += (a.mesh.empty() ? "" : ",") + *v;
+      a.mesh += (a.meshGiven ? "," : "") + *v;
+      a.meshGiven = true;
     } else if (flagIs("-o")) {
       if (!(v = value("-o")))
         break;
@@ -148,6 +150,10 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     } else if (flagIs("--entry")) {
       if (!(v = value("--entry")))
         break;
+      if (v->empty()) {
+        status = usageError("--entry needs a function name, e.g. --entry main");
+        return std::nullopt;
+      }
       a.entry = *v;
     } else if (flagIs("--target")) {
       if (!(v = value("--target")))
@@ -209,11 +215,19 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
     status = usageError("no model given");
     return std::nullopt;
   }
-  // --mesh: AXIS=N pairs, each axis once, sizes positive.
+  // --mesh: AXIS=N pairs, each axis once, sizes positive; no empty entry
+  // (a stray comma or an empty value is a typo, not "no change").
   std::vector<std::string> seen;
   llvm::SmallVector<llvm::StringRef> pairs;
-  llvm::StringRef(a.mesh).split(pairs, ',', -1, false);
+  if (a.meshGiven)
+    llvm::StringRef(a.mesh).split(pairs, ',', -1, /*KeepEmpty=*/true);
   for (llvm::StringRef pair : pairs) {
+    if (pair.trim().empty()) {
+      status = usageError("--mesh '" + a.mesh +
+                          "' has an empty entry; expected AXIS=N pairs separated by commas, "
+                          "e.g. --mesh data=2,model=4");
+      return std::nullopt;
+    }
     auto [axis, size] = pair.split('=');
     long long n;
     if (axis.trim().empty() || size.trim().getAsInteger(10, n) || n < 1) {

@@ -74,8 +74,15 @@ expect_error model_empty $COMPILE \
   -- compile "$TMP/empty.mlir" -o "$TMP/o9"
 
 expect_error entry_missing $COMPILE \
-  "no function named 'nosuch'" \
+  "no function named 'nosuch'" "the model defines @" \
   -- compile "$SEED" --entry nosuch -o "$TMP/o10"
+expect_error entry_empty 2 "--entry needs a function name" \
+  -- compile "$SEED" --entry "" -o "$TMP/o10b"
+# --entry @main names main (as the IR writes it).
+expect_ok entry_at -- report "$SEED" --entry @main --mesh data=2
+expect_error mesh_empty_entry 2 "has an empty entry; expected AXIS=N pairs" \
+  -- report "$SEED" --mesh "data=2,,x=2"
+expect_error mesh_empty 2 "has an empty entry" -- report "$SEED" --mesh ""
 
 # ---------------------------------------------------------------------------
 # --mesh. Today these are reported by the compiler (status 3); ExitCode says a
