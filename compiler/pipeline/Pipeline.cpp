@@ -67,6 +67,30 @@ LogicalResult run(ModuleOp module, llvm::function_ref<void(OpPassManager &)> bui
   return pm.run(module);
 }
 
+/// Programs are garray ops, with func, cf and scf around them: an op of
+/// another dialect on tensors (arith.addf for garray.add) passed
+/// propagation as an op without a rule on whole values, but has no
+/// lowering, and bufferization would fail on it with "op was not
+/// bufferized". Said here, by name, with the fix.
+LogicalResult checkLowerable(ModuleOp module) {
+  WalkResult walked = module.walk([](Operation *op) {
+    Dialect *dialect = op->getDialect();
+    StringRef ns = dialect ? dialect->getNamespace() : "";
+    if (llvm::is_contained({"garray", "comm", "func", "cf", "scf", "builtin"}, ns))
+      return WalkResult::advance();
+    auto isTensor = [](Type t) { return isa<TensorType>(t); };
+    if (llvm::none_of(op->getOperandTypes(), isTensor) &&
+        llvm::none_of(op->getResultTypes(), isTensor))
+      return WalkResult::advance();
+    op->emitError("'") << op->getName()
+                       << "' on tensors is not an op shardc compiles (it has no sharding rule "
+                          "and no lowering); write the computation with garray ops, e.g. "
+                          "garray.add for arith.addf";
+    return WalkResult::interrupt();
+  });
+  return failure(walked.wasInterrupted());
+}
+
 FailureOr<func::FuncOp> findEntry(ModuleOp module, llvm::StringRef name) {
   if (!name.empty()) {
     auto f = module.lookupSymbol<func::FuncOp>(name.starts_with("@") ? name.drop_front() : name);
@@ -738,6 +762,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
 
   // Phase 4: lowering. Compute to linalg (fused and bufferized by the CPU
   // target), collectives to runtime calls, then LLVM and machine code.
+  if (failed(checkLowerable(module)))
+    return std::nullopt;
   if (failed(run(module, [](OpPassManager &pm) {
         pm.addPass(createGArrayLowerToLinalg());
         pm.addPass(createCommLowerToRuntime());

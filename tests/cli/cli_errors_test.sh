@@ -76,6 +76,10 @@ expect_error model_empty $COMPILE \
 expect_error entry_missing $COMPILE \
   "no function named 'nosuch'" "the model defines @" \
   -- compile "$SEED" --entry nosuch -o "$TMP/o10"
+expect_error ruleless_tensor_op $COMPILE \
+  "'arith.addf' on tensors is not an op shardc compiles" "garray.add for arith.addf" \
+  "!not bufferized" \
+  -- compile "$ROOT/tests/cli/ruleless_tensor_op.mlir" -o "$TMP/o10c"
 expect_error entry_empty 2 "--entry needs a function name" \
   -- compile "$SEED" --entry "" -o "$TMP/o10b"
 # --entry @main names main (as the IR writes it).
