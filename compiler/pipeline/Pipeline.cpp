@@ -67,16 +67,17 @@ LogicalResult run(ModuleOp module, llvm::function_ref<void(OpPassManager &)> bui
   return pm.run(module);
 }
 
-/// Programs are garray ops, with func, cf and scf around them: an op of
-/// another dialect on tensors (arith.addf for garray.add) passed
-/// propagation as an op without a rule on whole values, but has no
-/// lowering, and bufferization would fail on it with "op was not
-/// bufferized". Said here, by name, with the fix.
+/// Programs are garray ops, with func, cf and scf around them (and ops
+/// that bufferize as they are: arith.constant, tensor.extract). An
+/// elementwise op of another dialect on tensors (arith.addf for garray.add,
+/// math.exp for garray.exp) passed propagation as an op without a rule on
+/// whole values, but nothing lowers it, and bufferization failed on it with
+/// "op was not bufferized". Said here, by name, with the fix.
 LogicalResult checkLowerable(ModuleOp module) {
   WalkResult walked = module.walk([](Operation *op) {
     Dialect *dialect = op->getDialect();
     StringRef ns = dialect ? dialect->getNamespace() : "";
-    if (llvm::is_contained({"garray", "comm", "func", "cf", "scf", "builtin"}, ns))
+    if (llvm::is_contained({"garray", "comm"}, ns) || !op->hasTrait<OpTrait::Elementwise>())
       return WalkResult::advance();
     auto isTensor = [](Type t) { return isa<TensorType>(t); };
     if (llvm::none_of(op->getOperandTypes(), isTensor) &&
@@ -103,7 +104,8 @@ FailureOr<func::FuncOp> findEntry(ModuleOp module, llvm::StringRef name) {
         if (!g.isExternal())
           defined += (defined.empty() ? "@" : ", @") + g.getSymName().str();
       return module.emitError("--entry: no function named '")
-             << name << "' to compile; the model defines " << defined;
+             << name << "' to compile; the model defines "
+             << (defined.empty() ? "no function with a body" : defined);
     }
     return f;
   }

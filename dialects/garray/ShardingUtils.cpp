@@ -292,14 +292,21 @@ LogicalResult mlir::garray::verifyShardingFor(ShardingAttr sharding, Type type, 
 // Discardable attributes, verified wherever they appear
 //===----------------------------------------------------------------------===//
 
-/// A sharding group id: an integer of at most 64 bits (wider ids, or i1's
-/// true, would alias other groups when read as int64).
+/// A sharding group id: a non-negative signless integer (or index) that
+/// fits in 63 bits. Ids are read as int64: a wider one, an i1, or a
+/// negative or narrow one that sign-extends (3 : i2 is -1) would alias
+/// another group, and -1 means "no group" to the memory estimate.
 static LogicalResult verifyGroupId(Attribute value, Location loc, StringRef what) {
   auto id = dyn_cast<IntegerAttr>(value);
   auto type = id ? dyn_cast<IntegerType>(id.getType()) : IntegerType();
-  if (!type || type.getWidth() < 2 || type.getWidth() > 64)
+  bool ok = id && ((type && type.isSignless() && type.getWidth() >= 2 &&
+                    type.getWidth() <= 64) ||
+                   id.getType().isIndex()) &&
+            !id.getValue().isNegative();
+  if (!ok)
     return emitError(loc) << "garray.sharding_group on " << what << " is " << value
-                          << "; a group id is an integer of 2 to 64 bits, e.g. 0 : i64";
+                          << "; a group id is a non-negative integer of at most 64 bits, e.g. "
+                             "0 : i64";
   return success();
 }
 

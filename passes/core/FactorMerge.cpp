@@ -138,20 +138,27 @@ FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorShardin
   // (as projectToFactors reads a dim). A result given a split no operand
   // layout can run (P(None, "a") on a reshape 4 -> 2x2) keeps its factor
   // whole here: the op computes it whole and a reshard slices it after.
-  for (size_t t = 0; t < rule.numTensors(); ++t)
-    for (const FactorRule::DimFactors &dim : rule.tensor(t)) {
-      bool majorWhole = true;
-      for (size_t k = 0; k < dim.size(); ++k) {
-        int f = dim[k];
-        int64_t product = mesh.product(axes[f]);
-        bool last = k + 1 == dim.size();
-        if (!majorWhole || (!last && rule.factorSizes[f] % product != 0)) {
-          axes[f].clear();
-          product = 1;
+  // Clearing a factor for one tensor can strand a minor factor in another
+  // (a factor is major in one dim and minor in another), so this repeats
+  // until nothing changes; factors only lose axes, so it ends.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t t = 0; t < rule.numTensors(); ++t)
+      for (const FactorRule::DimFactors &dim : rule.tensor(t)) {
+        bool majorWhole = true;
+        for (size_t k = 0; k < dim.size(); ++k) {
+          int f = dim[k];
+          int64_t product = mesh.product(axes[f]);
+          bool last = k + 1 == dim.size();
+          if (!axes[f].empty() && (!majorWhole || (!last && rule.factorSizes[f] % product != 0))) {
+            axes[f].clear();
+            product = 1;
+            changed = true;
+          }
+          majorWhole = majorWhole && product == rule.factorSizes[f];
         }
-        majorWhole = majorWhole && product == rule.factorSizes[f];
       }
-    }
+  }
   return axes;
 }
 

@@ -554,3 +554,27 @@ func.func @main(%X: tensor<8x8xf32> {garray.name = "X"}) -> (tensor<8x8xf32> {ga
   });
   CHECK(kinds(compile(model, "x=4", "rsminor.mlir")) == std::vector<std::string>{"all_slice"});
 }
+
+// The same through two dims: [8,8] -> [2,8,4] has factors z·a | b·c on the
+// operand and z | a·b | c on the result. Constraining the result to
+// P(None, ("q","r"), "s") splits a, b and c; a is minor to an unsplit z on
+// the operand, and clearing it strands b (minor to a on the result), which
+// strands c (minor to b on the operand): the block check repeats until
+// nothing changes (one pass left c split, and an invalid local reshape).
+// Found by review; meshes of 1, 8, 4 and uneven 3x1x2 devices.
+TEST_CASE("reshard: a reshape's block check repeats until nothing changes", "[exec][reshard]") {
+  const char *model = R"(garray.mesh @mesh ["q" = 2, "r" = 2, "s" = 2]
+func.func @main(%X: tensor<8x8xf32> {garray.name = "X"}) -> (tensor<8x8xf32> {garray.name = "Y"}) {
+  %r = garray.reshape %X : (tensor<8x8xf32>) -> tensor<2x8x4xf32>
+  %c = garray.sharding_constraint %r : tensor<2x8x4xf32> to #garray.sharding<@mesh, P(None, ("q", "r"), "s")>
+  %t = garray.tanh %c : tensor<2x8x4xf32>
+  %y = garray.reshape %t : (tensor<2x8x4xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+)";
+  runEverywhere(model, {"q=1,r=1,s=1", "q=2,r=2,s=2", "q=2,r=1,s=2", "q=3,r=1,s=2"}, {"X"},
+                [](const Inputs &in) {
+                  return std::map<std::string, std::vector<double>>{
+                      {"Y", map(in.at("X"), [](double x) { return std::tanh(x); })}};
+                });
+}

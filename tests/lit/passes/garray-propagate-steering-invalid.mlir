@@ -34,7 +34,7 @@ func.func @group_shapes(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m
 
 garray.mesh @mesh ["data" = 2]
 
-// expected-error @+1 {{garray.sharding_group on argument #0 is "a"; a group id is an integer of 2 to 64 bits, e.g. 0 : i64}}
+// expected-error @+1 {{garray.sharding_group on argument #0 is "a"; a group id is a non-negative integer of at most 64 bits, e.g. 0 : i64}}
 func.func @group_not_int(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = "a"}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
@@ -382,7 +382,25 @@ func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32> {garray.sharding = #garray.
 
 // Group ids wider than 64 bits (or i1) would alias other groups when read.
 garray.mesh @mesh ["data" = 2]
-// expected-error @+1 {{garray.sharding_group on argument #1 is 18446744073709551616 : i128; a group id is an integer of 2 to 64 bits, e.g. 0 : i64}}
+// expected-error @+1 {{garray.sharding_group on argument #1 is 18446744073709551616 : i128; a group id is a non-negative integer of at most 64 bits, e.g. 0 : i64}}
 func.func @group_i128(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64}, %y: tensor<8xf32> {garray.sharding_group = 18446744073709551616 : i128}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// A narrow id that sign-extends (3 : i2 is -1) or a negative one would alias
+// another group (and -1 is "no group" to the memory estimate).
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{garray.sharding_group on argument #0 is -1 : i2; a group id is a non-negative integer of at most 64 bits}}
+func.func @group_i2(%x: tensor<8xf32> {garray.sharding_group = 3 : i2}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+// expected-error @+1 {{garray.sharding_group on argument #0 is -1 : i64; a group id is a non-negative integer of at most 64 bits}}
+func.func @group_negative(%x: tensor<8xf32> {garray.sharding_group = -1 : i64}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
