@@ -399,6 +399,8 @@ private:
   /// Per value id: its partial sum is its own op's (reduced dims it splits),
   /// none passed on from an operand.
   std::vector<bool> ownPartial;
+  /// Explain only: ids of arguments annotated as partial sums.
+  llvm::DenseSet<unsigned> annotatedPartial;
   /// Returned values originOf is explaining call results by (a callee that
   /// returns a call of itself or of its caller would recurse).
   llvm::DenseSet<Value> explainingCalls;

@@ -85,6 +85,17 @@ void FunctionPropagation::traceAxes() {
   ownPartial.assign(valueOf.size(), false);
   std::vector<std::vector<int>> seenPending(valueOf.size());
   std::vector<shardc::Reduction> pendingKind(valueOf.size(), shardc::Reduction::Sum);
+  // Arguments annotated as partial sums are pending from the start (as
+  // insert-reshards reads them), by their own annotation.
+  for (func::FuncOp func : funcs)
+    for (BlockArgument arg : func.getArguments())
+      if (isTensor(arg))
+        if (TensorSharding s = closedFinal(arg); s.isPending()) {
+          unsigned id = idOf(arg);
+          seenPending[id] = heldPending[id] = s.pending;
+          pendingKind[id] = s.pendingKind;
+          annotatedPartial.insert(id);
+        }
   // In program order (nodes follow the ops), so an operand's pending state
   // is known before its users'.
   for (const Node &n : nodes) {
@@ -219,6 +230,13 @@ void FunctionPropagation::traceAxes() {
         if (llvm::is_contained(held.dims[d].axes, x))
           detour.addSource(idOf(v), x, a.priorityOf(d), source, via);
       }
+    // And of the partial sum it wrote (an argument annotated unreduced):
+    // linear ops pass it on (the holds under an op's "kept" key).
+    for (int x : written.pending)
+      if (llvm::is_contained(heldPending[idOf(v)], x)) {
+        o.addSource(idOf(v), x, kLastRound, source, via);
+        detour.addSource(idOf(v), x, kLastRound, source, via);
+      }
     return source;
   };
   for (auto &[v, a] : annotations) {
@@ -228,6 +246,11 @@ void FunctionPropagation::traceAxes() {
       for (int x : dim.axes) {
         o.activateIn(idOf(v), x, a.priorityOf(d));
         detour.activateIn(idOf(v), x, a.priorityOf(d));
+      }
+    for (int x : heldPending[idOf(v)])
+      if (annotatedPartial.contains(idOf(v))) {
+        o.activateIn(idOf(v), x, kLastRound);
+        detour.activateIn(idOf(v), x, kLastRound);
       }
   }
   for (func::FuncOp f : funcs)
@@ -253,7 +276,14 @@ std::string FunctionPropagation::written(const Annotation &a) {
     if (!a.priority.empty() && a.priority[d] != kLastRound)
       out += " p" + std::to_string(a.priority[d]);
   }
-  return out + ")";
+  out += ")";
+  if (s.isPending()) {
+    out += std::string(", unreduced = ") + shardc::reductionName(s.pendingKind) + "(";
+    for (auto [i, axis] : llvm::enumerate(s.pending))
+      out += (i ? ", \"" : "\"") + core.axes[axis] + "\"";
+    out += ")";
+  }
+  return out;
 }
 
 std::string FunctionPropagation::axisList(const shardc::Mesh &core, ArrayRef<int> axes) {
@@ -368,7 +398,10 @@ std::string FunctionPropagation::originOf(Value v, llvm::function_ref<std::strin
           return out;
         }
       }
-  std::vector<int> axes = closedFinal(v).usedAxes();
+  // The axes its dims hold (a pending value's partial sum is partialOf's).
+  std::vector<int> axes;
+  for (const shardc::DimSharding &d : closedFinal(v).dims)
+    axes.insert(axes.end(), d.axes.begin(), d.axes.end());
   if (axes.empty())
     return replicatedOrigin(v, name);
   std::vector<int> unexplained;
@@ -384,6 +417,10 @@ std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::stri
   const std::vector<int> &axes = heldPending[idOf(v)];
   if (axes.empty())
     return "";
+  if (annotatedPartial.contains(idOf(v)))
+    return "; each device holds a partial result over " + axisList(core, axes) +
+           " (as its annotation says), which insert-reshards reduces where a use needs it "
+           "whole";
   std::vector<int> unexplained;
   std::vector<Named> detours;
   std::vector<Named> named = sourcesOf(v, axes, detours, unexplained);
@@ -449,6 +486,12 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
   return "no annotation reaches it: replicated";
 }
 
+/// Whether `s` splits some dim (its pending axes aside: a partial sum is
+/// explained on its own, by partialOf).
+static bool splitsDims(const TensorSharding &s) {
+  return llvm::any_of(s.dims, [](const shardc::DimSharding &d) { return !d.axes.empty(); });
+}
+
 /// The ops next to `v`: its definition (if any), then its users.
 static SmallVector<Operation *> definitionAndUsers(Value v) {
   SmallVector<Operation *> ops;
@@ -475,7 +518,7 @@ void FunctionPropagation::findReplicatedCauses(llvm::function_ref<std::string(Va
   std::deque<Key> queue;
   // Dims not split (a pending value's too: its partial sum is explained
   // apart, and what it is reduced to is whole).
-  auto whole = [&](Value t) { return isTensor(t) && closedFinal(t).isFullyReplicated(); };
+  auto whole = [&](Value t) { return isTensor(t) && !splitsDims(closedFinal(t)); };
   auto rank = [](Value t) { return cast<RankedTensorType>(t.getType()).getRank(); };
   auto tensorsOf = [](Operation *op) {
     SmallVector<Value> tensors(op->getOperands());
@@ -608,7 +651,7 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
   SmallVector<std::pair<unsigned, std::string>> layouts;
   if (def)
     for (auto [i, operand] : llvm::enumerate(def->getOperands()))
-      if (isTensor(operand) && !closedFinal(operand).isFullyReplicated())
+      if (isTensor(operand) && splitsDims(closedFinal(operand)))
         layouts.push_back({i, closedFinal(operand).str(core)});
   auto listLayouts = [&] {
     llvm::interleave(
@@ -663,7 +706,7 @@ std::pair<Operation *, Value> FunctionPropagation::heldNextTo(Value v) {
     if (!ruleFor(op))
       continue;
     for (Value t : llvm::concat<Value>(op->getOperands(), op->getResults()))
-      if (t != v && isTensor(t) && !closedFinal(t).isFullyReplicated())
+      if (t != v && isTensor(t) && splitsDims(closedFinal(t)))
         return {op, t};
   }
   return {nullptr, Value()};

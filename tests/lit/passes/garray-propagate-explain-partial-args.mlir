@@ -1,0 +1,20 @@
+// RUN: shardc-opt %s --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
+//
+// Arguments annotated as partial sums (unreduced): explain quotes the
+// annotation with its unreduced part, runs them pending from the start as
+// insert-reshards does, and names them as the source of the partial sums
+// linear ops pass on. It once called their pending axis a ghost from "an
+// earlier priority round", dropped "unreduced" from the quote, and said the
+// add of two of them reduced dims it does not have. Found by review.
+
+garray.mesh @mesh ["a" = 2, "b" = 2]
+// CHECK: remark: %arg0 (argument of @f): P(None) unreduced=sum("a") <- argument #0 annotated P(None), unreduced = sum("a") at {{.*}}:[[@LINE+4]]:14
+// CHECK-NOT: earlier priority round
+// CHECK: remark: %0 (garray.add): P(None) <- its dims are not split; each device holds a partial result over "a" (a partial sum it passes on from its operands: argument #0 (%arg0) annotated P(None), unreduced = sum("a") at {{.*}} via garray.add ({{.*}}), and argument #1 (%arg1) annotated P(None), unreduced = sum("a") at {{.*}} via garray.add ({{.*}})), which insert-reshards reduces where a use needs it whole
+// CHECK: remark: %1 (garray.neg): P(None) <- its dims are not split; each device holds a partial result over "a" (a partial sum it passes on from its operands: argument #0 (%arg0)
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("a")>},
+             %z: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("a")>}) -> tensor<8xf32> {
+  %t = garray.add %x, %z : tensor<8xf32>
+  %n = garray.neg %t : tensor<8xf32>
+  return %n : tensor<8xf32>
+}
