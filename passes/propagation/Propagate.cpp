@@ -154,22 +154,19 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
   /// without a rule, computed whole, so a sharding on its signature could
   /// not be honoured.
   static LogicalResult checkDeclaration(func::FuncOp func) {
+    auto refuse = [&](StringRef what, unsigned i) {
+      return func.emitError() << what << " #" << i << " of @" << func.getSymName()
+                              << " has a sharding, but @" << func.getSymName()
+                              << " is a declaration (no body): calls to it take and return "
+                                 "whole values; drop the sharding, or give @"
+                              << func.getSymName() << " a body";
+    };
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       if (func.getArgAttr(i, kShardingAttrName))
-        return func.emitError("argument #")
-               << i << " of @" << func.getSymName()
-               << " has a sharding, but @" << func.getSymName()
-               << " is a declaration (no body): calls to it take and return whole values; drop "
-                  "the sharding, or give @"
-               << func.getSymName() << " a body";
+        return refuse("argument", i);
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (func.getResultAttr(i, kShardingAttrName))
-        return func.emitError("result #")
-               << i << " of @" << func.getSymName()
-               << " has a sharding, but @" << func.getSymName()
-               << " is a declaration (no body): calls to it take and return whole values; drop "
-                  "the sharding, or give @"
-               << func.getSymName() << " a body";
+        return refuse("result", i);
     return success();
   }
 
