@@ -293,7 +293,9 @@ LogicalResult FunctionPropagation::checkGroups() {
         if (auto r = dyn_cast<OpResult>(m); r && r.getOwner()->getNumResults() > 1)
           which = "result #" + std::to_string(r.getResultNumber()) + ", ";
         if (auto a = annotations.find(m); a != annotations.end())
-          return which + "annotated " + written(a->second);
+          return which + (a->second.kind == Annotation::Kind::CallResult
+                              ? "the callee's declared result " + written(a->second)
+                              : "annotated " + written(a->second));
         Operation *op = ruleless(m);
         if (!op)
           return which + "unannotated";
@@ -311,7 +313,8 @@ LogicalResult FunctionPropagation::checkGroups() {
       // for every member (annotateGroups copies only an agreed, closed one).
       SmallVector<const Annotation *> written;
       for (Value m : members)
-        if (auto a = annotations.find(m); a != annotations.end() && !a->second.group)
+        if (auto a = annotations.find(m); a != annotations.end() && !a->second.group &&
+                                          a->second.kind != Annotation::Kind::CallResult)
           written.push_back(&a->second);
       auto differs = [&](const Annotation *a) {
         return a->full != written.front()->full || a->priority != written.front()->priority;
@@ -323,7 +326,9 @@ LogicalResult FunctionPropagation::checkGroups() {
       auto callResult = [&](Value m) {
         auto r = dyn_cast<OpResult>(m);
         auto call = r ? dyn_cast<func::CallOp>(r.getOwner()) : func::CallOp();
-        return call && calleeInSet(call) && !annotations.count(m);
+        auto a = annotations.find(m);
+        return call && calleeInSet(call) &&
+               (a == annotations.end() || a->second.kind == Annotation::Kind::CallResult);
       };
       if (ruleless(v) || ruleless(members.front()))
         d << "take the value without a sharding rule out of the group, or give the group "
