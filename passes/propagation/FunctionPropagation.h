@@ -474,6 +474,9 @@ private:
   /// Per factor of `op`'s rule: whether its operands' layouts conflict on
   /// it, a factor of the result (operandsConflict: any).
   std::vector<bool> conflictFactors(Operation *op);
+  /// The first operand of rule op `op` that is a partial sum right before
+  /// it (explain's simulation of insert-reshards), if any.
+  std::optional<unsigned> reducedOperand(Operation *op);
   /// Why a whole value is whole on its own account (its annotation, a
   /// conflict at it, its op's rule); "" when only because a neighbour is.
   std::string ownReplicatedCause(Value v, llvm::function_ref<std::string(Value)> name);

@@ -697,8 +697,22 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
   } else if (partial) {
     // Its split is a partial sum passed on from its operands (named next).
     os << kDimsNotSplit;
+  } else if (std::optional<unsigned> i = reducedOperand(def)) {
+    Value operand = def->getOperand(*i);
+    os << "operand #" << *i << " (" << name(operand) << ") is a partial sum over "
+       << axisList(core, heldPending[idOf(operand)]) << ", which insert-reshards reduces before "
+       << def->getName() << " (it does not pass a partial sum on): what it computes from is whole";
   }
   return out;
+}
+
+std::optional<unsigned> FunctionPropagation::reducedOperand(Operation *op) {
+  if (!op || !ruleFor(op))
+    return std::nullopt;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (isTensor(operand) && !heldPending[idOf(operand)].empty())
+      return static_cast<unsigned>(i);
+  return std::nullopt;
 }
 
 std::pair<Operation *, Value> FunctionPropagation::heldNextTo(Value v) {

@@ -19,7 +19,7 @@ func.func @replicated_annotation(
 // -----
 
 garray.mesh @mesh ["data" = 2]
-// CHECK: remark: %1 (garray.exp): P(None) <- whole like %0, 1 op away through garray.exp ({{.*}}): its operands (operand #0 P("data", None)) are split only along dims it reduces: its own dims are replicated
+// CHECK: remark: %1 (garray.exp): P(None) <- operand #0 (%0) is a partial sum over "data", which insert-reshards reduces before garray.exp (it does not pass a partial sum on): what it computes from is whole
 func.func @after_a_full_reduction(
     %x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
   %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
@@ -71,4 +71,19 @@ func.func @conflict_reduced_away(%x: tensor<8x6xf32> {garray.sharding = #garray.
   %r = garray.reduce <sum> %a, dims = [0] : (tensor<8x6xf32>) -> tensor<6xf32>
   %s = garray.reduce <sum> %z, dims = [0] : (tensor<8xf32>) -> tensor<f32>
   return %r, %s : tensor<6xf32>, tensor<f32>
+}
+
+// -----
+
+// A value computed from a partial sum that insert-reshards reduces first
+// (exp passes no partial sum on) is whole for that reason, and its users
+// are whole like it (both read "no annotation reaches it" before).
+garray.mesh @mesh ["data" = 2]
+// CHECK: remark: %1 (garray.exp): P(None) <- operand #0 (%0) is a partial sum over "data", which insert-reshards reduces before garray.exp (it does not pass a partial sum on): what it computes from is whole
+// CHECK: remark: %2 (garray.tanh): P(None) <- whole like %1, 1 op away through garray.tanh
+func.func @after_a_partial_sum(%x: tensor<8x6xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<6xf32> {
+  %r = garray.reduce <sum> %x, dims = [0] : (tensor<8x6xf32>) -> tensor<6xf32>
+  %e = garray.exp %r : tensor<6xf32>
+  %t = garray.tanh %e : tensor<6xf32>
+  return %t : tensor<6xf32>
 }
