@@ -334,11 +334,14 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
                                        ArrayRef<int> axes, ArrayRef<Named> detours,
                                        ArrayRef<int> unexplained, StringRef also,
                                        llvm::function_ref<std::string(Value)> name) {
-  std::set<std::string> said; // one declared result seen from its return and its calls
+  // One annotation is named once, however it is seen: a declared result
+  // from its return and its calls, a group member's annotation itself and
+  // through the group's copy on another member (same text, same place).
+  std::set<std::string> said;
   bool first = true;
   for (const Named &n : named) {
     const OriginSource &src = originSources[n.source];
-    if (!said.insert(describe(*src.annotation) + locationText(src.annotation->loc)).second)
+    if (!said.insert(written(*src.annotation) + "@" + locationText(src.annotation->loc)).second)
       continue;
     if (!first) {
       os << also;
