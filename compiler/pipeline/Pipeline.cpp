@@ -463,8 +463,8 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
   // wrote: its reason says so (passes/collectives/InsertReshards.cpp).
   auto userAsked = [](Operation *def) {
     auto reason = def ? def->getAttrOfType<StringAttr>("reason") : StringAttr();
-    return reason && (reason.getValue().starts_with("garray.sharding_constraint at ") ||
-                      reason.getValue().starts_with("garray.reshard written at "));
+    return reason && (reason.getValue().starts_with(garray::kConstraintReasonPrefix) ||
+                      reason.getValue().starts_with(garray::kWrittenReshardReasonPrefix));
   };
   // The sharding group `v` belongs to, -1 if none.
   auto groupOf = [&](Value v) -> int64_t {

@@ -44,6 +44,12 @@ namespace mlir::garray {
 
 /// Name of the discardable attribute carrying a sharding on ops and args.
 inline constexpr llvm::StringLiteral kShardingAttrName = "garray.sharding";
+/// How the `reason` of a reshard (and of the collectives it becomes) starts
+/// when the user asked for the layout: a sharding_constraint or a reshard
+/// written in the program (insert-reshards writes them; the memory
+/// estimate reads them to say the value is placed by its annotation).
+inline constexpr llvm::StringLiteral kConstraintReasonPrefix = "garray.sharding_constraint at ";
+inline constexpr llvm::StringLiteral kWrittenReshardReasonPrefix = "garray.reshard written at ";
 /// The most devices a mesh may have (mesh_c4).
 inline constexpr int64_t kMaxMeshDevices = 65536;
 

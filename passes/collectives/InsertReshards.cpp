@@ -322,7 +322,7 @@ private:
     auto reshard = ReshardOp::create(b, c.getLoc(), c.getOperand(), attr(want));
     // A constraint the compiler wrote (expand-optimizers' gradient pin)
     // says so; its reshard keeps that, not the user-facing op name alone.
-    std::string reason = "garray.sharding_constraint at " + locationText(c.getLoc());
+    std::string reason = kConstraintReasonPrefix.str() + locationText(c.getLoc());
     if (auto why = c->getAttrOfType<StringAttr>("reason"))
       reason += " (" + why.str() + ")";
     reason += ": has " + actual(c.getOperand()).str(core) + ", needs " + want.str(core);
@@ -339,7 +339,8 @@ private:
       return;
     TensorSharding want = *toCore(r.getSharding(), mesh, r.getType().getRank());
     r->setAttr("reason", StringAttr::get(r.getContext(),
-                                         "garray.reshard written at " + locationText(r.getLoc()) +
+                                         kWrittenReshardReasonPrefix.str() +
+                                             locationText(r.getLoc()) +
                                              ": has " + actual(r.getOperand()).str(core) +
                                              ", needs " + want.str(core)));
     changed = true;

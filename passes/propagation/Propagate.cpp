@@ -100,9 +100,7 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
       return markAllAnalysesPreserved();
     }
     PropagationSets sets = splitIntoSets(defined, meshOf, groupFuncs);
-    for (func::CallOp call : sets.crossMesh) {
-      auto caller = call->getParentOfType<func::FuncOp>();
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+    for (auto [call, caller, callee] : sets.crossMesh) {
       MeshOp from = meshOf.lookup(caller), to = meshOf.lookup(callee);
       InFlightDiagnostic d = call.emitError("@")
                              << caller.getSymName() << " lives on mesh @" << from.getSymName()
@@ -115,9 +113,7 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
       d.attachNote(callee.getLoc()) << "@" << callee.getSymName() << " is defined here";
       return signalPassFailure();
     }
-    for (func::CallOp call : sets.outOfUnplaced) {
-      auto caller = call->getParentOfType<func::FuncOp>();
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+    for (auto [call, caller, callee] : sets.outOfUnplaced) {
       MeshOp to = sets.runs[sets.runOf.lookup(callee)].first;
       const PropagationSets::Unplaced *u = llvm::find_if(
           sets.unplaced, [&](const PropagationSets::Unplaced &x) { return x.func == caller; });

@@ -68,7 +68,7 @@ splitIntoSets(ArrayRef<func::FuncOp> defined, const llvm::DenseMap<Operation *, 
   PropagationSets sets;
   // A module with one defined function has nothing to join: no walk over
   // its (possibly 100k) ops.
-  SmallVector<std::tuple<func::CallOp, func::FuncOp, func::FuncOp>> calls;
+  SmallVector<CallEdge> calls;
   if (defined.size() > 1) {
     for (func::FuncOp caller : defined)
       caller.walk([&](func::CallOp call) {
@@ -78,7 +78,7 @@ splitIntoSets(ArrayRef<func::FuncOp> defined, const llvm::DenseMap<Operation *, 
           return;
         calls.push_back({call, caller, callee});
         if (!join(caller, callee))
-          sets.crossMesh.push_back(call);
+          sets.crossMesh.push_back(calls.back());
       });
     for (const SmallVector<func::FuncOp> &members : groups)
       for (func::FuncOp f : members)
@@ -119,9 +119,9 @@ splitIntoSets(ArrayRef<func::FuncOp> defined, const llvm::DenseMap<Operation *, 
       sets.unplaced.push_back({f, words});
     }
   }
-  for (auto &[call, caller, callee] : calls)
-    if (!sets.runOf.count(caller) && sets.runOf.count(callee))
-      sets.outOfUnplaced.push_back(call);
+  for (const CallEdge &e : calls)
+    if (!sets.runOf.count(e.caller) && sets.runOf.count(e.callee))
+      sets.outOfUnplaced.push_back(e);
   return sets;
 }
 

@@ -40,6 +40,12 @@ namespace shardc::propagation {
 using namespace mlir;
 using namespace mlir::garray;
 
+/// A call between two defined functions.
+struct CallEdge {
+  func::CallOp call;
+  func::FuncOp caller, callee;
+};
+
 struct PropagationSets {
   /// The functions propagated on each mesh, in module order; meshes in the
   /// order of their first function.
@@ -56,11 +62,11 @@ struct PropagationSets {
   SmallVector<Unplaced> unplaced;
   /// Calls from a function on one mesh to a function on another, in
   /// module order (each an error).
-  SmallVector<func::CallOp> crossMesh;
+  SmallVector<CallEdge> crossMesh;
   /// Calls from a function that is not placed (joined to two meshes) to one
   /// that is, in module order: each an error, since the callee's signature
   /// is placed and the caller's values are whole.
-  SmallVector<func::CallOp> outOfUnplaced;
+  SmallVector<CallEdge> outOfUnplaced;
   /// The index in `runs` of each placed function.
   llvm::DenseMap<Operation *, unsigned> runOf;
 
