@@ -79,7 +79,15 @@ public:
                                                         op->getOperand(m.operand), m));
         masks.erase(it);
       }
-      if (auto c = dyn_cast<AllReduceOp>(op))
+      // A collective of zero elements moves nothing (and its uneven crop
+      // would be an empty slice): its local result is an empty constant.
+      if (isGlobalCollective(op) &&
+          cast<RankedTensorType>(op->getResult(0).getType()).getNumElements() == 0)
+        ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
+          return ConstantOp::create(
+              b, op->getLoc(), DenseElementsAttr::get(cast<ShapedType>(t), ArrayRef<Attribute>()));
+        });
+      else if (auto c = dyn_cast<AllReduceOp>(op))
         ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
           auto [flat, size] = groups(c.getAxes());
           return comm::AllReduceOp::create(b, op->getLoc(), t, c.getKindAttr(), c.getOperand(),
@@ -184,6 +192,11 @@ private:
     if (!s || local == c.getType())
       return success();
     auto value = cast<DenseElementsAttr>(c.getValue());
+    if (value.empty()) { // no elements, no blocks to keep
+      c.setValueAttr(DenseElementsAttr::get(cast<ShapedType>(local), ArrayRef<Attribute>()));
+      c.getResult().setType(cast<RankedTensorType>(local));
+      return success();
+    }
     if (value.isSplat()) {
       c.setValueAttr(DenseElementsAttr::get(cast<ShapedType>(local),
                                             value.getSplatValue<Attribute>()));

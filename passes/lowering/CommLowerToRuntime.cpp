@@ -73,7 +73,12 @@ public:
           .getResult();
     };
     Value result;
-    if (auto c = dyn_cast<comm::AllReduceOp>(op)) {
+    // A collective of zero elements moves nothing: every rank runs the same
+    // local program, so every rank skips it (and tensor.extract_slice
+    // rejects an offset into a dim of size 0).
+    if (out.getNumElements() == 0) {
+      result = tensor::EmptyOp::create(b, loc, out.getShape(), out.getElementType());
+    } else if (auto c = dyn_cast<comm::AllReduceOp>(op)) {
       Value buf = copyToBuffer(b, loc, c.getOperand());
       auto [groups, numGroups, groupSize] = groupsOp(c);
       call(b, loc, "shardrt_all_reduce",

@@ -297,6 +297,49 @@ func.func @main(%x: tensor<5xf32> {garray.name = "x", garray.sharding = #garray.
                 k1D);
 }
 
+// Arrays with a dim of size 0 split unevenly (5 rows over 3 devices: blocks
+// of 2, 2, 1 and padding) hold no data: reshards of them are empty
+// constants, a written collective of zero elements is one too, and
+// what they reduce to is the reduction's identity, whatever the mesh.
+TEST_CASE("zero-element arrays split unevenly: reshards, reductions, a dot", "[uneven][zero]") {
+  TypedInputs in{{"x", f32({5, 0}, {})}, {"w", f32({0, 3}, {})}};
+  std::string model = R"(garray.mesh @mesh ["data" = 1]
+func.func @main(%x: tensor<5x0xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                %w: tensor<0x3xf32> {garray.name = "w"})
+    -> (tensor<5x0xf32> {garray.name = "y"},
+        tensor<5x0xf32> {garray.name = "y_whole", garray.sharding = #garray.sharding<@mesh, P()>},
+        tensor<5xf32> {garray.name = "row_sum"}, tensor<f32> {garray.name = "total"},
+        tensor<5x3xf32> {garray.name = "xw"}, tensor<0x3xf32> {garray.name = "w_split"},
+        tensor<5x0xf32> {garray.name = "round_trip"}) {
+  %one = garray.constant dense<1.0> : tensor<5x0xf32>
+  %y = garray.add %x, %one : tensor<5x0xf32>
+  %whole = garray.sharding_constraint %y : tensor<5x0xf32> to #garray.sharding<@mesh, P(None, None)>
+  %e = garray.exp %whole : tensor<5x0xf32>
+  %row_sum = garray.reduce <sum> %y, dims = [1] : (tensor<5x0xf32>) -> tensor<5xf32>
+  %total = garray.reduce <sum> %y, dims = [0, 1] : (tensor<5x0xf32>) -> tensor<f32>
+  %xw = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0]
+      : (tensor<5x0xf32>, tensor<0x3xf32>) -> tensor<5x3xf32>
+  %w_split = garray.sharding_constraint %w : tensor<0x3xf32> to #garray.sharding<@mesh, P(None, "data")>
+  %s = garray.all_slice %e, dim = 0 on @mesh ["data"]
+      {garray.sharding = #garray.sharding<@mesh, P("data", None)>} : tensor<5x0xf32>
+  %g = garray.all_gather %s, dim = 0 on @mesh ["data"]
+      {garray.sharding = #garray.sharding<@mesh, P(None, None)>} : tensor<5x0xf32>
+  return %y, %e, %row_sum, %total, %xw, %w_split, %g
+      : tensor<5x0xf32>, tensor<5x0xf32>, tensor<5xf32>, tensor<f32>, tensor<5x3xf32>, tensor<0x3xf32>,
+        tensor<5x0xf32>
+}
+)";
+  checkOnMeshes(model, in,
+                {{"y", {"f32", {5, 0}, {}, kF32}},
+                 {"y_whole", {"f32", {5, 0}, {}, kF32}},
+                 {"row_sum", {"f32", {5}, std::vector<double>(5, 0.0), kF32}},
+                 {"total", {"f32", {}, {0.0}, kF32}},
+                 {"xw", {"f32", {5, 3}, std::vector<double>(15, 0.0), kF32}},
+                 {"w_split", {"f32", {0, 3}, {}, kF32}},
+                 {"round_trip", {"f32", {5, 0}, {}, kF32}}},
+                k1D);
+}
+
 TEST_CASE("reshards between uneven blocks that do not nest (2-D meshes)", "[uneven][reshard]") {
   // 5 rows over ("data", "model") are blocks of ceil(5/4) = 2 on 2x2, over
   // "data" alone blocks of 3: a partial gather over "model" would misplace
