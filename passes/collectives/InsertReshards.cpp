@@ -65,6 +65,7 @@ public:
       else if (!isGlobalCollective(op))
         visitRuleless(op);
     });
+    writeSharers();
     return ok;
   }
 
@@ -96,8 +97,10 @@ private:
   }
   Value reshardOf(Value v, ShardingAttr target, StringRef reason) {
     auto key = std::make_pair(v, Attribute(target));
-    if (auto it = cache.find(key); it != cache.end())
+    if (auto it = cache.find(key); it != cache.end()) {
+      alsoFor(it->second.getDefiningOp(), reason);
       return it->second;
+    }
     OpBuilder b(func.getContext());
     if (Operation *def = v.getDefiningOp())
       b.setInsertionPointAfter(def);
@@ -111,6 +114,33 @@ private:
     setSharding(reshard.getResult(), target);
     cache[key] = reshard.getResult();
     return reshard.getResult();
+  }
+
+  /// A reshard that a later use shares says so in its reason: the first
+  /// kNamedSharers more uses by name (two ops may need it for different
+  /// reasons), then how many more. Written once per reshard at the end: a
+  /// weight shared by every layer is looked up once per layer.
+  static constexpr unsigned kNamedSharers = 2;
+  struct Sharers {
+    SmallVector<std::string, kNamedSharers> named;
+    unsigned more = 0;
+  };
+  void alsoFor(Operation *reshard, StringRef reason) {
+    Sharers &s = sharers[reshard];
+    if (s.named.size() < kNamedSharers)
+      s.named.push_back(reason.str());
+    else
+      ++s.more;
+  }
+  void writeSharers() {
+    for (auto &[reshard, s] : sharers) {
+      std::string text = reshard->getAttrOfType<StringAttr>("reason").getValue().str();
+      for (const std::string &r : s.named)
+        text += "; also for " + r;
+      if (s.more)
+        text += "; and " + std::to_string(s.more) + " more use(s)";
+      reshard->setAttr("reason", StringAttr::get(reshard->getContext(), text));
+    }
   }
 
   /// The reason a reshard of operand `i` of `op` carries: why, and which
@@ -438,6 +468,7 @@ private:
   FlatSymbolRefAttr meshRef;
   MeshOp mesh;
   llvm::DenseMap<std::pair<Value, Attribute>, Value> cache;
+  llvm::DenseMap<Operation *, Sharers> sharers; // reshard -> later uses sharing it
   shardc::FactorRuleCache rules;
   shardc::ShardingWriter writer;
   /// [rule index, each operand's and result's sharding, which operands are

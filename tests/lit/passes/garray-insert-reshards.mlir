@@ -287,3 +287,26 @@ func.func @written_reshard(%x: tensor<8xf32> {garray.sharding = #garray.sharding
   %r = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P(None)> {garray.sharding = #garray.sharding<@mesh, P(None)>}
   return %r : tensor<8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
+// Four ops need %x whole: they share one reshard, whose reason names the
+// first two after the first and counts the rest (an op that needs a layout
+// is not hidden behind the first one that asked).
+// CHECK-LABEL: func.func @shared_reshard_names_its_uses
+// CHECK: garray.reshard %arg0 {{.*}}reason = "layout for the op's factor rule (operand #0 of garray.exp at {{[^;]*}}: has P(\22data\22), needs P(None)); also for layout for the op's factor rule (operand #0 of garray.neg at {{[^;]*}}; also for {{[^;]*}}garray.tanh at {{[^;]*}}; and 1 more use(s)"
+// CHECK-NOT: garray.reshard
+func.func @shared_reshard_names_its_uses(
+    %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>},
+        tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>},
+        tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>},
+        tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) {
+  %a = garray.exp %x {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
+  %b = garray.neg %x {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
+  %c = garray.tanh %x {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
+  %d = garray.abs %x {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
+  return %a, %b, %c, %d : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
