@@ -2,6 +2,8 @@
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace shardc {
@@ -33,6 +35,7 @@ struct SetMesh : shardc::impl::GArraySetMeshBase<SetMesh> {
         int a = mesh.axisIndex(axis);
         if (a < 0)
           return;
+        written.try_emplace(mesh.getSymNameAttr(), mesh.getSizes());
         SmallVector<int64_t> s(mesh.getSizes());
         s[a] = size;
         mesh.setSizes(s);
@@ -48,6 +51,44 @@ struct SetMesh : shardc::impl::GArraySetMeshBase<SetMesh> {
         return signalPassFailure();
       }
     }
+    if (failed(checkDeviceIds(module)))
+      signalPassFailure();
   }
+
+private:
+  /// A collective_permute names devices by id: the sizes --mesh gave may no
+  /// longer have them. Its verifier says which; a note says that --mesh,
+  /// not the program as written, made the mesh that small.
+  LogicalResult checkDeviceIds(ModuleOp module) {
+    ScopedDiagnosticHandler note(module.getContext(), [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error && current) {
+        MeshOp mesh = lookupMesh(current, current.getMeshAttr());
+        int64_t devices = 1;
+        for (int64_t size : mesh.getSizes())
+          devices *= size;
+        Diagnostic &n = d.attachNote(mesh.getLoc());
+        n << "--mesh " << sizes << " gives @" << mesh.getSymName() << " " << devices
+          << " devices; the program wrote [";
+        for (auto [i, axis, size] :
+             llvm::enumerate(mesh.getAxes(), written.lookup(mesh.getSymNameAttr())))
+          n << (i ? ", \"" : "\"") << cast<StringAttr>(axis).getValue() << "\" = " << size;
+        n << "]: write the pairs for the new mesh, or compile without that --mesh";
+      }
+      return failure(); // the note rides on the error, which is reported as usual
+    });
+    bool ok = true;
+    module.walk([&](CollectivePermuteOp op) {
+      if (!written.contains(op.getMeshAttr().getAttr()))
+        return;
+      current = op;
+      ok &= succeeded(verify(op));
+      current = {};
+    });
+    return success(ok);
+  }
+
+  /// Each mesh --mesh changed, with the sizes the program wrote.
+  llvm::DenseMap<StringAttr, SmallVector<int64_t>> written;
+  CollectivePermuteOp current; // the op being checked, for the note
 };
 } // namespace

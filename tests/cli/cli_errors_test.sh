@@ -112,6 +112,22 @@ expect_error mesh_not_a_number "$USAGE|$COMPILE" \
   "--mesh" "data=four" \
   -- compile "$SEED" --mesh data=four -o "$TMP/o13"
 
+# A hand-written collective_permute names devices; a --mesh that leaves
+# fewer is the reason its pairs are wrong, and the error says so.
+cat >"$TMP/permute.mlir" <<'EOF'
+garray.mesh @mesh ["x" = 4]
+func.func @main(%x: tensor<8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("x")>}) -> tensor<8xf32> {
+  %0 = garray.collective_permute %x on @mesh ["x"] pairs = [0, 3, 3, 0]
+      {garray.sharding = #garray.sharding<@mesh, P("x")>} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+EOF
+expect_ok permute_as_written -- compile "$TMP/permute.mlir" -o "$TMP/o14"
+expect_error mesh_drops_permute_devices "$COMPILE" \
+  "permute.mlir:3:8:" "device 3 is not a device of mesh @mesh" \
+  "--mesh x=2 gives @mesh 2 devices" 'the program wrote ["x" = 4]' "compile without that --mesh" \
+  -- compile "$TMP/permute.mlir" --mesh x=2 -o "$TMP/o15"
+
 # ---------------------------------------------------------------------------
 # Inputs (.npy files)
 # ---------------------------------------------------------------------------
