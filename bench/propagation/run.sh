@@ -15,7 +15,7 @@
 # minimum is the run least disturbed by other work.
 #
 # Three measurements per side, from separate runs of the same input:
-#   whole-process (wall_s, MB): /usr/bin/time around the process, i.e. parse +
+#   whole-process (wall_s, MB): the wall clock (ns) and /usr/bin/time (peak RSS) around the process, i.e. parse +
 #     passes + verifier after each pass + print to /dev/null;
 #   pass-only (shardc_pass, upstrm_pass, pass_x): a second run with --mlir-timing
 #     --mlir-timing-display=list, summing the wall time of the sharding passes
@@ -51,6 +51,9 @@ UPSTREAM_PASSES='^(ShardingPropagation|Partition)$'
 
 bazel build -c opt //compiler/tools:shardc-opt //bench/propagation:gen >/dev/null 2>&1 ||
   bazel build -c opt //compiler/tools:shardc-opt //bench/propagation:gen
+# The Bazel server stays busy for a while after a build; on two cores it
+# would slow the first (smallest) measurements and flatter the scaling.
+bazel shutdown
 SHARDC=${SHARDC:-bazel-bin/compiler/tools/shardc-opt}
 GEN=bazel-bin/bench/propagation/gen
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/propbench.XXXXXX")
@@ -62,11 +65,16 @@ measure() {
   best=""
   for _ in $(seq "$REPEAT"); do
     rc=0
-    timeout "$TIMEOUT" /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" -o /dev/null \
+    # Wall time from the clock in nanoseconds (/usr/bin/time's %e has 10 ms
+    # steps, an eighth of a 10k-op run) less the wrappers' own start-up
+    # (WRAP_NS, measured below), peak RSS from /usr/bin/time.
+    start=$(date +%s%N)
+    timeout "$TIMEOUT" /usr/bin/time -f "%M" -o "$WORK/time" "$@" -o /dev/null \
       >"$WORK/log" 2>&1 || rc=$?
+    end=$(date +%s%N)
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
     if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
-    run=$(tail -n 1 "$WORK/time")
+    run="$(awk -v a="$start" -v b="$end" -v w="$WRAP_NS" 'BEGIN { printf "%.3f", (b - a - w) / 1e9 }') $(tail -n 1 "$WORK/time")"
     best=$(echo "$best|$run" | awk -F'|' '{ if ($1 == "" || ($2 + 0) < ($1 + 0)) print $2; else print $1 }')
   done
   echo "$best"
@@ -97,11 +105,22 @@ passtime() {
   echo "$best"
 }
 
+# What timeout + /usr/bin/time around a process that does nothing cost
+# (fork and exec of both), the least of five: measure() subtracts it.
+WRAP_NS=""
+for _ in 1 2 3 4 5; do
+  start=$(date +%s%N)
+  timeout "$TIMEOUT" /usr/bin/time -f "%M" -o "$WORK/time" true
+  end=$(date +%s%N)
+  w=$((end - start))
+  if [ -z "$WRAP_NS" ] || [ "$w" -lt "$WRAP_NS" ]; then WRAP_NS=$w; fi
+done
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1f", a / b; else printf "inf" }'; }
 
 echo "# propagation+partitioning: shardc-opt vs upstream mlir-opt (baseline), timeout ${TIMEOUT}s"
 echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ); each figure the minimum of $REPEAT runs"
-echo "# whole-process: wall_s, MB (/usr/bin/time); pass-only: *_pass, seconds (--mlir-timing, sharding passes only, verifier included); *_body: pass-only with --verify-each=false"
+echo "# whole-process: wall_s (clock, less $((WRAP_NS / 1000)) us of timeout + /usr/bin/time start-up), MB (/usr/bin/time peak RSS); pass-only: *_pass, seconds (--mlir-timing, sharding passes only, verifier included); *_body: pass-only with --verify-each=false"
 printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass shardc_body upstrm_s upstrm_MB upstrm_pass upstrm_body time_x pass_x body_x mem_x
 for kind in $KINDS; do
   first=""; last=""
