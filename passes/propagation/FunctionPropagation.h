@@ -471,6 +471,10 @@ private:
   /// The first dim of `v` its final sharding splits unevenly, with the
   /// number of shards.
   std::optional<std::pair<unsigned, int64_t>> unevenDim(Value v);
+  /// Why reshape `op` does not carry its operand's split dim onto the
+  /// result: the pieces the dim is regrouped into and the devices that do
+  /// not divide the leading one ("" when no split dim is dropped).
+  std::string reshapeDrops(Operation *op);
   /// Per factor of `op`'s rule: whether its operands' layouts conflict on
   /// it, a factor of the result (operandsConflict: any).
   std::vector<bool> conflictFactors(Operation *op);
@@ -487,6 +491,8 @@ private:
     Value source;
     Operation *via;
     unsigned hops;
+    /// The dims no cause reached (said apart), when some dim was reached.
+    SmallVector<unsigned, 2> unreached = {};
   };
   llvm::DenseMap<Value, Near> replicatedNear;
   bool nearDone = false;

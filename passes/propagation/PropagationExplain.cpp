@@ -481,10 +481,29 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
   }
   if (auto it = replicatedNear.find(v); it != replicatedNear.end()) {
     const Near &n = it->second;
-    return "whole like " + name(n.source) + ", " + std::to_string(n.hops) +
-           (n.hops == 1 ? " op" : " ops") + " away through " +
-           n.via->getName().getStringRef().str() + " (" + locationText(n.via->getLoc()) +
-           "): " + ownReplicatedCause(n.source, name);
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    auto dims = [&](bool reached) {
+      SmallVector<unsigned> list;
+      for (unsigned d = 0; d < cast<RankedTensorType>(v.getType()).getRank(); ++d)
+        if (llvm::is_contained(n.unreached, d) != reached)
+          list.push_back(d);
+      os << (list.size() == 1 ? "dim " : "dims ");
+      llvm::interleaveComma(list, os);
+    };
+    if (!n.unreached.empty()) {
+      dims(true);
+      os << ": ";
+    }
+    os << "whole like " << name(n.source) << ", " << n.hops << (n.hops == 1 ? " op" : " ops")
+       << " away through " << n.via->getName() << " (" << locationText(n.via->getLoc())
+       << "): " << ownReplicatedCause(n.source, name);
+    if (!n.unreached.empty()) {
+      os << "; ";
+      dims(false);
+      os << ": no annotation reaches " << (n.unreached.size() == 1 ? "it" : "them");
+    }
+    return out;
   }
   return "no annotation reaches it: replicated";
 }
@@ -560,8 +579,11 @@ void FunctionPropagation::findReplicatedCauses(llvm::function_ref<std::string(Va
         queue.push_back({t, d});
   };
   for (func::FuncOp func : funcs) {
-    for (BlockArgument arg : func.getArguments())
-      consider(arg);
+    // Every block's arguments (a branch target's are whole), then results.
+    func.walk([&](Block *block) {
+      for (BlockArgument arg : block->getArguments())
+        consider(arg);
+    });
     func.walk([&](Operation *op) {
       for (Value r : op->getResults())
         consider(r);
@@ -591,17 +613,25 @@ void FunctionPropagation::findReplicatedCauses(llvm::function_ref<std::string(Va
       }
     }
   }
-  // A value is explained by the cause that reached its dim 0 when every
-  // dim was reached; its own cause, if any, is said instead.
+  // A value is explained by the cause that reached its first reached dim;
+  // dims no cause reached (a conflict on dim 0 says nothing of dim 1) are
+  // named apart. Its own cause, if any, is said instead.
   for (auto &[key, near] : reach) {
     auto [t, d] = key;
-    if (d != 0 || near.hops == 0)
+    if (near.hops == 0 || replicatedNear.count(t))
       continue;
-    bool all = true;
-    for (unsigned e = 1; e < rank(t) && all; ++e)
-      all = reach.count({t, e});
-    if (all)
-      replicatedNear[t] = near;
+    unsigned first = d;
+    while (first > 0 && reach.count({t, first - 1}))
+      --first;
+    if (first != d)
+      continue; // the first reached dim's entry is the one that explains t
+    Near chosen = reach.find({t, first})->second;
+    if (chosen.hops == 0)
+      continue;
+    for (unsigned e = 0; e < rank(t); ++e)
+      if (!reach.count({t, e}))
+        chosen.unreached.push_back(e);
+    replicatedNear[t] = chosen;
   }
 }
 
@@ -680,6 +710,11 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
     os << ") splits dim " << d << " (size " << n << ") over " << k
        << " devices unevenly, and a reshape carries a split across merged or split dims only "
           "when it divides evenly, so the operand is gathered: its own dims are replicated";
+  } else if (std::string drops = isa_and_nonnull<ReshapeOp>(def) ? reshapeDrops(def) : "";
+             !drops.empty()) {
+    os << "its operand (";
+    listLayouts();
+    os << ") " << drops << ", so the operand is gathered: its own dims are replicated";
   } else if (!layouts.empty() && !call) {
     os << "its operands (";
     listLayouts();
@@ -820,6 +855,51 @@ std::optional<std::pair<unsigned, int64_t>> FunctionPropagation::unevenDim(Value
       return std::make_pair(static_cast<unsigned>(d), k);
   }
   return std::nullopt;
+}
+
+std::string FunctionPropagation::reshapeDrops(Operation *op) {
+  const FactorRule *rule = ruleFor(op);
+  if (!rule)
+    return "";
+  TensorSharding in = closedFinal(op->getOperand(0));
+  auto sizes = [&](llvm::raw_ostream &os, ArrayRef<int> pieces) {
+    llvm::interleave(pieces, os, [&](int f) { os << rule->factorSizes[f]; }, " x ");
+  };
+  for (auto [d, dim] : llvm::enumerate(in.dims)) {
+    int64_t k = core.product(dim.axes);
+    const FactorRule::DimFactors &pieces = rule->operands[0][d];
+    if (k <= 1 || pieces.empty())
+      continue;
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    os << "splits dim " << d << " (size "
+       << cast<RankedTensorType>(op->getOperand(0).getType()).getDimSize(d) << ") into " << k
+       << " contiguous blocks";
+    int lead = pieces.front();
+    if (pieces.size() > 1) {
+      os << ", and the reshape regroups that dim into pieces ";
+      sizes(os, pieces);
+      if (rule->kinds[lead] == shardc::FactorKind::NeedReplication)
+        os << " (major first) that do not line up with the result's dims";
+      else
+        os << " (major first): the blocks stay blocks of the result only when the " << k
+           << " devices divide the leading piece (" << rule->factorSizes[lead]
+           << "), and a mesh axis is never split across dims";
+      return out;
+    }
+    // One piece: dropped when the result dim holding it has pieces before
+    // it (a block of a minor piece is not a contiguous block there).
+    for (auto [e, resultPieces] : llvm::enumerate(rule->results[0])) {
+      auto at = llvm::find(resultPieces, lead);
+      if (at == resultPieces.end() || at == resultPieces.begin())
+        continue;
+      os << ", and the reshape merges that dim into result dim " << e << " after pieces ";
+      sizes(os, ArrayRef<int>(resultPieces).take_front(at - resultPieces.begin()));
+      os << ": blocks of a minor piece are not contiguous blocks of the merged dim";
+      return out;
+    }
+  }
+  return "";
 }
 
 bool FunctionPropagation::onlyReduced(Operation *op) {

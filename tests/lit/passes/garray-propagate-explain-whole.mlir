@@ -101,3 +101,48 @@ func.func @group_copy_named_once(%m: tensor<8xf32> {garray.sharding_group = 2 : 
   %e = garray.exp %m : tensor<8xf32>
   return %c, %e : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A reshape carries an even split only where the devices divide the leading
+// piece of the regrouped dim, and never the split of a minor piece: the
+// remark says which (it read "split only along dims it reduces").
+garray.mesh @mesh ["data" = 4]
+// CHECK: remark: %0 (garray.reshape): P(None, None) <- its operand (operand #0 P("data")) splits dim 0 (size 16) into 4 contiguous blocks, and the reshape regroups that dim into pieces 2 x 8 (major first): the blocks stay blocks of the result only when the 4 devices divide the leading piece (2), and a mesh axis is never split across dims, so the operand is gathered
+// CHECK: remark: %1 (garray.reshape): P(None) <- its operand (operand #0 P(None, "data")) splits dim 1 (size 8) into 4 contiguous blocks, and the reshape merges that dim into result dim 0 after pieces 2: blocks of a minor piece are not contiguous blocks of the merged dim, so the operand is gathered
+func.func @reshape_drops_even_split(
+    %v: tensor<16xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>},
+    %u: tensor<2x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>})
+    -> (tensor<2x8xf32>, tensor<16xf32>) {
+  %a = garray.reshape %v : (tensor<16xf32>) -> tensor<2x8xf32>
+  %b = garray.reshape %u : (tensor<2x8xf32>) -> tensor<16xf32>
+  return %a, %b : tensor<2x8xf32>, tensor<16xf32>
+}
+
+// -----
+
+// A conflict on dim 0 explains dim 0 of the values after it; dim 1, which
+// no annotation splits, is said apart (the whole remark read "no annotation
+// reaches it").
+garray.mesh @mesh ["data" = 2, "model" = 2]
+// CHECK: remark: %1 (garray.tanh): P(None, None) <- dim 0: whole like %0, 1 op away through garray.tanh ({{.*}}whole.mlir:[[@LINE+5]]:8): its operands' layouts conflict here (operand #0 P("data", None), operand #1 P("model", None)): it keeps what they share, nothing; the operands are resharded; dim 1: no annotation reaches it
+func.func @conflict_on_one_dim(
+    %a: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+    %b: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model", None)>}) -> tensor<8x8xf32> {
+  %s = garray.add %a, %b : tensor<8x8xf32>
+  %t = garray.tanh %s : tensor<8x8xf32>
+  return %t : tensor<8x8xf32>
+}
+
+// -----
+
+// A value computed from a branch target's argument is whole like it.
+garray.mesh @mesh ["data" = 2]
+// CHECK: remark: %1 (garray.neg): P(None) <- whole like %0, 1 op away through garray.neg ({{.*}}whole.mlir:[[@LINE+5]]:8): an argument of a block other than a function's entry
+func.func @after_a_block_argument(
+    %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P()>}) -> tensor<8xf32> {
+  cf.br ^b(%x : tensor<8xf32>)
+^b(%v: tensor<8xf32>):
+  %n = garray.neg %v : tensor<8xf32>
+  return %n : tensor<8xf32>
+}
