@@ -109,6 +109,7 @@ private:
     // At the value's own location: an argument's is where it is declared.
     Location loc = v.getDefiningOp() ? v.getDefiningOp()->getLoc() : v.getLoc();
     auto reshard = ReshardOp::create(b, loc, v, target);
+    made.insert(reshard);
     changed = true;
     reshard->setAttr("reason", b.getStringAttr(reason));
     setSharding(reshard.getResult(), target);
@@ -355,7 +356,12 @@ private:
     std::string reason = kConstraintReasonPrefix.str() + locationText(c.getLoc());
     if (auto why = c->getAttrOfType<StringAttr>("reason"))
       reason += " (" + why.str() + ")";
-    reason += ": has " + actual(c.getOperand()).str(core) + ", needs " + want.str(core);
+    // A partial sum reduced once for all its uses (this one too) is what
+    // the program's value was: "has" names it, not the reduced copy.
+    Value had = c.getOperand();
+    if (auto r = had.getDefiningOp<ReshardOp>(); r && made.contains(r))
+      had = r.getOperand();
+    reason += ": has " + actual(had).str(core) + ", needs " + want.str(core);
     reshard->setAttr("reason", b.getStringAttr(reason));
     setSharding(reshard.getResult(), attr(want));
     c.replaceAllUsesWith(reshard.getResult());
@@ -469,6 +475,7 @@ private:
   MeshOp mesh;
   llvm::DenseMap<std::pair<Value, Attribute>, Value> cache;
   llvm::DenseMap<Operation *, Sharers> sharers; // reshard -> later uses sharing it
+  llvm::SmallPtrSet<Operation *, 16> made;       // the reshards reshardOf created
   shardc::FactorRuleCache rules;
   shardc::ShardingWriter writer;
   /// [rule index, each operand's and result's sharding, which operands are

@@ -244,10 +244,11 @@ garray.mesh @mesh ["data" = 2]
 
 // A constraint the compiler wrote carries its reason into the reshard (and
 // into the reduction a use of it forces), so the collectives report does not
-// name a constraint the user never wrote.
+// name a constraint the user never wrote. Its "has" is the partial sum it was
+// given, not the reduced copy every use reads.
 // CHECK-LABEL: func.func @compiler_constraint
 // CHECK: garray.reshard {{.*}} reason = "{{[^"]*}}operand #0 of garray.sharding_constraint at {{.*}}.mlir:[[@LINE+5]]:8 (pinned by a pass) needs the whole value"
-// CHECK: garray.reshard {{.*}} reason = "garray.sharding_constraint at {{.*}}.mlir:[[@LINE+4]]:8 (pinned by a pass): has P(None, None), needs P(None, None)"
+// CHECK: garray.reshard {{.*}} reason = "garray.sharding_constraint at {{.*}}.mlir:[[@LINE+4]]:8 (pinned by a pass): has P(None, None) unreduced=sum(\22data\22), needs P(None, None)"
 func.func @compiler_constraint(%x: tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
                                %w: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4x4xf32> {
   %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
