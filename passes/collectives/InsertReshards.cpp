@@ -187,9 +187,8 @@ private:
     reduced.pending.clear();
     std::string reason;
     llvm::raw_string_ostream os(reason);
-    os << "pending " << shardc::reductionName(s.pendingKind) << " over";
-    for (int a : s.pending)
-      os << " \"" << core.axes[a] << "\"";
+    os << "pending " << shardc::reductionName(s.pendingKind) << " over ";
+    llvm::interleaveComma(s.pending, os, [&](int a) { os << "\"" << core.axes[a] << "\""; });
     os << " reduced once for all "
        << std::distance(v.getUses().begin(), v.getUses().end()) << " use(s): operand #"
        << needs->getOperandNumber() << " of " << needs->getOwner()->getName() << " at "

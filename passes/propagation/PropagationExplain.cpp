@@ -19,6 +19,13 @@
 
 namespace shardc::propagation {
 
+/// " annotated " between an annotation's description and its sharding; a
+/// hand-written reshard is an op the user wrote, not an annotation.
+static StringRef annotatedVerb(const Annotation &a) {
+  return a.kind == Annotation::Kind::OpResult && isa<ReshardOp>(a.op) ? " written to "
+                                                                      : " annotated ";
+}
+
 int FunctionPropagation::viaOf(Operation *op) {
   auto [it, inserted] = viaIndex.try_emplace(op, originVias.size());
   if (inserted)
@@ -378,7 +385,8 @@ void FunctionPropagation::printSource(llvm::raw_ostream &os, Value v, const Name
   os << describe(*src.annotation);
   if (!src.sink && src.value != v)
     os << " (" << name(src.value) << ")";
-  os << " annotated " << written(*src.annotation) << " at " << locationText(src.annotation->loc);
+  os << annotatedVerb(*src.annotation) << written(*src.annotation) << " at "
+     << locationText(src.annotation->loc);
   if (n.path.length > 0)
     os << " via " << pathOf(n.path);
 }
@@ -642,7 +650,7 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
   bool partial = !heldPending[idOf(v)].empty();
   if (auto own = ownSource.find(v); own != ownSource.end()) {
     const Annotation &a = *originSources[own->second].annotation;
-    os << describe(a) << " annotated " << written(a) << " at " << locationText(a.loc);
+    os << describe(a) << annotatedVerb(a) << written(a) << " at " << locationText(a.loc);
     return out;
   }
   // Seeded replicated (seedBodies): no sharding can be written on it.
@@ -739,7 +747,7 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
     Value operand = def->getOperand(*i);
     os << "operand #" << *i << " (" << name(operand) << ") is a partial sum over "
        << axisList(core, heldPending[idOf(operand)]) << ", which insert-reshards reduces before "
-       << def->getName() << " (it does not pass a partial sum on): what it computes from is whole";
+       << def->getName() << " (its collective below says why): what it computes from is whole";
   }
   return out;
 }

@@ -127,6 +127,8 @@ static std::string describeWritten(const Annotation &a) {
     return named("argument", cast<func::FuncOp>(a.op).getArgAttrOfType<StringAttr>(
                                  a.index, "garray.name"));
   case Kind::OpResult:
+    if (isa<ReshardOp>(a.op))
+      return "garray.reshard";
     return "result of '" + a.op->getName().getStringRef().str() + "'";
   case Kind::Constraint:
     // One the compiler wrote says which pass and why.

@@ -19,7 +19,7 @@ func.func @replicated_annotation(
 // -----
 
 garray.mesh @mesh ["data" = 2]
-// CHECK: remark: %1 (garray.exp): P(None) <- operand #0 (%0) is a partial sum over "data", which insert-reshards reduces before garray.exp (it does not pass a partial sum on): what it computes from is whole
+// CHECK: remark: %1 (garray.exp): P(None) <- operand #0 (%0) is a partial sum over "data", which insert-reshards reduces before garray.exp (its collective below says why): what it computes from is whole
 func.func @after_a_full_reduction(
     %x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
   %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
@@ -79,7 +79,7 @@ func.func @conflict_reduced_away(%x: tensor<8x6xf32> {garray.sharding = #garray.
 // (exp passes no partial sum on) is whole for that reason, and its users
 // are whole like it (both read "no annotation reaches it" before).
 garray.mesh @mesh ["data" = 2]
-// CHECK: remark: %1 (garray.exp): P(None) <- operand #0 (%0) is a partial sum over "data", which insert-reshards reduces before garray.exp (it does not pass a partial sum on): what it computes from is whole
+// CHECK: remark: %1 (garray.exp): P(None) <- operand #0 (%0) is a partial sum over "data", which insert-reshards reduces before garray.exp (its collective below says why): what it computes from is whole
 // CHECK: remark: %2 (garray.tanh): P(None) <- whole like %1, 1 op away through garray.tanh
 func.func @after_a_partial_sum(%x: tensor<8x6xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<6xf32> {
   %r = garray.reduce <sum> %x, dims = [0] : (tensor<8x6xf32>) -> tensor<6xf32>
