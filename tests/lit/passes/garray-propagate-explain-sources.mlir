@@ -92,13 +92,3 @@ func.func @lost(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garra
 }
 // CHECK-LABEL: remark: %arg0 'x' (argument of @lost)
 // CHECK: remark: %0 (garray.dot_general): P("a", None) <- argument 'x' (%arg0) annotated P("a" p0, None) at {{.*}} via garray.dot_general ({{.*}}){{$}}
-
-// A hand-written reshard is an op the user wrote to a layout, not an
-// annotation of a result: it is "written to" it.
-// CHECK: remark: %0 (garray.reshard): P("data") <- garray.reshard written to P("data") at {{.*}}sources.mlir:[[@LINE+3]]:8
-// CHECK: remark: %1 (garray.exp): P("data") <- garray.reshard (%0) written to P("data") at {{.*}}sources.mlir:[[@LINE+2]]:8 via garray.exp
-func.func @written_reshard(%x: tensor<8xf32>) -> tensor<8xf32> {
-  %r = garray.reshard %x : tensor<8xf32> to #garray.sharding<@mesh, P("data")>
-  %e = garray.exp %r : tensor<8xf32>
-  return %e : tensor<8xf32>
-}
