@@ -91,9 +91,19 @@ toCore(ShardingAttr sharding, MeshOp mesh, unsigned rank,
 ShardingAttr fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh, const shardc::Mesh &coreMesh,
                       const shardc::TensorSharding &sharding);
 
-/// "file:line:col" of `loc` (the first of a fused location, the child of a
-/// named one), for messages and remarks that point at source.
+/// "file:line:col" of `loc` (the first of a fused location), for messages
+/// and remarks that point at source; an op the compiler derived from
+/// another says what it is: "m.mlir:22:10 [gradient of garray.dot_general]"
+/// (a location made by `derivedLoc`).
 std::string locationText(Location loc);
+
+/// The location of an op the compiler writes for the op at `from`, labelled
+/// with what it is ("gradient of garray.dot_general", "from garray.mean"):
+/// explain, reasons and the memory list then tell it from the user's op at
+/// the same place.
+inline Location derivedLoc(Location from, const llvm::Twine &label) {
+  return NameLoc::get(StringAttr::get(from.getContext(), label), from);
+}
 
 /// The sharding as a user writes it, without the mesh: `P("a" p0, ?)`,
 /// priorities, open dims and unreduced axes included (for messages that quote

@@ -210,7 +210,7 @@ std::string mlir::garray::locationText(Location loc) {
     if (!fused.getLocations().empty())
       return locationText(fused.getLocations().front());
   if (auto name = dyn_cast<NameLoc>(loc))
-    return locationText(name.getChildLoc());
+    return locationText(name.getChildLoc()) + " [" + name.getName().str() + "]";
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
             std::to_string(file.getColumn()));

@@ -81,17 +81,26 @@ LogicalResult expand(ValueAndGradOp vg, SymbolTableCollection &symbols) {
   }
   Value loss = ret.getOperand(0);
 
-  // Reverse pass, at the call site (after the forward copy).
+  // Reverse pass, at the call site (after the forward copy). Its ops are
+  // labelled for explain and the report: a gradient's dot is at the
+  // forward dot's location, and must not read as the user's own op.
   Location loc = vg.getLoc();
   DenseMap<Value, Value> adjoint;
   auto accumulate = [&](Value v, Value g) {
     auto [it, inserted] = adjoint.try_emplace(v, g);
     if (!inserted)
-      it->second = AddOp::create(b, loc, it->second, g);
+      it->second = AddOp::create(b, derivedLoc(loc, "sum of gradients"), it->second, g);
   };
   if (active.contains(loss)) {
-    accumulate(loss, OpEmitter{b, loc}.splat(loss.getType(), 1.0));
+    accumulate(loss, OpEmitter{b, derivedLoc(loc, "gradient seed")}.splat(loss.getType(), 1.0));
   }
+  // Labels every op an adjoint rule builds as the gradient of its op.
+  struct Label : OpBuilder::Listener {
+    std::string text;
+    void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+      op->setLoc(derivedLoc(op->getLoc(), text));
+    }
+  } label;
   for (auto [op, copy] : llvm::reverse(tape)) {
     if (llvm::none_of(op->getResults(), [&](Value r) { return adjoint.count(r); }))
       continue;
@@ -105,7 +114,11 @@ LogicalResult expand(ValueAndGradOp vg, SymbolTableCollection &symbols) {
       resultGrads.push_back(adjoint.count(r) ? adjoint.lookup(r)
                                              : OpEmitter{b, loc}.splat(r.getType(), 0.0));
     SmallVector<Value> operandGrads;
-    if (failed(vjp.buildVjp(b, resultGrads, operandGrads)))
+    label.text = "gradient of " + op->getName().getStringRef().str();
+    b.setListener(&label);
+    LogicalResult built = vjp.buildVjp(b, resultGrads, operandGrads);
+    b.setListener(nullptr);
+    if (failed(built))
       return failure();
     for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
       if (g && active.contains(operand))

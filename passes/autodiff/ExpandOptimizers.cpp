@@ -53,7 +53,8 @@ Value pinGradient(OpBuilder &b, Operation *update, Value grad, Value param) {
 
 void expand(SgdUpdateOp op) {
   OpBuilder b(op);
-  OpEmitter e{b, op.getLoc()};
+  Location loc = derivedLoc(op.getLoc(), "from " + op->getName().getStringRef());
+  OpEmitter e{b, loc};
   Value g = pinGradient(b, op, op.getGrad(), op.getParam());
   op.replaceAllUsesWith(e.sub(op.getParam(), e.scale(g, op.getLr().convertToDouble())));
   op.erase();
@@ -61,7 +62,8 @@ void expand(SgdUpdateOp op) {
 
 void expand(MomentumUpdateOp op) {
   OpBuilder b(op);
-  OpEmitter e{b, op.getLoc()};
+  Location loc = derivedLoc(op.getLoc(), "from " + op->getName().getStringRef());
+  OpEmitter e{b, loc};
   Value g = pinGradient(b, op, op.getGrad(), op.getParam());
   Value v = e.add(e.scale(op.getVelocity(), op.getMomentum().convertToDouble()), g);
   Value w = e.sub(op.getParam(), e.scale(v, op.getLr().convertToDouble()));
@@ -73,19 +75,20 @@ void expand(MomentumUpdateOp op) {
 // steps), so 1 - beta^t is computed with garray.pow on a rank-0 tensor.
 void expand(AdamUpdateOp op) {
   OpBuilder b(op);
-  OpEmitter e{b, op.getLoc()};
+  Location loc = derivedLoc(op.getLoc(), "from " + op->getName().getStringRef());
+  OpEmitter e{b, loc};
   double b1 = op.getBeta1().convertToDouble(), b2 = op.getBeta2().convertToDouble();
   Type type = op.getParam().getType(), scalar = op.getT().getType();
   Value g = pinGradient(b, op, op.getGrad(), op.getParam());
   Value mu = e.add(e.scale(op.getMu(), b1), e.scale(g, 1.0 - b1));
   Value nu = e.add(e.scale(op.getNu(), b2), e.scale(e.mul(g, g), 1.0 - b2));
   auto correction = [&](double beta) {
-    Value pow = PowOp::create(b, op.getLoc(), e.splat(scalar, beta), op.getT());
+    Value pow = PowOp::create(b, loc, e.splat(scalar, beta), op.getT());
     return e.broadcastScalar(e.sub(e.splat(scalar, 1.0), pow), type);
   };
   Value muHat = e.div(mu, correction(b1));
   Value nuHat = e.div(nu, correction(b2));
-  Value denom = e.add(SqrtOp::create(b, op.getLoc(), nuHat), e.splat(type, op.getEps().convertToDouble()));
+  Value denom = e.add(SqrtOp::create(b, loc, nuHat), e.splat(type, op.getEps().convertToDouble()));
   Value step = e.div(muHat, denom);
   double wd = op.getWeightDecay().convertToDouble();
   if (wd != 0.0)
@@ -98,7 +101,8 @@ void expand(AdamUpdateOp op) {
 // clipped = g * max_norm / max(norm, max_norm).
 void expand(ClipByGlobalNormOp op) {
   OpBuilder b(op);
-  OpEmitter e{b, op.getLoc()};
+  Location loc = derivedLoc(op.getLoc(), "from " + op->getName().getStringRef());
+  OpEmitter e{b, loc};
   Value total;
   for (Value g : op.getGrads()) {
     Value sq = e.sumAll(e.mul(g, g));
@@ -106,9 +110,9 @@ void expand(ClipByGlobalNormOp op) {
   }
   Type scalar = total.getType();
   double maxNorm = op.getMaxNorm().convertToDouble();
-  Value norm = SqrtOp::create(b, op.getLoc(), total);
+  Value norm = SqrtOp::create(b, loc, total);
   Value limit = e.splat(scalar, maxNorm);
-  Value factor = e.div(limit, MaxOp::create(b, op.getLoc(), norm, limit));
+  Value factor = e.div(limit, MaxOp::create(b, loc, norm, limit));
   SmallVector<Value> clipped;
   for (Value g : op.getGrads())
     clipped.push_back(e.mul(g, e.broadcastScalar(factor, g.getType())));

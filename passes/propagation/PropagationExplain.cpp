@@ -816,9 +816,15 @@ void FunctionPropagation::explainAll(func::FuncOp func) {
                                        << " <- " << originOf(arg, name) << conflictOf(arg);
     if (op == func)
       return;
+    // An op the compiler derived says from what ("garray.div, from
+    // garray.mean"), its location being the user's op's.
+    std::string label;
+    if (auto derived = dyn_cast<NameLoc>(op->getLoc()))
+      label = ", " + derived.getName().str();
     for (Value r : op->getResults())
       if (isTensor(r))
-        emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << "): " << finalStr(r)
+        emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << label
+                                 << "): " << finalStr(r)
                                  << " <- " << originOf(r, name) << conflictOf(r)
                                  << partialOf(r, name);
   });
