@@ -262,8 +262,8 @@ func.func @compiler_constraint(%x: tensor<4x8xf32> {garray.sharding = #garray.sh
 // each reshard's reason says which op (by location) needs which layout.
 garray.mesh @mesh ["a" = 2, "b" = 2]
 // CHECK-LABEL: func.func @reason_names_the_op
-// CHECK-DAG: garray.reshard %arg3 {{.*}} to #garray.sharding<@mesh, P("b", None)> {{.*}}reason = "layout for the op's factor rule (operand #1 of garray.dot_general at {{.*}}.mlir:[[@LINE+7]]:8: has P(None, None), needs P(\22b\22, None))"
-// CHECK-DAG: garray.reshard %arg3 {{.*}} to #garray.sharding<@mesh, P("a", None)> {{.*}}reason = "layout for the op's factor rule (operand #1 of garray.dot_general at {{.*}}.mlir:[[@LINE+7]]:9: has P(None, None), needs P(\22a\22, None))"
+// CHECK-DAG: garray.reshard %arg3 {{.*}} to #garray.sharding<@mesh, P("b", None)> {{.*}}reason = "layout for the op's factor rule{{[^(;]*}}(operand #1 of garray.dot_general at {{.*}}.mlir:[[@LINE+7]]:8: has P(None, None), needs P(\22b\22, None))"
+// CHECK-DAG: garray.reshard %arg3 {{.*}} to #garray.sharding<@mesh, P("a", None)> {{.*}}reason = "layout for the op's factor rule{{[^(;]*}}(operand #1 of garray.dot_general at {{.*}}.mlir:[[@LINE+7]]:9: has P(None, None), needs P(\22a\22, None))"
 func.func @reason_names_the_op(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "a")>},
                                %w: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>},
                                %v: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "b")>},
@@ -297,7 +297,7 @@ garray.mesh @mesh ["data" = 2]
 // first two after the first and counts the rest (an op that needs a layout
 // is not hidden behind the first one that asked).
 // CHECK-LABEL: func.func @shared_reshard_names_its_uses
-// CHECK: garray.reshard %arg0 {{.*}}reason = "layout for the op's factor rule (operand #0 of garray.exp at {{[^;]*}}: has P(\22data\22), needs P(None)); also for layout for the op's factor rule (operand #0 of garray.neg at {{[^;]*}}; also for {{[^;]*}}garray.tanh at {{[^;]*}}; and 1 more use(s)"
+// CHECK: garray.reshard %arg0 {{.*}}reason = "layout for the op's factor rule{{[^(;]*}}(operand #0 of garray.exp at {{[^;]*}}: has P(\22data\22), needs P(None)); also for layout for the op's factor rule{{[^(;]*}}(operand #0 of garray.neg at {{[^;]*}}; also for {{[^;]*}}garray.tanh at {{[^;]*}}; and 1 more use(s)"
 // CHECK-NOT: garray.reshard
 func.func @shared_reshard_names_its_uses(
     %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
@@ -310,4 +310,23 @@ func.func @shared_reshard_names_its_uses(
   %c = garray.tanh %x {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
   %d = garray.abs %x {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<8xf32>
   return %a, %b, %c, %d : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// "model" is asked for by the dot's contracted dim (h's dim 1) and by its
+// output dim (w's dim 1); the contraction has it. The reshard of w says
+// where the op uses the axis instead of on w's dim 1.
+// CHECK-LABEL: func.func @axis_used_elsewhere
+// CHECK: garray.reshard %arg1 {{.*}}reason = "layout for the op's factor rule: the op uses \22model\22 for a dim it reduces, where operand #0 holds it (its dim 1), not for this operand's dim 1 (operand #1 of garray.dot_general at {{[^:]*}}:{{[0-9]+}}:{{[0-9]+}}: has P(None, \22model\22), needs P(\22model\22, None))"
+func.func @axis_used_elsewhere(
+    %h: tensor<8x16xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>},
+    %w: tensor<16x32xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "model")>})
+    -> (tensor<8x32xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) {
+  %y = garray.dot_general %h, %w, batch = [] x [], contracting = [1] x [0]
+      {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+      : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
 }
