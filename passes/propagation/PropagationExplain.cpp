@@ -350,11 +350,12 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
     const OriginSource &src = originSources[n.source];
     if (!said.insert(written(*src.annotation) + "@" + locationText(src.annotation->loc)).second)
       continue;
-    if (!first) {
+    // Each source says which axes it gave when not all (the first too: an
+    // annotation of P("a", "b") may give only "a" here).
+    if (!first)
       os << also;
-      if (n.axes.size() != axes.size())
-        os << "for " << axisList(core, n.axes) << ", ";
-    }
+    if (n.axes.size() != axes.size())
+      os << "for " << axisList(core, n.axes) << ", ";
     first = false;
     printSource(os, v, n, name);
   }

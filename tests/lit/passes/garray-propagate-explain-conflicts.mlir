@@ -76,7 +76,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // %s grows twice: "data" from x in round p0, "model" from y after. Both
 // annotations are named, each with the axis it gave and its own path, and
 // as written (the priority too).
-// CHECK: remark: %1 (garray.add): P("data", "model") <- argument 'x' (%arg0) annotated P("data" p0, None) at {{.*}}:[[@LINE+1]]:23 via garray.exp ({{.*}}:[[@LINE+3]]:8), garray.add ({{.*}}:[[@LINE+4]]:8); also for "model", argument 'y' (%arg1) annotated P(None, "model") at {{.*}}:[[@LINE+2]]:23 via garray.add ({{.*}}:[[@LINE+4]]:8){{$}}
+// CHECK: remark: %1 (garray.add): P("data", "model") <- for "data", argument 'x' (%arg0) annotated P("data" p0, None) at {{.*}}:[[@LINE+1]]:23 via garray.exp ({{.*}}:[[@LINE+3]]:8), garray.add ({{.*}}:[[@LINE+4]]:8); also for "model", argument 'y' (%arg1) annotated P(None, "model") at {{.*}}:[[@LINE+2]]:23 via garray.add ({{.*}}:[[@LINE+4]]:8){{$}}
 func.func @grew_twice(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data" p0, None)>},
                       %y: tensor<8x8xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}) -> tensor<8x8xf32> {
   %a = garray.exp %x : tensor<8x8xf32>

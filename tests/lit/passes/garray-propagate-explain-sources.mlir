@@ -51,8 +51,8 @@ func.func @grown_annotation(%x0: tensor<8x8xf32> {garray.sharding = #garray.shar
   %q = garray.reduce <sum> %x0, dims = [0] : (tensor<8x8xf32>) -> tensor<8xf32>
   return %c, %e, %r, %q : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>
 }
-// CHECK: explain-sources.mlir:[[@LINE-9]]:29: remark: %arg0 (argument of @grown_annotation): P("b", "a") <- argument #0 annotated P(?, "a") at {{[^ ]*}}explain-sources.mlir:[[@LINE-9]]:29; also for "b", sharding_constraint (%1) annotated P(None, "b") at {{[^ ]*}}explain-sources.mlir:[[@LINE-6]]:8 via garray.sharding_constraint ({{.*}}:[[@LINE-6]]:8), garray.transpose ({{.*}}:[[@LINE-7]]:8){{$}}
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %2 (garray.exp): P("b", "a") <- sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.exp ({{.*}}); also for "a", argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.exp ({{.*}}){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-9]]:29: remark: %arg0 (argument of @grown_annotation): P("b", "a") <- for "a", argument #0 annotated P(?, "a") at {{[^ ]*}}explain-sources.mlir:[[@LINE-9]]:29; also for "b", sharding_constraint (%1) annotated P(None, "b") at {{[^ ]*}}explain-sources.mlir:[[@LINE-6]]:8 via garray.sharding_constraint ({{.*}}:[[@LINE-6]]:8), garray.transpose ({{.*}}:[[@LINE-7]]:8){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %2 (garray.exp): P("b", "a") <- for "b", sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.exp ({{.*}}); also for "a", argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.exp ({{.*}}){{$}}
 // CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %3 (garray.reduce): P("b") <- sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.reduce ({{.*}}); each device holds a partial result over "a" (the axes its operands split the reduced dims by: argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.reduce ({{.*}})), which
 // CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %4 (garray.reduce): P("a") <- argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.reduce ({{.*}}); each device holds a partial result over "b" (the axes its operands split the reduced dims by: sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.reduce ({{.*}})), which
 
@@ -64,8 +64,8 @@ func.func @grown_from_each_other(%x: tensor<8x8xf32> {garray.sharding = #garray.
   %s = garray.add %x, %y : tensor<8x8xf32>
   return %s : tensor<8x8xf32>
 }
-// CHECK: remark: %arg0 (argument of @grown_from_each_other): P("b", "a") <- argument #0 annotated P(?, "a") at {{[^;]*}}; also for "b", argument #1 (%arg1) annotated P("b", ?) at {{.*}} via garray.add ({{.*}}){{$}}
-// CHECK: remark: %arg1 (argument of @grown_from_each_other): P("b", "a") <- argument #1 annotated P("b", ?) at {{[^;]*}}; also for "a", argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.add ({{.*}}){{$}}
+// CHECK: remark: %arg0 (argument of @grown_from_each_other): P("b", "a") <- for "a", argument #0 annotated P(?, "a") at {{[^;]*}}; also for "b", argument #1 (%arg1) annotated P("b", ?) at {{.*}} via garray.add ({{.*}}){{$}}
+// CHECK: remark: %arg1 (argument of @grown_from_each_other): P("b", "a") <- for "b", argument #1 annotated P("b", ?) at {{[^;]*}}; also for "a", argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.add ({{.*}}){{$}}
 
 // Two annotations meet at an add from different sides: each value names,
 // per axis, the annotation it came from and a path every value of which
@@ -79,9 +79,9 @@ func.func @meet(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garra
   return %s : tensor<8x8xf32>
 }
 // CHECK-LABEL: remark: %arg0 'x' (argument of @meet)
-// CHECK: :[[@LINE-6]]:8: remark: %0 (garray.exp): P("a", "b") <- argument 'x' (%arg0) annotated P("a", None) at {{.*}}:[[@LINE-8]]:17 via garray.exp ({{.*}}:[[@LINE-6]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}}:[[@LINE-7]]:17 via garray.exp ({{.*}}:[[@LINE-5]]:8), garray.add ({{.*}}:[[@LINE-4]]:8){{$}}
-// CHECK: :[[@LINE-6]]:8: remark: %1 (garray.exp): P("a", "b") <- argument 'x' (%arg0) annotated P("a", None) at {{.*}} via garray.exp ({{.*}}:[[@LINE-7]]:8), garray.add ({{.*}}:[[@LINE-5]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}} via garray.exp ({{.*}}:[[@LINE-6]]:8){{$}}
-// CHECK: :[[@LINE-6]]:8: remark: %2 (garray.add): P("a", "b") <- argument 'x' (%arg0) annotated P("a", None) at {{.*}} via garray.exp ({{.*}}:[[@LINE-8]]:8), garray.add ({{.*}}:[[@LINE-6]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}} via garray.exp ({{.*}}:[[@LINE-7]]:8), garray.add ({{.*}}:[[@LINE-6]]:8){{$}}
+// CHECK: :[[@LINE-6]]:8: remark: %0 (garray.exp): P("a", "b") <- for "a", argument 'x' (%arg0) annotated P("a", None) at {{.*}}:[[@LINE-8]]:17 via garray.exp ({{.*}}:[[@LINE-6]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}}:[[@LINE-7]]:17 via garray.exp ({{.*}}:[[@LINE-5]]:8), garray.add ({{.*}}:[[@LINE-4]]:8){{$}}
+// CHECK: :[[@LINE-6]]:8: remark: %1 (garray.exp): P("a", "b") <- for "a", argument 'x' (%arg0) annotated P("a", None) at {{.*}} via garray.exp ({{.*}}:[[@LINE-7]]:8), garray.add ({{.*}}:[[@LINE-5]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}} via garray.exp ({{.*}}:[[@LINE-6]]:8){{$}}
+// CHECK: :[[@LINE-6]]:8: remark: %2 (garray.add): P("a", "b") <- for "a", argument 'x' (%arg0) annotated P("a", None) at {{.*}} via garray.exp ({{.*}}:[[@LINE-8]]:8), garray.add ({{.*}}:[[@LINE-6]]:8); also for "b", argument 'z' (%arg1) annotated P(None, "b") at {{.*}} via garray.exp ({{.*}}:[[@LINE-7]]:8), garray.add ({{.*}}:[[@LINE-6]]:8){{$}}
 
 // An annotation whose axis lost at a dot is not named as a source: w wrote
 // "a" on the result's dim 1, x on dim 0; the result holds "a" on dim 0 only.
