@@ -164,10 +164,11 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 /// Whether `written`, a garray.sharding on a constraint or reshard, places
 /// the result where `target` does: the same mesh, the same pending axes and
-/// kind, the same axes on every dim. Priorities and openness do not matter.
-/// (Where propagation extends an open dim of a constraint, it writes the
-/// extended target too, so its own output always agrees; a written
-/// extension would not be read, since the target is the annotation.)
+/// kind, the same axes on every dim, open where the target is open. (A
+/// closed dim where the target's is open would say the result cannot grow
+/// while propagation grows it; where it extends an open dim of a
+/// constraint, it writes the target extended and closed, and the same
+/// placement, so its own output always agrees.) Priorities do not matter.
 static bool agreesWithTarget(ShardingAttr written, ShardingAttr target, unsigned rank) {
   ArrayRef<StringAttr> pending = target.getUnreduced();
   if (written.getMesh() != target.getMesh() || written.getUnreduced().size() != pending.size() ||
@@ -176,7 +177,8 @@ static bool agreesWithTarget(ShardingAttr written, ShardingAttr target, unsigned
       (target.isPending() && written.getUnreducedKind() != target.getUnreducedKind()))
     return false;
   for (unsigned d = 0; d < rank; ++d) {
-    if (written.getDim(d).getAxes() != target.getDim(d).getAxes())
+    if (written.getDim(d).getAxes() != target.getDim(d).getAxes() ||
+        written.getDim(d).getOpen() != target.getDim(d).getOpen())
       return false;
   }
   return true;

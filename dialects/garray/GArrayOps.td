@@ -123,9 +123,10 @@ def GArray_ShardingConstraintOp : GArray_Op<"sharding_constraint",
       `#garray.sharding`) and names a `garray.mesh` in scope.
     - `sharding_constraint_c2`: a `garray.sharding` written on the op (the
       result's placement, which propagation writes, with the target) has
-      the target's layout: the same axes on every dim and in the pending set
-      (openness and priorities aside). A second, different placement of the
-      same value would otherwise be overwritten without a word.
+      the target's layout: the same axes on every dim and in the pending set,
+      and open dims where the target's are open (priorities aside). A
+      second, different placement of the same value would otherwise be
+      overwritten without a word.
   }];
   let arguments = (ins GArray_Tensor:$operand, GArray_ShardingAttr:$sharding);
   let results = (outs GArray_Tensor:$result);

@@ -280,10 +280,22 @@ func.func @sharding_constraint_c2_open_extended(%x: tensor<8x8xf32>) -> tensor<8
 
 // -----
 
-// The same layout written open or with priorities agrees.
+// The same layout, open where the target is, agrees; priorities aside.
 garray.mesh @mesh ["a" = 2, "b" = 2]
 func.func @sharding_constraint_c2_same_layout(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %0 = garray.sharding_constraint %x : tensor<8x8xf32> to #garray.sharding<@mesh, P("b"?, ?)> {garray.sharding = #garray.sharding<@mesh, P("b" p0, None)>}
+  %0 = garray.sharding_constraint %x : tensor<8x8xf32> to #garray.sharding<@mesh, P("b"? p0, ?)> {garray.sharding = #garray.sharding<@mesh, P("b"?, ?)>}
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// A placement that closes a dim the target leaves open says the result
+// cannot grow there, while propagation grows it: an error (it was accepted
+// and overwritten).
+garray.mesh @mesh ["a" = 2, "b" = 2]
+func.func @sharding_constraint_c2_closes_open_dim(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{sharding_constraint_c2: its garray.sharding #garray.sharding<@mesh, P("b", None)> places the result differently from the target #garray.sharding<@mesh, P("b"?, None)>}}
+  %0 = garray.sharding_constraint %x : tensor<8x8xf32> to #garray.sharding<@mesh, P("b"?, None)> {garray.sharding = #garray.sharding<@mesh, P("b", None)>}
   return %0 : tensor<8x8xf32>
 }
 
