@@ -25,6 +25,26 @@ LogicalResult groupTypeError(int64_t id, Value first, Value v, Location loc) {
   return failure();
 }
 
+LogicalResult checkGroupHasResults(Operation *op) {
+  if (op->getNumResults() > 0 || !op->hasAttr(kGroupAttrName))
+    return success();
+  return op->emitError() << kGroupAttrName << " on '" << op->getName()
+                         << "', which has no results, ties nothing: put it on "
+                         << (isa<func::ReturnOp>(op) ? "the op that makes the returned value"
+                                                     : "an op's result")
+                         << ", or on an argument";
+}
+
+LogicalResult checkGroupNotOnResults(func::FuncOp func) {
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (func.getResultAttr(i, kGroupAttrName))
+      return func.emitError() << kGroupAttrName << " on result #" << i << " of @"
+                              << func.getSymName()
+                              << " is not supported: put it on the op that makes the returned "
+                                 "value, or on an argument";
+  return success();
+}
+
 /// The first mesh a function's annotations name, and which annotation named
 /// it (worded only when an error needs it).
 struct FirstMesh {
@@ -202,23 +222,16 @@ LogicalResult FunctionPropagation::collectGroups() {
     }
     members.push_back(v);
   };
-  for (func::FuncOp func : funcs) {
+  // (Groups on function results are refused for every function before
+  // propagation: Propagate.cpp.)
+  for (func::FuncOp func : funcs)
     for (BlockArgument arg : func.getArguments())
       add(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName), arg.getLoc());
-    for (unsigned i = 0; i < func.getNumResults() && succeeded(ok); ++i)
-      if (func.getResultAttr(i, kGroupAttrName))
-        ok = func.emitError() << kGroupAttrName << " on result #" << i
-                              << " is not supported: put it on the op that makes the "
-                                 "returned value, or on an argument";
-  }
   walkAll(kHasAttrs, [&](Operation *op) {
     Attribute a = op->getAttr(kGroupAttrName);
     if (!a || failed(ok))
       return;
-    if (op->getNumResults() == 0) // a return: the group would tie nothing
-      ok = op->emitError() << kGroupAttrName << " on '" << op->getName()
-                           << "' is not supported: put it on the op that makes the returned "
-                              "value, or on an argument";
+    ok = checkGroupHasResults(op);
     for (Value r : op->getResults())
       add(r, a, op->getLoc());
   });

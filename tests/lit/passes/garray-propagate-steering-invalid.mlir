@@ -59,7 +59,7 @@ func.func @group_conflict(%p: tensor<8xf32> {garray.sharding = #garray.sharding<
 
 garray.mesh @mesh ["data" = 2]
 
-// expected-error @+1 {{garray.sharding_group on result #0 is not supported: put it on the op that makes the returned value, or on an argument}}
+// expected-error @+1 {{garray.sharding_group on result #0 of @group_on_result is not supported: put it on the op that makes the returned value, or on an argument}}
 func.func @group_on_result(%a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64})
     -> (tensor<8xf32> {garray.sharding_group = 0 : i64}) {
   return %a : tensor<8xf32>
@@ -235,7 +235,7 @@ garray.mesh @mesh ["a" = 2]
 
 // A group on a return ties nothing: an error, not silently ignored.
 func.func @group_on_return(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
-  // expected-error @+1 {{garray.sharding_group on 'func.return' is not supported: put it on the op that makes the returned value, or on an argument}}
+  // expected-error @+1 {{garray.sharding_group on 'func.return', which has no results, ties nothing: put it on the op that makes the returned value, or on an argument}}
   return {garray.sharding_group = 0 : i64} %x : tensor<8xf32>
 }
 
@@ -405,5 +405,50 @@ func.func @group_i2(%x: tensor<8xf32> {garray.sharding_group = 3 : i2}) -> tenso
 garray.mesh @mesh ["data" = 2]
 // expected-error @+1 {{garray.sharding_group on argument #0 is -1 : i64; a group id is a non-negative integer of at most 64 bits}}
 func.func @group_negative(%x: tensor<8xf32> {garray.sharding_group = -1 : i64}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// Groups are checked in every function, not only those propagation visits:
+// @u has no annotation and nothing joins it to a mesh.
+garray.mesh @m ["a" = 2]
+// expected-error @+1 {{garray.sharding_group on result #0 of @u is not supported}}
+func.func @u(%y: tensor<8xf32>) -> (tensor<8xf32> {garray.sharding_group = 0 : i64}) {
+  return %y : tensor<8xf32>
+}
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("a")>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @m ["a" = 2]
+func.func @u(%y: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{garray.sharding_group on 'func.return', which has no results, ties nothing}}
+  return {garray.sharding_group = 0 : i64} %y : tensor<8xf32>
+}
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("a")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// A declaration's arguments are whole at every call: a group there ties
+// nothing (and a member of another type went unchecked).
+garray.mesh @m ["a" = 2]
+// expected-error @+1 {{garray.sharding_group on argument #0 of @ext, a declaration (no body): calls to it take whole values, so the group ties nothing there; drop it, or give @ext a body}}
+func.func private @ext(tensor<4xf32> {garray.sharding_group = 0 : i64}) -> tensor<8xf32>
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("a")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @m ["a" = 2]
+func.func private @sink(tensor<8xf32>)
+func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("a")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
+  // expected-error @+1 {{garray.sharding_group on 'func.call', which has no results, ties nothing: put it on an op's result, or on an argument}}
+  call @sink(%x) {garray.sharding_group = 0 : i64} : (tensor<8xf32>) -> ()
   return %x : tensor<8xf32>
 }
