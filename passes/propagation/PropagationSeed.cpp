@@ -319,21 +319,36 @@ LogicalResult FunctionPropagation::checkGroups() {
           made += " of @" + call.getCallee().str();
         return which + made + ", which has no sharding rule: computed whole on every device";
       };
-      InFlightDiagnostic d = emitError(v.getLoc())
-                             << "sharding group " << id << " cannot give its members one "
-                             << "sharding: this member ends " << s.str(core) << " ("
-                             << describe(v) << "), the first ends " << first.str(core) << " ("
-                             << describe(members.front()) << "); ";
       // The advice names what keeps the group's annotation from holding
       // for every member (annotateGroups copies only an agreed, closed one).
-      SmallVector<const Annotation *> written;
+      SmallVector<std::pair<Value, const Annotation *>> writtenOn;
       for (Value m : members)
         if (auto a = annotations.find(m); a != annotations.end() && !a->second.group &&
                                           a->second.kind != Annotation::Kind::CallResult)
-          written.push_back(&a->second);
+          writtenOn.push_back({m, &a->second});
+      SmallVector<const Annotation *> written;
+      for (auto &[m, a] : writtenOn)
+        written.push_back(a);
       auto differs = [&](const Annotation *a) {
         return a->full != written.front()->full || a->priority != written.front()->priority;
       };
+      // Two annotated members that differ are the pair to name, whichever
+      // members the layouts were first compared on.
+      Value here = v, other = members.front();
+      TensorSharding hereEnds = s, otherEnds = first;
+      for (auto &[m, a] : writtenOn)
+        if (differs(a)) {
+          here = m, other = writtenOn.front().first;
+          hereEnds = writtenLayout(here), otherEnds = writtenLayout(other);
+          break;
+        }
+      bool firstPair = other == members.front();
+      InFlightDiagnostic d = emitError(here.getLoc())
+                             << "sharding group " << id << " cannot give its members one "
+                             << "sharding: this member ends " << hereEnds.str(core) << " ("
+                             << describe(here) << "), " << (firstPair ? "the first" : "another")
+                             << " ends " << otherEnds.str(core) << " (" << describe(other)
+                             << "); ";
       auto open = [&](const Annotation *a) {
         return llvm::any_of(table.get(a->full).dims,
                             [](const shardc::DimSharding &dim) { return dim.open; });
@@ -361,7 +376,8 @@ LogicalResult FunctionPropagation::checkGroups() {
       else
         d << "make the annotations that reach the members agree, or annotate one member "
              "with the sharding the group should have";
-      d.attachNote(members.front().getLoc()) << "first member of the group";
+      d.attachNote(other.getLoc()) << (firstPair ? "first member of the group"
+                                                 : "the other member");
       return failure();
     }
   }

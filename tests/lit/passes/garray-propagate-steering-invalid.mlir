@@ -177,12 +177,12 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 
 // Members annotated alike but with different priorities: neither annotation
 // is copied to the unannotated member, which a nearer p0 annotation pulls
-// away. The error quotes the annotations as written, priorities included,
-// and says why they did not hold.
+// away. The error names the two annotations that differ, as written,
+// priorities included, and says why they did not hold.
 func.func @group_priorities_differ(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p0)>, garray.sharding_group = 0 : i64},
                                    // expected-note @-1 {{first member of the group}}
+                                   // expected-error @+1 {{this member ends P("a") (annotated P("a" p1)), the first ends P("a") (annotated P("a" p0)); its annotated members differ in sharding or priority, so neither holds for the others; write one sharding, with the same priorities, on each}}
                                    %m: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p1)>, garray.sharding_group = 0 : i64},
-                                   // expected-error @+1 {{this member ends P(None) (unannotated), the first ends P("a") (annotated P("a" p0)); its annotated members differ in sharding or priority, so neither holds for the others; write one sharding, with the same priorities, on each}}
                                    %v: tensor<8xf32> {garray.sharding_group = 0 : i64},
                                    %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("b" p0)>}) -> tensor<8xf32> {
   %s = garray.add %v, %y : tensor<8xf32>
@@ -451,4 +451,18 @@ func.func @f(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("a")>, 
   // expected-error @+1 {{garray.sharding_group on 'func.call', which has no results, ties nothing: put it on an op's result, or on an argument}}
   call @sink(%x) {garray.sharding_group = 0 : i64} : (tensor<8xf32>) -> ()
   return %x : tensor<8xf32>
+}
+
+// -----
+
+// The error names the two annotated members that differ, not the first
+// member (unannotated here) and whichever was compared with it.
+garray.mesh @m ["a" = 2, "b" = 2]
+func.func @names_the_differing_pair(
+    %g0: tensor<8xf32> {garray.sharding_group = 0 : i64},
+    // expected-note @+1 {{the other member}}
+    %p: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("a")>, garray.sharding_group = 0 : i64},
+    // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("b") (annotated P("b")), another ends P("a") (annotated P("a")); its annotated members differ}}
+    %q: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("b")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
+  return %g0 : tensor<8xf32>
 }
