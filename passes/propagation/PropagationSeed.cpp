@@ -304,9 +304,19 @@ LogicalResult FunctionPropagation::checkGroups() {
         return r && computedWhole(r.getOwner()) ? r.getOwner() : nullptr;
       };
       auto describe = [&](Value m) {
+        // Which member, by name: an argument ("argument 'g2' of @f"), an
+        // op's result by its garray.name (the location points at the op).
         std::string which;
-        if (auto r = dyn_cast<OpResult>(m); r && r.getOwner()->getNumResults() > 1)
-          which = "result #" + std::to_string(r.getResultNumber()) + ", ";
+        if (auto arg = dyn_cast<BlockArgument>(m)) {
+          if (auto f = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
+            which = describeSignatureValue(f, false, arg.getArgNumber()) + ", ";
+        } else {
+          auto r = cast<OpResult>(m);
+          if (auto n = r.getOwner()->getAttrOfType<StringAttr>("garray.name"))
+            which = "'" + n.str() + "', ";
+          if (r.getOwner()->getNumResults() > 1)
+            which += "result #" + std::to_string(r.getResultNumber()) + ", ";
+        }
         if (auto a = annotations.find(m); a != annotations.end())
           return which + (a->second.kind == Annotation::Kind::CallResult
                               ? "the callee's declared result " + written(a->second)

@@ -47,7 +47,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // group that silently is not one.
 func.func @group_conflict(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>, garray.sharding_group = 0 : i64},
                           // expected-note @-1 {{first member of the group}}
-                          // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("model") (annotated P("model")), the first ends P("data") (annotated P("data")); its annotated members differ in sharding or priority, so neither holds for the others; write one sharding, with the same priorities, on each}}
+                          // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("model") (argument #1 of @group_conflict, annotated P("model")), the first ends P("data") (argument #0 of @group_conflict, annotated P("data")); its annotated members differ in sharding or priority, so neither holds for the others; write one sharding, with the same priorities, on each}}
                           %m: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>, garray.sharding_group = 0 : i64},
                           %v: tensor<8xf32> {garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
   %s = garray.add %p, %m : tensor<8xf32>
@@ -144,7 +144,7 @@ func.func private @ext(tensor<8xf32>) -> tensor<8xf32>
 func.func @group_ruleless_member(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64},
                                  // expected-note @-1 {{first member of the group}}
                                  %x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P(None) (made by 'func.call' of @ext, which has no sharding rule: computed whole on every device), the first ends P("a") (annotated P("a")); take the value without a sharding rule out of the group, or give the group values that ops with a rule compute}}
+  // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P(None) (made by 'func.call' of @ext, which has no sharding rule: computed whole on every device), the first ends P("a") (argument #0 of @group_ruleless_member, annotated P("a")); take the value without a sharding rule out of the group, or give the group values that ops with a rule compute}}
   %m = call @ext(%x) {garray.sharding_group = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>
   %s = garray.add %m, %p : tensor<8xf32>
   return %s : tensor<8xf32>
@@ -166,7 +166,7 @@ func.func private @h_decl(%a: tensor<8x8xf32>) -> (tensor<8x8xf32> {garray.shard
 func.func @group_declared_call_result(%x1: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>, garray.sharding_group = 0 : i64},
                                       // expected-note @-1 {{first member of the group}}
                                       %x2: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{this member ends P(None, "b") (the callee's declared result P(None, "b")), the first ends P("a", None) (annotated P("a", None)); a call's result is written as its callee's result (one sharding per signature), so the group's annotation cannot hold for it: annotate the callee's result, or group a sharding_constraint of the call's result instead}}
+  // expected-error @+1 {{this member ends P(None, "b") (the callee's declared result P(None, "b")), the first ends P("a", None) (argument #0 of @group_declared_call_result, annotated P("a", None)); a call's result is written as its callee's result (one sharding per signature), so the group's annotation cannot hold for it: annotate the callee's result, or group a sharding_constraint of the call's result instead}}
   %v = call @h_decl(%x2) {garray.sharding_group = 0 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %v : tensor<8x8xf32>
 }
@@ -181,7 +181,7 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 // priorities included, and says why they did not hold.
 func.func @group_priorities_differ(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p0)>, garray.sharding_group = 0 : i64},
                                    // expected-note @-1 {{first member of the group}}
-                                   // expected-error @+1 {{this member ends P("a") (annotated P("a" p1)), the first ends P("a") (annotated P("a" p0)); its annotated members differ in sharding or priority, so neither holds for the others; write one sharding, with the same priorities, on each}}
+                                   // expected-error @+1 {{this member ends P("a") (argument #1 of @group_priorities_differ, annotated P("a" p1)), the first ends P("a") (argument #0 of @group_priorities_differ, annotated P("a" p0)); its annotated members differ in sharding or priority, so neither holds for the others; write one sharding, with the same priorities, on each}}
                                    %m: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a" p1)>, garray.sharding_group = 0 : i64},
                                    %v: tensor<8xf32> {garray.sharding_group = 0 : i64},
                                    %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("b" p0)>}) -> tensor<8xf32> {
@@ -462,7 +462,7 @@ func.func @names_the_differing_pair(
     %g0: tensor<8xf32> {garray.sharding_group = 0 : i64},
     // expected-note @+1 {{the other member}}
     %p: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("a")>, garray.sharding_group = 0 : i64},
-    // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("b") (annotated P("b")), another ends P("a") (annotated P("a")); its annotated members differ}}
+    // expected-error @+1 {{sharding group 0 cannot give its members one sharding: this member ends P("b") (argument #2 of @names_the_differing_pair, annotated P("b")), another ends P("a") (argument #1 of @names_the_differing_pair, annotated P("a")); its annotated members differ}}
     %q: tensor<8xf32> {garray.sharding = #garray.sharding<@m, P("b")>, garray.sharding_group = 0 : i64}) -> tensor<8xf32> {
   return %g0 : tensor<8xf32>
 }
