@@ -497,6 +497,45 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
       return "partitioning made it so for an op that needs it" +
              (reason ? ": " + reason.str() : std::string());
     }
+    // Operands of an elementwise op (every operand dim maps to the result's
+    // dim) that reach it in different layouts: propagation keeps what they
+    // share (the conflict policy), here not these axes.
+    auto splits = [](garray::ShardingAttr s) {
+      return llvm::any_of(s.getDims(), [](garray::DimShardingAttr d) { return !d.getAxes().empty(); });
+    };
+    auto ruled = dyn_cast_or_null<garray::ShardingRuleOpInterface>(def);
+    FactorRule rule = ruled ? ruled.getFactorRule() : FactorRule();
+    bool elementwise = ruled && rule.results.size() == 1 && rule.operands.size() > 1 &&
+                       llvm::all_of(rule.operands, [&](const FactorRule::TensorFactors &t) {
+                         return t == rule.results.front();
+                       });
+    if (elementwise) {
+      // The layout an operand had before partitioning gathered it for the
+      // op (the program is partitioned here).
+      auto before = [](Value v) {
+        for (Operation *d = v.getDefiningOp(); d && garray::isGlobalCollective(d);
+             d = v.getDefiningOp())
+          v = d->getOperand(0);
+        return v;
+      };
+      garray::ShardingAttr seen;
+      for (Value operand : def->getOperands()) {
+        auto s = garray::getSharding(before(operand));
+        if (!s)
+          continue;
+        if (seen && s != seen && splits(s))
+          return "its operands reach '" + def->getName().getStringRef().str() + "' at " +
+                 garray::locationText(def->getLoc()) + " in different layouts (" +
+                 garray::writtenSpec(seen) + ", " + garray::writtenSpec(s) +
+                 "), and propagation keeps only what they share (`shardc explain` says where "
+                 "each comes from)";
+        if (splits(s))
+          seen = seen ? seen : s;
+      }
+    }
+    if (arg && !annotated)
+      return "it is not annotated, and no annotation that reaches it splits it over these "
+             "axes (`shardc explain` says what reaches it)";
     return "propagation gave it the layout that reaches it, which does not split it over "
            "these axes (`shardc explain` says where that layout comes from)";
   };

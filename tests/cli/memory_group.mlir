@@ -1,5 +1,5 @@
 // Why values are whole, in the budget error: a group member, an annotated
-// op result, a value propagation placed (tests/cli/cli_memory_test.sh).
+// op result, an unannotated argument (tests/cli/cli_memory_test.sh).
 garray.mesh @mesh ["data" = 2, "model" = 2]
 func.func @main(
     %p: tensor<64x64xf32> {garray.name = "p", garray.sharding = #garray.sharding<@mesh, P(None, "model")>, garray.sharding_group = 0 : i64},
