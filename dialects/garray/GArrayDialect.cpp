@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -47,8 +48,10 @@ static ParseResult parsePriority(AsmParser &parser, int64_t &priority) {
   StringRef kw;
   if (failed(parser.parseOptionalKeyword(&kw)))
     return success();
-  if (kw.size() < 2 || kw[0] != 'p' || kw.drop_front().getAsInteger(10, priority) ||
-      priority < 0)
+  // Digits only, no leading zero (p01 would print back as p1).
+  StringRef digits = kw.drop_front();
+  if (kw.size() < 2 || kw[0] != 'p' || !llvm::all_of(digits, llvm::isDigit) ||
+      (digits.size() > 1 && digits[0] == '0') || digits.getAsInteger(10, priority))
     return parser.emitError(loc, "expected a priority such as p0 or p1 after a dimension "
                                  "entry, not '")
            << kw << "'";

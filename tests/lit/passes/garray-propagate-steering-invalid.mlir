@@ -13,6 +13,16 @@ func.func @bad_priority(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m
 
 garray.mesh @mesh ["data" = 2]
 
+// A leading zero is refused (p01 would print back as p1).
+// expected-error @+1 {{expected a priority such as p0 or p1 after a dimension entry, not 'p01'}}
+func.func @priority_leading_zero(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p01)>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2]
+
 // The largest int64 would mean "no priority" inside propagation: refused.
 // expected-error @+1 {{priority 'p9223372036854775807' is too large: priorities go from p0 (strongest) to p2147483647}}
 func.func @huge_priority(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p9223372036854775807)>}) -> tensor<8xf32> {
