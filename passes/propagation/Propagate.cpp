@@ -126,8 +126,9 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     }
     for (auto [call, caller, callee] : sets.outOfUnplaced) {
       MeshOp to = sets.runs[sets.runOf.lookup(callee)].first;
+      func::FuncOp from = caller; // (a structured binding; lambdas capture it from C++20 on)
       const PropagationSets::Unplaced *u = llvm::find_if(
-          sets.unplaced, [&](const PropagationSets::Unplaced &x) { return x.func == caller; });
+          sets.unplaced, [&](const PropagationSets::Unplaced &x) { return x.func == from; });
       InFlightDiagnostic d = call.emitError("@")
                              << caller.getSymName()
                              << " has no annotation and calls join it to functions on "

@@ -504,7 +504,15 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
       dims(true);
       os << ": ";
     }
-    os << "whole like " << name(n.source) << ", " << n.hops << (n.hops == 1 ? " op" : " ops")
+    // The source by what makes it too: "%11" alone sends a reader to the
+    // printed IR.
+    os << "whole like " << name(n.source);
+    if (Operation *d = n.source.getDefiningOp())
+      os << " (" << d->getName() << " at " << locationText(d->getLoc()) << ")";
+    else if (Block *b = cast<BlockArgument>(n.source).getOwner();
+             !isa<func::FuncOp>(b->getParentOp()) || !b->isEntryBlock())
+      os << " (a block argument at " << locationText(n.source.getLoc()) << ")";
+    os << ", " << n.hops << (n.hops == 1 ? " op" : " ops")
        << " away through " << n.via->getName() << " (" << locationText(n.via->getLoc())
        << "): " << ownReplicatedCause(n.source, name);
     if (!n.unreached.empty()) {

@@ -31,8 +31,9 @@ struct SetMesh : shardc::impl::GArraySetMeshBase<SetMesh> {
         return signalPassFailure();
       }
       bool found = false;
+      StringRef axisName = axis; // (a structured binding; lambdas capture it from C++20 on)
       module.walk([&](MeshOp mesh) {
-        int a = mesh.axisIndex(axis);
+        int a = mesh.axisIndex(axisName);
         if (a < 0)
           return;
         written.try_emplace(mesh.getSymNameAttr(), mesh.getSizes());

@@ -80,7 +80,7 @@ func.func @conflict_reduced_away(%x: tensor<8x6xf32> {garray.sharding = #garray.
 // are whole like it (both read "no annotation reaches it" before).
 garray.mesh @mesh ["data" = 2]
 // CHECK: remark: %1 (garray.exp): P(None) <- operand #0 (%0) is a partial sum over "data", which insert-reshards reduces before garray.exp (its collective below says why): what it computes from is whole
-// CHECK: remark: %2 (garray.tanh): P(None) <- whole like %1, 1 op away through garray.tanh
+// CHECK: remark: %2 (garray.tanh): P(None) <- whole like %1 (garray.{{[a-z_]+}} at {{[^)]*}}), 1 op away through garray.tanh
 func.func @after_a_partial_sum(%x: tensor<8x6xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<6xf32> {
   %r = garray.reduce <sum> %x, dims = [0] : (tensor<8x6xf32>) -> tensor<6xf32>
   %e = garray.exp %r : tensor<6xf32>
@@ -125,7 +125,7 @@ func.func @reshape_drops_even_split(
 // no annotation splits, is said apart (the whole remark read "no annotation
 // reaches it").
 garray.mesh @mesh ["data" = 2, "model" = 2]
-// CHECK: remark: %1 (garray.tanh): P(None, None) <- dim 0: whole like %0, 1 op away through garray.tanh ({{.*}}whole.mlir:[[@LINE+5]]:8): its operands' layouts conflict here (operand #0 P("data", None), operand #1 P("model", None)): it keeps what they share, nothing; the operands are resharded; dim 1: no annotation reaches it
+// CHECK: remark: %1 (garray.tanh): P(None, None) <- dim 0: whole like %0 (garray.add at {{.*}}whole.mlir:[[@LINE+4]]:8), 1 op away through garray.tanh ({{.*}}whole.mlir:[[@LINE+5]]:8): its operands' layouts conflict here (operand #0 P("data", None), operand #1 P("model", None)): it keeps what they share, nothing; the operands are resharded; dim 1: no annotation reaches it
 func.func @conflict_on_one_dim(
     %a: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
     %b: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("model", None)>}) -> tensor<8x8xf32> {
@@ -138,7 +138,7 @@ func.func @conflict_on_one_dim(
 
 // A value computed from a branch target's argument is whole like it.
 garray.mesh @mesh ["data" = 2]
-// CHECK: remark: %1 (garray.neg): P(None) <- whole like %0, 1 op away through garray.neg ({{.*}}whole.mlir:[[@LINE+5]]:8): an argument of a block other than a function's entry
+// CHECK: remark: %1 (garray.neg): P(None) <- whole like %0 (a block argument at {{.*}}whole.mlir:[[@LINE+4]]:{{[0-9]+}}), 1 op away through garray.neg ({{.*}}whole.mlir:[[@LINE+5]]:8): an argument of a block other than a function's entry
 func.func @after_a_block_argument(
     %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P()>}) -> tensor<8xf32> {
   cf.br ^b(%x : tensor<8xf32>)
