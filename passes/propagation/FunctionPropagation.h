@@ -134,6 +134,8 @@ struct Annotation {
 /// "argument 'x'", "result #0 of @f", "sharding_constraint", "argument 'w'
 /// through sharding group 0", ...
 std::string describe(const Annotation &a);
+/// The same without the group: what the annotation was written on.
+std::string describeWritten(const Annotation &a);
 
 class FunctionPropagation {
 public:

@@ -383,11 +383,22 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
 void FunctionPropagation::printSource(llvm::raw_ostream &os, Value v, const Named &n,
                                       llvm::function_ref<std::string(Value)> name) {
   const OriginSource &src = originSources[n.source];
-  os << describe(*src.annotation);
-  if (!src.sink && src.value != v)
-    os << " (" << name(src.value) << ")";
-  os << annotatedVerb(*src.annotation) << written(*src.annotation) << " at "
-     << locationText(src.annotation->loc);
+  const Annotation &a = *src.annotation;
+  bool elsewhere = !src.sink && src.value != v;
+  if (!a.group) {
+    os << describe(a);
+    if (elsewhere)
+      os << " (" << name(src.value) << ")";
+    os << annotatedVerb(a) << written(a) << " at " << locationText(a.loc);
+  } else {
+    // A group's copy: the annotation where it is written, then the member
+    // the group gave it to ("argument 'W' (%5)" read as if W were %5).
+    os << describeWritten(a) << annotatedVerb(a) << written(a) << " at " << locationText(a.loc)
+       << ", given ";
+    if (elsewhere)
+      os << "to " << name(src.value) << " ";
+    os << "by sharding group " << *a.group;
+  }
   if (n.path.length > 0)
     os << " via " << pathOf(n.path);
 }
@@ -659,7 +670,9 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
   bool partial = !heldPending[idOf(v)].empty();
   if (auto own = ownSource.find(v); own != ownSource.end()) {
     const Annotation &a = *originSources[own->second].annotation;
-    os << describe(a) << annotatedVerb(a) << written(a) << " at " << locationText(a.loc);
+    os << describeWritten(a) << annotatedVerb(a) << written(a) << " at " << locationText(a.loc);
+    if (a.group)
+      os << ", given by sharding group " << *a.group;
     return out;
   }
   // Seeded replicated (seedBodies): no sharding can be written on it.

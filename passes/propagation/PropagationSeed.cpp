@@ -136,7 +136,7 @@ FailureOr<MeshOp> findMesh(func::FuncOp func) {
 }
 
 /// What the annotation was written on.
-static std::string describeWritten(const Annotation &a) {
+std::string describeWritten(const Annotation &a) {
   using Kind = Annotation::Kind;
   auto named = [&](StringRef noun, StringAttr name) {
     return name ? (noun + " '" + name.getValue() + "'").str()

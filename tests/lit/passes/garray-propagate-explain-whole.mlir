@@ -94,7 +94,7 @@ func.func @after_a_partial_sum(%x: tensor<8x6xf32> {garray.sharding = #garray.sh
 // a constraint's annotation to its other member: explain names the
 // annotation once, not also as the original reached through the group.
 garray.mesh @mesh ["a" = 2, "b" = 2]
-// CHECK: remark: %1 (garray.exp): P("b") <- sharding_constraint through sharding group 2 (%arg0) annotated P("b") at {{.*}} via garray.exp ({{[^)]*}}){{$}}
+// CHECK: remark: %1 (garray.exp): P("b") <- sharding_constraint annotated P("b") at {{.*}}, given to %arg0 by sharding group 2 via garray.exp ({{[^)]*}}){{$}}
 func.func @group_copy_named_once(%m: tensor<8xf32> {garray.sharding_group = 2 : i64},
                                  %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>}) -> (tensor<8xf32>, tensor<8xf32>) {
   %c = garray.sharding_constraint %x : tensor<8xf32> to #garray.sharding<@mesh, P("b")> {garray.sharding_group = 2 : i64}

@@ -37,4 +37,4 @@ func.func @group_annotation(%p: tensor<8xf32> {garray.sharding = #garray.shardin
   %s = garray.add %m, %x : tensor<8xf32>
   return %s : tensor<8xf32>
 }
-// CHECK: explain.mlir:[[@LINE-5]]:29: remark: %arg1 (argument of @group_annotation): P(None) <- argument #0 through sharding group 5 annotated P(None) at {{.*}}explain.mlir:[[@LINE-6]]:29
+// CHECK: explain.mlir:[[@LINE-5]]:29: remark: %arg1 (argument of @group_annotation): P(None) <- argument #0 annotated P(None) at {{.*}}explain.mlir:[[@LINE-6]]:29, given by sharding group 5
