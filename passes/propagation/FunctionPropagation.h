@@ -534,6 +534,11 @@ private:
   /// who wanted what (the last such merge), so a conflict is not mistaken
   /// for "no annotation reaches it".
   std::string conflictOf(Value v);
+  /// For the result `v` of a rule op: an axis an operand holds on a dim the
+  /// op maps to one of v's dims, but that v's dim does not hold, and what
+  /// the op uses the axis for instead ("" when none): a dot's contraction
+  /// that took a weight's output axis.
+  std::string droppedOf(Value v);
 
   SmallVector<func::FuncOp> funcs;
   llvm::DenseSet<Operation *> inSet;

@@ -161,3 +161,18 @@ func.func @scalar(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P
   %s = garray.add %x, %b : tensor<8xf32>
   return %s : tensor<8xf32>
 }
+
+// -----
+
+// "model" is asked for by the dot's contracted dim (h's dim 1) and by its
+// output dim (w's dim 1): the contraction has it, and the result's remark
+// says where w's "model" went (the remark named h alone).
+garray.mesh @mesh ["data" = 2, "model" = 2]
+// CHECK: remark: %0 (garray.dot_general): P("data", None) <- argument 'h' (%arg0) annotated P("data", "model") at {{.*}} via garray.dot_general ({{[^)]*}}); operand #1's "model" (its dim 1) does not split dim 1 here: the op uses it for a dim it reduces, where operand #0 holds it (its dim 1); each device holds a partial result over "model"
+func.func @contraction_takes_the_axis(
+    %h: tensor<8x16xf32> {garray.name = "h", garray.sharding = #garray.sharding<@mesh, P("data", "model")>},
+    %w: tensor<16x32xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}) -> tensor<8x32xf32> {
+  %y = garray.dot_general %h, %w, batch = [] x [], contracting = [1] x [0]
+      : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
