@@ -54,5 +54,9 @@ TEST_CASE("halo: a shift within one shard reads one neighbour", "[halo]") {
   REQUIRE(whole.size() == 1);
   CHECK(whole[0].distance == -1);
   CHECK(whole[0].size == 4);
-  CHECK(haloReason(0, 1, right[0]).find("shard 1 before") != std::string::npos);
+  CHECK(haloReason(0, 1, right[0]).find("from the previous shard") != std::string::npos);
+  CHECK(haloReason(0, -4, whole[0]).find("from the next shard") != std::string::npos);
+  HaloPiece far{-3, 0, 2};
+  CHECK(haloReason(1, -9, far).find("from the shard 3 positions after its own") !=
+        std::string::npos);
 }

@@ -151,16 +151,24 @@ TEST_CASE("heat stencil sample: halo exchanges, same numbers on every rank count
   CHECK(count(local.emitted, "comm.all_gather") == 0);
   CHECK(count(local.emitted, "tensor<1x8xf32>") >= 2);
   // The report lists them before they exist, with the bytes of one row.
-  int permutes = 0;
+  // Their reasons say which neighbour each device reads from.
+  int permutes = 0, fromPrevious = 0, fromNext = 0;
   for (const shardc::CollectiveRecord &c : local.signature.collectives)
     if (c.kind == "collective_permute") {
       ++permutes;
       CHECK(c.bytesPerDevice == 8 * 4);
       CHECK(c.localInType == "tensor<1x8xf32>");
       CHECK(c.groupSize == 4);
-      CHECK(c.reason.find("halo exchange") != std::string::npos);
+      INFO(c.reason);
+      CHECK(c.reason.find("halo exchange: a shift by ") == 0);
+      fromPrevious += c.reason.find("makes each device read 1 element(s) of dim 0 from the "
+                                "previous shard") != std::string::npos;
+      fromNext += c.reason.find("makes each device read 1 element(s) of dim 0 from the next "
+                            "shard") != std::string::npos;
     }
   CHECK(permutes == 2);
+  CHECK(fromPrevious == 1);
+  CHECK(fromNext == 1);
 }
 
 TEST_CASE("a shift along a sharded dim matches the reference for every offset",
