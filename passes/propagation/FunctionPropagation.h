@@ -500,10 +500,12 @@ private:
     Value source;
     Operation *via;
     unsigned hops;
-    /// The dims no cause reached (said apart), when some dim was reached.
-    SmallVector<unsigned, 2> unreached = {};
+    /// The value's dims this cause reached (in replicatedNear).
+    SmallVector<unsigned, 2> dims = {};
   };
-  llvm::DenseMap<Value, Near> replicatedNear;
+  /// Per whole value: its causes, one per source, in the order of the
+  /// lowest dim each reached (empty: none, or the value has its own).
+  llvm::DenseMap<Value, SmallVector<Near, 1>> replicatedNear;
   bool nearDone = false;
   void findReplicatedCauses(llvm::function_ref<std::string(Value)> name);
 

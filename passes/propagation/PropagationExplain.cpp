@@ -499,37 +499,42 @@ std::string FunctionPropagation::replicatedOrigin(Value v,
     nearDone = true;
     findReplicatedCauses(name);
   }
-  if (auto it = replicatedNear.find(v); it != replicatedNear.end()) {
-    const Near &n = it->second;
+  if (auto it = replicatedNear.find(v); it != replicatedNear.end() && !it->second.empty()) {
+    ArrayRef<Near> groups = it->second;
+    unsigned rank = cast<RankedTensorType>(v.getType()).getRank();
+    SmallVector<unsigned> unreached;
+    for (unsigned d = 0; d < rank; ++d)
+      if (llvm::none_of(groups, [&](const Near &n) { return llvm::is_contained(n.dims, d); }))
+        unreached.push_back(d);
+    bool byDim = groups.size() > 1 || !unreached.empty();
     std::string out;
     llvm::raw_string_ostream os(out);
-    auto dims = [&](bool reached) {
-      SmallVector<unsigned> list;
-      for (unsigned d = 0; d < cast<RankedTensorType>(v.getType()).getRank(); ++d)
-        if (llvm::is_contained(n.unreached, d) != reached)
-          list.push_back(d);
+    auto dims = [&](ArrayRef<unsigned> list) {
       os << (list.size() == 1 ? "dim " : "dims ");
       llvm::interleaveComma(list, os);
-    };
-    if (!n.unreached.empty()) {
-      dims(true);
       os << ": ";
+    };
+    for (auto [i, n] : llvm::enumerate(groups)) {
+      if (i)
+        os << "; ";
+      if (byDim)
+        dims(n.dims);
+      // The source by what makes it too: "%11" alone sends a reader to the
+      // printed IR.
+      os << "whole like " << name(n.source);
+      if (Operation *d = n.source.getDefiningOp())
+        os << " (" << d->getName() << " at " << locationText(d->getLoc()) << ")";
+      else if (Block *b = cast<BlockArgument>(n.source).getOwner();
+               !isa<func::FuncOp>(b->getParentOp()) || !b->isEntryBlock())
+        os << " (a block argument at " << locationText(n.source.getLoc()) << ")";
+      os << ", " << n.hops << (n.hops == 1 ? " op" : " ops") << " away through "
+         << n.via->getName() << " (" << locationText(n.via->getLoc())
+         << "): " << ownReplicatedCause(n.source, name);
     }
-    // The source by what makes it too: "%11" alone sends a reader to the
-    // printed IR.
-    os << "whole like " << name(n.source);
-    if (Operation *d = n.source.getDefiningOp())
-      os << " (" << d->getName() << " at " << locationText(d->getLoc()) << ")";
-    else if (Block *b = cast<BlockArgument>(n.source).getOwner();
-             !isa<func::FuncOp>(b->getParentOp()) || !b->isEntryBlock())
-      os << " (a block argument at " << locationText(n.source.getLoc()) << ")";
-    os << ", " << n.hops << (n.hops == 1 ? " op" : " ops")
-       << " away through " << n.via->getName() << " (" << locationText(n.via->getLoc())
-       << "): " << ownReplicatedCause(n.source, name);
-    if (!n.unreached.empty()) {
+    if (!unreached.empty()) {
       os << "; ";
-      dims(false);
-      os << ": no annotation reaches " << (n.unreached.size() == 1 ? "it" : "them");
+      dims(unreached);
+      os << "no annotation reaches " << (unreached.size() == 1 ? "it" : "them");
     }
     return out;
   }
@@ -641,25 +646,29 @@ void FunctionPropagation::findReplicatedCauses(llvm::function_ref<std::string(Va
       }
     }
   }
-  // A value is explained by the cause that reached its first reached dim;
-  // dims no cause reached (a conflict on dim 0 says nothing of dim 1) are
-  // named apart. Its own cause, if any, is said instead.
-  for (auto &[key, near] : reach) {
-    auto [t, d] = key;
-    if (near.hops == 0 || replicatedNear.count(t))
+  // A value is explained per dim by the cause that reached it: one group
+  // per source, in dim order (the same whatever order `reach` is iterated
+  // in); dims no cause reached are named apart by replicatedOrigin.
+  for (auto &entry : reach) {
+    Value t = entry.first.first;
+    if (replicatedNear.count(t))
       continue;
-    unsigned first = d;
-    while (first > 0 && reach.count({t, first - 1}))
-      --first;
-    if (first != d)
-      continue; // the first reached dim's entry is the one that explains t
-    Near chosen = reach.find({t, first})->second;
-    if (chosen.hops == 0)
-      continue;
-    for (unsigned e = 0; e < rank(t); ++e)
-      if (!reach.count({t, e}))
-        chosen.unreached.push_back(e);
-    replicatedNear[t] = chosen;
+    SmallVector<Near, 1> &groups = replicatedNear[t];
+    bool own = false;
+    for (unsigned e = 0; e < rank(t) && !own; ++e) {
+      auto it = reach.find({t, e});
+      if (it == reach.end())
+        continue;
+      own = it->second.hops == 0; // its own cause explains it: said instead
+      Near *group = llvm::find_if(groups, [&](const Near &n) { return n.source == it->second.source; });
+      if (group == groups.end()) {
+        groups.push_back(it->second);
+        group = &groups.back();
+      }
+      group->dims.push_back(e);
+    }
+    if (own)
+      groups.clear();
   }
 }
 
@@ -976,7 +985,8 @@ std::string FunctionPropagation::droppedOf(Value v) {
     for (size_t t = 0; t < operands.size(); ++t)
       for (size_t d = 0; d < operands[t].dims.size() && d < rule->operands[t].size(); ++d)
         if (llvm::is_contained(operands[t].dims[d].axes, a) && rule->operands[t][d].size() == 1 &&
-            !resultDimOf(rule->operands[t][d].front()))
+            !resultDimOf(rule->operands[t][d].front()) &&
+            rule->kinds[rule->operands[t][d].front()] == shardc::FactorKind::Reduction)
           return "for a dim it reduces, where operand #" + std::to_string(t) +
                  " holds it (its dim " + std::to_string(d) + ")";
     return "";

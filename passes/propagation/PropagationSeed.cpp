@@ -344,14 +344,23 @@ LogicalResult FunctionPropagation::checkGroups() {
       };
       // Two annotated members that differ are the pair to name, whichever
       // members the layouts were first compared on.
+      // A member written in another layout is named before one that
+      // differs in priorities only.
       Value here = v, other = members.front();
       TensorSharding hereEnds = s, otherEnds = first;
-      for (auto &[m, a] : writtenOn)
-        if (differs(a)) {
-          here = m, other = writtenOn.front().first;
-          hereEnds = writtenLayout(here), otherEnds = writtenLayout(other);
+      const std::pair<Value, const Annotation *> *pick = nullptr;
+      for (auto &entry : writtenOn)
+        if (entry.second->full != written.front()->full) {
+          pick = &entry;
           break;
         }
+      for (auto &entry : writtenOn)
+        if (!pick && differs(entry.second))
+          pick = &entry;
+      if (pick) {
+        here = pick->first, other = writtenOn.front().first;
+        hereEnds = writtenLayout(here), otherEnds = writtenLayout(other);
+      }
       bool firstPair = other == members.front();
       InFlightDiagnostic d = emitError(here.getLoc())
                              << "sharding group " << id << " cannot give its members one "

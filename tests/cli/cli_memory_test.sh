@@ -78,10 +78,13 @@ expect_error mem_budget_group 3 "exceeds --memory-budget=1024" \
   -- report "$ROOT/tests/cli/memory_group.mlir" --memory-budget=1K
 expect_error mem_budget_conflict 3 "exceeds --memory-budget=1024" \
   "result 'ab': tensor<128x64xf32> P(None, None)" \
-  "its operands reach 'garray.add' at" "in different layouts (P(\"data\", None), P(\"model\", None))" \
+  "its operands reach 'garray.add' at" "in different layouts, P(\"data\", None) and P(\"model\", None)," \
   "argument 'E': tensor<128x64xf32> P(None, None)" \
   "it is not annotated, and no annotation that reaches it splits it" \
   -- report "$ROOT/tests/cli/memory_conflict.mlir" --memory-budget=1K
+expect_error mem_budget_partial 3 "exceeds --memory-budget=1024" \
+  "garray.max: tensor<128x64xf32> P(\"data\", None)" "!different layouts" \
+  -- report "$ROOT/tests/cli/memory_partial.mlir" --memory-budget=1K
 if expect_ok mem_report -- report "$REPL" --mesh data=4; then
   check mem_report "report prints the peak" contains "$TMP/mem_report.out" "memory: peak 137216 B"
 fi

@@ -146,3 +146,19 @@ func.func @after_a_block_argument(
   %n = garray.neg %v : tensor<8xf32>
   return %n : tensor<8xf32>
 }
+
+// -----
+
+// Each dim names the cause that reached it (dim 0 from x, dim 2 from y),
+// whatever order the causes are found in; a dim none reaches is said apart.
+// (One cause was credited with every reached dim, and which one changed
+// from run to run.)
+garray.mesh @mesh ["a" = 2]
+// CHECK: remark: %2 (garray.mul): P(None, None, None) <- dim 0: whole like %arg0, 2 ops away through garray.mul ({{[^)]*}}): argument #0 annotated P(None) at {{[^;]*}}; dim 2: whole like %arg1, 2 ops away through garray.mul ({{[^)]*}}): argument #1 annotated P(None) at {{[^;]*}}; dim 1: no annotation reaches it
+func.func @each_dim_its_cause(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>},
+                              %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>}) -> tensor<8x8x8xf32> {
+  %b1 = garray.broadcast_in_dim %x, dims = [0] : (tensor<8xf32>) -> tensor<8x8x8xf32>
+  %b2 = garray.broadcast_in_dim %y, dims = [2] : (tensor<8xf32>) -> tensor<8x8x8xf32>
+  %t = garray.mul %b1, %b2 : tensor<8x8x8xf32>
+  return %t : tensor<8x8x8xf32>
+}
