@@ -101,9 +101,11 @@ std::string locationText(Location loc);
 /// with what it is ("gradient of garray.dot_general", "from garray.mean"):
 /// explain, reasons and the memory list then tell it from the user's op at
 /// the same place.
-inline Location derivedLoc(Location from, const llvm::Twine &label) {
-  return NameLoc::get(StringAttr::get(from.getContext(), label), from);
-}
+/// (A fused location whose metadata is {shardc.derived = "label"}: a name
+/// location of the user's own input keeps meaning what it says.)
+Location derivedLoc(Location from, const llvm::Twine &label);
+/// The label derivedLoc gave `loc`, or "" for a location of the input.
+std::string derivedLabel(Location loc);
 
 /// The sharding as a user writes it, without the mesh: `P("a" p0, ?)`,
 /// priorities, open dims and unreduced axes included (for messages that quote

@@ -205,12 +205,31 @@ ShardingAttr mlir::garray::fromCore(MLIRContext *ctx, FlatSymbolRefAttr mesh,
   return ShardingAttr::get(ctx, mesh, dims, pending, fromCore(sharding.pendingKind));
 }
 
+static constexpr llvm::StringLiteral kDerivedKey = "shardc.derived";
+
+Location mlir::garray::derivedLoc(Location from, const llvm::Twine &label) {
+  MLIRContext *ctx = from.getContext();
+  auto metadata = DictionaryAttr::get(
+      ctx, {NamedAttribute(StringAttr::get(ctx, kDerivedKey), StringAttr::get(ctx, label))});
+  return FusedLoc::get({from}, metadata, ctx);
+}
+
+std::string mlir::garray::derivedLabel(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (auto metadata = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata()))
+      if (auto label = metadata.getAs<StringAttr>(kDerivedKey))
+        return label.str();
+  return "";
+}
+
 std::string mlir::garray::locationText(Location loc) {
+  if (std::string label = derivedLabel(loc); !label.empty())
+    return locationText(cast<FusedLoc>(loc).getLocations().front()) + " [" + label + "]";
   if (auto fused = dyn_cast<FusedLoc>(loc))
     if (!fused.getLocations().empty())
       return locationText(fused.getLocations().front());
   if (auto name = dyn_cast<NameLoc>(loc))
-    return locationText(name.getChildLoc()) + " [" + name.getName().str() + "]";
+    return locationText(name.getChildLoc());
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
             std::to_string(file.getColumn()));

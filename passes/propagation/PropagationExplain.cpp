@@ -849,9 +849,9 @@ void FunctionPropagation::explainAll(func::FuncOp func) {
       return;
     // An op the compiler derived says from what ("garray.div, from
     // garray.mean"), its location being the user's op's.
-    std::string label;
-    if (auto derived = dyn_cast<NameLoc>(op->getLoc()))
-      label = ", " + derived.getName().str();
+    std::string label = derivedLabel(op->getLoc());
+    if (!label.empty())
+      label = ", " + label;
     for (Value r : op->getResults())
       if (isTensor(r))
         emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << label

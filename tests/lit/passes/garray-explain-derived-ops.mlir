@@ -26,3 +26,10 @@ func.func @step(%w: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("
   %l, %g = garray.value_and_grad @loss(%w, %x) wrt [0] : (tensor<8xf32>, tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>)
   return %l, %g : tensor<f32>, tensor<8xf32>
 }
+
+// A name location of the input (as JAX exports write) is the user's: no label.
+// CHECK-DAG: remark: %{{[0-9]+}} (garray.exp): P("data") <- argument #0 (%arg0) annotated P("data") at {{[^ ]*}} via garray.exp ({{[^)\[]*}}){{$}}
+func.func @named_input(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
+  %e = garray.exp %x : tensor<8xf32> loc("jit(f)/exp"("named.py":3:8))
+  return %e : tensor<8xf32>
+}
