@@ -310,35 +310,13 @@ private:
       return "a pending partial must be reduced here";
     };
 
-    // Where the op runs split by mesh axis `a` (the factor that took it):
-    // a result dim, or a dim it reduces, with the operand that splits it
-    // there; "" when the op does not run split by it.
-    auto whereAxisRuns = [&](int a) -> std::string {
-      for (size_t g = 0; g < axes.size(); ++g) {
-        if (!llvm::is_contained(axes[g], a))
-          continue;
-        for (size_t r = 0; r < rule.results.size(); ++r)
-          for (size_t e = 0; e < rule.results[r].size(); ++e)
-            if (llvm::is_contained(rule.results[r][e], static_cast<int>(g)))
-              return "result dim " + std::to_string(e) +
-                     (rule.results.size() > 1 ? " of result #" + std::to_string(r) : "");
-        for (size_t j = 0; j < numOperands; ++j)
-          for (size_t dj = 0; dj < rule.operands[j].size(); ++dj)
-            if (llvm::is_contained(rule.operands[j][dj], static_cast<int>(g)) &&
-                llvm::is_contained(operands[j].dims[dj].axes, a))
-              return "a dim it reduces, where operand #" + std::to_string(j) +
-                     " holds it (its dim " + std::to_string(dj) + ")";
-        return "a dim it reduces";
-      }
-      return "";
-    };
     // Why operand `i` loses an axis it holds: where the op runs it instead.
     auto whyMoved = [&](size_t i, const TensorSharding &want) -> std::string {
       for (size_t d = 0; d < operands[i].dims.size(); ++d)
         for (int a : operands[i].dims[d].axes) {
           if (d < want.dims.size() && llvm::is_contained(want.dims[d].axes, a))
             continue;
-          std::string where = whereAxisRuns(a);
+          std::string where = shardc::whereAxisRuns(rule, axes, operands, a);
           std::string axis = "\"" + core.axes[a] + "\"";
           std::string here = "this operand's dim " + std::to_string(d);
           return where.empty() ? "the op is not split by " + axis + ", which " + here + " holds"

@@ -322,4 +322,29 @@ std::vector<size_t> propagateStep(const FactorRule &rule,
   return changed;
 }
 
+std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
+                          const std::vector<TensorSharding> &operands, int a) {
+  for (size_t g = 0; g < axes.size(); ++g) {
+    if (std::find(axes[g].begin(), axes[g].end(), a) == axes[g].end())
+      continue;
+    auto indexes = [&](const FactorRule::DimFactors &dim) {
+      return std::find(dim.begin(), dim.end(), static_cast<int>(g)) != dim.end();
+    };
+    for (size_t r = 0; r < rule.results.size(); ++r)
+      for (size_t e = 0; e < rule.results[r].size(); ++e)
+        if (indexes(rule.results[r][e]))
+          return "result dim " + std::to_string(e) +
+                 (rule.results.size() > 1 ? " of result #" + std::to_string(r) : "");
+    for (size_t j = 0; j < operands.size() && j < rule.operands.size(); ++j)
+      for (size_t dj = 0; dj < rule.operands[j].size() && dj < operands[j].dims.size(); ++dj) {
+        const std::vector<int> &held = operands[j].dims[dj].axes;
+        if (indexes(rule.operands[j][dj]) && std::find(held.begin(), held.end(), a) != held.end())
+          return "a dim it reduces, where operand #" + std::to_string(j) + " holds it (its dim " +
+                 std::to_string(dj) + ")";
+      }
+    return "a dim it reduces";
+  }
+  return "";
+}
+
 } // namespace shardc

@@ -53,6 +53,13 @@ FactorAxes mergeFactors(const FactorRule &rule,
 /// axes are what leaves the results partial sums.
 FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorSharding> &operands,
                          const std::vector<TensorSharding> &results, const Mesh &mesh);
+
+/// Where an op run with factor axes `axes` (executionAxes) uses mesh axis
+/// `a`, in words: "result dim 1" (" of result #r" when it has several), "a
+/// dim it reduces, where operand #0 holds it (its dim 1)", or "" when the op
+/// is not split by `a`. insert-reshards' reasons and explain say it alike.
+std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
+                          const std::vector<TensorSharding> &operands, int a);
 /// How pending (unreduced) operands pass through an op run with factor axes
 /// `axes` (executionAxes), by its rule's PendingFlow: which operands stay
 /// pending (`keep`; the others are reduced before the op), and what its

@@ -963,50 +963,33 @@ std::string FunctionPropagation::droppedOf(Value v) {
   Operation *op = r ? r.getOwner() : nullptr;
   const FactorRule *rule = op && isa<ShardingRuleOpInterface>(op) ? ruleFor(op) : nullptr;
   if (!rule || rule->results.size() != op->getNumResults() ||
-      rule->operands.size() != op->getNumOperands())
+      rule->operands.size() != op->getNumOperands() ||
+      !llvm::all_of(op->getOperands(), isTensor) || !llvm::all_of(op->getResults(), isTensor))
     return "";
-  TensorSharding res = closedFinal(v);
+  std::vector<TensorSharding> operands = finalShardings(op->getOperands());
+  std::vector<TensorSharding> results = finalShardings(op->getResults());
+  // The op as insert-reshards runs it (shared with its reasons).
+  shardc::FactorAxes axes = shardc::executionAxes(*rule, operands, results, core);
   const FactorRule::TensorFactors &resDims = rule->results[r.getResultNumber()];
-  auto resultDimOf = [&](int f) -> std::optional<size_t> {
-    for (size_t e = 0; e < resDims.size(); ++e)
-      if (llvm::is_contained(resDims[e], f))
-        return e;
-    return std::nullopt;
-  };
-  std::vector<TensorSharding> operands;
-  for (Value o : op->getOperands())
-    operands.push_back(isTensor(o) ? closedFinal(o) : TensorSharding());
-  // Where the op uses axis `a`: one of v's dims, or a dim it reduces (an
-  // operand holds it on a dim no result has).
-  auto usedFor = [&](int a) -> std::string {
-    for (size_t e = 0; e < res.dims.size(); ++e)
-      if (llvm::is_contained(res.dims[e].axes, a))
-        return "for its dim " + std::to_string(e);
-    for (size_t t = 0; t < operands.size(); ++t)
-      for (size_t d = 0; d < operands[t].dims.size() && d < rule->operands[t].size(); ++d)
-        if (llvm::is_contained(operands[t].dims[d].axes, a) && rule->operands[t][d].size() == 1 &&
-            !resultDimOf(rule->operands[t][d].front()) &&
-            rule->kinds[rule->operands[t][d].front()] == shardc::FactorKind::Reduction)
-          return "for a dim it reduces, where operand #" + std::to_string(t) +
-                 " holds it (its dim " + std::to_string(d) + ")";
-    return "";
-  };
   for (size_t t = 0; t < operands.size(); ++t)
     for (size_t d = 0; d < operands[t].dims.size() && d < rule->operands[t].size(); ++d) {
       if (rule->operands[t][d].size() != 1)
         continue; // a reshape's regrouped dim: said by reshapeDrops
-      std::optional<size_t> e = resultDimOf(rule->operands[t][d].front());
-      if (!e || *e >= res.dims.size())
-        continue;
+      int f = rule->operands[t][d].front();
+      auto e = llvm::find_if(resDims, [&](const FactorRule::DimFactors &dim) {
+        return llvm::is_contained(dim, f);
+      });
+      if (e == resDims.end())
+        continue; // a dim the op reduces: said by partialOf
       for (int a : operands[t].dims[d].axes) {
-        if (llvm::is_contained(res.dims[*e].axes, a))
+        if (llvm::is_contained(axes[f], a))
           continue;
-        std::string where = usedFor(a);
+        std::string where = shardc::whereAxisRuns(*rule, axes, operands, a);
         if (where.empty())
           continue; // not used at all: the value is whole there, said elsewhere
         return "; operand #" + std::to_string(t) + "'s \"" + core.axes[a] + "\" (its dim " +
-               std::to_string(d) + ") does not split dim " + std::to_string(*e) +
-               " here: the op uses it " + where;
+               std::to_string(d) + ") does not split dim " + std::to_string(e - resDims.begin()) +
+               " here: the op uses it for " + where;
       }
     }
   return "";

@@ -92,4 +92,4 @@ func.func @lost(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garra
   return %y : tensor<8x8xf32>
 }
 // CHECK-LABEL: remark: %arg0 'x' (argument of @lost)
-// CHECK: remark: %0 (garray.dot_general): P("a", None) <- argument 'x' (%arg0) annotated P("a" p0, None) at {{.*}} via garray.dot_general ({{.*}}); operand #1's "a" (its dim 1) does not split dim 1 here: the op uses it for its dim 0{{$}}
+// CHECK: remark: %0 (garray.dot_general): P("a", None) <- argument 'x' (%arg0) annotated P("a" p0, None) at {{.*}} via garray.dot_general ({{.*}}); operand #1's "a" (its dim 1) does not split dim 1 here: the op uses it for result dim 0{{$}}
