@@ -215,17 +215,6 @@ struct ReshardToCollectives
   }
 
   LogicalResult lower(ReshardOp op) {
-    // A value of zero elements has no data to move: its new layout is an
-    // empty constant there (no collective, no padding of uneven shards).
-    if (op.getType().getNumElements() == 0) {
-      OpBuilder b(op);
-      auto empty = ConstantOp::create(
-          b, op.getLoc(), DenseElementsAttr::get(op.getType(), ArrayRef<Attribute>()));
-      setSharding(empty.getResult(), op.getSharding());
-      op.getResult().replaceAllUsesWith(empty.getResult());
-      op.erase();
-      return success();
-    }
     MeshOp mesh = lookupMesh(op, op.getSharding().getMesh());
     FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
     if (failed(core))

@@ -298,8 +298,8 @@ func.func @main(%x: tensor<5xf32> {garray.name = "x", garray.sharding = #garray.
 }
 
 // Arrays with a dim of size 0 split unevenly (5 rows over 3 devices: blocks
-// of 2, 2, 1 and padding) hold no data: reshards of them are empty
-// constants, a written collective of zero elements is one too, and
+// of 2, 2, 1 and padding) hold no data: every collective of them, planned
+// for a reshard or written, is an empty constant in the local program, and
 // what they reduce to is the reduction's identity, whatever the mesh.
 TEST_CASE("zero-element arrays split unevenly: reshards, reductions, a dot", "[uneven][zero]") {
   TypedInputs in{{"x", f32({5, 0}, {})}, {"w", f32({0, 3}, {})}};
