@@ -12,7 +12,9 @@
 #
 # Each measurement below is the minimum over REPEAT runs (default 3) of the
 # same command, on both sides alike: the machines are shared, and the
-# minimum is the run least disturbed by other work.
+# minimum is the run least disturbed by other work. The runs of the two
+# sides alternate (one of each measurement per round), so that a slow
+# minute of the machine slows both.
 #
 # Three measurements per side, from separate runs of the same input:
 #   whole-process (wall_s, MB): the wall clock (ns) and /usr/bin/time (peak RSS) around the process, i.e. parse +
@@ -27,8 +29,8 @@
 #     run with --verify-each=false on both sides, i.e. the passes' own work.
 #     shardc runs five module passes and upstream two function passes, so the
 #     verifier weighs more on shardc's pass-only time than on upstream's.
-# SHARDC=path uses an already built shardc-opt (e.g. an older binary) and
-# skips the build.
+# SHARDC=path times an already built shardc-opt (e.g. an older binary)
+# instead of the one built here (the generator is built either way).
 #
 # Both sides stop at local types: shardc runs decompose, recognize-shifts
 # (as compiler/pipeline/Pipeline.cpp does), propagate,
@@ -59,50 +61,50 @@ GEN=bazel-bin/bench/propagation/gen
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/propbench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-# measure CMD... : "$secs $kib" of the run with the least wall time over
-# REPEAT runs (its peak RSS with it), or "timeout"/"failed(rc)".
-measure() {
-  best=""
-  for _ in $(seq "$REPEAT"); do
-    rc=0
-    # Wall time from the clock in nanoseconds (/usr/bin/time's %e has 10 ms
-    # steps, an eighth of a 10k-op run) less the wrappers' own start-up
-    # (WRAP_NS, measured below), peak RSS from /usr/bin/time.
-    start=$(date +%s%N)
-    timeout "$TIMEOUT" /usr/bin/time -f "%M" -o "$WORK/time" "$@" -o /dev/null \
-      >"$WORK/log" 2>&1 || rc=$?
-    end=$(date +%s%N)
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
-    if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
-    run="$(awk -v a="$start" -v b="$end" -v w="$WRAP_NS" 'BEGIN { printf "%.3f", (b - a - w) / 1e9 }') $(tail -n 1 "$WORK/time")"
-    best=$(echo "$best|$run" | awk -F'|' '{ if ($1 == "" || ($2 + 0) < ($1 + 0)) print $2; else print $1 }')
-  done
-  echo "$best"
+# once CMD... : "$secs $kib" of one run (wall time and peak RSS), or
+# "timeout"/"failed(rc)".
+once() {
+  rc=0
+  # Wall time from the clock in nanoseconds (/usr/bin/time's %e has 10 ms
+  # steps, an eighth of a 10k-op run) less the wrappers' own start-up
+  # (WRAP_NS, measured below), peak RSS from /usr/bin/time.
+  start=$(date +%s%N)
+  timeout "$TIMEOUT" /usr/bin/time -f "%M" -o "$WORK/time" "$@" -o /dev/null \
+    >"$WORK/log" 2>&1 || rc=$?
+  end=$(date +%s%N)
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
+  if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
+  echo "$(awk -v a="$start" -v b="$end" -v w="$WRAP_NS" 'BEGIN { printf "%.3f", (b - a - w) / 1e9 }') $(tail -n 1 "$WORK/time")"
 }
 
-# passtime REGEX CMD... : sum of wall seconds of the --mlir-timing list
-# entries whose name matches REGEX (e.g. "GArray"), the minimum over REPEAT
-# runs, or "timeout"/"failed(rc)".
-passtime() {
+# passonce REGEX CMD... : the sum of wall seconds of the --mlir-timing list
+# entries whose name matches REGEX (e.g. "GArray") in one run, or
+# "timeout"/"failed(rc)"/"none".
+passonce() {
   re=$1; shift
-  best=""
-  for _ in $(seq "$REPEAT"); do
-    rc=0
-    timeout "$TIMEOUT" "$@" --mlir-timing --mlir-timing-display=list -o /dev/null \
-      >"$WORK/tlog" 2>&1 || rc=$?
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
-    if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
-    # List lines: "  [user (pct%)]  wall (pct%)  Name"; the wall time is the
-    # number before the last "(pct%)", the name what follows it.
-    run=$(awk -v re="$re" '/%\)/ {
-        n = split($0, p, "%\\)"); name = p[n]; sub(/^ +/, "", name); sub(/ +$/, "", name)
-        if (name !~ re) next
-        split(p[n - 1], q, " "); t += q[1]; found = 1
-      } END { if (found) printf "%.4f", t; else printf "none" }' "$WORK/tlog")
-    [ "$run" = none ] && { echo none; return; }
-    best=$(awk -v a="$best" -v b="$run" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; else print a }')
-  done
-  echo "$best"
+  rc=0
+  timeout "$TIMEOUT" "$@" --mlir-timing --mlir-timing-display=list -o /dev/null \
+    >"$WORK/tlog" 2>&1 || rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "timeout"; return; fi
+  if [ "$rc" -ne 0 ]; then echo "failed($rc)"; return; fi
+  # List lines: "  [user (pct%)]  wall (pct%)  Name"; the wall time is the
+  # number before the last "(pct%)", the name what follows it.
+  awk -v re="$re" '/%\)/ {
+      n = split($0, p, "%\\)"); name = p[n]; sub(/^ +/, "", name); sub(/ +$/, "", name)
+      if (name !~ re) next
+      split(p[n - 1], q, " "); t += q[1]; found = 1
+    } END { if (found) printf "%.4f", t; else printf "none" }' "$WORK/tlog"
+}
+
+# ok RESULT : whether a measurement may run again (no timeout or failure yet).
+ok() { case "$1" in timeout|failed*|none) return 1 ;; esac; return 0; }
+
+# least OLD NEW : the run with less time of two ("$secs ..." results; a
+# failure or timeout sticks).
+least() {
+  case "$1" in "") echo "$2"; return ;; timeout|failed*|none) echo "$1"; return ;; esac
+  case "$2" in timeout|failed*|none) echo "$2"; return ;; esac
+  echo "$1|$2" | awk -F'|' '{ split($1, a, " "); split($2, b, " "); if (b[1] + 0 < a[1] + 0) print $2; else print $1 }'
 }
 
 # What timeout + /usr/bin/time around a process that does nothing cost
@@ -126,14 +128,20 @@ for kind in $KINDS; do
   first=""; last=""
   for n in $SIZES; do
     "$GEN" "$kind" "$n" "$WORK"
-    s=$(measure "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")
-    if [ "$s" = "${s#failed}" ] && [ "$s" != timeout ]; then :; else
-      echo "shardc $kind $n: $s"; tail -n 5 "$WORK/log"; fi
-    u=$(measure "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")
-    sp=$(passtime "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")
-    up=$(passtime "$UPSTREAM_PASSES" "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")
-    sb=$(passtime "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS --verify-each=false "$WORK/${kind}_$n.garray.mlir")
-    ub=$(passtime "$UPSTREAM_PASSES" "$MLIR_OPT" --verify-each=false --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")
+    # The six measurements alternate, REPEAT rounds of one each, so that a
+    # slow minute of this shared machine hits both sides alike; each figure
+    # is the minimum over the rounds.
+    s=""; u=""; sp=""; up=""; sb=""; ub=""
+    # A measurement that timed out or failed is not run again.
+    for _ in $(seq "$REPEAT"); do
+      ok "$s" && s=$(least "$s" "$(once "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")")
+      ok "$u" && u=$(least "$u" "$(once "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")")
+      ok "$sp" && sp=$(least "$sp" "$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")")
+      ok "$up" && up=$(least "$up" "$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")")
+      ok "$sb" && sb=$(least "$sb" "$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS --verify-each=false "$WORK/${kind}_$n.garray.mlir")")
+      ok "$ub" && ub=$(least "$ub" "$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --verify-each=false --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")")
+    done
+    case "$s" in timeout|failed*) echo "shardc $kind $n: $s"; tail -n 5 "$WORK/log" ;; esac
     px=-; bx=-
     case "$sp$up" in *timeout*|*failed*|*none*) ;; *) px="$(ratio "$up" "$sp")x" ;; esac
     case "$sb$ub" in *timeout*|*failed*|*none*) ;; *) bx="$(ratio "$ub" "$sb")x" ;; esac
