@@ -27,8 +27,11 @@
 #     drivers verify after every pass that changed the IR);
 #   pass bodies (shardc_body, upstrm_body, body_x): the same sum from a third
 #     run with --verify-each=false on both sides, i.e. the passes' own work.
-#     shardc runs five module passes and upstream two function passes, so the
-#     verifier weighs more on shardc's pass-only time than on upstream's.
+#     both sides verify twice on these programs (shardc after propagate and
+#     global-to-local, the passes that change them; upstream after each of
+#     its two), but the verifier is a larger share of shardc's smaller time;
+#   pair_x: the median over the REPEAT rounds of the pass-only ratio of one
+#     round (upstream's run / shardc's run, back to back).
 # SHARDC=path times an already built shardc-opt (e.g. an older binary)
 # instead of the one built here (the generator is built either way).
 #
@@ -123,7 +126,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1f", a / b; 
 echo "# propagation+partitioning: shardc-opt vs upstream mlir-opt (baseline), timeout ${TIMEOUT}s"
 echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ); each figure the minimum of $REPEAT runs"
 echo "# whole-process: wall_s (clock, less $((WRAP_NS / 1000)) us of timeout + /usr/bin/time start-up), MB (/usr/bin/time peak RSS); pass-only: *_pass, seconds (--mlir-timing, sharding passes only, verifier included); *_body: pass-only with --verify-each=false"
-printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass shardc_body upstrm_s upstrm_MB upstrm_pass upstrm_body time_x pass_x body_x mem_x
+printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass shardc_body upstrm_s upstrm_MB upstrm_pass upstrm_body time_x pass_x body_x mem_x pair_x
 for kind in $KINDS; do
   first=""; last=""
   for n in $SIZES; do
@@ -131,18 +134,24 @@ for kind in $KINDS; do
     # The six measurements alternate, REPEAT rounds of one each, so that a
     # slow minute of this shared machine hits both sides alike; each figure
     # is the minimum over the rounds.
-    s=""; u=""; sp=""; up=""; sb=""; ub=""
+    s=""; u=""; sp=""; up=""; sb=""; ub=""; pairs=""
     # A measurement that timed out or failed is not run again.
     for _ in $(seq "$REPEAT"); do
       ok "$s" && s=$(least "$s" "$(once "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")")
       ok "$u" && u=$(least "$u" "$(once "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")")
-      ok "$sp" && sp=$(least "$sp" "$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")")
-      ok "$up" && up=$(least "$up" "$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")")
+      rsp=none; rup=none
+      ok "$sp" && rsp=$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir") && sp=$(least "$sp" "$rsp")
+      ok "$up" && rup=$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir") && up=$(least "$up" "$rup")
+      case "$rsp$rup" in *timeout*|*failed*|*none*) ;; *) pairs="$pairs $(ratio "$rup" "$rsp")" ;; esac
       ok "$sb" && sb=$(least "$sb" "$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS --verify-each=false "$WORK/${kind}_$n.garray.mlir")")
       ok "$ub" && ub=$(least "$ub" "$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --verify-each=false --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")")
     done
     case "$s" in timeout|failed*) echo "shardc $kind $n: $s"; tail -n 5 "$WORK/log" ;; esac
-    px=-; bx=-
+    px=-; bx=-; rx=-
+    # pair_x: the median over rounds of one round's pass-only ratio (both
+    # runs back to back), which a slow stretch of the machine moves less
+    # than it moves either minimum.
+    [ -n "$pairs" ] && rx="$(echo $pairs | tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')x"
     case "$sp$up" in *timeout*|*failed*|*none*) ;; *) px="$(ratio "$up" "$sp")x" ;; esac
     case "$sb$ub" in *timeout*|*failed*|*none*) ;; *) bx="$(ratio "$ub" "$sb")x" ;; esac
     st=${s% *}; sm=${s#* }; ut=${u% *}; um=${u#* }
@@ -151,7 +160,7 @@ for kind in $KINDS; do
     tx=-; mx=-
     case "$s$u" in *timeout*|*failed*) ;; *) tx="$(ratio "$ut" "$st")x"; mx="$(ratio "$um" "$sm")x" ;; esac
     case "$u" in timeout) tx=">$(ratio "$TIMEOUT" "$st")x" ;; esac
-    printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s\n" "$kind" "$n" "$st" "$smb" "$sp" "$sb" "$ut" "$umb" "$up" "$ub" "$tx" "$px" "$bx" "$mx"
+    printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s %7s\n" "$kind" "$n" "$st" "$smb" "$sp" "$sb" "$ut" "$umb" "$up" "$ub" "$tx" "$px" "$bx" "$mx" "$rx"
     [ -z "$first" ] && first=$st
     last=$st
     rm -f "$WORK/${kind}_$n".*.mlir
