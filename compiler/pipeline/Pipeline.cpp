@@ -22,6 +22,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <functional>
+
 using namespace mlir;
 using mlir::garray::locationText;
 
@@ -478,7 +480,25 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     }
     return id ? id.getInt() : -1;
   };
-  auto whyWhole = [&](Value v) -> std::string {
+  // The value a chain of collectives starts from (the layout a value had
+  // before partitioning moved it).
+  auto beforeCollectives = [](Value v) {
+    for (Operation *d = v.getDefiningOp(); d && garray::isGlobalCollective(d);
+         d = v.getDefiningOp())
+      v = d->getOperand(0);
+    return v;
+  };
+  // Whether `s` splits some dim over one of `axes` (mesh axis names).
+  auto usesAny = [](garray::ShardingAttr s, ArrayRef<std::string> axes) {
+    return s && llvm::any_of(s.getDims(), [&](garray::DimShardingAttr d) {
+             return llvm::any_of(d.getAxes(), [&](StringAttr a) {
+               return llvm::is_contained(axes, a.getValue());
+             });
+           });
+  };
+  // `axes`: the mesh axes `v` is whole over; the reason is about them.
+  std::function<std::string(Value, ArrayRef<std::string>)> whyWhole =
+      [&](Value v, ArrayRef<std::string> axes) -> std::string {
     auto arg = dyn_cast<BlockArgument>(v);
     Operation *def = v.getDefiningOp();
     bool annotated = arg ? func == userPlaced.entry() && arg.getOwner()->isEntryBlock() &&
@@ -494,6 +514,25 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     if (userAsked(def))
       return "its annotation places it so: " + def->getAttrOfType<StringAttr>("reason").str();
     if (def && garray::isGlobalCollective(def)) {
+      // Partitioning gathered these axes only if the value it moved had
+      // them; else the moved value was already whole over them.
+      Value source = beforeCollectives(v);
+      if (!usesAny(garray::getSharding(source), axes)) {
+        std::string from;
+        if (Operation *d = source.getDefiningOp()) {
+          from = "'" + d->getName().getStringRef().str() + "' at " + locationText(d->getLoc());
+        } else {
+          auto a = cast<BlockArgument>(source);
+          auto name = a.getOwner()->getParentOp() == func
+                          ? func.getArgAttrOfType<StringAttr>(a.getArgNumber(), "garray.name")
+                          : StringAttr();
+          from = (name ? "argument '" + name.str() + "'"
+                       : "argument #" + std::to_string(a.getArgNumber())) +
+                 " at " + locationText(a.getLoc());
+        }
+        return "a copy of " + from + " in another layout, which was already whole over these axes: " +
+               whyWhole(source, axes);
+      }
       auto reason = def->getAttrOfType<StringAttr>("reason");
       return "partitioning made it so for an op that needs it" +
              (reason ? ": " + reason.str() : std::string());
@@ -522,19 +561,15 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     if (elementwise) {
       // The layout an operand had before partitioning gathered it for the
       // op (the program is partitioned here).
-      auto before = [](Value v) {
-        for (Operation *d = v.getDefiningOp(); d && garray::isGlobalCollective(d);
-             d = v.getDefiningOp())
-          v = d->getOperand(0);
-        return v;
-      };
       garray::ShardingAttr seen;
       for (Value operand : def->getOperands()) {
-        auto s = garray::getSharding(before(operand));
+        auto s = garray::getSharding(beforeCollectives(operand));
         if (!s)
           continue;
-        // Layouts only: a partial sum next to a whole value is no conflict.
-        if (seen && s.getDims() != seen.getDims() && splits(s))
+        // Layouts only: a partial sum next to a whole value is no conflict;
+        // and a conflict over other axes is not why these are unused.
+        if (seen && s.getDims() != seen.getDims() && splits(s) &&
+            (usesAny(s, axes) || usesAny(seen, axes)))
           return "its operands reach '" + def->getName().getStringRef().str() + "' at " +
                  garray::locationText(def->getLoc()) + " in different layouts, " +
                  layoutText(seen) + " and " + layoutText(s) +
@@ -693,7 +728,7 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
   for (Live &l : values) {
     bool kept = mem.largest.size() < keep || (l.temporary && mem.largestTemporaries.size() < keep);
     if (kept && l.source && !l.value.unusedAxes.empty() && l.value.why.empty())
-      l.value.why = whyWhole(l.source);
+      l.value.why = whyWhole(l.source, l.value.unusedAxes);
     if (mem.largest.size() < keep)
       mem.largest.push_back(l.value);
     if (l.temporary && mem.largestTemporaries.size() < keep)

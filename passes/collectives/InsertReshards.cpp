@@ -133,11 +133,34 @@ private:
     else
       ++s.more;
   }
+  /// An operandReason split into its cause and its place ("operand #i of
+  /// OP at L: has .., needs .."); the place is empty for other reasons.
+  static std::pair<StringRef, StringRef> splitReason(StringRef reason) {
+    size_t at = reason.find(" (operand #");
+    if (at == StringRef::npos || !reason.ends_with(")"))
+      return {reason, ""};
+    return {reason.take_front(at), reason.drop_front(at + 2).drop_back()};
+  }
   void writeSharers() {
     for (auto &[reshard, s] : sharers) {
       std::string text = reshard->getAttrOfType<StringAttr>("reason").getValue().str();
-      for (const std::string &r : s.named)
-        text += "; also for " + r;
+      // Copies: `text` grows below.
+      auto [whyRef, where] = splitReason(text);
+      std::string why = whyRef.str();
+      std::string ownMismatch = where.substr(std::min(where.find(": "), where.size())).str();
+      for (const std::string &r : s.named) {
+        // Another slot that needs the same layout for the same cause (both
+        // operands of x * x) is named by its place only.
+        auto [otherWhy, otherWhere] = splitReason(r);
+        if (otherWhere.empty() || otherWhy != why) {
+          text += "; also for " + r;
+          continue;
+        }
+        size_t colon = std::min(otherWhere.find(": "), otherWhere.size());
+        text += "; also for " + otherWhere.take_front(colon).str() + ", the same cause";
+        if (otherWhere.drop_front(colon) != ownMismatch)
+          text += " (" + otherWhere.drop_front(std::min(colon + 2, otherWhere.size())).str() + ")";
+      }
       if (s.more)
         text += "; and " + std::to_string(s.more) + " more use(s)";
       reshard->setAttr("reason", StringAttr::get(reshard->getContext(), text));
@@ -189,9 +212,9 @@ private:
     llvm::raw_string_ostream os(reason);
     os << "pending " << shardc::reductionName(s.pendingKind) << " over ";
     llvm::interleaveComma(s.pending, os, [&](int a) { os << "\"" << core.axes[a] << "\""; });
-    os << " reduced once for all "
-       << std::distance(v.getUses().begin(), v.getUses().end()) << " use(s): operand #"
-       << needs->getOperandNumber() << " of " << needs->getOwner()->getName() << " at "
+    auto numUses = std::distance(v.getUses().begin(), v.getUses().end());
+    os << " reduced once for its " << numUses << (numUses == 1 ? " use" : " uses")
+       << ", since operand #" << needs->getOperandNumber() << " of " << needs->getOwner()->getName() << " at "
        << locationText(needs->getOwner()->getLoc())
        << (isa<func::ReturnOp>(needs->getOwner()) ? " (a function result)" : "");
     if (auto why = needs->getOwner()->getAttrOfType<StringAttr>("reason");
@@ -237,6 +260,31 @@ private:
       reduceEagerlyIfNeeded(op->getResult(r), p.resultShardings[r]);
     }
     return success();
+  }
+
+  /// "; operand #j splits the same factor (its dim e) by ..." when another
+  /// operand splits the factor of operand i's dim d by other axes (a dot
+  /// whose operands split the contracted dim differently keeps neither
+  /// split as a partial sum); empty otherwise.
+  std::string rivalSplit(const FactorRule &rule, const std::vector<TensorSharding> &operands,
+                         size_t i, size_t d) {
+    if (i >= rule.operands.size() || d >= rule.operands[i].size() ||
+        rule.operands[i][d].size() != 1)
+      return "";
+    int f = rule.operands[i][d].front();
+    for (size_t j = 0; j < operands.size() && j < rule.operands.size(); ++j)
+      for (size_t e = 0; e < operands[j].dims.size() && e < rule.operands[j].size(); ++e) {
+        const std::vector<int> &theirs = operands[j].dims[e].axes;
+        if (j == i || !llvm::is_contained(rule.operands[j][e], f) || theirs.empty() ||
+            theirs == operands[i].dims[d].axes)
+          continue;
+        std::string by;
+        for (int a : theirs)
+          by += (by.empty() ? "\"" : ", \"") + core.axes[a] + "\"";
+        return "; operand #" + std::to_string(j) + " splits the same factor (its dim " +
+               std::to_string(e) + ") by " + by;
+      }
+    return "";
   }
 
   const Plan &plan(Operation *op, const shardc::CachedRule &cached) {
@@ -319,8 +367,10 @@ private:
           std::string where = shardc::whereAxisRuns(rule, axes, operands, a);
           std::string axis = "\"" + core.axes[a] + "\"";
           std::string here = "this operand's dim " + std::to_string(d);
-          return where.empty() ? "the op is not split by " + axis + ", which " + here + " holds"
-                               : "the op uses " + axis + " for " + where + ", not for " + here;
+          if (!where.empty())
+            return "the op uses " + axis + " for " + where + ", not for " + here;
+          return "the op is not split by " + axis + ", which " + here + " holds" +
+                 rivalSplit(rule, operands, i, d);
         }
       return "";
     };

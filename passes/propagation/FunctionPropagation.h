@@ -531,6 +531,10 @@ private:
   /// Whether every factor the operands of `op` split is one it reduces (a
   /// partial sum), rather than one it needs whole (gathered first).
   bool onlyReduced(Operation *op);
+  /// For an op whose operands split only dims it reduces: two operands that
+  /// split one reduced factor by different axes ("operand #0 by "data",
+  /// operand #1 by "model""), or empty.
+  std::string reducedRivals(Operation *op);
 
   /// For a value where ops proposed layouts that could not all be kept:
   /// who wanted what (the last such merge), so a conflict is not mistaken

@@ -717,6 +717,20 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
           "resharded";
     return out;
   }
+  // A call's result is written as its callee's (one sharding per
+  // signature): whole here because the callee returns it whole, which
+  // the remark on the returned value explains.
+  if (auto r = dyn_cast<OpResult>(v))
+    if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
+      if (func::FuncOp callee = calleeInSet(call)) {
+        // (A recursive call that returns its own result says nothing here.)
+        Value ret = returnsOf[callee].front().getOperand(r.getResultNumber());
+        if (ret != v) {
+          os << "@" << callee.getSymName() << " returns it whole (one sharding per signature; "
+             << "the remark on " << name(ret) << " says why)";
+          return out;
+        }
+      }
   Operation *def = v.getDefiningOp();
   // Operands with different layouts that left nothing to propagate:
   // their annotations met at this op and cancelled (policy 2).
@@ -757,10 +771,16 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
   } else if (!layouts.empty() && !call) {
     os << "its operands (";
     listLayouts();
-    os << (onlyReduced(def) ? ") are split only along dims it reduces"
-                            : ") are split only along dims it computes whole, so they are "
-                              "gathered")
-       << ": its own dims are replicated";
+    std::string rivals = onlyReduced(def) ? reducedRivals(def) : "";
+    if (!rivals.empty())
+      os << ") split only dims it reduces, and by different axes (" << rivals
+         << "): no partial sum can keep both, so the operands are gathered and its own dims "
+            "are replicated";
+    else
+      os << (onlyReduced(def) ? ") are split only along dims it reduces"
+                              : ") are split only along dims it computes whole, so they are "
+                                "gathered")
+         << ": its own dims are replicated";
   } else if (cast<RankedTensorType>(v.getType()).getRank() == 0) {
     // A pending scalar is not whole until reduced: its partial note follows.
     os << (partial ? "a scalar: nothing to split" : "a scalar: nothing to split, whole on every device");
@@ -958,6 +978,38 @@ bool FunctionPropagation::onlyReduced(Operation *op) {
   return true;
 }
 
+std::string FunctionPropagation::reducedRivals(Operation *op) {
+  const FactorRule *rule = ruleFor(op);
+  if (!rule)
+    return "";
+  // Per reduction factor, the first operand's axes on it; a later operand
+  // with other axes on the same factor is a rival.
+  std::vector<std::pair<size_t, std::vector<int>>> first(rule->numFactors());
+  for (auto [t, v] : llvm::enumerate(op->getOperands())) {
+    auto proj = shardc::projectToFactors(*rule, t, closedFinal(v), core);
+    for (size_t f = 0; f < proj.size(); ++f) {
+      if (!proj[f] || proj[f]->empty() || rule->kinds[f] != shardc::FactorKind::Reduction)
+        continue;
+      if (first[f].second.empty()) {
+        first[f] = {t, *proj[f]};
+        continue;
+      }
+      // Nested axes ("a" and ("a", "b")) merge into one partial sum.
+      if (shardc::isPrefix(*proj[f], first[f].second) || shardc::isPrefix(first[f].second, *proj[f]))
+        continue;
+      auto by = [&](const std::vector<int> &axes) {
+        std::string out;
+        for (int a : axes)
+          out += (out.empty() ? "\"" : ", \"") + core.axes[a] + "\"";
+        return out;
+      };
+      return "operand #" + std::to_string(first[f].first) + " by " + by(first[f].second) +
+             ", operand #" + std::to_string(t) + " by " + by(*proj[f]);
+    }
+  }
+  return "";
+}
+
 std::string FunctionPropagation::droppedOf(Value v) {
   auto r = dyn_cast<OpResult>(v);
   Operation *op = r ? r.getOwner() : nullptr;
@@ -1003,10 +1055,16 @@ std::string FunctionPropagation::conflictOf(Value v) {
   llvm::raw_string_ostream os(out);
   os << "; conflicting proposals (the defining op's holds against its users'; users and "
         "ties keep what they share):";
-  for (auto [i, entry] : llvm::enumerate(it->second)) {
+  // An op that reads the value in two slots (x * x) proposes twice: say each
+  // proposal once.
+  SmallVector<std::pair<int64_t, ShardingTable::Id>> said;
+  for (auto entry : it->second) {
+    if (llvm::is_contained(said, entry))
+      continue;
     auto [proposer, id] = entry;
     Operation *op = proposer >= 0 ? nodes[proposer].op : ties[~proposer].second;
-    os << (i ? "," : "") << " " << closed(table.get(id)).str(core) << " from ";
+    os << (said.empty() ? "" : ",") << " " << closed(table.get(id)).str(core) << " from ";
+    said.push_back(entry);
     if (op)
       os << op->getName() << " (" << locationText(op->getLoc()) << ")";
     else

@@ -134,7 +134,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // CHECK: garray.select {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data")>}
 // RESHARD-LABEL: func.func @compare_select
 // RESHARD: %[[S:.*]] = garray.reduce <sum> {{.*}}unreduced = sum("model")
-// RESHARD: %[[R:.*]] = garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P("data")> {{.*}}reason = "pending sum over \22model\22 reduced once for all 1 use(s): operand #0 of garray.compare
+// RESHARD: %[[R:.*]] = garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P("data")> {{.*}}reason = "pending sum over \22model\22 reduced once for its 1 use, since operand #0 of garray.compare
 // RESHARD: garray.compare <lt> %[[R]]
 func.func @compare_select(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>},
                           %b: tensor<8xf32>, %c: tensor<8xf32>) -> tensor<8xf32> {

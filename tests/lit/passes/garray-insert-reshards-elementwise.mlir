@@ -15,7 +15,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK: %[[FD:.*]] = garray.div %[[F]], %{{.*}} {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>}
 // CHECK: %[[I:.*]] = garray.reduce <sum> {{.*}} : (tensor<8x2xi32>) -> tensor<2xi32>
 // CHECK-NEXT: %[[IR:.*]] = garray.reshard %[[I]] : {{.*}} to #garray.sharding<@mesh, P(None)>
-// CHECK-SAME: reason = "pending sum over \22data\22 reduced once for all 1 use(s): operand #0 of garray.div at {{.*}}.mlir:[[@LINE+11]]:9 needs the whole value"
+// CHECK-SAME: reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.div at {{.*}}.mlir:[[@LINE+11]]:9 needs the whole value"
 // CHECK: garray.div %[[IR]], %{{.*}} {garray.sharding = #garray.sharding<@mesh, P(None)>}
 func.func @div_float_vs_int(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
                             %c: tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P(None)>},

@@ -295,9 +295,10 @@ garray.mesh @mesh ["data" = 2]
 
 // Four ops need %x whole: they share one reshard, whose reason names the
 // first two after the first and counts the rest (an op that needs a layout
-// is not hidden behind the first one that asked).
+// is not hidden behind the first one that asked). A use with the same cause
+// as the first is named by its place only.
 // CHECK-LABEL: func.func @shared_reshard_names_its_uses
-// CHECK: garray.reshard %arg0 {{.*}}reason = "layout for the op's factor rule{{[^(;]*}}(operand #0 of garray.exp at {{[^;]*}}: has P(\22data\22), needs P(None)); also for layout for the op's factor rule{{[^(;]*}}(operand #0 of garray.neg at {{[^;]*}}; also for {{[^;]*}}garray.tanh at {{[^;]*}}; and 1 more use(s)"
+// CHECK: garray.reshard %arg0 {{.*}}reason = "layout for the op's factor rule{{[^(;]*}}(operand #0 of garray.exp at {{[^;]*}}: has P(\22data\22), needs P(None)); also for operand #0 of garray.neg at {{[^;]*}}, the same cause; also for operand #0 of garray.tanh at {{[^;]*}}, the same cause; and 1 more use(s)"
 // CHECK-NOT: garray.reshard
 func.func @shared_reshard_names_its_uses(
     %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
