@@ -277,9 +277,26 @@ TensorSharding FunctionPropagation::writtenLayout(Value v) {
 }
 
 TensorSharding FunctionPropagation::resultLayout(func::FuncOp func, unsigned i) {
-  func::ReturnOp ret = returnsOf[func].front();
-  Value out = ret.getOperand(i);
-  return sinkAnnotations.count({ret, i}) ? declaredResult(ret, i, out) : closedFinal(out);
+  return sinkAnnotations.count({returnsOf[func].front(), i}) ? declaredResult(func, i)
+                                                            : returnedLayout(func, i);
+}
+
+TensorSharding FunctionPropagation::returnedLayout(func::FuncOp func, unsigned i) {
+  SmallVector<func::ReturnOp> &rets = returnsOf[func];
+  TensorSharding s = closedFinal(rets.front().getOperand(i));
+  for (func::ReturnOp r : ArrayRef<func::ReturnOp>(rets).drop_front()) {
+    TensorSharding other = closedFinal(r.getOperand(i));
+    for (auto [mine, theirs] : llvm::zip(s.dims, other.dims)) {
+      auto [end, unused] = std::mismatch(mine.axes.begin(), mine.axes.end(), theirs.axes.begin(),
+                                         theirs.axes.end());
+      mine.axes.erase(end, mine.axes.end());
+    }
+    // Partial sums that differ are none (insert-reshards reduces each
+    // value at its return).
+    if (other.pending != s.pending || other.pendingKind != s.pendingKind)
+      s.pending.clear();
+  }
+  return s;
 }
 
 func::FuncOp FunctionPropagation::calleeInSet(func::CallOp call) {
@@ -544,19 +561,20 @@ void FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) 
       writer.set(r, intoSet ? fromCore(ctx, meshRef, core, writtenLayout(r))
                             : finalOf(r, firstResult[i] + r.getResultNumber()));
   }
-  // An undeclared result takes the sharding of what the first return
-  // gives; a declared one is written closed and without priorities, its
-  // open dims filled from that value as far as they agree.
-  func::ReturnOp ret = returnsOf[func].front();
+  // An undeclared result takes the sharding its returns give (what they
+  // share, when there are several); a declared one is written closed and
+  // without priorities, its open dims filled from that as far as they
+  // agree.
+  SmallVector<func::ReturnOp> &rets = returnsOf[func];
   SmallVector<Attribute> resultShardings;
   bool resultsChange = false;
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+  for (auto [i, v] : llvm::enumerate(rets.front().getOperands())) {
     resultShardings.push_back(func.getResultAttr(i, kShardingAttrName));
     if (!isTensor(v))
       continue;
-    Attribute now = getResultSharding(func, i)
-                        ? fromCore(ctx, meshRef, core, declaredResult(ret, i, v))
-                        : finalOf(v, idOf(v));
+    Attribute now = getResultSharding(func, i) ? fromCore(ctx, meshRef, core, declaredResult(func, i))
+                    : rets.size() == 1         ? finalOf(v, idOf(v))
+                                       : fromCore(ctx, meshRef, core, returnedLayout(func, i));
     resultsChange |= now != resultShardings.back();
     resultShardings.back() = now;
   }
@@ -564,9 +582,9 @@ void FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) 
     writer.setResults(func, resultShardings);
 }
 
-TensorSharding FunctionPropagation::declaredResult(func::ReturnOp ret, unsigned i, Value v) {
-  TensorSharding s = table.get(sinkAnnotations.find({ret, i})->second.full);
-  TensorSharding got = closedFinal(v);
+TensorSharding FunctionPropagation::declaredResult(func::FuncOp func, unsigned i) {
+  TensorSharding s = table.get(sinkAnnotations.find({returnsOf[func].front(), i})->second.full);
+  TensorSharding got = returnedLayout(func, i);
   for (size_t d = 0; d < s.dims.size(); ++d) {
     shardc::DimSharding &dim = s.dims[d];
     const std::vector<int> &more = got.dims[d].axes;

@@ -228,9 +228,13 @@ private:
   TensorSharding writtenLayout(Value v);
 
   /// Result i of a function, as finalize writes it: a declared result
-  /// closed (its open dims filled), else what the first return gives.
+  /// closed (its open dims filled), else what its returns give.
   /// "Declared" as seeded, not read from the IR, which finalize rewrites.
   TensorSharding resultLayout(func::FuncOp func, unsigned i);
+  /// What the returns of `func` give as result i: per dim, the axes all
+  /// returned values share (the common prefix, as ties keep), so that
+  /// neither the order of the blocks nor which return comes first decides.
+  TensorSharding returnedLayout(func::FuncOp func, unsigned i);
 
   /// A sharding written on a call's result must be its callee's result
   /// layout (what this pass writes there): one sharding per signature.
@@ -368,9 +372,9 @@ private:
   void finalize(func::FuncOp func, size_t begin, size_t end);
 
   /// A declared function result, closed: each open dim takes the returned
-  /// value's axes when what was written is a prefix of them and the added
-  /// axes are not used by another dim.
-  TensorSharding declaredResult(func::ReturnOp ret, unsigned i, Value v);
+  /// axes (returnedLayout) when what was written is a prefix of them and
+  /// the added axes are not used by another dim.
+  TensorSharding declaredResult(func::FuncOp func, unsigned i);
 
   /// Ops named at each end of a long `via` path.
   static constexpr size_t kViaEnds = 3;
