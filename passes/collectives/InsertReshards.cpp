@@ -262,31 +262,6 @@ private:
     return success();
   }
 
-  /// "; operand #j splits the same factor (its dim e) by ..." when another
-  /// operand splits the factor of operand i's dim d by other axes (a dot
-  /// whose operands split the contracted dim differently keeps neither
-  /// split as a partial sum); empty otherwise.
-  std::string rivalSplit(const FactorRule &rule, const std::vector<TensorSharding> &operands,
-                         size_t i, size_t d) {
-    if (i >= rule.operands.size() || d >= rule.operands[i].size() ||
-        rule.operands[i][d].size() != 1)
-      return "";
-    int f = rule.operands[i][d].front();
-    for (size_t j = 0; j < operands.size() && j < rule.operands.size(); ++j)
-      for (size_t e = 0; e < operands[j].dims.size() && e < rule.operands[j].size(); ++e) {
-        const std::vector<int> &theirs = operands[j].dims[e].axes;
-        if (j == i || !llvm::is_contained(rule.operands[j][e], f) || theirs.empty() ||
-            theirs == operands[i].dims[d].axes)
-          continue;
-        std::string by;
-        for (int a : theirs)
-          by += (by.empty() ? "\"" : ", \"") + core.axes[a] + "\"";
-        return "; operand #" + std::to_string(j) + " splits the same factor (its dim " +
-               std::to_string(e) + ") by " + by;
-      }
-    return "";
-  }
-
   const Plan &plan(Operation *op, const shardc::CachedRule &cached) {
     planKey.clear();
     planKey.push_back(cached.index);
@@ -369,8 +344,15 @@ private:
           std::string here = "this operand's dim " + std::to_string(d);
           if (!where.empty())
             return "the op uses " + axis + " for " + where + ", not for " + here;
-          return "the op is not split by " + axis + ", which " + here + " holds" +
-                 rivalSplit(rule, operands, i, d);
+          std::string text = "the op is not split by " + axis + ", which " + here + " holds";
+          // A dot whose operands split the contracted dim by different
+          // axes keeps neither: say who the rival is.
+          if (rule.operands[i][d].size() == 1)
+            if (auto rival = shardc::rivalSplit(rule, operands, i, rule.operands[i][d].front()))
+              text += "; operand #" + std::to_string(rival->operand) +
+                      " splits the same factor (its dim " + std::to_string(rival->dim) + ") by " +
+                      shardc::axisList(core, rival->axes);
+          return text;
         }
       return "";
     };

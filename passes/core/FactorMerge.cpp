@@ -347,4 +347,36 @@ std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
   return "";
 }
 
+std::optional<RivalSplit> rivalSplit(const FactorRule &rule,
+                                     const std::vector<TensorSharding> &operands, size_t t, int f) {
+  // The axes operand j holds on factor f, over a dim that is f alone.
+  auto on = [&](size_t j, size_t &dim) -> const std::vector<int> * {
+    for (size_t d = 0; j < rule.operands.size() && d < rule.operands[j].size() &&
+                       d < operands[j].dims.size();
+         ++d)
+      if (rule.operands[j][d].size() == 1 && rule.operands[j][d].front() == f) {
+        dim = d;
+        return &operands[j].dims[d].axes;
+      }
+    return nullptr;
+  };
+  size_t dim = 0;
+  const std::vector<int> *mine = on(t, dim);
+  if (!mine || mine->empty())
+    return std::nullopt;
+  for (size_t j = 0; j < operands.size(); ++j) {
+    const std::vector<int> *theirs = j == t ? nullptr : on(j, dim);
+    if (theirs && !theirs->empty() && !isPrefix(*theirs, *mine) && !isPrefix(*mine, *theirs))
+      return RivalSplit{j, dim, *theirs, *mine};
+  }
+  return std::nullopt;
+}
+
+std::string axisList(const Mesh &mesh, const std::vector<int> &axes) {
+  std::string out;
+  for (int a : axes)
+    out += (out.empty() ? "\"" : ", \"") + mesh.axes[a] + "\"";
+  return out;
+}
+
 } // namespace shardc

@@ -60,6 +60,22 @@ FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorShardin
 /// is not split by `a`. insert-reshards' reasons and explain say it alike.
 std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
                           const std::vector<TensorSharding> &operands, int a);
+/// An operand that splits a factor by axes another operand's split of it
+/// neither extends nor is a prefix of (nested axes merge into one split):
+/// the two cannot both stay, whichever the op keeps.
+struct RivalSplit {
+  size_t operand; // its index
+  size_t dim;     // its dim on the factor
+  std::vector<int> axes;
+  std::vector<int> against; // operand t's axes on the factor
+};
+/// The first operand other than `t` whose split of factor `f` rivals
+/// operand t's (over dims that are that factor alone); none if all agree.
+std::optional<RivalSplit> rivalSplit(const FactorRule &rule,
+                                     const std::vector<TensorSharding> &operands, size_t t, int f);
+/// Mesh axes as users write them: "data", "model".
+std::string axisList(const Mesh &mesh, const std::vector<int> &axes);
+
 /// How pending (unreduced) operands pass through an op run with factor axes
 /// `axes` (executionAxes), by its rule's PendingFlow: which operands stay
 /// pending (`keep`; the others are reduced before the op), and what its

@@ -62,6 +62,7 @@ namespace shardc::propagation {
 
 using namespace mlir;
 using namespace mlir::garray;
+using shardc::axisList;
 using shardc::CachedRule;
 using shardc::FactorRule;
 using shardc::kLastRound;
@@ -435,7 +436,6 @@ private:
   /// An annotation as written: open dims with `?`, priorities with `pN`.
   std::string written(const Annotation &a);
 
-  static std::string axisList(const shardc::Mesh &core, ArrayRef<int> axes);
 
   /// The annotations `axes` of `v` came from, each once with the path of
   /// the first axis it explains, in order of first appearance; `v`'s own

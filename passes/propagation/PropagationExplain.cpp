@@ -293,13 +293,6 @@ std::string FunctionPropagation::written(const Annotation &a) {
   return out;
 }
 
-std::string FunctionPropagation::axisList(const shardc::Mesh &core, ArrayRef<int> axes) {
-  std::string out;
-  for (auto [i, a] : llvm::enumerate(axes))
-    out += (i ? ", \"" : "\"") + core.axes[a] + "\"";
-  return out;
-}
-
 auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<Named> &detours,
                                     std::vector<int> &unexplained) -> std::vector<Named> {
   using Origin = shardc::AxisOrigins::Origin;
@@ -982,30 +975,16 @@ std::string FunctionPropagation::reducedRivals(Operation *op) {
   const FactorRule *rule = ruleFor(op);
   if (!rule)
     return "";
-  // Per reduction factor, the first operand's axes on it; a later operand
-  // with other axes on the same factor is a rival.
-  std::vector<std::pair<size_t, std::vector<int>>> first(rule->numFactors());
-  for (auto [t, v] : llvm::enumerate(op->getOperands())) {
-    auto proj = shardc::projectToFactors(*rule, t, closedFinal(v), core);
-    for (size_t f = 0; f < proj.size(); ++f) {
-      if (!proj[f] || proj[f]->empty() || rule->kinds[f] != shardc::FactorKind::Reduction)
-        continue;
-      if (first[f].second.empty()) {
-        first[f] = {t, *proj[f]};
-        continue;
-      }
-      // Nested axes ("a" and ("a", "b")) merge into one partial sum.
-      if (shardc::isPrefix(*proj[f], first[f].second) || shardc::isPrefix(first[f].second, *proj[f]))
-        continue;
-      auto by = [&](const std::vector<int> &axes) {
-        std::string out;
-        for (int a : axes)
-          out += (out.empty() ? "\"" : ", \"") + core.axes[a] + "\"";
-        return out;
-      };
-      return "operand #" + std::to_string(first[f].first) + " by " + by(first[f].second) +
-             ", operand #" + std::to_string(t) + " by " + by(*proj[f]);
-    }
+  std::vector<TensorSharding> operands = finalShardings(op->getOperands());
+  for (size_t f = 0; f < rule->numFactors(); ++f) {
+    if (rule->kinds[f] != shardc::FactorKind::Reduction)
+      continue;
+    for (size_t t = 0; t < operands.size(); ++t)
+      if (auto rival = shardc::rivalSplit(*rule, operands, t, static_cast<int>(f));
+          rival && rival->operand > t)
+        return "operand #" + std::to_string(t) + " by " + axisList(core, rival->against) +
+               ", operand #" +
+               std::to_string(rival->operand) + " by " + axisList(core, rival->axes);
   }
   return "";
 }
