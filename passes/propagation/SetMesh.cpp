@@ -64,9 +64,8 @@ private:
     ScopedDiagnosticHandler note(module.getContext(), [&](Diagnostic &d) {
       if (d.getSeverity() == DiagnosticSeverity::Error && current) {
         MeshOp mesh = lookupMesh(current, current.getMeshAttr());
-        int64_t devices = 1;
-        for (int64_t size : mesh.getSizes())
-          devices *= size;
+        FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
+        int64_t devices = succeeded(core) ? core->deviceCount() : 0;
         Diagnostic &n = d.attachNote(mesh.getLoc());
         n << "--mesh " << sizes << " gives @" << mesh.getSymName() << " " << devices
           << " devices; the program wrote [";
