@@ -550,6 +550,28 @@ private:
   /// that took a weight's output axis.
   std::string droppedOf(Value v);
 
+  /// Explain only (PropagationLosses.cpp): an annotated axis that stopped at
+  /// a value because a stronger round placed what holds its place there.
+  struct Loss {
+    int source;               // originSources index of the annotation
+    int axis;
+    unsigned dim;             // the dim of the value it would have split
+    std::vector<int> vias;    // originVias of the ops from the annotation
+    unsigned winnerDim;       // where what holds the place is: dim, or the
+    std::vector<int> winnerAxes; // dim that already uses the axis
+    int64_t winnerRound;      // the round that placed it
+    int64_t round;            // the annotation's round on that dim
+  };
+  llvm::DenseMap<unsigned, SmallVector<Loss, 1>> losses; // per value id
+  /// Follows every annotated axis, once the origins are traced, to the
+  /// values where a stronger round stopped it.
+  void findLosses();
+  /// The strongest round among the origins of `axis` on value `id`.
+  std::optional<int64_t> strongestRound(unsigned id, int axis);
+  /// "; not "model" on dim 0 from argument 'y' ... via ...: dim 0 holds
+  /// "data" from round p0, which comes before ...", or "".
+  std::string lostOf(Value v, llvm::function_ref<std::string(Value)> name);
+
   SmallVector<func::FuncOp> funcs;
   llvm::DenseSet<Operation *> inSet;
   /// Every op of `funcs` in walk order (post-order, each function's op last),

@@ -191,7 +191,17 @@ void FunctionPropagation::traceAxes() {
   // are ids past the values.
   unsigned nextHub = valueOf.size();
   for (auto &members : callTies) {
-    std::vector<std::vector<int>> merged = tieMerge(members);
+    // The hub is what the members that took the tie's merge hold: an
+    // annotated member keeps what was written, and with priorities the
+    // merge ran in the round it first had axes, so the final merge of every
+    // member (policy 2) would drop what an earlier round placed (x's p0
+    // "data" against a later y's "model": the callee's argument holds
+    // "data" from x).
+    SmallVector<std::pair<Value, Operation *>> took;
+    for (auto &m : members)
+      if (!annotations.count(m.first))
+        took.push_back(m);
+    std::vector<std::vector<int>> merged = tieMerge(took.empty() ? ArrayRef(members) : took);
     unsigned hubs = nextHub;
     nextHub += merged.size();
     PrefixKeys keys;
@@ -818,6 +828,7 @@ std::pair<Operation *, Value> FunctionPropagation::heldNextTo(Value v) {
 
 void FunctionPropagation::explainAll() {
   traceAxes();
+  findLosses();
   for (func::FuncOp func : funcs)
     explainAll(func);
 }
@@ -848,7 +859,7 @@ void FunctionPropagation::explainAll(func::FuncOp func) {
         what += " '" + n.str() + "'";
       emitRemark(arg.getLoc()) << what << " (argument of @" << func.getSymName()
                                << "): " << finalStr(arg) << " <- " << originOf(arg, name)
-                               << conflictOf(arg);
+                               << conflictOf(arg) << lostOf(arg, name);
     }
   func.walk([&](Operation *op) {
     for (Region &region : op->getRegions()) // arguments of non-entry blocks
@@ -857,7 +868,8 @@ void FunctionPropagation::explainAll(func::FuncOp func) {
           for (BlockArgument arg : block.getArguments())
             if (isTensor(arg))
               emitRemark(arg.getLoc()) << name(arg) << " (block argument): " << finalStr(arg)
-                                       << " <- " << originOf(arg, name) << conflictOf(arg);
+                                       << " <- " << originOf(arg, name) << conflictOf(arg)
+                                       << lostOf(arg, name);
     if (op == func)
       return;
     // An op the compiler derived says from what ("garray.div, from
@@ -870,7 +882,7 @@ void FunctionPropagation::explainAll(func::FuncOp func) {
         emitRemark(op->getLoc()) << name(r) << " (" << op->getName() << label
                                  << "): " << finalStr(r)
                                  << " <- " << originOf(r, name) << conflictOf(r)
-                                 << droppedOf(r) << partialOf(r, name);
+                                 << droppedOf(r) << lostOf(r, name) << partialOf(r, name);
   });
 }
 

@@ -85,11 +85,12 @@ func.func @meet(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garra
 
 // An annotation whose axis lost at a dot is not named as a source: w wrote
 // "a" on the result's dim 1, x on dim 0; the result holds "a" on dim 0 only,
-// and the remark says where w's "a" went instead.
+// and the remark says where w's "a" went instead, and why (x's round, p0,
+// came first).
 func.func @lost(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh2, P("a" p0, None)>},
                 %w: tensor<8x8xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh2, P(None, "a")>}) -> tensor<8x8xf32> {
   %y = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %y : tensor<8x8xf32>
 }
 // CHECK-LABEL: remark: %arg0 'x' (argument of @lost)
-// CHECK: remark: %0 (garray.dot_general): P("a", None) <- argument 'x' (%arg0) annotated P("a" p0, None) at {{.*}} via garray.dot_general ({{.*}}); operand #1's "a" (its dim 1) does not split dim 1 here: the op uses it for result dim 0{{$}}
+// CHECK: remark: %0 (garray.dot_general): P("a", None) <- argument 'x' (%arg0) annotated P("a" p0, None) at {{.*}} via garray.dot_general ({{.*}}); operand #1's "a" (its dim 1) does not split dim 1 here: the op uses it for result dim 0; not "a" on dim 1 from argument 'w' (%arg1) annotated P(None, "a") at {{.*}} via garray.dot_general ({{.*}}): "a" already splits its dim 0 from round p0, which comes before this annotation's (the last round, of dims without a priority): the stronger priority wins{{$}}

@@ -1,0 +1,187 @@
+//===- PropagationLosses.cpp - explain: annotations that lost a round ----===//
+//
+// AxisOrigins names the annotations an axis came from; an annotation whose
+// axis lost never reaches a value holding it, so it is never named there.
+// A reader who wrote y: P("model" p1, None) and finds exp(y) split by "data"
+// asks where "model" went. This file answers that for the losses priorities
+// decide: the axis stops at a value whose dim (or whose other dim, for an
+// axis already in use) was placed in a stronger round.
+//
+// Per annotated axis, a search follows the axis as the ops' rules carry it
+// (a dim of one value to the dims of the op's other values under the same
+// parallel factor; a tie's members dim by dim) through the values that hold
+// it there. The first value on a way that does not hold it is where it
+// stopped; when what holds that place came in an earlier round than the
+// annotation's, the value's remark names the annotation, its way and the
+// round that came first. Other stops (a conflict within one round, an op
+// that gathers) are said by conflictOf, droppedOf and the reshard reasons.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/propagation/FunctionPropagation.h"
+
+#include <deque>
+
+namespace shardc::propagation {
+
+/// "round p1", or what an unprioritised dim's round is called.
+static std::string roundName(int64_t round) {
+  return round == kLastRound ? std::string("the last round, of dims without a priority")
+                             : "round p" + std::to_string(round);
+}
+
+std::optional<int64_t> FunctionPropagation::strongestRound(unsigned id, int axis) {
+  std::vector<shardc::AxisOrigins::Origin> origins = axisOrigins->origins(id, axis, 0);
+  if (origins.empty())
+    return std::nullopt;
+  // Strongest first: the first origin's round is the one that placed it.
+  const Annotation &a = *originSources[origins.front().source].annotation;
+  const TensorSharding &s = table.get(a.full);
+  for (auto [d, dim] : llvm::enumerate(s.dims))
+    if (llvm::is_contained(dim.axes, axis))
+      return a.priorityOf(d);
+  return std::nullopt;
+}
+
+void FunctionPropagation::findLosses() {
+  // A place on the way: a value id and one of its dims.
+  struct Place {
+    unsigned id;
+    unsigned dim;
+    int parent; // index into `seen`, -1 at the annotated value
+    int via;    // originVias index of the op or tie entered by, -1: none
+  };
+  // The op each member of a call tie enters it through (its call, its
+  // return), so that a way through a tie names the call it crossed rather
+  // than the tie's first.
+  llvm::DenseMap<unsigned, Operation *> entersBy;
+  for (auto &members : callTies)
+    for (auto &[m, via] : members)
+      if (via)
+        entersBy[idOf(m)] = via;
+  auto tieVia = [&](unsigned from, unsigned to, Operation *tieOp) {
+    Operation *op = entersBy.lookup(from);
+    if (!op)
+      op = entersBy.lookup(to);
+    if (!op)
+      op = tieOp;
+    return op ? viaOf(op) : -1; // a sharding group: nothing to name
+  };
+  for (auto &[u, a] : annotations) {
+    auto source = ownSource.find(u);
+    if (source == ownSource.end())
+      continue;
+    const TensorSharding &written = table.get(a.full);
+    for (auto [d0, dim0] : llvm::enumerate(written.dims))
+      for (int axis : dim0.axes) {
+        int64_t round = a.priorityOf(d0);
+        if (round == 0)
+          continue; // p0 loses no round
+        std::vector<Place> seen = {{idOf(u), static_cast<unsigned>(d0), -1, -1}};
+        llvm::DenseSet<uint64_t> visited = {(uint64_t(idOf(u)) << 32) | d0};
+        std::deque<int> queue = {0};
+        // Where the axis would go next from place `at` into (w, e).
+        auto reach = [&](int at, unsigned w, unsigned e, int via) {
+          if (!visited.insert((uint64_t(w) << 32) | e).second)
+            return;
+          TensorSharding held = closedFinal(valueOf[w]);
+          if (e >= held.dims.size())
+            return;
+          seen.push_back({w, e, at, via});
+          if (llvm::is_contained(held.dims[e].axes, axis)) {
+            queue.push_back(static_cast<int>(seen.size() - 1));
+            return;
+          }
+          // It stopped at w. An annotated value's closed dim keeps what
+          // was written: its own annotation is the reason, not a round.
+          if (auto own = annotations.find(valueOf[w]);
+              own != annotations.end() && !table.get(own->second.full).dims[e].open)
+            return;
+          // Name it only when a stronger round placed what holds it
+          // there: the axis on another dim, else dim e's.
+          Loss loss{source->second, axis, e, {}, e, {}, round, round};
+          for (auto [f, dim] : llvm::enumerate(held.dims))
+            if (llvm::is_contained(dim.axes, axis))
+              loss.winnerDim = f, loss.winnerAxes = {axis};
+          if (loss.winnerAxes.empty())
+            loss.winnerAxes = held.dims[e].axes;
+          if (loss.winnerAxes.empty())
+            return;
+          for (int x : loss.winnerAxes)
+            if (std::optional<int64_t> r = strongestRound(w, x))
+              loss.winnerRound = std::min(loss.winnerRound, *r);
+          if (loss.winnerRound >= round)
+            return;
+          for (int p = static_cast<int>(seen.size() - 1); p > 0; p = seen[p].parent)
+            if (seen[p].via >= 0)
+              loss.vias.push_back(seen[p].via);
+          std::reverse(loss.vias.begin(), loss.vias.end());
+          SmallVector<Loss, 1> &list = losses[w];
+          if (!llvm::any_of(list, [&](const Loss &l) {
+                return l.source == loss.source && l.axis == axis;
+              }))
+            list.push_back(std::move(loss));
+        };
+        while (!queue.empty()) {
+          int at = queue.front();
+          queue.pop_front();
+          auto [id, dim, parent, via] = seen[at];
+          // Every node it takes part in: the op that defines it and its users.
+          SmallVector<unsigned, 4> around(users[id].begin(), users[id].end());
+          if (defNode[id] != kNoNode)
+            around.push_back(defNode[id]);
+          for (unsigned n : around) {
+            const Node &node = nodes[n];
+            if (!node.rule)
+              continue; // a return: its function result's tie, below
+            const FactorRule &rule = node.rule->rule;
+            ArrayRef<unsigned> vals(nodeValues.data() + node.first, node.count);
+            for (auto [t, v] : llvm::enumerate(vals)) {
+              if (v != id || dim >= rule.tensor(t).size() || rule.tensor(t)[dim].size() != 1)
+                continue;
+              int f = rule.tensor(t)[dim].front();
+              if (rule.kinds[f] != shardc::FactorKind::Parallel)
+                continue;
+              for (auto [t2, w] : llvm::enumerate(vals))
+                for (auto [e, factors] : llvm::enumerate(rule.tensor(t2)))
+                  if (t2 != t && factors.size() == 1 && factors.front() == f)
+                    reach(at, w, static_cast<unsigned>(e), viaOf(node.op));
+            }
+          }
+          if (auto it = tiesOf.find(id); it != tiesOf.end())
+            for (size_t t : it->second)
+              for (unsigned w : ties[t].first)
+                if (w != id)
+                  reach(at, w, dim, tieVia(id, w, ties[t].second));
+        }
+      }
+  }
+}
+
+std::string FunctionPropagation::lostOf(Value v, llvm::function_ref<std::string(Value)> name) {
+  auto it = losses.find(idOf(v));
+  if (it == losses.end())
+    return "";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  for (const Loss &loss : it->second) {
+    os << "; not \"" << core.axes[loss.axis] << "\" on dim " << loss.dim << " from ";
+    // The way it came, shortened like an origin's (first and last ops).
+    shardc::AxisOrigins::Origin path{loss.source, loss.vias.size(), loss.vias};
+    if (path.path.size() > 2 * kViaEnds + 1) {
+      std::vector<int> ends(loss.vias.begin(), loss.vias.begin() + kViaEnds);
+      ends.insert(ends.end(), loss.vias.end() - kViaEnds, loss.vias.end());
+      path.path = std::move(ends);
+    }
+    printSource(os, v, Named{loss.source, path, {loss.axis}}, name);
+    os << ": ";
+    if (loss.winnerDim != loss.dim)
+      os << "\"" << core.axes[loss.axis] << "\" already splits its dim " << loss.winnerDim;
+    else
+      os << "dim " << loss.dim << " holds " << shardc::axisList(core, loss.winnerAxes);
+    os << " from " << roundName(loss.winnerRound) << ", which comes before this annotation's ("
+       << roundName(loss.round) << "): the stronger priority wins";
+  }
+  return out;
+}
+
+} // namespace shardc::propagation
