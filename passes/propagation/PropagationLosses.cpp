@@ -20,17 +20,21 @@
 #include "passes/propagation/FunctionPropagation.h"
 
 #include <deque>
+#include <map>
 
 namespace shardc::propagation {
 
 /// "round p1", or what an unprioritised dim's round is called.
 static std::string roundName(int64_t round) {
-  return round == kLastRound ? std::string("the last round, of dims without a priority")
-                             : "round p" + std::to_string(round);
+  return round == kLastRound
+             ? std::string("the last round, of dims without a priority")
+             : "round p" + std::to_string(round);
 }
 
-std::optional<int64_t> FunctionPropagation::strongestRound(unsigned id, int axis) {
-  std::vector<shardc::AxisOrigins::Origin> origins = axisOrigins->origins(id, axis, 0);
+std::optional<int64_t> FunctionPropagation::strongestRound(unsigned id,
+                                                           int axis) {
+  std::vector<shardc::AxisOrigins::Origin> origins =
+      axisOrigins->origins(id, axis, 0);
   if (origins.empty())
     return std::nullopt;
   // Strongest first: the first origin's round is the one that placed it.
@@ -47,8 +51,9 @@ void FunctionPropagation::findLosses() {
   struct Place {
     unsigned id;
     unsigned dim;
-    int parent; // index into `seen`, -1 at the annotated value
+    int parent; // index into `seen`, -1 at an annotated value
     int via;    // originVias index of the op or tie entered by, -1: none
+    int source; // the annotation whose axis reached it first
   };
   // The op each member of a call tie enters it through (its call, its
   // return), so that a way through a tie names the call it crossed rather
@@ -66,105 +71,133 @@ void FunctionPropagation::findLosses() {
       op = tieOp;
     return op ? viaOf(op) : -1; // a sharding group: nothing to name
   };
+  // Only a round after the strongest written one can lose to an earlier
+  // round; without priorities there is nothing to find.
+  int64_t strongest = kLastRound;
+  auto lower = [&](const Annotation &a) {
+    for (int64_t p : a.priority)
+      strongest = std::min(strongest, p);
+  };
+  for (auto &entry : annotations)
+    lower(entry.second);
+  for (auto &entry : sinkAnnotations)
+    lower(entry.second);
+  // One search per (axis, round) from all the places it was written in
+  // that round, each place labelled by the annotation that reached it
+  // first: linear in the graph per distinct (axis, round), however many
+  // annotations (a model's parameters) write it.
+  std::map<std::pair<int, int64_t>, std::vector<Place>> starts;
   for (auto &[u, a] : annotations) {
     auto source = ownSource.find(u);
     if (source == ownSource.end())
       continue;
-    const TensorSharding &written = table.get(a.full);
-    for (auto [d0, dim0] : llvm::enumerate(written.dims))
-      for (int axis : dim0.axes) {
-        int64_t round = a.priorityOf(d0);
-        if (round == 0)
-          continue; // p0 loses no round
-        std::vector<Place> seen = {{idOf(u), static_cast<unsigned>(d0), -1, -1}};
-        llvm::DenseSet<uint64_t> visited = {(uint64_t(idOf(u)) << 32) | d0};
-        std::deque<int> queue = {0};
-        // Where the axis would go next from place `at` into (w, e).
-        auto reach = [&](int at, unsigned w, unsigned e, int via) {
-          if (!visited.insert((uint64_t(w) << 32) | e).second)
-            return;
-          TensorSharding held = closedFinal(valueOf[w]);
-          if (e >= held.dims.size())
-            return;
-          seen.push_back({w, e, at, via});
-          if (llvm::is_contained(held.dims[e].axes, axis)) {
-            queue.push_back(static_cast<int>(seen.size() - 1));
-            return;
-          }
-          // It stopped at w. An annotated value's closed dim keeps what
-          // was written: its own annotation is the reason, not a round.
-          if (auto own = annotations.find(valueOf[w]);
-              own != annotations.end() && !table.get(own->second.full).dims[e].open)
-            return;
-          // Name it only when a stronger round placed what holds it
-          // there: the axis on another dim, else dim e's.
-          Loss loss{source->second, axis, e, {}, e, {}, round, round};
-          for (auto [f, dim] : llvm::enumerate(held.dims))
-            if (llvm::is_contained(dim.axes, axis))
-              loss.winnerDim = f, loss.winnerAxes = {axis};
-          if (loss.winnerAxes.empty())
-            loss.winnerAxes = held.dims[e].axes;
-          if (loss.winnerAxes.empty())
-            return;
-          for (int x : loss.winnerAxes)
-            if (std::optional<int64_t> r = strongestRound(w, x))
-              loss.winnerRound = std::min(loss.winnerRound, *r);
-          if (loss.winnerRound >= round)
-            return;
-          for (int p = static_cast<int>(seen.size() - 1); p > 0; p = seen[p].parent)
-            if (seen[p].via >= 0)
-              loss.vias.push_back(seen[p].via);
-          std::reverse(loss.vias.begin(), loss.vias.end());
-          SmallVector<Loss, 1> &list = losses[w];
-          if (!llvm::any_of(list, [&](const Loss &l) {
-                return l.source == loss.source && l.axis == axis;
-              }))
-            list.push_back(std::move(loss));
-        };
-        while (!queue.empty()) {
-          int at = queue.front();
-          queue.pop_front();
-          auto [id, dim, parent, via] = seen[at];
-          // Every node it takes part in: the op that defines it and its users.
-          SmallVector<unsigned, 4> around(users[id].begin(), users[id].end());
-          if (defNode[id] != kNoNode)
-            around.push_back(defNode[id]);
-          for (unsigned n : around) {
-            const Node &node = nodes[n];
-            if (!node.rule)
-              continue; // a return: its function result's tie, below
-            const FactorRule &rule = node.rule->rule;
-            ArrayRef<unsigned> vals(nodeValues.data() + node.first, node.count);
-            for (auto [t, v] : llvm::enumerate(vals)) {
-              if (v != id || dim >= rule.tensor(t).size() || rule.tensor(t)[dim].size() != 1)
-                continue;
-              int f = rule.tensor(t)[dim].front();
-              if (rule.kinds[f] != shardc::FactorKind::Parallel)
-                continue;
-              for (auto [t2, w] : llvm::enumerate(vals))
-                for (auto [e, factors] : llvm::enumerate(rule.tensor(t2)))
-                  if (t2 != t && factors.size() == 1 && factors.front() == f)
-                    reach(at, w, static_cast<unsigned>(e), viaOf(node.op));
-            }
-          }
-          if (auto it = tiesOf.find(id); it != tiesOf.end())
-            for (size_t t : it->second)
-              for (unsigned w : ties[t].first)
-                if (w != id)
-                  reach(at, w, dim, tieVia(id, w, ties[t].second));
+    for (auto [d, dim] : llvm::enumerate(table.get(a.full).dims))
+      for (int axis : dim.axes)
+        if (a.priorityOf(d) > strongest)
+          starts[{axis, a.priorityOf(d)}].push_back(
+              {idOf(u), static_cast<unsigned>(d), -1, -1, source->second});
+  }
+  for (auto &[key, places] : starts) {
+    int axis = key.first;
+    int64_t round = key.second;
+    std::vector<Place> seen;
+    llvm::DenseSet<uint64_t> visited;
+    std::deque<int> queue;
+    for (const Place &p : places)
+      if (visited.insert((uint64_t(p.id) << 32) | p.dim).second) {
+        seen.push_back(p);
+        queue.push_back(static_cast<int>(seen.size() - 1));
+      }
+    // Where the axis would go next from place `at` into (w, e).
+    auto reach = [&](int at, unsigned w, unsigned e, int via) {
+      if (!visited.insert((uint64_t(w) << 32) | e).second)
+        return;
+      TensorSharding held = closedFinal(valueOf[w]);
+      if (e >= held.dims.size())
+        return;
+      seen.push_back({w, e, at, via, seen[at].source});
+      if (llvm::is_contained(held.dims[e].axes, axis)) {
+        queue.push_back(static_cast<int>(seen.size() - 1));
+        return;
+      }
+      // It stopped at w. An annotated value's closed dim keeps what
+      // was written: its own annotation is the reason, not a round.
+      if (auto own = annotations.find(valueOf[w]);
+          own != annotations.end() && !table.get(own->second.full).dims[e].open)
+        return;
+      // Name it only when a stronger round placed what holds it
+      // there: the axis on another dim, else dim e's.
+      Loss loss{seen[at].source, axis, e, {}, e, {}, round, round};
+      for (auto [f, dim] : llvm::enumerate(held.dims))
+        if (llvm::is_contained(dim.axes, axis))
+          loss.winnerDim = f, loss.winnerAxes = {axis};
+      if (loss.winnerAxes.empty())
+        loss.winnerAxes = held.dims[e].axes;
+      if (loss.winnerAxes.empty())
+        return;
+      for (int x : loss.winnerAxes)
+        if (std::optional<int64_t> r = strongestRound(w, x))
+          loss.winnerRound = std::min(loss.winnerRound, *r);
+      if (loss.winnerRound >= round)
+        return;
+      for (int p = static_cast<int>(seen.size() - 1); seen[p].parent >= 0;
+           p = seen[p].parent)
+        if (seen[p].via >= 0)
+          loss.vias.push_back(seen[p].via);
+      std::reverse(loss.vias.begin(), loss.vias.end());
+      SmallVector<Loss, 1> &list = losses[w];
+      if (!llvm::any_of(list, [&](const Loss &l) {
+            return l.source == loss.source && l.axis == axis;
+          }))
+        list.push_back(std::move(loss));
+    };
+    while (!queue.empty()) {
+      int at = queue.front();
+      queue.pop_front();
+      auto [id, dim, parent, via, source] = seen[at];
+      // Every node it takes part in: the op that defines it and its users.
+      SmallVector<unsigned, 4> around(users[id].begin(), users[id].end());
+      if (defNode[id] != kNoNode)
+        around.push_back(defNode[id]);
+      for (unsigned n : around) {
+        const Node &node = nodes[n];
+        if (!node.rule)
+          continue; // a return: its function result's tie, below
+        const FactorRule &rule = node.rule->rule;
+        ArrayRef<unsigned> vals(nodeValues.data() + node.first, node.count);
+        for (auto [t, v] : llvm::enumerate(vals)) {
+          if (v != id || dim >= rule.tensor(t).size() ||
+              rule.tensor(t)[dim].size() != 1)
+            continue;
+          int f = rule.tensor(t)[dim].front();
+          if (rule.kinds[f] != shardc::FactorKind::Parallel)
+            continue;
+          for (auto [t2, w] : llvm::enumerate(vals))
+            for (auto [e, factors] : llvm::enumerate(rule.tensor(t2)))
+              if (t2 != t && factors.size() == 1 && factors.front() == f)
+                reach(at, w, static_cast<unsigned>(e), viaOf(node.op));
         }
       }
+      if (auto it = tiesOf.find(id); it != tiesOf.end())
+        for (size_t t : it->second)
+          for (unsigned w : ties[t].first)
+            if (w != id)
+              reach(at, w, dim, tieVia(id, w, ties[t].second));
+    }
   }
 }
 
-std::string FunctionPropagation::lostOf(Value v, llvm::function_ref<std::string(Value)> name) {
+std::string
+FunctionPropagation::lostOf(Value v,
+                            llvm::function_ref<std::string(Value)> name) {
   auto it = losses.find(idOf(v));
   if (it == losses.end())
     return "";
   std::string out;
   llvm::raw_string_ostream os(out);
   for (const Loss &loss : it->second) {
-    os << "; not \"" << core.axes[loss.axis] << "\" on dim " << loss.dim << " from ";
+    os << "; not \"" << core.axes[loss.axis] << "\" on dim " << loss.dim
+       << " from ";
     // The way it came, shortened like an origin's (first and last ops).
     shardc::AxisOrigins::Origin path{loss.source, loss.vias.size(), loss.vias};
     if (path.path.size() > 2 * kViaEnds + 1) {
@@ -175,11 +208,14 @@ std::string FunctionPropagation::lostOf(Value v, llvm::function_ref<std::string(
     printSource(os, v, Named{loss.source, path, {loss.axis}}, name);
     os << ": ";
     if (loss.winnerDim != loss.dim)
-      os << "\"" << core.axes[loss.axis] << "\" already splits its dim " << loss.winnerDim;
+      os << "\"" << core.axes[loss.axis] << "\" already splits its dim "
+         << loss.winnerDim;
     else
-      os << "dim " << loss.dim << " holds " << shardc::axisList(core, loss.winnerAxes);
-    os << " from " << roundName(loss.winnerRound) << ", which comes before this annotation's ("
-       << roundName(loss.round) << "): the stronger priority wins";
+      os << "dim " << loss.dim << " holds "
+         << shardc::axisList(core, loss.winnerAxes);
+    os << " from " << roundName(loss.winnerRound)
+       << ", which comes before this annotation's (" << roundName(loss.round)
+       << "): the stronger priority wins";
   }
   return out;
 }
