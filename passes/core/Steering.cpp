@@ -7,10 +7,12 @@ TensorSharding activeInRound(const TensorSharding &full, const std::vector<int64
                              int64_t round) {
   TensorSharding s = full;
   for (size_t d = 0; d < s.dims.size() && d < priority.size(); ++d)
-    if (priority[d] > round)
+    if (priority[d] > round && !isOpenEmpty(s.dims[d]))
       s.dims[d] = DimSharding{};
   return s;
 }
+
+bool isOpenEmpty(const DimSharding &d) { return d.open && d.axes.empty(); }
 
 bool isPassThrough(const FactorRule &rule) {
   std::vector<bool> inResult(rule.numFactors(), false);

@@ -5,7 +5,10 @@
 //
 //   - priorities: an annotated dim with priority N is a source from round N
 //     on (kLastRound for dims without one); before its round it is closed and
-//     empty, so the merge neither takes from it nor gives to it;
+//     empty, so the merge neither takes from it nor gives to it. An open dim
+//     written without axes (`?`) has nothing to give: it is open from the
+//     first round, like a dim nobody annotated (closed, it would keep out
+//     what stronger rounds bring, and steer more than no annotation);
 //   - op classes: within a round, pass-through rules (no Reduction factor,
 //     every factor indexes a result) run before every other rule.
 //
@@ -26,8 +29,12 @@ constexpr int64_t kLastRound = std::numeric_limits<int64_t>::max();
 /// kLastRound, the round of dims without one.
 constexpr int64_t kMaxPriority = (int64_t(1) << 31) - 1;
 
+/// An open dim written without axes (`?`): open in every round.
+bool isOpenEmpty(const DimSharding &d);
+
 /// `full` as a source in `round`: dims with `priority[d] > round` are closed
-/// and empty; the pending axes are kept.
+/// and empty, except open dims without axes (isOpenEmpty); the pending axes
+/// are kept.
 TensorSharding activeInRound(const TensorSharding &full, const std::vector<int64_t> &priority,
                              int64_t round);
 

@@ -113,7 +113,12 @@ void FunctionPropagation::activate(int64_t previous, int64_t round) {
             llvm::find_if(axes, [&](int x) { return llvm::is_contained(want.dims[d].axes, x); });
         axes.erase(clash, axes.end());
       }
-      cur.dims[d] = want.dims[d];
+      // An open dim keeps what it grew past the written axes (a `?`
+      // without axes took part in every round).
+      ArrayRef<int> written = want.dims[d].axes;
+      if (!want.dims[d].open ||
+          !llvm::equal(written, ArrayRef(cur.dims[d].axes).take_front(written.size())))
+        cur.dims[d] = want.dims[d];
     }
     state = table.intern(cur);
   }

@@ -258,9 +258,13 @@ void FunctionPropagation::traceAxes() {
   };
   for (auto &[v, a] : annotations) {
     ownSource[v] = addSources(a, v, -1);
-    // Its dims take part from their own round (closed and empty before).
+    // Its dims take part from their own round (closed and empty before;
+    // a `?` without axes is open in every round).
+    const TensorSharding &asWritten = table.get(a.full);
     for (auto [d, dim] : llvm::enumerate(closedFinal(v).dims))
       for (int x : dim.axes) {
+        if (shardc::isOpenEmpty(asWritten.dims[d]))
+          continue;
         o.activateIn(idOf(v), x, a.priorityOf(d));
         detour.activateIn(idOf(v), x, a.priorityOf(d));
       }

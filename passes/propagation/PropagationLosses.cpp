@@ -26,15 +26,12 @@ namespace shardc::propagation {
 
 /// "round p1", or what an unprioritised dim's round is called.
 static std::string roundName(int64_t round) {
-  return round == kLastRound
-             ? std::string("the last round, of dims without a priority")
-             : "round p" + std::to_string(round);
+  return round == kLastRound ? std::string("the last round, of dims without a priority")
+                             : "round p" + std::to_string(round);
 }
 
-std::optional<int64_t> FunctionPropagation::strongestRound(unsigned id,
-                                                           int axis) {
-  std::vector<shardc::AxisOrigins::Origin> origins =
-      axisOrigins->origins(id, axis, 0);
+std::optional<int64_t> FunctionPropagation::strongestRound(unsigned id, int axis) {
+  std::vector<shardc::AxisOrigins::Origin> origins = axisOrigins->origins(id, axis, 0);
   if (origins.empty())
     return std::nullopt;
   // Strongest first: the first origin's round is the one that placed it.
@@ -140,15 +137,13 @@ void FunctionPropagation::findLosses() {
           loss.winnerRound = std::min(loss.winnerRound, *r);
       if (loss.winnerRound >= round)
         return;
-      for (int p = static_cast<int>(seen.size() - 1); seen[p].parent >= 0;
-           p = seen[p].parent)
+      for (int p = static_cast<int>(seen.size() - 1); seen[p].parent >= 0; p = seen[p].parent)
         if (seen[p].via >= 0)
           loss.vias.push_back(seen[p].via);
       std::reverse(loss.vias.begin(), loss.vias.end());
       SmallVector<Loss, 1> &list = losses[w];
-      if (!llvm::any_of(list, [&](const Loss &l) {
-            return l.source == loss.source && l.axis == axis;
-          }))
+      if (!llvm::any_of(list,
+                        [&](const Loss &l) { return l.source == loss.source && l.axis == axis; }))
         list.push_back(std::move(loss));
     };
     while (!queue.empty()) {
@@ -166,8 +161,7 @@ void FunctionPropagation::findLosses() {
         const FactorRule &rule = node.rule->rule;
         ArrayRef<unsigned> vals(nodeValues.data() + node.first, node.count);
         for (auto [t, v] : llvm::enumerate(vals)) {
-          if (v != id || dim >= rule.tensor(t).size() ||
-              rule.tensor(t)[dim].size() != 1)
+          if (v != id || dim >= rule.tensor(t).size() || rule.tensor(t)[dim].size() != 1)
             continue;
           int f = rule.tensor(t)[dim].front();
           if (rule.kinds[f] != shardc::FactorKind::Parallel)
@@ -187,17 +181,14 @@ void FunctionPropagation::findLosses() {
   }
 }
 
-std::string
-FunctionPropagation::lostOf(Value v,
-                            llvm::function_ref<std::string(Value)> name) {
+std::string FunctionPropagation::lostOf(Value v, llvm::function_ref<std::string(Value)> name) {
   auto it = losses.find(idOf(v));
   if (it == losses.end())
     return "";
   std::string out;
   llvm::raw_string_ostream os(out);
   for (const Loss &loss : it->second) {
-    os << "; not \"" << core.axes[loss.axis] << "\" on dim " << loss.dim
-       << " from ";
+    os << "; not \"" << core.axes[loss.axis] << "\" on dim " << loss.dim << " from ";
     // The way it came, shortened like an origin's (first and last ops).
     shardc::AxisOrigins::Origin path{loss.source, loss.vias.size(), loss.vias};
     if (path.path.size() > 2 * kViaEnds + 1) {
@@ -208,14 +199,11 @@ FunctionPropagation::lostOf(Value v,
     printSource(os, v, Named{loss.source, path, {loss.axis}}, name);
     os << ": ";
     if (loss.winnerDim != loss.dim)
-      os << "\"" << core.axes[loss.axis] << "\" already splits its dim "
-         << loss.winnerDim;
+      os << "\"" << core.axes[loss.axis] << "\" already splits its dim " << loss.winnerDim;
     else
-      os << "dim " << loss.dim << " holds "
-         << shardc::axisList(core, loss.winnerAxes);
-    os << " from " << roundName(loss.winnerRound)
-       << ", which comes before this annotation's (" << roundName(loss.round)
-       << "): the stronger priority wins";
+      os << "dim " << loss.dim << " holds " << shardc::axisList(core, loss.winnerAxes);
+    os << " from " << roundName(loss.winnerRound) << ", which comes before this annotation's ("
+       << roundName(loss.round) << "): the stronger priority wins";
   }
   return out;
 }

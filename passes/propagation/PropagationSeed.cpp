@@ -187,9 +187,12 @@ auto FunctionPropagation::makeAnnotation(ShardingAttr s, Type type, Annotation::
       writtenIds.erase(it);
       return failure();
     }
+    // Before its round a dim is closed and empty; a `?` without axes is
+    // open from the start (shardc::isOpenEmpty).
     TensorSharding none = *t;
     for (shardc::DimSharding &d : none.dims)
-      d = {};
+      if (!shardc::isOpenEmpty(d))
+        d = {};
     it->second = {table.intern(*t), table.intern(none)};
   }
   std::tie(a.full, a.initial) = it->second;

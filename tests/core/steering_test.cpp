@@ -56,6 +56,17 @@ TEST_CASE("activeInRound: dims whose round has not come are closed and empty",
   CHECK(activeInRound(full, {kLastRound, kLastRound}, kLastRound).dims == full.dims);
 }
 
+TEST_CASE("activeInRound: an open dim written without axes is open in every round",
+          "[steering]") {
+  TensorSharding full = sharding({openDim(), closedDim({kData})});
+  TensorSharding r0 = activeInRound(full, {kLastRound, 1}, 0);
+  CHECK(r0.dims[0] == openDim()); // `?` takes what round 0 brings
+  CHECK(r0.dims[1] == closedDim());
+  CHECK(isOpenEmpty(openDim()));
+  CHECK_FALSE(isOpenEmpty(openDim({kModel})));
+  CHECK_FALSE(isOpenEmpty(closedDim()));
+}
+
 TEST_CASE("isPassThrough: elementwise yes; reductions and dropped factors no", "[steering]") {
   CHECK(isPassThrough(addRule()));
   FactorRuleBuilder dot;
