@@ -104,6 +104,9 @@ std::string locationText(Location loc);
 /// (A fused location whose metadata is {shardc.derived = "label"}: a name
 /// location of the user's own input keeps meaning what it says.)
 Location derivedLoc(Location from, const llvm::Twine &label);
+/// Where the ops a pass expands `op` into are: its location, labelled
+/// "from <op name>" ("from garray.mean", "from garray.adam_update").
+Location derivedFrom(Operation *op);
 /// The label derivedLoc gave `loc`, or "" for a location of the input.
 std::string derivedLabel(Location loc);
 

@@ -214,6 +214,10 @@ Location mlir::garray::derivedLoc(Location from, const llvm::Twine &label) {
   return FusedLoc::get({from}, metadata, ctx);
 }
 
+Location mlir::garray::derivedFrom(Operation *op) {
+  return derivedLoc(op->getLoc(), "from " + op->getName().getStringRef());
+}
+
 std::string mlir::garray::derivedLabel(Location loc) {
   if (auto fused = dyn_cast<FusedLoc>(loc))
     if (auto metadata = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata()))

@@ -51,15 +51,9 @@ Value pinGradient(OpBuilder &b, Operation *update, Value grad, Value param) {
   return pin;
 }
 
-/// Where the ops an update expands into are: its location, labelled with
-/// it ("from garray.adam_update") for explain and the report.
-Location expandedFrom(Operation *op) {
-  return derivedLoc(op->getLoc(), "from " + op->getName().getStringRef());
-}
-
 void expand(SgdUpdateOp op) {
   OpBuilder b(op);
-  Location loc = expandedFrom(op);
+  Location loc = derivedFrom(op);
   OpEmitter e{b, loc};
   Value g = pinGradient(b, op, op.getGrad(), op.getParam());
   op.replaceAllUsesWith(e.sub(op.getParam(), e.scale(g, op.getLr().convertToDouble())));
@@ -68,7 +62,7 @@ void expand(SgdUpdateOp op) {
 
 void expand(MomentumUpdateOp op) {
   OpBuilder b(op);
-  Location loc = expandedFrom(op);
+  Location loc = derivedFrom(op);
   OpEmitter e{b, loc};
   Value g = pinGradient(b, op, op.getGrad(), op.getParam());
   Value v = e.add(e.scale(op.getVelocity(), op.getMomentum().convertToDouble()), g);
@@ -81,7 +75,7 @@ void expand(MomentumUpdateOp op) {
 // steps), so 1 - beta^t is computed with garray.pow on a rank-0 tensor.
 void expand(AdamUpdateOp op) {
   OpBuilder b(op);
-  Location loc = expandedFrom(op);
+  Location loc = derivedFrom(op);
   OpEmitter e{b, loc};
   double b1 = op.getBeta1().convertToDouble(), b2 = op.getBeta2().convertToDouble();
   Type type = op.getParam().getType(), scalar = op.getT().getType();
@@ -107,7 +101,7 @@ void expand(AdamUpdateOp op) {
 // clipped = g * max_norm / max(norm, max_norm).
 void expand(ClipByGlobalNormOp op) {
   OpBuilder b(op);
-  Location loc = expandedFrom(op);
+  Location loc = derivedFrom(op);
   OpEmitter e{b, loc};
   Value total;
   for (Value g : op.getGrads()) {

@@ -334,27 +334,24 @@ private:
     };
 
     // Why operand `i` loses an axis it holds: where the op runs it instead.
-    auto whyMoved = [&](size_t i, const TensorSharding &want) -> std::string {
-      for (size_t d = 0; d < operands[i].dims.size(); ++d)
-        for (int a : operands[i].dims[d].axes) {
-          if (d < want.dims.size() && llvm::is_contained(want.dims[d].axes, a))
-            continue;
-          std::string where = shardc::whereAxisRuns(rule, axes, operands, a);
-          std::string axis = "\"" + core.axes[a] + "\"";
-          std::string here = "this operand's dim " + std::to_string(d);
-          if (!where.empty())
-            return "the op uses " + axis + " for " + where + ", not for " + here;
-          std::string text = "the op is not split by " + axis + ", which " + here + " holds";
-          // A dot whose operands split the contracted dim by different
-          // axes keeps neither: say who the rival is.
-          if (rule.operands[i][d].size() == 1)
-            if (auto rival = shardc::rivalSplit(rule, operands, i, rule.operands[i][d].front()))
-              text += "; operand #" + std::to_string(rival->operand) +
-                      " splits the same factor (its dim " + std::to_string(rival->dim) + ") by " +
-                      shardc::axisList(core, rival->axes);
-          return text;
-        }
-      return "";
+    auto whyMoved = [&](size_t i) -> std::string {
+      std::vector<shardc::MovedAxis> moved = shardc::movedAxes(rule, axes, operands, i, core);
+      if (moved.empty())
+        return "";
+      auto [d, a, where] = moved.front();
+      std::string axis = "\"" + core.axes[a] + "\"";
+      std::string here = "this operand's dim " + std::to_string(d);
+      if (!where.empty())
+        return "the op uses " + axis + " for " + where + ", not for " + here;
+      std::string text = "the op is not split by " + axis + ", which " + here + " holds";
+      // A dot whose operands split the contracted dim by different axes
+      // keeps neither: say who the rival is.
+      if (d < rule.operands[i].size() && rule.operands[i][d].size() == 1)
+        if (auto rival = shardc::rivalSplit(rule, operands, i, rule.operands[i][d].front()))
+          text += "; operand #" + std::to_string(rival->operand) +
+                  " splits the same factor (its dim " + std::to_string(rival->dim) + ") by " +
+                  shardc::axisList(core, rival->axes);
+      return text;
     };
 
     // 3. Operands.
@@ -370,7 +367,7 @@ private:
       if (operands[i].sameLayout(want))
         continue;
       if (keep[i] || !operands[i].isPending()) {
-        std::string moved = whyMoved(i, want);
+        std::string moved = whyMoved(i);
         plan.reasons.back() = "layout for the op's factor rule" + (moved.empty() ? "" : ": " + moved);
       } else {
         plan.reasons.back() = whyReduced(i);

@@ -347,6 +347,20 @@ std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
   return "";
 }
 
+std::vector<MovedAxis> movedAxes(const FactorRule &rule, const FactorAxes &axes,
+                                 const std::vector<TensorSharding> &operands, size_t t,
+                                 const Mesh &mesh) {
+  TensorSharding want = projectFromFactors(rule, t, axes, mesh);
+  std::vector<MovedAxis> out;
+  for (size_t d = 0; d < operands[t].dims.size(); ++d)
+    for (int a : operands[t].dims[d].axes)
+      if (d >= want.dims.size() ||
+          std::find(want.dims[d].axes.begin(), want.dims[d].axes.end(), a) ==
+              want.dims[d].axes.end())
+        out.push_back({d, a, whereAxisRuns(rule, axes, operands, a)});
+  return out;
+}
+
 std::optional<RivalSplit> rivalSplit(const FactorRule &rule,
                                      const std::vector<TensorSharding> &operands, size_t t, int f) {
   // The axes operand j holds on factor f, over a dim that is f alone.

@@ -60,6 +60,19 @@ FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorShardin
 /// is not split by `a`. insert-reshards' reasons and explain say it alike.
 std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
                           const std::vector<TensorSharding> &operands, int a);
+/// An axis operand `t` holds on its dim `dim` that the op, run with factor
+/// axes `axes`, does not split that dim by (projectFromFactors lacks it
+/// there), and what the op uses it for (whereAxisRuns; "" when nothing).
+/// insert-reshards' reason for moving the operand and explain's remark on
+/// the result both start from it.
+struct MovedAxis {
+  size_t dim;
+  int axis;
+  std::string where;
+};
+std::vector<MovedAxis> movedAxes(const FactorRule &rule, const FactorAxes &axes,
+                                 const std::vector<TensorSharding> &operands, size_t t,
+                                 const Mesh &mesh);
 /// An operand that splits a factor by axes another operand's split of it
 /// neither extends nor is a prefix of (nested axes merge into one split):
 /// the two cannot both stay, whichever the op keeps.

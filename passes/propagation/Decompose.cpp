@@ -48,7 +48,7 @@ Value splat(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value) 
 // mean(x, weights w) = sum(x * w) / sum(w).
 void decomposeMean(MeanOp mean) {
   OpBuilder b(mean);
-  Location loc = derivedLoc(mean.getLoc(), "from garray.mean");
+  Location loc = derivedFrom(mean);
   auto type = cast<RankedTensorType>(mean.getType());
   auto sumOf = [&](Value v) -> Value {
     return ReduceOp::create(b, loc, type, kindAttr(b, ReductionKind::sum), v, mean.getDimsAttr(),
@@ -76,7 +76,7 @@ void decomposeMean(MeanOp mean) {
 // positions are the candidates; otherwise there is no NaN to find.
 template <typename ArgOp> void decomposeArgReduce(ArgOp op, ReductionKind kind) {
   OpBuilder b(op);
-  Location loc = derivedLoc(op.getLoc(), "from " + op->getName().getStringRef());
+  Location loc = derivedFrom(op);
   Value x = op.getOperand();
   auto xType = cast<RankedTensorType>(x.getType());
   auto resultType = cast<RankedTensorType>(op.getType());
@@ -116,7 +116,7 @@ void decomposeScatterAdd(ScatterAddOp op) {
   if (op.hasZeroBase())
     return;
   OpBuilder b(op);
-  Location loc = derivedLoc(op.getLoc(), "from garray.scatter_add");
+  Location loc = derivedFrom(op);
   auto type = cast<RankedTensorType>(op.getType());
   Value zeros = splat(b, loc, type, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
   Value rows = ScatterAddOp::create(b, loc, type, zeros, op.getIndices(), op.getUpdates());

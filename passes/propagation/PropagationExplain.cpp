@@ -685,10 +685,8 @@ std::string FunctionPropagation::ownReplicatedCause(Value v,
   llvm::raw_string_ostream os(out);
   bool partial = !heldPending[idOf(v)].empty();
   if (auto own = ownSource.find(v); own != ownSource.end()) {
-    const Annotation &a = *originSources[own->second].annotation;
-    os << describeWritten(a) << annotatedVerb(a) << written(a) << " at " << locationText(a.loc);
-    if (a.group)
-      os << ", given by sharding group " << *a.group;
+    printSource(os, v, Named{own->second, shardc::AxisOrigins::Origin{own->second, 0, {}}, {}},
+                name);
     return out;
   }
   // Seeded replicated (seedBodies): no sharding can be written on it.
@@ -1019,8 +1017,8 @@ std::string FunctionPropagation::droppedOf(Value v) {
   shardc::FactorAxes axes = shardc::executionAxes(*rule, operands, results, core);
   const FactorRule::TensorFactors &resDims = rule->results[r.getResultNumber()];
   for (size_t t = 0; t < operands.size(); ++t)
-    for (size_t d = 0; d < operands[t].dims.size() && d < rule->operands[t].size(); ++d) {
-      if (rule->operands[t][d].size() != 1)
+    for (auto [d, a, where] : shardc::movedAxes(*rule, axes, operands, t, core)) {
+      if (d >= rule->operands[t].size() || rule->operands[t][d].size() != 1)
         continue; // a reshape's regrouped dim: said by reshapeDrops
       int f = rule->operands[t][d].front();
       auto e = llvm::find_if(resDims, [&](const FactorRule::DimFactors &dim) {
@@ -1028,16 +1026,11 @@ std::string FunctionPropagation::droppedOf(Value v) {
       });
       if (e == resDims.end())
         continue; // a dim the op reduces: said by partialOf
-      for (int a : operands[t].dims[d].axes) {
-        if (llvm::is_contained(axes[f], a))
-          continue;
-        std::string where = shardc::whereAxisRuns(*rule, axes, operands, a);
-        if (where.empty())
-          continue; // not used at all: the value is whole there, said elsewhere
-        return "; operand #" + std::to_string(t) + "'s \"" + core.axes[a] + "\" (its dim " +
-               std::to_string(d) + ") does not split dim " + std::to_string(e - resDims.begin()) +
-               " here: the op uses it for " + where;
-      }
+      if (where.empty())
+        continue; // not used at all: the value is whole there, said elsewhere
+      return "; operand #" + std::to_string(t) + "'s \"" + core.axes[a] + "\" (its dim " +
+             std::to_string(d) + ") does not split dim " + std::to_string(e - resDims.begin()) +
+             " here: the op uses it for " + where;
     }
   return "";
 }
