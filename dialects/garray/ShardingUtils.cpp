@@ -333,6 +333,24 @@ static LogicalResult verifyGroupId(Attribute value, Location loc, StringRef what
   return success();
 }
 
+/// Where a group may be: on a tensor argument of a function with a body, or
+/// on an op whose results are all tensors; a group anywhere else would tie
+/// nothing (or a non-tensor), silently.
+static LogicalResult verifyGroupPlace(Operation *op) {
+  if (op->getNumResults() == 0)
+    return op->emitError() << "garray.sharding_group on '" << op->getName()
+                           << "', which has no results, ties nothing: put it on "
+                           << (isa<func::ReturnOp>(op) ? "the op that makes the returned value"
+                                                       : "an op's result")
+                           << ", or on an argument";
+  if (!llvm::all_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }))
+    return op->emitError() << "garray.sharding_group must be on a tensor argument or an op whose "
+                              "results are tensors, not on '"
+                           << op->getName() << "' with results of types "
+                           << op->getResultTypes();
+  return success();
+}
+
 static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, Type type,
                                          Location loc, StringRef what) {
   if (attr.getName() == "garray.sharding_group")
@@ -352,10 +370,13 @@ static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, 
 }
 
 LogicalResult GArrayDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
-  if (attr.getName() != shardingName)
-    return attr.getName() == "garray.sharding_group"
-               ? verifyGroupId(attr.getValue(), op->getLoc(), op->getName().getStringRef())
-               : success();
+  if (attr.getName() != shardingName) {
+    if (attr.getName() != "garray.sharding_group")
+      return success();
+    if (failed(verifyGroupId(attr.getValue(), op->getLoc(), op->getName().getStringRef())))
+      return failure();
+    return verifyGroupPlace(op);
+  }
   if (auto list = dyn_cast<ArrayAttr>(attr.getValue())) {
     if (list.size() != op->getNumResults())
       return op->emitError() << kShardingAttrName << " lists " << list.size()
@@ -379,6 +400,22 @@ LogicalResult GArrayDialect::verifyOperationAttribute(Operation *op, NamedAttrib
 LogicalResult GArrayDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
                                                       unsigned argIndex, NamedAttribute attr) {
   Region &r = op->getRegion(region);
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (func && attr.getName() == "garray.sharding_group") {
+    // A declaration's arguments are whole at every call: a group there ties
+    // nothing (and a member of another type would go unchecked).
+    if (r.empty())
+      return op->emitError() << "garray.sharding_group on argument #" << argIndex << " of @"
+                             << func.getSymName()
+                             << ", a declaration (no body): calls to it take whole values, so "
+                                "the group ties nothing there; drop it, or give @"
+                             << func.getSymName() << " a body";
+    if (!isa<RankedTensorType>(func.getArgumentTypes()[argIndex]))
+      return op->emitError() << "garray.sharding_group on argument #" << argIndex << " of @"
+                             << func.getSymName() << ", of type "
+                             << func.getArgumentTypes()[argIndex]
+                             << ": only tensors can share a sharding";
+  }
   if (r.empty())
     return success();
   BlockArgument arg = r.front().getArgument(argIndex);
@@ -395,6 +432,11 @@ LogicalResult GArrayDialect::verifyRegionResultAttribute(Operation *op, unsigned
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
     return success();
+  if (attr.getName() == "garray.sharding_group")
+    return func.emitError() << "garray.sharding_group on result #" << resultIndex << " of @"
+                            << func.getSymName()
+                            << " is not supported: put it on the op that makes the returned "
+                               "value, or on an argument";
   std::string what = "result #" + std::to_string(resultIndex);
   if (auto name = func.getResultAttrOfType<StringAttr>(resultIndex, "garray.name"))
     what = "result '" + name.str() + "'";

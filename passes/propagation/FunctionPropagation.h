@@ -94,13 +94,6 @@ inline constexpr llvm::StringLiteral kGroupAttrName = "garray.sharding_group";
 /// the group's first member's: the error, naming both.
 LogicalResult groupTypeError(int64_t id, Value first, Value v, Location loc);
 
-/// A sharding group on what holds no value it could tie: a function's
-/// result (its returns and calls see the returned value's placement), an op
-/// without results (a return, a call of nothing). The error says where to
-/// put it; success when `op`'s group attribute is on results.
-LogicalResult checkGroupHasResults(Operation *op);
-LogicalResult checkGroupNotOnResults(func::FuncOp func);
-
 /// The one mesh all annotations in `func` name; null if none; failure if two.
 FailureOr<MeshOp> findMesh(func::FuncOp func);
 

@@ -51,8 +51,6 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     llvm::DenseMap<Operation *, MeshOp> meshOf;
     MeshOp theMesh;
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (failed(checkGroupNotOnResults(func)))
-        return signalPassFailure();
       if (func.isExternal()) {
         if (failed(checkDeclaration(func)))
           return signalPassFailure();
@@ -80,20 +78,11 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
         };
         for (BlockArgument arg : func.getArguments())
           note(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName));
-        WalkResult walked = func.walk([&](Operation *op) {
-          Attribute a = op->getAttr(kGroupAttrName);
-          if (!a)
-            return WalkResult::advance();
-          // Also in functions no propagation visits (the group's error
-          // does not depend on whether its function is placed).
-          if (failed(checkGroupHasResults(op)))
-            return WalkResult::interrupt();
-          for (Value r : op->getResults())
-            note(r, a);
-          return WalkResult::advance();
+        func.walk([&](Operation *op) {
+          if (Attribute a = op->getAttr(kGroupAttrName))
+            for (Value r : op->getResults())
+              note(r, a);
         });
-        if (walked.wasInterrupted())
-          return signalPassFailure();
       }
     SmallVector<SmallVector<func::FuncOp>> groupFuncs;
     for (auto &[id, members] : groupMembers) {
@@ -172,14 +161,7 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       if (func.getArgAttr(i, kShardingAttrName))
         return refuse("argument", i);
-      // Its arguments are whole at every call: a group would tie nothing
-      // (and a member of another type would go unchecked).
-      if (func.getArgAttr(i, kGroupAttrName))
-        return func.emitError() << kGroupAttrName << " on argument #" << i << " of @"
-                                << func.getSymName() << ", a declaration (no body): calls to it "
-                                << "take whole values, so the group ties nothing there; drop "
-                                   "it, or give @"
-                                << func.getSymName() << " a body";
+      // (A group on its arguments is refused by the dialect's verifier.)
     }
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (func.getResultAttr(i, kShardingAttrName))

@@ -25,26 +25,6 @@ LogicalResult groupTypeError(int64_t id, Value first, Value v, Location loc) {
   return failure();
 }
 
-LogicalResult checkGroupHasResults(Operation *op) {
-  if (op->getNumResults() > 0 || !op->hasAttr(kGroupAttrName))
-    return success();
-  return op->emitError() << kGroupAttrName << " on '" << op->getName()
-                         << "', which has no results, ties nothing: put it on "
-                         << (isa<func::ReturnOp>(op) ? "the op that makes the returned value"
-                                                     : "an op's result")
-                         << ", or on an argument";
-}
-
-LogicalResult checkGroupNotOnResults(func::FuncOp func) {
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    if (func.getResultAttr(i, kGroupAttrName))
-      return func.emitError() << kGroupAttrName << " on result #" << i << " of @"
-                              << func.getSymName()
-                              << " is not supported: put it on the op that makes the returned "
-                                 "value, or on an argument";
-  return success();
-}
-
 /// The first mesh a function's annotations name, and which annotation named
 /// it (worded only when an error needs it).
 struct FirstMesh {
@@ -209,15 +189,12 @@ void FunctionPropagation::annotate(Value v, Annotation a) {
 
 LogicalResult FunctionPropagation::collectGroups() {
   LogicalResult ok = success();
+  // Where a group may be and its id are the dialect's attribute verifiers'
+  // (verifyGroupId, verifyGroupPlace): here members are tensors with ids.
   auto add = [&](Value v, Attribute attr, Location loc) {
-    if (!attr)
+    auto id = dyn_cast_or_null<IntegerAttr>(attr);
+    if (!id)
       return;
-    auto id = dyn_cast<IntegerAttr>(attr);
-    if (!id || !isTensor(v)) {
-      ok = emitError(loc) << kGroupAttrName
-                          << " must be an integer on a tensor argument or tensor result";
-      return;
-    }
     auto &members = groups[id.getInt()];
     if (!members.empty() && members.front().getType() != v.getType()) {
       ok = groupTypeError(id.getInt(), members.front(), v, loc);
@@ -225,18 +202,14 @@ LogicalResult FunctionPropagation::collectGroups() {
     }
     members.push_back(v);
   };
-  // (Groups on function results are refused for every function before
-  // propagation: Propagate.cpp.)
+  // (Groups on function results are refused by the dialect's verifier.)
   for (func::FuncOp func : funcs)
     for (BlockArgument arg : func.getArguments())
       add(arg, func.getArgAttr(arg.getArgNumber(), kGroupAttrName), arg.getLoc());
   walkAll(kHasAttrs, [&](Operation *op) {
-    Attribute a = op->getAttr(kGroupAttrName);
-    if (!a || failed(ok))
-      return;
-    ok = checkGroupHasResults(op);
-    for (Value r : op->getResults())
-      add(r, a, op->getLoc());
+    if (Attribute a = op->getAttr(kGroupAttrName))
+      for (Value r : op->getResults())
+        add(r, a, op->getLoc());
   });
   for (auto &entry : groups)
     addTie(entry.second, nullptr);
