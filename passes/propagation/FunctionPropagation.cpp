@@ -70,6 +70,7 @@ LogicalResult FunctionPropagation::run() {
   int64_t previous = -1;
   for (int64_t round : rounds) {
     activate(previous, round);
+    passThroughSettled = false; // the round's sources are new
     previous = round;
     for (OpClass cls : kSubRounds)
       runWorklist(cls);
@@ -213,12 +214,19 @@ void FunctionPropagation::runWorklist(OpClass cls) {
       return v != kNoValue && ids[v] != ShardingTable::kUnknown;
     });
   };
+  // After a settled pass-through sub-round, only the other ops can start
+  // something (the settled ones propose nothing against this state).
+  bool settled = cls != OpClass::PassThrough && passThroughSettled;
+  auto settledHere = [&](const Node &node) {
+    return settled && (node.kind != Node::Kind::Rule || node.rule->passThrough);
+  };
   for (unsigned n = 0; n < nodes.size(); ++n)
-    if (nodes[n].kind == Node::Kind::Return ||
-        seesKnown(ArrayRef<unsigned>(nodeValues.data() + nodes[n].first, nodes[n].count)))
+    if (!settledHere(nodes[n]) &&
+        (nodes[n].kind == Node::Kind::Return ||
+         seesKnown(ArrayRef<unsigned>(nodeValues.data() + nodes[n].first, nodes[n].count))))
       push(n);
   for (size_t t = 0; t < ties.size(); ++t)
-    if (seesKnown(ties[t].first))
+    if (!settled && seesKnown(ties[t].first))
       pushTie(t);
   waveHead.assign(valueOf.size(), kNone);
   contested.assign(valueOf.size(), false);
@@ -266,6 +274,7 @@ void FunctionPropagation::runWorklist(OpClass cls) {
     touched.clear();
     proposals.clear();
   }
+  passThroughSettled = cls == OpClass::PassThrough && numContested == 0;
 }
 
 bool FunctionPropagation::hasOwnRule(Value v) {

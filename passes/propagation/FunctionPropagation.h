@@ -639,6 +639,12 @@ private:
   std::vector<bool> contested;
   llvm::DenseMap<unsigned, SmallVector<std::pair<int64_t, ShardingTable::Id>, 2>> contestedOf;
   int numContested = 0;
+  /// The pass-through sub-round of the current round ended with no value
+  /// contested: every pass-through op, constraint, return and tie is at its
+  /// fixed point, so stepping it again proposes nothing. The next sub-round
+  /// then starts from the other ops alone (on a chain of elementwise ops,
+  /// the whole graph was stepped a second time for nothing).
+  bool passThroughSettled = false;
   /// For explain: per value, every proposal of its last merge that left one
   /// unsatisfied.
   llvm::DenseMap<unsigned, SmallVector<std::pair<int64_t, ShardingTable::Id>, 2>> conflicts;
