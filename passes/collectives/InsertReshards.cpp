@@ -395,8 +395,16 @@ private:
     TensorSharding want = *toCore(c.getSharding(), mesh, c.getType().getRank());
     for (shardc::DimSharding &d : want.dims)
       d.open = false;
-    OpBuilder b(c);
     changed = true;
+    // Its operand already in the target layout (the common case: the
+    // constraint steered its neighbours): nothing to move, so no reshard
+    // whose reason would read "has X, needs X".
+    if (actual(c.getOperand()).sameLayout(want)) {
+      c.replaceAllUsesWith(c.getOperand());
+      c.erase();
+      return;
+    }
+    OpBuilder b(c);
     auto reshard = ReshardOp::create(b, c.getLoc(), c.getOperand(), attr(want));
     // A constraint the compiler wrote (expand-optimizers' gradient pin)
     // says so; its reshard keeps that, not the user-facing op name alone.

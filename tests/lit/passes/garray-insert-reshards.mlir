@@ -242,13 +242,15 @@ func.func @partial_plus_bias(%x: tensor<4x8xf32> {garray.sharding = #garray.shar
 
 garray.mesh @mesh ["data" = 2]
 
-// A constraint the compiler wrote carries its reason into the reshard (and
-// into the reduction a use of it forces), so the collectives report does not
-// name a constraint the user never wrote. Its "has" is the partial sum it was
-// given, not the reduced copy every use reads.
+// A constraint the compiler wrote carries its reason into the reduction a
+// use of it forces, so the collectives report does not name a constraint the
+// user never wrote. The reduced copy is already in the constraint's layout:
+// the constraint adds no reshard of its own (one would read "has P(None,
+// None), needs P(None, None)").
 // CHECK-LABEL: func.func @compiler_constraint
-// CHECK: garray.reshard {{.*}} reason = "{{[^"]*}}operand #0 of garray.sharding_constraint at {{.*}}.mlir:[[@LINE+5]]:8 (pinned by a pass) needs the whole value"
-// CHECK: garray.reshard {{.*}} reason = "garray.sharding_constraint at {{.*}}.mlir:[[@LINE+4]]:8 (pinned by a pass): has P(None, None) unreduced=sum(\22data\22), needs P(None, None)"
+// CHECK: garray.reshard {{.*}} reason = "{{[^"]*}}operand #0 of garray.sharding_constraint at {{.*}}.mlir:[[@LINE+6]]:8 (pinned by a pass) needs the whole value"
+// CHECK-NOT: garray.reshard
+// CHECK: return
 func.func @compiler_constraint(%x: tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
                                %w: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4x4xf32> {
   %p = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] {garray.sharding = #garray.sharding<@mesh, P(None, None), unreduced = sum("data")>} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
@@ -330,4 +332,21 @@ func.func @axis_used_elsewhere(
       {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
       : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
   return %y : tensor<8x32xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["a" = 2]
+
+// A constraint whose operand is already in its layout (it steered its
+// neighbours; nothing moves) is dropped: no reshard reading "has P("a",
+// None), needs P("a", None)" in the IR a user inspects.
+// CHECK-LABEL: func.func @constraint_in_place
+// CHECK-NOT: garray.reshard
+// CHECK-NOT: garray.sharding_constraint
+// CHECK: garray.neg %arg0
+func.func @constraint_in_place(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>}) -> tensor<8x8xf32> {
+  %c = garray.sharding_constraint %x : tensor<8x8xf32> to #garray.sharding<@mesh, P("a", None)>
+  %n = garray.neg %c {garray.sharding = #garray.sharding<@mesh, P("a", None)>} : tensor<8x8xf32>
+  return %n : tensor<8x8xf32>
 }
