@@ -446,10 +446,12 @@ private:
 
   /// "argument 'x' (%arg0) annotated P("a"?, None) at LOC via OPS", each
   /// source after the first introduced by `also` and, when it explains only
-  /// some of `axes`, the axes it does.
+  /// some of `axes`, the axes it does. With `apartAgreeing`, a source whose
+  /// axes earlier ones already explained is named last, without its way
+  /// (it agrees; a partial sum's sources are each a part of it instead).
   void printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named, ArrayRef<int> axes,
                     ArrayRef<Named> detours, ArrayRef<int> unexplained, StringRef also,
-                    llvm::function_ref<std::string(Value)> name);
+                    bool apartAgreeing, llvm::function_ref<std::string(Value)> name);
 
   /// One source: "argument 'x' (%arg0) annotated P(...) at LOC via OPS".
   void printSource(llvm::raw_ostream &os, Value v, const Named &n,

@@ -347,16 +347,27 @@ auto FunctionPropagation::sourcesOf(Value v, ArrayRef<int> axes, std::vector<Nam
 void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named,
                                        ArrayRef<int> axes, ArrayRef<Named> detours,
                                        ArrayRef<int> unexplained, StringRef also,
+                                       bool apartAgreeing,
                                        llvm::function_ref<std::string(Value)> name) {
   // One annotation is named once, however it is seen: a declared result
   // from its return and its calls, a group member's annotation itself and
   // through the group's copy on another member (same text, same place).
   std::set<std::string> said;
+  std::set<int> explained;
   bool first = true;
+  SmallVector<const Named *> agreeing;
   for (const Named &n : named) {
     const OriginSource &src = originSources[n.source];
     if (!said.insert(written(*src.annotation) + "@" + locationText(src.annotation->loc)).second)
       continue;
+    // A source whose axes an earlier one already explained only agrees:
+    // named after the others, without its way (the first way is the one
+    // propagation took; repeating each agreeing way made remarks of 2 KB).
+    if (apartAgreeing && llvm::all_of(n.axes, [&](int a) { return explained.count(a); })) {
+      agreeing.push_back(&n);
+      continue;
+    }
+    explained.insert(n.axes.begin(), n.axes.end());
     // Each source says which axes it gave when not all (the first too: an
     // annotation of P("a", "b") may give only "a" here).
     if (!first)
@@ -365,6 +376,17 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
       os << "for " << axisList(core, n.axes) << ", ";
     first = false;
     printSource(os, v, n, name);
+  }
+  if (!agreeing.empty()) {
+    os << " (also reached by annotations that agree: ";
+    llvm::interleaveComma(agreeing, os, [&](const Named *n) {
+      Named bare = *n;
+      bare.path.length = 0; // the source only, with how far it is
+      printSource(os, v, bare, name);
+      if (n->path.length > 0)
+        os << ", " << n->path.length << (n->path.length == 1 ? " op" : " ops") << " away";
+    });
+    os << ")";
   }
   // Axes that came through an op that, in the end, does not run with them
   // there (another factor or operand took the axis): named with the path
@@ -439,7 +461,7 @@ std::string FunctionPropagation::originOf(Value v, llvm::function_ref<std::strin
   std::vector<Named> named = sourcesOf(v, axes, detours, unexplained);
   std::string out;
   llvm::raw_string_ostream os(out);
-  printSources(os, v, named, axes, detours, unexplained, "; also ", name);
+  printSources(os, v, named, axes, detours, unexplained, "; also ", true, name);
   return out;
 }
 
@@ -461,7 +483,7 @@ std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::stri
   os << "; each device holds a partial result over " << axisList(core, axes)
      << (ownPartial[idOf(v)] ? " (the axes its operands split the reduced dims by: "
               : " (a partial sum it passes on from its operands: ");
-  printSources(os, v, named, axes, detours, unexplained, ", and ", name);
+  printSources(os, v, named, axes, detours, unexplained, ", and ", false, name);
   os << "), which insert-reshards reduces where a use needs it whole";
   return out;
 }

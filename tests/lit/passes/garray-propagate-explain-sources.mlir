@@ -3,8 +3,9 @@
 // explain names, per axis a value holds, the annotations that wrote it and
 // a path of ops along which every value holds it (passes/core/AxisOrigins.h):
 // the strongest annotation first, the nearest among equals. When two
-// annotations agree, both are named, each with its own path; one that
-// explains only some axes says which.
+// annotations agree, both are named: the first with its path, the other
+// after it as agreeing, with how far it is; one that explains only some
+// axes says which.
 
 garray.mesh @mesh ["data" = 2]
 
@@ -17,9 +18,9 @@ func.func @agree(%a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(
   return %e : tensor<8xf32>
 }
 // CHECK-LABEL: remark: %arg0 'A' (argument of @agree)
-// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.add): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-8]]:18 via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8); also argument 'B' (%arg1) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-7]]:18 via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.add): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-8]]:18 via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8) (also reached by annotations that agree: argument 'B' (%arg1) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-7]]:18, 1 op away){{$}}
 // The agreement is kept down the chain.
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %1 (garray.exp): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}); also argument 'B' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}){{$}}
+// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %1 (garray.exp): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}) (also reached by annotations that agree: argument 'B' (%arg1) annotated P("data") at {{.*}}, 2 ops away){{$}}
 
 // One annotation, and an unannotated operand that receives the axes in the
 // same step as the result: the result's source is the annotated operand
