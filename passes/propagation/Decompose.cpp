@@ -49,19 +49,23 @@ Value splat(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value) 
 void decomposeMean(MeanOp mean) {
   OpBuilder b(mean);
   Location loc = derivedFrom(mean);
+  // The two reductions of a weighted (masked) mean become two all-reduces
+  // at one place: each says which it is, in explain and in the report.
+  auto role = [&](StringRef what) { return derivedLoc(mean.getLoc(), what + " of garray.mean"); };
   auto type = cast<RankedTensorType>(mean.getType());
-  auto sumOf = [&](Value v) -> Value {
-    return ReduceOp::create(b, loc, type, kindAttr(b, ReductionKind::sum), v, mean.getDimsAttr(),
+  auto sumOf = [&](Value v, Location at) -> Value {
+    return ReduceOp::create(b, at, type, kindAttr(b, ReductionKind::sum), v, mean.getDimsAttr(),
                             mean.getKeepdimsAttr());
   };
   Value num, den;
   if (Value w = mean.getWeights()) {
-    num = sumOf(MulOp::create(b, loc, mean.getOperand(), w));
-    den = sumOf(w);
+    num = sumOf(MulOp::create(b, loc, mean.getOperand(), w), role("sum"));
+    den = sumOf(w, role("sum of weights"));
   } else {
-    num = sumOf(mean.getOperand());
+    num = sumOf(mean.getOperand(), role("sum"));
     auto elem = cast<FloatType>(type.getElementType());
-    den = splat(b, loc, type, b.getFloatAttr(elem, static_cast<double>(mean.getGlobalCount())));
+    den = splat(b, role("global count"), type,
+                b.getFloatAttr(elem, static_cast<double>(mean.getGlobalCount())));
   }
   replaceKeepingSharding(mean, DivOp::create(b, loc, num, den));
 }
