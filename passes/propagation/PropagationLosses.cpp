@@ -52,21 +52,32 @@ void FunctionPropagation::findLosses() {
     int via;    // originVias index of the op or tie entered by, -1: none
     int source; // the annotation whose axis reached it first
   };
-  // The op each member of a call tie enters it through (its call, its
-  // return), so that a way through a tie names the call it crossed rather
-  // than the tie's first.
-  llvm::DenseMap<unsigned, Operation *> entersBy;
-  for (auto &members : callTies)
-    for (auto &[m, via] : members)
-      if (via)
-        entersBy[idOf(m)] = via;
-  auto tieVia = [&](unsigned from, unsigned to, Operation *tieOp) {
-    Operation *op = entersBy.lookup(from);
-    if (!op)
-      op = entersBy.lookup(to);
-    if (!op)
-      op = tieOp;
-    return op ? viaOf(op) : -1; // a sharding group: nothing to name
+  // The op a step through a call tie crosses, named in the way: the call
+  // (of the tie's callee) whose result or operand one of the two values is,
+  // where it arrives first; else the callee's return that returns it. A
+  // sharding group's tie crosses no op (-1).
+  auto tieVia = [&](unsigned from, unsigned to, Operation *tieOp) -> int {
+    auto first = dyn_cast_or_null<func::CallOp>(tieOp);
+    if (!first)
+      return -1;
+    func::FuncOp callee = calleeInSet(first);
+    auto ofCallee = [&](Operation *op) {
+      auto call = dyn_cast<func::CallOp>(op);
+      return call && calleeInSet(call) == callee ? call : func::CallOp();
+    };
+    for (Value v : {valueOf[to], valueOf[from]}) {
+      if (auto r = dyn_cast<OpResult>(v))
+        if (func::CallOp call = ofCallee(r.getOwner()))
+          return viaOf(call);
+      for (OpOperand &use : v.getUses())
+        if (func::CallOp call = ofCallee(use.getOwner()))
+          return viaOf(call);
+    }
+    for (Value v : {valueOf[to], valueOf[from]})
+      for (OpOperand &use : v.getUses())
+        if (isa<func::ReturnOp>(use.getOwner()) && use.getOwner()->getParentOp() == callee)
+          return viaOf(use.getOwner());
+    return viaOf(tieOp);
   };
   // Only a round after the strongest written one can lose to an earlier
   // round; without priorities there is nothing to find.
