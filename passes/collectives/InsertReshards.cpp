@@ -338,8 +338,10 @@ private:
       std::vector<shardc::MovedAxis> moved = shardc::movedAxes(rule, axes, operands, i, core);
       if (moved.empty())
         return "";
-      auto [d, a, where] = moved.front();
-      std::string axis = "\"" + core.axes[a] + "\"";
+      const shardc::MovedAxis &m = moved.front();
+      size_t d = m.dim;
+      const std::string &where = m.where;
+      std::string axis = "\"" + core.axes[m.axis] + "\"";
       std::string here = "this operand's dim " + std::to_string(d);
       if (!where.empty())
         return "the op uses " + axis + " for " + where + ", not for " + here;

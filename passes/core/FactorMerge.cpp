@@ -347,6 +347,27 @@ std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
   return "";
 }
 
+/// A MovedAxis for axis `a` of dim `d`: what the op uses it for, in words
+/// and, for a result dim, as its place.
+static MovedAxis usedWhere(const FactorRule &rule, const FactorAxes &axes,
+                           const std::vector<TensorSharding> &operands, size_t d, int a) {
+  MovedAxis m{d, a, whereAxisRuns(rule, axes, operands, a)};
+  for (size_t g = 0; g < axes.size() && m.usedByResult < 0; ++g) {
+    if (std::find(axes[g].begin(), axes[g].end(), a) == axes[g].end())
+      continue;
+    for (size_t r = 0; r < rule.results.size() && m.usedByResult < 0; ++r)
+      for (size_t e = 0; e < rule.results[r].size(); ++e)
+        if (std::find(rule.results[r][e].begin(), rule.results[r][e].end(),
+                      static_cast<int>(g)) != rule.results[r][e].end()) {
+          m.usedByResult = static_cast<int>(r);
+          m.usedForDim = static_cast<int>(e);
+          break;
+        }
+    break; // whereAxisRuns names the first factor running `a`, as here
+  }
+  return m;
+}
+
 std::vector<MovedAxis> movedAxes(const FactorRule &rule, const FactorAxes &axes,
                                  const std::vector<TensorSharding> &operands, size_t t,
                                  const Mesh &mesh) {
@@ -357,7 +378,7 @@ std::vector<MovedAxis> movedAxes(const FactorRule &rule, const FactorAxes &axes,
       if (d >= want.dims.size() ||
           std::find(want.dims[d].axes.begin(), want.dims[d].axes.end(), a) ==
               want.dims[d].axes.end())
-        out.push_back({d, a, whereAxisRuns(rule, axes, operands, a)});
+        out.push_back(usedWhere(rule, axes, operands, d, a));
   return out;
 }
 

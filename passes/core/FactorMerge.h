@@ -69,6 +69,9 @@ struct MovedAxis {
   size_t dim;
   int axis;
   std::string where;
+  /// When the op splits a result dim by it: which result, which dim.
+  int usedByResult = -1;
+  int usedForDim = -1;
 };
 std::vector<MovedAxis> movedAxes(const FactorRule &rule, const FactorAxes &axes,
                                  const std::vector<TensorSharding> &operands, size_t t,

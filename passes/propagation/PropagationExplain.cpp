@@ -1039,7 +1039,8 @@ std::string FunctionPropagation::droppedOf(Value v) {
   shardc::FactorAxes axes = shardc::executionAxes(*rule, operands, results, core);
   const FactorRule::TensorFactors &resDims = rule->results[r.getResultNumber()];
   for (size_t t = 0; t < operands.size(); ++t)
-    for (auto [d, a, where] : shardc::movedAxes(*rule, axes, operands, t, core)) {
+    for (const shardc::MovedAxis &m : shardc::movedAxes(*rule, axes, operands, t, core)) {
+      size_t d = m.dim;
       if (d >= rule->operands[t].size() || rule->operands[t][d].size() != 1)
         continue; // a reshape's regrouped dim: said by reshapeDrops
       int f = rule->operands[t][d].front();
@@ -1048,11 +1049,16 @@ std::string FunctionPropagation::droppedOf(Value v) {
       });
       if (e == resDims.end())
         continue; // a dim the op reduces: said by partialOf
-      if (where.empty())
+      if (m.where.empty())
         continue; // not used at all: the value is whole there, said elsewhere
-      return "; operand #" + std::to_string(t) + "'s \"" + core.axes[a] + "\" (its dim " +
+      // On its own dims the value says where the axis went; another
+      // result's or a reduced dim is the op's.
+      std::string use = m.usedByResult == static_cast<int>(r.getResultNumber())
+                            ? "it splits dim " + std::to_string(m.usedForDim) + " instead"
+                            : "the op uses it for " + m.where;
+      return "; operand #" + std::to_string(t) + "'s \"" + core.axes[m.axis] + "\" (its dim " +
              std::to_string(d) + ") does not split dim " + std::to_string(e - resDims.begin()) +
-             " here: the op uses it for " + where;
+             " here: " + use;
     }
   return "";
 }

@@ -94,4 +94,4 @@ func.func @lost(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garra
   return %y : tensor<8x8xf32>
 }
 // CHECK-LABEL: remark: %arg0 'x' (argument of @lost)
-// CHECK: remark: %0 (garray.dot_general): P("a", None) <- argument 'x' (%arg0) annotated P("a" p0, None) at {{.*}} via garray.dot_general ({{.*}}); operand #1's "a" (its dim 1) does not split dim 1 here: the op uses it for result dim 0; not "a" on dim 1 from argument 'w' (%arg1) annotated P(None, "a") at {{.*}} via garray.dot_general ({{.*}}): "a" already splits its dim 0 from round p0, which comes before this annotation's (the last round, of dims without a priority): the stronger priority wins{{$}}
+// CHECK: remark: %0 (garray.dot_general): P("a", None) <- argument 'x' (%arg0) annotated P("a" p0, None) at {{.*}} via garray.dot_general ({{.*}}); operand #1's "a" (its dim 1) does not split dim 1 here: it splits dim 0 instead; not "a" on dim 1 from argument 'w' (%arg1) annotated P(None, "a") at {{.*}} via garray.dot_general ({{.*}}): "a" already splits its dim 0 from round p0, which comes before this annotation's (the last round, of dims without a priority): the stronger priority wins{{$}}
