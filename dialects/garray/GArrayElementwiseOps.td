@@ -65,7 +65,7 @@ class GArray_UnaryOp<string mnemonic, GArray_ElementKinds kinds, string semantic
                      string flowDoc = "reduced first">
     : GArray_SameTypeElementwiseOp<mnemonic, kinds, semantics, flowDoc,
         "%r = garray." # mnemonic # " %x : " # kinds.exampleType> {
-  let arguments = (ins GArray_Tensor:$operand);
+  let arguments = (ins GArray_SameAsResultTensor:$operand);
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = [{
     $operand attr-dict `:` custom<ElementwiseTypes>(type($operand), type($result))
@@ -79,7 +79,7 @@ class GArray_BinaryOp<string mnemonic, GArray_ElementKinds kinds, string semanti
                       string flowDoc = "reduced first">
     : GArray_SameTypeElementwiseOp<mnemonic, kinds, semantics, flowDoc,
         "%r = garray." # mnemonic # " %a, %b : " # kinds.exampleType> {
-  let arguments = (ins GArray_Tensor:$lhs, GArray_Tensor:$rhs);
+  let arguments = (ins GArray_SameAsResultTensor:$lhs, GArray_SameAsResultTensor:$rhs);
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` custom<ElementwiseTypes>(type($lhs), type($rhs), type($result))
