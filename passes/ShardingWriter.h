@@ -27,8 +27,14 @@ namespace shardc {
 
 class ShardingWriter {
 public:
-  explicit ShardingWriter(mlir::MLIRContext *ctx)
-      : name(mlir::StringAttr::get(ctx, mlir::garray::kShardingAttrName)) {}
+  /// With `dropGroups`, removing a sharding also removes the value's
+  /// `garray.sharding_group`: global-to-local ends the global program, and
+  /// a group on what becomes a memref would name nothing (and fail the
+  /// dialect's check that groups tie tensors).
+  explicit ShardingWriter(mlir::MLIRContext *ctx, bool dropGroups = false)
+      : name(mlir::StringAttr::get(ctx, mlir::garray::kShardingAttrName)),
+        group(dropGroups ? mlir::StringAttr::get(ctx, "garray.sharding_group")
+                         : mlir::StringAttr()) {}
 
   /// Same as garray::setSharding(v, s).
   void set(mlir::Value v, mlir::garray::ShardingAttr s) {
@@ -81,16 +87,20 @@ private:
     auto [it, inserted] = memo.try_emplace({dict, s}, mlir::DictionaryAttr());
     if (inserted) {
       mlir::NamedAttrList list(dict);
-      if (s)
+      if (s) {
         list.set(name, s);
-      else
+      } else {
         list.erase(name);
+        if (group)
+          list.erase(group);
+      }
       it->second = list.getDictionary(name.getContext());
     }
     return it->second;
   }
 
   mlir::StringAttr name;
+  mlir::StringAttr group; // dropped with the sharding when set
   mlir::DictionaryAttr lastDict, lastResult; // the last with() call
   mlir::Attribute lastSharding;
   llvm::DenseMap<std::pair<mlir::DictionaryAttr, mlir::Attribute>, mlir::DictionaryAttr> memo;

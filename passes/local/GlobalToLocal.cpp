@@ -41,7 +41,7 @@ namespace {
 class FunctionToLocal {
 public:
   FunctionToLocal(func::FuncOp func, MeshOp mesh, const shardc::Mesh &core)
-      : func(func), mesh(mesh), core(core), writer(func.getContext()) {}
+      : func(func), mesh(mesh), core(core), writer(func.getContext(), /*dropGroups=*/true) {}
 
   LogicalResult run() {
     // Masks are planned while the program is still global (shardings and
@@ -421,9 +421,18 @@ private:
   func::FuncOp func;
   MeshOp mesh;
   const shardc::Mesh &core;
-  shardc::ShardingWriter writer; // drops garray.sharding without re-uniquing per op
+  shardc::ShardingWriter writer; // drops garray.sharding (and groups) without re-uniquing per op
   llvm::DenseMap<std::pair<Type, Attribute>, Type> localTypes;
 };
+
+/// Removes every `garray.sharding_group` of `func` (arguments and ops).
+void dropGroups(func::FuncOp func) {
+  constexpr llvm::StringLiteral kGroup = "garray.sharding_group";
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, kGroup))
+      func.removeArgAttr(i, kGroup);
+  func.walk([&](Operation *op) { op->removeAttr(kGroup); });
+}
 
 struct GlobalToLocal : shardc::impl::GArrayGlobalToLocalBase<GlobalToLocal> {
   void runOnOperation() override {
@@ -444,8 +453,13 @@ struct GlobalToLocal : shardc::impl::GArrayGlobalToLocalBase<GlobalToLocal> {
               return WalkResult::interrupt();
           return WalkResult::advance();
         });
-      if (!mesh)
+      if (!mesh) {
+        // Nothing placed (no annotation reached it): its values are
+        // already local, but a sharding group on them belongs to the global
+        // program too.
+        dropGroups(func);
         continue;
+      }
       FailureOr<shardc::Mesh> core = toCoreMesh(mesh);
       if (failed(core) || failed(FunctionToLocal(func, mesh, *core).run()))
         return signalPassFailure();
