@@ -55,15 +55,15 @@ void FunctionPropagation::findLosses() {
   // The op a step through a call tie crosses, named in the way: the call
   // (of the tie's callee) whose result or operand one of the two values is,
   // where it arrives first; else the callee's return that returns it. A
-  // sharding group's tie crosses no op (-1).
+  // sharding group's tie crosses no op (-1). Calls of one callee are told
+  // by their callee symbol, without a lookup.
   auto tieVia = [&](unsigned from, unsigned to, Operation *tieOp) -> int {
     auto first = dyn_cast_or_null<func::CallOp>(tieOp);
     if (!first)
       return -1;
-    func::FuncOp callee = calleeInSet(first);
     auto ofCallee = [&](Operation *op) {
       auto call = dyn_cast<func::CallOp>(op);
-      return call && calleeInSet(call) == callee ? call : func::CallOp();
+      return call && call.getCalleeAttr() == first.getCalleeAttr() ? call : func::CallOp();
     };
     for (Value v : {valueOf[to], valueOf[from]}) {
       if (auto r = dyn_cast<OpResult>(v))
@@ -75,7 +75,7 @@ void FunctionPropagation::findLosses() {
     }
     for (Value v : {valueOf[to], valueOf[from]})
       for (OpOperand &use : v.getUses())
-        if (isa<func::ReturnOp>(use.getOwner()) && use.getOwner()->getParentOp() == callee)
+        if (isa<func::ReturnOp>(use.getOwner()))
           return viaOf(use.getOwner());
     return viaOf(tieOp);
   };
@@ -109,7 +109,7 @@ void FunctionPropagation::findLosses() {
     int axis = key.first;
     int64_t round = key.second;
     std::vector<Place> seen;
-    llvm::DenseSet<uint64_t> visited;
+    llvm::DenseSet<uint64_t> visited, expandedTies;
     std::deque<int> queue;
     for (const Place &p : places)
       if (visited.insert((uint64_t(p.id) << 32) | p.dim).second) {
@@ -183,11 +183,17 @@ void FunctionPropagation::findLosses() {
                 reach(at, w, static_cast<unsigned>(e), viaOf(node.op));
         }
       }
+      // A tie joins all its members at once: the first member the axis
+      // reaches it by passes it to the others, once per dim (a helper
+      // called from K places is one tie of K + 1 members).
       if (auto it = tiesOf.find(id); it != tiesOf.end())
-        for (size_t t : it->second)
+        for (size_t t : it->second) {
+          if (!expandedTies.insert((uint64_t(t) << 32) | dim).second)
+            continue;
           for (unsigned w : ties[t].first)
-            if (w != id)
+            if (w != id && !visited.contains((uint64_t(w) << 32) | dim))
               reach(at, w, dim, tieVia(id, w, ties[t].second));
+        }
     }
   }
 }
