@@ -33,7 +33,7 @@ public:
   /// dialect's check that groups tie tensors).
   explicit ShardingWriter(mlir::MLIRContext *ctx, bool dropGroups = false)
       : name(mlir::StringAttr::get(ctx, mlir::garray::kShardingAttrName)),
-        group(dropGroups ? mlir::StringAttr::get(ctx, "garray.sharding_group")
+        group(dropGroups ? mlir::StringAttr::get(ctx, mlir::garray::kGroupAttrName)
                          : mlir::StringAttr()) {}
 
   /// Same as garray::setSharding(v, s).

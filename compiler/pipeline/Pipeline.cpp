@@ -474,9 +474,9 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     IntegerAttr id;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       if (arg.getOwner()->isEntryBlock() && arg.getOwner()->getParentOp() == func)
-        id = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "garray.sharding_group");
+        id = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), garray::kGroupAttrName);
     } else {
-      id = v.getDefiningOp()->getAttrOfType<IntegerAttr>("garray.sharding_group");
+      id = v.getDefiningOp()->getAttrOfType<IntegerAttr>(garray::kGroupAttrName);
     }
     return id ? id.getInt() : -1;
   };

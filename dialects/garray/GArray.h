@@ -44,6 +44,9 @@ namespace mlir::garray {
 
 /// Name of the discardable attribute carrying a sharding on ops and args.
 inline constexpr llvm::StringLiteral kShardingAttrName = "garray.sharding";
+/// Name of the discardable attribute that ties values to one sharding (a
+/// parameter and its optimizer moments): an integer group id.
+inline constexpr llvm::StringLiteral kGroupAttrName = "garray.sharding_group";
 /// How the `reason` of a reshard (and of the collectives it becomes) starts
 /// when the user asked for the layout: a sharding_constraint or a reshard
 /// written in the program (insert-reshards writes them; the memory

@@ -353,7 +353,7 @@ static LogicalResult verifyGroupPlace(Operation *op) {
 
 static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, Type type,
                                          Location loc, StringRef what) {
-  if (attr.getName() == "garray.sharding_group")
+  if (attr.getName() == kGroupAttrName)
     return verifyGroupId(attr.getValue(), loc, what);
   if (attr.getName() == "garray.name") {
     if (!isa<StringAttr>(attr.getValue()))
@@ -371,7 +371,7 @@ static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, 
 
 LogicalResult GArrayDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   if (attr.getName() != shardingName) {
-    if (attr.getName() != "garray.sharding_group")
+    if (attr.getName() != kGroupAttrName)
       return success();
     if (failed(verifyGroupId(attr.getValue(), op->getLoc(), op->getName().getStringRef())))
       return failure();
@@ -401,7 +401,7 @@ LogicalResult GArrayDialect::verifyRegionArgAttribute(Operation *op, unsigned re
                                                       unsigned argIndex, NamedAttribute attr) {
   Region &r = op->getRegion(region);
   auto func = dyn_cast<func::FuncOp>(op);
-  if (func && attr.getName() == "garray.sharding_group") {
+  if (func && attr.getName() == kGroupAttrName) {
     // A declaration's arguments are whole at every call: a group there ties
     // nothing (and a member of another type would go unchecked).
     if (r.empty())
@@ -432,7 +432,7 @@ LogicalResult GArrayDialect::verifyRegionResultAttribute(Operation *op, unsigned
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
     return success();
-  if (attr.getName() == "garray.sharding_group")
+  if (attr.getName() == kGroupAttrName)
     return func.emitError() << "garray.sharding_group on result #" << resultIndex << " of @"
                             << func.getSymName()
                             << " is not supported: put it on the op that makes the returned "

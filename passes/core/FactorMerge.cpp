@@ -322,8 +322,13 @@ std::vector<size_t> propagateStep(const FactorRule &rule,
   return changed;
 }
 
-std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
-                          const std::vector<TensorSharding> &operands, int a) {
+/// A MovedAxis for axis `a` of operand dim `d`: where the op, run with
+/// `axes`, uses `a` instead: "result dim 1" (" of result #r" when it has
+/// several, and its place), "a dim it reduces, where operand #0 holds it
+/// (its dim 1)", or "" when the op is not split by `a`.
+static MovedAxis usedWhere(const FactorRule &rule, const FactorAxes &axes,
+                           const std::vector<TensorSharding> &operands, size_t d, int a) {
+  MovedAxis m{d, a, ""};
   for (size_t g = 0; g < axes.size(); ++g) {
     if (std::find(axes[g].begin(), axes[g].end(), a) == axes[g].end())
       continue;
@@ -332,38 +337,24 @@ std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
     };
     for (size_t r = 0; r < rule.results.size(); ++r)
       for (size_t e = 0; e < rule.results[r].size(); ++e)
-        if (indexes(rule.results[r][e]))
-          return "result dim " + std::to_string(e) +
-                 (rule.results.size() > 1 ? " of result #" + std::to_string(r) : "");
+        if (indexes(rule.results[r][e])) {
+          m.where = "result dim " + std::to_string(e) +
+                    (rule.results.size() > 1 ? " of result #" + std::to_string(r) : "");
+          m.usedByResult = static_cast<int>(r);
+          m.usedForDim = static_cast<int>(e);
+          return m;
+        }
     for (size_t j = 0; j < operands.size() && j < rule.operands.size(); ++j)
       for (size_t dj = 0; dj < rule.operands[j].size() && dj < operands[j].dims.size(); ++dj) {
         const std::vector<int> &held = operands[j].dims[dj].axes;
-        if (indexes(rule.operands[j][dj]) && std::find(held.begin(), held.end(), a) != held.end())
-          return "a dim it reduces, where operand #" + std::to_string(j) + " holds it (its dim " +
-                 std::to_string(dj) + ")";
-      }
-    return "a dim it reduces";
-  }
-  return "";
-}
-
-/// A MovedAxis for axis `a` of dim `d`: what the op uses it for, in words
-/// and, for a result dim, as its place.
-static MovedAxis usedWhere(const FactorRule &rule, const FactorAxes &axes,
-                           const std::vector<TensorSharding> &operands, size_t d, int a) {
-  MovedAxis m{d, a, whereAxisRuns(rule, axes, operands, a)};
-  for (size_t g = 0; g < axes.size() && m.usedByResult < 0; ++g) {
-    if (std::find(axes[g].begin(), axes[g].end(), a) == axes[g].end())
-      continue;
-    for (size_t r = 0; r < rule.results.size() && m.usedByResult < 0; ++r)
-      for (size_t e = 0; e < rule.results[r].size(); ++e)
-        if (std::find(rule.results[r][e].begin(), rule.results[r][e].end(),
-                      static_cast<int>(g)) != rule.results[r][e].end()) {
-          m.usedByResult = static_cast<int>(r);
-          m.usedForDim = static_cast<int>(e);
-          break;
+        if (indexes(rule.operands[j][dj]) && std::find(held.begin(), held.end(), a) != held.end()) {
+          m.where = "a dim it reduces, where operand #" + std::to_string(j) +
+                    " holds it (its dim " + std::to_string(dj) + ")";
+          return m;
         }
-    break; // whereAxisRuns names the first factor running `a`, as here
+      }
+    m.where = "a dim it reduces";
+    return m;
   }
   return m;
 }

@@ -54,20 +54,17 @@ FactorAxes mergeFactors(const FactorRule &rule,
 FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorSharding> &operands,
                          const std::vector<TensorSharding> &results, const Mesh &mesh);
 
-/// Where an op run with factor axes `axes` (executionAxes) uses mesh axis
-/// `a`, in words: "result dim 1" (" of result #r" when it has several), "a
-/// dim it reduces, where operand #0 holds it (its dim 1)", or "" when the op
-/// is not split by `a`. insert-reshards' reasons and explain say it alike.
-std::string whereAxisRuns(const FactorRule &rule, const FactorAxes &axes,
-                          const std::vector<TensorSharding> &operands, int a);
 /// An axis operand `t` holds on its dim `dim` that the op, run with factor
-/// axes `axes`, does not split that dim by (projectFromFactors lacks it
-/// there), and what the op uses it for (whereAxisRuns; "" when nothing).
+/// axes `axes` (executionAxes), does not split that dim by
+/// (projectFromFactors lacks it there), and where the op uses it instead.
 /// insert-reshards' reason for moving the operand and explain's remark on
-/// the result both start from it.
+/// the result both start from it, so they say it alike.
 struct MovedAxis {
   size_t dim;
   int axis;
+  /// In words: "result dim 1" (" of result #r" when the op has several), "a
+  /// dim it reduces, where operand #0 holds it (its dim 1)", or "" when the
+  /// op is not split by the axis.
   std::string where;
   /// When the op splits a result dim by it: which result, which dim.
   int usedByResult = -1;

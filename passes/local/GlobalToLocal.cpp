@@ -427,11 +427,10 @@ private:
 
 /// Removes every `garray.sharding_group` of `func` (arguments and ops).
 void dropGroups(func::FuncOp func) {
-  constexpr llvm::StringLiteral kGroup = "garray.sharding_group";
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (func.getArgAttr(i, kGroup))
-      func.removeArgAttr(i, kGroup);
-  func.walk([&](Operation *op) { op->removeAttr(kGroup); });
+    if (func.getArgAttr(i, kGroupAttrName))
+      func.removeArgAttr(i, kGroupAttrName);
+  func.walk([&](Operation *op) { op->removeAttr(kGroupAttrName); });
 }
 
 struct GlobalToLocal : shardc::impl::GArrayGlobalToLocalBase<GlobalToLocal> {

@@ -19,13 +19,13 @@ struct VerifyLocal : shardc::impl::GArrayVerifyLocalBase<VerifyLocal> {
             << op->getName() << "' belongs to the global program and survived global-to-local";
         return WalkResult::interrupt();
       }
-      if (op->hasAttr(kShardingAttrName) || op->hasAttr("garray.sharding_group")) {
+      if (op->hasAttr(kShardingAttrName) || op->hasAttr(kGroupAttrName)) {
         op->emitError("verify-local: a sharding attribute survived global-to-local");
         return WalkResult::interrupt();
       }
       if (auto func = dyn_cast<func::FuncOp>(op)) {
         for (unsigned i = 0; i < func.getNumArguments(); ++i)
-          if (func.getArgAttr(i, kShardingAttrName) || func.getArgAttr(i, "garray.sharding_group")) {
+          if (func.getArgAttr(i, kShardingAttrName) || func.getArgAttr(i, kGroupAttrName)) {
             func.emitError("verify-local: argument #") << i << " still has a sharding";
             return WalkResult::interrupt();
           }

@@ -51,7 +51,9 @@ void decomposeMean(MeanOp mean) {
   Location loc = derivedFrom(mean);
   // The two reductions of a weighted (masked) mean become two all-reduces
   // at one place: each says which it is, in explain and in the report.
-  auto role = [&](StringRef what) { return derivedLoc(mean.getLoc(), what + " of garray.mean"); };
+  auto role = [&](StringRef what) {
+    return derivedLoc(mean.getLoc(), what + " of " + mean->getName().getStringRef());
+  };
   auto type = cast<RankedTensorType>(mean.getType());
   auto sumOf = [&](Value v, Location at) -> Value {
     return ReduceOp::create(b, at, type, kindAttr(b, ReductionKind::sum), v, mean.getDimsAttr(),

@@ -87,8 +87,6 @@ struct NearbyOpsInfo : llvm::DenseMapInfo<Operation *> {
 
 inline bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 
-/// Ties values to one sharding (a parameter and its optimizer moments).
-inline constexpr llvm::StringLiteral kGroupAttrName = "garray.sharding_group";
 
 /// A member `v` (at `loc`) of sharding group `id` whose type differs from
 /// the group's first member's: the error, naming both.

@@ -507,7 +507,9 @@ std::string FunctionPropagation::pathOf(const shardc::AxisOrigins::Origin &o) {
         },
         ", ");
   };
-  if (o.path.size() == o.length) {
+  // A long way shows its first and last kViaEnds ops. `o.path` holds the
+  // whole way or (AxisOrigins::origins, for long ones) those ends only.
+  if (o.length <= 2 * kViaEnds + 1) {
     print(o.path);
   } else {
     print(ArrayRef<int>(o.path).take_front(kViaEnds));

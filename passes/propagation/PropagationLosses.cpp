@@ -206,13 +206,8 @@ std::string FunctionPropagation::lostOf(Value v, llvm::function_ref<std::string(
   llvm::raw_string_ostream os(out);
   for (const Loss &loss : it->second) {
     os << "; not \"" << core.axes[loss.axis] << "\" on dim " << loss.dim << " from ";
-    // The way it came, shortened like an origin's (first and last ops).
+    // The way it came (pathOf shows a long one by its ends).
     shardc::AxisOrigins::Origin path{loss.source, loss.vias.size(), loss.vias};
-    if (path.path.size() > 2 * kViaEnds + 1) {
-      std::vector<int> ends(loss.vias.begin(), loss.vias.begin() + kViaEnds);
-      ends.insert(ends.end(), loss.vias.end() - kViaEnds, loss.vias.end());
-      path.path = std::move(ends);
-    }
     printSource(os, v, Named{loss.source, path, {loss.axis}}, name);
     os << ": ";
     if (loss.winnerDim != loss.dim)
