@@ -622,3 +622,31 @@ func.func @clamp_c2(%lo: tensor<4xi1>, %x: tensor<4xi1>, %hi: tensor<4xi1>) -> t
   %0 = garray.clamp %lo, %x, %hi : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
+
+// -----
+
+// Operands of unary and binary ops are checked only to be ranked tensors;
+// their type must be the result's, which must be a static tensor of
+// numbers (GArray_SameAsResultTensor): a dynamic operand is still refused,
+// on the result when all share its type, by _c1 when only it differs.
+func.func @add_dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'garray.add' op result #0 must be statically shaped tensor of floating-point or signless integer values, but got 'tensor<?xf32>'}}
+  %0 = garray.add %a, %a : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @add_dynamic_operand(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{add_c1: rhs has type 'tensor<4xf32>' but lhs has type 'tensor<?xf32>'}}
+  %0 = garray.add %a, %b : (tensor<?xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @neg_unranked(%a: tensor<*xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'garray.neg' op operand #0 must be statically shaped tensor of floating-point or signless integer values, but got 'tensor<*xf32>'}}
+  %0 = garray.neg %a : (tensor<*xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
