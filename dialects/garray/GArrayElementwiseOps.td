@@ -65,28 +65,38 @@ class GArray_UnaryOp<string mnemonic, GArray_ElementKinds kinds, string semantic
                      string flowDoc = "reduced first">
     : GArray_SameTypeElementwiseOp<mnemonic, kinds, semantics, flowDoc,
         "%r = garray." # mnemonic # " %x : " # kinds.exampleType> {
-  let arguments = (ins GArray_SameAsResultTensor:$operand);
+  let arguments = (ins GArray_SameAsResultTensor:$operand,
+                       GArray_PropertyStorage:$property_storage);
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = [{
     $operand attr-dict `:` custom<ElementwiseTypes>(type($operand), type($result))
   }];
-  let builders = [OpBuilder<(ins "::mlir::Value":$operand), [{
-    build($_builder, $_state, operand.getType(), operand);
-  }]>];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$operand), [{
+      build($_builder, $_state, operand.getType(), operand, ::mlir::UnitAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$operand), [{
+      build($_builder, $_state, result, operand, ::mlir::UnitAttr());
+    }]>];
 }
 
 class GArray_BinaryOp<string mnemonic, GArray_ElementKinds kinds, string semantics,
                       string flowDoc = "reduced first">
     : GArray_SameTypeElementwiseOp<mnemonic, kinds, semantics, flowDoc,
         "%r = garray." # mnemonic # " %a, %b : " # kinds.exampleType> {
-  let arguments = (ins GArray_SameAsResultTensor:$lhs, GArray_SameAsResultTensor:$rhs);
+  let arguments = (ins GArray_SameAsResultTensor:$lhs, GArray_SameAsResultTensor:$rhs,
+                       GArray_PropertyStorage:$property_storage);
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` custom<ElementwiseTypes>(type($lhs), type($rhs), type($result))
   }];
-  let builders = [OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
-    build($_builder, $_state, lhs.getType(), lhs, rhs);
-  }]>];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
+      build($_builder, $_state, lhs.getType(), lhs, rhs, ::mlir::UnitAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
+      build($_builder, $_state, result, lhs, rhs, ::mlir::UnitAttr());
+    }]>];
 }
 
 //===----------------------------------------------------------------------===//
@@ -132,7 +142,13 @@ def GArray_ClampOp : GArray_SameTypeElementwiseOp<"clamp", GArray_NumberElements
     "first); where `lo > hi` the result is `hi`, as XLA's clamp. NaN in any "
     "operand gives NaN.",
     "reduced first", "%r = garray.clamp %lo, %x, %hi : tensor<8x4xf32>"> {
-  let arguments = (ins GArray_Tensor:$lo, GArray_Tensor:$operand, GArray_Tensor:$hi);
+  let arguments = (ins GArray_Tensor:$lo, GArray_Tensor:$operand, GArray_Tensor:$hi,
+                       GArray_PropertyStorage:$property_storage);
+  let builders = [OpBuilder<(ins "::mlir::Type":$result,
+                                 "::mlir::Value":$lo, "::mlir::Value":$operand,
+                                 "::mlir::Value":$hi), [{
+    build($_builder, $_state, result, lo, operand, hi, ::mlir::UnitAttr());
+  }]>];
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = [{
     $lo `,` $operand `,` $hi attr-dict `:`
@@ -247,17 +263,22 @@ def GArray_SelectOp : GArray_Op<"select", [Pure,
     - `select_c2`: `pred` has the result's shape;
     - `select_c3`: `on_true`, `on_false` and the result have one type.
   }];
-  let arguments = (ins GArray_Tensor:$pred, GArray_Tensor:$on_true, GArray_Tensor:$on_false);
+  let arguments = (ins GArray_Tensor:$pred, GArray_Tensor:$on_true, GArray_Tensor:$on_false,
+                       GArray_PropertyStorage:$property_storage);
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = [{
     $pred `,` $on_true `,` $on_false attr-dict `:`
     custom<ElementwiseTypes>(type($pred), type($on_true), type($on_false), type($result))
   }];
   let hasVerifier = 1;
-  let builders = [OpBuilder<(ins "::mlir::Value":$pred, "::mlir::Value":$on_true,
-                                 "::mlir::Value":$on_false), [{
-    build($_builder, $_state, on_true.getType(), pred, on_true, on_false);
-  }]>];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$pred, "::mlir::Value":$on_true, "::mlir::Value":$on_false), [{
+      build($_builder, $_state, on_true.getType(), pred, on_true, on_false, ::mlir::UnitAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$pred, "::mlir::Value":$on_true,
+                   "::mlir::Value":$on_false), [{
+      build($_builder, $_state, result, pred, on_true, on_false, ::mlir::UnitAttr());
+    }]>];
 }
 
 def GArray_ConvertOp : GArray_Op<"convert", [Pure,

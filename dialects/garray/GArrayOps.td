@@ -49,6 +49,21 @@ def GArray_SameAsResultTensor : Type<
     CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
     GArray_Tensor.summary, GArray_Tensor.cppType>;
 
+// Property storage for an op with no inherent attribute of its own.
+// MLIR keeps such an op's discardable attributes with nothing to split off,
+// and answers Operation::getDiscardableAttrDictionary() by copying them into
+// a new dictionary and uniquing it (a hash and a lock in the context); the
+// verifier asks that of every op after every pass, and after propagation
+// every op carries garray.sharding. An op with property storage hands out
+// its dictionary as it is. Measured on bench/propagation's 20k-op
+// elementwise chain: 8% fewer instructions in the six sharding passes
+// (verifier included). The attribute is optional and never set (nothing is
+// printed for it, in the custom or the generic form); the verifier rejects
+// it where a program writes it.
+def GArray_PropertyStorage : OptionalAttr<ConfinedAttr<UnitAttr, [
+    AttrConstraint<CPred<"false">,
+      "never set: it only gives the op property storage (GArrayOps.td)">]>>;
+
 //===----------------------------------------------------------------------===//
 // Mesh
 //===----------------------------------------------------------------------===//

@@ -189,7 +189,12 @@ def GArray_GatherOp : GArray_Op<"gather", [Pure,
     - `gather_c3`: the result shape is `indices.shape ++ table.shape[1:]`;
     - `gather_c4`: the result element type is the table's.
   }];
-  let arguments = (ins GArray_Tensor:$table, GArray_Tensor:$indices);
+  let arguments = (ins GArray_Tensor:$table, GArray_Tensor:$indices,
+                       GArray_PropertyStorage:$property_storage);
+  let builders = [OpBuilder<(ins "::mlir::Type":$result,
+                                 "::mlir::Value":$table, "::mlir::Value":$indices), [{
+    build($_builder, $_state, result, table, indices, ::mlir::UnitAttr());
+  }]>];
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = [{
     $table `[` $indices `]` attr-dict `:` functional-type(operands, results)
@@ -226,7 +231,13 @@ def GArray_ScatterAddOp : GArray_Op<"scatter_add", [Pure,
     - `scatter_add_c4`: the result has `base`'s type, and `updates` its element type;
     - `scatter_add_c5`: that element type is a float or an integer wider than `i1`.
   }];
-  let arguments = (ins GArray_Tensor:$base, GArray_Tensor:$indices, GArray_Tensor:$updates);
+  let arguments = (ins GArray_Tensor:$base, GArray_Tensor:$indices, GArray_Tensor:$updates,
+                       GArray_PropertyStorage:$property_storage);
+  let builders = [OpBuilder<(ins "::mlir::Type":$result,
+                                 "::mlir::Value":$base, "::mlir::Value":$indices,
+                                 "::mlir::Value":$updates), [{
+    build($_builder, $_state, result, base, indices, updates, ::mlir::UnitAttr());
+  }]>];
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = [{
     $base `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)

@@ -55,9 +55,13 @@ def GArray_ReshapeOp : GArray_Op<"reshape", [Pure,
     - `reshape_c1`: operand and result have the same number of elements;
     - `reshape_c2`: operand and result element types are equal.
   }];
-  let arguments = (ins GArray_Tensor:$operand);
+  let arguments = (ins GArray_Tensor:$operand,
+                       GArray_PropertyStorage:$property_storage);
   let results = (outs GArray_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+  let builders = [OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$operand), [{
+    build($_builder, $_state, result, operand, ::mlir::UnitAttr());
+  }]>];
   let hasVerifier = 1;
 }
 

@@ -650,3 +650,13 @@ func.func @neg_unranked(%a: tensor<*xf32>) -> tensor<4xf32> {
   %0 = garray.neg %a : (tensor<*xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// property_storage only gives the op MLIR property storage (GArrayOps.td):
+// a program that writes it is told so.
+func.func @add_property_storage(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'garray.add' op attribute 'property_storage' failed to satisfy constraint: unit attribute never set: it only gives the op property storage (GArrayOps.td)}}
+  %0 = garray.add %a, %a {property_storage} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
