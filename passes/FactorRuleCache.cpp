@@ -23,6 +23,13 @@ const CachedRule *FactorRuleCache::lookup(Operation *op) {
     auto rop = dyn_cast<garray::ShardingRuleOpInterface>(op);
     return rop ? &add(rop.getFactorRule()) : nullptr;
   }
+  // Programs repeat a few signatures next to each other (a chain alternating
+  // add and sub): the recently found entries are compared with the op
+  // itself before a key is built and hashed. Only ops with a rule have
+  // entries: a hit needs no interface lookup.
+  for (unsigned i : recent)
+    if (i != kNone && keys[i].matches(op))
+      return &entries[i];
   Key &k = scratch;
   k.name = op->getName().getAsOpaquePointer();
   // Inherent attributes stored as properties are hashed and compared in
@@ -35,12 +42,6 @@ const CachedRule *FactorRuleCache::lookup(Operation *op) {
     k.types.push_back(v.getType());
   for (Value v : op->getResults())
     k.types.push_back(v.getType());
-  // Programs repeat a few signatures next to each other (a chain alternating
-  // add and sub): the recently found entries are compared before hashing.
-  // Only ops with a rule have entries: a hit needs no interface lookup.
-  for (unsigned i : recent)
-    if (i != kNone && keys[i] == k)
-      return &entries[i];
   auto rop = dyn_cast<garray::ShardingRuleOpInterface>(op);
   if (!rop)
     return nullptr;

@@ -65,6 +65,25 @@ private:
                                   propertiesOf->getPropertiesStorage(),
                                   o.propertiesOf->getPropertiesStorage());
     }
+    /// Whether `op` has this key (as if a key were built from it and
+    /// compared), reading the op in place.
+    bool matches(mlir::Operation *op) const {
+      if (name != op->getName().getAsOpaquePointer() || attrs != op->getRawDictionaryAttrs() ||
+          numOperands != op->getNumOperands() ||
+          types.size() != numOperands + op->getNumResults() ||
+          !propertiesOf != !op->getPropertiesStorageSize())
+        return false;
+      const mlir::Type *t = types.begin();
+      for (mlir::Value v : op->getOperands())
+        if (*t++ != v.getType())
+          return false;
+      for (mlir::Value v : op->getResults())
+        if (*t++ != v.getType())
+          return false;
+      return !propertiesOf ||
+             op->getName().compareOpProperties(propertiesOf->getPropertiesStorage(),
+                                               op->getPropertiesStorage());
+    }
   };
   const CachedRule &add(FactorRule rule);
   /// Makes entry `i` the most recent of `recent`.
