@@ -34,6 +34,13 @@
 #     round (upstream's run / shardc's run, back to back).
 # SHARDC=path times an already built shardc-opt (e.g. an older binary)
 # instead of the one built here (the generator is built either way).
+# INPUT=bytecode gives both sides their program as MLIR bytecode (each
+# converted by its own tool first) instead of text. The textual parser
+# holds memory per value while it parses (freed afterwards) between the ops
+# it allocates: on `ew`, consecutive ops lie 272 bytes apart when read from
+# text and 176 bytes (their size) when read from bytecode. At 100k ops the
+# spread IR no longer fits in cache, and every walk over it (the verifier
+# makes several) costs more.
 #
 # Both sides stop at local types: shardc runs decompose, recognize-shifts
 # (as compiler/pipeline/Pipeline.cpp does), propagate,
@@ -46,6 +53,7 @@ KINDS=${KINDS:-"ew mm"}
 SIZES=${SIZES:-"10000 50000 100000"}
 TIMEOUT=${TIMEOUT:-120}
 REPEAT=${REPEAT:-3}
+INPUT=${INPUT:-text}
 MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
 # shardc-opt is built -c opt (the system libMLIR that mlir-opt uses is a release build).
 SHARDC_FLAGS="--garray-decompose --garray-recognize-shifts --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local"
@@ -123,7 +131,7 @@ done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1f", a / b; else printf "inf" }'; }
 
-echo "# propagation+partitioning: shardc-opt vs upstream mlir-opt (baseline), timeout ${TIMEOUT}s"
+echo "# propagation+partitioning: shardc-opt vs upstream mlir-opt (baseline), timeout ${TIMEOUT}s, input $INPUT"
 echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ); each figure the minimum of $REPEAT runs"
 echo "# whole-process: wall_s (clock, less $((WRAP_NS / 1000)) us of timeout + /usr/bin/time start-up), MB (/usr/bin/time peak RSS); pass-only: *_pass, seconds (--mlir-timing, sharding passes only, verifier included); *_body: pass-only with --verify-each=false"
 printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass shardc_body upstrm_s upstrm_MB upstrm_pass upstrm_body time_x pass_x body_x mem_x pair_x
@@ -131,20 +139,27 @@ for kind in $KINDS; do
   first=""; last=""
   for n in $SIZES; do
     "$GEN" "$kind" "$n" "$WORK"
+    ours="$WORK/${kind}_$n.garray.mlir"; theirs="$WORK/${kind}_$n.upstream.mlir"
+    if [ "$INPUT" = bytecode ]; then
+      # Each side's own tool writes its program as MLIR bytecode.
+      "$SHARDC" --emit-bytecode "$ours" -o "$ours.bc"
+      "$MLIR_OPT" --emit-bytecode "$theirs" -o "$theirs.bc"
+      ours="$ours.bc"; theirs="$theirs.bc"
+    fi
     # The six measurements alternate, REPEAT rounds of one each, so that a
     # slow minute of this shared machine hits both sides alike; each figure
     # is the minimum over the rounds.
     s=""; u=""; sp=""; up=""; sb=""; ub=""; pairs=""
     # A measurement that timed out or failed is not run again.
     for _ in $(seq "$REPEAT"); do
-      ok "$s" && s=$(least "$s" "$(once "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir")")
-      ok "$u" && u=$(least "$u" "$(once "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")")
+      ok "$s" && s=$(least "$s" "$(once "$SHARDC" $SHARDC_FLAGS "$ours")")
+      ok "$u" && u=$(least "$u" "$(once "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$theirs")")
       rsp=none; rup=none
-      ok "$sp" && rsp=$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS "$WORK/${kind}_$n.garray.mlir") && sp=$(least "$sp" "$rsp")
-      ok "$up" && rup=$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir") && up=$(least "$up" "$rup")
+      ok "$sp" && rsp=$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS "$ours") && sp=$(least "$sp" "$rsp")
+      ok "$up" && rup=$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --pass-pipeline="$UPSTREAM_PIPELINE" "$theirs") && up=$(least "$up" "$rup")
       case "$rsp$rup" in *timeout*|*failed*|*none*) ;; *) pairs="$pairs $(ratio "$rup" "$rsp")" ;; esac
-      ok "$sb" && sb=$(least "$sb" "$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS --verify-each=false "$WORK/${kind}_$n.garray.mlir")")
-      ok "$ub" && ub=$(least "$ub" "$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --verify-each=false --pass-pipeline="$UPSTREAM_PIPELINE" "$WORK/${kind}_$n.upstream.mlir")")
+      ok "$sb" && sb=$(least "$sb" "$(passonce "$SHARDC_PASSES" "$SHARDC" $SHARDC_FLAGS --verify-each=false "$ours")")
+      ok "$ub" && ub=$(least "$ub" "$(passonce "$UPSTREAM_PASSES" "$MLIR_OPT" --verify-each=false --pass-pipeline="$UPSTREAM_PIPELINE" "$theirs")")
     done
     case "$s" in timeout|failed*) echo "shardc $kind $n: $s"; tail -n 5 "$WORK/log" ;; esac
     px=-; bx=-; rx=-
