@@ -25,11 +25,19 @@ ShardingAttr mlir::garray::getSharding(Value value) {
   // binary search. Unregistered ops keep getAttr.
   Attribute attr;
   if (def->isRegistered()) {
-    for (NamedAttribute a : def->getRawDictionaryAttrs())
+    for (NamedAttribute a : def->getRawDictionaryAttrs()) {
+      // A sharding knows its dialect, which holds the uniqued name: a
+      // pointer comparison instead of a string comparison per entry.
+      if (auto s = dyn_cast<ShardingAttr>(a.getValue())) {
+        if (a.getName() == static_cast<GArrayDialect &>(s.getDialect()).shardingName)
+          return def->getNumResults() == 1 ? s : ShardingAttr();
+        continue;
+      }
       if (a.getName().getValue() == kShardingAttrName) {
         attr = a.getValue();
         break;
       }
+    }
   } else {
     attr = def->getAttr(kShardingAttrName);
   }
