@@ -446,10 +446,13 @@ private:
   /// source after the first introduced by `also` and, when it explains only
   /// some of `axes`, the axes it does. With `apartAgreeing`, a source whose
   /// axes earlier ones already explained is named last, without its way
-  /// (it agrees; a partial sum's sources are each a part of it instead).
+  /// (it agrees). With `parts` (an op's own partial sum: the first source
+  /// of each operand's axis is a part, however many explain one axis), a
+  /// source not among them is the one named last.
   void printSources(llvm::raw_ostream &os, Value v, ArrayRef<Named> named, ArrayRef<int> axes,
                     ArrayRef<Named> detours, ArrayRef<int> unexplained, StringRef also,
-                    bool apartAgreeing, llvm::function_ref<std::string(Value)> name);
+                    bool apartAgreeing, llvm::function_ref<std::string(Value)> name,
+                    const llvm::DenseSet<int> *parts = nullptr);
 
   /// One source: "argument 'x' (%arg0) annotated P(...) at LOC via OPS".
   void printSource(llvm::raw_ostream &os, Value v, const Named &n,

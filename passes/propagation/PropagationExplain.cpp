@@ -348,7 +348,8 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
                                        ArrayRef<int> axes, ArrayRef<Named> detours,
                                        ArrayRef<int> unexplained, StringRef also,
                                        bool apartAgreeing,
-                                       llvm::function_ref<std::string(Value)> name) {
+                                       llvm::function_ref<std::string(Value)> name,
+                                       const llvm::DenseSet<int> *parts) {
   // One annotation is named once, however it is seen: a declared result
   // from its return and its calls, a group member's annotation itself and
   // through the group's copy on another member (same text, same place).
@@ -363,7 +364,10 @@ void FunctionPropagation::printSources(llvm::raw_ostream &os, Value v, ArrayRef<
     // A source whose axes an earlier one already explained only agrees:
     // named after the others, without its way (the first way is the one
     // propagation took; repeating each agreeing way made remarks of 2 KB).
-    if (apartAgreeing && llvm::all_of(n.axes, [&](int a) { return explained.count(a); })) {
+    bool agrees = parts ? !parts->contains(n.source)
+                        : apartAgreeing &&
+                              llvm::all_of(n.axes, [&](int a) { return explained.count(a); });
+    if (agrees) {
       agreeing.push_back(&n);
       continue;
     }
@@ -483,7 +487,22 @@ std::string FunctionPropagation::partialOf(Value v, llvm::function_ref<std::stri
   os << "; each device holds a partial result over " << axisList(core, axes)
      << (ownPartial[idOf(v)] ? " (the axes its operands split the reduced dims by: "
               : " (a partial sum it passes on from its operands: ");
-  printSources(os, v, named, axes, detours, unexplained, ", and ", false, name);
+  // The parts of an op's own partial sum are what split its operands'
+  // reduced dims: per operand and axis, the first (strongest, nearest)
+  // source. Another source that reaches the result came to an operand that
+  // held the axis already: it agrees, and is named last without its way.
+  llvm::DenseSet<int> parts;
+  if (Operation *def = v.getDefiningOp(); def && ownPartial[idOf(v)])
+    for (Value u : def->getOperands())
+      if (isTensor(u))
+        for (int a : axes)
+          if (std::vector<shardc::AxisOrigins::Origin> o =
+                  axisOrigins->origins(idOf(u), a, kViaEnds);
+              !o.empty())
+            parts.insert(o.front().source);
+  bool partNamed = llvm::any_of(named, [&](const Named &n) { return parts.contains(n.source); });
+  printSources(os, v, named, axes, detours, unexplained, ", and ", false, name,
+               partNamed ? &parts : nullptr);
   os << "), which insert-reshards reduces where a use needs it whole";
   return out;
 }
