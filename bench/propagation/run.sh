@@ -132,7 +132,11 @@ done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1f", a / b; else printf "inf" }'; }
 
 echo "# propagation+partitioning: shardc-opt vs upstream mlir-opt (baseline), timeout ${TIMEOUT}s, input $INPUT"
-echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ); each figure the minimum of $REPEAT runs"
+# Other tenants' load moves shardc's figures more than upstream's (at 100k
+# ops shardc's time is mostly memory traffic, and the last-level cache is
+# shared; bench/README.md): the run says what the load was (the figures
+# count this script's own build and processes too).
+echo "# host: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg); each figure the minimum of $REPEAT runs"
 echo "# whole-process: wall_s (clock, less $((WRAP_NS / 1000)) us of timeout + /usr/bin/time start-up), MB (/usr/bin/time peak RSS); pass-only: *_pass, seconds (--mlir-timing, sharding passes only, verifier included); *_body: pass-only with --verify-each=false"
 printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s %7s\n" kind ops shardc_s shardc_MB shardc_pass shardc_body upstrm_s upstrm_MB upstrm_pass upstrm_body time_x pass_x body_x mem_x pair_x
 for kind in $KINDS; do
@@ -178,7 +182,8 @@ for kind in $KINDS; do
     printf "%-4s %7s | %8s %9s %11s %11s | %8s %9s %11s %11s | %7s %7s %7s %7s %7s\n" "$kind" "$n" "$st" "$smb" "$sp" "$sb" "$ut" "$umb" "$up" "$ub" "$tx" "$px" "$bx" "$mx" "$rx"
     [ -z "$first" ] && first=$st
     last=$st
-    rm -f "$WORK/${kind}_$n".*.mlir
+    rm -f "$WORK/${kind}_$n".*
   done
   echo "# $kind: shardc time at largest/smallest size = $(ratio "$last" "$first")x (sizes: $SIZES)"
 done
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
