@@ -256,7 +256,12 @@ private:
     if (p.mixedPending)
       return op->emitError("internal: mixed pending reductions");
     for (size_t r = 0; r < op->getNumResults(); ++r) {
-      setResultSharding(op->getResult(r), p.results[r]);
+      // plan() read each result's sharding into its key: one that already
+      // is the plan's is not written again (most ops of a consistent
+      // program).
+      if (reinterpret_cast<uintptr_t>(p.results[r].getAsOpaquePointer()) !=
+          planKey[1 + op->getNumOperands() + r])
+        setResultSharding(op->getResult(r), p.results[r]);
       reduceEagerlyIfNeeded(op->getResult(r), p.resultShardings[r]);
     }
     return success();
