@@ -147,12 +147,17 @@ private:
     ShardingAttr s = getSharding(v);
     if (!t || !s)
       return v.getType();
-    // A program has few distinct (type, sharding) pairs: compute each once.
+    // A program has few distinct (type, sharding) pairs, and neighbours
+    // repeat one: compute each once, and look again only for a new pair.
+    if (t == lastGlobal.first && s == lastGlobal.second)
+      return lastLocal;
     auto [it, inserted] = localTypes.try_emplace({t, s}, Type());
     if (inserted)
       it->second = RankedTensorType::get(
           shardc::localShape(t.getShape().vec(), *toCore(s, mesh, t.getRank()), core),
           t.getElementType());
+    lastGlobal = {t, s};
+    lastLocal = it->second;
     return it->second;
   }
 
@@ -413,8 +418,14 @@ private:
       r.setType(localType(r));
     writer.remove(op);
     // Attributes that name global extents (a slice's limit) follow the types.
-    if (auto localize = dyn_cast<LocalizeOpInterface>(op))
-      return localize.localizeAttributes();
+    // Whether an op kind has any is asked of its interface map once per
+    // run of ops of that kind.
+    if (op->getName() != lastRetyped) {
+      lastRetyped = op->getName();
+      lastLocalizes = isa<LocalizeOpInterface>(op);
+    }
+    if (lastLocalizes)
+      return cast<LocalizeOpInterface>(op).localizeAttributes();
     return success();
   }
 
@@ -423,6 +434,10 @@ private:
   const shardc::Mesh &core;
   shardc::ShardingWriter writer; // drops garray.sharding (and groups) without re-uniquing per op
   llvm::DenseMap<std::pair<Type, Attribute>, Type> localTypes;
+  std::pair<Type, Attribute> lastGlobal; // localType's last answer
+  Type lastLocal;
+  std::optional<OperationName> lastRetyped; // retype's last op kind
+  bool lastLocalizes = false;
 };
 
 /// Removes every `garray.sharding_group` of `func` (arguments and ops).

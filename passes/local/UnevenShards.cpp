@@ -71,9 +71,14 @@ bool valueSplitsEvenly(Value v, MeshOp mesh, const Mesh &core, EvenSplitMemo *me
     return true;
   if (!memo)
     return evenFor(type, s);
-  auto [it, inserted] = memo->try_emplace({type, s}, false);
+  std::pair<Type, Attribute> key(type, s);
+  if (memo->last == key)
+    return memo->lastAnswer;
+  auto [it, inserted] = memo->answers.try_emplace(key, false);
   if (inserted)
     it->second = evenFor(type, s);
+  memo->last = key;
+  memo->lastAnswer = it->second;
   return it->second;
 }
 

@@ -63,8 +63,13 @@ llvm::SmallVector<int64_t> validPerDevice(const Mesh &mesh, const std::vector<in
 /// its mesh axes, remembered per pair for one mesh: a large program repeats
 /// a few pairs on every op, and global-to-local asks once per value. Pass
 /// one to planPaddingMasks per (function, mesh); attributes and types are
-/// uniqued, so the key is exact.
-using EvenSplitMemo = llvm::DenseMap<std::pair<mlir::Type, mlir::Attribute>, bool>;
+/// uniqued, so the key is exact. Neighbouring values usually repeat the
+/// last pair, which is answered without a lookup.
+struct EvenSplitMemo {
+  llvm::DenseMap<std::pair<mlir::Type, mlir::Attribute>, bool> answers;
+  std::pair<mlir::Type, mlir::Attribute> last;
+  bool lastAnswer = false;
+};
 
 /// Whether every argument of `func` and every result of its ops splits each
 /// of its dims evenly (or not at all). Then no op of it needs a padding mask
