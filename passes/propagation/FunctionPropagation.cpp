@@ -652,7 +652,14 @@ const TensorSharding *FunctionPropagation::known(Value v) {
 
 unsigned FunctionPropagation::resolvedId(Value v) {
   if (auto r = dyn_cast<OpResult>(v)) {
-    auto it = opIndex.find(r.getOwner());
+    // Most operands were made a few ops before their user (collected just
+    // before it): those are found without hashing.
+    Operation *owner = r.getOwner();
+    size_t n = allOps.size();
+    for (size_t back = 2; back <= 4 && back <= n; ++back)
+      if (allOps[n - back] == owner)
+        return firstResult[n - back] + r.getResultNumber();
+    auto it = opIndex.find(owner);
     return it == opIndex.end() ? kUnresolved : firstResult[it->second] + r.getResultNumber();
   }
   return idOf(v);
