@@ -645,9 +645,20 @@ func.func @add_dynamic_operand(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<4
 
 // -----
 
+// An operand is checked through the result's type (GArray_SameAsResultTensor):
+// an unranked one fails `_c1` (types are compared before either is read as
+// a tensor), in either slot.
 func.func @neg_unranked(%a: tensor<*xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'garray.neg' op operand #0 must be statically shaped tensor of floating-point or signless integer values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{neg_c1: the result has type 'tensor<4xf32>' but the operand has type 'tensor<*xf32>'}}
   %0 = garray.neg %a : (tensor<*xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @add_unranked_rhs(%a: tensor<*xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{add_c1: rhs has type 'tensor<*xf32>' but lhs has type 'tensor<4xf32>'}}
+  %0 = garray.add %b, %a : (tensor<4xf32>, tensor<*xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
