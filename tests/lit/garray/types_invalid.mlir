@@ -48,9 +48,10 @@ func.func @unranked_all_gather(%a: tensor<*xf32>) -> tensor<*xf32> {
 // -----
 
 // Elementwise ops parse any type (so that mismatches reach their labelled
-// verifiers); the operand constraint then names what is wrong.
+// verifiers); the result's constraint then names what is wrong (operands
+// are held to the result's type by `_c1`).
 func.func @unranked_neg(%a: tensor<*xf32>) -> tensor<*xf32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point or signless integer values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{result #0 must be statically shaped tensor of floating-point or signless integer values, but got 'tensor<*xf32>'}}
   %0 = garray.neg %a : tensor<*xf32>
   return %0 : tensor<*xf32>
 }
