@@ -30,6 +30,9 @@ const CachedRule *FactorRuleCache::lookup(Operation *op) {
   for (unsigned i : recent)
     if (i != kNone && keys[i].matches(op))
       return &entries[i];
+  auto rop = dyn_cast<garray::ShardingRuleOpInterface>(op);
+  if (!rop)
+    return nullptr;
   Key &k = scratch;
   k.name = op->getName().getAsOpaquePointer();
   // Inherent attributes stored as properties are hashed and compared in
@@ -42,9 +45,6 @@ const CachedRule *FactorRuleCache::lookup(Operation *op) {
     k.types.push_back(v.getType());
   for (Value v : op->getResults())
     k.types.push_back(v.getType());
-  auto rop = dyn_cast<garray::ShardingRuleOpInterface>(op);
-  if (!rop)
-    return nullptr;
   // Every part is a uniqued pointer: a cheap mix is enough (llvm::hash_combine
   // cost more than the rest of the lookup).
   uintptr_t h = reinterpret_cast<uintptr_t>(k.name);
@@ -59,7 +59,7 @@ const CachedRule *FactorRuleCache::lookup(Operation *op) {
   unsigned key = static_cast<unsigned>(h ^ (h >> 32));
   auto &bucket = byHash[key >= ~0u - 1 ? 0 : key];
   for (unsigned i : bucket)
-    if (keys[i] == k) {
+    if (keys[i].matches(op)) {
       remember(i);
       return &entries[i];
     }

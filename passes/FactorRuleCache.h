@@ -57,16 +57,8 @@ private:
     mlir::DictionaryAttr attrs;
     llvm::SmallVector<mlir::Type, 4> types; // operands, then results
     unsigned numOperands;
-    bool operator==(const Key &o) const {
-      if (name != o.name || attrs != o.attrs || numOperands != o.numOperands || types != o.types ||
-          !propertiesOf != !o.propertiesOf)
-        return false;
-      return !propertiesOf || propertiesOf->getName().compareOpProperties(
-                                  propertiesOf->getPropertiesStorage(),
-                                  o.propertiesOf->getPropertiesStorage());
-    }
-    /// Whether `op` has this key (as if a key were built from it and
-    /// compared), reading the op in place.
+    /// Whether `op` has this key, read from the op in place (a key is built
+    /// only for a new entry).
     bool matches(mlir::Operation *op) const {
       if (name != op->getName().getAsOpaquePointer() || attrs != op->getRawDictionaryAttrs() ||
           numOperands != op->getNumOperands() ||

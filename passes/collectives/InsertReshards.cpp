@@ -256,11 +256,9 @@ private:
     if (p.mixedPending)
       return op->emitError("internal: mixed pending reductions");
     for (size_t r = 0; r < op->getNumResults(); ++r) {
-      // plan() read each result's sharding into its key: one that already
-      // is the plan's is not written again (most ops of a consistent
-      // program).
-      if (reinterpret_cast<uintptr_t>(p.results[r].getAsOpaquePointer()) !=
-          planKey[1 + op->getNumOperands() + r])
+      // A result that already has the plan's sharding (most ops of a
+      // consistent program) is not written again.
+      if (p.results[r] != resultsNow[r])
         setResultSharding(op->getResult(r), p.results[r]);
       reduceEagerlyIfNeeded(op->getResult(r), p.resultShardings[r]);
     }
@@ -272,8 +270,11 @@ private:
     planKey.push_back(cached.index);
     for (Value v : op->getOperands())
       planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
-    for (Value v : op->getResults())
-      planKey.push_back(reinterpret_cast<uintptr_t>(getSharding(v).getAsOpaquePointer()));
+    resultsNow.clear();
+    for (Value v : op->getResults()) {
+      resultsNow.push_back(getSharding(v));
+      planKey.push_back(reinterpret_cast<uintptr_t>(resultsNow.back().getAsOpaquePointer()));
+    }
     // Which operands are one value (x * x): the plan reduces such a value
     // once for every slot instead of keeping one slot pending.
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
@@ -543,7 +544,8 @@ private:
   /// [rule index, each operand's and result's sharding, which operands are
   /// one value] -> plan.
   shardc::KeyMemo<uintptr_t, Plan> plans;
-  SmallVector<uintptr_t, 8> planKey; // scratch
+  SmallVector<uintptr_t, 8> planKey;     // scratch
+  SmallVector<ShardingAttr, 2> resultsNow; // plan()'s op's results' shardings, as it read them
   bool changed = false;
 };
 
