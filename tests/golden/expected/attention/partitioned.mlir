@@ -1,0 +1,29 @@
+module {
+  garray.mesh @mesh ["data" = 2, "model" = 2]
+  func.func @main(%arg0: tensor<2x8x16xf32> {garray.name = "X", garray.sharding = #garray.sharding<@mesh, P("data", None, None)>}, %arg1: tensor<16x16xf32> {garray.name = "Wq", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}, %arg2: tensor<16x16xf32> {garray.name = "Wk", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}, %arg3: tensor<16x16xf32> {garray.name = "Wv", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}, %arg4: tensor<16x16xf32> {garray.name = "Wo", garray.sharding = #garray.sharding<@mesh, P("model", None)>}) -> (tensor<2x8x16xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P("data", None, None)>}) {
+    %0 = garray.dot_general %arg0, %arg1, batch = [] x [], contracting = [2] x [0] {garray.sharding = #garray.sharding<@mesh, P("data", None, "model")>} : (tensor<2x8x16xf32>, tensor<16x16xf32>) -> tensor<2x8x16xf32>
+    %1 = garray.dot_general %arg0, %arg2, batch = [] x [], contracting = [2] x [0] {garray.sharding = #garray.sharding<@mesh, P("data", None, "model")>} : (tensor<2x8x16xf32>, tensor<16x16xf32>) -> tensor<2x8x16xf32>
+    %2 = garray.dot_general %arg0, %arg3, batch = [] x [], contracting = [2] x [0] {garray.sharding = #garray.sharding<@mesh, P("data", None, "model")>} : (tensor<2x8x16xf32>, tensor<16x16xf32>) -> tensor<2x8x16xf32>
+    %3 = garray.dot_general %0, %1, batch = [0] x [0], contracting = [2] x [2] {garray.sharding = #garray.sharding<@mesh, P("data", None, None), unreduced = sum("model")>} : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x8xf32>
+    %4 = garray.constant {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} dense<2.500000e-01> : tensor<2x8x8xf32>
+    %5 = garray.mul %3, %4 {garray.sharding = #garray.sharding<@mesh, P("data", None, None), unreduced = sum("model")>} : tensor<2x8x8xf32>
+    %6 = garray.all_reduce <sum> %5 on @mesh ["model"] {bytes_per_device = 256 : i64, garray.sharding = #garray.sharding<@mesh, P("data", None, None)>, reason = "pending sum over \22model\22 reduced once for its 1 use, since operand #1 of garray.select at samples/attention.mlir:46:9 needs the whole value"} : tensor<2x8x8xf32>
+    %7 = garray.iota dim = 1 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : tensor<2x8x8xi64>
+    %8 = garray.iota dim = 2 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : tensor<2x8x8xi64>
+    %9 = garray.compare <ge> %7, %8 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : (tensor<2x8x8xi64>, tensor<2x8x8xi64>) -> tensor<2x8x8xi1>
+    %10 = garray.constant {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} dense<-1.000000e+09> : tensor<2x8x8xf32>
+    %11 = garray.select %9, %6, %10 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : (tensor<2x8x8xi1>, tensor<2x8x8xf32>, tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+    %12 = garray.reduce <max> %11, dims = [2] keepdims {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : (tensor<2x8x8xf32>) -> tensor<2x8x1xf32>
+    %13 = garray.broadcast_in_dim %12, dims = [0, 1, 2] {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : (tensor<2x8x1xf32>) -> tensor<2x8x8xf32>
+    %14 = garray.sub %11, %13 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : tensor<2x8x8xf32>
+    %15 = garray.exp %14 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : tensor<2x8x8xf32>
+    %16 = garray.reduce <sum> %15, dims = [2] keepdims {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : (tensor<2x8x8xf32>) -> tensor<2x8x1xf32>
+    %17 = garray.broadcast_in_dim %16, dims = [0, 1, 2] {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : (tensor<2x8x1xf32>) -> tensor<2x8x8xf32>
+    %18 = garray.div %15, %17 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : tensor<2x8x8xf32>
+    %19 = garray.dot_general %18, %2, batch = [0] x [0], contracting = [2] x [1] {garray.sharding = #garray.sharding<@mesh, P("data", None, "model")>} : (tensor<2x8x8xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    %20 = garray.dot_general %19, %arg4, batch = [] x [], contracting = [2] x [0] {garray.sharding = #garray.sharding<@mesh, P("data", None, None), unreduced = sum("model")>} : (tensor<2x8x16xf32>, tensor<16x16xf32>) -> tensor<2x8x16xf32>
+    %21 = garray.all_reduce <sum> %20 on @mesh ["model"] {bytes_per_device = 512 : i64, garray.sharding = #garray.sharding<@mesh, P("data", None, None)>, reason = "pending sum over \22model\22 reduced once for its 1 use, since operand #0 of func.return at samples/attention.mlir:63:3 (a function result) needs the whole value"} : tensor<2x8x16xf32>
+    return %21 : tensor<2x8x16xf32>
+  }
+}
+exit 0
