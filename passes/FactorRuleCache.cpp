@@ -1,6 +1,6 @@
 //===- FactorRuleCache.cpp - one FactorRule per distinct op signature -----===//
 #include "passes/FactorRuleCache.h"
-#include "passes/core/Steering.h"
+#include "sharding/Steering.h"
 
 #include <algorithm>
 

@@ -21,7 +21,7 @@
 #define SHARDC_PASSES_FACTORRULECACHE_H
 
 #include "dialects/garray/GArray.h"
-#include "passes/core/FactorRule.h"
+#include "sharding/FactorRule.h"
 
 #include "llvm/ADT/DenseMap.h"
 

@@ -129,7 +129,7 @@ def GArrayRecognizeShifts : Pass<"garray-recognize-shifts", "::mlir::func::FuncO
 def GArrayPropagate : Pass<"garray-propagate", "::mlir::ModuleOp"> {
   let summary = "Derive every value's sharding from a few annotations";
   let description = [{
-    A worklist over factor rules (passes/core/FactorMerge.h), forward and
+    A worklist over factor rules (sharding/FactorMerge.h), forward and
     backward, to a fixed point: each step projects an op's operand and result
     shardings onto its factors, merges them and extends the *open* dims of
     each. The worklist runs in waves: the ops of a wave step against the state
@@ -191,7 +191,7 @@ def GArrayReshardToCollectives : Pass<"garray-reshard-to-collectives", "::mlir::
   let summary = "Turn reshards into global collectives chosen by the planner";
   let description = [{
     Each `garray.reshard` becomes the collectives planReshard() chooses
-    (passes/core/ReshardPlan.h): all_reduce, all_gather, all_slice. A
+    (sharding/ReshardPlan.h): all_reduce, all_gather, all_slice. A
     reshard between equal layouts disappears.
 
     ```mlir

@@ -8,7 +8,7 @@
 // planning time per reshard.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/core/ReshardPlan.h"
+#include "sharding/ReshardPlan.h"
 
 #include <algorithm>
 #include <chrono>

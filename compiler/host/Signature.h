@@ -10,7 +10,7 @@
 #ifndef SHARDC_COMPILER_HOST_SIGNATURE_H
 #define SHARDC_COMPILER_HOST_SIGNATURE_H
 
-#include "passes/core/Sharding.h"
+#include "sharding/Sharding.h"
 
 #include <cstdint>
 #include <string>
@@ -43,7 +43,7 @@ struct CollectiveRecord {
   std::string reason;
   /// The local (per-device) operand and result types the comm op will have,
   /// and their sizes in bytes: bytesPerDevice follows from these by the
-  /// ring model of passes/core/ReshardPlan.h.
+  /// ring model of sharding/ReshardPlan.h.
   std::string localInType, localOutType;
   int64_t localInBytes = 0, localOutBytes = 0;
 };

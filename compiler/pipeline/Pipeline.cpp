@@ -12,7 +12,7 @@
 #include "compiler/targets/CpuTarget.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
-#include "passes/core/Halo.h"
+#include "sharding/Halo.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -215,7 +215,7 @@ std::string localTypeText(llvm::ArrayRef<int64_t> shape, Type element, int64_t &
 }
 
 /// The permutes global-to-local will emit for a shift along a sharded dim
-/// (passes/core/Halo.h), recorded before they exist.
+/// (sharding/Halo.h), recorded before they exist.
 void readHalo(garray::ShiftOp shift, Signature &sig, const std::string &within) {
   auto type = cast<RankedTensorType>(shift.getType());
   garray::ShardingAttr a = garray::getSharding(shift.getResult());

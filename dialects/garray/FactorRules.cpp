@@ -1,11 +1,11 @@
 //===- FactorRules.cpp - every garray op's sharding rule, alphabetically --===//
 //
 // One small function per op family; the rule is the whole of an op's sharding
-// semantics (see passes/core/FactorRule.h). Keep entries alphabetical.
+// semantics (see sharding/FactorRule.h). Keep entries alphabetical.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
-#include "passes/core/ReshapeRule.h"
+#include "sharding/ReshapeRule.h"
 
 using namespace mlir;
 using namespace mlir::garray;
@@ -268,7 +268,7 @@ FactorRule ReduceOp::getFactorRule() {
 
 FactorRule RemOp::getFactorRule() { return elementwise(*this, none()); }
 
-// Common factors of the two shapes, major to minor (passes/core/ReshapeRule.h):
+// Common factors of the two shapes, major to minor (sharding/ReshapeRule.h):
 // a split or merged dim keeps its sharding where the shapes line up.
 FactorRule ReshapeOp::getFactorRule() {
   FactorRule rule = shardc::reshapeRule(shapeOf(getOperand()), shapeOf(getResult()));

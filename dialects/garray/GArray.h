@@ -12,8 +12,8 @@
 #ifndef SHARDC_DIALECTS_GARRAY_GARRAY_H
 #define SHARDC_DIALECTS_GARRAY_GARRAY_H
 
-#include "passes/core/FactorRule.h"
-#include "passes/core/Sharding.h"
+#include "sharding/FactorRule.h"
+#include "sharding/Sharding.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

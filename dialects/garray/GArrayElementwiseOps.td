@@ -7,7 +7,7 @@
 // and the result share one factor per dimension, and any dimension may stay
 // sharded. What differs between ops is which element types they accept
 // (`<op>_c2`) and how pending partial values pass through them (PendingFlow
-// in passes/core/FactorRule.h; the rules are in FactorRules.cpp).
+// in sharding/FactorRule.h; the rules are in FactorRules.cpp).
 //
 // Types are written once when operands and result share them
 // (`: tensor<8x4xf32>`), and as a function type otherwise

@@ -8,7 +8,7 @@ def GArray_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   let cppNamespace = "::mlir::garray";
   let description = [{
     A compute op's sharding semantics as data: its factor rule, einsum-style
-    (see passes/core/FactorRule.h). Propagation, reshard insertion and
+    (see sharding/FactorRule.h). Propagation, reshard insertion and
     global-to-local read only this; an op without it that touches a sharded
     value is a compile error, never a silent local copy. All rules live in
     FactorRules.cpp, in alphabetical order.

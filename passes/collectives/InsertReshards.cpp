@@ -19,7 +19,7 @@
 #include "passes/KeyMemo.h"
 #include "passes/Passes.h"
 #include "passes/ShardingWriter.h"
-#include "passes/core/FactorMerge.h"
+#include "sharding/FactorMerge.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -295,7 +295,7 @@ private:
     for (Value r : op->getResults())
       results.push_back(actual(r));
     shardc::FactorAxes axes = shardc::executionAxes(rule, operands, results, core);
-    // 2. Pending flow (passes/core/FactorMerge.h, shared with explain).
+    // 2. Pending flow (sharding/FactorMerge.h, shared with explain).
     const PendingFlow &flow = rule.pending;
     // A pending value that also fills another operand slot is reduced for
     // that slot anyway: use the reduced value in every slot (one collective)

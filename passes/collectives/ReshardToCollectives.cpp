@@ -1,7 +1,7 @@
 //===- ReshardToCollectives.cpp - reshards become planned collectives -----===//
 //
 // Each garray.reshard is replaced by the steps planReshard() returns
-// (passes/core/ReshardPlan.h): the cheapest sequence of all_slice,
+// (sharding/ReshardPlan.h): the cheapest sequence of all_slice,
 // all_to_all, collective_permute, all_gather, all_reduce and reduce_scatter.
 // Every step's result carries its sharding, its `bytes_per_device` the
 // planner's cost, and its `reason` the reshard's, so the report can say why
@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
-#include "passes/core/ReshardPlan.h"
+#include "sharding/ReshardPlan.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"

@@ -2,7 +2,7 @@
 #include "passes/local/LocalizeShift.h"
 
 #include "dialects/comm/Comm.h"
-#include "passes/core/Halo.h"
+#include "sharding/Halo.h"
 #include "passes/local/UnevenShards.h"
 
 #include "mlir/IR/Builders.h"
@@ -79,7 +79,7 @@ LogicalResult localizeShift(ShiftOp shift, const std::vector<int> &axes, const M
   HaloBuilder h{b, loc, local, dim, mesh, axes};
   Value x = shift.getOperand();
 
-  // The pieces each shard reads (passes/core/Halo.h), in result order.
+  // The pieces each shard reads (sharding/Halo.h), in result order.
   Value y;
   for (const HaloPiece &p : haloPieces(s, offset)) {
     Value piece =

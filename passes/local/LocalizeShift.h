@@ -16,7 +16,7 @@
 #define SHARDC_PASSES_LOCAL_LOCALIZESHIFT_H
 
 #include "dialects/garray/GArray.h"
-#include "passes/core/Sharding.h"
+#include "sharding/Sharding.h"
 
 namespace shardc {
 

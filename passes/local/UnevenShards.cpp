@@ -7,7 +7,7 @@
 #include "passes/local/UnevenShards.h"
 
 #include "dialects/comm/Comm.h"
-#include "passes/core/FactorRule.h"
+#include "sharding/FactorRule.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -39,7 +39,7 @@
 #define SHARDC_PASSES_LOCAL_UNEVENSHARDS_H
 
 #include "dialects/garray/GArray.h"
-#include "passes/core/Sharding.h"
+#include "sharding/Sharding.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"

@@ -4,7 +4,7 @@
 // FunctionPropagation per set of functions propagated together; the fixed
 // point is FunctionPropagation.cpp, its sources and the checks after it
 // PropagationSeed.cpp, explain PropagationExplain.cpp. The IR glue around
-// passes/core/FactorMerge.h; the user-facing policy is docs/propagation.md.
+// sharding/FactorMerge.h; the user-facing policy is docs/propagation.md.
 // Keeps:
 //   - rounds by priority: round k uses as sources only the annotated dims
 //     whose priority is <= k (dims without one come after every numbered
@@ -23,7 +23,7 @@
 //     annotation the annotated members agree on holds for every member
 //     (annotateGroups);
 //   - explain traces each axis of the final shardings back to the
-//     annotations that wrote it (passes/core/AxisOrigins.h), after the
+//     annotations that wrote it (sharding/AxisOrigins.h), after the
 //     fixed point; the propagation records for it only each value's last
 //     conflicting merge (who proposed what);
 //   - steps only extend open dims, and a value whose proposals conflict
@@ -46,10 +46,10 @@
 #include "dialects/garray/GArray.h"
 #include "passes/FactorRuleCache.h"
 #include "passes/KeyMemo.h"
-#include "passes/core/AxisOrigins.h"
-#include "passes/core/FactorMerge.h"
-#include "passes/core/ShardingTable.h"
-#include "passes/core/Steering.h"
+#include "sharding/AxisOrigins.h"
+#include "sharding/FactorMerge.h"
+#include "sharding/ShardingTable.h"
+#include "sharding/Steering.h"
 #include "passes/propagation/PropagationSets.h"
 
 #include "llvm/ADT/MapVector.h"
@@ -371,7 +371,7 @@ private:
   /// Ops named at each end of a long `via` path.
   static constexpr size_t kViaEnds = 3;
 
-  // explain's per-axis origins (passes/core/AxisOrigins.h), built once the
+  // explain's per-axis origins (sharding/AxisOrigins.h), built once the
   // shardings are final: every op, constraint, call and group is a link
   // between the values that hold an axis where it maps them to each other;
   // every annotation is a source of the axes it wrote that are still held.

@@ -2,7 +2,7 @@
 //
 // One remark per value: its final sharding and, per axis it holds, the
 // annotations that wrote it and the ops it came through (traced on the final
-// shardings by passes/core/AxisOrigins.h), or why it holds none; partial
+// shardings by sharding/AxisOrigins.h), or why it holds none; partial
 // sums with where their split came from; conflicts with who proposed what.
 // Runs after the fixed point, before the result is written; reads the
 // propagation's state and changes nothing (docs/propagation.md,

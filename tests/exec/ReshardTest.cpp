@@ -384,7 +384,7 @@ TEST_CASE("reshard: the report's and manifest's bytes follow from the comm ops' 
 TEST_CASE("reshard: uneven shapes, where blocks do not nest, stay exact", "[exec][reshard]") {
   // 5x7 and 7x5 over 2, 3, 4 devices: the planner must not use an
   // all_to_all or reduce_scatter whose blocks do not nest
-  // (passes/core/ReshardPlan.h); global-to-local pads and crops the rest.
+  // (sharding/ReshardPlan.h); global-to-local pads and crops the rest.
   auto expTanh = [](const Inputs &in) {
     std::vector<double> v = map(in.at("X"), [](double x) { return std::exp(x); });
     for (double &x : v)

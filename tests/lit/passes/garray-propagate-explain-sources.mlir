@@ -1,7 +1,7 @@
 // RUN: shardc-opt %s --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
 //
 // explain names, per axis a value holds, the annotations that wrote it and
-// a path of ops along which every value holds it (passes/core/AxisOrigins.h):
+// a path of ops along which every value holds it (sharding/AxisOrigins.h):
 // the strongest annotation first, the nearest among equals. When two
 // annotations agree, both are named: the first with its path, the other
 // after it as agreeing, with how far it is; one that explains only some
