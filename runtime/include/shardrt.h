@@ -126,7 +126,7 @@ int32_t shardrt_all_gather_on(shardrt_comm *comm, const void *in, void *out, int
                               int64_t num_groups, int64_t group_size);
 int32_t shardrt_barrier_on(shardrt_comm *comm);
 
-/* The reshard planner's collectives (passes/core/ReshardPlan.h). Like the
+/* The reshard planner's collectives (sharding/ReshardPlan.h). Like the
  * ones above they act on the caller's group; `in` and `out` must not overlap.
  *
  * reduce_scatter: all_reduce then keep this member's block of one dimension,
