@@ -1,8 +1,14 @@
 //===- Passes.td - every shardc pass, in pipeline order ----*- tablegen -*-===//
 //
-// Phases (compiler/Pipeline.cpp narrates them): decompose → propagate →
-// insert-reshards → reshard-to-collectives → global-to-local → verify-local →
-// lower. Each pass has its own .cpp named after it.
+// The phases (passes/Pipelines.h registers each as a named pipeline, and
+// compiler/pipeline/Pipeline.cpp runs them):
+//   global       decompose, autodiff, expand-optimizers, set-mesh, verify-global
+//   propagated   recognize-shifts, propagate, verify-propagated
+//   partitioned  insert-reshards, reshard-to-collectives, verify-partitioned
+//   local        global-to-local, verify-local
+//   lowering     lower-to-linalg, comm-lower-to-runtime
+// Each pass has its own .cpp named after it; each phase ends with a verify
+// gate that states the phase's invariant.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_TD
@@ -250,6 +256,55 @@ def GArrayGlobalToLocal : Pass<"garray-global-to-local", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::comm::CommDialect"];
+}
+
+def GArrayVerifyGlobal : Pass<"garray-verify-global", "::mlir::ModuleOp"> {
+  let summary = "Gate: a global program has no composites, gradients or optimizer ops";
+  let description = [{
+    Ends the global phase. Invariant: every op later phases see is a core
+    garray op. No `mean`, `argmax` or `argmin` is left (garray-decompose
+    wrote them with explicit global counts and indices), no
+    `value_and_grad` (garray-autodiff inlined the derivative) and no
+    optimizer update or `clip_by_global_norm` (garray-expand-optimizers
+    wrote them as elementwise ops and sums). Fails naming the first op that
+    breaks it:
+
+    ```
+    error: verify-global: 'garray.mean' is a composite that garray-decompose
+           should have written in core ops before propagation
+    ```
+  }];
+}
+
+def GArrayVerifyPropagated : Pass<"garray-verify-propagated", "::mlir::ModuleOp"> {
+  let summary = "Gate: every tensor of a placed function has a closed sharding on a declared mesh";
+  let description = [{
+    Ends the propagation phase. Invariant, for every function propagation
+    placed (one whose arguments, results or ops carry a sharding): every
+    ranked tensor argument and op result carries a `garray.sharding` that
+    names a `garray.mesh` of the module, has no open dim and no priority.
+    Values of functions nothing placed carry none. Fails naming the value:
+
+    ```
+    error: verify-propagated: result #0 of 'garray.exp' has no sharding
+    ```
+  }];
+}
+
+def GArrayVerifyPartitioned : Pass<"garray-verify-partitioned", "::mlir::ModuleOp"> {
+  let summary = "Gate: no reshard is left and no pending value reaches a non-linear user";
+  let description = [{
+    Ends the partitioning phase. Invariants: every `garray.reshard` and
+    `garray.sharding_constraint` became collectives; a pending (unreduced)
+    value is only read by ops whose factor rule lets that operand stay
+    pending (its `PendingFlow`), and never by a public function's return,
+    whose results are whole. Fails naming the op and operand:
+
+    ```
+    error: verify-partitioned: operand #0 of 'garray.exp' is pending
+           (unreduced = sum("data")) but the op is not linear in it
+    ```
+  }];
 }
 
 def GArrayVerifyLocal : Pass<"garray-verify-local", "::mlir::ModuleOp"> {

@@ -1,5 +1,6 @@
 //===- RegisterPasses.cpp - registers every shardc pass by name -----------===//
 #include "passes/Passes.h"
+#include "passes/Pipelines.h"
 
 #include "dialects/comm/Comm.h"
 
@@ -16,5 +17,8 @@ namespace shardc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-void registerAllShardcPasses() { registerShardcPasses(); }
+void registerAllShardcPasses() {
+  registerShardcPasses();
+  registerPhasePipelines();
+}
 } // namespace shardc

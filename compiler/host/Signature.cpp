@@ -366,4 +366,18 @@ bool parseByteSize(const std::string &text, int64_t &bytes) {
   return true;
 }
 
+std::string formatCollectiveReasons(const Signature &signature) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "collectives inserted by partitioning (" << signature.collectives.size() << "):\n";
+  for (const CollectiveRecord &c : signature.collectives) {
+    os << "  " << c.kind << " over (";
+    llvm::interleaveComma(c.axes, os, [&](const std::string &a) { os << '"' << a << '"'; });
+    os << ") at " << c.location << (c.within.empty() ? "" : " in " + c.within) << ": "
+       << c.valueType << "\n";
+    os << "    because: " << (c.reason.empty() ? "(no reason recorded)" : c.reason) << "\n";
+  }
+  return out;
+}
+
 } // namespace shardc

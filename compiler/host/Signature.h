@@ -98,6 +98,11 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
                   std::string &error);
 /// The collectives report, one line per collective, as a table.
 std::string formatReport(const Signature &sig);
+
+/// The collectives partitioning inserted, each with the conflict that caused
+/// it (the reshard's `reason`), for `shardc explain`.
+std::string formatCollectiveReasons(const Signature &signature);
+
 /// The memory section of the report.
 std::string formatMemory(const Signature &sig);
 /// "" when the peak fits `budgetBytes`; otherwise the error text, naming the

@@ -2,15 +2,14 @@
 //
 // One call compiles a global model to a CPU object and its Signature:
 //
-//   model ──decompose, autodiff, expand-optimizers, set-mesh──▶
-//   global ──decompose, propagate──▶ propagated ──insert-reshards,
-//   reshard-to-collectives──▶ partitioned ──global-to-local, verify-local──▶
-//   local ──lower to linalg, runtime calls, LLVM──▶ llvm ──▶ object
+//   model ──global phase──▶ global ──propagation phase──▶ propagated
+//   ──partition phase──▶ partitioned ──local phase──▶ local
+//   ──lowering phase, CPU target──▶ llvm ──▶ object
 //
-// `emit` stops after a phase and prints its IR; each phase ends with a verify
-// gate (the pass manager verifies after every pass, verify-local after
-// global-to-local). Errors are reported through MLIR diagnostics with source
-// locations; the caller owns the diagnostic handler.
+// The phases and their passes are passes/Pipelines.h; each ends with a
+// verify gate stating its invariant (passes/verify/). `emit` stops after a
+// phase and prints its IR. Errors are reported through MLIR diagnostics with
+// source locations; the caller owns the diagnostic handler.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_COMPILER_PIPELINE_PIPELINE_H
@@ -62,10 +61,6 @@ struct CompileResult {
   Signature signature;
   std::string object; // ELF bytes; empty when stopped early by `emit`
 };
-
-/// The collectives partitioning inserted, each with the conflict that caused
-/// it (the reshard's `reason`), for `shardc explain`.
-std::string formatCollectiveReasons(const Signature &signature);
 
 /// Registers every dialect and interface the pipeline needs.
 void registerCompilerDialects(mlir::DialectRegistry &registry);

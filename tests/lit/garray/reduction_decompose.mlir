@@ -2,7 +2,7 @@
 //
 // garray-decompose on the reductions & indexing composites: weighted means,
 // argmax/argmin over global indices, scatter_add with a non-zero base. (The
-// plain mean: tests/lit/passes/garray-decompose.mlir.)
+// plain mean: tests/lit/passes/garray_decompose.mlir.)
 
 // sum(x * w) / sum(w): no constant count, the denominator is a sum too.
 // CHECK-LABEL: func.func @weighted_mean

@@ -1,5 +1,5 @@
-// RUN: shardc-opt %s -split-input-file --garray-decompose --garray-propagate \
-// RUN:   --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local \
+// RUN: shardc-opt %s -split-input-file --shardc-global-phase \
+// RUN:   --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase \
 // RUN:   | FileCheck %s
 //
 // The reductions & indexing ops through the global phases down to the local

@@ -1,13 +1,13 @@
-// RUN: shardc-opt %samples/linear_regression_step.mlir --garray-set-mesh="sizes=data=4" \
-// RUN:   --garray-decompose --garray-propagate --garray-insert-reshards \
-// RUN:   --garray-reshard-to-collectives | FileCheck %s
-// RUN: shardc-opt %samples/linear_regression_step.mlir --garray-set-mesh="sizes=data=4" \
-// RUN:   --garray-decompose --garray-propagate --garray-insert-reshards \
-// RUN:   --garray-reshard-to-collectives --garray-global-to-local --garray-verify-local \
+// RUN: shardc-opt %samples/linear_regression_step.mlir \
+// RUN:   --shardc-global-phase="mesh=data=4" --shardc-propagation-phase \
+// RUN:   --shardc-partition-phase | FileCheck %s
+// RUN: shardc-opt %samples/linear_regression_step.mlir \
+// RUN:   --shardc-global-phase="mesh=data=4" --shardc-propagation-phase \
+// RUN:   --shardc-partition-phase --shardc-local-phase \
 // RUN:   | FileCheck %s --check-prefixes=LOCAL,LOCAL4
-// RUN: shardc-opt %samples/linear_regression_step.mlir --garray-set-mesh="sizes=data=8" \
-// RUN:   --garray-decompose --garray-propagate --garray-insert-reshards \
-// RUN:   --garray-reshard-to-collectives --garray-global-to-local --garray-verify-local \
+// RUN: shardc-opt %samples/linear_regression_step.mlir \
+// RUN:   --shardc-global-phase="mesh=data=8" --shardc-propagation-phase \
+// RUN:   --shardc-partition-phase --shardc-local-phase \
 // RUN:   | FileCheck %s --check-prefixes=LOCAL,LOCAL8
 //
 // End to end on the seed (samples/linear_regression_step.mlir): one step of
@@ -53,9 +53,9 @@
 // CHECK-NOT: garray.mean
 
 // Counting pass over the same output: the first two all_reduces, then none.
-// RUN: shardc-opt %samples/linear_regression_step.mlir --garray-set-mesh="sizes=data=4" \
-// RUN:   --garray-decompose --garray-propagate --garray-insert-reshards \
-// RUN:   --garray-reshard-to-collectives | FileCheck %s --check-prefix=COUNT
+// RUN: shardc-opt %samples/linear_regression_step.mlir \
+// RUN:   --shardc-global-phase="mesh=data=4" --shardc-propagation-phase \
+// RUN:   --shardc-partition-phase | FileCheck %s --check-prefix=COUNT
 // COUNT-NOT: garray.reshard
 // COUNT-NOT: garray.all_gather
 // COUNT-NOT: garray.all_slice

@@ -1,9 +1,9 @@
-// RUN: shardc-opt %s -split-input-file --garray-set-mesh="sizes=x=2,y=2" \
-// RUN:   --garray-decompose --garray-propagate --garray-insert-reshards \
-// RUN:   --garray-reshard-to-collectives | FileCheck %s
-// RUN: shardc-opt %s -split-input-file --garray-set-mesh="sizes=x=2,y=2" \
-// RUN:   --garray-decompose --garray-propagate --garray-insert-reshards \
-// RUN:   --garray-reshard-to-collectives --garray-global-to-local --garray-verify-local \
+// RUN: shardc-opt %s -split-input-file \
+// RUN:   --shardc-global-phase="mesh=x=2,y=2" --shardc-propagation-phase \
+// RUN:   --shardc-partition-phase | FileCheck %s
+// RUN: shardc-opt %s -split-input-file \
+// RUN:   --shardc-global-phase="mesh=x=2,y=2" --shardc-propagation-phase \
+// RUN:   --shardc-partition-phase --shardc-local-phase \
 // RUN:   | FileCheck %s --check-prefix=LOCAL
 //
 // The collectives the reshard planner picks for user-visible reshards, as

@@ -1,10 +1,10 @@
 // RUN: shardc-opt %s -split-input-file -verify-diagnostics
 //
-// FIXED: comm errors without their label or with a wrong message.
+// comm verifier errors carry their constraint label and the right message.
 
-// Groups of different sizes are rejected by the groups parser, without the
-// constraint label: "custom op 'comm.all_reduce' comm groups must all have 2
-// members, but one has 1". comm_all_reduce_c1 says groups are "of one size".
+// Groups of different sizes are reported as comm_all_reduce_c1 (groups "of
+// one size"), not by the groups parser without the label ("custom op
+// 'comm.all_reduce' comm groups must all have 2 members, but one has 1").
 func.func @ragged_groups(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{comm_all_reduce_c1}}
   %0 = comm.all_reduce <sum> %x groups = [[0, 1], [2]] : tensor<2xf32> -> tensor<2xf32>

@@ -1,9 +1,9 @@
 // RUN: shardc-opt %s --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
 //
-// FIXED: explain crashed (unbounded recursion) when a source it follows leads
-// back to a value whose chain it is building: here the call ties, the
-// transposes and the constraint give x1, v0 and v3 each other axes. Found by
-// fuzzing. Every value still gets its remark.
+// explain when a source it follows leads back to a value whose chain it is
+// building (a cycle that unbounded recursion would never leave): here the
+// call ties, the transposes and the constraint give x1, v0 and v3 each
+// other axes. Every value gets its remark.
 // CHECK-COUNT-12: remark:
 garray.mesh @mesh ["a" = 2, "b" = 2]
 func.func private @h0(%a: tensor<8x8xf32>) -> (tensor<8x8xf32>) {

@@ -1,9 +1,9 @@
 // RUN: shardc-opt %s --garray-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
 //
 // A call result is explained through what its callee returns. When the
-// callee returns a call of itself, that was said twice ("as @r returns it
+// callee returns a call of itself, that is said once (not "as @r returns it
 // (...): as @r returns it (...): ..."), and the recursive call's own result
-// was explained as returning itself.
+// is not explained as returning itself.
 
 garray.mesh @mesh ["a" = 2, "b" = 2]
 func.func private @r(%p: tensor<8x8xf32>, %q: tensor<8x8xf32>) -> tensor<8x8xf32> {

@@ -1,13 +1,10 @@
 // RUN: shardc-opt %s | shardc-opt | FileCheck %s
 //
-// FIXED: the syntax GArrayOps.td documents for sharding_constraint,
+// The syntax GArrayOps.td documents for sharding_constraint and reshard,
 //   %h2 = garray.sharding_constraint %h : tensor<8x16xf32> to #garray.sharding<@mesh, P("data", "model")>
-// does not parse: "error: expected ':'" at the end of the line. The generic
-// attribute parser reads `#garray.sharding<...> : tensor<8x16xf32>` as a typed
-// attribute and eats the op's `: type`. Only the stripped form `to <@mesh, ...>`
-// (what the printer prints) or the qualified form followed by an attribute
-// dictionary parse. Same for garray.reshard. Expected: the documented form
-// parses (or the documentation shows the form that does).
+// parses and round-trips. (The generic attribute parser would read
+// `#garray.sharding<...> : tensor<8x16xf32>` as a typed attribute and eat the
+// op's `: type`, failing with "expected ':'" at the end of the line.)
 
 garray.mesh @mesh ["data" = 2, "model" = 2]
 

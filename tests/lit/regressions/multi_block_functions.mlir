@@ -1,13 +1,11 @@
 // RUN: shardc-opt %s --garray-propagate | FileCheck %s --check-prefix=PROP
-// RUN: shardc-opt %s --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives \
-// RUN:   --garray-global-to-local | FileCheck %s --check-prefix=LOCAL
+// RUN: shardc-opt %s --shardc-propagation-phase --shardc-partition-phase \
+// RUN:   --shardc-local-phase | FileCheck %s --check-prefix=LOCAL
 //
-// FIXED: garray-propagate and garray-global-to-local take
-// `cast<func::ReturnOp>(func.getBody().back().getTerminator())`; a function
-// whose last block does not end in func.return (valid IR) crashes both with
-// an assertion in llvm::cast and a stack dump. Expected: every func.return is
-// handled (or, at least, a clean error that multi-block functions are not
-// supported). This test encodes support.
+// garray-propagate and garray-global-to-local on a function whose last
+// block does not end in func.return (valid IR): every func.return is
+// handled, wherever it is, rather than taking the last block's terminator as
+// the return.
 
 garray.mesh @mesh ["data" = 2]
 

@@ -1,13 +1,12 @@
 // RUN: shardc-opt %s --garray-propagate | FileCheck %s
 //
-// FIXED: propagation never ended. %o = dot(%r, %r) asks %r for "y" through
-// one operand slot and "data" through the other; %r stayed contested, and its
-// merge kept only the unsatisfied proposals of proposers that did not step.
-// Whenever the reduce (its defining op, whose word holds against users') did
-// not step, its "data" was forgotten and %r shrank to nothing; the reduce
-// stepped again and %r grew back, forever. A contested value now keeps every
-// proposer's latest word. Found by fuzzing (a 37-op program; this is it
-// reduced).
+// Propagation ends on a contested value. %o = dot(%r, %r) asks %r for "y"
+// through one operand slot and "data" through the other, so %r stays
+// contested. A contested value keeps every proposer's latest word: were its
+// merge to keep only the proposals of proposers that did not step, then
+// whenever the reduce (its defining op, whose word holds against users') did
+// not step, its "data" would be forgotten and %r shrink to nothing; the
+// reduce would step again and %r grow back, forever.
 // CHECK-LABEL: func.func @main
 // CHECK: garray.reduce {{.*}} {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
 // CHECK: garray.dot_general {{.*}} {garray.sharding = #garray.sharding<@mesh, P("y", "data")>}

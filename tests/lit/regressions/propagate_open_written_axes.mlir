@@ -1,10 +1,10 @@
 // RUN: shardc-opt %s --garray-propagate | FileCheck %s
 //
-// FIXED: axes written on an open dim ("a"?) were dropped when another dim of
-// the same value, active in a stronger round, had taken that axis from a
-// neighbour first: P(? p1, "a"?) became P("a", None). What the user wrote on
-// a dim is kept (an open dim may only grow past it), as for closed dims: the
-// dim that took the axis in the stronger round gives it back. Found by review.
+// Axes written on an open dim ("a"?) are kept when another dim of the same
+// value, active in a stronger round, has taken that axis from a neighbour
+// first: P(? p1, "a"?) ends as P(None, "a"), not P("a", None). What the user
+// wrote on a dim is kept (an open dim may only grow past it), as for closed
+// dims: the dim that took the axis in the stronger round gives it back.
 
 garray.mesh @mesh ["a" = 2, "b" = 2]
 

@@ -1,10 +1,10 @@
 // RUN: shardc-opt %s -split-input-file --garray-propagate | FileCheck %s
-// RUN: shardc-opt %s -split-input-file --garray-decompose --garray-recognize-shifts --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local | FileCheck %s --check-prefix=LOCAL
+// RUN: shardc-opt %s -split-input-file --shardc-global-phase --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase | FileCheck %s --check-prefix=LOCAL
 //
 // A hand-written garray.reshard is an annotation: a function whose only
-// annotation is one is propagated on the reshard's mesh. It was left
-// unplaced ("no function of this module is annotated"), and global-to-local
-// then failed the verifier on the exp after the reshard.
+// annotation is one is propagated on the reshard's mesh (not left unplaced
+// as "no function of this module is annotated"), and global-to-local gives
+// the exp after the reshard its local type.
 
 garray.mesh @mesh ["a" = 2]
 // CHECK-LABEL: func.func @only_a_reshard

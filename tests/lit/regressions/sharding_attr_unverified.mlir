@@ -1,13 +1,11 @@
 // RUN: shardc-opt %s -split-input-file --garray-insert-reshards -verify-diagnostics
 // RUN: shardc-opt %s -split-input-file --garray-global-to-local -verify-diagnostics
 //
-// FIXED: the discardable `garray.sharding` attribute on ops and
-// function arguments is never verified against its value and mesh (the
-// dialect has no verifyOperationAttribute / verifyRegionArgAttribute), and
-// garray-insert-reshards and garray-global-to-local dereference
-// `*toCore(...)` without checking: an unknown axis or too many entries
-// crashes them (stack dump). Expected: the sharding_c2/c3 error naming the
-// value, as for sharding_constraint (best: at verification, before any pass).
+// The discardable `garray.sharding` attribute on ops and function arguments
+// is checked against its value and mesh before garray-insert-reshards and
+// garray-global-to-local use it: an unknown axis or too many entries is the
+// sharding_c2/c3 error naming the value, as for sharding_constraint, not a
+// crash.
 
 garray.mesh @mesh ["data" = 2]
 func.func @unknown_axis_on_op(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {

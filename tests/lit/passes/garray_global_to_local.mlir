@@ -97,7 +97,7 @@ func.func @unsharded(%a: tensor<8xf32>) -> tensor<8xf32> {
 garray.mesh @mesh ["data" = 3]
 
 // Uneven shards take the ceil layout: 8 over 3 is a local block of 3 (shards
-// 3, 3, 2); garray-global-to-local-uneven.mlir has the masks.
+// 3, 3, 2); garray_global_to_local_uneven.mlir has the masks.
 // CHECK-LABEL: func.func @uneven
 // CHECK-SAME: (%{{.*}}: tensor<3xf32>) -> tensor<3xf32>
 func.func @uneven(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {

@@ -1,14 +1,13 @@
 // RUN: shardc-opt %s -split-input-file --garray-propagate -verify-diagnostics | FileCheck %s
 //
-// PENDING (bugs in garray-propagate).
+// garray-propagate around ops without a sharding rule.
 
 garray.mesh @mesh ["data" = 2]
 
 // An op without a sharding rule computes on whole values (insert-reshards
-// gives it replicated operands and a replicated result), but propagation
-// pulls its user's layout backward onto its result: arith.addf gets
-// P("data"). Expected: the ruleless op's result is P(None) (closed), and
-// its user's operand layout is left to insert-reshards.
+// gives it replicated operands and a replicated result), so propagation does
+// not pull its user's layout backward onto its result: arith.addf stays
+// P(None) (closed), and its user's operand layout is left to insert-reshards.
 // CHECK-LABEL: func.func @ruleless_result
 // CHECK: arith.addf {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None)>}
 func.func @ruleless_result(%a: tensor<8xf32>, %x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
@@ -21,9 +20,10 @@ func.func @ruleless_result(%a: tensor<8xf32>, %x: tensor<8xf32> {garray.sharding
 
 garray.mesh @mesh ["data" = 2]
 
-// The error prints propagation's internal open marker, P("data"?), which the
-// user never wrote (the value was derived, and is closed once propagation
-// ends). Expected: the layout as it would be printed, P("data").
+// A sharded operand of a ruleless op is an error that prints the layout as
+// it would be printed, P("data"), not propagation's internal open marker
+// P("data"?), which the user never wrote (the value was derived, and is
+// closed once propagation ends).
 func.func @ruleless_message(%a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
   %n = garray.neg %a : tensor<8xf32>
   // expected-error @+1 {{'arith.addf' has no sharding rule, but operand #0 is sharded P("data");}}

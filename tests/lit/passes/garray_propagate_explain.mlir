@@ -14,10 +14,10 @@ func.func @explain(%x: tensor<8x2xf32> {garray.sharding = #garray.sharding<@mesh
   return %e : tensor<8xf32>
 }
 
-// CHECK: garray-propagate-explain.mlir:9:20: remark: %arg0 'X' (argument of @explain): P("data", None) <- argument 'X' annotated P("data", None) at {{.*}}garray-propagate-explain.mlir:9:20
-// CHECK: garray-propagate-explain.mlir:10:20: remark: %arg1 (argument of @explain): P(None) <- annotations reach %arg0 (P("data", None)), but garray.dot_general ({{.*}}explain.mlir:11:8) carries none of its axes onto this value: replicated
-// CHECK: garray-propagate-explain.mlir:11:8: remark: %0 (garray.dot_general): P("data") <- argument 'X' (%arg0) annotated P("data", None) at {{.*}}explain.mlir:9:20 via garray.dot_general ({{.*}}explain.mlir:11:8)
-// CHECK: garray-propagate-explain.mlir:13:8: remark: %1 (garray.exp): P("data") <- argument 'X' (%arg0) annotated P("data", None) at {{.*}}explain.mlir:9:20 via garray.dot_general ({{.*}}explain.mlir:11:8), garray.exp ({{.*}}explain.mlir:13:8)
+// CHECK: garray_propagate_explain.mlir:9:20: remark: %arg0 'X' (argument of @explain): P("data", None) <- argument 'X' annotated P("data", None) at {{.*}}garray_propagate_explain.mlir:9:20
+// CHECK: garray_propagate_explain.mlir:10:20: remark: %arg1 (argument of @explain): P(None) <- annotations reach %arg0 (P("data", None)), but garray.dot_general ({{.*}}explain.mlir:11:8) carries none of its axes onto this value: replicated
+// CHECK: garray_propagate_explain.mlir:11:8: remark: %0 (garray.dot_general): P("data") <- argument 'X' (%arg0) annotated P("data", None) at {{.*}}explain.mlir:9:20 via garray.dot_general ({{.*}}explain.mlir:11:8)
+// CHECK: garray_propagate_explain.mlir:13:8: remark: %1 (garray.exp): P("data") <- argument 'X' (%arg0) annotated P("data", None) at {{.*}}explain.mlir:9:20 via garray.dot_general ({{.*}}explain.mlir:11:8), garray.exp ({{.*}}explain.mlir:13:8)
 
 // Backward from a function result annotation, and through a sharding group.
 func.func @backward(%a: tensor<8xf32>, %m: tensor<8xf32> {garray.sharding_group = 0 : i64})

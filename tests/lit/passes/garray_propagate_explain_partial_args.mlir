@@ -3,9 +3,9 @@
 // Arguments annotated as partial sums (unreduced): explain quotes the
 // annotation with its unreduced part, runs them pending from the start as
 // insert-reshards does, and names them as the source of the partial sums
-// linear ops pass on. It once called their pending axis a ghost from "an
-// earlier priority round", dropped "unreduced" from the quote, and said the
-// add of two of them reduced dims it does not have. Found by review.
+// linear ops pass on: their pending axis is not a ghost from "an earlier
+// priority round", the quote keeps "unreduced", and the add of two of them
+// is not said to reduce dims it does not have.
 
 garray.mesh @mesh ["a" = 2, "b" = 2]
 // CHECK: remark: %arg0 (argument of @f): P(None) unreduced=sum("a") <- argument #0 annotated P(None), unreduced = sum("a") at {{.*}}:[[@LINE+4]]:14

@@ -290,8 +290,8 @@ func.func @group_open_annotation(
 garray.mesh @mesh ["a" = 2, "b" = 2]
 
 // A reshard written by hand: its result is exactly its target, and its
-// users propagate from it (it was left unknown and written P(None), so the
-// later passes saw a layout the reshard does not produce).
+// users propagate from it (left unknown and written P(None), it would show
+// the later passes a layout the reshard does not produce).
 // CHECK-LABEL: func.func @hand_written_reshard
 // CHECK: garray.reshard %{{.*}} to #garray.sharding<@mesh, P("b")> {garray.sharding = #garray.sharding<@mesh, P("b")>}
 // CHECK: garray.exp {{.*}} {garray.sharding = #garray.sharding<@mesh, P("b")>}

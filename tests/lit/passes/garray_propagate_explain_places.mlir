@@ -3,8 +3,8 @@
 // explain links an axis between two values only where their op runs with
 // it and at the same place in the dim (the same axes before it), and a
 // partial sum only from an operand to the result (sharding/AxisOrigins.h,
-// docs/propagation.md "Explanations"). Each case was once explained through
-// a hop that does not carry the axis.
+// docs/propagation.md "Explanations"). Each case below has a hop that does
+// not carry the axis, and checks that explain does not link through it.
 
 garray.mesh @mesh ["a" = 2, "b" = 2]
 

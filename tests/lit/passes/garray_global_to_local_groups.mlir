@@ -1,5 +1,5 @@
-// RUN: shardc-opt %s -split-input-file --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local --garray-verify-local | FileCheck %s
-// RUN: shardc-opt %s -split-input-file --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local --garray-verify-local --garray-lower-to-linalg --comm-lower-to-runtime "--one-shot-bufferize=bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" | FileCheck %s --check-prefix=BUF
+// RUN: shardc-opt %s -split-input-file --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase --shardc-lowering-phase "--one-shot-bufferize=bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" | FileCheck %s --check-prefix=BUF
 //
 // Sharding groups belong to the global program: global-to-local removes
 // them with the shardings, also in a function nothing placed. Kept, they

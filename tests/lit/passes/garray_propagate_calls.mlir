@@ -3,7 +3,7 @@
 // RUN: shardc-opt %t.once -split-input-file --garray-propagate > %t.twice
 // RUN: diff %t.once %t.twice
 // RUN: shardc-opt %s -split-input-file --garray-propagate --garray-insert-reshards | FileCheck %s --check-prefix=RESHARD
-// RUN: shardc-opt %s -split-input-file --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local | FileCheck %s --check-prefix=LOCAL
+// RUN: shardc-opt %s -split-input-file --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase | FileCheck %s --check-prefix=LOCAL
 //
 // Propagation across func.call (docs/propagation.md, "Calls"): one sharding
 // per function signature. A callee's arguments are tied to the operands of
@@ -141,9 +141,9 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 // the return operands, as for an undeclared result) and written closed; the
 // call's users propagate from exactly what is written on the call (here
 // P("a", "b"), "b" from %y through the add), so no reshard sits between the
-// call and its users. It was once annotated closed at the calls, P("a",
-// None), while the signature was written with the dim filled: its users
-// then needed an all_gather.
+// call and its users. The calls are not annotated closed, P("a", None),
+// while the signature has the dim filled: that mismatch would make the
+// users need an all_gather.
 // CHECK-LABEL: func.func private @h_open
 // CHECK-SAME: -> (tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", "b")>})
 // CHECK-LABEL: func.func @open_argument_closed_call_result
@@ -171,10 +171,10 @@ func.func @open_argument_closed_call_result(
 
 // A module with two meshes: each function lives on its annotations' mesh,
 // and an unannotated helper on the mesh of the functions that call it. So
-// @helper, called only from @on_m1, is propagated with it on @m1 (it was
-// once left unpropagated, its call opaque, in any module with two meshes),
-// and @on_m1 and @also_m1 propagate together across their call while
-// @on_m2 propagates on @m2.
+// @helper, called only from @on_m1, is propagated with it on @m1 (not left
+// unpropagated, its call opaque, because the module has two meshes), and
+// @on_m1 and @also_m1 propagate together across their call while @on_m2
+// propagates on @m2.
 garray.mesh @m1 ["a" = 2]
 garray.mesh @m2 ["b" = 4]
 // CHECK-LABEL: func.func private @helper

@@ -1,20 +1,20 @@
 // Golden: the programs of the propagation benchmark (bench/propagation/gen.cc
 // at size 16: `ew` elementwise chain, `mm` shared-weight layers, `mlp` layers
 // with their own weights), propagated, and run through the benchmark's whole
-// pipeline. The expected outputs were produced by shardc-opt before
-// propagation, insert-reshards and global-to-local were made fast (commit
-// 7691804): the speed-ups (interned shardings, memoized steps and plans,
-// cached rules and local types) must not change a byte of the result.
+// pipeline. The expected outputs pin the results byte for byte: the speed-ups
+// in propagation, insert-reshards and global-to-local (interned shardings,
+// memoized steps and plans, cached rules and local types) must not change
+// them.
 // Regenerate only for an intended change of results:
 //   g++ -std=c++17 -o /tmp/gen bench/propagation/gen.cc && /tmp/gen ew 16 /tmp
 //
 // RUN: rm -rf %t && split-file %s %t
 // RUN: shardc-opt --garray-decompose --garray-propagate %t/ew.mlir | diff - %t/ew.propagated
-// RUN: shardc-opt --garray-decompose --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local %t/ew.mlir | diff - %t/ew.local
+// RUN: shardc-opt --shardc-global-phase --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase %t/ew.mlir | diff - %t/ew.local
 // RUN: shardc-opt --garray-decompose --garray-propagate %t/mm.mlir | diff - %t/mm.propagated
-// RUN: shardc-opt --garray-decompose --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local %t/mm.mlir | diff - %t/mm.local
+// RUN: shardc-opt --shardc-global-phase --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase %t/mm.mlir | diff - %t/mm.local
 // RUN: shardc-opt --garray-decompose --garray-propagate %t/mlp.mlir | diff - %t/mlp.propagated
-// RUN: shardc-opt --garray-decompose --garray-propagate --garray-insert-reshards --garray-reshard-to-collectives --garray-global-to-local %t/mlp.mlir | diff - %t/mlp.local
+// RUN: shardc-opt --shardc-global-phase --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase %t/mlp.mlir | diff - %t/mlp.local
 
 //--- ew.mlir
 garray.mesh @mesh ["data" = 4]

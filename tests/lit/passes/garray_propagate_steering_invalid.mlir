@@ -149,7 +149,7 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 
 // The group's annotation is not copied onto the result of a call to an
 // external function (computed whole on every device): the group cannot be
-// one sharding, an error now rather than a placement the next run refuses.
+// one sharding, an error here rather than a placement the next run refuses.
 func.func private @ext(tensor<8xf32>) -> tensor<8xf32>
 func.func @group_ruleless_member(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("a")>, garray.sharding_group = 0 : i64},
                                  // expected-note @-1 {{first member of the group}}
@@ -167,8 +167,8 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 // A declared callee result is the call result's annotation, also when the
 // call result is in a group: the group holds two different annotations. The
 // error says the call result is written as the declaration and gives the
-// call advice (it said "annotated" and advised writing one sharding on each
-// member, which on a call result is itself an error; found by review).
+// call advice (not "annotated", nor advice to write one sharding on each
+// member, which on a call result is itself an error).
 func.func private @h_decl(%a: tensor<8x8xf32>) -> (tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "b")>}) {
   %e = garray.tanh %a : tensor<8x8xf32>
   return %e : tensor<8x8xf32>
@@ -328,9 +328,9 @@ garray.mesh @m1 ["a" = 2]
 garray.mesh @m2 ["b" = 2]
 
 // An unannotated function joined to two meshes is not propagated (its
-// values are whole), so it cannot call a function whose signature is placed.
-// It once passed its whole values to @g's localized signature, and the
-// compile failed in MLIR's verifier.
+// values are whole), so it cannot call a function whose signature is placed:
+// an error naming both meshes, rather than whole values passed to @g's
+// localized signature and a failure in MLIR's verifier.
 // expected-note @+1 {{@g is defined here}}
 func.func private @g(%p: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P("b")>}) -> tensor<8xf32> {
   %e = garray.exp %p : tensor<8xf32>
@@ -352,8 +352,9 @@ garray.mesh @m1 ["a" = 2]
 garray.mesh @m2 ["a" = 4]
 
 // A hand-written reshard's target counts as an annotation for the
-// one-mesh rule (it once got a garray.sharding on @m1 written next to its
-// @m2 target, and the verifier blamed that attribute).
+// one-mesh rule: the error names the reshard's target mesh, rather than a
+// garray.sharding on @m1 written next to its @m2 target that the verifier
+// would blame.
 // expected-note @+1 {{@m1 is named here}}
 func.func @reshard_other_mesh(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("a")>}) -> tensor<8xf32> {
   // expected-error @+1 {{the target of this 'garray.reshard' names mesh @m2, but the signature of @reshard_other_mesh names @m1: the values of one function live on one mesh}}

@@ -18,9 +18,9 @@ func.func @agree(%a: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P(
   return %e : tensor<8xf32>
 }
 // CHECK-LABEL: remark: %arg0 'A' (argument of @agree)
-// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.add): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-8]]:18 via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8) (also reached by annotations that agree: argument 'B' (%arg1) annotated P("data") at {{.*}}explain-sources.mlir:[[@LINE-7]]:18, 1 op away){{$}}
+// CHECK: explain_sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.add): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}}explain_sources.mlir:[[@LINE-8]]:18 via garray.add ({{.*}}explain_sources.mlir:[[@LINE-5]]:8) (also reached by annotations that agree: argument 'B' (%arg1) annotated P("data") at {{.*}}explain_sources.mlir:[[@LINE-7]]:18, 1 op away){{$}}
 // The agreement is kept down the chain.
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %1 (garray.exp): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}) (also reached by annotations that agree: argument 'B' (%arg1) annotated P("data") at {{.*}}, 2 ops away){{$}}
+// CHECK: explain_sources.mlir:[[@LINE-6]]:8: remark: %1 (garray.exp): P("data") <- argument 'A' (%arg0) annotated P("data") at {{.*}} via garray.add ({{.*}}), garray.exp ({{.*}}) (also reached by annotations that agree: argument 'B' (%arg1) annotated P("data") at {{.*}}, 2 ops away){{$}}
 
 // One annotation, and an unannotated operand that receives the axes in the
 // same step as the result: the result's source is the annotated operand
@@ -33,8 +33,8 @@ func.func @same_step(%w: tensor<8xf32> {garray.name = "W"},
   return %t : tensor<8xf32>
 }
 // CHECK-LABEL: remark: %arg0 'W' (argument of @same_step)
-// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.exp): P("data") <- argument 'A' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}explain-sources.mlir:[[@LINE-4]]:8){{$}}
-// CHECK: explain-sources.mlir:[[@LINE-5]]:8: remark: %1 (garray.add): P("data") <- argument 'A' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}explain-sources.mlir:[[@LINE-5]]:8){{$}}
+// CHECK: explain_sources.mlir:[[@LINE-5]]:8: remark: %0 (garray.exp): P("data") <- argument 'A' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}explain_sources.mlir:[[@LINE-4]]:8){{$}}
+// CHECK: explain_sources.mlir:[[@LINE-5]]:8: remark: %1 (garray.add): P("data") <- argument 'A' (%arg1) annotated P("data") at {{.*}} via garray.add ({{.*}}explain_sources.mlir:[[@LINE-5]]:8){{$}}
 
 garray.mesh @mesh2 ["a" = 2, "b" = 2]
 
@@ -52,10 +52,10 @@ func.func @grown_annotation(%x0: tensor<8x8xf32> {garray.sharding = #garray.shar
   %q = garray.reduce <sum> %x0, dims = [0] : (tensor<8x8xf32>) -> tensor<8xf32>
   return %c, %e, %r, %q : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>
 }
-// CHECK: explain-sources.mlir:[[@LINE-9]]:29: remark: %arg0 (argument of @grown_annotation): P("b", "a") <- for "a", argument #0 annotated P(?, "a") at {{[^ ]*}}explain-sources.mlir:[[@LINE-9]]:29; also for "b", sharding_constraint (%1) annotated P(None, "b") at {{[^ ]*}}explain-sources.mlir:[[@LINE-6]]:8 via garray.sharding_constraint ({{.*}}:[[@LINE-6]]:8), garray.transpose ({{.*}}:[[@LINE-7]]:8){{$}}
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %2 (garray.exp): P("b", "a") <- for "b", sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.exp ({{.*}}); also for "a", argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.exp ({{.*}}){{$}}
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %3 (garray.reduce): P("b") <- sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.reduce ({{.*}}); each device holds a partial result over "a" (the axes its operands split the reduced dims by: argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.reduce ({{.*}})), which
-// CHECK: explain-sources.mlir:[[@LINE-6]]:8: remark: %4 (garray.reduce): P("a") <- argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.reduce ({{.*}}); each device holds a partial result over "b" (the axes its operands split the reduced dims by: sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.reduce ({{.*}})), which
+// CHECK: explain_sources.mlir:[[@LINE-9]]:29: remark: %arg0 (argument of @grown_annotation): P("b", "a") <- for "a", argument #0 annotated P(?, "a") at {{[^ ]*}}explain_sources.mlir:[[@LINE-9]]:29; also for "b", sharding_constraint (%1) annotated P(None, "b") at {{[^ ]*}}explain_sources.mlir:[[@LINE-6]]:8 via garray.sharding_constraint ({{.*}}:[[@LINE-6]]:8), garray.transpose ({{.*}}:[[@LINE-7]]:8){{$}}
+// CHECK: explain_sources.mlir:[[@LINE-6]]:8: remark: %2 (garray.exp): P("b", "a") <- for "b", sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.exp ({{.*}}); also for "a", argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.exp ({{.*}}){{$}}
+// CHECK: explain_sources.mlir:[[@LINE-6]]:8: remark: %3 (garray.reduce): P("b") <- sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.reduce ({{.*}}); each device holds a partial result over "a" (the axes its operands split the reduced dims by: argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.reduce ({{.*}})), which
+// CHECK: explain_sources.mlir:[[@LINE-6]]:8: remark: %4 (garray.reduce): P("a") <- argument #0 (%arg0) annotated P(?, "a") at {{.*}} via garray.reduce ({{.*}}); each device holds a partial result over "b" (the axes its operands split the reduced dims by: sharding_constraint (%1) annotated P(None, "b") at {{.*}} via garray.sharding_constraint ({{.*}}), garray.transpose ({{.*}}), garray.reduce ({{.*}})), which
 
 // Two open annotations that grow from each other: each remark starts with
 // the value's own annotation and names the other as what it grew from (not

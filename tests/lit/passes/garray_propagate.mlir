@@ -235,4 +235,4 @@ func.func @unannotated(%a: tensor<8xf32>) -> tensor<8xf32> {
 }
 
 // (A sharding on a declaration's signature is an error:
-// garray-propagate-steering-invalid.mlir.)
+// garray_propagate_steering_invalid.mlir.)

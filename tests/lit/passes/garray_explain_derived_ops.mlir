@@ -15,7 +15,7 @@ garray.mesh @mesh ["data" = 2]
 // CHECK-DAG: remark: %{{[0-9]+}} (garray.reduce, sum of garray.mean): P()
 // CHECK-DAG: remark: %{{[0-9]+}} (garray.constant, global count of garray.mean): P()
 // CHECK-DAG: remark: %{{[0-9]+}} (garray.div, from garray.mean): P()
-// CHECK-DAG: remark: %{{[0-9]+}} (garray.mul, gradient of garray.mul): P("data") <- {{.*}} via {{.*}}garray.mul ({{[^)]*}}derived-ops.mlir:[[@LINE+3]]:8 [gradient of garray.mul])
+// CHECK-DAG: remark: %{{[0-9]+}} (garray.mul, gradient of garray.mul): P("data") <- {{.*}} via {{.*}}garray.mul ({{[^)]*}}derived_ops.mlir:[[@LINE+3]]:8 [gradient of garray.mul])
 // CHECK-DAG: remark: %{{[0-9]+}} (garray.add, sum of gradients): P("data")
 func.func private @loss(%w: tensor<8xf32>, %x: tensor<8xf32>) -> tensor<f32> {
   %p = garray.mul %w, %x : tensor<8xf32>

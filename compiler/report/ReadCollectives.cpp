@@ -1,0 +1,189 @@
+//===- ReadCollectives.cpp - collectives, halos and uneven gathers --------===//
+#include "compiler/report/ReadCollectives.h"
+
+#include "compiler/report/ReadSignature.h"
+#include "dialects/garray/GArray.h"
+#include "sharding/Halo.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+using mlir::garray::locationText;
+
+namespace shardc {
+namespace {
+
+/// The permutes global-to-local will emit for a shift along a sharded dim
+/// (sharding/Halo.h), recorded before they exist.
+void readHalo(garray::ShiftOp shift, Signature &sig, const std::string &within) {
+  auto type = cast<RankedTensorType>(shift.getType());
+  garray::ShardingAttr a = garray::getSharding(shift.getResult());
+  garray::MeshOp meshOp = a ? garray::lookupMesh(shift, a.getMesh()) : garray::MeshOp();
+  if (!meshOp)
+    return;
+  FailureOr<TensorSharding> core = garray::toCore(a, meshOp, type.getRank());
+  if (failed(core))
+    return;
+  int64_t dim = shift.getDim();
+  const std::vector<int> &axes = core->dims[dim].axes;
+  int64_t k = sig.mesh.product(axes);
+  if (axes.empty() || k == 1)
+    return;
+  std::vector<int64_t> shape =
+      localShape({type.getShape().begin(), type.getShape().end()}, *core, sig.mesh);
+  for (const HaloPiece &p : haloPieces(shape[dim], shift.getOffset())) {
+    if (p.distance == 0 || p.distance >= k || -p.distance >= k)
+      continue;
+    CollectiveRecord c;
+    c.kind = "collective_permute";
+    c.location = locationText(shift.getLoc());
+    c.within = within;
+    for (int axis : axes)
+      c.axes.push_back(sig.mesh.axes[axis]);
+    c.groupSize = k;
+    c.reason = haloReason(dim, shift.getOffset(), p);
+    llvm::raw_string_ostream os(c.valueType);
+    os << type;
+    std::vector<int64_t> piece = shape;
+    piece[dim] = p.size;
+    c.localInType = c.localOutType = localTypeText(piece, type.getElementType(), c.localInBytes);
+    c.localOutBytes = c.bytesPerDevice = c.localInBytes;
+    sig.collectives.push_back(std::move(c));
+  }
+}
+
+/// Uneven dims (ceil layout) change what global-to-local emits for a gather
+/// or slice (passes/local/GlobalToLocal.cpp, localizeAllGather/AllSlice):
+/// an all_gather concatenates padded blocks (`in` times the group), so its
+/// local result is that, cropped afterwards; where blocks do not nest, the
+/// dim goes through its whole form: a gather over every axis the operand
+/// splits it on, then a free slice. This rewrites `c` to the comm op's local
+/// types and bytes, and returns the extra gather a slice then needs.
+std::optional<CollectiveRecord> unevenGather(Operation *op, garray::MeshOp meshOp,
+                                             CollectiveRecord &c, const Signature &sig) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  auto coreOf = [&](Value v) {
+    TensorSharding core = TensorSharding::replicated(type.getRank());
+    if (garray::ShardingAttr a = garray::getSharding(v))
+      if (FailureOr<TensorSharding> c = garray::toCore(a, meshOp, type.getRank()); succeeded(c))
+        core = *c;
+    return core;
+  };
+  int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt(), n = type.getDimSize(dim);
+  TensorSharding result = coreOf(op->getResult(0));
+  std::vector<int> from = coreOf(op->getOperand(0)).dims[dim].axes, to = result.dims[dim].axes;
+  int64_t sIn = shardSize(n, sig.mesh.product(from)), sOut = shardSize(n, sig.mesh.product(to));
+  // Other dims keep the result's layout; `dim` is sized per collective.
+  std::vector<int64_t> shape =
+      localShape({type.getShape().begin(), type.getShape().end()}, result, sig.mesh);
+  auto typeText = [&](int64_t size, int64_t &bytes) {
+    std::vector<int64_t> s = shape;
+    s[dim] = size;
+    return localTypeText(s, type.getElementType(), bytes);
+  };
+  auto gatherRecord = [&](CollectiveRecord &r, const std::vector<int> &axes, int64_t out) {
+    r.kind = "all_gather";
+    r.axes.clear();
+    for (int a : axes)
+      r.axes.push_back(sig.mesh.axes[a]);
+    r.groupSize = sig.mesh.product(axes);
+    r.localInType = typeText(sIn, r.localInBytes);
+    r.localOutType = typeText(out, r.localOutBytes);
+    r.bytesPerDevice = (r.groupSize - 1) * r.localOutBytes / r.groupSize;
+  };
+  if (isa<garray::AllGatherOp>(op)) {
+    int64_t g = sig.mesh.product(from) / sig.mesh.product(to);
+    if (sIn * g == sOut || to.empty())
+      gatherRecord(c, std::vector<int>(from.begin() + to.size(), from.end()), sIn * g);
+    else
+      gatherRecord(c, from, sIn * sig.mesh.product(from));
+    return std::nullopt;
+  }
+  // all_slice: whole or nesting blocks are padded and sliced locally.
+  int64_t g = sig.mesh.product(to) / sig.mesh.product(from);
+  if (sIn == sOut * g || from.empty()) {
+    c.localInType = typeText(sOut * g, c.localInBytes);
+    return std::nullopt;
+  }
+  CollectiveRecord gather = c;
+  gatherRecord(gather, from, sIn * sig.mesh.product(from));
+  c.localInType = typeText(sOut * sig.mesh.product(to), c.localInBytes);
+  return gather;
+}
+
+/// The collectives `func` runs, in program order, with those of the
+/// functions it calls at each call (a callee's collectives run once per
+/// call, so a helper called twice is listed twice, each naming its call).
+/// `within` says where `func` sits ("" for the entry); `active` holds the
+/// functions being read, so a recursive call is listed once, not unrolled.
+void readCollectives(func::FuncOp func, Signature &sig, const std::string &within,
+                     llvm::SmallPtrSetImpl<Operation *> &active) {
+  active.insert(func);
+  func.walk([&](Operation *op) {
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      if (callee && !callee.isExternal() && !active.contains(callee))
+        readCollectives(callee, sig,
+                        "@" + callee.getSymName().str() + " (called at " +
+                            locationText(call.getLoc()) + ")" +
+                            (within.empty() ? "" : " in " + within),
+                        active);
+      return;
+    }
+    if (auto shift = dyn_cast<garray::ShiftOp>(op))
+      return readHalo(shift, sig, within);
+    if (!garray::isGlobalCollective(op))
+      return;
+    CollectiveRecord c;
+    c.within = within;
+    c.kind = op->getName().stripDialect().str();
+    c.location = locationText(op->getLoc());
+    auto axes = op->getAttrOfType<ArrayAttr>("axes");
+    c.groupSize = 1;
+    for (Attribute a : axes) {
+      std::string name = cast<StringAttr>(a).str();
+      c.axes.push_back(name);
+      for (size_t i = 0; i < sig.mesh.axes.size(); ++i)
+        if (sig.mesh.axes[i] == name)
+          c.groupSize *= sig.mesh.sizes[i];
+    }
+    if (auto bytes = op->getAttrOfType<IntegerAttr>("bytes_per_device"))
+      c.bytesPerDevice = bytes.getInt();
+    if (auto reason = op->getAttrOfType<StringAttr>("reason"))
+      c.reason = reason.str();
+    llvm::raw_string_ostream os(c.valueType);
+    os << op->getResult(0).getType();
+    // The local types global-to-local will give the comm op, from the
+    // shardings before and after (values without one are replicated).
+    auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+    garray::MeshOp meshOp = meshRef ? garray::lookupMesh(op, meshRef) : garray::MeshOp();
+    auto local = [&](Value v, std::string &text, int64_t &bytes) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || !meshOp || !t.getElementType().isIntOrFloat())
+        return;
+      TensorSharding s = TensorSharding::replicated(t.getRank());
+      if (garray::ShardingAttr a = garray::getSharding(v))
+        if (FailureOr<TensorSharding> core = garray::toCore(a, meshOp, t.getRank());
+            succeeded(core))
+          s = *core;
+      text = localTypeText(localShape({t.getShape().begin(), t.getShape().end()}, s, sig.mesh),
+                           t.getElementType(), bytes);
+    };
+    local(op->getOperand(0), c.localInType, c.localInBytes);
+    local(op->getResult(0), c.localOutType, c.localOutBytes);
+    if (meshOp && isa<garray::AllGatherOp, garray::AllSliceOp>(op))
+      if (std::optional<CollectiveRecord> gather = unevenGather(op, meshOp, c, sig))
+        sig.collectives.push_back(std::move(*gather));
+    sig.collectives.push_back(std::move(c));
+  });
+  active.erase(func);
+}
+
+} // namespace
+
+void readCollectives(func::FuncOp entry, Signature &sig) {
+  llvm::SmallPtrSet<Operation *, 8> active;
+  readCollectives(entry, sig, "", active);
+}
+
+} // namespace shardc

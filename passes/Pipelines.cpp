@@ -1,0 +1,103 @@
+//===- Pipelines.cpp - the phases, narrated --------------------------------===//
+#include "passes/Pipelines.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+namespace shardc {
+
+void buildGlobalPhase(OpPassManager &pm, const GlobalPhaseOptions &options) {
+  // Composites first (a mean is a sum and a division by its global count),
+  // so adjoints reuse the forward pass's sums instead of recomputing them,
+  // and each is reduced across devices once.
+  pm.addNestedPass<func::FuncOp>(createGArrayDecompose());
+  // Training steps are differentiated on the global program: the gradient
+  // is the derivative of what the user wrote, never of a local objective.
+  pm.addPass(createGArrayAutodiff());
+  // Optimizer updates become plain garray ops, so every later phase sees
+  // one ordinary global program.
+  pm.addNestedPass<func::FuncOp>(createGArrayExpandOptimizers());
+  // The mesh sizes of this build: one model compiles for any device count.
+  if (!options.meshSizes.empty()) {
+    GArraySetMeshOptions o;
+    o.sizes = options.meshSizes;
+    pm.addPass(createGArraySetMesh(o));
+  }
+  pm.addPass(createGArrayVerifyGlobal());
+}
+
+void buildPropagationPhase(OpPassManager &pm, const PropagationPhaseOptions &options) {
+  // Stencils written with slice and pad are read as shifts before anything
+  // is placed, so a split dim becomes a halo exchange, not a gather.
+  pm.addNestedPass<func::FuncOp>(createGArrayRecognizeShifts());
+  // Every value's sharding, to a fixed point; with `explain`, where it came
+  // from.
+  GArrayPropagateOptions propagate;
+  propagate.explain = options.explain;
+  pm.addPass(createGArrayPropagate(propagate));
+  pm.addPass(createGArrayVerifyPropagated());
+}
+
+void buildPartitionPhase(OpPassManager &pm) {
+  // Reshards where an op's rule disagrees with its operands (pending
+  // partials included), then the planner's collectives for each.
+  pm.addPass(createGArrayInsertReshards());
+  pm.addPass(createGArrayReshardToCollectives());
+  pm.addPass(createGArrayVerifyPartitioned());
+}
+
+void buildLocalPhase(OpPassManager &pm) {
+  // Local types, comm collectives over device groups, masks for uneven
+  // shards; nothing global may survive it.
+  pm.addPass(createGArrayGlobalToLocal());
+  pm.addPass(createGArrayVerifyLocal());
+}
+
+void buildLoweringPhase(OpPassManager &pm) {
+  // Compute to linalg (fused and bufferized by the target), collectives to
+  // calls into shardrt's C ABI.
+  pm.addPass(createGArrayLowerToLinalg());
+  pm.addPass(createCommLowerToRuntime());
+}
+
+namespace {
+struct GlobalPhasePipelineOptions : PassPipelineOptions<GlobalPhasePipelineOptions> {
+  Option<std::string> mesh{*this, "mesh",
+                           llvm::cl::desc("mesh sizes, e.g. data=2,model=4 (default: the model's)")};
+};
+struct PropagationPhasePipelineOptions : PassPipelineOptions<PropagationPhasePipelineOptions> {
+  Option<bool> explain{*this, "explain", llvm::cl::desc("one remark per value: its origin"),
+                       llvm::cl::init(false)};
+};
+} // namespace
+
+void registerPhasePipelines() {
+  PassPipelineRegistration<GlobalPhasePipelineOptions>(
+      "shardc-global-phase", "The global phase: composites, autodiff, optimizers, mesh sizes",
+      [](OpPassManager &pm, const GlobalPhasePipelineOptions &o) {
+        buildGlobalPhase(pm, GlobalPhaseOptions{o.mesh});
+      });
+  PassPipelineRegistration<PropagationPhasePipelineOptions>(
+      "shardc-propagation-phase", "The propagation phase: shifts, every value's sharding",
+      [](OpPassManager &pm, const PropagationPhasePipelineOptions &o) {
+        PropagationPhaseOptions options;
+        options.explain = o.explain;
+        buildPropagationPhase(pm, options);
+      });
+  PassPipelineRegistration<>("shardc-partition-phase",
+                             "The partitioning phase: reshards, then collectives",
+                             buildPartitionPhase);
+  PassPipelineRegistration<>("shardc-local-phase",
+                             "The local phase: each device's program", buildLocalPhase);
+  PassPipelineRegistration<>("shardc-lowering-phase",
+                             "Local compute to linalg, collectives to runtime calls",
+                             buildLoweringPhase);
+}
+
+} // namespace shardc

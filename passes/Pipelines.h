@@ -1,0 +1,55 @@
+//===- Pipelines.h - the phases as named pass pipelines ----------*- C++ -*-===//
+//
+// Each phase of the compiler is one pass list, built here and nowhere else:
+// compiler/pipeline/Pipeline.cpp runs them one after another (reading the
+// report between them), and shardc-opt offers each under its name, so a lit
+// test runs a phase as the compiler does:
+//
+//   shardc-opt m.mlir --shardc-global-phase='mesh=data=4' \
+//       --shardc-propagation-phase --shardc-partition-phase
+//
+//   shardc-global-phase       decompose, autodiff, expand-optimizers,
+//                             set-mesh (with `mesh`), verify-global
+//   shardc-propagation-phase  recognize-shifts, propagate, verify-propagated
+//   shardc-partition-phase    insert-reshards, reshard-to-collectives,
+//                             verify-partitioned
+//   shardc-local-phase        global-to-local, verify-local
+//   shardc-lowering-phase     lower-to-linalg, comm-lower-to-runtime
+//
+// Every phase ends with its verify gate (passes/verify/), which states the
+// invariant the next phase relies on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_PIPELINES_H
+#define SHARDC_PASSES_PIPELINES_H
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace shardc {
+
+struct GlobalPhaseOptions {
+  /// "data=2,model=4": overrides the mesh sizes the model declares ("" keeps them).
+  std::string meshSizes;
+};
+
+struct PropagationPhaseOptions {
+  /// Emit one remark per value: its sharding and where it came from.
+  bool explain = false;
+};
+
+void buildGlobalPhase(mlir::OpPassManager &pm, const GlobalPhaseOptions &options);
+void buildPropagationPhase(mlir::OpPassManager &pm, const PropagationPhaseOptions &options);
+void buildPartitionPhase(mlir::OpPassManager &pm);
+void buildLocalPhase(mlir::OpPassManager &pm);
+void buildLoweringPhase(mlir::OpPassManager &pm);
+
+/// Registers the five phases as named pipelines (for shardc-opt).
+void registerPhasePipelines();
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_PIPELINES_H
