@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "sharding/Sharding.h"
 
+#include "shardrt_layout.h"
+
 #include <algorithm>
 #include <set>
 
@@ -200,13 +202,11 @@ bool isPrefix(const std::vector<int> &a, const std::vector<int> &b) {
 }
 
 int64_t shardSize(int64_t globalSize, int64_t numShards) {
-  return numShards <= 1 ? globalSize : (globalSize + numShards - 1) / numShards;
+  return shardrt_shard_size(globalSize, numShards);
 }
 
 int64_t validInShard(int64_t globalSize, int64_t numShards, int64_t index) {
-  int64_t s = shardSize(globalSize, numShards);
-  int64_t begin = index * s;
-  return std::max<int64_t>(0, std::min(globalSize, begin + s) - begin);
+  return shardrt_shard_valid(globalSize, numShards, index);
 }
 
 std::vector<int64_t> localShape(const std::vector<int64_t> &shape,

@@ -86,7 +86,8 @@ struct TensorSharding {
   std::string str(const Mesh &mesh) const;
 };
 
-/// Ceil layout of one dimension: size of every (padded) shard.
+/// Ceil layout of one dimension (runtime/include/shardrt_layout.h, shared
+/// with the runtime): size of every (padded) shard.
 int64_t shardSize(int64_t globalSize, int64_t numShards);
 /// Valid elements in shard `index` (0 for an empty trailing shard).
 int64_t validInShard(int64_t globalSize, int64_t numShards, int64_t index);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/comm/Comm.h"
+#include "dialects/garray/RuntimeTypes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,6 +25,8 @@ namespace shardc {
 } // namespace shardc
 
 using namespace mlir;
+using mlir::garray::runtimeDtype;
+using mlir::garray::runtimeReduceOp;
 
 namespace {
 
@@ -37,19 +40,6 @@ std::pair<int64_t, int64_t> splitAt(ArrayRef<int64_t> shape, int64_t dim) {
   return {outer, inner};
 }
 
-/// shardrt_dtype codes (runtime/include/shardrt.h).
-FailureOr<int32_t> dtypeCode(Type t) {
-  if (t.isF32()) return 0;
-  if (t.isF64()) return 1;
-  if (t.isF16()) return 2;
-  if (t.isBF16()) return 3;
-  if (t.isInteger(64)) return 4;
-  if (t.isInteger(32)) return 5;
-  if (t.isInteger(8)) return 6;
-  if (t.isInteger(1)) return 7;
-  return failure();
-}
-
 class RuntimeCalls {
 public:
   explicit RuntimeCalls(ModuleOp module) : module(module), ctx(module.getContext()) {}
@@ -59,8 +49,8 @@ public:
     Location loc = op->getLoc();
     auto in = cast<RankedTensorType>(op->getOperand(0).getType());
     auto out = cast<RankedTensorType>(op->getResult(0).getType());
-    FailureOr<int32_t> dtype = dtypeCode(in.getElementType());
-    if (failed(dtype))
+    std::optional<shardrt_dtype> dtype = runtimeDtype(in.getElementType());
+    if (!dtype)
       return op->emitError("the runtime has no collective for element type ")
              << in.getElementType();
     auto groupsOp = [&](auto c) {
@@ -83,7 +73,7 @@ public:
       auto [groups, numGroups, groupSize] = groupsOp(c);
       call(b, loc, "shardrt_all_reduce",
            {pointerTo(b, loc, buf), i64(b, loc, in.getNumElements()), i32(b, loc, *dtype),
-            i32(b, loc, static_cast<int32_t>(c.getKind())), groups, numGroups, groupSize});
+            i32(b, loc, runtimeReduceOp(c.getKind())), groups, numGroups, groupSize});
       result = toTensor(b, loc, out, buf);
     } else if (auto c = dyn_cast<comm::AllGatherOp>(op)) {
       Value src = copyToBuffer(b, loc, c.getOperand());
@@ -105,7 +95,7 @@ public:
       auto [groups, numGroups, groupSize] = groupsOp(c);
       call(b, loc, "shardrt_reduce_scatter",
            {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, outer), i64(b, loc, inner),
-            i32(b, loc, *dtype), i32(b, loc, static_cast<int32_t>(c.getKind())), groups,
+            i32(b, loc, *dtype), i32(b, loc, runtimeReduceOp(c.getKind())), groups,
             numGroups, groupSize});
       result = toTensor(b, loc, out, dst);
     } else if (auto c = dyn_cast<comm::AllToAllOp>(op)) {

@@ -7,6 +7,7 @@
 // it.  Replicas are compared against the copy gather used (coordinate 0 on the
 // unused axes) so a caller can tell "the replicas disagree" from "the answer
 // is wrong".
+#include "shardrt_layout.h"
 #include "Array.h"
 #include "Dtype.h"
 #include "Error.h"
@@ -92,11 +93,9 @@ void layoutOf(const shardrt_placement &p, const int64_t *globalShape, int64_t de
       j = j * p.mesh_shape[a] + coords[a];
     }
     const int64_t n = globalShape[d];
-    const int64_t s = n / k + (n % k ? 1 : 0);
-    const int64_t start = j * s;
-    out[d].local = s;
-    out[d].offset = std::min(start, n);
-    out[d].valid = std::max<int64_t>(0, std::min(n, start + s) - start);
+    out[d].local = shardrt_shard_size(n, k);
+    out[d].offset = shardrt_shard_offset(n, k, j);
+    out[d].valid = shardrt_shard_valid(n, k, j);
   }
 }
 
