@@ -7,9 +7,11 @@
 //   shardc explain MODEL.mlir [--mesh ...]   (provenance remarks, collective causes)
 //   compile, run and report take --memory-budget=BYTES (K/M/G suffixes): an
 //   estimated peak per device above it is a compile error.
+//   `shardc COMMAND --help` lists a command's options.
 //
-// Exit statuses are the ExitCode enum below (README documents them). Every
-// error names what the user wrote and what would fix it.
+// Exit statuses are the ExitCode enum below (README documents them): a bad
+// command line is 2, whether llvm::cl or shardc finds it. Every error names
+// what the user wrote and what would fix it.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/host/Executor.h"
@@ -26,6 +28,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -52,29 +57,82 @@ enum class ExitCode : int {
 
 int exitWith(ExitCode c) { return static_cast<int>(c); }
 
-const char *kUsage =
-    "usage:\n"
-    "  shardc compile MODEL.mlir [--mesh AXIS=N,...] [-o OUT/] [--emit=PHASE] [--report]\n"
-    "  shardc run MODEL.mlir|OUT/ [--mesh AXIS=N,...] --in NAME=FILE.npy ... [--out DIR/]\n"
-    "             [--steps N]  (run N steps; each output named like an argument is fed\n"
-    "             back into it, the output `loss` is printed every step)\n"
-    "  shardc report MODEL.mlir [--mesh AXIS=N,...]\n"
-    "  shardc explain MODEL.mlir [--mesh AXIS=N,...]   (each value's sharding and its origin,\n"
-    "                                                  as remarks; collectives and their causes)\n"
-    "PHASE: global | propagated | partitioned | local | llvm\n"
-    "options: --target cpu (default; ptx is not in this build), --backend threads (default)\n"
-    "         or mpi (run: one rank per process, under `mpirun -np <devices> shardc run ...`),\n"
-    "         --cpu NAME (LLVM CPU for the object: host (default) or e.g. x86-64-v2 to run\n"
-    "         on any x86-64), --entry NAME, --quiet,\n"
-    "         --memory-budget=BYTES (e.g. 512M: fail when the estimated peak memory per\n"
-    "         device exceeds it; compile, run, report)\n";
+// The command line: one llvm::cl::SubCommand per command. The options live
+// here, in the tool, never in the libraries, so a host program that links
+// the compiler gets no options it did not ask for. LLVM's and MLIR's own
+// options sit in the top-level command, which takes none, so a subcommand
+// refuses them, and --help shows shardc's options only.
+namespace cl = llvm::cl;
+
+cl::OptionCategory category("shardc options");
+cl::SubCommand compileCmd("compile", "Compile a model: OUT/model.o, manifest.json, report.txt");
+cl::SubCommand runCmd("run", "Compile (or load OUT/) and run a model on global .npy inputs");
+cl::SubCommand reportCmd("report", "Print the collectives and the per-device memory estimate");
+cl::SubCommand explainCmd("explain",
+                          "Print each value's sharding and its origin (remarks), and the "
+                          "collectives with their causes");
+
+cl::SubCommandGroup allCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd});
+cl::SubCommandGroup buildCmds({&compileCmd, &runCmd});
+cl::SubCommandGroup budgetCmds({&compileCmd, &runCmd, &reportCmd});
+
+// A list, so that a second model is named in the error, not just counted.
+cl::list<std::string> modelArg(cl::Positional, cl::desc("<MODEL.mlir | OUT/>"),
+                               cl::sub(allCmds), cl::cat(category));
+cl::list<std::string> meshArg("mesh",
+                              cl::desc("mesh sizes, overriding the model's (repeatable)"),
+                              cl::value_desc("AXIS=N,..."), cl::sub(allCmds), cl::cat(category));
+cl::opt<std::string> entryArg("entry", cl::desc("the function to compile (default: main)"),
+                              cl::value_desc("NAME"), cl::sub(allCmds), cl::cat(category));
+cl::opt<std::string> emitArg("emit",
+                             cl::desc("stop after a phase and print its IR: global, propagated, "
+                                      "partitioned, local or llvm"),
+                             cl::value_desc("PHASE"), cl::sub(allCmds), cl::cat(category));
+cl::opt<std::string> targetArg("target", cl::desc("cpu (ptx is not in this build)"),
+                               cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(buildCmds),
+                               cl::cat(category));
+cl::opt<std::string> cpuArg("cpu",
+                            cl::desc("LLVM CPU of the object: host (default) or e.g. x86-64-v2 "
+                                     "to run on any x86-64"),
+                            cl::value_desc("NAME"), cl::init("host"), cl::sub(buildCmds),
+                            cl::cat(category));
+cl::opt<std::string> budgetArg("memory-budget",
+                               cl::desc("fail when the estimated peak memory per device "
+                                        "exceeds it (e.g. 512M)"),
+                               cl::value_desc("BYTES"), cl::sub(budgetCmds), cl::cat(category));
+cl::opt<bool> quietArg("quiet", cl::desc("print only errors"), cl::sub(buildCmds),
+                       cl::cat(category));
+cl::opt<std::string> outDirArg("o", cl::desc("the artifact folder (default: out)"),
+                               cl::value_desc("OUT/"), cl::sub(compileCmd), cl::cat(category));
+cl::opt<bool> reportArg("report", cl::desc("also print the report"), cl::sub(compileCmd),
+                        cl::cat(category));
+cl::opt<bool> explainShardingArg("explain-sharding",
+                                 cl::desc("emit each value's sharding and origin as remarks"),
+                                 cl::sub(compileCmd), cl::cat(category));
+cl::list<std::string> inArg("in", cl::desc("a global input array (one per argument)"),
+                            cl::value_desc("NAME=FILE.npy"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runOutArg("out", cl::desc("write every output to DIR/<name>.npy"),
+                               cl::value_desc("DIR/"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> stepsArg("steps",
+                              cl::desc("run N steps, feeding each output named like an "
+                                       "argument back into it and printing `loss` each step"),
+                              cl::value_desc("N"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> backendArg("backend",
+                                cl::desc("threads (default: ranks as threads) or mpi (one rank "
+                                         "per process, under `mpirun -np <devices>`)"),
+                                cl::value_desc("NAME"), cl::init("threads"), cl::sub(runCmd),
+                                cl::cat(category));
+
+const char *kOverview =
+    "shardc: an ahead-of-time SPMD compiler. A model written on global arrays\n"
+    "becomes every device's program. `shardc COMMAND --help` lists a command's options.\n"
+    "Exit statuses: 0 ok, 2 bad command line, 3 the model does not compile, 4 an input is\n"
+    "missing or does not fit, 5 running failed, 6 outputs could not be written.\n";
 
 struct Args {
-  std::string command, model, outDir, runOut, mesh, entry, target = "cpu", backend = "threads",
-                                                            cpu = "host";
+  std::string command, model, outDir, runOut, mesh, entry, target, backend, cpu;
   std::optional<shardc::Phase> emit;
   bool report = false, quiet = false, explain = false;
-  bool meshGiven = false; // --mesh was passed (perhaps empty: an error)
   std::optional<int64_t> memoryBudget;
   std::vector<std::pair<std::string, std::string>> inputs;
   /// `run --steps N`; unset = one step, printing every output.
@@ -82,185 +140,172 @@ struct Args {
 };
 
 int usageError(const std::string &msg) {
-  llvm::errs() << "shardc: error: " << msg << "\n" << kUsage;
+  llvm::errs() << "shardc: error: " << msg
+               << "\nusage: shardc compile|run|report|explain MODEL.mlir [options]; "
+                  "`shardc COMMAND --help` lists a command's options\n";
   return exitWith(ExitCode::Usage);
 }
 
-std::optional<Args> parseArgs(int argc, char **argv, int &status) {
+/// llvm::cl's words for a parse error, in shardc's form: without the
+/// program-name prefix, and an option given without its value names the
+/// value it takes ("--in needs a value (NAME=FILE.npy)").
+std::string clError(llvm::StringRef text, cl::SubCommand &sub) {
+  text = text.trim();
+  text.consume_front("shardc: ");
+  text.consume_front(("shardc " + sub.getName() + ": ").str());
+  llvm::StringRef rest = text;
+  if (rest.consume_front("for the ") && rest.contains(" option: requires a value")) {
+    llvm::StringRef flag = rest.split(' ').first;
+    llvm::StringRef name = flag.ltrim('-');
+    std::string value;
+    auto &options = cl::getRegisteredOptions(sub);
+    if (auto it = options.find(name); it != options.end())
+      value = it->second->ValueStr.str();
+    return flag.str() + " needs a value" + (value.empty() ? "" : " (" + value + ")");
+  }
+  return text.str();
+}
+
+/// Reads the parsed options into Args and checks what llvm::cl cannot: values
+/// that must not be empty, the mesh's AXIS=N pairs, phases, byte sizes.
+std::optional<Args> readArgs(int &status) {
   Args a;
-  if (argc < 2) {
-    status = usageError("no command given");
+  a.command = compileCmd ? "compile" : runCmd ? "run" : reportCmd ? "report" : "explain";
+  auto fail = [&](const std::string &msg) {
+    status = usageError(msg);
     return std::nullopt;
+  };
+  if (modelArg.empty() || modelArg[0].empty())
+    return fail("no model given");
+  a.model = modelArg[0];
+  if (modelArg.size() > 1)
+    return fail("unexpected argument '" + modelArg[1] + "' (the model is '" + a.model + "')");
+  a.outDir = outDirArg;
+  a.runOut = runOutArg;
+  if (outDirArg.getNumOccurrences() && a.outDir.empty())
+    return fail("-o needs a folder");
+  if (runOutArg.getNumOccurrences() && a.runOut.empty())
+    return fail("--out needs a folder");
+  a.entry = entryArg;
+  if (entryArg.getNumOccurrences() && a.entry.empty())
+    return fail("--entry needs a function name, e.g. --entry main");
+  a.target = targetArg;
+  a.cpu = cpuArg;
+  a.backend = backendArg;
+  a.report = reportArg;
+  a.quiet = quietArg;
+  a.explain = explainShardingArg;
+  if (emitArg.getNumOccurrences()) {
+    a.emit = shardc::parsePhase(emitArg);
+    if (!a.emit)
+      return fail("--emit=" + emitArg + " is not a phase (global, propagated, partitioned, "
+                                        "local or llvm)");
   }
-  a.command = argv[1];
-  if (a.command == "-h" || a.command == "--help") {
-    llvm::outs() << kUsage;
-    status = 0;
-    return std::nullopt;
+  if (stepsArg.getNumOccurrences()) {
+    int64_t n = 0;
+    if (llvm::StringRef(stepsArg).getAsInteger(10, n) || n < 1)
+      return fail("--steps " + stepsArg + ": expected a positive number of steps");
+    a.steps = n;
   }
-  if (a.command != "compile" && a.command != "run" && a.command != "report" &&
-      a.command != "explain") {
-    status = usageError("unknown command '" + a.command + "'");
-    return std::nullopt;
+  if (budgetArg.getNumOccurrences()) {
+    int64_t bytes;
+    if (!shardc::parseByteSize(budgetArg, bytes))
+      return fail("--memory-budget=" + budgetArg +
+                  ": expected a positive byte count such as 1048576, 512K, 64M or 2G");
+    a.memoryBudget = bytes;
   }
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](const std::string &flag) -> std::optional<std::string> {
-      if (arg.rfind(flag + "=", 0) == 0)
-        return arg.substr(flag.size() + 1);
-      if (arg == flag) {
-        if (i + 1 >= argc)
-          return std::nullopt;
-        return std::string(argv[++i]);
-      }
-      return std::nullopt;
-    };
-    auto flagIs = [&](const std::string &flag) {
-      return arg == flag || arg.rfind(flag + "=", 0) == 0;
-    };
-    std::optional<std::string> v;
-    for (const char *flag : {"--mesh", "-o", "--out", "--entry", "--target", "--backend",
-                             "--emit", "--in", "--cpu", "--memory-budget", "--steps"})
-      if (arg == flag && (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))) {
-        status = usageError(std::string(flag) + " needs a value");
-        return std::nullopt;
-      }
-    if (flagIs("--mesh")) {
-      if (!(v = value("--mesh")))
-        break;
-      a.mesh += (a.meshGiven ? "," : "") + *v;
-      a.meshGiven = true;
-    } else if (flagIs("-o")) {
-      if (!(v = value("-o")))
-        break;
-      a.outDir = *v;
-    } else if (flagIs("--steps")) {
-      if (!(v = value("--steps")))
-        break;
-      int64_t n = 0;
-      if (llvm::StringRef(*v).getAsInteger(10, n) || n < 1) {
-        status = usageError("--steps " + *v + ": expected a positive number of steps");
-        return std::nullopt;
-      }
-      a.steps = n;
-    } else if (flagIs("--out")) {
-      if (!(v = value("--out")))
-        break;
-      a.runOut = *v;
-    } else if (flagIs("--entry")) {
-      if (!(v = value("--entry")))
-        break;
-      if (v->empty()) {
-        status = usageError("--entry needs a function name, e.g. --entry main");
-        return std::nullopt;
-      }
-      a.entry = *v;
-    } else if (flagIs("--target")) {
-      if (!(v = value("--target")))
-        break;
-      a.target = *v;
-    } else if (flagIs("--cpu")) {
-      if (!(v = value("--cpu")))
-        break;
-      a.cpu = *v;
-    } else if (flagIs("--backend")) {
-      if (!(v = value("--backend")))
-        break;
-      a.backend = *v;
-    } else if (flagIs("--emit")) {
-      if (!(v = value("--emit")))
-        break;
-      a.emit = shardc::parsePhase(*v);
-      if (!a.emit) {
-        status = usageError("--emit=" + *v + " is not a phase");
-        return std::nullopt;
-      }
-    } else if (flagIs("--memory-budget")) {
-      if (!(v = value("--memory-budget")))
-        break;
-      int64_t bytes;
-      if (!shardc::parseByteSize(*v, bytes)) {
-        status = usageError("--memory-budget=" + *v +
-                            ": expected a positive byte count such as 1048576, 512K, 64M or 2G");
-        return std::nullopt;
-      }
-      a.memoryBudget = bytes;
-    } else if (flagIs("--in")) {
-      if (!(v = value("--in")))
-        break;
-      size_t eq = v->find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v->size()) {
-        status = usageError("--in " + *v + ": expected NAME=FILE.npy");
-        return std::nullopt;
-      }
-      a.inputs.emplace_back(v->substr(0, eq), v->substr(eq + 1));
-    } else if (arg == "--explain-sharding") {
-      a.explain = true;
-    } else if (arg == "--report") {
-      a.report = true;
-    } else if (arg == "--quiet") {
-      a.quiet = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      status = usageError("unknown option '" + arg + "'");
-      return std::nullopt;
-    } else if (a.model.empty()) {
-      a.model = arg;
-    } else {
-      status = usageError("unexpected argument '" + arg + "' (the model is '" + a.model + "')");
-      return std::nullopt;
-    }
-    continue;
-  }
-  if (a.model.empty()) {
-    status = usageError("no model given");
-    return std::nullopt;
+  for (const std::string &v : inArg) {
+    size_t eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+      return fail("--in " + v + ": expected NAME=FILE.npy");
+    a.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
   }
   // --mesh: AXIS=N pairs, each axis once, sizes positive; no empty entry
   // (a stray comma or an empty value is a typo, not "no change").
+  a.mesh = llvm::join(meshArg, ",");
   std::vector<std::string> seen;
   llvm::SmallVector<llvm::StringRef> pairs;
-  if (a.meshGiven)
+  if (meshArg.getNumOccurrences())
     llvm::StringRef(a.mesh).split(pairs, ',', -1, /*KeepEmpty=*/true);
   for (llvm::StringRef pair : pairs) {
-    if (pair.trim().empty()) {
-      status = usageError("--mesh '" + a.mesh +
-                          "' has an empty entry; expected AXIS=N pairs separated by commas, "
-                          "e.g. --mesh data=2,model=4");
-      return std::nullopt;
-    }
+    if (pair.trim().empty())
+      return fail("--mesh '" + a.mesh +
+                  "' has an empty entry; expected AXIS=N pairs separated by commas, "
+                  "e.g. --mesh data=2,model=4");
     auto [axis, size] = pair.split('=');
     long long n;
-    if (axis.trim().empty() || size.trim().getAsInteger(10, n) || n < 1) {
-      status = usageError("--mesh " + pair.str() + ": expected AXIS=N with N a positive integer");
-      return std::nullopt;
-    }
-    if (std::find(seen.begin(), seen.end(), axis.trim().str()) != seen.end()) {
-      status = usageError("--mesh gives axis \"" + axis.trim().str() + "\" twice");
-      return std::nullopt;
-    }
+    if (axis.trim().empty() || size.trim().getAsInteger(10, n) || n < 1)
+      return fail("--mesh " + pair.str() + ": expected AXIS=N with N a positive integer");
+    if (llvm::is_contained(seen, axis.trim().str()))
+      return fail("--mesh gives axis \"" + axis.trim().str() + "\" twice");
     seen.push_back(axis.trim().str());
   }
-  if (a.emit && a.command == "run" && llvm::sys::fs::is_directory(a.model)) {
-    status = usageError("--emit needs a model file; '" + a.model +
-                        "' is a compiled directory (its IR is not kept)");
-    return std::nullopt;
-  }
-  if (a.target != "cpu") {
-    llvm::errs() << "shardc: error: --target " << a.target
-                 << " is not available: this build of shardc compiles for the cpu target only\n";
-    status = exitWith(ExitCode::Usage);
-    return std::nullopt;
-  }
-  if (a.backend != "threads" && !(a.backend == "mpi" && a.command == "run")) {
-    llvm::errs() << "shardc: error: --backend " << a.backend
-                 << " is not available" << (a.backend == "mpi" ? " for " + a.command : "")
-                 << ": `shardc run` runs ranks as threads (--backend threads) or one per MPI "
-                    "process (--backend mpi, under mpirun)\n";
-    status = exitWith(ExitCode::Usage);
-    return std::nullopt;
-  }
+  if (a.emit && a.command == "run" && llvm::sys::fs::is_directory(a.model))
+    return fail("--emit needs a model file; '" + a.model +
+                "' is a compiled directory (its IR is not kept)");
+  if (a.target != "cpu")
+    return fail("--target " + a.target +
+                " is not available: this build of shardc compiles for the cpu target only");
+  if (a.backend != "threads" && a.backend != "mpi")
+    return fail("--backend " + a.backend +
+                " is not available: `shardc run` runs ranks as threads (--backend threads) or "
+                "one per MPI process (--backend mpi, under mpirun)");
   status = 0;
   return a;
+}
+
+/// Parses the command line; nullopt with `status` set when there is nothing
+/// to run (help printed, or a usage error reported).
+std::optional<Args> parseArgs(int argc, char **argv, int &status) {
+  if (argc < 2)
+    return status = usageError("no command given"), std::nullopt;
+  llvm::StringRef command = argv[1];
+  if (!command.starts_with("-") && !llvm::is_contained({"compile", "run", "report", "explain"},
+                                                       command))
+    return status = usageError("unknown command '" + command.str() + "'"), std::nullopt;
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "shardc (LLVM and MLIR " LLVM_VERSION_STRING ")\n"; });
+  cl::HideUnrelatedOptions(category, cl::SubCommand::getTopLevel());
+  for (cl::SubCommand *sub : allCmds.getSubCommands())
+    cl::HideUnrelatedOptions(category, *sub);
+  cl::SubCommand *sub = &cl::SubCommand::getTopLevel();
+  for (cl::SubCommand *s : allCmds.getSubCommands())
+    if (command == s->getName())
+      sub = s;
+  // An option that takes a value, given last or followed by another option,
+  // is a value forgotten: say so with the value it takes (llvm::cl would
+  // take the next option as the value, or report it past `Errs`).
+  auto &options = cl::getRegisteredOptions(*sub);
+  for (int i = 2; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (!arg.starts_with("-") || arg.contains('='))
+      continue;
+    auto it = options.find(arg.ltrim('-'));
+    if (it == options.end() || it->second->getValueExpectedFlag() != cl::ValueRequired)
+      continue;
+    if (i + 1 == argc || llvm::StringRef(argv[i + 1]).starts_with("--")) {
+      std::string value = it->second->ValueStr.str();
+      return status = usageError(arg.str() + " needs a value" +
+                                 (value.empty() ? "" : " (" + value + ")")),
+             std::nullopt;
+    }
+  }
+  std::string errors;
+  llvm::raw_string_ostream errs(errors);
+  if (!cl::ParseCommandLineOptions(argc, argv, kOverview, &errs))
+    return status = usageError(clError(errors, *sub)), std::nullopt;
+  // LLVM's and MLIR's options live in the top-level command; llvm::cl still
+  // accepts them after a subcommand, so refuse them here: they are not
+  // shardc's, and some would change the output silently.
+  for (auto &entry : cl::getRegisteredOptions(cl::SubCommand::getTopLevel())) {
+    cl::Option *o = entry.second;
+    if (o->getNumOccurrences() && !llvm::is_contained(o->Categories, &category))
+      return status = usageError("unknown option '--" + entry.first.str() + "'"),
+             std::nullopt;
+  }
+  if (!compileCmd && !runCmd && !reportCmd && !explainCmd)
+    return status = usageError("no command given"), std::nullopt;
+  return readArgs(status);
 }
 
 /// A compiled model: from source now, or read back from an OUT/ directory.
@@ -591,7 +636,6 @@ int runRun(const Args &a) {
 
 int main(int argc, char **argv) {
   shardc::tuneAllocatorForCompiling();
-  mlir::registerPassManagerCLOptions();
   int status = 0;
   std::optional<Args> args = parseArgs(argc, argv, status);
   if (!args)

@@ -3,9 +3,6 @@
 # compiler/tools/shardc.cpp (2 usage, 3 compile, 4 input, 5 run, 6 output),
 # name what was wrong on stderr (argument, dimension, axis, file), and neither
 # crash nor hang. Inputs are built in $TEST_TMPDIR from the seed sample.
-#
-# Cases where today's behaviour is wrong live in pending_cli_bugs.sh (not run
-# by bazel; see that file).
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
@@ -89,8 +86,8 @@ expect_error mesh_empty_entry 2 "has an empty entry; expected AXIS=N pairs" \
 expect_error mesh_empty 2 "has an empty entry" -- report "$SEED" --mesh ""
 
 # ---------------------------------------------------------------------------
-# --mesh. Today these are reported by the compiler (status 3); ExitCode says a
-# bad command line is 2 — both are accepted here, cli_regressions_test.sh pins 2.
+# --mesh. ExitCode says a bad command line is 2; the compiler's status 3 is
+# accepted here too, cli_regressions_test.sh pins 2.
 # ---------------------------------------------------------------------------
 expect_error mesh_unknown_axis "$USAGE|$COMPILE" \
   "--mesh" '"model"' '"data" (@mesh)' \
@@ -212,7 +209,8 @@ expect_error in_not_name_equals_file $USAGE \
 # ---------------------------------------------------------------------------
 expect_error no_command $USAGE "no command" "usage:" --
 expect_error unknown_command $USAGE "unknown command 'bogus'" "usage:" -- bogus "$SEED"
-expect_error unknown_option $USAGE "unknown option '--bogus'" -- compile "$SEED" --bogus
+expect_error unknown_option $USAGE "'--bogus'" "--help" -- compile "$SEED" --bogus
+expect_error llvm_option $USAGE "unknown option '--print-after-all'" -- compile "$SEED" --print-after-all
 expect_error no_model $USAGE "no model" -- run
 expect_error two_models $USAGE "unexpected argument" "extra.mlir" -- compile "$SEED" extra.mlir
 expect_error emit_bogus $USAGE "--emit=bogus" "not a phase" "partitioned" -- compile "$SEED" --emit=bogus
@@ -220,7 +218,7 @@ expect_error emit_bogus_spaced $USAGE "--emit=bogus" "not a phase" -- compile "$
 expect_error target_ptx $USAGE "--target ptx" "not available" "cpu" -- compile "$SEED" --target ptx
 expect_error target_ptx_equals $USAGE "--target ptx" "not available" -- compile "$SEED" --target=ptx -o "$TMP/o14"
 expect_error backend_nccl $USAGE "--backend nccl" "not available" "--backend mpi" -- run "$SEED" --backend nccl "${SEED_IN[@]}"
-expect_error backend_mpi_compile $USAGE "--backend mpi" "not available for compile" -- compile "$SEED" --backend mpi
+expect_error backend_mpi_compile $USAGE "'--backend'" -- compile "$SEED" --backend mpi
 # Outside mpirun the job is one process; the mesh wants four.
 expect_error backend_mpi_one_process $RUN "has 4 devices but the MPI job has 1 processes" "mpirun -np 4" -- run "$SEED" --backend mpi "${SEED_IN[@]}"
 

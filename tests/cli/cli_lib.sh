@@ -160,8 +160,9 @@ check() {
   return 0
 }
 
-# contains FILE STRING / count_of FILE STRING
+# contains FILE STRING / not_contains FILE STRING / count_of FILE STRING
 contains() { grep -qF -- "$2" "$1"; }
+not_contains() { ! grep -qF -- "$2" "$1"; }
 count_of() { grep -oF -- "$2" "$1" | wc -l | tr -d ' '; }
 
 finish() {

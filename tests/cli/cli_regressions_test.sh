@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Regressions: shardc command-line cases that were once wrong (found by the
-# CLI tests and fixed): options given last without a value, an axis given
-# twice in --mesh, --mesh errors as usage errors (exit 2), --emit on a
-# compiled directory, an undefined mesh named next to a defined one, and
-# dynamic shapes (rejected with a located, readable message), and the
-# collectives of called functions (once left out of explain and report).
+# Regressions: shardc command-line edge cases: options given last without a
+# value, an axis given twice in --mesh, --mesh errors as usage errors
+# (exit 2), --emit on a compiled directory, an undefined mesh named next to a
+# defined one, dynamic shapes (rejected with a located, readable message),
+# and the collectives of called functions (listed by explain and report).
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
@@ -53,7 +52,7 @@ expect_error p6_dynamic_dim_printed $COMPILE "dynamic" "!-9223372036854775808" \
 
 
 # P7: collectives inside called functions are listed, once per call, with
-# the call they run under (explain and report listed the entry's only).
+# the call they run under, not only the entry function's own.
 cat >"$TMP/callee_collectives.mlir" <<'MLIR'
 garray.mesh @mesh ["a" = 2, "b" = 2]
 func.func private @h(%p: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {

@@ -150,7 +150,20 @@ fi
 
 # --- help -----------------------------------------------------------------------
 if expect_ok help -- --help; then
-  check help "prints usage" contains "$TMP/help.out" "usage:"
+  check help "lists the commands" contains "$TMP/help.out" "compile"
+  check help "lists the commands" contains "$TMP/help.out" "explain"
+  check help "says how to ask a command" contains "$TMP/help.out" "COMMAND --help"
+  check help "hides LLVM's options" not_contains "$TMP/help.out" "print-after-all"
+fi
+for cmd in compile run report explain; do
+  if expect_ok "help_$cmd" -- "$cmd" --help; then
+    check "help_$cmd" "lists --mesh" contains "$TMP/help_$cmd.out" "--mesh"
+    check "help_$cmd" "hides LLVM's options" not_contains "$TMP/help_$cmd.out" "print-after-all"
+  fi
+done
+if expect_ok help_run_flags -- run --help; then
+  check help_run_flags "lists --in" contains "$TMP/help_run_flags.out" "--in=<NAME=FILE.npy>"
+  check help_run_flags "lists --steps" contains "$TMP/help_run_flags.out" "--steps"
 fi
 
 finish

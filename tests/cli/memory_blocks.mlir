@@ -1,5 +1,5 @@
-// A function of two blocks: the values made after the branch count too (the
-// estimate once read the entry block only: 4 MiB instead of 12 MiB).
+// A function of two blocks: the values made after the branch count too
+// (12 MiB; the entry block alone would give 4 MiB).
 garray.mesh @mesh ["data" = 2]
 func.func @main(
     %x: tensor<8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data")>},
