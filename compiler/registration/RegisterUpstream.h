@@ -3,7 +3,7 @@
 // The single place that says which upstream MLIR dialects, external models and
 // passes shardc depends on. Tools (shardc-opt, the compiler driver) and the
 // target back ends call these instead of MLIR's InitAll*.h, which cost far
-// more compile time (see shared/TOOLCHAIN.md §11).
+// more compile time.
 //
 // Invariant: every pass name that a shardc pipeline string mentions is
 // registered by registerUpstreamPasses(), so `shardc-opt` can replay each step

@@ -7,7 +7,7 @@
 // Compile time: mlir/Conversion/Passes.h and mlir/Dialect/Linalg/Passes.h pull
 // in every conversion/transform header (20+ s per TU). Instead we include the
 // generated Passes.h.inc files with only the declarations we need
-// (GEN_PASS_DECL_<NAME>), as shared/TOOLCHAIN.md §5 describes.
+// (GEN_PASS_DECL_<NAME>).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/registration/RegisterUpstream.h"

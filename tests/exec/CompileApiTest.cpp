@@ -2,17 +2,15 @@
 //
 // A host program that embeds the compiler calls registerCompilerDialects,
 // parses a model and calls compileModule — nothing else is documented in
-// Pipeline.h. This binary does exactly that, deliberately WITHOUT the
-// ExecHarness (which works around the bug below) and without
-// mlir::registerPassManagerCLOptions().
+// Pipeline.h. This binary does exactly that, without the ExecHarness and
+// without mlir::registerPassManagerCLOptions() (in MLIR 22,
+// applyPassManagerCLOptions fails unless those options are registered, so
+// compileModule must register them itself).
 //
-// KNOWN BUG (found by this suite): compileModule returns nullopt with NO
-// diagnostic unless the caller has called mlir::registerPassManagerCLOptions()
-// first. Pipeline.cpp's run() does `if (failed(applyPassManagerCLOptions(pm)))
-// return failure();`, and in MLIR 22 applyPassManagerCLOptions fails when the
-// options were never registered. shardc's main registers them, so the CLI
-// works; every other caller gets a silent failure, contradicting Pipeline.h
-// ("Returns nullopt on error (already reported as diagnostics)").
+// It checks that a valid model compiles for such a caller (an object for the
+// 2-device mesh), and that a failure would come with a diagnostic, as
+// Pipeline.h promises ("Returns nullopt on error (already reported as
+// diagnostics)").
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/pipeline/Pipeline.h"

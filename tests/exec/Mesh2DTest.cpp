@@ -11,9 +11,10 @@
 //      m = mean(t)                                         → h, rowmax, m
 //   C  a softmax over "model"-sharded classes, with a bias b P("model")
 //                                                          → p, lse
+//   D  the mean over rows of a "model"-split h            → colmean
 //
-// Cases that once failed (kept as regressions) are at the
-// end of the file, each with the failure it shows today.
+// At the end, sharded constants: a constant that propagation splits must
+// get its local shape and its local values from global-to-local.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/exec/ExecHarness.h"
@@ -233,18 +234,15 @@ TEST_CASE("2-D mesh, model C: softmax and log-sum-exp over model-split classes",
 }
 
 //===----------------------------------------------------------------------===//
-// Once-known failures, now fixed; each asserts the right behaviour.
-// green while they fail and reports them as failed-but-allowed.
+// Sharded constants: a garray.constant whose propagated sharding splits it
+// must be localised by global-to-local (local value and local result type
+// agree, so the verifier accepts it, and each device holds its own slice).
 //===----------------------------------------------------------------------===//
 
-// KNOWN BUG (found by this suite): a garray.constant whose propagated sharding
-// splits it is not localised by global-to-local: the result type becomes the
-// local shape while the value stays global, and the verifier rejects it:
-//   model_d.mlir:...: error: 'garray.constant' op failed to verify that all
-//   of {value, result} have same type
-// Here the constant is the global count (dense<12.0> : tensor<6xf32>) that
-// garray-decompose makes for `mean dims = [0]`, and it inherits "model" from
-// the mean's result. Fails on every mesh with model > 1; 1x1 and 2x1 pass.
+// The constant is the global count (dense<12.0> : tensor<6xf32>) that
+// garray-decompose makes for `mean dims = [0]`; it inherits "model" from the
+// mean's result, so on every mesh with model > 1 it is split. Checks the
+// column mean against the reference on every mesh.
 TEST_CASE("2-D mesh, column mean of h (result split over model)", "[exec][mesh2d]") {
   const char *kModelD = R"(// D: the mean over rows keeps the model-split columns.
 garray.mesh @mesh ["data" = 2, "model" = 2]
@@ -270,13 +268,11 @@ func.func @main(
                 });
 }
 
-// KNOWN BUG (same root cause, smallest form): an elementwise product of a
-// sharded value with a constant. Propagation gives the constant P("data") and
-// global-to-local leaves `dense<...> : tensor<8xf32>` with a tensor<4xf32>
-// result on data=2:
-//   scale.mlir:6:8: error: 'garray.constant' op failed to verify that all of
-//   {value, result} have same type
-// Both a splat and a non-splat constant fail; data=1 passes.
+// The smallest form: an elementwise product of a sharded value with a
+// constant. Propagation gives the constant P("data"), so on data=2 its local
+// form is a tensor<4xf32> holding that device's half. Checked with a splat
+// and a non-splat constant (whose slices differ per device) on 1, 2, 4 and 8
+// ranks.
 TEST_CASE("sharded value times a constant (splat and non-splat)", "[exec]") {
   const char *kScale = R"(garray.mesh @mesh ["data" = 2]
 

@@ -10,8 +10,9 @@
 //              kinds); bf16 too;
 //   mean       weighted by a mask with a different number of valid elements
 //              on every shard (divides by the *global* valid count), by real
-//              weights, and unweighted, in f32, f64, f16; the DESIGN.md
-//              example (2 vs 2.5);
+//              weights, and unweighted, in f32, f64, f16; a masked mean whose
+//              shards hold unequal valid counts (2, not the 2.5 that
+//              averaging local means gives);
 //   argmax/min ties inside a shard and across shards (first global index),
 //              NaN (first NaN), every dtype, i32 and i64 results.
 //
@@ -213,7 +214,7 @@ TEST_CASE("mean: masked, weighted and plain, by global counts", "[mean]") {
     }
 }
 
-// DESIGN.md's bug: shard 0 holds two examples with mean 1, shard 1 one with
+// On 2 ranks, shard 0 holds two valid examples with mean 1, shard 1 one with
 // 4. The global mean is 2; averaging local means would give 2.5.
 TEST_CASE("mean: a masked mean divides by the global valid count", "[mean]") {
   TypedInputs in;
@@ -287,7 +288,7 @@ TEST_CASE("argmax/argmin: ties within and across shards, every dtype", "[argmax]
     }
 }
 
-// The issue's example: 8 elements over 4 devices (2 each), the max at 1 and
+// Ties across devices: 8 elements over 4 devices (2 each), the max at 1 and
 // 5 (devices 0 and 2), the min at 2 and 7: the answers are 1 and 2.
 TEST_CASE("argmax/argmin: first global index on ties across devices", "[argmax]") {
   HostArray x{"f32", {8}, {0, 9, -3, 2, 1, 9, 0, -3}};
@@ -322,10 +323,8 @@ TEST_CASE("argmax/argmin: the first NaN wins, on any shard", "[argmax]") {
   }
 }
 
-// Known failure in this branch: LLVM lowers f32 -> bf16 truncation to a call
-// to libgcc's __truncsfbf2, which the runtime does not export yet (the
-// elementwise family adds the soft-float helpers to shardrt_symbols()), so
-// the object does not load. The numbers are expected to pass once it does.
+// bf16: LLVM lowers f32 -> bf16 truncation to a call to __truncsfbf2, which
+// the object gets from the runtime's soft-float helpers (shardrt_symbols()).
 TEST_CASE("reduce and argmax in bf16", "[reduce][argmax]") {
   for (int sharded : {0, 1}) {
     INFO("x and p sharded on dim " << sharded);

@@ -533,10 +533,10 @@ TEST_CASE("reshard: the report's collectives are the local program's comm ops, e
 
 // A reshape whose result is constrained to a split of its minor factor
 // (64 -> 8x8 with P(None, "x")): no layout of the flat operand holds that
-// split as blocks, so the reshape runs whole and an all_slice follows. The
-// op once ran with the result's split and the operand's whole layout, and
-// global-to-local made an invalid reshape (64 elements into 8x4). Found by
-// review; 1, 2, 4, 8 and an uneven 3 ranks against the 1-rank run.
+// split as blocks, so the reshape runs whole and an all_slice follows (run
+// with the result's split and the operand's whole layout, global-to-local
+// would make an invalid reshape, 64 elements into 8x4). On 1, 2, 4, 8 and an
+// uneven 3 ranks against the 1-rank run.
 TEST_CASE("reshard: a reshape constrained on its minor factor runs whole, then slices",
           "[exec][reshard]") {
   const char *model = R"(garray.mesh @mesh ["x" = 2]
@@ -560,8 +560,8 @@ func.func @main(%X: tensor<8x8xf32> {garray.name = "X"}) -> (tensor<8x8xf32> {ga
 // P(None, ("q","r"), "s") splits a, b and c; a is minor to an unsplit z on
 // the operand, and clearing it strands b (minor to a on the result), which
 // strands c (minor to b on the operand): the block check repeats until
-// nothing changes (one pass left c split, and an invalid local reshape).
-// Found by review; meshes of 1, 8, 4 and uneven 3x1x2 devices.
+// nothing changes (a single pass would leave c split, and an invalid local
+// reshape). On meshes of 1, 8, 4 and uneven 3x1x2 devices.
 TEST_CASE("reshard: a reshape's block check repeats until nothing changes", "[exec][reshard]") {
   const char *model = R"(garray.mesh @mesh ["q" = 2, "r" = 2, "s" = 2]
 func.func @main(%X: tensor<8x8xf32> {garray.name = "X"}) -> (tensor<8x8xf32> {garray.name = "Y"}) {

@@ -341,14 +341,14 @@ TEST_CASE("samples/attention.mlir: y on 1x1, 2x1, 1x2, 2x2, 1x4, 2x4, 2x3, 3x5 m
   }
 }
 
-// Regression: LLVM 22's linalg-specialize-generic-ops turned dot_general
-// contractions with a transposed operand into linalg.matmul/batch_matmul
-// with default maps. samples/attention.mlir's q·kᵀ (contracting = [2] x [2])
-// failed to compile on model=1 ("'linalg.batch_matmul' op inferred
-// input/output operand #1 has shape's dimension #1 to be 16, but found 8")
-// and gave wrong y on model=2, where the local sizes happen to agree. Square
-// shapes here so that a mis-specialization would verify and compute
-// silently wrong numbers.
+// dot_general contractions with a transposed operand must not become
+// linalg.matmul/batch_matmul with default maps (as LLVM 22's
+// linalg-specialize-generic-ops would make them): samples/attention.mlir's
+// q·kᵀ (contracting = [2] x [2]) would then fail to compile on model=1
+// ("'linalg.batch_matmul' op inferred input/output operand #1 has shape's
+// dimension #1 to be 16, but found 8") and give a wrong y on model=2, where
+// the local sizes happen to agree. Square shapes here so that a
+// mis-specialization would verify and compute silently wrong numbers.
 TEST_CASE("dot_general with transposed operands (matmul / batch_matmul shapes)",
           "[exec][samples][dot_general]") {
   struct Case {

@@ -137,12 +137,12 @@ TEST_CASE("projectToFactors: compound dims split major to minor",
   }
 }
 
-// BUG (reported): projectToFactors hands axes to a minor factor even when the
-// major factor of the same dim is not split completely. A dim [i j] (i=2, j=4,
-// 8 elements) split 4 ways over "model" holds contiguous pairs: each device has
-// half of i and half of j, which is *not* "j over model" (that would be the
-// strided layout {m, 4+m}). projectFromFactors documents the rule ("a minor
-// factor's axes only count once every major factor is split completely") and
+// projectToFactors hands no axes to a minor factor while the major factor of
+// the same dim is not split completely. A dim [i j] (i=2, j=4, 8 elements)
+// split 4 ways over "model" holds contiguous pairs: each device has half of i
+// and half of j, which is *not* "j over model" (that would be the strided
+// layout {m, 4+m}). projectFromFactors documents the rule ("a minor factor's
+// axes only count once every major factor is split completely") and
 // projectToFactors must agree with it, else the two do not round-trip and
 // propagation proposes layouts the value does not have.
 TEST_CASE("projectToFactors: a minor factor gets no axes unless the major is fully split",
@@ -156,7 +156,7 @@ TEST_CASE("projectToFactors: a minor factor gets no axes unless the major is ful
     Projection p = projectToFactors(rule, merged, s, mesh);
     REQUIRE(p[1]);
     INFO("j projected to " << p[1]->size() << " axes");
-    CHECK(p[1]->empty()); // actual: j = {model}
+    CHECK(p[1]->empty());
   }
   SECTION("i=4, j=2, P((\"data\",\"model\")): i is only half split by data") {
     FactorRule rule = mergeDimsRule(4, 2);
@@ -165,15 +165,15 @@ TEST_CASE("projectToFactors: a minor factor gets no axes unless the major is ful
     REQUIRE(p[0]);
     REQUIRE(p[1]);
     CHECK(*p[0] == Axes{kData});
-    CHECK(p[1]->empty()); // actual: j = {model}
+    CHECK(p[1]->empty());
   }
 }
 
-// Consequence of the bug above inside propagateStep: projecting an extended
-// tensor back onto the factors yields a *new* candidate, so a second step on
-// the same op changes the merge (one step is not a fixed point), the axis
-// moves from factor i to factor j, and a j-indexed tensor is sharded in a
-// layout that does not line up with the compound operand.
+// The same rule inside propagateStep: were projecting an extended tensor back
+// onto the factors to yield a *new* candidate, a second step on the same op
+// would change the merge (one step would not be a fixed point), the axis
+// would move from factor i to factor j, and a j-indexed tensor would be
+// sharded in a layout that does not line up with the compound operand.
 TEST_CASE("propagateStep: compound dims reach a fixed point in one step",
           "[factor_merge][propagate][regression]") {
   Mesh mesh = dataModelMesh();
@@ -181,8 +181,9 @@ TEST_CASE("propagateStep: compound dims reach a fixed point in one step",
   // the compound operand dim). Operand 1 shards i over "model" (size 4 > 2:
   // ceil layout, two shards empty); operands 0 and 2 are open.
   //   step 1: merge i={model}, j={}; operand 0 becomes P("model"?);
-  //   step 2: operand 0 now projects to j={model} (the bug), j (the lower
-  //           factor) takes model from i, and operand 2 becomes P("model"?).
+  //   step 2: must change nothing. (Were operand 0 to project to j={model},
+  //           j, the lower factor, would take model from i, and operand 2
+  //           become P("model"?).)
   FactorRuleBuilder b;
   int j = b.factor(4);
   int i = b.factor(2);
@@ -501,11 +502,11 @@ TEST_CASE("extendOpenDims: open dims only extend their prefix", "[factor_merge][
   }
 }
 
-// BUG (reported): when an extension collides with an axis the value already
-// uses, extendOpenDims "drops" the collision by truncating whichever dim comes
-// later, which may be a *closed* dim (or an open dim's existing axes), instead
-// of dropping the new extension. Header: "closed dims are never changed";
-// FactorMerge.h: "a dim only ever grows by appending axes".
+// When an extension collides with an axis the value already uses,
+// extendOpenDims drops the new extension, never truncating a *closed* dim (or
+// an open dim's existing axes) that happens to come later. Header: "closed
+// dims are never changed"; FactorMerge.h: "a dim only ever grows by appending
+// axes".
 TEST_CASE("extendOpenDims: a colliding extension never changes a closed dim",
           "[factor_merge][extend][regression]") {
   Mesh mesh = dataModelMesh();
@@ -514,8 +515,8 @@ TEST_CASE("extendOpenDims: a colliding extension never changes a closed dim",
     TensorSharding proposed = sharding({closedDim({kData}), closedDim()});
     extendOpenDims(cur, proposed);
     INFO("after: " << cur.str(mesh));
-    CHECK(cur.dims[1] == closedDim({kData})); // actual: dim 1 becomes None
-    CHECK(cur.dims[0] == openDim());          // actual: dim 0 takes "data"
+    CHECK(cur.dims[1] == closedDim({kData}));
+    CHECK(cur.dims[0] == openDim());
     CHECK(cur.validate(mesh) == "");
   }
   SECTION("an open dim's existing axes are not taken away either") {
@@ -523,7 +524,7 @@ TEST_CASE("extendOpenDims: a colliding extension never changes a closed dim",
     TensorSharding proposed = sharding({closedDim({kData}), closedDim()});
     extendOpenDims(cur, proposed);
     INFO("after: " << cur.str(mesh));
-    CHECK(cur.dims[1].axes == Axes{kData}); // actual: dim 1 shrinks to empty
+    CHECK(cur.dims[1].axes == Axes{kData});
   }
   SECTION("through propagateStep on an elementwise add") {
     // A: P("data", None) closed; B: P(?, "data") with dim 1 closed. Merge puts
@@ -534,14 +535,15 @@ TEST_CASE("extendOpenDims: a colliding extension never changes a closed dim",
         sharding({openDim(), closedDim({kData})}), std::nullopt};
     propagateStep(add, tensors, mesh);
     INFO("B after: " << tensors[1]->str(mesh));
-    CHECK(tensors[1]->dims[1] == closedDim({kData})); // actual: P("data"?, None)
+    CHECK(tensors[1]->dims[1] == closedDim({kData}));
   }
 }
 
-// Same root cause, worst consequence: when the collision pass undoes the whole
-// extension, extendOpenDims still returns true ("Returns true if anything
-// changed"), and propagateStep reports the tensor as changed on every call. A
-// worklist that re-enqueues changed values never reaches its fixed point.
+// Collisions and change reports: when the collision pass undoes the whole
+// extension, extendOpenDims returns false ("Returns true if anything
+// changed"), and propagateStep does not report the tensor as changed; a
+// worklist that re-enqueues changed values would otherwise never reach its
+// fixed point.
 TEST_CASE("extendOpenDims/propagateStep: report a change only when one happened",
           "[factor_merge][extend][regression]") {
   Mesh mesh = dataModelMesh();
@@ -550,13 +552,13 @@ TEST_CASE("extendOpenDims/propagateStep: report a change only when one happened"
     TensorSharding before = cur;
     bool changed = extendOpenDims(cur, sharding({closedDim(), closedDim({kData})}));
     INFO("after: " << cur.str(mesh));
-    REQUIRE(cur.dims == before.dims); // nothing changed (this part holds)
-    CHECK_FALSE(changed);             // actual: true
+    REQUIRE(cur.dims == before.dims); // nothing changed
+    CHECK_FALSE(changed);
   }
   SECTION("propagateStep on an elementwise add") {
     // A: P("model", "data") closed; B: P("data", ?). Factor i conflicts
     // ({model} vs {data}) -> none; j = {data}. B's proposal P(None, "data")
-    // collides with B's own closed dim 0 and is undone, yet B is "changed".
+    // collides with B's own closed dim 0 and is undone: B is not changed.
     FactorRule add = add2d(8, 8);
     std::vector<std::optional<TensorSharding>> tensors = {
         sharding({closedDim({kModel}), closedDim({kData})}),
@@ -567,12 +569,12 @@ TEST_CASE("extendOpenDims/propagateStep: report a change only when one happened"
     for (size_t t = 0; t < tensors.size(); ++t)
       REQUIRE(tensors[t]->dims == once[t]->dims);
     INFO("B: " << tensors[1]->str(mesh));
-    CHECK(changed.empty()); // actual: {1}, on every call
+    CHECK(changed.empty());
   }
 }
 
-// Same root cause: the collision pass ignores pending axes, so an extension
-// can make a value sharded and pending over the same axis (invalid).
+// Collisions with pending axes: an extension never makes a value sharded and
+// pending over the same axis (invalid).
 TEST_CASE("extendOpenDims: keeps the sharding valid when the value is pending",
           "[factor_merge][extend][regression]") {
   Mesh mesh = dataModelMesh();
@@ -580,7 +582,7 @@ TEST_CASE("extendOpenDims: keeps the sharding valid when the value is pending",
   REQUIRE(cur.validate(mesh) == "");
   extendOpenDims(cur, sharding({closedDim({kModel})}));
   INFO("after: " << cur.str(mesh));
-  CHECK(cur.validate(mesh) == ""); // actual: P("model"?) unreduced=sum("model")
+  CHECK(cur.validate(mesh) == "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -867,7 +869,8 @@ TEST_CASE("property: with closed or unknown inputs, one step reaches a fixed poi
 TEST_CASE("property: with closed or unknown inputs and compound dims, one step reaches "
           "a fixed point",
           "[factor_merge][propagate][property][regression]") {
-  // Fails through the projectToFactors bug (see the deterministic case above).
+  // The projectToFactors rule (see the deterministic case above), on random
+  // cases.
   std::mt19937 rng(99);
   for (int n = 0; n < kCases; ++n) {
     std::string v = secondStepViolation(randomCase(rng, /*compound=*/true, /*closedOnly=*/true),
@@ -882,9 +885,9 @@ TEST_CASE("property: with closed or unknown inputs and compound dims, one step r
 
 TEST_CASE("property: with open inputs, one step reaches a fixed point",
           "[factor_merge][propagate][property][regression]") {
-  // Fails through the extendOpenDims collision bug (deterministic cases
-  // above): undone extensions are reported as changes, and closed dims that
-  // lose axes change the next merge.
+  // The extendOpenDims collision rules (deterministic cases above), on random
+  // cases: undone extensions must not be reported as changes, nor closed dims
+  // lose axes and change the next merge.
   std::mt19937 rng(7);
   for (int n = 0; n < kCases; ++n) {
     std::string v = secondStepViolation(randomCase(rng, /*compound=*/false), true);
@@ -898,7 +901,7 @@ TEST_CASE("property: with open inputs, one step reaches a fixed point",
 
 TEST_CASE("property: propagateStep keeps closed dims, only grows open ones, stays valid",
           "[factor_merge][propagate][property][regression]") {
-  // Fails through the extendOpenDims collision bug above.
+  // The extendOpenDims collision rules above, on random cases.
   std::mt19937 rng(2024);
   for (int n = 0; n < kCases; ++n) {
     RandomCase c = randomCase(rng, /*compound=*/false);

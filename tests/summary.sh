@@ -1,0 +1,21 @@
+# shellcheck shell=bash
+# Sourced by tests/run.sh and tests/quick.sh. bazel_test_summary ARGS... runs
+# `bazel test ARGS...`, counts the test targets that passed and failed in its
+# output, shuts bazel down, and ends with the line "N passed, N failed"; it
+# returns non-zero when bazel or any test failed.
+bazel_test_summary() {
+  local log rc passed failed
+  log=$(mktemp)
+  # rc is bazel's status whatever the caller's pipefail/errexit settings.
+  { bazel test "$@" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}; } || true
+  passed=$(grep -cE '^//\S+\s+(\(cached\) )?PASSED' "$log" || true)
+  failed=$(grep -cE '^//\S+\s+.*(FAILED|TIMEOUT|NO STATUS|INCOMPLETE)' "$log" || true)
+  if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    failed=1 # the build itself failed before any test could report
+    echo "bazel exited with status $rc before tests reported; see the log above"
+  fi
+  rm -f "$log"
+  bazel shutdown >/dev/null 2>&1 || true
+  echo "$passed passed, $failed failed"
+  [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
+}
