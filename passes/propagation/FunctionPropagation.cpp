@@ -13,9 +13,13 @@
 
 namespace shardc::propagation {
 
+using namespace mlir;
+using namespace mlir::garray;
+
+
 FunctionPropagation::FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp mesh,
                                          const shardc::Mesh &core, bool explain)
-    : funcs(std::move(funcs)), mesh(mesh), core(core), explain(explain) {
+    : PropagationState(std::move(funcs), mesh, core, explain) {
   for (func::FuncOp f : this->funcs) {
     inSet.insert(f.getOperation());
     size_t begin = allOps.size();
@@ -47,7 +51,7 @@ FunctionPropagation::FunctionPropagation(SmallVector<func::FuncOp> funcs, MeshOp
       for (Value v : op->getOperands())
         operandIds.push_back(!isTensor(v) ? kNoValue : resolvedId(v));
       if (auto r = dyn_cast<func::ReturnOp>(op))
-        returnsOf[f].push_back(r);
+        returns[f].push_back(r);
     });
     opRange.push_back({begin, allOps.size()});
   }
@@ -77,9 +81,6 @@ LogicalResult FunctionPropagation::run() {
   }
   if (failed(checkGroups()) || failed(checkRuleless()) || failed(checkCallResults()))
     return failure();
-  if (explain)
-    explainAll();
-  finalize();
   return success();
 }
 
@@ -277,46 +278,10 @@ void FunctionPropagation::runWorklist(OpClass cls) {
   passThroughSettled = cls == OpClass::PassThrough && numContested == 0;
 }
 
-bool FunctionPropagation::hasOwnRule(Value v) {
-  auto r = dyn_cast<OpResult>(v);
-  return !r || ruleFor(r.getOwner());
-}
 
-TensorSharding FunctionPropagation::writtenLayout(Value v) {
-  if (auto r = dyn_cast<OpResult>(v))
-    if (auto call = dyn_cast<func::CallOp>(r.getOwner()))
-      if (func::FuncOp callee = calleeInSet(call))
-        return resultLayout(callee, r.getResultNumber());
-  return closedFinal(v);
-}
 
-TensorSharding FunctionPropagation::resultLayout(func::FuncOp func, unsigned i) {
-  return sinkAnnotations.count({returnsOf[func].front(), i}) ? declaredResult(func, i)
-                                                            : returnedLayout(func, i);
-}
 
-TensorSharding FunctionPropagation::returnedLayout(func::FuncOp func, unsigned i) {
-  SmallVector<func::ReturnOp> &rets = returnsOf[func];
-  TensorSharding s = closedFinal(rets.front().getOperand(i));
-  for (func::ReturnOp r : ArrayRef<func::ReturnOp>(rets).drop_front()) {
-    TensorSharding other = closedFinal(r.getOperand(i));
-    for (auto [mine, theirs] : llvm::zip(s.dims, other.dims)) {
-      auto [end, unused] = std::mismatch(mine.axes.begin(), mine.axes.end(), theirs.axes.begin(),
-                                         theirs.axes.end());
-      mine.axes.erase(end, mine.axes.end());
-    }
-    // Partial sums that differ are none (insert-reshards reduces each
-    // value at its return).
-    if (other.pending != s.pending || other.pendingKind != s.pendingKind)
-      s.pending.clear();
-  }
-  return s;
-}
 
-func::FuncOp FunctionPropagation::calleeInSet(func::CallOp call) {
-  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
-  return callee && inSet.contains(callee.getOperation()) ? callee : func::FuncOp();
-}
 
 void FunctionPropagation::tieStep(size_t t) {
   ArrayRef<unsigned> members = ties[t].first;
@@ -517,17 +482,7 @@ void FunctionPropagation::finalize() {
     finalize(funcs[i], opRange[i].first, opRange[i].second);
 }
 
-TensorSharding FunctionPropagation::closedFinal(Value v) {
-  const TensorSharding *known = this->known(v);
-  return closed(known ? *known
-                      : TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank()));
-}
 
-TensorSharding FunctionPropagation::closed(TensorSharding s) {
-  for (shardc::DimSharding &d : s.dims)
-    d.open = false;
-  return s;
-}
 
 void FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) {
   MLIRContext *ctx = func.getContext();
@@ -579,7 +534,7 @@ void FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) 
   // share, when there are several); a declared one is written closed and
   // without priorities, its open dims filled from that as far as they
   // agree.
-  SmallVector<func::ReturnOp> &rets = returnsOf[func];
+  SmallVector<func::ReturnOp> &rets = returns[func];
   SmallVector<Attribute> resultShardings;
   bool resultsChange = false;
   for (auto [i, v] : llvm::enumerate(rets.front().getOperands())) {
@@ -596,59 +551,11 @@ void FunctionPropagation::finalize(func::FuncOp func, size_t begin, size_t end) 
     writer.setResults(func, resultShardings);
 }
 
-TensorSharding FunctionPropagation::declaredResult(func::FuncOp func, unsigned i) {
-  TensorSharding s = table.get(sinkAnnotations.find({returnsOf[func].front(), i})->second.full);
-  TensorSharding got = returnedLayout(func, i);
-  for (size_t d = 0; d < s.dims.size(); ++d) {
-    shardc::DimSharding &dim = s.dims[d];
-    const std::vector<int> &more = got.dims[d].axes;
-    bool extends = dim.open && more.size() > dim.axes.size() && shardc::isPrefix(dim.axes, more);
-    std::vector<int> used = s.usedAxes();
-    for (size_t k = dim.axes.size(); extends && k < more.size(); ++k)
-      extends = !llvm::is_contained(used, more[k]);
-    if (extends)
-      dim.axes = more;
-    dim.open = false;
-  }
-  return s;
-}
 
-const FactorRule *FunctionPropagation::ruleFor(Operation *op) {
-  auto at = opIndex.find(op);
-  return at == opIndex.end() || !ruleOf[at->second] ? nullptr : &ruleOf[at->second]->rule;
-}
 
-std::vector<TensorSharding> FunctionPropagation::finalShardings(ValueRange values) {
-  std::vector<TensorSharding> out;
-  for (Value v : values)
-    out.push_back(closedFinal(v));
-  return out;
-}
 
-unsigned FunctionPropagation::idOf(Value v) {
-  if (auto r = dyn_cast<OpResult>(v)) {
-    if (auto it = opIndex.find(r.getOwner()); it != opIndex.end())
-      return firstResult[it->second] + r.getResultNumber();
-    return newId(v); // not expected: every result of these functions is collected
-  }
-  auto arg = cast<BlockArgument>(v);
-  auto [it, inserted] = blockArgBase.try_emplace(arg.getOwner(), valueOf.size());
-  if (inserted)
-    for (BlockArgument a : arg.getOwner()->getArguments())
-      newId(a);
-  return it->second + arg.getArgNumber();
-}
 
-unsigned FunctionPropagation::newId(Value v) {
-  valueOf.push_back(v);
-  ids.push_back(ShardingTable::kUnknown);
-  return valueOf.size() - 1;
-}
 
-const TensorSharding *FunctionPropagation::known(Value v) {
-  ShardingTable::Id id = ids[idOf(v)];
-  return id == ShardingTable::kUnknown ? nullptr : &table.get(id);
-}
 
 unsigned FunctionPropagation::resolvedId(Value v) {
   if (auto r = dyn_cast<OpResult>(v)) {

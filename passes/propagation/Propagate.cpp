@@ -2,12 +2,14 @@
 //
 // The pass: finds each function's mesh, splits the module into the
 // functions propagated together on each mesh (PropagationSets.h) and runs a
-// FunctionPropagation on each (FunctionPropagation.h: the fixed point and
-// what it keeps; PropagationExplain.cpp: the remarks).
+// FunctionPropagation on each (FunctionPropagation.h: the fixed point;
+// PropagationState.h: what it knows), then, with `explain`, reads each
+// state into remarks (explain/PropagationExplainer.h) before writing it.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/propagation/FunctionPropagation.h"
+#include "passes/propagation/explain/PropagationExplainer.h"
 #include "passes/propagation/PropagationSets.h"
 
 #include "mlir/IR/AsmState.h"
@@ -141,6 +143,10 @@ struct Propagate : shardc::impl::GArrayPropagateBase<Propagate> {
       propagation.sets = &sets;
       if (failed(propagation.run()))
         return signalPassFailure();
+      // Explain reads the state the fixed point left, before it is written.
+      if (explain)
+        PropagationExplainer(propagation).explainAll();
+      propagation.finalize();
     }
     if (explain)
       for (const PropagationSets::Unplaced &u : sets.unplaced)

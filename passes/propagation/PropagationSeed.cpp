@@ -15,6 +15,10 @@
 
 namespace shardc::propagation {
 
+using namespace mlir;
+using namespace mlir::garray;
+
+
 /// A member `v` (at `loc`) of sharding group `id` whose type differs from
 /// the group's first member's.
 LogicalResult groupTypeError(int64_t id, Value first, Value v, Location loc) {
@@ -415,7 +419,7 @@ void FunctionPropagation::collectCallTies() {
       }
       addTie(members, calls.front());
     }
-    ArrayRef<func::ReturnOp> rets = returnsOf[callee];
+    ArrayRef<func::ReturnOp> rets = returns[callee];
     for (unsigned i = 0; i < callee.getNumResults(); ++i) {
       auto type = dyn_cast<RankedTensorType>(callee.getResultTypes()[i]);
       if (!type)
@@ -500,7 +504,7 @@ LogicalResult FunctionPropagation::seedSignature(func::FuncOp func) {
       annotate(arg, std::move(*a));
     }
   }
-  ArrayRef<func::ReturnOp> rets = returnsOf[func];
+  ArrayRef<func::ReturnOp> rets = returns[func];
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (auto s = getResultSharding(func, i)) {
       // Results leave the function whole over every axis their dims do

@@ -10,6 +10,10 @@
 
 namespace shardc::propagation {
 
+using namespace mlir;
+using namespace mlir::garray;
+
+
 namespace {
 /// Union-find over function indices; the root of a part is its first
 /// function in module order, so everything derived from parts follows

@@ -37,8 +37,11 @@
 
 namespace shardc::propagation {
 
-using namespace mlir;
-using namespace mlir::garray;
+namespace func = mlir::func;
+using mlir::ArrayRef;
+using mlir::Operation;
+using mlir::SmallVector;
+using mlir::garray::MeshOp;
 
 /// A call between two defined functions.
 struct CallEdge {

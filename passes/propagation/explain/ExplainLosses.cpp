@@ -1,4 +1,4 @@
-//===- PropagationLosses.cpp - explain: annotations that lost a round ----===//
+//===- ExplainLosses.cpp - explain: annotations that lost a round ------------===//
 //
 // AxisOrigins names the annotations an axis came from; an annotation whose
 // axis lost never reaches a value holding it, so it is never named there.
@@ -17,12 +17,22 @@
 // that gathers) are said by conflictOf, droppedOf and the reshard reasons.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/propagation/FunctionPropagation.h"
+#include "passes/propagation/explain/PropagationExplainer.h"
+
+#include "sharding/FactorMerge.h"
+
+#include "mlir/IR/AsmState.h"
 
 #include <deque>
 #include <map>
+#include <memory>
 
 namespace shardc::propagation {
+
+using namespace mlir;
+using namespace mlir::garray;
+
+
 
 /// "round p1", or what an unprioritised dim's round is called.
 static std::string roundName(int64_t round) {
@@ -30,20 +40,20 @@ static std::string roundName(int64_t round) {
                              : "round p" + std::to_string(round);
 }
 
-std::optional<int64_t> FunctionPropagation::strongestRound(unsigned id, int axis) {
+std::optional<int64_t> PropagationExplainer::strongestRound(unsigned id, int axis) {
   std::vector<shardc::AxisOrigins::Origin> origins = axisOrigins->origins(id, axis, 0);
   if (origins.empty())
     return std::nullopt;
   // Strongest first: the first origin's round is the one that placed it.
   const Annotation &a = *originSources[origins.front().source].annotation;
-  const TensorSharding &s = table.get(a.full);
+  const TensorSharding &s = st.table.get(a.full);
   for (auto [d, dim] : llvm::enumerate(s.dims))
     if (llvm::is_contained(dim.axes, axis))
       return a.priorityOf(d);
   return std::nullopt;
 }
 
-void FunctionPropagation::findLosses() {
+void PropagationExplainer::findLosses() {
   // A place on the way: a value id and one of its dims.
   struct Place {
     unsigned id;
@@ -65,7 +75,7 @@ void FunctionPropagation::findLosses() {
       auto call = dyn_cast<func::CallOp>(op);
       return call && call.getCalleeAttr() == first.getCalleeAttr() ? call : func::CallOp();
     };
-    for (Value v : {valueOf[to], valueOf[from]}) {
+    for (Value v : {st.valueOf[to], st.valueOf[from]}) {
       if (auto r = dyn_cast<OpResult>(v))
         if (func::CallOp call = ofCallee(r.getOwner()))
           return viaOf(call);
@@ -73,7 +83,7 @@ void FunctionPropagation::findLosses() {
         if (func::CallOp call = ofCallee(use.getOwner()))
           return viaOf(call);
     }
-    for (Value v : {valueOf[to], valueOf[from]})
+    for (Value v : {st.valueOf[to], st.valueOf[from]})
       for (OpOperand &use : v.getUses())
         if (isa<func::ReturnOp>(use.getOwner()))
           return viaOf(use.getOwner());
@@ -86,24 +96,24 @@ void FunctionPropagation::findLosses() {
     for (int64_t p : a.priority)
       strongest = std::min(strongest, p);
   };
-  for (auto &entry : annotations)
+  for (auto &entry : st.annotations)
     lower(entry.second);
-  for (auto &entry : sinkAnnotations)
+  for (auto &entry : st.sinkAnnotations)
     lower(entry.second);
   // One search per (axis, round) from all the places it was written in
   // that round, each place labelled by the annotation that reached it
   // first: linear in the graph per distinct (axis, round), however many
   // annotations (a model's parameters) write it.
   std::map<std::pair<int, int64_t>, std::vector<Place>> starts;
-  for (auto &[u, a] : annotations) {
+  for (auto &[u, a] : st.annotations) {
     auto source = ownSource.find(u);
     if (source == ownSource.end())
       continue;
-    for (auto [d, dim] : llvm::enumerate(table.get(a.full).dims))
+    for (auto [d, dim] : llvm::enumerate(st.table.get(a.full).dims))
       for (int axis : dim.axes)
         if (a.priorityOf(d) > strongest)
           starts[{axis, a.priorityOf(d)}].push_back(
-              {idOf(u), static_cast<unsigned>(d), -1, -1, source->second});
+              {st.idOf(u), static_cast<unsigned>(d), -1, -1, source->second});
   }
   for (auto &[key, places] : starts) {
     int axis = key.first;
@@ -120,7 +130,7 @@ void FunctionPropagation::findLosses() {
     auto reach = [&](int at, unsigned w, unsigned e, int via) {
       if (!visited.insert((uint64_t(w) << 32) | e).second)
         return;
-      TensorSharding held = closedFinal(valueOf[w]);
+      TensorSharding held = st.closedFinal(st.valueOf[w]);
       if (e >= held.dims.size())
         return;
       seen.push_back({w, e, at, via, seen[at].source});
@@ -130,8 +140,8 @@ void FunctionPropagation::findLosses() {
       }
       // It stopped at w. An annotated value's closed dim keeps what
       // was written: its own annotation is the reason, not a round.
-      if (auto own = annotations.find(valueOf[w]);
-          own != annotations.end() && !table.get(own->second.full).dims[e].open)
+      if (auto own = st.annotations.find(st.valueOf[w]);
+          own != st.annotations.end() && !st.table.get(own->second.full).dims[e].open)
         return;
       // Name it only when a stronger round placed what holds it
       // there: the axis on another dim, else dim e's.
@@ -162,15 +172,15 @@ void FunctionPropagation::findLosses() {
       queue.pop_front();
       auto [id, dim, parent, via, source] = seen[at];
       // Every node it takes part in: the op that defines it and its users.
-      SmallVector<unsigned, 4> around(users[id].begin(), users[id].end());
-      if (defNode[id] != kNoNode)
-        around.push_back(defNode[id]);
+      SmallVector<unsigned, 4> around(st.users[id].begin(), st.users[id].end());
+      if (st.defNode[id] != kNoNode)
+        around.push_back(st.defNode[id]);
       for (unsigned n : around) {
-        const Node &node = nodes[n];
+        const Node &node = st.nodes[n];
         if (!node.rule)
           continue; // a return: its function result's tie, below
         const FactorRule &rule = node.rule->rule;
-        ArrayRef<unsigned> vals(nodeValues.data() + node.first, node.count);
+        ArrayRef<unsigned> vals(st.nodeValues.data() + node.first, node.count);
         for (auto [t, v] : llvm::enumerate(vals)) {
           if (v != id || dim >= rule.tensor(t).size() || rule.tensor(t)[dim].size() != 1)
             continue;
@@ -186,38 +196,40 @@ void FunctionPropagation::findLosses() {
       // A tie joins all its members at once: the first member the axis
       // reaches it by passes it to the others, once per dim (a helper
       // called from K places is one tie of K + 1 members).
-      if (auto it = tiesOf.find(id); it != tiesOf.end())
+      if (auto it = st.tiesOf.find(id); it != st.tiesOf.end())
         for (size_t t : it->second) {
           if (!expandedTies.insert((uint64_t(t) << 32) | dim).second)
             continue;
-          for (unsigned w : ties[t].first)
+          for (unsigned w : st.ties[t].first)
             if (w != id && !visited.contains((uint64_t(w) << 32) | dim))
-              reach(at, w, dim, tieVia(id, w, ties[t].second));
+              reach(at, w, dim, tieVia(id, w, st.ties[t].second));
         }
     }
   }
 }
 
-std::string FunctionPropagation::lostOf(Value v, llvm::function_ref<std::string(Value)> name) {
-  auto it = losses.find(idOf(v));
+std::string PropagationExplainer::lostOf(Value v, llvm::function_ref<std::string(Value)> name) {
+  auto it = losses.find(st.idOf(v));
   if (it == losses.end())
     return "";
   std::string out;
   llvm::raw_string_ostream os(out);
   for (const Loss &loss : it->second) {
-    os << "; not \"" << core.axes[loss.axis] << "\" on dim " << loss.dim << " from ";
+    os << "; not \"" << st.core.axes[loss.axis] << "\" on dim " << loss.dim << " from ";
     // The way it came (pathOf shows a long one by its ends).
     shardc::AxisOrigins::Origin path{loss.source, loss.vias.size(), loss.vias};
     printSource(os, v, Named{loss.source, path, {loss.axis}}, name);
     os << ": ";
     if (loss.winnerDim != loss.dim)
-      os << "\"" << core.axes[loss.axis] << "\" already splits its dim " << loss.winnerDim;
+      os << "\"" << st.core.axes[loss.axis] << "\" already splits its dim " << loss.winnerDim;
     else
-      os << "dim " << loss.dim << " holds " << shardc::axisList(core, loss.winnerAxes);
+      os << "dim " << loss.dim << " holds " << shardc::axisList(st.core, loss.winnerAxes);
     os << " from " << roundName(loss.winnerRound) << ", which comes before this annotation's ("
        << roundName(loss.round) << "): the stronger priority wins";
   }
   return out;
 }
+
+
 
 } // namespace shardc::propagation
