@@ -361,7 +361,7 @@ RunOutcome run(const Compiled &model, const Inputs &inputs) {
   return r;
 }
 
-TypedRunOutcome runTyped(const Compiled &model, const std::map<std::string, TypedArray> &inputs) {
+TypedRunOutcome runTyped(const Compiled &model, const TypedInputs &inputs) {
   return runConverted<TypedRunOutcome>(
       model, inputs, toShardrtTyped,
       [](const shardrt_array &a, TypedArray &out, std::string &) {
@@ -435,6 +435,38 @@ std::string mismatchTyped(const std::string &what, const TypedArray &actual,
 
 std::string describe(const RunOutcome &r) {
   return r.signature.mesh.str() + " (" + std::to_string(r.ranks) + " ranks)";
+}
+
+
+TypedRunOutcome compileAndRunTyped(const std::string &modelText, const std::string &mesh,
+                                   const TypedInputs &inputs) {
+  return runTyped(compile(modelText, mesh), inputs);
+}
+
+TypedArray randomInts(Rng &rng, const std::string &dtype, std::vector<int64_t> shape, int64_t lo,
+                      int64_t hi) {
+  TypedArray a{dtype, std::move(shape), {}};
+  a.values.resize(a.numel());
+  for (double &v : a.values) {
+    int64_t k = lo + static_cast<int64_t>(rng.uniform(0.0f, 1.0f) * static_cast<float>(hi - lo + 1));
+    v = static_cast<double>(std::min(k, hi));
+  }
+  return a;
+}
+
+TypedArray randomReals(Rng &rng, const std::string &dtype, std::vector<int64_t> shape, float lo,
+                       float hi) {
+  TypedArray a{dtype, std::move(shape), {}};
+  a.values.resize(a.numel());
+  for (double &v : a.values)
+    v = roundToDtype(dtype, rng.uniform(lo, hi));
+  return a;
+}
+
+std::string mismatchTyped(const std::string &what, const TypedArray &actual,
+                          const std::string &dtype, const std::vector<int64_t> &shape,
+                          const std::vector<double> &expected, Tolerance tol) {
+  return mismatchTyped(what, actual, TypedArray{dtype, shape, expected}, tol);
 }
 
 } // namespace shardc_test

@@ -81,7 +81,11 @@ struct TypedArray {
 
   int64_t numel() const;
   std::string shapeString() const; // (8, 4)
+  double at(int64_t i) const { return values[i]; }
+  double at(int64_t i, int64_t j) const { return values[i * shape[1] + j]; }
 };
+
+using TypedInputs = std::map<std::string, TypedArray>;
 
 /// `v` as the nearest value of `dtype` holds (round to nearest even for
 /// floats; integers truncate toward zero and wrap, except that i64 clamps
@@ -108,6 +112,15 @@ public:
 private:
   std::mt19937 gen_;
 };
+
+/// Uniform integers in [lo, hi] as a `dtype` array (also for float dtypes,
+/// where small integers make sums exact in any order).
+TypedArray randomInts(Rng &rng, const std::string &dtype, std::vector<int64_t> shape, int64_t lo,
+                      int64_t hi);
+/// Uniform values on the dyadic grid of Rng::uniform, as a `dtype` array
+/// (rounded to f16/bf16 for those dtypes: the values the device sees).
+TypedArray randomReals(Rng &rng, const std::string &dtype, std::vector<int64_t> shape, float lo,
+                       float hi);
 
 //===----------------------------------------------------------------------===//
 // Compile and run
@@ -156,7 +169,10 @@ struct TypedRunOutcome {
 };
 
 /// run() for inputs and outputs of any dtype.
-TypedRunOutcome runTyped(const Compiled &model, const std::map<std::string, TypedArray> &inputs);
+TypedRunOutcome runTyped(const Compiled &model, const TypedInputs &inputs);
+/// compile() then runTyped().
+TypedRunOutcome compileAndRunTyped(const std::string &modelText, const std::string &mesh,
+                                   const TypedInputs &inputs);
 
 /// compile() then run().
 RunOutcome compileAndRun(const std::string &modelText, const std::string &mesh,
@@ -183,6 +199,10 @@ std::string mismatchArrays(const std::string &what, const F32Array &actual,
 
 /// mismatchArrays() for typed arrays: also checks the dtype, and a NaN
 /// matches only a NaN.
+/// The same against `expected` values of `dtype` and `shape`.
+std::string mismatchTyped(const std::string &what, const TypedArray &actual,
+                          const std::string &dtype, const std::vector<int64_t> &shape,
+                          const std::vector<double> &expected, Tolerance tol = {});
 std::string mismatchTyped(const std::string &what, const TypedArray &actual,
                           const TypedArray &expected, Tolerance tol = {});
 

@@ -33,9 +33,9 @@ int64_t clampRow(double index, int64_t rows) {
 }
 
 /// Indices with duplicates and out-of-range entries, over `rows` rows.
-HostArray someIndices(const std::string &dtype, std::vector<int64_t> shape, int64_t rows) {
+TypedArray someIndices(const std::string &dtype, std::vector<int64_t> shape, int64_t rows) {
   static const double kPool[] = {3, -3, 15, 3, 100, 0, 7, -1, 9, 3, 16, 12};
-  HostArray idx{dtype, std::move(shape), {}};
+  TypedArray idx{dtype, std::move(shape), {}};
   for (int64_t i = 0; i < idx.numel(); ++i)
     idx.values.push_back(std::min<double>(kPool[i % 12], dtype == "i8" ? 127 : 1e9));
   (void)rows;
@@ -46,7 +46,7 @@ HostArray someIndices(const std::string &dtype, std::vector<int64_t> shape, int6
 // gather
 //===----------------------------------------------------------------------===//
 
-std::vector<double> gatherRef(const HostArray &table, const HostArray &idx) {
+std::vector<double> gatherRef(const TypedArray &table, const TypedArray &idx) {
   int64_t rows = table.shape[0], width = table.numel() / rows;
   std::vector<double> out;
   for (double i : idx.values) {
@@ -64,9 +64,9 @@ struct Placement {
 void checkGather(const std::string &dtype, const std::string &indexType,
                  const std::vector<int64_t> &indexShape, Placement where) {
   Rng rng(51);
-  HostArray table = dtype == "f32" ? randomReals(rng, dtype, {16, 8}, -2.0f, 2.0f)
+  TypedArray table = dtype == "f32" ? randomReals(rng, dtype, {16, 8}, -2.0f, 2.0f)
                                    : randomInts(rng, dtype, {16, 8}, -100, 100);
-  HostArray idx = someIndices(indexType, indexShape, 16);
+  TypedArray idx = someIndices(indexType, indexShape, 16);
   std::vector<int64_t> outShape = indexShape;
   outShape.push_back(8);
   std::map<std::string, Expected> expected = {{"rows", {dtype, outShape, gatherRef(table, idx)}}};
@@ -101,8 +101,8 @@ TEST_CASE("gather: rows at clamped indices, sharded on each dim", "[gather]") {
 // scatter_add
 //===----------------------------------------------------------------------===//
 
-std::vector<double> scatterRef(const HostArray &base, const HostArray &idx,
-                               const HostArray &updates) {
+std::vector<double> scatterRef(const TypedArray &base, const TypedArray &idx,
+                               const TypedArray &updates) {
   int64_t rows = base.shape[0], width = base.numel() / rows;
   std::vector<double> out = base.values;
   for (int64_t b = 0; b < idx.numel(); ++b) {
@@ -121,14 +121,14 @@ void checkScatter(const std::string &dtype, const std::vector<int64_t> &indexSha
                   ScatterPlacement where, bool zeroBase = false) {
   Rng rng(61);
   bool isFloat = dtype == "f32";
-  HostArray base = isFloat ? randomReals(rng, dtype, {16, 8}, -2.0f, 2.0f)
+  TypedArray base = isFloat ? randomReals(rng, dtype, {16, 8}, -2.0f, 2.0f)
                            : randomInts(rng, dtype, {16, 8}, -100, 100);
   if (zeroBase)
     std::fill(base.values.begin(), base.values.end(), 0.0);
-  HostArray idx = someIndices("i64", indexShape, 16);
+  TypedArray idx = someIndices("i64", indexShape, 16);
   std::vector<int64_t> updShape = indexShape;
   updShape.push_back(8);
-  HostArray upd = isFloat ? randomReals(rng, dtype, updShape, -1.0f, 1.0f)
+  TypedArray upd = isFloat ? randomReals(rng, dtype, updShape, -1.0f, 1.0f)
                           : randomInts(rng, dtype, updShape, -50, 50);
   std::string bType = tensorType(base.shape, dtype), iType = tensorType(idx.shape, "i64"),
               uType = tensorType(upd.shape, dtype);
@@ -186,7 +186,7 @@ TEST_CASE("iota: global indices along and across a sharded dim", "[iota]") {
     for (int sharded : {0, 1}) {
       INFO(dtype << ", x sharded on dim " << sharded);
       Rng rng(71);
-      HostArray x = randomInts(rng, dtype, {8, 4}, -10, 10);
+      TypedArray x = randomInts(rng, dtype, {8, 4}, -10, 10);
       std::map<std::string, Expected> expected;
       std::string body, type = tensorType({8, 4}, dtype);
       for (int dim : {0, 1}) {
@@ -234,8 +234,8 @@ TEST_CASE("compare/select: every direction, NaN, ints and i1", "[compare]") {
     for (int sharded : {0, 1}) {
       INFO(dtype << ", a and b sharded on dim " << sharded);
       Rng rng(81);
-      HostArray a = randomInts(rng, dtype, {8, 4}, dtype == "bool" ? 0 : -2, dtype == "bool" ? 1 : 2);
-      HostArray b = randomInts(rng, dtype, {8, 4}, dtype == "bool" ? 0 : -2, dtype == "bool" ? 1 : 2);
+      TypedArray a = randomInts(rng, dtype, {8, 4}, dtype == "bool" ? 0 : -2, dtype == "bool" ? 1 : 2);
+      TypedArray b = randomInts(rng, dtype, {8, 4}, dtype == "bool" ? 0 : -2, dtype == "bool" ? 1 : 2);
       if (dtype == "f32") {
         a.values[5] = nan;
         b.values[9] = nan;

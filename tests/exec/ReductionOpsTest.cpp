@@ -61,7 +61,7 @@ std::vector<int64_t> reducedShape(const std::vector<int64_t> &shape,
 /// Reduces a rank-2 array over `dims` with `combine`, from `init`; the result
 /// is row-major over the kept dims (keepdims does not change the order).
 template <typename F>
-std::vector<double> reduce2d(const HostArray &a, const std::vector<int64_t> &dims, double init,
+std::vector<double> reduce2d(const TypedArray &a, const std::vector<int64_t> &dims, double init,
                              F combine) {
   bool r0 = std::find(dims.begin(), dims.end(), 0) != dims.end();
   bool r1 = std::find(dims.begin(), dims.end(), 1) != dims.end();
@@ -75,7 +75,7 @@ std::vector<double> reduce2d(const HostArray &a, const std::vector<int64_t> &dim
   return out;
 }
 
-std::vector<double> reference(const std::string &kind, const HostArray &a,
+std::vector<double> reference(const std::string &kind, const TypedArray &a,
                               const std::vector<int64_t> &dims) {
   bool isBool = a.dtype == "bool";
   const double inf = std::numeric_limits<double>::infinity();
@@ -110,7 +110,7 @@ TypedInputs reduceInputs(const std::string &dtype, uint32_t seed) {
   in["x"] = isHalf    ? randomInts(rng, dtype, {8, 4}, -8, 8)
             : isFloat ? randomReals(rng, dtype, {8, 4}, -1.0f, 1.0f)
                       : randomInts(rng, dtype, {8, 4}, -50, 50);
-  HostArray p = randomInts(rng, dtype, {8, 4}, 0, 1);
+  TypedArray p = randomInts(rng, dtype, {8, 4}, 0, 1);
   for (size_t i = 0; i < p.values.size(); ++i)
     p.values[i] = (p.values[i] ? 1 : -1) * (i % 5 == 0 ? 2 : 1);
   in["p"] = p;
@@ -154,9 +154,9 @@ TEST_CASE("reduce: every kind, dims and keepdims, sharded on each dim", "[reduce
 //===----------------------------------------------------------------------===//
 
 /// sum(x * w) / sum(w) over `dims` (w = 1 for the plain mean).
-std::vector<double> weightedMean(const HostArray &x, const HostArray *w,
+std::vector<double> weightedMean(const TypedArray &x, const TypedArray *w,
                                  const std::vector<int64_t> &dims) {
-  HostArray xw = x, ww = x;
+  TypedArray xw = x, ww = x;
   for (size_t i = 0; i < x.values.size(); ++i) {
     ww.values[i] = w ? w->values[i] : 1.0;
     xw.values[i] = x.values[i] * ww.values[i];
@@ -174,7 +174,7 @@ void checkMeans(const std::string &dtype, int sharded, uint32_t seed) {
   in["x"] = randomReals(rng, dtype, {8, 4}, -4.0f, 4.0f);
   // A mask whose valid counts differ per row, per column and per shard (over
   // 2 or 4 devices, on either dim); every row and column keeps one.
-  HostArray mask{dtype, {8, 4}, {}};
+  TypedArray mask{dtype, {8, 4}, {}};
   for (int64_t i = 0; i < 8; ++i)
     for (int64_t j = 0; j < 4; ++j)
       mask.values.push_back(j <= i % 4 && (i < 5 || j == 0) ? 1.0 : 0.0);
@@ -218,8 +218,8 @@ TEST_CASE("mean: masked, weighted and plain, by global counts", "[mean]") {
 // 4. The global mean is 2; averaging local means would give 2.5.
 TEST_CASE("mean: a masked mean divides by the global valid count", "[mean]") {
   TypedInputs in;
-  in["g"] = HostArray{"f32", {8}, {1, 1, 0, 0, 4, 0, 0, 0}};
-  in["valid"] = HostArray{"f32", {8}, {1, 1, 0, 0, 1, 0, 0, 0}};
+  in["g"] = TypedArray{"f32", {8}, {1, 1, 0, 0, 4, 0, 0, 0}};
+  in["valid"] = TypedArray{"f32", {8}, {1, 1, 0, 0, 1, 0, 0, 0}};
   std::map<std::string, Expected> expected = {{"m", {"f32", {}, {2.0}, {1e-6, 1e-6}}}};
   std::string model = mainFunction(
       {argument("g", in.at("g"), 0), argument("valid", in.at("valid"), 0)}, expected,
@@ -244,7 +244,7 @@ TEST_CASE("mean: a masked mean divides by the global valid count", "[mean]") {
 
 /// First index of the max (min) along `dim` of a rank-2 array; NaN is the
 /// extreme, so the first NaN wins (jnp semantics).
-std::vector<double> argRef(const HostArray &a, int64_t dim, bool isMax) {
+std::vector<double> argRef(const TypedArray &a, int64_t dim, bool isMax) {
   int64_t n = a.shape[dim], other = a.shape[1 - dim];
   std::vector<double> out;
   for (int64_t o = 0; o < other; ++o) {
@@ -261,7 +261,7 @@ std::vector<double> argRef(const HostArray &a, int64_t dim, bool isMax) {
   return out;
 }
 
-void checkArgReductions(const HostArray &x, int sharded) {
+void checkArgReductions(const TypedArray &x, int sharded) {
   std::map<std::string, Expected> expected;
   std::string body, xType = tensorType(x.shape, x.dtype);
   for (int64_t dim : {0, 1})
@@ -291,7 +291,7 @@ TEST_CASE("argmax/argmin: ties within and across shards, every dtype", "[argmax]
 // Ties across devices: 8 elements over 4 devices (2 each), the max at 1 and
 // 5 (devices 0 and 2), the min at 2 and 7: the answers are 1 and 2.
 TEST_CASE("argmax/argmin: first global index on ties across devices", "[argmax]") {
-  HostArray x{"f32", {8}, {0, 9, -3, 2, 1, 9, 0, -3}};
+  TypedArray x{"f32", {8}, {0, 9, -3, 2, 1, 9, 0, -3}};
   std::map<std::string, Expected> expected = {{"amax", {"i64", {}, {1}}},
                                               {"amin", {"i64", {}, {2}}}};
   std::string body =
@@ -312,7 +312,7 @@ TEST_CASE("argmax/argmin: first global index on ties across devices", "[argmax]"
 TEST_CASE("argmax/argmin: the first NaN wins, on any shard", "[argmax]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (int sharded : {0, 1}) {
-    HostArray x{"f32", {8, 4}, {}};
+    TypedArray x{"f32", {8, 4}, {}};
     Rng rng(41);
     x = randomReals(rng, "f32", {8, 4}, -1.0f, 1.0f);
     x.values[6 * 4 + 1] = nan; // column 1: NaN at rows 6 and 3

@@ -10,7 +10,7 @@
 #ifndef SHARDC_TESTS_EXEC_REDUCTIONTESTUTIL_H
 #define SHARDC_TESTS_EXEC_REDUCTIONTESTUTIL_H
 
-#include "tests/exec/HostArrays.h"
+#include "tests/exec/ExecHarness.h"
 
 #include <catch2/catch.hpp>
 
@@ -41,7 +41,7 @@ inline std::string spec(size_t rank, int sharded) {
 }
 
 /// A function argument: %name: tensor<...> {garray.name = "name", garray.sharding = ...}.
-inline std::string argument(const std::string &name, const HostArray &a, int sharded) {
+inline std::string argument(const std::string &name, const TypedArray &a, int sharded) {
   return "%" + name + ": " + tensorType(a.shape, a.dtype) + " {garray.name = \"" + name +
          "\", garray.sharding = #garray.sharding<@mesh, " + spec(a.shape.size(), sharded) + ">}";
 }
@@ -78,13 +78,13 @@ inline std::string mainFunction(const std::vector<std::string> &args,
 /// Compiles `model` for every mesh in `meshes` (the first has one device),
 /// runs it, and checks each output against `expected` and against the
 /// 1-rank run; replicas must agree exactly. Returns the last outcome.
-inline TypedOutcome checkOnMeshes(const std::string &model, const TypedInputs &inputs,
+inline TypedRunOutcome checkOnMeshes(const std::string &model, const TypedInputs &inputs,
                                   const std::map<std::string, Expected> &expected,
                                   const std::vector<std::string> &meshes) {
   INFO("model:\n" << model);
-  TypedOutcome one, last;
+  TypedRunOutcome one, last;
   for (const std::string &mesh : meshes) {
-    TypedOutcome r = compileAndRunTyped(model, mesh, inputs);
+    TypedRunOutcome r = compileAndRunTyped(model, mesh, inputs);
     INFO("mesh " << mesh);
     INFO(r.error);
     REQUIRE(r.ok);
@@ -106,7 +106,7 @@ inline TypedOutcome checkOnMeshes(const std::string &model, const TypedInputs &i
 
 /// checkOnMeshes() on 1, 2 and 4 ranks ("data" = ranks). Returns the 4-rank
 /// outcome.
-inline TypedOutcome checkOnRanks(const std::string &model, const TypedInputs &inputs,
+inline TypedRunOutcome checkOnRanks(const std::string &model, const TypedInputs &inputs,
                                  const std::map<std::string, Expected> &expected) {
   return checkOnMeshes(model, inputs, expected, {"data=1", "data=2", "data=4"});
 }

@@ -22,7 +22,7 @@
 // The exact list printed by the test (INFO) is kept in README.md "Samples".
 //
 //===----------------------------------------------------------------------===//
-#include "tests/exec/HostArrays.h"
+#include "tests/exec/ExecHarness.h"
 
 #include "shardrt.h"
 
@@ -37,9 +37,9 @@ using namespace shardc_test;
 
 namespace {
 
-/// Any-dtype .npy file as a HostArray (f32 and i64 are what the samples use).
-HostArray loadNpyTyped(const std::string &path, std::string &error) {
-  HostArray out;
+/// Any-dtype .npy file as a TypedArray (f32 and i64 are what the samples use).
+TypedArray loadNpyTyped(const std::string &path, std::string &error) {
+  TypedArray out;
   shardrt_array a{};
   if (shardrt_npy_read(path.c_str(), &a) != SHARDRT_OK) {
     error += path + ": " + shardrt_last_error() + "\n";
@@ -88,7 +88,7 @@ struct MlpRef {
 };
 
 MlpRef mlpReference(const TypedInputs &in) {
-  const HostArray &X = in.at("X"), &W1 = in.at("W1"), &b1 = in.at("b1"), &W2 = in.at("W2"),
+  const TypedArray &X = in.at("X"), &W1 = in.at("W1"), &b1 = in.at("b1"), &W2 = in.at("W2"),
                   &b2 = in.at("b2"), &labels = in.at("labels");
   int64_t n = X.shape[0], d = X.shape[1], hdim = W1.shape[1], c = W2.shape[1];
   MlpRef ref;
@@ -142,7 +142,7 @@ std::string collectivesText(const shardc::Signature &sig) {
   return os.str();
 }
 
-void checkMlp(const TypedOutcome &r, const MlpRef &ref, const std::string &mesh) {
+void checkMlp(const TypedRunOutcome &r, const MlpRef &ref, const std::string &mesh) {
   INFO("--mesh " << mesh);
   INFO(r.error);
   REQUIRE(r.ok);
@@ -154,7 +154,7 @@ void checkMlp(const TypedOutcome &r, const MlpRef &ref, const std::string &mesh)
   }
 }
 
-void checkSame(const TypedOutcome &r, const TypedOutcome &one, const std::string &mesh) {
+void checkSame(const TypedRunOutcome &r, const TypedRunOutcome &one, const std::string &mesh) {
   INFO("--mesh " << mesh << " vs data=1,model=1");
   REQUIRE(r.ok);
   REQUIRE(one.ok);
@@ -167,9 +167,9 @@ void checkSame(const TypedOutcome &r, const TypedOutcome &one, const std::string
 //===----------------------------------------------------------------------===//
 
 std::vector<double> attentionReference(const TypedInputs &in) {
-  const HostArray &X = in.at("X");
+  const TypedArray &X = in.at("X");
   int64_t B = X.shape[0], T = X.shape[1], D = X.shape[2];
-  auto proj = [&](const HostArray &W) {
+  auto proj = [&](const TypedArray &W) {
     std::vector<double> out(B * T * D, 0.0);
     for (int64_t b = 0; b < B; ++b)
       for (int64_t t = 0; t < T; ++t)
@@ -182,7 +182,7 @@ std::vector<double> attentionReference(const TypedInputs &in) {
     return out;
   };
   std::vector<double> q = proj(in.at("Wq")), k = proj(in.at("Wk")), v = proj(in.at("Wv"));
-  const HostArray &Wo = in.at("Wo");
+  const TypedArray &Wo = in.at("Wo");
   std::vector<double> y(B * T * D, 0.0);
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t) {
@@ -215,12 +215,12 @@ std::vector<double> attentionReference(const TypedInputs &in) {
 /// samples/mlp.mlir on every mesh of kMlpMeshes against `ref`, and each
 /// run against the 1x1 run.
 void checkMlpOnMeshes(const TypedInputs &in, const MlpRef &ref) {
-  TypedOutcome one;
+  TypedRunOutcome one;
   for (const std::string &mesh : kMlpMeshes) {
     Compiled c = compileFile(runfile("samples/mlp.mlir"), mesh);
     INFO("--mesh " << mesh << "\n" << c.diagnostics);
     REQUIRE(c.ok);
-    TypedOutcome r = runTyped(c, in);
+    TypedRunOutcome r = runTyped(c, in);
     checkMlp(r, ref, mesh);
     if (mesh == "data=1,model=1")
       one = r;
@@ -252,7 +252,7 @@ TEST_CASE("samples/mlp.mlir: ignored labels, unequal valid rows per data shard",
   // local means. It must differ here, or the test would prove nothing.
   double shard0 = 0, shard1 = 0;
   {
-    const HostArray &lab = in["labels"];
+    const TypedArray &lab = in["labels"];
     for (int64_t i = 0; i < 8; ++i) {
       int64_t l = static_cast<int64_t>(lab.at(i));
       if (l < 0)
@@ -275,7 +275,7 @@ TEST_CASE("samples/mlp.mlir: ignored labels, unequal valid rows per data shard",
   in["labels"].values.assign(8, -1);
   Compiled c = compileFile(runfile("samples/mlp.mlir"), "data=2,model=2");
   REQUIRE(c.ok);
-  TypedOutcome r = runTyped(c, in);
+  TypedRunOutcome r = runTyped(c, in);
   REQUIRE(r.ok);
   CHECK(std::isnan(r.outputs.at("loss").values.at(0)));
 }
@@ -318,7 +318,7 @@ TEST_CASE("samples/attention.mlir: y on 1x1, 2x1, 1x2, 2x2, 1x4, 2x4, 2x3, 3x5 m
           "[exec][samples][attention]") {
   TypedInputs in = loadSample("attention", {"X", "Wq", "Wk", "Wv", "Wo"});
   std::vector<double> ref = attentionReference(in);
-  TypedOutcome one;
+  TypedRunOutcome one;
   for (const std::string &mesh : {"data=1,model=1", "data=2,model=1", "data=1,model=2",
                                   "data=2,model=2", "data=1,model=4", "data=2,model=4",
                                   "data=2,model=3", "data=3,model=5"}) { // last two uneven
@@ -328,7 +328,7 @@ TEST_CASE("samples/attention.mlir: y on 1x1, 2x1, 1x2, 2x2, 1x4, 2x4, 2x3, 3x5 m
     INFO("collectives:\n" << collectivesText(c.signature));
     for (const shardc::CollectiveRecord &r : c.signature.collectives)
       CHECK(r.kind != "all_gather"); // Wq, Wk, Wv, Wo stay sharded
-    TypedOutcome r = runTyped(c, in);
+    TypedRunOutcome r = runTyped(c, in);
     INFO(r.error);
     REQUIRE(r.ok);
     CHECK(mismatchTyped("y", r.outputs.at("y"), "f32", {2, 8, 16}, ref, kTol) == "");
@@ -410,7 +410,7 @@ TEST_CASE("dot_general with transposed operands (matmul / batch_matmul shapes)",
           }
           expected.push_back(acc);
         }
-    TypedOutcome r = compileAndRunTyped(model, "data=1", in);
+    TypedRunOutcome r = compileAndRunTyped(model, "data=1", in);
     INFO(r.error);
     REQUIRE(r.ok);
     CHECK(mismatchTyped("c", r.outputs.at("c"), "f32", k.out, expected, Tolerance{0, 0}) == "");

@@ -32,8 +32,8 @@ const std::vector<std::string> k1D = {"data=1", "data=2", "data=3",
 const std::vector<std::string> k2D = {"data=1,model=1", "data=2,model=1", "data=1,model=2",
                                       "data=2,model=2", "data=2,model=4", "data=3,model=2"};
 
-HostArray f32(std::vector<int64_t> shape, std::vector<double> values) {
-  return HostArray{"f32", std::move(shape), std::move(values)};
+TypedArray f32(std::vector<int64_t> shape, std::vector<double> values) {
+  return TypedArray{"f32", std::move(shape), std::move(values)};
 }
 
 const Tolerance kF32{1e-5, 1e-5};
@@ -380,7 +380,7 @@ TEST_CASE("embedding lookup and its gradient over 7 unevenly split tokens",
   Rng rng(17);
   TypedInputs in;
   in["table"] = randomReals(rng, "f32", {4, 2}, -1.0f, 1.0f);
-  in["idx"] = HostArray{"i64", {7}, {3, 1, 0, 3, 2, 1, 3}};
+  in["idx"] = TypedArray{"i64", {7}, {3, 1, 0, 3, 2, 1, 3}};
   in["g"] = randomReals(rng, "f32", {7, 2}, -1.0f, 1.0f);
   std::vector<double> rows(14), grad(8, 0);
   for (int64_t t = 0; t < 7; ++t)
