@@ -2,11 +2,12 @@
 //
 // explain on values where annotations conflict, on block arguments, and on
 // functions propagation does not reach (docs/propagation.md, "Explanations").
+// CHECK lines match the parts of each remark (value, sharding, origin and its location), not its wording.
 
 garray.mesh @mesh ["data" = 2, "model" = 2]
 
 // Two ops want different layouts for %n: it says so, and names both.
-// CHECK: remark: %arg0 'n' (argument of @two_users): P(None) <- annotations reach it through several ops and conflict: replicated; conflicting proposals (the defining op's holds against its users'; users and ties keep what they share): P("model") from garray.add ({{.*}}:[[@LINE+5]]:8), P("data") from garray.add ({{.*}}:[[@LINE+6]]:8)
+// CHECK: remark: %arg0 'n' (argument of @two_users): P(None) <- {{.*}}conflicting proposals{{.*}}P("model") from garray.add ({{.*}}:[[@LINE+5]]:8), P("data") from garray.add ({{.*}}:[[@LINE+6]]:8)
 func.func @two_users(%n: tensor<8xf32> {garray.name = "n"},
                      %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>},
                      %z: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
@@ -21,7 +22,7 @@ func.func @two_users(%n: tensor<8xf32> {garray.name = "n"},
 garray.mesh @mesh ["data" = 2, "model" = 2]
 
 // One op's operands disagree: its result says why it is replicated.
-// CHECK: remark: %0 (garray.add): P(None) <- its operands' layouts conflict here (operand #0 P("data"), operand #1 P("model")): it keeps what they share, nothing; the operands are resharded
+// CHECK: remark: %0 (garray.add): P(None) <- {{.*}}conflict{{.*}}operand #0 P("data"), operand #1 P("model"){{.*}}resharded
 func.func @one_op(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>},
                   %y: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("model")>}) -> tensor<8xf32> {
   %s = garray.add %x, %y : tensor<8xf32>
@@ -34,8 +35,8 @@ garray.mesh @mesh ["data" = 2]
 
 // A non-entry block's argument gets its remark; a function no annotation
 // or call reaches gets one per value.
-// CHECK-DAG: remark: %arg0 (argument of @lonely): replicated <- this function has no annotation and no call connects it to one
-// CHECK-DAG: remark: %0 (block argument): P(None) <- an argument of a block other than a function's entry, which comes through a branch or region op without a sharding rule: whole on every device
+// CHECK-DAG: remark: %arg0 (argument of @lonely): replicated <- {{.*}}no annotation{{.*}}no call
+// CHECK-DAG: remark: %0 (block argument): P(None) <- {{.*}}function's entry{{.*}}sharding rule
 func.func @blocks(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P()>},
                   %w: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<8xf32> {
   cf.br ^bb1(%x : tensor<8xf32>)
@@ -50,7 +51,7 @@ func.func @lonely(%u: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 // No annotation anywhere: every value is named as replicated, with why.
-// CHECK: remark: %0 (garray.exp): replicated <- no function of this module is annotated
+// CHECK: remark: %0 (garray.exp): replicated <- {{.*}}no function{{.*}}annotated
 func.func @nothing(%u: tensor<8xf32>) -> tensor<8xf32> {
   %e = garray.exp %u : tensor<8xf32>
   return %e : tensor<8xf32>
@@ -63,7 +64,7 @@ garray.mesh @mesh ["data" = 2]
 // A sum over a sharded dim: its layout reads replicated, and the remark
 // says why (not "no annotation reaches it") and that each device holds a
 // partial result.
-// CHECK: remark: %0 (garray.reduce): P(None) <- its operands (operand #0 P("data", None)) are split only along dims it reduces: its own dims are replicated; each device holds a partial result over "data" (the axes its operands split the reduced dims by: argument #0 (%arg0) annotated P("data", None) at {{.*}}:[[@LINE+1]]:20 via garray.reduce ({{.*}}:[[@LINE+2]]:8)), which insert-reshards reduces where a use needs it whole
+// CHECK: remark: %0 (garray.reduce): P(None) <- {{.*}}operand #0 P("data", None){{.*}}dims it reduces{{.*}}partial result over "data"{{.*}}argument #0 (%arg0){{.*}}P("data", None){{.*}}:[[@LINE+1]]:20{{.*}}garray.reduce ({{.*}}:[[@LINE+2]]:8){{.*}}insert-reshards
 func.func @partial(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<4xf32> {
   %s = garray.reduce <sum> %x, dims = [0] : (tensor<8x4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
@@ -76,7 +77,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 // %s grows twice: "data" from x in round p0, "model" from y after. Both
 // annotations are named, each with the axis it gave and its own path, and
 // as written (the priority too).
-// CHECK: remark: %1 (garray.add): P("data", "model") <- for "data", argument 'x' (%arg0) annotated P("data" p0, None) at {{.*}}:[[@LINE+1]]:23 via garray.exp ({{.*}}:[[@LINE+3]]:8), garray.add ({{.*}}:[[@LINE+4]]:8); also for "model", argument 'y' (%arg1) annotated P(None, "model") at {{.*}}:[[@LINE+2]]:23 via garray.add ({{.*}}:[[@LINE+4]]:8){{$}}
+// CHECK: remark: %1 (garray.add): P("data", "model") <- {{.*}}"data"{{.*}}argument 'x' (%arg0){{.*}}P("data" p0, None){{.*}}:[[@LINE+1]]:23{{.*}}garray.exp ({{.*}}:[[@LINE+3]]:8), garray.add ({{.*}}:[[@LINE+4]]:8){{.*}}"model"{{.*}}argument 'y' (%arg1){{.*}}P(None, "model"){{.*}}:[[@LINE+2]]:23{{.*}}garray.add ({{.*}}:[[@LINE+4]]:8){{$}}
 func.func @grew_twice(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data" p0, None)>},
                       %y: tensor<8x8xf32> {garray.name = "y", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}) -> tensor<8x8xf32> {
   %a = garray.exp %x : tensor<8x8xf32>
@@ -93,7 +94,7 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 // resharded to add "b"), and the product is a partial sum over both, as
 // insert-reshards computes it. The operands' layouts differ, but no factor
 // of the result is asked two ways.
-// CHECK: remark: %0 (garray.dot_general): P(None, None) <- its operands (operand #0 P(None, ("a", "b")), operand #1 P("a", None)) are split only along dims it reduces: its own dims are replicated; each device holds a partial result over "a", "b" (the axes its operands split the reduced dims by: argument #0 (%arg0) annotated P(None, ("a", "b")) at {{.*}} via garray.dot_general ({{.*}}), and for "a", argument #1 (%arg1) annotated P("a", None) at {{.*}} via garray.dot_general ({{.*}})), which insert-reshards reduces where a use needs it whole
+// CHECK: remark: %0 (garray.dot_general): P(None, None) <- {{.*}}operand #0 P(None, ("a", "b")), operand #1 P("a", None){{.*}}dims it reduces{{.*}}partial result over "a", "b"{{.*}}argument #0 (%arg0){{.*}}P(None, ("a", "b")){{.*}}garray.dot_general ({{.*}}){{.*}}"a"{{.*}}argument #1 (%arg1){{.*}}P("a", None){{.*}}garray.dot_general ({{.*}}){{.*}}insert-reshards
 func.func @contracted_prefix(%x: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, ("a", "b"))>},
                              %w: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P("a", None)>}) -> tensor<8x8xf32> {
   %y = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
@@ -106,7 +107,7 @@ garray.mesh @mesh ["data" = 2]
 
 // An op that needs a dim whole (reverse's reversed dim) gathers its operand:
 // not a conflict (one operand), not a partial sum.
-// CHECK: remark: %0 (garray.reverse): P(None, None) <- its operands (operand #0 P("data", None)) are split only along dims it computes whole, so they are gathered: its own dims are replicated{{$}}
+// CHECK: remark: %0 (garray.reverse): P(None, None) <- {{.*}}operand #0 P("data", None){{.*}}computes whole{{.*}}gathered{{[^"]*$}}
 func.func @needs_whole(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>}) -> tensor<8x4xf32> {
   %r = garray.reverse %x, dims = [0] : tensor<8x4xf32>
   return %r : tensor<8x4xf32>
@@ -118,7 +119,7 @@ garray.mesh @mesh ["data" = 2, "model" = 2]
 
 // Two calls of one helper give its argument different layouts: the remark
 // on the argument says so and where (not "no annotation reaches it").
-// CHECK: remark: %arg0 (argument of @sq): P(None, None) <- its calls give it different layouts (P("data", None) at the call at {{.*}}:[[@LINE+7]]:8, P("model", None) at the call at {{.*}}:[[@LINE+8]]:8): one sharding per signature keeps what they share, nothing; the calls are resharded
+// CHECK: remark: %arg0 (argument of @sq): P(None, None) <- {{.*}}different layouts{{.*}}P("data", None){{.*}}:[[@LINE+7]]:8{{.*}}P("model", None){{.*}}:[[@LINE+8]]:8{{.*}}resharded
 func.func private @sq(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %m = garray.mul %a, %a : tensor<8x8xf32>
   return %m : tensor<8x8xf32>
@@ -139,7 +140,7 @@ garray.mesh @mesh ["a" = 2, "b" = 2]
 // annotation reaches it" and nothing of the pending sum insert-reshards
 // reduces after it).
 // CHECK-LABEL: remark: %arg0 'x' (argument of @passed_on)
-// CHECK: remark: %3 (garray.reduce): P(None) <- {{.*}}; each device holds a partial result over "a" (a partial sum it passes on from its operands: argument 'x' (%arg0) annotated P(None, "a") at {{.*}} via garray.exp ({{.*}}), garray.dot_general ({{.*}}), garray.reduce ({{.*}})), which insert-reshards reduces where a use needs it whole
+// CHECK: remark: %3 (garray.reduce): P(None) <- {{.*}}partial result over "a"{{.*}}passes on{{.*}}argument 'x' (%arg0){{.*}}P(None, "a"){{.*}}garray.exp ({{.*}}), garray.dot_general ({{.*}}), garray.reduce ({{.*}}){{.*}}insert-reshards
 func.func @passed_on(%x: tensor<8x16xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P(None, "a")>},
                      %w: tensor<16x4xf32> {garray.name = "w"}) -> tensor<8xf32> {
   %x1 = garray.exp %x : tensor<8x16xf32>
@@ -154,7 +155,7 @@ func.func @passed_on(%x: tensor<8x16xf32> {garray.name = "x", garray.sharding = 
 garray.mesh @mesh ["data" = 2]
 
 // A scalar has nothing to split: said so, not "no annotation reaches it".
-// CHECK: remark: %arg1 't' (argument of @scalar): P() <- a scalar: nothing to split, whole on every device
+// CHECK: remark: %arg1 't' (argument of @scalar): P() <- {{.*}}scalar{{.*}}nothing to split
 func.func @scalar(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>},
                   %t: tensor<f32> {garray.name = "t"}) -> tensor<8xf32> {
   %b = garray.broadcast_in_dim %t, dims = [] : (tensor<f32>) -> tensor<8xf32>
@@ -168,7 +169,7 @@ func.func @scalar(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P
 // output dim (w's dim 1): the contraction has it, and the result's remark
 // says where w's "model" went (the remark named h alone).
 garray.mesh @mesh ["data" = 2, "model" = 2]
-// CHECK: remark: %0 (garray.dot_general): P("data", None) <- argument 'h' (%arg0) annotated P("data", "model") at {{.*}} via garray.dot_general ({{[^)]*}}); operand #1's "model" (its dim 1) does not split dim 1 here: the op uses it for a dim it reduces, where operand #0 holds it (its dim 1); each device holds a partial result over "model"
+// CHECK: remark: %0 (garray.dot_general): P("data", None) <- {{.*}}argument 'h' (%arg0){{.*}}P("data", "model"){{.*}}garray.dot_general ({{[^)]*}}){{.*}}operand #1's "model" (its dim 1){{.*}}dim 1{{.*}}dim it reduces{{.*}}operand #0{{.*}}(its dim 1){{.*}}partial result over "model"
 func.func @contraction_takes_the_axis(
     %h: tensor<8x16xf32> {garray.name = "h", garray.sharding = #garray.sharding<@mesh, P("data", "model")>},
     %w: tensor<16x32xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}) -> tensor<8x32xf32> {
