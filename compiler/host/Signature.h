@@ -78,7 +78,7 @@ struct MemoryValue {
 /// Peak live bytes per device of the partitioned entry (see
 /// docs/decisions.md, "Memory estimate"), with the largest values.
 struct MemoryEstimate {
-  bool known = false; // false for manifests written before the estimate
+  bool known = false; // false for a manifest without a memory section
   int64_t peakBytesPerDevice = 0;
   std::vector<MemoryValue> largest; // by localBytes, largest first
 };

@@ -558,8 +558,7 @@ LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   if (failed(buffers)) return failure();
 
   // Parse into a fresh OpPassManager: parsing "builtin.module(...)" into a
-  // module-anchored PassManager would nest it and silently run nothing
-  // (TOOLCHAIN.md §5).
+  // module-anchored PassManager would nest it and silently run nothing.
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
   FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
