@@ -5,4 +5,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 bash .ci/install-deps || exit 1
 source tests/summary.sh
+# The layers of bazel/BUILD, as visibility: a dependency the wrong way
+# must fail to build.
+EXTRA_PASSED=0 EXTRA_FAILED=0
+if bash tools/check_layers.sh; then EXTRA_PASSED=1; else EXTRA_FAILED=1; fi
 bazel_test_summary //... --nocache_test_results

@@ -2,7 +2,8 @@
 # Sourced by tests/run.sh and tests/quick.sh. bazel_test_summary ARGS... runs
 # `bazel test ARGS...`, counts the test targets that passed and failed in its
 # output, shuts bazel down, and ends with the line "N passed, N failed"; it
-# returns non-zero when bazel or any test failed.
+# returns non-zero when bazel or any test failed. Checks run outside bazel
+# test add to the counts through EXTRA_PASSED and EXTRA_FAILED.
 bazel_test_summary() {
   local log rc passed failed
   log=$(mktemp)
@@ -14,6 +15,8 @@ bazel_test_summary() {
     failed=1 # the build itself failed before any test could report
     echo "bazel exited with status $rc before tests reported; see the log above"
   fi
+  passed=$((passed + ${EXTRA_PASSED:-0}))
+  failed=$((failed + ${EXTRA_FAILED:-0}))
   rm -f "$log"
   bazel shutdown >/dev/null 2>&1 || true
   echo "$passed passed, $failed failed"
