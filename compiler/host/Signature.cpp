@@ -1,10 +1,17 @@
 //===- Signature.cpp - manifest.json and the collectives report -----------===//
 #include "compiler/host/Signature.h"
 
+#include "sharding/Limits.h"
+#include "shardrt.h"
+
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
 
 namespace shardc {
 
@@ -30,7 +37,14 @@ static json::Object tensorJson(const TensorSignature &t) {
                       {"spec", t.spec},           {"dim_axes", std::move(dimAxes)}};
 }
 
-std::string writeManifest(const Signature &sig, const std::string &objectFile) {
+std::string sha256Hex(llvm::StringRef bytes) {
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+std::string writeManifest(const Signature &sig, const std::string &objectFile,
+                          llvm::StringRef object) {
   json::Array inputs, outputs, collectives, axes;
   for (const TensorSignature &t : sig.inputs)
     inputs.push_back(tensorJson(t));
@@ -74,9 +88,10 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile) {
                                    {"group", v.group},
                                    {"suggested_dim", v.suggestedDim}});
   }
-  json::Object root{{"format", "shardc-manifest-1"},
+  json::Object root{{"format", "shardc-manifest-2"},
                     {"target", "cpu-x86_64"},
                     {"object", objectFile},
+                    {"object_sha256", sha256Hex(object)},
                     {"entry", sig.entry},
                     {"mesh", json::Object{{"axes", std::move(axes)}, {"sizes", ints(sig.mesh.sizes)}}},
                     {"inputs", std::move(inputs)},
@@ -103,6 +118,19 @@ static bool readInts(const json::Array *a, std::vector<int64_t> &out) {
   return true;
 }
 
+std::string valueNameProblem(const std::string &name) {
+  if (name.empty())
+    return "it is empty";
+  if (name.size() > 200)
+    return "it is longer than 200 characters";
+  if (name[0] == '.')
+    return "it starts with '.'";
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+      return "it holds a character other than A-Z a-z 0-9 _ - .";
+  return "";
+}
+
 static bool readTensor(const json::Value &v, const Mesh &mesh, TensorSignature &t) {
   const json::Object *o = v.getAsObject();
   if (!o)
@@ -115,6 +143,8 @@ static bool readTensor(const json::Value &v, const Mesh &mesh, TensorSignature &
       !readInts(o->getArray("local_shape"), t.localShape))
     return false;
   t.name = name->str();
+  if (!valueNameProblem(t.name).empty())
+    return false;
   t.dtype = dtype->str();
   t.spec = spec->str();
   t.sharding = TensorSharding::replicated(t.shape.size());
@@ -133,7 +163,29 @@ static bool readTensor(const json::Value &v, const Mesh &mesh, TensorSignature &
   return true;
 }
 
-bool readManifest(const std::string &text, Signature &sig, std::string &objectFile,
+/// "" when `t` is within the bounds a model is compiled under and its local
+/// shape is the ceil layout of its global shape on `mesh`; else what is not.
+static std::string tensorProblem(const TensorSignature &t, const Mesh &mesh) {
+  int32_t dtype = shardrt_dtype_from_name(t.dtype.c_str());
+  if (dtype < 0)
+    return "dtype '" + t.dtype + "' is not one the runtime knows";
+  if (t.shape.size() > SHARDRT_MAX_RANK)
+    return "rank " + std::to_string(t.shape.size()) + " is past the runtime's " +
+           std::to_string(SHARDRT_MAX_RANK);
+  std::optional<int64_t> bytes = static_cast<int64_t>(shardrt_dtype_size(dtype));
+  for (int64_t d : t.shape)
+    if (d < 0 || d > kMaxDimSize || !(bytes = checkedMul(*bytes, d)))
+      return "a dim is negative or past shardc's limits";
+  if (*bytes > kMaxTensorBytes)
+    return "its size is past shardc's limit of 4 TiB per tensor";
+  if (std::string why = t.sharding.validate(mesh); !why.empty())
+    return why;
+  if (t.localShape != localShape(t.shape, t.sharding, mesh))
+    return "its local shape is not the ceil layout of its global shape on the mesh";
+  return "";
+}
+
+bool readManifest(const std::string &text, Signature &sig, ManifestObject &objectFile,
                   std::string &error) {
   llvm::Expected<json::Value> parsed = json::parse(text);
   if (!parsed) {
@@ -145,15 +197,25 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
     error = "manifest.json: " + what;
     return false;
   };
-  if (!root || root->getString("format") != "shardc-manifest-1")
-    return bad("not a shardc-manifest-1 file (recompile with this shardc)");
+  if (!root || root->getString("format") != "shardc-manifest-2")
+    return bad("not a shardc-manifest-2 file (recompile with this shardc)");
   auto object = root->getString("object");
+  auto sha = root->getString("object_sha256");
   auto entry = root->getString("entry");
   const json::Object *mesh = root->getObject("mesh");
-  if (!object || !entry || !mesh)
-    return bad("missing object, entry or mesh");
-  objectFile = object->str();
+  if (!object || !sha || !entry || !mesh)
+    return bad("missing object, object_sha256, entry or mesh");
+  objectFile.file = object->str();
+  objectFile.sha256 = sha->str();
+  // The object is a file of the artifact folder itself, named plainly.
+  if (objectFile.file.empty() || objectFile.file[0] == '.' ||
+      objectFile.file.find('/') != std::string::npos)
+    return bad("object '" + objectFile.file + "' is not a file name inside the artifact folder");
   sig.entry = entry->str();
+  if (sig.entry.empty() || !llvm::all_of(sig.entry, [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      }))
+    return bad("entry '" + sig.entry + "' is not a C symbol name");
   const json::Array *axes = mesh->getArray("axes");
   if (!axes || !readInts(mesh->getArray("sizes"), sig.mesh.sizes))
     return bad("mesh needs axes and sizes");
@@ -165,6 +227,18 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
   }
   if (sig.mesh.axes.size() != sig.mesh.sizes.size())
     return bad("mesh axes and sizes differ in length");
+  if (sig.mesh.axes.empty() || sig.mesh.axes.size() > SHARDRT_MAX_MESH_AXES)
+    return bad("a mesh has 1 to " + std::to_string(SHARDRT_MAX_MESH_AXES) + " axes");
+  std::optional<int64_t> devices = 1;
+  for (size_t i = 0; i < sig.mesh.sizes.size(); ++i) {
+    if (sig.mesh.sizes[i] < 1 || !(devices = checkedMul(*devices, sig.mesh.sizes[i])) ||
+        *devices > kMaxMeshDevices)
+      return bad("mesh sizes must be positive, with at most " + std::to_string(kMaxMeshDevices) +
+                 " devices in all");
+    for (size_t j = 0; j < i; ++j)
+      if (sig.mesh.axes[j] == sig.mesh.axes[i])
+        return bad("mesh axis \"" + sig.mesh.axes[i] + "\" appears twice");
+  }
   for (auto [key, list] : {std::make_pair("inputs", &sig.inputs),
                            std::make_pair("outputs", &sig.outputs)}) {
     const json::Array *a = root->getArray(key);
@@ -174,6 +248,11 @@ bool readManifest(const std::string &text, Signature &sig, std::string &objectFi
       TensorSignature t;
       if (!readTensor(v, sig.mesh, t))
         return bad(std::string("malformed entry in ") + key);
+      if (std::string why = tensorProblem(t, sig.mesh); !why.empty())
+        return bad(std::string(key) + " '" + t.name + "': " + why);
+      for (const TensorSignature &other : *list)
+        if (other.name == t.name)
+          return bad(std::string(key) + " name '" + t.name + "' appears twice");
       list->push_back(std::move(t));
     }
   }

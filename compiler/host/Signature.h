@@ -12,6 +12,8 @@
 
 #include "sharding/Sharding.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -91,11 +93,35 @@ struct Signature {
   MemoryEstimate memory;
 };
 
-/// manifest.json text for `sig` (object file name included).
-std::string writeManifest(const Signature &sig, const std::string &objectFile);
-/// Parses manifest.json; on failure returns false and sets `error`.
-bool readManifest(const std::string &text, Signature &sig, std::string &objectFile,
+/// The object a manifest names: its file name in the artifact folder and
+/// the SHA-256 of its bytes when it was compiled.
+struct ManifestObject {
+  std::string file;
+  std::string sha256; // lower-case hex
+};
+
+/// The SHA-256 of `bytes`, as lower-case hex.
+std::string sha256Hex(llvm::StringRef bytes);
+
+/// manifest.json text for `sig`, naming the object file `objectFile` and
+/// recording the SHA-256 of its bytes `object`.
+std::string writeManifest(const Signature &sig, const std::string &objectFile,
+                          llvm::StringRef object);
+/// Parses manifest.json and checks it before anything is loaded: its schema,
+/// and the same bounds a model is compiled under (sharding/Limits.h): mesh
+/// sizes and device count, ranks, dims and byte sizes, dtypes, names that
+/// are file names, shardings valid on the mesh, and local shapes that are
+/// the ceil layout of the global ones. These checks catch corruption and
+/// inconsistent edits; an artifact is native code, so they do not make a
+/// malicious one safe. On failure returns false and sets `error`.
+bool readManifest(const std::string &text, Signature &sig, ManifestObject &object,
                   std::string &error);
+/// "" when `name` can name an argument or result, else why not. A name is
+/// also a file name (`run --out DIR` writes DIR/<name>.npy), so it is 1 to
+/// 200 of the characters A-Z a-z 0-9 _ - . and does not start with '.':
+/// nothing that leaves DIR, hides, or is empty.
+std::string valueNameProblem(const std::string &name);
+
 /// The collectives report, one line per collective, as a table.
 std::string formatReport(const Signature &sig);
 

@@ -180,7 +180,7 @@ std::optional<CompileResult> compileText(llvm::StringRef text, llvm::StringRef b
                                          const CompileOptions &options,
                                          std::string &diagnostics) {
   DialectRegistry registry;
-  registerCompilerDialects(registry);
+  registerModelDialects(registry);
   // One thread per context: callers often compile while ranks run as threads.
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
@@ -190,7 +190,7 @@ std::optional<CompileResult> compileText(llvm::StringRef text, llvm::StringRef b
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
                                llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseModel(sourceMgr, ctx);
   if (!module)
     return std::nullopt;
   return compileModule(*module, options);

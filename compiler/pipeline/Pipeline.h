@@ -17,12 +17,17 @@
 
 #include "compiler/host/Signature.h"
 
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
 
 namespace mlir {
 class ModuleOp;
@@ -61,6 +66,24 @@ struct CompileResult {
   Signature signature;
   std::string object; // ELF bytes; empty when stopped early by `emit`
 };
+
+/// How deep a model's text may nest brackets ( [ { < before it is refused
+/// unparsed.
+inline constexpr int kMaxNesting = 256;
+
+/// The dialects a model may be written in (the input contract's): a context
+/// that parses a model knows only these, so the parser never runs another
+/// dialect's custom parser on hostile text; parseModel adds the rest.
+void registerModelDialects(mlir::DialectRegistry &registry);
+
+/// Parses the main buffer of `sourceMgr` as a model into `ctx`, which must
+/// have been made with registerModelDialects only: nesting deeper than
+/// kMaxNesting is refused before parsing, the input contract
+/// (passes/verify/InputContract.h) is checked before MLIR's verifier runs,
+/// then the module is verified and the compiler's other dialects are added
+/// to `ctx`. Null on error, reported through `ctx`.
+mlir::OwningOpRef<mlir::ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
+                                             mlir::MLIRContext &ctx);
 
 /// Registers every dialect and interface the pipeline needs.
 void registerCompilerDialects(mlir::DialectRegistry &registry);

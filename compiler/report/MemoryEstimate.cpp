@@ -3,6 +3,9 @@
 
 #include "compiler/report/ReadSignature.h"
 #include "dialects/garray/GArray.h"
+#include "sharding/Limits.h"
+
+#include <limits>
 
 using namespace mlir;
 using mlir::garray::locationText;
@@ -215,10 +218,12 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
       d.open = false;
     m.localShape = localShape(m.shape, sharding, sig.mesh);
     m.spec = sharding.str(sig.mesh);
-    int64_t bytes = (t.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+    // Within the input contract's limits; saturated past them all the same.
+    std::optional<int64_t> bytes = (t.getElementType().getIntOrFloatBitWidth() + 7) / 8;
     for (int64_t d : m.localShape)
-      bytes *= d;
-    m.localBytes = bytes;
+      if (bytes)
+        bytes = checkedMul(*bytes, d);
+    m.localBytes = bytes.value_or(std::numeric_limits<int64_t>::max());
     std::vector<int> used = sharding.usedAxes();
     for (size_t a = 0; a < sig.mesh.axes.size(); ++a) {
       if (sig.mesh.sizes[a] <= 1 || llvm::is_contained(used, static_cast<int>(a)))
@@ -280,8 +285,10 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
                                         : "");
       add(r, std::move(name), op.getLoc(), from, to);
     }
-  // Sweep the program points: +bytes where a value starts, -bytes after it ends.
-  std::vector<int64_t> delta(n + 2, 0), tempDelta(n + 2, 0);
+  // Sweep the program points: +bytes where a value starts, -bytes after it
+  // ends. Summed in 128 bits, so no model can wrap the estimate around;
+  // reported saturated at INT64_MAX.
+  std::vector<__int128> delta(n + 2, 0), tempDelta(n + 2, 0);
   for (const Live &l : values) {
     delta[l.from] += l.value.localBytes;
     delta[l.to + 1] -= l.value.localBytes;
@@ -308,7 +315,7 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     const std::optional<FunctionMemory> &inner = callees.find(callee)->second;
     if (!inner)
       continue;
-    for (std::vector<int64_t> *d : {&delta, &tempDelta}) {
+    for (std::vector<__int128> *d : {&delta, &tempDelta}) {
       (*d)[index[&op]] += inner->temporaries;
       (*d)[index[&op] + 1] -= inner->temporaries;
     }
@@ -321,11 +328,14 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
         values.push_back(std::move(l));
       }
   }
-  int64_t live = 0, temps = 0;
+  __int128 live = 0, temps = 0, peak = mem.peak, peakTemps = mem.temporaries;
   for (int64_t p = 0; p <= n; ++p) {
-    mem.peak = std::max(mem.peak, live += delta[p]);
-    mem.temporaries = std::max(mem.temporaries, temps += tempDelta[p]);
+    peak = std::max(peak, live += delta[p]);
+    peakTemps = std::max(peakTemps, temps += tempDelta[p]);
   }
+  const __int128 most = std::numeric_limits<int64_t>::max();
+  mem.peak = static_cast<int64_t>(std::min(peak, most));
+  mem.temporaries = static_cast<int64_t>(std::min(peakTemps, most));
   std::stable_sort(values.begin(), values.end(), [](const Live &a, const Live &b) {
     return a.value.localBytes > b.value.localBytes;
   });

@@ -3,6 +3,9 @@
 
 #include "dialects/garray/GArray.h"
 #include "dialects/garray/RuntimeTypes.h"
+#include "sharding/Limits.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -109,6 +112,15 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
       return failure();
     sig.outputs.push_back(std::move(*t));
   }
+  // A name is a file name too (run --out DIR writes DIR/<name>.npy).
+  for (auto *list : {&sig.inputs, &sig.outputs})
+    for (size_t a = 0; a < list->size(); ++a)
+      if (std::string why = valueNameProblem((*list)[a].name); !why.empty())
+        return func.emitError() << (list == &sig.inputs ? "argument #" : "result #") << a
+                                << " is named '" << (*list)[a].name << "': " << why
+                                << ": a name is also the file `shardc run --out DIR` writes "
+                                   "(DIR/<name>.npy), so it is 1 to 200 of A-Z a-z 0-9 _ - . "
+                                   "and does not start with '.'";
   // Two arguments or results with one name could not be told apart on the
   // command line.
   for (auto *list : {&sig.inputs, &sig.outputs})
@@ -122,9 +134,12 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
 }
 
 std::string localTypeText(llvm::ArrayRef<int64_t> shape, Type element, int64_t &bytes) {
-  bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  std::optional<int64_t> b = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
   for (int64_t d : shape)
-    bytes *= d;
+    if (b)
+      b = checkedMul(*b, d);
+  bytes = b.value_or(std::numeric_limits<int64_t>::max()); // past the input contract
+
   std::string text;
   llvm::raw_string_ostream os(text);
   os << RankedTensorType::get(shape, element);

@@ -324,7 +324,7 @@ bool readFile(const std::string &path, std::string &out) {
 
 std::optional<Model> compileSource(const Args &a, int &status) {
   mlir::DialectRegistry registry;
-  shardc::registerCompilerDialects(registry);
+  shardc::registerModelDialects(registry); // parseModel adds the compiler's
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   // Diagnostics point at the user's source; a dump of the op adds only noise.
@@ -340,7 +340,7 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+      shardc::parseModel(sourceMgr, ctx);
   if (!module) {
     status = exitWith(ExitCode::CompileError);
     return std::nullopt;
@@ -389,26 +389,32 @@ std::optional<Model> compileSource(const Args &a, int &status) {
 }
 
 std::optional<Model> loadCompiled(const Args &a, int &status) {
-  std::string manifest, error, objectFile;
+  std::string manifest, error;
+  shardc::ManifestObject object;
   std::string path = (llvm::Twine(a.model) + "/manifest.json").str();
   Model m;
-  if (!readFile(path, manifest)) {
-    llvm::errs() << "shardc: error: '" << a.model
-                 << "' is a directory without manifest.json; pass a model file or a "
-                    "directory written by `shardc compile -o`\n";
+  auto refuse = [&](const std::string &why) {
+    llvm::errs() << "shardc: error: " << why << "\n";
     status = exitWith(ExitCode::InputError);
     return std::nullopt;
-  }
-  if (!shardc::readManifest(manifest, m.signature, objectFile, error)) {
-    llvm::errs() << "shardc: error: " << path << ": " << error << "\n";
-    status = exitWith(ExitCode::InputError);
-    return std::nullopt;
-  }
-  if (!readFile((llvm::Twine(a.model) + "/" + objectFile).str(), m.object)) {
-    llvm::errs() << "shardc: error: cannot read " << a.model << "/" << objectFile << "\n";
-    status = exitWith(ExitCode::InputError);
-    return std::nullopt;
-  }
+  };
+  if (!readFile(path, manifest))
+    return refuse("'" + a.model + "' is a directory without manifest.json; pass a model file or "
+                  "a directory written by `shardc compile -o`");
+  if (!shardc::readManifest(manifest, m.signature, object, error))
+    return refuse(path + ": " + error);
+  // Only a regular file of the artifact folder is read, and only the bytes
+  // compiled with this manifest are loaded.
+  std::string objectPath = (llvm::Twine(a.model) + "/" + object.file).str();
+  llvm::sys::fs::file_status st;
+  if (llvm::sys::fs::status(objectPath, st, /*Follow=*/false) ||
+      st.type() != llvm::sys::fs::file_type::regular_file)
+    return refuse(objectPath + " is not a regular file of the artifact folder");
+  if (!readFile(objectPath, m.object))
+    return refuse("cannot read " + objectPath);
+  if (shardc::sha256Hex(m.object) != object.sha256)
+    return refuse(objectPath + " is not the object " + path +
+                  " was compiled with (its SHA-256 differs); recompile the model");
   if (a.memoryBudget) {
     std::string over = shardc::memoryBudgetError(m.signature, *a.memoryBudget);
     if (!over.empty()) {
@@ -514,7 +520,7 @@ int runCompile(const Args &a) {
     return true;
   };
   if (!write("model.o", m->object) ||
-      !write("manifest.json", shardc::writeManifest(m->signature, "model.o")) ||
+      !write("manifest.json", shardc::writeManifest(m->signature, "model.o", m->object)) ||
       !write("report.txt", shardc::formatReport(m->signature)))
     return exitWith(ExitCode::OutputError);
   if (!a.quiet)
@@ -522,6 +528,50 @@ int runCompile(const Args &a) {
                  << "/report.txt (mesh " << m->signature.mesh.str() << ", "
                  << m->signature.collectives.size() << " collectives)\n";
   return 0;
+}
+
+/// Writes every output to DIR/<name>.npy, all or nothing: the files go to a
+/// fresh folder inside DIR first and are renamed into place only when every
+/// one was written, so a failed run leaves no new or half-written .npy. Each
+/// name is checked again (a manifest can be edited): it must stay in DIR.
+bool writeOutputs(const std::string &dir, const shardc::ArraySet &outputs, std::string &error) {
+  namespace fs = llvm::sys::fs;
+  for (const std::string &name : outputs.names)
+    if (std::string why = shardc::valueNameProblem(name); !why.empty()) {
+      error = "output '" + name + "' cannot be written to " + dir + ": " + why;
+      return false;
+    }
+  if (std::error_code ec = fs::create_directories(dir)) {
+    error = "cannot create '" + dir + "': " + ec.message();
+    return false;
+  }
+  llvm::SmallString<128> staging;
+  if (std::error_code ec = fs::createUniqueDirectory(dir + "/.shardc-partial", staging)) {
+    error = "cannot write in '" + dir + "': " + ec.message();
+    return false;
+  }
+  auto staged = [&](size_t o) { return (staging + "/" + outputs.names[o] + ".npy").str(); };
+  auto cleanUp = [&] {
+    for (size_t o = 0; o < outputs.names.size(); ++o)
+      fs::remove(staged(o));
+    fs::remove(staging);
+  };
+  for (size_t o = 0; o < outputs.names.size(); ++o)
+    if (shardrt_npy_write(staged(o).c_str(), &outputs.arrays[o]) != SHARDRT_OK) {
+      error = "writing " + dir + "/" + outputs.names[o] + ".npy: " + shardrt_last_error();
+      cleanUp();
+      return false;
+    }
+  for (size_t o = 0; o < outputs.names.size(); ++o) {
+    std::string final = dir + "/" + outputs.names[o] + ".npy";
+    if (std::error_code ec = fs::rename(staged(o), final)) {
+      error = "cannot move " + outputs.names[o] + ".npy into '" + dir + "': " + ec.message();
+      cleanUp();
+      return false;
+    }
+  }
+  fs::remove(staging);
+  return true;
 }
 
 int runRun(const Args &a) {
@@ -603,18 +653,10 @@ int runRun(const Args &a) {
       return 0;
   }
   if (!a.runOut.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(a.runOut)) {
-      llvm::errs() << "shardc: error: cannot create '" << a.runOut << "': " << ec.message()
-                   << "\n";
+    std::string error;
+    if (!writeOutputs(a.runOut, result.outputs, error)) {
+      llvm::errs() << "shardc: error: " << error << "\n";
       return exitWith(ExitCode::OutputError);
-    }
-    for (size_t o = 0; o < result.outputs.names.size(); ++o) {
-      std::string path = a.runOut + "/" + result.outputs.names[o] + ".npy";
-      if (shardrt_npy_write(path.c_str(), &result.outputs.arrays[o]) != SHARDRT_OK) {
-        llvm::errs() << "shardc: error: writing " << path << ": " << shardrt_last_error()
-                     << "\n";
-        return exitWith(ExitCode::OutputError);
-      }
     }
   }
   if (!a.quiet) {

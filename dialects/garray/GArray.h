@@ -13,6 +13,7 @@
 #define SHARDC_DIALECTS_GARRAY_GARRAY_H
 
 #include "sharding/FactorRule.h"
+#include "sharding/Limits.h"
 #include "sharding/Sharding.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -53,8 +54,7 @@ inline constexpr llvm::StringLiteral kGroupAttrName = "garray.sharding_group";
 /// estimate reads them to say the value is placed by its annotation).
 inline constexpr llvm::StringLiteral kConstraintReasonPrefix = "garray.sharding_constraint at ";
 inline constexpr llvm::StringLiteral kWrittenReshardReasonPrefix = "garray.reshard written at ";
-/// The most devices a mesh may have (mesh_c4).
-inline constexpr int64_t kMaxMeshDevices = 65536;
+using shardc::kMaxMeshDevices; // sharding/Limits.h
 
 /// A collective of the global program (all_reduce, all_gather, all_slice,
 /// reduce_scatter, all_to_all, collective_permute): inserted by the

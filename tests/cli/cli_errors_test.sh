@@ -249,8 +249,8 @@ if expect_ok compile_for_data4 -- compile "$SEED" --mesh data=4 -o "$TMP/out4"; 
   expect_error compiled_dir_no_object $INPUT \
     "no_object/model.o" \
     -- run "$TMP/no_object" "${SEED_IN[@]}"
-  expect_error compiled_dir_truncated_object $RUN \
-    "loading the compiled object" \
+  expect_error compiled_dir_truncated_object $INPUT \
+    "bad_object/model.o" "SHA-256" "recompile" \
     -- run "$TMP/bad_object" "${SEED_IN[@]}"
 fi
 mkdir -p "$TMP/empty_dir"

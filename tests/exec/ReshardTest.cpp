@@ -359,9 +359,10 @@ TEST_CASE("reshard: the report's and manifest's bytes follow from the comm ops' 
       CHECK_FALSE(r.axes.empty());
     }
     // The manifest keeps the schedule, in program order, with every field.
-    std::string text = shardc::writeManifest(compiled.signature, "model.o");
+    std::string text = shardc::writeManifest(compiled.signature, "model.o", compiled.object);
     shardc::Signature back;
-    std::string object, error;
+    shardc::ManifestObject object;
+    std::string error;
     REQUIRE(shardc::readManifest(text, back, object, error));
     REQUIRE(back.collectives.size() == compiled.signature.collectives.size());
     for (size_t i = 0; i < back.collectives.size(); ++i) {

@@ -1,0 +1,105 @@
+//===- ParseModel.cpp - a model's text to a module, hostile input first ---===//
+//
+// The one way a model enters the compiler. Before MLIR's parser sees the
+// text, its bracket nesting is bounded (the parser recurses once per level
+// and overflows the stack past a few thousand); before MLIR's verifier runs,
+// the input contract (passes/verify/InputContract.h) refuses foreign ops and
+// sizes that cannot be addressed (a foreign op's verifier is upstream code
+// that need not survive hostile attributes). Then the module is verified.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/pipeline/Pipeline.h"
+#include "passes/verify/InputContract.h"
+
+#include "dialects/garray/GArray.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+namespace shardc {
+
+namespace {
+
+/// The first place where `text` nests brackets ( [ { < deeper than `limit`,
+/// as (line, column), 1-based; nullopt when it does not. String literals and
+/// `//` comments are skipped; `->` is an arrow, not a closing bracket.
+std::optional<std::pair<unsigned, unsigned>> tooDeep(llvm::StringRef text, int limit) {
+  int depth = 0;
+  unsigned line = 1, col = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    ++col;
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else if (c == '"') { // a string literal, escapes included
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i, ++col)
+        if (text[i] == '\\')
+          ++i, ++col;
+      ++col;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > limit)
+        return std::make_pair(line, col);
+    } else if (c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || text[i - 1] != '-'))) {
+      depth = std::max(0, depth - 1);
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+void registerModelDialects(DialectRegistry &registry) {
+  registry.insert<arith::ArithDialect, cf::ControlFlowDialect, math::MathDialect,
+                  scf::SCFDialect, tensor::TensorDialect>();
+  garray::registerShardcDialects(registry);
+}
+
+OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  if (auto at = tooDeep(buffer->getBuffer(), kMaxNesting)) {
+    emitError(FileLineColLoc::get(&ctx, buffer->getBufferIdentifier(), at->first, at->second))
+        << "brackets nest deeper than " << kMaxNesting
+        << " levels here; shardc refuses such a model before parsing it (a model's types, "
+           "attributes and regions nest a few levels deep)";
+    return nullptr;
+  }
+  ParserConfig config(&ctx, /*verifyAfterParse=*/false);
+  // An op of a dialect the context does not know stops the parser; say what
+  // a model may contain instead of how to register that dialect.
+  ScopedDiagnosticHandler foreign(&ctx, [&](Diagnostic &d) -> LogicalResult {
+    std::string text = d.str();
+    llvm::StringRef m(text);
+    if (d.getSeverity() != DiagnosticSeverity::Error || !m.starts_with("Dialect `") ||
+        !m.contains("not found for custom op '"))
+      return failure(); // not ours: on to the caller's handler
+    llvm::StringRef op = m.split("custom op '").second.split('\'').first;
+    emitError(d.getLocation()) << "'" << op << "' " << kNotAModelOp;
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
+  if (!module)
+    return nullptr;
+  if (failed(verifyInputContract(*module)) || failed(verify(*module)))
+    return nullptr;
+  DialectRegistry compiler;
+  registerCompilerDialects(compiler);
+  ctx.appendDialectRegistry(compiler);
+  ctx.loadAllAvailableDialects();
+  return module;
+}
+
+} // namespace shardc

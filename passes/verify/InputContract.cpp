@@ -1,0 +1,150 @@
+//===- InputContract.cpp - what a model may contain, checked first ---------===//
+#include "passes/verify/InputContract.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <limits>
+#include <string>
+
+using namespace mlir;
+
+namespace shardc {
+
+std::optional<int64_t> tensorBytes(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  int64_t bits = t.getElementType().isIntOrFloat() ? t.getElementType().getIntOrFloatBitWidth() : 8;
+  std::optional<int64_t> bytes = std::max<int64_t>(1, bits / 8);
+  for (int64_t d : t.getShape())
+    if (!bytes || !(bytes = checkedMul(*bytes, d)))
+      return std::nullopt;
+  return bytes;
+}
+
+namespace {
+
+/// Why `op`'s dialect is not part of a model, or "" when it is.
+std::string foreignOp(Operation *op) {
+  StringRef dialect = op->getName().getDialectNamespace();
+  if (!op->isRegistered())
+    return "is not an op any dialect registers";
+  if (llvm::is_contained({"builtin", "func", "garray", "cf", "scf"}, dialect))
+    return "";
+  if (llvm::is_contained({"arith", "math", "tensor"}, dialect)) {
+    auto isTensor = [](Type t) { return isa<TensorType>(t); };
+    bool onTensors =
+        llvm::any_of(op->getOperandTypes(), isTensor) || llvm::any_of(op->getResultTypes(), isTensor);
+    if (!onTensors && dialect != "tensor")
+      return "";
+    StringRef name = op->getName().getStringRef();
+    if (name == "arith.constant" || name == "tensor.extract")
+      return "";
+    return "on tensors is not an op shardc compiles (it has no sharding rule and no lowering); "
+           "write the computation with garray ops, e.g. garray.add for arith.addf";
+  }
+  return kNotAModelOp;
+}
+
+std::string limitText(int64_t limit) {
+  int log = 0;
+  while ((int64_t(1) << log) < limit)
+    ++log;
+  return "2^" + std::to_string(log);
+}
+
+/// "" when `type` is within the size limits, else what exceeds which.
+std::string sizeProblem(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t)
+    return "";
+  for (auto [d, size] : llvm::enumerate(t.getShape()))
+    if (!ShapedType::isDynamic(size) && size > kMaxDimSize)
+      return "dim " + std::to_string(d) + " has size " + std::to_string(size) +
+             ", past shardc's limit of " + limitText(kMaxDimSize) + " elements per dimension";
+  if (!t.hasStaticShape())
+    return "";
+  std::optional<int64_t> bytes = tensorBytes(t);
+  if (!bytes)
+    return "its size in bytes does not fit in 64 bits";
+  if (*bytes > kMaxTensorBytes)
+    return "its " + std::to_string(*bytes) + " bytes are past shardc's limit of " +
+           limitText(kMaxTensorBytes) + " bytes (4 TiB) per tensor";
+  return "";
+}
+
+/// The element count of a statically shaped tensor, or nullopt (also
+/// when it does not fit in 64 bits).
+std::optional<int64_t> staticElements(RankedTensorType t) {
+  if (!t.hasStaticShape())
+    return std::nullopt;
+  std::optional<int64_t> n = 1;
+  for (int64_t d : t.getShape())
+    if (!(n = checkedMul(*n, d)))
+      return std::nullopt;
+  return n;
+}
+
+std::string typeText(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+} // namespace
+
+LogicalResult verifyInputContract(ModuleOp module) {
+  bool ok = true;
+  auto checkValue = [&](Type type, Location loc, const std::string &what) {
+    std::string p = sizeProblem(type);
+    if (p.empty())
+      return;
+    emitError(loc) << what << " has type " << typeText(type) << ": " << p
+                   << "; split the model's arrays into smaller ones";
+    ok = false;
+  };
+  module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    std::string foreign = foreignOp(op);
+    if (!foreign.empty()) {
+      op->emitError("'") << op->getName() << "' " << foreign;
+      ok = false;
+      return WalkResult::skip(); // its regions are not a model's either
+    }
+    std::string name = op->getName().getStringRef().str();
+    for (OpResult r : op->getResults())
+      checkValue(r.getType(), op->getLoc(),
+                 "result #" + std::to_string(r.getResultNumber()) + " of '" + name + "'");
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument a : block.getArguments())
+          checkValue(a.getType(), a.getLoc(),
+                     "argument #" + std::to_string(a.getArgNumber()) +
+                         (isa<func::FuncOp>(op) ? " of @" + cast<func::FuncOp>(op).getSymName().str()
+                                                : " of a block in '" + name + "'"));
+    if (auto f = dyn_cast<func::FuncOp>(op))
+      for (auto [i, t] : llvm::enumerate(f.getFunctionType().getResults()))
+        checkValue(t, f.getLoc(), "result #" + std::to_string(i) + " of @" + f.getSymName().str());
+    // A constant is materialized by the compiler: past the limit, compile
+    // memory grows with the model's size, not its text.
+    StringRef opName = op->getName().getStringRef();
+    if ((opName == "garray.constant" || opName == "arith.constant") && op->getNumResults() == 1)
+      if (auto t = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+        if (std::optional<int64_t> n = staticElements(t); n && *n > kMaxConstantElements) {
+          op->emitError("'") << opName << "' of type " << typeText(t) << " holds " << *n
+                             << " elements, past shardc's limit of "
+                             << limitText(kMaxConstantElements)
+                             << " per constant; build it from a scalar constant with "
+                                "garray.broadcast_in_dim (or garray.iota)";
+          ok = false;
+        }
+    return WalkResult::advance();
+  });
+  return success(ok);
+}
+
+} // namespace shardc
