@@ -8,6 +8,7 @@
 #include "sharding/ReshardPlan.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -251,18 +252,23 @@ std::vector<std::pair<int64_t, int64_t>> permutePairs(const TensorSharding &from
       source[t] = t;
       sending[t] = true;
     }
-  // ... and the others take the first unused holder, in device order.
+  // ... and the others take the first unused holder, in device order:
+  // holders queued by the block they hold, so each target is matched in
+  // O(log n) and the pairing costs O(n log n), not O(n^2) (a 128x128 mesh
+  // has 16,384 devices).
+  std::map<std::vector<int64_t>, std::deque<int64_t>> holders;
+  for (int64_t s = 0; s < n; ++s)
+    if (!sending[s])
+      holders[block(from, s)].push_back(s);
   for (int64_t t = 0; t < n; ++t) {
     if (source[t] >= 0)
       continue;
-    std::vector<int64_t> want = block(to, t);
-    for (int64_t s = 0; s < n && source[t] < 0; ++s)
-      if (!sending[s] && block(from, s) == want) {
-        source[t] = s;
-        sending[s] = true;
-      }
-    if (source[t] < 0)
+    auto it = holders.find(block(to, t));
+    if (it == holders.end() || it->second.empty())
       return {};
+    source[t] = it->second.front();
+    sending[source[t]] = true;
+    it->second.pop_front();
   }
   for (int64_t t = 0; t < n; ++t)
     pairs.emplace_back(source[t], t);
