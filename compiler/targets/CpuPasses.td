@@ -33,6 +33,33 @@ def CpuLowerStridedCopies : Pass<"cpu-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CpuFuseElementwiseOps : Pass<"cpu-fuse-elementwise-ops"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops, in bounded kernels";
+  let description = [{
+    linalg-fuse-elementwise-ops with one more condition: a producer is folded
+    into its consumer only while their bodies together hold at most
+    `max-body-ops` ops. Every fusion clones both bodies, so fusing an
+    unbounded chain of n ops clones O(n^2) ops (a chain of 8,000
+    elementwise ops took about a minute to compile); bounded, the cost is
+    linear in n, and a long chain becomes several kernels, each a loop nest
+    over up to `max-body-ops` ops, with one intermediate tensor between two
+    of them.
+
+    ```mlir
+    %a = linalg.generic ... { arith.addf ... }   // 3 body ops each
+    %b = linalg.generic ins(%a ...) { arith.mulf ... }
+    →
+    %b = linalg.generic ... { arith.addf ...; arith.mulf ... }
+    ```
+  }];
+  let options = [
+    Option<"maxFusedBodyOps", "max-body-ops", "unsigned", "128",
+           "the most ops (terminators included) a fused body may hold">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def CpuGuardEmptyTensorElimination : Pass<"cpu-guard-empty-tensor-elimination"> {
   let summary = "Keep eliminate-empty-tensors from clobbering a live value";
   let description = [{

@@ -129,8 +129,9 @@ std::string buildCpuPipeline(const GemmTuning &gemm) {
   // finds them.
   p.add("cpu-generalize-named-ops");
   // Chains of elementwise ops become one generic: one loop nest, and no
-  // intermediate tensors (so no malloc/free) between them.
-  p.add("linalg-fuse-elementwise-ops");
+  // intermediate tensors (so no malloc/free) between them; a very long
+  // chain becomes several, so that fusing costs time linear in its length.
+  p.add("cpu-fuse-elementwise-ops");
   // Give generics that are really fill/copy/elementwise ops their names back.
   // Contractions stay generic: upstream linalg-specialize-generic-ops (LLVM
   // 22) drops a transposed operand's map when it makes them

@@ -1,9 +1,9 @@
-// RUN: shardc-opt %s --garray-lower-to-linalg --cpu-generalize-named-ops --linalg-fuse-elementwise-ops --linalg-specialize-generic-ops --canonicalize --cse | FileCheck %s --check-prefix=FUSED
-// RUN: shardc-opt %s --garray-lower-to-linalg --cpu-generalize-named-ops --linalg-fuse-elementwise-ops --linalg-specialize-generic-ops --canonicalize --cse --eliminate-empty-tensors --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --canonicalize --convert-linalg-to-loops | FileCheck %s --check-prefix=LOOPS
+// RUN: shardc-opt %s --garray-lower-to-linalg --cpu-generalize-named-ops --cpu-fuse-elementwise-ops --linalg-specialize-generic-ops --canonicalize --cse | FileCheck %s --check-prefix=FUSED
+// RUN: shardc-opt %s --garray-lower-to-linalg --cpu-generalize-named-ops --cpu-fuse-elementwise-ops --linalg-specialize-generic-ops --canonicalize --cse --eliminate-empty-tensors --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --canonicalize --convert-linalg-to-loops | FileCheck %s --check-prefix=LOOPS
 // RUN: shardc compile %s --emit=llvm --cpu=x86-64-v3 | FileCheck %s --check-prefix=LLVM
 //
 // The CPU pipeline's tensor phase (the order of cpuLoweringPipeline():
-// cpu-generalize-named-ops, linalg-fuse-elementwise-ops, specialize,
+// cpu-generalize-named-ops, cpu-fuse-elementwise-ops, specialize,
 // canonicalize, cse) fuses a chain of six elementwise ops into one
 // linalg.generic, so there are no intermediate tensors; after bufferization
 // and convert-linalg-to-loops that is one loop nest (2 loops for 2-D) with
