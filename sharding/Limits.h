@@ -26,6 +26,10 @@ inline constexpr int64_t kMaxTensorBytes = int64_t(1) << 42;
 /// The most elements a constant may hold (2^24): the compiler materializes
 /// constants, so a larger one is computed instead (iota, broadcast_in_dim).
 inline constexpr int64_t kMaxConstantElements = int64_t(1) << 24;
+/// The most elements all constants of a model may hold together (2^26), so
+/// that compile memory is bounded by the limits, not by how many constants
+/// a small text can write.
+inline constexpr int64_t kMaxModelConstantElements = int64_t(1) << 26;
 
 /// `a * b` for non-negative operands, or nullopt when either is negative or
 /// the product exceeds INT64_MAX.

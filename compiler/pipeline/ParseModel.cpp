@@ -70,6 +70,14 @@ void registerModelDialects(DialectRegistry &registry) {
 
 OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  // MLIR bytecode would reach the bytecode reader, which none of the checks
+  // below cover: a model is text.
+  if (buffer->getBuffer().starts_with("ML\xefR")) {
+    emitError(FileLineColLoc::get(&ctx, buffer->getBufferIdentifier(), 1, 1))
+        << "this is MLIR bytecode; shardc reads a model as text (print it with "
+           "`mlir-opt FILE -o MODEL.mlir`, or shardc-opt)";
+    return nullptr;
+  }
   if (auto at = tooDeep(buffer->getBuffer(), kMaxNesting)) {
     emitError(FileLineColLoc::get(&ctx, buffer->getBufferIdentifier(), at->first, at->second))
         << "brackets nest deeper than " << kMaxNesting

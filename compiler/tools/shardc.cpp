@@ -117,6 +117,11 @@ cl::opt<std::string> stepsArg("steps",
                               cl::desc("run N steps, feeding each output named like an "
                                        "argument back into it and printing `loss` each step"),
                               cl::value_desc("N"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> timeoutArg("timeout",
+                                cl::desc("seconds a collective waits for its peers before every "
+                                         "rank stops with exit 5 (default: SHARDRT_TIMEOUT_S, "
+                                         "else 300)"),
+                                cl::value_desc("SECONDS"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> backendArg("backend",
                                 cl::desc("threads (default: ranks as threads) or mpi (one rank "
                                          "per process, under `mpirun -np <devices>`)"),
@@ -206,6 +211,14 @@ std::optional<Args> readArgs(int &status) {
     if (llvm::StringRef(stepsArg).getAsInteger(10, n) || n < 1)
       return fail("--steps " + stepsArg + ": expected a positive number of steps");
     a.steps = n;
+  }
+  if (timeoutArg.getNumOccurrences()) {
+    double seconds = 0;
+    if (llvm::StringRef(timeoutArg).getAsDouble(seconds) || !(seconds > 0) ||
+        !std::isfinite(seconds))
+      return fail("--timeout " + timeoutArg + ": expected a positive number of seconds");
+    // The runtime reads its collective timeout from the environment.
+    setenv("SHARDRT_TIMEOUT_S", timeoutArg.c_str(), /*overwrite=*/1);
   }
   if (budgetArg.getNumOccurrences()) {
     int64_t bytes;

@@ -100,6 +100,7 @@ std::string typeText(Type type) {
 
 LogicalResult verifyInputContract(ModuleOp module) {
   bool ok = true;
+  int64_t constantElements = 0; // all constants so far, within the limits
   auto checkValue = [&](Type type, Location loc, const std::string &what) {
     std::string p = sizeProblem(type);
     if (p.empty())
@@ -141,6 +142,14 @@ LogicalResult verifyInputContract(ModuleOp module) {
                              << " per constant; build it from a scalar constant with "
                                 "garray.broadcast_in_dim (or garray.iota)";
           ok = false;
+        } else if (n && (constantElements += *n) > kMaxModelConstantElements) {
+          op->emitError("'") << opName << "' brings the model's constants to "
+                             << constantElements << " elements, past shardc's limit of "
+                             << limitText(kMaxModelConstantElements)
+                             << " in all; build large constants from scalars with "
+                                "garray.broadcast_in_dim (or garray.iota)";
+          ok = false;
+          return WalkResult::interrupt(); // one error says it
         }
     return WalkResult::advance();
   });

@@ -13,9 +13,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <thread>
 #include <new>
 #include <vector>
 
@@ -36,7 +40,13 @@ shardrt_status reject(shardrt_comm *comm, shardrt_status status, const std::stri
 
 /// Returns ABORTED (with a message naming the first failure) when the world
 /// has already failed, so later collectives return at once.
+/// The gate every collective passes first: a world already aborted, or a
+/// fault SHARDRT_TEST_FAULT injects here, ends the call with `*status`.
 bool alreadyAborted(shardrt_comm *comm, const char *what, shardrt_status *status) {
+  if (shardrt_status s = enterCollective(comm, what); s != SHARDRT_OK) {
+    *status = s;
+    return true;
+  }
   std::string first;
   if (!comm->isAborted(&first))
     return false;
@@ -141,6 +151,64 @@ shardrt_status readTimeoutSeconds(double *seconds) {
 }
 
 void setProcessCurrent(shardrt_comm *comm) { processCurrent.store(comm); }
+
+namespace {
+/// A fault SHARDRT_TEST_FAULT asks for: rank `rank`'s collective number
+/// `collective` (0-based, every collective that rank enters counts) fails
+/// or stalls.
+struct TestFault {
+  int64_t rank = -1, collective = -1;
+  enum class Kind { None, Fail, Stall } kind = Kind::None;
+};
+
+/// Parses SHARDRT_TEST_FAULT="rank=R,collective=K,kind=fail|stall" once.
+/// A test-only hook (docs/design.md, "Faults"); a malformed value is
+/// reported on stderr and ignored, never a fault of its own.
+const TestFault &testFault() {
+  static const TestFault fault = [] {
+    TestFault f;
+    const char *text = std::getenv("SHARDRT_TEST_FAULT");
+    if (!text || !*text)
+      return f;
+    long long rank = -1, collective = -1;
+    char kind[16] = {0};
+    if (std::sscanf(text, "rank=%lld,collective=%lld,kind=%15s", &rank, &collective, kind) != 3 ||
+        rank < 0 || collective < 0 ||
+        (std::strcmp(kind, "fail") != 0 && std::strcmp(kind, "stall") != 0)) {
+      std::fprintf(stderr, "shardrt: ignoring SHARDRT_TEST_FAULT='%s' (expected "
+                           "rank=R,collective=K,kind=fail|stall)\n", text);
+      return f;
+    }
+    f.rank = rank;
+    f.collective = collective;
+    f.kind = std::strcmp(kind, "fail") == 0 ? TestFault::Kind::Fail : TestFault::Kind::Stall;
+    return f;
+  }();
+  return fault;
+}
+} // namespace
+
+shardrt_status enterCollective(shardrt_comm *comm, const char *what) {
+  const TestFault &f = testFault();
+  int64_t index = comm->collectivesEntered++;
+  if (f.kind == TestFault::Kind::None || comm->rank != f.rank || index != f.collective)
+    return SHARDRT_OK;
+  std::string message =
+      format("rank %d: injected fault in collective #%lld (%s)", comm->rank,
+             static_cast<long long>(index), what);
+  if (f.kind == TestFault::Kind::Fail) {
+    setLastError(message);
+    comm->fail(SHARDRT_ERR_ABORTED, message);
+    return SHARDRT_ERR_ABORTED;
+  }
+  // A stalled peer: never arrives. Threads: this rank waits until the
+  // others time out and abort the world; MPI: the process stops here, as
+  // one stopped with SIGSTOP would, until the job is aborted.
+  std::fprintf(stderr, "shardrt: %s: stalling\n", message.c_str());
+  while (!comm->isAborted(nullptr))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return SHARDRT_ERR_ABORTED;
+}
 
 } // namespace shardrt
 

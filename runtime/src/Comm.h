@@ -93,6 +93,12 @@ shardrt_status readTimeoutSeconds(double *seconds);
 /// MPI backend's process-wide communicator).
 void setProcessCurrent(shardrt_comm *comm);
 
+/// Counts a collective `comm`'s rank enters, and injects the fault that
+/// SHARDRT_TEST_FAULT="rank=R,collective=K,kind=fail|stall" asks for there
+/// (test-only): `fail` fails the world, `stall` waits until the world is
+/// aborted. SHARDRT_OK when the collective goes on.
+shardrt_status enterCollective(shardrt_comm *comm, const char *what);
+
 } // namespace shardrt
 
 struct shardrt_comm {
@@ -125,6 +131,8 @@ struct shardrt_comm {
 
   const int32_t rank;
   const int32_t size;
+  /// Collectives this rank has entered (for SHARDRT_TEST_FAULT).
+  int64_t collectivesEntered = 0;
 };
 
 #endif // SHARDRT_SRC_COMM_H

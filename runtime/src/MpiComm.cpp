@@ -349,12 +349,15 @@ public:
       waitAll(1, &req, what);
   }
 
+  static constexpr int kJobFailedExitStatus = 5;
+
   /// Prints the first failure and ends every process of the job.
   [[noreturn]] void endJob() const {
     std::fprintf(stderr, "shardrt: %s; aborting the MPI job\n", firstMessage.c_str());
     std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, SHARDRT_ERR_ABORTED);
-    std::_Exit(SHARDRT_ERR_ABORTED); // MPI_Abort does not return; be sure
+    // The job's exit status is `shardc run`'s "running failed" (5).
+    MPI_Abort(MPI_COMM_WORLD, kJobFailedExitStatus);
+    std::_Exit(kJobFailedExitStatus); // MPI_Abort does not return; be sure
   }
 
   const bool ownsMpi;

@@ -40,6 +40,26 @@ M
 expect_error huge_constant $COMPILE "huge_constant.mlir:2:" "100000000 elements" "2^24" \
   "broadcast_in_dim" -- compile "$TMP/huge_constant.mlir" -o "$TMP/o2"
 
+{
+  echo 'func.func @main() -> tensor<16777216xf32> {'
+  for i in 0 1 2 3 4; do
+    echo "  %c$i = garray.constant dense<1.0> : tensor<16777216xf32>"
+  done
+  echo '  return %c4 : tensor<16777216xf32>'
+  echo '}'
+} >"$TMP/many_constants.mlir"
+expect_error many_constants $COMPILE "many_constants.mlir:6:" "2^26" "in all" \
+  -- compile "$TMP/many_constants.mlir" -o "$TMP/o2"
+
+# --- MLIR bytecode is not a model: refused, never handed to the reader --------
+SHARDC_OPT="$(dirname "$SHARDC")/shardc-opt"
+if [[ -x "$SHARDC_OPT" ]]; then
+  "$SHARDC_OPT" "$SEED" --emit-bytecode -o "$TMP/seed.mlirbc"
+  expect_error bytecode $COMPILE "seed.mlirbc:1:1" "bytecode" -- compile "$TMP/seed.mlirbc" -o "$TMP/o6"
+else
+  echo "skip bytecode: no shardc-opt at $SHARDC_OPT"
+fi
+
 # --- the input contract: foreign ops are named before any verifier runs -------
 model foreign_op <<'M'
 func.func @main(%x: tensor<2x2xf32>, %i: tensor<2x2xf32>) -> tensor<2x2xf32> {
@@ -124,6 +144,18 @@ if expect_ok compile_artifact -- compile "$SEED" -o "$TMP/art"; then
   tamper t_name 's/"name": "loss"/"name": "..\/loss"/'
   expect_error tampered_output_name $INPUT "manifest.json" -- run "$TMP/t_name" "${SEED_IN[@]}"
 fi
+
+# --- faults at run time: a failed or stalled rank ends every rank -----------
+# The test-only hook SHARDRT_TEST_FAULT=rank=R,collective=K,kind=fail|stall.
+SHARDRT_TEST_FAULT=rank=2,collective=1,kind=fail expect_error fault_fail 5 \
+  "rank 2" "injected fault in collective #1" -- run "$SEED" "${SEED_IN[@]}" --out "$TMP/fault_out"
+SHARDRT_TEST_FAULT=rank=1,collective=0,kind=stall expect_error fault_stall 5 \
+  "timed out after 2 s" "waiting for ranks 1" -- run "$SEED" "${SEED_IN[@]}" --timeout 2 \
+  --out "$TMP/fault_out"
+if compgen -G "$TMP/fault_out/*.npy" >/dev/null || compgen -G "$TMP/fault_out/.*" | grep -q partial; then
+  fail fault_outputs "a failed run left outputs in --out"
+fi
+expect_error timeout_bad $USAGE "--timeout 0" "positive" -- run "$SEED" "${SEED_IN[@]}" --timeout 0
 
 # --- many devices: planning stays fast (a hang guard, not a timing) -----------
 model big_mesh <<'M'

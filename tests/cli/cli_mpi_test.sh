@@ -33,7 +33,7 @@ mpirun_shardc() {
   local name=$1 n=$2
   shift 2
   timeout -k 10 "$SHARDC_TIMEOUT_S" mpirun --allow-run-as-root --oversubscribe -np "$n" \
-    "$SHARDC" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    ${SHARDRT_TEST_FAULT:+-x SHARDRT_TEST_FAULT} "$SHARDC" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
   LAST_STATUS=$?
 }
 
@@ -71,6 +71,26 @@ if expect_ok heat_threads -- run "$ROOT/samples/heat_stencil.mlir" --mesh data=4
     check heat_mpi "u_next equal to threads" same_output "$NPY" print "$TMP/heat_t/u_next.npy" \
       "$TMP/heat_m/u_next.npy"
   fi
+fi
+
+# A stalled peer (the test-only fault hook stops rank 1 at its first
+# collective, as SIGSTOP would): every process ends with exit 5 within the
+# collective timeout, naming the collective; no output is written.
+CASES=$((CASES + 1))
+start=$(date +%s)
+SHARDRT_TEST_FAULT=rank=1,collective=0,kind=stall mpirun_shardc stalled_peer 4 \
+  run "$TMP/train4" --backend mpi "${SEED_IN[@]}" --timeout 3 --out "$TMP/stalled_out"
+took=$(($(date +%s) - start))
+if [[ $LAST_STATUS -ne 5 ]]; then
+  fail stalled_peer "expected exit status 5, got $LAST_STATUS"
+  show stalled_peer run --backend mpi --timeout 3
+elif ! grep -q "timed out after 3 s" "$TMP/stalled_peer.err"; then
+  fail stalled_peer "no message naming the timed-out collective"
+  show stalled_peer run --backend mpi --timeout 3
+elif [[ $took -gt 20 ]]; then
+  fail stalled_peer "took ${took}s with a 3 s timeout"
+elif compgen -G "$TMP/stalled_out/*.npy" >/dev/null; then
+  fail stalled_peer "a failed run wrote outputs"
 fi
 
 # Wrong process count: a clear error, non-zero, no hang.
