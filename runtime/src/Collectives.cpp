@@ -162,7 +162,7 @@ struct TestFault {
 };
 
 /// Parses SHARDRT_TEST_FAULT="rank=R,collective=K,kind=fail|stall" once.
-/// A test-only hook (docs/design.md, "Faults"); a malformed value is
+/// A test-only hook (docs/design.md, "Runtime model"); a malformed value is
 /// reported on stderr and ignored, never a fault of its own.
 const TestFault &testFault() {
   static const TestFault fault = [] {
