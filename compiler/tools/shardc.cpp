@@ -558,8 +558,16 @@ bool writeOutputs(const std::string &dir, const shardc::ArraySet &outputs, std::
     error = "cannot create '" + dir + "': " + ec.message();
     return false;
   }
+  // createUniqueDirectory puts a relative prefix under the system's temp
+  // directory: stage next to the outputs, by an absolute path.
+  llvm::SmallString<128> prefix(dir);
+  if (std::error_code ec = fs::make_absolute(prefix)) {
+    error = "cannot write in '" + dir + "': " + ec.message();
+    return false;
+  }
+  llvm::sys::path::append(prefix, ".shardc-partial");
   llvm::SmallString<128> staging;
-  if (std::error_code ec = fs::createUniqueDirectory(dir + "/.shardc-partial", staging)) {
+  if (std::error_code ec = fs::createUniqueDirectory(prefix, staging)) {
     error = "cannot write in '" + dir + "': " + ec.message();
     return false;
   }

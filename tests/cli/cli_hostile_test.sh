@@ -110,10 +110,15 @@ for case in 'empty:""' 'dot:"."' 'newline:"a\\nb"' 'hidden:".x"'; do
 done
 expect_error out_empty $USAGE "--out needs a folder" -- run "$SEED" "${SEED_IN[@]}" --out ""
 
-# A successful run leaves its outputs and no staging folder behind.
+# A successful run leaves its outputs and no staging folder behind, with an
+# absolute and with a relative --out (the tests run in $TMP).
 if expect_ok run_out -- run "$SEED" "${SEED_IN[@]}" --out "$TMP/run_out"; then
   check run_out "writes loss.npy" test -f "$TMP/run_out/loss.npy"
   check run_out "leaves no staging folder" test -z "$(ls -A "$TMP/run_out" | grep '^\.')"
+fi
+if expect_ok run_out_relative -- run "$SEED" "${SEED_IN[@]}" --out rel/out; then
+  check run_out_relative "writes rel/out/loss.npy" test -f "$TMP/rel/out/loss.npy"
+  check run_out_relative "leaves no staging folder" test -z "$(ls -A "$TMP/rel/out" | grep '^\.')"
 fi
 
 # --- tampered artifacts are refused before they are loaded --------------------
