@@ -37,6 +37,29 @@ static json::Object tensorJson(const TensorSignature &t) {
                       {"spec", t.spec},           {"dim_axes", std::move(dimAxes)}};
 }
 
+static constexpr llvm::StringLiteral kRecordMarker = "shardc-artifact-record:";
+
+std::string artifactRecord(const Signature &sig) {
+  std::string out = (kRecordMarker + "v1;abi=" + llvm::Twine(SHARDRT_ABI_VERSION) + ";mesh=").str();
+  for (size_t a = 0; a < sig.mesh.axes.size(); ++a)
+    out += (a ? "," : "") + sig.mesh.axes[a] + "=" + std::to_string(sig.mesh.sizes[a]);
+  for (auto [key, list] : {std::make_pair("in", &sig.inputs), std::make_pair("out", &sig.outputs)})
+    for (const TensorSignature &t : *list) {
+      out += std::string(";") + key + "=" + t.name + ":" + t.dtype + ":";
+      for (size_t d = 0; d < t.localShape.size(); ++d)
+        out += (d ? "x" : "") + std::to_string(t.localShape[d]);
+    }
+  return out;
+}
+
+std::string embeddedArtifactRecord(llvm::StringRef object) {
+  size_t at = object.find(kRecordMarker);
+  if (at == llvm::StringRef::npos)
+    return "";
+  llvm::StringRef rest = object.drop_front(at);
+  return rest.take_until([](char c) { return c == '\0'; }).str();
+}
+
 std::string sha256Hex(llvm::StringRef bytes) {
   std::array<uint8_t, 32> digest = llvm::SHA256::hash(
       llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));

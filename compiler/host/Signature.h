@@ -100,6 +100,16 @@ struct ManifestObject {
   std::string sha256; // lower-case hex
 };
 
+/// The record a compiled object carries of itself, as one line: the runtime
+/// ABI version, the mesh, and every argument's and result's name, dtype and
+/// local shape ("shardc-artifact-record:v1;abi=1;mesh=data=4;in=X:f32:2x2;
+/// ..."). The compiler embeds it in the object; a loader compares it with
+/// the one its manifest implies, so an object and a manifest from different
+/// compiles, or edited apart, are refused.
+std::string artifactRecord(const Signature &sig);
+/// The record embedded in `object`, or "" when it has none.
+std::string embeddedArtifactRecord(llvm::StringRef object);
+
 /// The SHA-256 of `bytes`, as lower-case hex.
 std::string sha256Hex(llvm::StringRef bytes);
 

@@ -17,6 +17,8 @@
 #include "dialects/garray/GArray.h"
 #include "passes/Pipelines.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -82,6 +84,18 @@ LogicalResult checkLowerable(ModuleOp module) {
     return WalkResult::interrupt();
   });
   return failure(walked.wasInterrupted());
+}
+
+/// Embeds `record` (Signature.h, artifactRecord) in the module as a
+/// NUL-terminated constant with external linkage, so no pass drops it and
+/// the object carries it.
+void embedArtifactRecord(ModuleOp module, llvm::StringRef record) {
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  std::string text = record.str();
+  text.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(IntegerType::get(module.getContext(), 8), text.size());
+  LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::External,
+                         "__shardc_artifact_record", b.getStringAttr(text));
 }
 
 } // namespace
@@ -161,6 +175,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   cpu.cpu = options.cpu;
   if (failed(lowerToLLVMDialect(module, entryName, cpu)))
     return std::nullopt;
+  embedArtifactRecord(module, artifactRecord(result.signature));
   if (options.emit == Phase::LLVM) {
     FailureOr<std::string> ir = emitLLVMIR(module, cpu);
     if (failed(ir))

@@ -428,6 +428,13 @@ std::optional<Model> loadCompiled(const Args &a, int &status) {
   if (shardc::sha256Hex(m.object) != object.sha256)
     return refuse(objectPath + " is not the object " + path +
                   " was compiled with (its SHA-256 differs); recompile the model");
+  // The object's own record of its ABI, mesh and buffers must be what the
+  // manifest says: a manifest edited apart from its object is refused.
+  std::string embedded = shardc::embeddedArtifactRecord(m.object);
+  if (std::string expected = shardc::artifactRecord(m.signature); embedded != expected)
+    return refuse(objectPath + " records \"" + (embedded.empty() ? "nothing" : embedded) +
+                  "\", but " + path + " describes \"" + expected +
+                  "\"; recompile the model");
   if (a.memoryBudget) {
     std::string over = shardc::memoryBudgetError(m.signature, *a.memoryBudget);
     if (!over.empty()) {

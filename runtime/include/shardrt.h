@@ -29,6 +29,11 @@
 extern "C" {
 #endif
 
+/* The version of this C ABI: what generated code calls and how it lays out
+ * its buffers. A compiled object records the version it was built for; a
+ * loader refuses an object of another version. */
+#define SHARDRT_ABI_VERSION 1
+
 /* Element types, shared with the compiler's manifest ("f32", "f64", ...). */
 typedef enum shardrt_dtype {
   SHARDRT_F32 = 0,

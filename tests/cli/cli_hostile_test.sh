@@ -146,6 +146,11 @@ if expect_ok compile_artifact -- compile "$SEED" -o "$TMP/art"; then
   printf 'x' >>"$TMP/t_bytes/model.o"
   expect_error tampered_object_bytes $INPUT "SHA-256" "recompile" \
     -- run "$TMP/t_bytes" "${SEED_IN[@]}"
+  # An edit the bounds allow (a valid name) still disagrees with the
+  # object's own record of its buffers.
+  tamper t_record 's/"name": "loss"/"name": "lossy"/'
+  expect_error tampered_record $INPUT "records" "manifest.json describes" "recompile" \
+    -- run "$TMP/t_record" "${SEED_IN[@]}"
   tamper t_name 's/"name": "loss"/"name": "..\/loss"/'
   expect_error tampered_output_name $INPUT "manifest.json" -- run "$TMP/t_name" "${SEED_IN[@]}"
 fi
