@@ -151,24 +151,15 @@ int usageError(const std::string &msg) {
   return exitWith(ExitCode::Usage);
 }
 
-/// llvm::cl's words for a parse error, in shardc's form: without the
-/// program-name prefix, and an option given without its value names the
-/// value it takes ("--in needs a value (NAME=FILE.npy)").
+/// llvm::cl's words for a parse error, without its program-name prefix.
+/// (A value-taking option given without its value never gets here: the
+/// pre-scan in parseArgs names it with the value it takes.)
 std::string clError(llvm::StringRef text, cl::SubCommand &sub) {
   text = text.trim();
   text.consume_front("shardc: ");
   text.consume_front(("shardc " + sub.getName() + ": ").str());
-  llvm::StringRef rest = text;
-  if (rest.consume_front("for the ") && rest.contains(" option: requires a value")) {
-    llvm::StringRef flag = rest.split(' ').first;
-    llvm::StringRef name = flag.ltrim('-');
-    std::string value;
-    auto &options = cl::getRegisteredOptions(sub);
-    if (auto it = options.find(name); it != options.end())
-      value = it->second->ValueStr.str();
-    return flag.str() + " needs a value" + (value.empty() ? "" : " (" + value + ")");
-  }
-  return text.str();
+  // Some of llvm::cl's errors go to stderr directly, not to the stream.
+  return text.empty() ? "the command line is not valid (see above)" : text.str();
 }
 
 /// Reads the parsed options into Args and checks what llvm::cl cannot: values
