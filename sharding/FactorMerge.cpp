@@ -10,6 +10,20 @@
 
 namespace shardc {
 
+namespace {
+/// Whether a dim holds two or more factors of size > 1 (a reshape's merged
+/// dim). There every factor must be split evenly, the minor-most one too:
+/// with a short block in a minor factor, the dim's ceil-layout blocks
+/// would no longer be whole blocks of its factors (20 = [4 x 5] over 4 x 2
+/// devices gives blocks of 3, while rows of 5 split 3 + 2).
+bool isCompound(const FactorRule &rule, const FactorRule::DimFactors &dim) {
+  int sized = 0;
+  for (int f : dim)
+    sized += rule.factorSizes[f] > 1;
+  return sized > 1;
+}
+} // namespace
+
 std::vector<std::optional<std::vector<int>>>
 projectToFactors(const FactorRule &rule, size_t t, const TensorSharding &sharding,
                  const Mesh &mesh) {
@@ -25,6 +39,7 @@ projectToFactors(const FactorRule &rule, size_t t, const TensorSharding &shardin
     // takes the rest.
     size_t next = 0;
     bool majorWhole = true;
+    bool compound = isCompound(rule, dims[d]);
     for (size_t k = 0; k < dims[d].size(); ++k) {
       int f = dims[d][k];
       std::vector<int> mine;
@@ -32,7 +47,7 @@ projectToFactors(const FactorRule &rule, size_t t, const TensorSharding &shardin
       bool last = k + 1 == dims[d].size();
       while (majorWhole && next < axes.size()) {
         int64_t s = mesh.sizes[axes[next]];
-        if (!last && rule.factorSizes[f] % (product * s) != 0)
+        if ((!last || compound) && rule.factorSizes[f] % (product * s) != 0)
           break;
         product *= s;
         mine.push_back(axes[next++]);
@@ -146,11 +161,13 @@ FactorAxes executionAxes(const FactorRule &rule, const std::vector<TensorShardin
     for (size_t t = 0; t < rule.numTensors(); ++t)
       for (const FactorRule::DimFactors &dim : rule.tensor(t)) {
         bool majorWhole = true;
+        bool compound = isCompound(rule, dim);
         for (size_t k = 0; k < dim.size(); ++k) {
           int f = dim[k];
           int64_t product = mesh.product(axes[f]);
           bool last = k + 1 == dim.size();
-          if (!axes[f].empty() && (!majorWhole || (!last && rule.factorSizes[f] % product != 0))) {
+          if (!axes[f].empty() &&
+              (!majorWhole || ((!last || compound) && rule.factorSizes[f] % product != 0))) {
             axes[f].clear();
             product = 1;
             changed = true;
@@ -267,12 +284,13 @@ TensorSharding projectFromFactors(const FactorRule &rule, size_t t, const Factor
   for (size_t d = 0; d < dims.size(); ++d) {
     // A minor factor's axes only count once every major factor is split
     // completely: otherwise the dim's shards would not be contiguous.
-    // In a compound dim, a non-minor factor's axes must also divide it.
+    // In a compound dim, every factor's axes must also divide it.
+    bool compound = isCompound(rule, dims[d]);
     for (size_t k = 0; k < dims[d].size(); ++k) {
       int f = dims[d][k];
       const std::vector<int> &fa = axes[f];
       bool last = k + 1 == dims[d].size();
-      if (!last && rule.factorSizes[f] % mesh.product(fa) != 0)
+      if ((!last || compound) && rule.factorSizes[f] % mesh.product(fa) != 0)
         break;
       out.dims[d].axes.insert(out.dims[d].axes.end(), fa.begin(), fa.end());
       if (mesh.product(fa) != rule.factorSizes[f])

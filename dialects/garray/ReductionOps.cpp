@@ -236,8 +236,21 @@ LogicalResult ScatterAddOp::verify() {
 }
 
 bool ScatterAddOp::hasZeroBase() {
+  // Look through ops that only move the global value between layouts: the
+  // partitioner places the decomposed zero base with one (an all_slice when
+  // the op's trailing dims are split), and the base is still all zeros. The
+  // factor rule read again after partitioning must be the one propagation
+  // chose (index dims a sum), or the padding of uneven index shards would go
+  // unmasked.
+  Value base = getBase();
+  while (Operation *def = base.getDefiningOp()) {
+    if (!isa<ReshardOp, ShardingConstraintOp, AllGatherOp, AllSliceOp, AllToAllOp,
+             CollectivePermuteOp>(def))
+      break;
+    base = def->getOperand(0);
+  }
   DenseElementsAttr value;
-  if (!matchPattern(getBase(), m_Constant(&value)) || !value.isSplat())
+  if (!matchPattern(base, m_Constant(&value)) || !value.isSplat())
     return false;
   Attribute v = value.getSplatValue<Attribute>();
   if (auto f = dyn_cast<FloatAttr>(v))

@@ -219,6 +219,17 @@ static bool toShardrtTyped(const TypedArray &in, shardrt_array &out, std::string
   return true;
 }
 
+bool saveNpy(const std::string &path, const TypedArray &a, std::string &error) {
+  shardrt_array arr{};
+  if (!toShardrtTyped(a, arr, error))
+    return false;
+  bool ok = shardrt_npy_write(path.c_str(), &arr) == SHARDRT_OK;
+  if (!ok)
+    error = std::string("shardrt_npy_write: ") + shardrt_last_error();
+  shardrt_array_free(&arr);
+  return ok;
+}
+
 static TypedArray fromShardrtTyped(const shardrt_array &a) {
   TypedArray out;
   const char *name = shardrt_dtype_name(a.dtype);

@@ -87,6 +87,10 @@ struct TypedArray {
 
 using TypedInputs = std::map<std::string, TypedArray>;
 
+/// Writes `a` as a .npy file with shardrt (for reproducers `shardc run`
+/// reads); sets `error` on failure.
+bool saveNpy(const std::string &path, const TypedArray &a, std::string &error);
+
 /// `v` as the nearest value of `dtype` holds (round to nearest even for
 /// floats; integers truncate toward zero and wrap, except that i64 clamps
 /// at ±2^63; bool is v != 0).

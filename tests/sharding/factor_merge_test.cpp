@@ -119,12 +119,21 @@ TEST_CASE("projectToFactors: compound dims split major to minor",
     CHECK(*p[0] == Axes{0, 1});
     CHECK(*p[1] == Axes{2});
   }
-  SECTION("an uneven minor factor still takes its axis (ceil layout)") {
+  SECTION("an uneven minor factor of a compound dim takes no axis") {
+    // [2 x 3] = 6 over data x model = 4 devices holds blocks of 2 elements
+    // (ceil layout), while rows of 3 over "model" would split 2 + 1: the
+    // blocks would not line up, so j stays whole and "model" is left over.
     FactorRule rule = mergeDimsRule(2, 3);
     Projection p = projectToFactors(rule, merged, sharding({closedDim({kData, kModel})}), mesh);
     REQUIRE(p[0]);
     REQUIRE(p[1]);
     CHECK(*p[0] == Axes{kData});
+    CHECK(p[1]->empty());
+  }
+  SECTION("an uneven factor in a dim of its own keeps its axis (ceil layout)") {
+    FactorRule rule = mergeDimsRule(2, 3);
+    Projection p = projectToFactors(rule, 0, sharding({closedDim(), closedDim({kModel})}), mesh);
+    REQUIRE(p[1]);
     CHECK(*p[1] == Axes{kModel});
   }
   SECTION("replicated compound dim") {

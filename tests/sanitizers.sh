@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The sanitizer stage of CI (.ci/run):
+#   ASan + UBSan  the IR-free code: runtime and sharding-core tests;
+#   TSan          the threads communicator and the planner's collectives;
+#   UBSan         the quick suite's compiler tests (lit, passes, golden),
+#                 which link libMLIR: ASan is not usable there (an
+#                 uninstrumented libMLIR writes memory that LLVM's headers
+#                 poisoned in instrumented code; docs/testing.md).
+# Ends with "N passed, N failed", the sum of the three; exits non-zero on
+# any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+bash .ci/install-deps || exit 1
+source tests/summary.sh
+passed=0 failed=0 status=0
+run() { # run ARGS...: one bazel_test_summary, added to the totals
+  local out line
+  out=$(mktemp)
+  bazel_test_summary "$@" | tee "$out"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)
+  rm -f "$out"
+  passed=$((passed + ${line%% *}))
+  failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+}
+run --config=asan //tests/runtime/... //tests/sharding/... --test_tag_filters=-mpi
+run --config=tsan //tests/runtime:threads_comm_test //tests/runtime:planner_collectives_test
+run --config=ubsan //tests/lit/... //tests/passes/... //tests/golden/... \
+  --test_tag_filters=-exec,-cli,-mpi
+echo "$passed passed, $failed failed"
+[[ $status -eq 0 && $failed -eq 0 ]]
