@@ -194,21 +194,22 @@ struct Planner {
       for (int d = 0; d < rank; ++d)
         sameBlocks &= mesh.product(cur.dims[d].axes) == mesh.product(to.dims[d].axes);
       if (sameBlocks) {
+        // With as many blocks per dim on both sides, every block has as
+        // many holders as wanters, so a pairing exists; it costs O(devices)
+        // to write down, and planReshard does that only for the plan it
+        // keeps (the search may visit thousands of layouts).
         CollectiveStep s{CollectiveStep::Kind::CollectivePermute};
-        s.pairs = permutePairs(cur, to, mesh);
-        if (!s.pairs.empty()) {
-          for (int a : cur.usedAxes())
+        for (int a : cur.usedAxes())
+          s.axes.push_back(a);
+        for (int a : to.usedAxes())
+          if (!has(s.axes, a))
             s.axes.push_back(a);
-          for (int a : to.usedAxes())
-            if (!has(s.axes, a))
-              s.axes.push_back(a);
-          std::sort(s.axes.begin(), s.axes.end());
-          s.bytesPerDevice = bytes(cur);
-          s.after = to;
-          for (DimSharding &dim : s.after.dims)
-            dim.open = false;
-          out.push_back(std::move(s));
-        }
+        std::sort(s.axes.begin(), s.axes.end());
+        s.bytesPerDevice = bytes(cur);
+        s.after = to;
+        for (DimSharding &dim : s.after.dims)
+          dim.open = false;
+        out.push_back(std::move(s));
       }
     }
     return out;
@@ -231,45 +232,75 @@ struct Planner {
 
 } // namespace
 
+/// The block each device holds under `s`, as one number: the dims' indices
+/// within their groups in mixed radix. The radices multiply to at most the
+/// device count (a dim's axes are disjoint from every other dim's), so every
+/// id is below it. One pass over the devices, their coordinates advanced
+/// like an odometer: O(devices x mesh rank).
+static std::vector<int64_t> blockIds(const TensorSharding &s, const Mesh &mesh) {
+  const int64_t n = mesh.deviceCount();
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  std::vector<int64_t> c(mesh.sizes.size(), 0);
+  for (int64_t d = 0; d < n; ++d) {
+    int64_t id = 0;
+    for (const DimSharding &dim : s.dims)
+      for (int a : dim.axes)
+        id = id * mesh.sizes[a] + c[a];
+    ids[d] = id;
+    for (size_t i = c.size(); i-- > 0;) { // the last axis is minor
+      if (++c[i] < mesh.sizes[i])
+        break;
+      c[i] = 0;
+    }
+  }
+  return ids;
+}
+
 std::vector<std::pair<int64_t, int64_t>> permutePairs(const TensorSharding &from,
                                                       const TensorSharding &to,
                                                       const Mesh &mesh) {
   std::vector<std::pair<int64_t, int64_t>> pairs;
   if (from.dims.size() != to.dims.size())
     return pairs;
-  auto block = [&](const TensorSharding &s, int64_t device) {
-    std::vector<int64_t> b;
-    for (const DimSharding &d : s.dims)
-      b.push_back(mesh.indexInGroup(device, d.axes));
-    return b;
-  };
+  // Comparing mixed-radix ids compares blocks only when both layouts split
+  // every dim into the same number of blocks.
+  for (size_t d = 0; d < from.dims.size(); ++d)
+    if (mesh.product(from.dims[d].axes) != mesh.product(to.dims[d].axes))
+      return pairs;
   const int64_t n = mesh.deviceCount();
+  std::vector<int64_t> held = blockIds(from, mesh), wanted = blockIds(to, mesh);
   std::vector<int64_t> source(n, -1);
   std::vector<bool> sending(n, false);
   // Devices that already hold their block keep it (a local copy) ...
   for (int64_t t = 0; t < n; ++t)
-    if (block(from, t) == block(to, t)) {
+    if (held[t] == wanted[t]) {
       source[t] = t;
       sending[t] = true;
     }
   // ... and the others take the first unused holder, in device order:
-  // holders queued by the block they hold, so each target is matched in
-  // O(log n) and the pairing costs O(n log n), not O(n^2) (a 128x128 mesh
-  // has 16,384 devices).
-  std::map<std::vector<int64_t>, std::deque<int64_t>> holders;
+  // holders bucketed by the block they hold (a counting sort, since block
+  // ids are below n), so the whole pairing is O(n). A 256x256 mesh has
+  // 65,536 devices.
+  std::vector<int64_t> start(n + 1, 0);
   for (int64_t s = 0; s < n; ++s)
     if (!sending[s])
-      holders[block(from, s)].push_back(s);
+      ++start[held[s] + 1];
+  for (int64_t b = 0; b < n; ++b)
+    start[b + 1] += start[b];
+  std::vector<int64_t> next(start.begin(), start.end() - 1), order(start[n]);
+  for (int64_t s = 0; s < n; ++s)
+    if (!sending[s])
+      order[next[held[s]]++] = s; // in device order within a bucket
+  std::vector<int64_t> cursor(start.begin(), start.end() - 1);
   for (int64_t t = 0; t < n; ++t) {
     if (source[t] >= 0)
       continue;
-    auto it = holders.find(block(to, t));
-    if (it == holders.end() || it->second.empty())
+    int64_t b = wanted[t];
+    if (cursor[b] == start[b + 1])
       return {};
-    source[t] = it->second.front();
-    sending[source[t]] = true;
-    it->second.pop_front();
+    source[t] = order[cursor[b]++];
   }
+  pairs.reserve(static_cast<size_t>(n));
   for (int64_t t = 0; t < n; ++t)
     pairs.emplace_back(source[t], t);
   return pairs;
@@ -331,7 +362,8 @@ ReshardPlan planGatherThenSlice(const TensorSharding &from, const TensorSharding
 }
 
 ReshardPlan planReshard(const TensorSharding &from, const TensorSharding &to, const Mesh &mesh,
-                        const std::vector<int64_t> &shape, int64_t elementBytes) {
+                        const std::vector<int64_t> &shape, int64_t elementBytes,
+                        bool listPairs) {
   ReshardPlan plan;
   plan.error = checkRequest(from, to, mesh, shape);
   if (!plan.error.empty())
@@ -392,6 +424,12 @@ ReshardPlan planReshard(const TensorSharding &from, const TensorSharding &to, co
   for (int i = found; nodes[i].parent >= 0; i = nodes[i].parent)
     plan.steps.push_back(nodes[i].step);
   std::reverse(plan.steps.begin(), plan.steps.end());
+  const TensorSharding *before = &start;
+  for (CollectiveStep &step : plan.steps) {
+    if (listPairs && step.kind == CollectiveStep::Kind::CollectivePermute)
+      step.pairs = permutePairs(*before, step.after, mesh);
+    before = &step.after;
+  }
   return plan;
 }
 

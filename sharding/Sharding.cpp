@@ -69,31 +69,35 @@ int64_t Mesh::indexInGroup(int64_t device, const std::vector<int> &axisList) con
 
 std::vector<std::vector<int64_t>> Mesh::groups(const std::vector<int> &axisList) const {
   // Key each device by its coordinates off `axisList`; members of one group
-  // share the key. Placing each member at indexInGroup gives the major→minor
-  // order in which shards concatenate.
+  // share the key. Groups are numbered in the order their first member
+  // appears, and each member sits at indexInGroup: the major→minor order in
+  // which shards concatenate. Keys are below deviceCount / groupSize, so a
+  // table maps them to groups: O(devices x mesh rank).
   std::vector<bool> inList(sizes.size(), false);
   for (int a : axisList)
     inList[a] = true;
   int64_t groupSize = product(axisList);
+  const int64_t n = deviceCount();
   std::vector<std::vector<int64_t>> result;
-  std::vector<int64_t> keyToGroup;
-  std::vector<int64_t> keys;
-  for (int64_t d = 0, n = deviceCount(); d < n; ++d) {
-    std::vector<int64_t> c = coords(d);
-    int64_t key = 0;
+  std::vector<int64_t> keyToGroup(static_cast<size_t>(n / groupSize), -1);
+  std::vector<int64_t> c(sizes.size(), 0);
+  for (int64_t d = 0; d < n; ++d) {
+    int64_t key = 0, index = 0;
     for (size_t i = 0; i < sizes.size(); ++i)
       if (!inList[i])
         key = key * sizes[i] + c[i];
-    auto it = std::find(keys.begin(), keys.end(), key);
-    size_t g;
-    if (it == keys.end()) {
-      keys.push_back(key);
+    for (int a : axisList)
+      index = index * sizes[a] + c[a];
+    if (keyToGroup[key] < 0) {
+      keyToGroup[key] = static_cast<int64_t>(result.size());
       result.emplace_back(groupSize, -1);
-      g = result.size() - 1;
-    } else {
-      g = static_cast<size_t>(it - keys.begin());
     }
-    result[g][indexInGroup(d, axisList)] = d;
+    result[keyToGroup[key]][index] = d;
+    for (size_t i = c.size(); i-- > 0;) { // the last axis is minor
+      if (++c[i] < sizes[i])
+        break;
+      c[i] = 0;
+    }
   }
   return result;
 }

@@ -12,6 +12,10 @@
 
 namespace shardc {
 
+/// The unit attribute cpu-outline-loop-nests puts on the functions it makes;
+/// the CPU target turns it into LLVM's `noinline` after conversion.
+inline constexpr const char kOutlinedNestAttr[] = "shardc.outlined_nest";
+
 #define GEN_PASS_DECL
 #include "compiler/targets/CpuPasses.h.inc"
 

@@ -185,6 +185,10 @@ std::string buildCpuPipeline(const GemmTuning &gemm) {
   // __powisf2; outline a software implementation instead (libc/libm only).
   p.add("convert-math-to-funcs");
   // LLVM has no structured control flow.
+  // A function of many kernels (one loop nest each, between collectives)
+  // would cost LLVM more than linear time: past 64 nests, each nest becomes
+  // a no_inline function of its own.
+  p.add("cpu-outline-loop-nests");
   p.add("convert-scf-to-cf");
   // x86-64 has no bf16 arithmetic, and LLVM's fallback rounds f32 -> bf16 by
   // calling __truncsfbf2, which libgcc 12 lacks: the object would not load.
@@ -488,8 +492,12 @@ LogicalResult addPointerArrayEntry(ModuleOp module, llvm::StringRef entryName,
   // that were not inlined, the deallocation helper) stay internal so objects of
   // several programs can be linked together.
   body.setLinkage(LLVM::Linkage::Internal);
-  for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (!fn.isExternal() && fn.isPrivate()) fn.setLinkage(LLVM::Linkage::Internal);
+    // cpu-outline-loop-nests marks its functions; convert-func-to-llvm
+    // keeps the mark but has no way to carry `no_inline` itself.
+    if (fn->removeAttr(shardc::kOutlinedNestAttr)) fn.setNoInline(true);
+  }
 
   Location loc = body.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());

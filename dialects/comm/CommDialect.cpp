@@ -11,6 +11,10 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include <algorithm>
+#include <optional>
+#include <vector>
+
 using namespace mlir;
 using namespace mlir::comm;
 
@@ -96,6 +100,28 @@ static void printPairs(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr pairs) {
   p << "]";
 }
 
+/// A device id listed twice in `ids` (non-negative), if any. A collective
+/// over 65,536 devices is verified after every pass, so this is one pass
+/// over a table of marks when the ids are dense (device ids are), and a sort
+/// otherwise.
+static std::optional<int64_t> repeatedId(std::vector<int64_t> ids) {
+  int64_t top = 0;
+  for (int64_t id : ids)
+    top = std::max(top, id);
+  if (top < 4 * static_cast<int64_t>(ids.size()) + 64) {
+    std::vector<uint8_t> seen(static_cast<size_t>(top) + 1, 0);
+    for (int64_t id : ids)
+      if (seen[id]++)
+        return id;
+    return std::nullopt;
+  }
+  llvm::sort(ids);
+  auto it = std::adjacent_find(ids.begin(), ids.end());
+  if (it == ids.end())
+    return std::nullopt;
+  return *it;
+}
+
 static LogicalResult verifyGroups(Operation *op, StringRef label, ArrayRef<int64_t> flat,
                                   int64_t size) {
   if (size <= 0 || flat.empty())
@@ -103,13 +129,11 @@ static LogicalResult verifyGroups(Operation *op, StringRef label, ArrayRef<int64
   if (flat.size() % size != 0)
     return op->emitOpError(label) << ": " << flat.size()
                                   << " device ids do not split into groups of " << size;
-  llvm::SmallSet<int64_t, 16> seen;
-  for (int64_t id : flat) {
+  for (int64_t id : flat)
     if (id < 0)
       return op->emitOpError(label) << ": device id " << id << " is negative";
-    if (!seen.insert(id).second)
-      return op->emitOpError(label) << ": device " << id << " appears in two groups";
-  }
+  if (std::optional<int64_t> id = repeatedId(flat.vec()))
+    return op->emitOpError(label) << ": device " << *id << " appears in two groups";
   return success();
 }
 
@@ -196,16 +220,16 @@ LogicalResult CollectivePermuteOp::verify() {
     return emitOpError("comm_collective_permute_c1: pairs must be non-empty");
   if (flat.size() % 2 != 0)
     return emitOpError("comm_collective_permute_c1: pairs has an odd number of ids");
-  llvm::SmallSet<int64_t, 16> sources, targets;
-  for (size_t i = 0; i < flat.size(); i += 2) {
-    if (flat[i] < 0 || flat[i + 1] < 0)
-      return emitOpError("comm_collective_permute_c1: device id ")
-             << std::min(flat[i], flat[i + 1]) << " is negative";
-    if (!sources.insert(flat[i]).second)
-      return emitOpError("comm_collective_permute_c1: device ") << flat[i] << " is a source twice";
-    if (!targets.insert(flat[i + 1]).second)
-      return emitOpError("comm_collective_permute_c1: device ")
-             << flat[i + 1] << " is a target twice";
+  for (int64_t id : flat)
+    if (id < 0)
+      return emitOpError("comm_collective_permute_c1: device id ") << id << " is negative";
+  for (auto [first, role] : {std::pair{size_t(0), "source"}, std::pair{size_t(1), "target"}}) {
+    std::vector<int64_t> ids(flat.size() / 2);
+    for (size_t i = 0; i < ids.size(); ++i)
+      ids[i] = flat[2 * i + first];
+    if (std::optional<int64_t> id = repeatedId(std::move(ids)))
+      return emitOpError("comm_collective_permute_c1: device ") << *id << " is a " << role
+                                                                << " twice";
   }
   if (getOperand().getType() != getType())
     return emitOpError("comm_collective_permute_c2: operand type ")

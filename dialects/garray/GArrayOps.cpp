@@ -365,17 +365,36 @@ LogicalResult CollectivePermuteOp::verify() {
     for (int64_t s : mesh.getSizes())
       devices *= s;
   }
-  llvm::SmallSet<int64_t, 16> sources, targets;
+  // Repeats are found with a table of marks (ids are below the device
+  // count) or, on a mesh not yet sized, sorted copies: a 65,536-device
+  // permute is verified after every pass, so never a node-based set.
+  std::vector<int64_t> sources, targets;
+  sources.reserve(pairs.size() / 2);
+  targets.reserve(pairs.size() / 2);
   for (size_t i = 0; i < pairs.size(); i += 2) {
     for (int64_t id : {pairs[i], pairs[i + 1]})
       if (id < 0 || (devices >= 0 && id >= devices))
         return emitOpError("collective_permute_c2: device ")
                << id << " is not a device of mesh " << getMeshAttr();
-    if (!sources.insert(pairs[i]).second)
-      return emitOpError("collective_permute_c2: device ") << pairs[i] << " is a source twice";
-    if (!targets.insert(pairs[i + 1]).second)
-      return emitOpError("collective_permute_c2: device ")
-             << pairs[i + 1] << " is a target twice";
+    sources.push_back(pairs[i]);
+    targets.push_back(pairs[i + 1]);
+  }
+  for (auto [ids, role] : {std::pair{&sources, "source"}, std::pair{&targets, "target"}}) {
+    std::optional<int64_t> repeat;
+    if (devices >= 0) {
+      std::vector<uint8_t> seen(static_cast<size_t>(devices), 0);
+      for (int64_t id : *ids)
+        if (seen[id]++ && !repeat)
+          repeat = id;
+    } else {
+      llvm::sort(*ids);
+      auto it = std::adjacent_find(ids->begin(), ids->end());
+      if (it != ids->end())
+        repeat = *it;
+    }
+    if (repeat)
+      return emitOpError("collective_permute_c2: device ") << *repeat << " is a " << role
+                                                            << " twice";
   }
   return success();
 }

@@ -171,7 +171,7 @@ struct ReshardToCollectives
     shardc::ReshardPlan plan = shardc::planReshard(
         from, *toCore(target, mesh, rank), *core,
         {type.getShape().begin(), type.getShape().end()},
-        std::max<int64_t>(1, type.getElementTypeBitWidth() / 8));
+        std::max<int64_t>(1, type.getElementTypeBitWidth() / 8), /*listPairs=*/false);
     if (!plan.error.empty())
       return std::nullopt;
     return plan.totalBytes();
@@ -266,6 +266,7 @@ struct ReshardToCollectives
         break;
       case shardc::CollectiveStep::Kind::CollectivePermute: {
         SmallVector<int64_t> pairs;
+        pairs.reserve(2 * s.pairs.size());
         for (auto [source, target] : s.pairs) {
           pairs.push_back(source);
           pairs.push_back(target);

@@ -1,0 +1,97 @@
+//===- OutlineLoopNests.cpp - cpu-outline-loop-nests ----------------------===//
+//
+// Each top-level loop nest of a large function becomes a private no_inline
+// function of its own (see CpuPasses.td): LLVM's cost per function grows
+// faster than its size, so many small functions compile in linear time.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/CpuPasses.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_CPUOUTLINELOOPNESTS
+#include "compiler/targets/CpuPasses.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+
+namespace {
+
+struct CpuOutlineLoopNests : shardc::impl::CpuOutlineLoopNestsBase<CpuOutlineLoopNests> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp fn : funcs) {
+      if (fn.isExternal() || !fn.getBody().hasOneBlock())
+        continue;
+      SmallVector<Operation *> nests;
+      for (Operation &op : fn.getBody().front())
+        if (isa<LoopLikeOpInterface>(op) && op.getNumResults() == 0)
+          nests.push_back(&op);
+      if (nests.size() <= minNests)
+        continue;
+      Operation *after = fn; // new functions follow their parent, in order
+      for (auto [index, nest] : llvm::enumerate(nests))
+        after = outline(fn, nest, index, after, symbols);
+    }
+  }
+
+  /// Replaces `nest` by a call of a new function holding it, placed after
+  /// `after`; returns the new function.
+  Operation *outline(func::FuncOp parent, Operation *nest, size_t index, Operation *after,
+                     SymbolTable &symbols) {
+    // What the nest reads from outside: constants are cloned, the rest
+    // passed in.
+    llvm::SetVector<Value> captured;
+    llvm::SetVector<Operation *> constants;
+    nest->walk([&](Operation *op) {
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        Region *home = def ? def->getParentRegion() : v.getParentRegion();
+        if (nest->isAncestor(home->getParentOp()) && home->getParentOp() != nest->getParentOp())
+          continue; // defined inside the nest
+        if (def && def->hasTrait<OpTrait::ConstantLike>())
+          constants.insert(def);
+        else
+          captured.insert(v);
+      }
+    });
+    SmallVector<Type> argTypes;
+    for (Value v : captured)
+      argTypes.push_back(v.getType());
+
+    OpBuilder b(parent);
+    b.setInsertionPointAfter(after);
+    std::string name = (parent.getSymName() + "_nest" + llvm::Twine(index)).str();
+    auto fn = func::FuncOp::create(b, nest->getLoc(), name, b.getFunctionType(argTypes, {}));
+    fn.setPrivate();
+    fn->setAttr(shardc::kOutlinedNestAttr, b.getUnitAttr());
+    symbols.insert(fn); // renames on a clash
+    Block *body = fn.addEntryBlock();
+    IRMapping map;
+    for (auto [value, arg] : llvm::zip(captured, body->getArguments()))
+      map.map(value, arg);
+    OpBuilder inner = OpBuilder::atBlockBegin(body);
+    for (Operation *c : constants)
+      inner.clone(*c, map);
+    inner.clone(*nest, map);
+    func::ReturnOp::create(inner, nest->getLoc());
+
+    OpBuilder at(nest);
+    func::CallOp::create(at, nest->getLoc(), fn, captured.getArrayRef());
+    nest->erase();
+    return fn;
+  }
+};
+
+} // namespace

@@ -1,0 +1,62 @@
+// RUN: shardc-opt %s -split-input-file --cpu-outline-loop-nests=min-nests=1 | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --cpu-outline-loop-nests | FileCheck %s --check-prefix=FEW
+//
+// cpu-outline-loop-nests: in a function with more than min-nests top-level
+// loop nests, each nest moves into a private function of its own, marked for
+// LLVM's noinline; constants it uses are cloned in (bounds stay constant),
+// other values become arguments. Nests with results stay.
+
+// CHECK-LABEL: func.func @two_kernels
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[C:.*]]: memref<4xf32>)
+// CHECK: call @two_kernels_nest0(%[[A]], %[[B]]) : (memref<4xf32>, memref<4xf32>) -> ()
+// CHECK: call @two_kernels_nest1(%[[B]], %[[C]]) : (memref<4xf32>, memref<4xf32>) -> ()
+// CHECK-NOT: scf.for
+// CHECK: return
+// CHECK: func.func private @two_kernels_nest0(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {shardc.outlined_nest}
+// CHECK-DAG: arith.constant 0 : index
+// CHECK-DAG: arith.constant 4 : index
+// CHECK-DAG: arith.constant 1 : index
+// CHECK: scf.for
+// CHECK: math.tanh
+// CHECK: func.func private @two_kernels_nest1(
+// CHECK: scf.for
+// CHECK: math.exp
+// FEW-LABEL: func.func @two_kernels
+// FEW-NOT: call
+// FEW: scf.for
+// FEW: scf.for
+func.func @two_kernels(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %a[%i] : memref<4xf32>
+    %y = math.tanh %x : f32
+    memref.store %y, %b[%i] : memref<4xf32>
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %b[%i] : memref<4xf32>
+    %y = math.exp %x : f32
+    memref.store %y, %c[%i] : memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+// A nest that yields a value is left in place.
+// CHECK-LABEL: func.func @reduction_result
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-NOT: call
+func.func @reduction_result(%a: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %a[%i] : memref<4xf32>
+    %n = arith.addf %acc, %x : f32
+    scf.yield %n : f32
+  }
+  return %s : f32
+}
