@@ -177,4 +177,21 @@ func.func @main(%a: tensor<8x8xf32> {garray.sharding = #garray.sharding<@mesh, P
 M
 SHARDC_TIMEOUT_S=60 expect_ok big_mesh_report -- report "$TMP/big_mesh.mlir"
 
+# 65,536 devices (the limit) and 100 reshards, each a 65,536-pair permute,
+# compiled to an object: linear planning and verification (a hang guard).
+{
+  echo 'garray.mesh @mesh ["a" = 256, "b" = 256]'
+  echo 'func.func @main(%x: tensor<512x512xf32> {garray.sharding = #garray.sharding<@mesh, P("a", "b")>}) -> tensor<512x512xf32> {'
+  prev='%x'
+  for ((i = 0; i < 100; ++i)); do
+    if ((i % 2)); then spec='P("a", "b")'; else spec='P("b", "a")'; fi
+    echo "  %c$i = garray.sharding_constraint $prev : tensor<512x512xf32> to #garray.sharding<@mesh, $spec>"
+    echo "  %v$i = garray.exp %c$i : tensor<512x512xf32>"
+    prev="%v$i"
+  done
+  echo "  return $prev : tensor<512x512xf32>"
+  echo '}'
+} >"$TMP/max_mesh.mlir"
+SHARDC_TIMEOUT_S=60 expect_ok max_mesh_compile -- compile "$TMP/max_mesh.mlir" -o "$TMP/o_max_mesh"
+
 finish
