@@ -23,9 +23,12 @@ run() { # run ARGS...: one bazel_test_summary, added to the totals
   passed=$((passed + ${line%% *}))
   failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
 }
-run --config=asan //tests/runtime/... //tests/sharding/... --test_tag_filters=-mpi
-run --config=tsan //tests/runtime:threads_comm_test //tests/runtime:planner_collectives_test
-run --config=ubsan //tests/lit/... //tests/passes/... //tests/golden/... \
+# Cached results are not reused: every stage runs its tests again.
+run --config=asan --nocache_test_results //tests/runtime/... //tests/sharding/... \
+  --test_tag_filters=-mpi
+run --config=tsan --nocache_test_results //tests/runtime:threads_comm_test \
+  //tests/runtime:planner_collectives_test
+run --config=ubsan --nocache_test_results //tests/lit/... //tests/passes/... //tests/golden/... \
   --test_tag_filters=-exec,-cli,-mpi
 echo "$passed passed, $failed failed"
 [[ $status -eq 0 && $failed -eq 0 ]]
