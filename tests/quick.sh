@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.." || exit 1
 bash .ci/install-deps || exit 1
 source tests/summary.sh
 bazel_test_summary //tests/lit/... //tests/sharding/... //tests/runtime/... \
-  //tests/passes/... //tests/golden/... --test_tag_filters=-exec,-cli,-mpi
+  //tests/passes/... //tests/golden/... //tests/import/... --test_tag_filters=-exec,-cli,-mpi

@@ -1,0 +1,249 @@
+//===- SdySharding.cpp - Shardy's sharding text, read for the importer ----===//
+#include "compiler/import/SdySharding.h"
+
+#include <cctype>
+
+namespace shardc {
+
+namespace {
+
+/// A recursive-descent reader over the attribute text; every read skips
+/// leading blanks, and the first failure keeps its message.
+class Reader {
+public:
+  explicit Reader(std::string_view text) : text_(text) {}
+
+  bool failed() const { return !error_.empty(); }
+  const std::string &error() const { return error_; }
+
+  void skipBlanks() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+  }
+  bool atEnd() {
+    skipBlanks();
+    return pos_ == text_.size();
+  }
+  bool peek(char c) {
+    skipBlanks();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  bool consume(char c) {
+    if (!peek(c))
+      return false;
+    ++pos_;
+    return true;
+  }
+  bool consume(std::string_view word) {
+    skipBlanks();
+    if (text_.substr(pos_, word.size()) != word)
+      return false;
+    pos_ += word.size();
+    return true;
+  }
+  bool expect(char c) {
+    if (consume(c))
+      return true;
+    fail(std::string("'") + c + "'");
+    return false;
+  }
+  void fail(const std::string &expected) {
+    if (!failed())
+      error_ = "expected " + expected + " at character " + std::to_string(pos_ + 1) +
+               " of the sharding";
+  }
+  void failWith(const std::string &message) {
+    if (!failed())
+      error_ = message;
+  }
+
+  /// "axis" (no escapes: mesh axis names are identifiers).
+  std::optional<std::string> quoted() {
+    if (!consume('"')) {
+      fail("a quoted axis name");
+      return std::nullopt;
+    }
+    size_t end = text_.find('"', pos_);
+    if (end == std::string_view::npos || end == pos_) {
+      fail("a non-empty axis name and its closing '\"'");
+      return std::nullopt;
+    }
+    std::string name(text_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return name;
+  }
+
+  /// @name
+  std::optional<std::string> symbol() {
+    if (!consume('@')) {
+      fail("'@' and the mesh name");
+      return std::nullopt;
+    }
+    size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
+            text_[pos_] == '.' || text_[pos_] == '$' || text_[pos_] == '-'))
+      ++pos_;
+    if (pos_ == start) {
+      fail("a mesh name after '@'");
+      return std::nullopt;
+    }
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
+  /// Digits of a priority.
+  std::optional<int64_t> number() {
+    size_t start = pos_;
+    int64_t value = 0;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) &&
+           pos_ - start < 9)
+      value = value * 10 + (text_[pos_++] - '0');
+    if (pos_ == start) {
+      fail("a priority number after 'p'");
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  /// {"a", "b", ?}p1
+  std::optional<SdyDim> dim() {
+    SdyDim d;
+    if (!expect('{'))
+      return std::nullopt;
+    bool first = true;
+    while (!consume('}')) {
+      if (!first && !expect(','))
+        return std::nullopt;
+      first = false;
+      if (consume('?')) {
+        d.open = true;
+        if (!expect('}'))
+          return std::nullopt;
+        break;
+      }
+      std::optional<std::string> axis = quoted();
+      if (!axis)
+        return std::nullopt;
+      if (peek(':')) {
+        failWith("sub-axis \"" + *axis +
+                 "\":(...) splits one mesh axis into parts, which a garray mesh cannot name; "
+                 "shard the dim over whole axes");
+        return std::nullopt;
+      }
+      d.axes.push_back(*axis);
+    }
+    if (consume('p')) {
+      std::optional<int64_t> p = number();
+      if (!p)
+        return std::nullopt;
+      d.priority = *p;
+    }
+    return d;
+  }
+
+  /// {"a", "b"} after replicated= / unreduced=
+  std::optional<std::vector<std::string>> axisSet() {
+    std::vector<std::string> axes;
+    if (!expect('{'))
+      return std::nullopt;
+    bool first = true;
+    while (!consume('}')) {
+      if (!first && !expect(','))
+        return std::nullopt;
+      first = false;
+      std::optional<std::string> axis = quoted();
+      if (!axis)
+        return std::nullopt;
+      if (peek(':')) {
+        failWith("sub-axis \"" + *axis + "\":(...) cannot be named on a garray mesh");
+        return std::nullopt;
+      }
+      axes.push_back(*axis);
+    }
+    return axes;
+  }
+
+  std::optional<SdySharding> sharding() {
+    SdySharding s;
+    bool wrapped = consume("#sdy.sharding");
+    if (wrapped && !expect('<'))
+      return std::nullopt;
+    std::optional<std::string> mesh = symbol();
+    if (!mesh)
+      return std::nullopt;
+    s.mesh = *mesh;
+    if (!expect(',') || !expect('['))
+      return std::nullopt;
+    bool first = true;
+    while (!consume(']')) {
+      if (!first && !expect(','))
+        return std::nullopt;
+      first = false;
+      std::optional<SdyDim> d = dim();
+      if (!d)
+        return std::nullopt;
+      s.dims.push_back(std::move(*d));
+    }
+    while (consume(',')) {
+      bool replicated = consume("replicated");
+      if (!replicated && !consume("unreduced")) {
+        fail("'replicated=' or 'unreduced='");
+        return std::nullopt;
+      }
+      if (!expect('='))
+        return std::nullopt;
+      std::optional<std::vector<std::string>> axes = axisSet();
+      if (!axes)
+        return std::nullopt;
+      (replicated ? s.replicated : s.unreduced) = std::move(*axes);
+    }
+    if (wrapped && !expect('>'))
+      return std::nullopt;
+    if (!atEnd()) {
+      fail("the end of the sharding");
+      return std::nullopt;
+    }
+    return s;
+  }
+
+private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+} // namespace
+
+std::optional<SdySharding> parseSdySharding(std::string_view text, std::string &error) {
+  Reader r(text);
+  std::optional<SdySharding> s = r.sharding();
+  if (!s || r.failed()) {
+    error = r.failed() ? r.error() : "malformed sharding";
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::string garraySpec(const SdySharding &sharding) {
+  std::string spec = "P(";
+  for (size_t i = 0; i < sharding.dims.size(); ++i) {
+    const SdyDim &d = sharding.dims[i];
+    std::string entry;
+    if (d.axes.empty()) {
+      entry = d.open ? "?" : "None";
+    } else {
+      for (size_t k = 0; k < d.axes.size(); ++k)
+        entry += (k ? ", \"" : "\"") + d.axes[k] + "\"";
+      if (d.axes.size() > 1)
+        entry = "(" + entry + ")";
+      if (d.open)
+        entry += "?";
+    }
+    if (d.priority >= 0)
+      entry += " p" + std::to_string(d.priority);
+    spec += (i ? ", " : "") + entry;
+  }
+  return spec + ")";
+}
+
+} // namespace shardc
