@@ -163,6 +163,73 @@ public:
     return axes;
   }
 
+  /// A non-negative integer of at most 18 digits.
+  std::optional<int64_t> integer(const char *what) {
+    skipBlanks();
+    size_t start = pos_;
+    int64_t value = 0;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) &&
+           pos_ - start < 18)
+      value = value * 10 + (text_[pos_++] - '0');
+    if (pos_ == start) {
+      fail(what);
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  std::optional<SdyMesh> mesh() {
+    SdyMesh m;
+    bool wrapped = consume("#sdy.mesh");
+    if (wrapped && !expect('<'))
+      return std::nullopt;
+    if (!expect('['))
+      return std::nullopt;
+    bool first = true;
+    while (!consume(']')) {
+      if (!first && !expect(','))
+        return std::nullopt;
+      first = false;
+      std::optional<std::string> axis = quoted();
+      if (!axis || !expect('='))
+        return std::nullopt;
+      std::optional<int64_t> size = integer("an axis size");
+      if (!size)
+        return std::nullopt;
+      m.axes.push_back(*axis);
+      m.sizes.push_back(*size);
+    }
+    if (consume(',')) {
+      if (!consume("device_ids") || !expect('=') || !expect('[')) {
+        fail("'device_ids=['");
+        return std::nullopt;
+      }
+      int64_t next = 0;
+      bool firstId = true;
+      while (!consume(']')) {
+        if (!firstId && !expect(','))
+          return std::nullopt;
+        firstId = false;
+        std::optional<int64_t> id = integer("a device id");
+        if (!id)
+          return std::nullopt;
+        if (*id != next++) {
+          failWith("device_ids lists device " + std::to_string(*id) + " in position " +
+                   std::to_string(next - 1) +
+                   "; a garray mesh numbers its devices in row-major order only");
+          return std::nullopt;
+        }
+      }
+    }
+    if (wrapped && !expect('>'))
+      return std::nullopt;
+    if (!atEnd()) {
+      fail("the end of the mesh");
+      return std::nullopt;
+    }
+    return m;
+  }
+
   std::optional<SdySharding> sharding() {
     SdySharding s;
     bool wrapped = consume("#sdy.sharding");
@@ -222,6 +289,16 @@ std::optional<SdySharding> parseSdySharding(std::string_view text, std::string &
     return std::nullopt;
   }
   return s;
+}
+
+std::optional<SdyMesh> parseSdyMesh(std::string_view text, std::string &error) {
+  Reader r(text);
+  std::optional<SdyMesh> m = r.mesh();
+  if (!m || r.failed()) {
+    error = r.failed() ? r.error() : "malformed mesh";
+    return std::nullopt;
+  }
+  return m;
 }
 
 std::string garraySpec(const SdySharding &sharding) {

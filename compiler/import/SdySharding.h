@@ -1,4 +1,4 @@
-//===- SdySharding.h - Shardy's sharding text, read for the importer -*- C++ -*-===//
+//===- SdySharding.h - Shardy's mesh and sharding text, read -----*- C++ -*-===//
 //
 // JAX prints a StableHLO module's shardings as Shardy attributes; in the
 // generic op form MLIR keeps them as opaque text, which this reads:
@@ -48,6 +48,19 @@ std::optional<SdySharding> parseSdySharding(std::string_view text, std::string &
 
 /// The placement as a garray `P(...)` spec (dims past the last are None).
 std::string garraySpec(const SdySharding &sharding);
+
+/// A Shardy mesh: its axes and their sizes, in order.
+struct SdyMesh {
+  std::vector<std::string> axes;
+  std::vector<int64_t> sizes;
+};
+
+/// Reads the text of a `#sdy.mesh<...>` attribute (whole, or what is between
+/// its angle brackets), as `sdy.mesh @mesh = <["data"=2, "model"=2]>` holds
+/// it. `device_ids=[...]` is accepted only in the default order (0, 1, 2,
+/// ...): a garray mesh numbers its devices row-major and has no other
+/// order. On failure returns nullopt and sets `error`.
+std::optional<SdyMesh> parseSdyMesh(std::string_view text, std::string &error);
 
 } // namespace shardc
 

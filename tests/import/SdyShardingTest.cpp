@@ -82,3 +82,26 @@ TEST_CASE("Shardy shardings: malformed text and sub-axes are errors", "[import][
   CHECK(errorOf("").find("'@'") != std::string::npos);
   CHECK(errorOf(R"(#sdy.sharding<@mesh, [{"a"}])").find("'>'") != std::string::npos);
 }
+
+TEST_CASE("Shardy meshes", "[import][sdy]") {
+  std::string error;
+  std::optional<SdyMesh> m = parseSdyMesh(R"(#sdy.mesh<["data"=2, "model"=4]>)", error);
+  REQUIRE(m);
+  CHECK(m->axes == std::vector<std::string>{"data", "model"});
+  CHECK(m->sizes == std::vector<int64_t>{2, 4});
+  m = parseSdyMesh(R"(<["x"=2], device_ids=[0, 1]>)", error);
+  CHECK_FALSE(m); // angle brackets without the attribute name: not a form MLIR prints
+  m = parseSdyMesh(R"(["x"=2], device_ids=[0, 1])", error);
+  REQUIRE(m);
+  CHECK(m->sizes == std::vector<int64_t>{2});
+  m = parseSdyMesh("#sdy.mesh<[]>", error);
+  REQUIRE(m);
+  CHECK(m->axes.empty());
+
+  CHECK_FALSE(parseSdyMesh(R"(#sdy.mesh<["x"=2], device_ids=[1, 0]>)", error));
+  CHECK(error.find("row-major") != std::string::npos);
+  CHECK_FALSE(parseSdyMesh(R"(#sdy.mesh<["x"=]>)", error));
+  CHECK(error.find("axis size") != std::string::npos);
+  CHECK_FALSE(parseSdyMesh(R"(#sdy.mesh<["x"=2] trailing>)", error));
+  CHECK(error.find("'>'") != std::string::npos);
+}
