@@ -91,49 +91,61 @@ public:
     return std::string(text_.substr(start, pos_ - start));
   }
 
-  /// Digits of a priority.
-  std::optional<int64_t> number() {
+  /// A non-negative integer of at most `maxDigits` digits.
+  std::optional<int64_t> integer(const char *what, size_t maxDigits = 18) {
+    skipBlanks();
     size_t start = pos_;
     int64_t value = 0;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) &&
-           pos_ - start < 9)
+           pos_ - start < maxDigits)
       value = value * 10 + (text_[pos_++] - '0');
     if (pos_ == start) {
-      fail("a priority number after 'p'");
+      fail(what);
       return std::nullopt;
     }
     return value;
   }
 
+  /// Items separated by commas up to `close` (the opening bracket already
+  /// read); `item` reads one and returns false on failure.
+  template <typename Item> bool listUntil(char close, Item item) {
+    for (bool first = true; !consume(close); first = false)
+      if ((!first && !expect(',')) || !item())
+        return false;
+    return true;
+  }
+
+  /// A quoted whole mesh axis; a sub-axis ("z":(4)2) is an error.
+  std::optional<std::string> axis() {
+    std::optional<std::string> name = quoted();
+    if (name && peek(':')) {
+      failWith("sub-axis \"" + *name +
+               "\":(...) splits one mesh axis into parts, which a garray mesh cannot name; "
+               "use whole axes");
+      return std::nullopt;
+    }
+    return name;
+  }
+
   /// {"a", "b", ?}p1
   std::optional<SdyDim> dim() {
     SdyDim d;
-    if (!expect('{'))
+    bool ok = expect('{') && listUntil('}', [&] {
+      if (d.open) { // `?` ends the list
+        fail("'}'");
+        return false;
+      }
+      if (consume('?'))
+        return d.open = true;
+      std::optional<std::string> a = axis();
+      if (a)
+        d.axes.push_back(*a);
+      return a.has_value();
+    });
+    if (!ok)
       return std::nullopt;
-    bool first = true;
-    while (!consume('}')) {
-      if (!first && !expect(','))
-        return std::nullopt;
-      first = false;
-      if (consume('?')) {
-        d.open = true;
-        if (!expect('}'))
-          return std::nullopt;
-        break;
-      }
-      std::optional<std::string> axis = quoted();
-      if (!axis)
-        return std::nullopt;
-      if (peek(':')) {
-        failWith("sub-axis \"" + *axis +
-                 "\":(...) splits one mesh axis into parts, which a garray mesh cannot name; "
-                 "shard the dim over whole axes");
-        return std::nullopt;
-      }
-      d.axes.push_back(*axis);
-    }
     if (consume('p')) {
-      std::optional<int64_t> p = number();
+      std::optional<int64_t> p = integer("a priority number after 'p'", 9);
       if (!p)
         return std::nullopt;
       d.priority = *p;
@@ -144,38 +156,15 @@ public:
   /// {"a", "b"} after replicated= / unreduced=
   std::optional<std::vector<std::string>> axisSet() {
     std::vector<std::string> axes;
-    if (!expect('{'))
+    bool ok = expect('{') && listUntil('}', [&] {
+      std::optional<std::string> a = axis();
+      if (a)
+        axes.push_back(*a);
+      return a.has_value();
+    });
+    if (!ok)
       return std::nullopt;
-    bool first = true;
-    while (!consume('}')) {
-      if (!first && !expect(','))
-        return std::nullopt;
-      first = false;
-      std::optional<std::string> axis = quoted();
-      if (!axis)
-        return std::nullopt;
-      if (peek(':')) {
-        failWith("sub-axis \"" + *axis + "\":(...) cannot be named on a garray mesh");
-        return std::nullopt;
-      }
-      axes.push_back(*axis);
-    }
     return axes;
-  }
-
-  /// A non-negative integer of at most 18 digits.
-  std::optional<int64_t> integer(const char *what) {
-    skipBlanks();
-    size_t start = pos_;
-    int64_t value = 0;
-    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) &&
-           pos_ - start < 18)
-      value = value * 10 + (text_[pos_++] - '0');
-    if (pos_ == start) {
-      fail(what);
-      return std::nullopt;
-    }
-    return value;
   }
 
   std::optional<SdyMesh> mesh() {
@@ -183,43 +172,36 @@ public:
     bool wrapped = consume("#sdy.mesh");
     if (wrapped && !expect('<'))
       return std::nullopt;
-    if (!expect('['))
-      return std::nullopt;
-    bool first = true;
-    while (!consume(']')) {
-      if (!first && !expect(','))
-        return std::nullopt;
-      first = false;
-      std::optional<std::string> axis = quoted();
-      if (!axis || !expect('='))
-        return std::nullopt;
+    bool ok = expect('[') && listUntil(']', [&] {
+      std::optional<std::string> a = quoted();
+      if (!a || !expect('='))
+        return false;
       std::optional<int64_t> size = integer("an axis size");
       if (!size)
-        return std::nullopt;
-      m.axes.push_back(*axis);
+        return false;
+      m.axes.push_back(*a);
       m.sizes.push_back(*size);
-    }
+      return true;
+    });
+    if (!ok)
+      return std::nullopt;
     if (consume(',')) {
       if (!consume("device_ids") || !expect('=') || !expect('[')) {
         fail("'device_ids=['");
         return std::nullopt;
       }
       int64_t next = 0;
-      bool firstId = true;
-      while (!consume(']')) {
-        if (!firstId && !expect(','))
-          return std::nullopt;
-        firstId = false;
+      ok = listUntil(']', [&] {
         std::optional<int64_t> id = integer("a device id");
-        if (!id)
-          return std::nullopt;
-        if (*id != next++) {
+        if (id && *id != next)
           failWith("device_ids lists device " + std::to_string(*id) + " in position " +
-                   std::to_string(next - 1) +
+                   std::to_string(next) +
                    "; a garray mesh numbers its devices in row-major order only");
-          return std::nullopt;
-        }
-      }
+        ++next;
+        return id && !failed();
+      });
+      if (!ok)
+        return std::nullopt;
     }
     if (wrapped && !expect('>'))
       return std::nullopt;
@@ -239,18 +221,14 @@ public:
     if (!mesh)
       return std::nullopt;
     s.mesh = *mesh;
-    if (!expect(',') || !expect('['))
-      return std::nullopt;
-    bool first = true;
-    while (!consume(']')) {
-      if (!first && !expect(','))
-        return std::nullopt;
-      first = false;
+    bool ok = expect(',') && expect('[') && listUntil(']', [&] {
       std::optional<SdyDim> d = dim();
-      if (!d)
-        return std::nullopt;
-      s.dims.push_back(std::move(*d));
-    }
+      if (d)
+        s.dims.push_back(std::move(*d));
+      return d.has_value();
+    });
+    if (!ok)
+      return std::nullopt;
     while (consume(',')) {
       bool replicated = consume("replicated");
       if (!replicated && !consume("unreduced")) {

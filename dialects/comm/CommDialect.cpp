@@ -11,6 +11,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include "dialects/DeviceIds.h"
+
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -100,28 +102,6 @@ static void printPairs(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr pairs) {
   p << "]";
 }
 
-/// A device id listed twice in `ids` (non-negative), if any. A collective
-/// over 65,536 devices is verified after every pass, so this is one pass
-/// over a table of marks when the ids are dense (device ids are), and a sort
-/// otherwise.
-static std::optional<int64_t> repeatedId(std::vector<int64_t> ids) {
-  int64_t top = 0;
-  for (int64_t id : ids)
-    top = std::max(top, id);
-  if (top < 4 * static_cast<int64_t>(ids.size()) + 64) {
-    std::vector<uint8_t> seen(static_cast<size_t>(top) + 1, 0);
-    for (int64_t id : ids)
-      if (seen[id]++)
-        return id;
-    return std::nullopt;
-  }
-  llvm::sort(ids);
-  auto it = std::adjacent_find(ids.begin(), ids.end());
-  if (it == ids.end())
-    return std::nullopt;
-  return *it;
-}
-
 static LogicalResult verifyGroups(Operation *op, StringRef label, ArrayRef<int64_t> flat,
                                   int64_t size) {
   if (size <= 0 || flat.empty())
@@ -132,7 +112,7 @@ static LogicalResult verifyGroups(Operation *op, StringRef label, ArrayRef<int64
   for (int64_t id : flat)
     if (id < 0)
       return op->emitOpError(label) << ": device id " << id << " is negative";
-  if (std::optional<int64_t> id = repeatedId(flat.vec()))
+  if (std::optional<int64_t> id = shardc::repeatedDeviceId(flat.vec()))
     return op->emitOpError(label) << ": device " << *id << " appears in two groups";
   return success();
 }
@@ -227,7 +207,7 @@ LogicalResult CollectivePermuteOp::verify() {
     std::vector<int64_t> ids(flat.size() / 2);
     for (size_t i = 0; i < ids.size(); ++i)
       ids[i] = flat[2 * i + first];
-    if (std::optional<int64_t> id = repeatedId(std::move(ids)))
+    if (std::optional<int64_t> id = shardc::repeatedDeviceId(std::move(ids)))
       return emitOpError("comm_collective_permute_c1: device ") << *id << " is a " << role
                                                                 << " twice";
   }

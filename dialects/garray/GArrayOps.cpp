@@ -7,6 +7,7 @@
 #include "dialects/garray/ElementwiseUtils.h"
 #include "dialects/garray/GArray.h"
 #include "dialects/garray/VerifyUtils.h"
+#include "dialects/DeviceIds.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -365,9 +366,6 @@ LogicalResult CollectivePermuteOp::verify() {
     for (int64_t s : mesh.getSizes())
       devices *= s;
   }
-  // Repeats are found with a table of marks (ids are below the device
-  // count) or, on a mesh not yet sized, sorted copies: a 65,536-device
-  // permute is verified after every pass, so never a node-based set.
   std::vector<int64_t> sources, targets;
   sources.reserve(pairs.size() / 2);
   targets.reserve(pairs.size() / 2);
@@ -379,22 +377,9 @@ LogicalResult CollectivePermuteOp::verify() {
     sources.push_back(pairs[i]);
     targets.push_back(pairs[i + 1]);
   }
-  for (auto [ids, role] : {std::pair{&sources, "source"}, std::pair{&targets, "target"}}) {
-    std::optional<int64_t> repeat;
-    if (devices >= 0) {
-      std::vector<uint8_t> seen(static_cast<size_t>(devices), 0);
-      for (int64_t id : *ids)
-        if (seen[id]++ && !repeat)
-          repeat = id;
-    } else {
-      llvm::sort(*ids);
-      auto it = std::adjacent_find(ids->begin(), ids->end());
-      if (it != ids->end())
-        repeat = *it;
-    }
-    if (repeat)
+  for (auto [ids, role] : {std::pair{&sources, "source"}, std::pair{&targets, "target"}})
+    if (std::optional<int64_t> repeat = shardc::repeatedDeviceId(std::move(*ids)))
       return emitOpError("collective_permute_c2: device ") << *repeat << " is a " << role
                                                             << " twice";
-  }
   return success();
 }

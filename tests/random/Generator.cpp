@@ -300,7 +300,6 @@ private:
       r.grid = 0;
     } else {
       r.exact = false;
-      double M = 0;
       if (name == "exp" || name == "expm1") {
         mono(name == "exp" ? static_cast<double (*)(double)>(std::exp)
                            : static_cast<double (*)(double)>(std::expm1));
@@ -325,7 +324,6 @@ private:
         r.lo = 1 / std::sqrt(i.hi), r.hi = 1 / std::sqrt(i.lo);
         r.err = i.err * 0.5 * std::pow(i.lo, -1.5) + kT * r.hi;
       }
-      (void)M;
     }
     Op op;
     op.name = name;
@@ -459,10 +457,7 @@ private:
         y = unary(b, "neg", y);
     } else if (name == "pow") {
       x = positive(b, tame(b, x, 4));
-      int yy = tame(b, y, 2);
-      if (b.info[yy].mag() > 2)
-        yy = unary(b, "tanh", yy);
-      y = yy;
+      y = tame(b, y, 2);
     } else if (name == "rem") {
       if (b.info[y].lo <= 0 && b.info[y].hi >= 0)
         y = positive(b, y);
@@ -895,6 +890,14 @@ private:
     return dims;
   }
 
+  /// How many elements each result element of a reduction over `dims` reads.
+  static double elementsOver(const Type &t, const std::vector<int64_t> &dims) {
+    double n = 1;
+    for (int64_t d : dims)
+      n *= static_cast<double>(t.shape[d]);
+    return n;
+  }
+
   Type reducedType(const Type &t, const std::vector<int64_t> &dims, bool keep, Dtype d) {
     Type r{d, {}};
     for (int64_t i = 0; i < t.rank(); ++i) {
@@ -914,9 +917,7 @@ private:
     const Type t = type(b, x);
     std::vector<int64_t> dims = someDims(t.rank());
     bool keep = chance(0.3);
-    double n = 1;
-    for (int64_t d : dims)
-      n *= static_cast<double>(t.shape[d]);
+    double n = elementsOver(t, dims);
     std::string kind = oneOf(std::vector<std::string>{"sum", "max", "min", "prod"});
     if (isFloat(t.dtype)) {
       if (kind == "prod" && std::pow(b.info[x].mag(), n) > 1e3)
@@ -955,9 +956,7 @@ private:
     const Type t = type(b, x);
     std::vector<int64_t> dims = someDims(t.rank());
     bool keep = chance(0.3);
-    double n = 1;
-    for (int64_t d : dims)
-      n *= static_cast<double>(t.shape[d]);
+    double n = elementsOver(t, dims);
     std::vector<int> operands = {x};
     const Info i = b.info[x];
     Info r = i;
