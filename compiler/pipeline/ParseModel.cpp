@@ -7,7 +7,14 @@
 // sizes that cannot be addressed (a foreign op's verifier is upstream code
 // that need not survive hostile attributes). Then the module is verified.
 //
+// A file in JAX's generic StableHLO form (compiler/import/ModelForm.h) is
+// parsed with unregistered dialects allowed and imported into garray
+// (compiler/import/ImportStableHlo.h) before those checks, which then hold
+// for the import's output as for any model.
+//
 //===----------------------------------------------------------------------===//
+#include "compiler/import/ImportStableHlo.h"
+#include "compiler/import/ModelForm.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "passes/verify/InputContract.h"
 
@@ -22,6 +29,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -70,12 +78,11 @@ void registerModelDialects(DialectRegistry &registry) {
 
 OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  // MLIR bytecode would reach the bytecode reader, which none of the checks
-  // below cover: a model is text.
-  if (buffer->getBuffer().starts_with("ML\xefR")) {
-    emitError(FileLineColLoc::get(&ctx, buffer->getBufferIdentifier(), 1, 1))
-        << "this is MLIR bytecode; shardc reads a model as text (print it with "
-           "`mlir-opt FILE -o MODEL.mlir`, or shardc-opt)";
+  // Bytecode would reach the bytecode reader, which none of the checks below
+  // cover, and the pretty StableHLO form needs dialects shardc does not have.
+  ModelForm form = detectModelForm(buffer->getBuffer());
+  if (const char *advice = refusedFormAdvice(form); *advice) {
+    emitError(FileLineColLoc::get(&ctx, buffer->getBufferIdentifier(), 1, 1)) << advice;
     return nullptr;
   }
   if (auto at = tooDeep(buffer->getBuffer(), kMaxNesting)) {
@@ -86,6 +93,12 @@ OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
     return nullptr;
   }
   ParserConfig config(&ctx, /*verifyAfterParse=*/false);
+  // JAX's generic form names StableHLO and Shardy ops and attributes the
+  // context does not know: only for such a file does the parser keep them,
+  // unregistered, for the importer, which refuses every one it does not map.
+  bool stableHlo = form == ModelForm::StableHloGeneric;
+  ctx.allowUnregisteredDialects(stableHlo);
+  llvm::scope_exit restore([&] { ctx.allowUnregisteredDialects(false); });
   // An op of a dialect the context does not know stops the parser; say what
   // a model may contain instead of how to register that dialect.
   ScopedDiagnosticHandler foreign(&ctx, [&](Diagnostic &d) -> LogicalResult {
@@ -101,6 +114,11 @@ OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
   if (!module)
     return nullptr;
+  // MLIR's verifier first (function types against their blocks, SSA
+  // dominance), so that the importer walks a well-formed module.
+  if (stableHlo && (failed(verify(*module)) || failed(importStableHlo(*module))))
+    return nullptr;
+  ctx.allowUnregisteredDialects(false);
   if (failed(verifyInputContract(*module)) || failed(verify(*module)))
     return nullptr;
   DialectRegistry compiler;

@@ -5,6 +5,8 @@
 //                  [--steps N]  (a training loop: outputs named like inputs feed back)
 //   shardc report  MODEL.mlir [--mesh ...]
 //   shardc explain MODEL.mlir [--mesh ...]   (provenance remarks, collective causes)
+//   shardc import  JAX.mlir [-o MODEL.mlir]  (JAX's StableHLO + Shardy, generic
+//                  form, as a garray model; the other commands also read it)
 //   compile, run and report take --memory-budget=BYTES (K/M/G suffixes): an
 //   estimated peak per device above it is a compile error.
 //   `shardc COMMAND --help` lists a command's options.
@@ -72,13 +74,18 @@ cl::SubCommand explainCmd("explain",
                           "Print each value's sharding and its origin (remarks), and the "
                           "collectives with their causes");
 
+cl::SubCommand importCmd("import",
+                         "Convert JAX's StableHLO + Shardy program (generic op form) into a "
+                         "garray model");
+
 cl::SubCommandGroup allCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd});
+cl::SubCommandGroup modelCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd, &importCmd});
 cl::SubCommandGroup buildCmds({&compileCmd, &runCmd});
 cl::SubCommandGroup budgetCmds({&compileCmd, &runCmd, &reportCmd});
 
 // A list, so that a second model is named in the error, not just counted.
 cl::list<std::string> modelArg(cl::Positional, cl::desc("<MODEL.mlir | OUT/>"),
-                               cl::sub(allCmds), cl::cat(category));
+                               cl::sub(modelCmds), cl::cat(category));
 cl::list<std::string> meshArg("mesh",
                               cl::desc("mesh sizes, overriding the model's (repeatable)"),
                               cl::value_desc("AXIS=N,..."), cl::sub(allCmds), cl::cat(category));
@@ -104,6 +111,10 @@ cl::opt<bool> quietArg("quiet", cl::desc("print only errors"), cl::sub(buildCmds
                        cl::cat(category));
 cl::opt<std::string> outDirArg("o", cl::desc("the artifact folder (default: out)"),
                                cl::value_desc("OUT/"), cl::sub(compileCmd), cl::cat(category));
+cl::opt<std::string> importOutArg("o",
+                                  cl::desc("the garray model to write (default: standard output)"),
+                                  cl::value_desc("MODEL.mlir"), cl::sub(importCmd),
+                                  cl::cat(category));
 cl::opt<bool> reportArg("report", cl::desc("also print the report"), cl::sub(compileCmd),
                         cl::cat(category));
 cl::opt<bool> explainShardingArg("explain-sharding",
@@ -115,7 +126,8 @@ cl::opt<std::string> runOutArg("out", cl::desc("write every output to DIR/<name>
                                cl::value_desc("DIR/"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> stepsArg("steps",
                               cl::desc("run N steps, feeding each output named like an "
-                                       "argument back into it and printing `loss` each step"),
+                                       "argument back into it and printing `loss` (or "
+                                       "`<path>.loss`) each step"),
                               cl::value_desc("N"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> timeoutArg("timeout",
                                 cl::desc("seconds a collective waits for its peers before every "
@@ -146,7 +158,7 @@ struct Args {
 
 int usageError(const std::string &msg) {
   llvm::errs() << "shardc: error: " << msg
-               << "\nusage: shardc compile|run|report|explain MODEL.mlir [options]; "
+               << "\nusage: shardc compile|run|report|explain|import MODEL.mlir [options]; "
                   "`shardc COMMAND --help` lists a command's options\n";
   return exitWith(ExitCode::Usage);
 }
@@ -166,7 +178,11 @@ std::string clError(llvm::StringRef text, cl::SubCommand &sub) {
 /// that must not be empty, the mesh's AXIS=N pairs, phases, byte sizes.
 std::optional<Args> readArgs(int &status) {
   Args a;
-  a.command = compileCmd ? "compile" : runCmd ? "run" : reportCmd ? "report" : "explain";
+  a.command = compileCmd ? "compile"
+              : runCmd    ? "run"
+              : reportCmd ? "report"
+              : importCmd ? "import"
+                          : "explain";
   auto fail = [&](const std::string &msg) {
     status = usageError(msg);
     return std::nullopt;
@@ -176,7 +192,9 @@ std::optional<Args> readArgs(int &status) {
   a.model = modelArg[0];
   if (modelArg.size() > 1)
     return fail("unexpected argument '" + modelArg[1] + "' (the model is '" + a.model + "')");
-  a.outDir = outDirArg;
+  a.outDir = importCmd ? importOutArg : outDirArg;
+  if (importOutArg.getNumOccurrences() && a.outDir.empty())
+    return fail("-o needs a file name");
   a.runOut = runOutArg;
   if (outDirArg.getNumOccurrences() && a.outDir.empty())
     return fail("-o needs a folder");
@@ -264,16 +282,16 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
   if (argc < 2)
     return status = usageError("no command given"), std::nullopt;
   llvm::StringRef command = argv[1];
-  if (!command.starts_with("-") && !llvm::is_contained({"compile", "run", "report", "explain"},
-                                                       command))
+  if (!command.starts_with("-") &&
+      !llvm::is_contained({"compile", "run", "report", "explain", "import"}, command))
     return status = usageError("unknown command '" + command.str() + "'"), std::nullopt;
   cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "shardc (LLVM and MLIR " LLVM_VERSION_STRING ")\n"; });
   cl::HideUnrelatedOptions(category, cl::SubCommand::getTopLevel());
-  for (cl::SubCommand *sub : allCmds.getSubCommands())
+  for (cl::SubCommand *sub : modelCmds.getSubCommands())
     cl::HideUnrelatedOptions(category, *sub);
   cl::SubCommand *sub = &cl::SubCommand::getTopLevel();
-  for (cl::SubCommand *s : allCmds.getSubCommands())
+  for (cl::SubCommand *s : modelCmds.getSubCommands())
     if (command == s->getName())
       sub = s;
   // An option that takes a value, given last or followed by another option,
@@ -307,7 +325,7 @@ std::optional<Args> parseArgs(int argc, char **argv, int &status) {
       return status = usageError("unknown option '--" + entry.first.str() + "'"),
              std::nullopt;
   }
-  if (!compileCmd && !runCmd && !reportCmd && !explainCmd)
+  if (!compileCmd && !runCmd && !reportCmd && !explainCmd && !importCmd)
     return status = usageError("no command given"), std::nullopt;
   return readArgs(status);
 }
@@ -326,6 +344,56 @@ bool readFile(const std::string &path, std::string &out) {
   return true;
 }
 
+/// Reads and parses `a.model` into `ctx` (importing JAX's StableHLO form);
+/// null with `status` set on error, reported through `sourceMgr`'s handler.
+mlir::OwningOpRef<mlir::ModuleOp> parseSource(const Args &a, mlir::MLIRContext &ctx,
+                                              llvm::SourceMgr &sourceMgr, int &status) {
+  std::string error;
+  auto file = mlir::openInputFile(a.model, &error);
+  if (!file) {
+    llvm::errs() << "shardc: error: cannot read model '" << a.model << "': " << error << "\n";
+    status = exitWith(ExitCode::InputError);
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module = shardc::parseModel(sourceMgr, ctx);
+  if (!module)
+    status = exitWith(ExitCode::CompileError);
+  return module;
+}
+
+/// `shardc import`: the garray model a StableHLO file becomes, printed.
+int runImport(const Args &a) {
+  mlir::DialectRegistry registry;
+  shardc::registerModelDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
+  int status = 0;
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseSource(a, ctx, sourceMgr, status);
+  if (!module)
+    return status;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
+  if (a.outDir.empty()) {
+    llvm::outs() << text;
+    return 0;
+  }
+  // Written whole or not at all: a temporary file renamed into place.
+  if (llvm::Error err = llvm::writeToOutput(a.outDir, [&](llvm::raw_ostream &out) {
+        out << text;
+        return llvm::Error::success();
+      })) {
+    llvm::errs() << "shardc: error: cannot write '" << a.outDir
+                 << "': " << llvm::toString(std::move(err)) << "\n";
+    return exitWith(ExitCode::OutputError);
+  }
+  return 0;
+}
+
 std::optional<Model> compileSource(const Args &a, int &status) {
   mlir::DialectRegistry registry;
   shardc::registerModelDialects(registry); // parseModel adds the compiler's
@@ -335,20 +403,9 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
-  std::string error;
-  auto file = mlir::openInputFile(a.model, &error);
-  if (!file) {
-    llvm::errs() << "shardc: error: cannot read model '" << a.model << "': " << error << "\n";
-    status = exitWith(ExitCode::InputError);
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseSource(a, ctx, sourceMgr, status);
+  if (!module)
     return std::nullopt;
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      shardc::parseModel(sourceMgr, ctx);
-  if (!module) {
-    status = exitWith(ExitCode::CompileError);
-    return std::nullopt;
-  }
   // Every --mesh axis must be an axis of a mesh in the model.
   llvm::SmallVector<llvm::StringRef> pairs;
   llvm::StringRef(a.mesh).split(pairs, ',', -1, false);
@@ -601,7 +658,17 @@ int runRun(const Args &a) {
     return status;
   shardc::releaseCompilerMemory();
   shardc::ArraySet inputs;
-  for (auto &[name, path] : a.inputs) {
+  for (const auto &input : a.inputs) {
+    std::string name = input.first;
+    const std::string &path = input.second;
+    // `argK` names the K-th argument, whatever its name, unless an argument
+    // is called that: positional names always work.
+    unsigned k;
+    llvm::StringRef n(name);
+    bool real = llvm::any_of(m->signature.inputs, [&](auto &t) { return t.name == name; });
+    if (!real && n.consume_front("arg") && !n.getAsInteger(10, k) &&
+        k < m->signature.inputs.size())
+      name = std::string(m->signature.inputs[k].name);
     if (inputs.find(name)) {
       llvm::errs() << "shardc: error: --in " << name << " is given twice\n";
       return exitWith(ExitCode::Usage);
@@ -623,8 +690,11 @@ int runRun(const Args &a) {
   // Every step checks that replicas agree (replicated weights must stay one
   // global parameter); with --steps the loss is printed as it goes.
   int lossIndex = -1;
+  // The loss is the output named `loss`, or `<path>.loss` in a program
+  // imported from JAX (a pytree result such as {"loss": ...}).
   for (size_t o = 0; o < m->signature.outputs.size(); ++o)
-    if (m->signature.outputs[o].name == "loss")
+    if (lossIndex < 0 && (m->signature.outputs[o].name == "loss" ||
+                          llvm::StringRef(m->signature.outputs[o].name).ends_with(".loss")))
       lossIndex = static_cast<int>(o);
   // Under MPI every process runs its own rank; rank 0 speaks for the job.
   bool mpi = a.backend == "mpi";
@@ -703,5 +773,7 @@ int main(int argc, char **argv) {
     return status;
   if (args->command == "run")
     return runRun(*args);
+  if (args->command == "import")
+    return runImport(*args);
   return runCompile(*args);
 }

@@ -241,6 +241,17 @@ static TypedArray fromShardrtTyped(const shardrt_array &a) {
   return out;
 }
 
+TypedArray loadTypedNpy(const std::string &path, std::string &error) {
+  shardrt_array a{};
+  if (shardrt_npy_read(path.c_str(), &a) != SHARDRT_OK) {
+    error = path + ": " + shardrt_last_error();
+    return {};
+  }
+  TypedArray out = fromShardrtTyped(a);
+  shardrt_array_free(&a);
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // Deterministic inputs
 //===----------------------------------------------------------------------===//

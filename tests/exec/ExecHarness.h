@@ -87,6 +87,9 @@ struct TypedArray {
 
 using TypedInputs = std::map<std::string, TypedArray>;
 
+/// Reads a .npy file of any shardrt dtype; sets `error` on failure.
+TypedArray loadTypedNpy(const std::string &path, std::string &error);
+
 /// Writes `a` as a .npy file with shardrt (for reproducers `shardc run`
 /// reads); sets `error` on failure.
 bool saveNpy(const std::string &path, const TypedArray &a, std::string &error);

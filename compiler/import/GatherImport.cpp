@@ -1,0 +1,279 @@
+//===- GatherImport.cpp - the gathers and scatters of JAX's indexing ------===//
+//
+// StableHLO's gather and scatter are general index maps; JAX's indexing
+// uses two shapes of them, and the importer maps exactly those (every
+// other dimension-number combination is refused, naming the field):
+//
+//   Rows of a table: `t[ids]`, `jnp.take(t, ids, axis=0)`, and the add-
+//   scatter of their gradient. One index picks a whole row (dim 0):
+//     gather  -> garray.gather (both clamp the index into range);
+//     scatter -> garray.scatter_add of updates whose index is in range
+//                (StableHLO skips an out-of-range update; garray would
+//                clamp it, so those updates are zeroed first).
+//
+//   One element per batch position: `jnp.take_along_axis(x, idx, axis=a)`
+//   with every other dim a batching dim (integer-label cross-entropy).
+//   It is built from elementwise ops as a one-hot product, which is exact
+//   (one value plus zeros), with the index clamped as gather clamps it:
+//     gather  -> sum_c select(iota_c == clamp(idx), x, 0)
+//     scatter -> base + sum over non-batch index dims of
+//                select(iota_c == idx, updates, 0)   (out of range: skipped)
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/import/ImportOps.h"
+#include "compiler/import/StableHloAttrText.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace shardc::import {
+
+namespace {
+
+/// A gather's or scatter's dimension numbers, renamed to what they share.
+struct IndexMap {
+  SmallVector<int64_t> windowDims;        // offset_dims / update_window_dims
+  SmallVector<int64_t> collapsedDims;     // collapsed_slice_dims / inserted_window_dims
+  SmallVector<int64_t> operandBatching;   // operand_batching_dims / input_batching_dims
+  SmallVector<int64_t> indicesBatching;   // start_indices_batching_dims / scatter_...
+  SmallVector<int64_t> indexMap;          // start_index_map / scatter_dims_to_operand_dims
+  int64_t indexVectorDim = 0;
+};
+
+std::optional<IndexMap> readIndexMap(Operation *op, StringRef attr, StringRef kind,
+                                     ArrayRef<StringRef> names) {
+  std::optional<std::string> text = readAttrText(op, attr);
+  if (!text)
+    return std::nullopt;
+  std::string error;
+  std::optional<StableHloFields> f = parseStableHloFields(*text, error);
+  if (!f || f->kind != kind) {
+    op->emitError() << attr << ": " << (f ? "expected #stablehlo." + kind.str() + "<...>" : error);
+    return std::nullopt;
+  }
+  for (auto &[name, _] : f->fields)
+    if (!llvm::is_contained(names, name)) {
+      op->emitError() << attr << " field `" << name << "` is not supported";
+      return std::nullopt;
+    }
+  IndexMap m;
+  auto get = [&](StringRef name) {
+    const std::vector<int64_t> &v = f->list(name.str());
+    return SmallVector<int64_t>(v.begin(), v.end());
+  };
+  m.windowDims = get(names[0]);
+  m.collapsedDims = get(names[1]);
+  m.operandBatching = get(names[2]);
+  m.indicesBatching = get(names[3]);
+  m.indexMap = get(names[4]);
+  const std::vector<int64_t> &ivd = f->list(names[5].str());
+  m.indexVectorDim = ivd.empty() ? 0 : ivd[0];
+  return m;
+}
+
+/// The indices without their index-vector dim (which must hold one index),
+/// and the map from the original index dims to the new ones.
+FailureOr<Value> scalarIndices(Operation *op, OpEmitter &e, Value indices, IndexMap &m) {
+  RankedTensorType t = tensorType(indices);
+  if (!t.getElementType().isSignlessInteger() || t.getElementType().isInteger(1))
+    return op->emitError() << "indices of type " << t << " are not supported (signless integers)";
+  if (m.indexMap.size() != 1)
+    return op->emitError() << "each index must pick one operand dimension; this one picks "
+                           << m.indexMap.size();
+  int64_t ivd = m.indexVectorDim;
+  if (ivd < 0 || ivd > t.getRank() || (ivd < t.getRank() && t.getDimSize(ivd) != 1))
+    return op->emitError() << "index_vector_dim " << ivd << " must be the indices' rank or a "
+                              "dimension of size 1";
+  for (int64_t &d : m.indicesBatching) {
+    if (d == ivd || d < 0 || d >= t.getRank())
+      return op->emitError() << "an indices batching dimension " << d << " is out of range";
+    d -= d > ivd ? 1 : 0;
+  }
+  if (ivd == t.getRank())
+    return indices;
+  SmallVector<int64_t> shape(t.getShape());
+  shape.erase(shape.begin() + ivd);
+  return e.reshape(indices, RankedTensorType::get(shape, t.getElementType()));
+}
+
+Value splatOf(OpEmitter &e, RankedTensorType t, int64_t v) {
+  Type el = t.getElementType();
+  Attribute a = isa<FloatType>(el) ? Attribute(e.b.getFloatAttr(el, v))
+                                   : Attribute(e.b.getIntegerAttr(el, v));
+  return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(t, a));
+}
+
+/// Whether the operand dims are exactly the batching dims plus `a`.
+bool batchingCoversAllBut(const IndexMap &m, int64_t rank, int64_t a) {
+  SmallVector<int64_t> all(m.operandBatching);
+  all.push_back(a);
+  llvm::sort(all);
+  return llvm::equal(all, llvm::seq<int64_t>(0, rank)) &&
+         m.operandBatching.size() == m.indicesBatching.size();
+}
+
+/// `iota_c == idx` over `S ++ [C]`, with the index broadcast along c.
+Value oneHot(OpEmitter &e, Value idx, int64_t c) {
+  RankedTensorType it = tensorType(idx);
+  SmallVector<int64_t> shape(it.getShape());
+  shape.push_back(c);
+  auto t = RankedTensorType::get(shape, it.getElementType());
+  Value wide = e.broadcast(idx, t, llvm::to_vector(llvm::seq<int64_t>(0, it.getRank())));
+  Value iota = IotaOp::create(e.b, e.loc, t, e.b.getI64IntegerAttr(it.getRank()));
+  return e.compare(ComparisonDirection::eq, wide, iota);
+}
+
+/// For each operand dim, the dim of `S ++ [C]` it lines up with.
+SmallVector<int64_t> operandToOneHot(const IndexMap &m, int64_t rank, int64_t a, int64_t sRank) {
+  SmallVector<int64_t> dims(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    dims[d] = d == a ? sRank
+                     : m.indicesBatching[llvm::find(m.operandBatching, d) -
+                                         m.operandBatching.begin()];
+  return dims;
+}
+
+constexpr StringRef kGatherNames[] = {"offset_dims",    "collapsed_slice_dims",
+                                      "operand_batching_dims", "start_indices_batching_dims",
+                                      "start_index_map", "index_vector_dim"};
+constexpr StringRef kScatterNames[] = {
+    "update_window_dims",           "inserted_window_dims",         "input_batching_dims",
+    "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim"};
+
+} // namespace
+
+FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
+  std::optional<IndexMap> m = readIndexMap(op, "dimension_numbers", "gather", kGatherNames);
+  std::optional<SmallVector<int64_t>> sizes =
+      m ? readI64Array(op, "slice_sizes") : std::nullopt;
+  if (!sizes)
+    return failure();
+  Value table = op->getOperand(0);
+  RankedTensorType tt = tensorType(table);
+  RankedTensorType rt = tensorType(op->getResult(0));
+  FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
+  if (failed(idx))
+    return failure();
+  int64_t a = m->indexMap[0], sRank = tensorType(*idx).getRank();
+  if (static_cast<int64_t>(sizes->size()) != tt.getRank() || a < 0 || a >= tt.getRank() ||
+      m->collapsedDims != SmallVector<int64_t>{a})
+    return op->emitError() << "only gathers that pick one element of one collapsed dimension "
+                              "per index are supported (t[ids], jnp.take, take_along_axis)";
+  if (m->operandBatching.empty()) {
+    // Rows of a table: dim 0 picked, the rest taken whole and trailing.
+    bool rows = a == 0 && (*sizes)[0] == 1;
+    for (int64_t d = 1; rows && d < tt.getRank(); ++d)
+      rows = (*sizes)[d] == tt.getDimSize(d) &&
+             llvm::is_contained(m->windowDims, sRank + d - 1);
+    if (!rows || static_cast<int64_t>(m->windowDims.size()) != tt.getRank() - 1)
+      return op->emitError() << "a gather without batching dims is supported as rows of a "
+                                "table (dimension 0 indexed, whole rows, offset dims last), "
+                                "as t[ids] and jnp.take(t, ids, axis=0) emit";
+    return Values{GatherOp::create(e.b, e.loc, rt, table, *idx).getResult()};
+  }
+  if (!batchingCoversAllBut(*m, tt.getRank(), a) || !m->windowDims.empty() ||
+      llvm::any_of(*sizes, [](int64_t s) { return s != 1; }))
+    return op->emitError() << "a batched gather is supported as take_along_axis: every operand "
+                              "dimension but the indexed one batching, slices of size 1";
+  // One element per batch position, as a one-hot sum (exact).
+  int64_t c = tt.getDimSize(a);
+  RankedTensorType it = tensorType(*idx);
+  Value lo = splatOf(e, it, 0), hi = splatOf(e, it, c - 1);
+  Value clamped = ClampOp::create(e.b, e.loc, it, lo, *idx, hi);
+  Value hot = oneHot(e, clamped, c);
+  auto wideType = RankedTensorType::get(tensorType(hot).getShape(), tt.getElementType());
+  Value wide = broadcastAnyOrder(e, table, wideType, operandToOneHot(*m, tt.getRank(), a, sRank));
+  Value picked = e.select(hot, wide, splatOf(e, wideType, 0));
+  Value sum = ReduceOp::create(e.b, e.loc, rt, ReductionKindAttr::get(e.b.getContext(),
+                                                                       ReductionKind::sum),
+                               picked, e.b.getDenseI64ArrayAttr({sRank}), UnitAttr());
+  return Values{sum};
+}
+
+FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
+  std::optional<IndexMap> m =
+      readIndexMap(op, "scatter_dimension_numbers", "scatter", kScatterNames);
+  if (!m)
+    return failure();
+  if (op->getNumOperands() != 3 || op->getNumResults() != 1 || op->getNumRegions() != 1 ||
+      !llvm::hasSingleElement(op->getRegion(0)))
+    return op->emitError() << "a scatter of one operand with one body is supported";
+  Value base = op->getOperand(0), updates = op->getOperand(2);
+  RankedTensorType bt = tensorType(base);
+  Block &body = op->getRegion(0).front();
+  for (BlockArgument arg : body.getArguments())
+    if (auto t = dyn_cast<RankedTensorType>(arg.getType()); !t || t.getRank() != 0)
+      return op->emitError() << "the scatter body's arguments must be scalar tensors";
+  if (combinerKind(body, bt.getElementType()) != ReductionKind::sum)
+    return op->emitError() << "only add-scatters (`.at[...].add`, the gradient of a gather) "
+                              "are supported; this scatter's body does something else";
+  FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
+  if (failed(idx))
+    return failure();
+  RankedTensorType it = tensorType(*idx);
+  int64_t a = m->indexMap[0], sRank = it.getRank();
+  if (a < 0 || a >= bt.getRank() || m->collapsedDims != SmallVector<int64_t>{a})
+    return op->emitError() << "only scatters that update one element of one inserted "
+                              "dimension per index are supported";
+  if (m->operandBatching.empty()) {
+    bool rows = a == 0 && static_cast<int64_t>(m->windowDims.size()) == bt.getRank() - 1;
+    for (int64_t d = 1; rows && d < bt.getRank(); ++d)
+      rows = llvm::is_contained(m->windowDims, sRank + d - 1);
+    if (!rows)
+      return op->emitError() << "a scatter without batching dims is supported as the add of "
+                                "whole rows into dimension 0 (the gradient of t[ids])";
+    // StableHLO skips an update whose row is out of range: zero it, since
+    // garray.scatter_add clamps the index instead.
+    int64_t v = bt.getDimSize(0);
+    Value inRange = AndOp::create(
+        e.b, e.loc, e.compare(ComparisonDirection::ge, *idx, splatOf(e, it, 0)),
+        e.compare(ComparisonDirection::lt, *idx, splatOf(e, it, v)));
+    RankedTensorType ut = tensorType(updates);
+    Value mask = e.broadcast(inRange, RankedTensorType::get(ut.getShape(), e.b.getI1Type()),
+                             llvm::to_vector(llvm::seq<int64_t>(0, sRank)));
+    Value kept = e.select(mask, updates, splatOf(e, ut, 0));
+    return Values{
+        ScatterAddOp::create(e.b, e.loc, op->getResult(0).getType(), base, *idx, kept)
+            .getResult()};
+  }
+  if (!batchingCoversAllBut(*m, bt.getRank(), a) || !m->windowDims.empty())
+    return op->emitError() << "a batched scatter is supported as the gradient of "
+                              "take_along_axis: every operand dimension but the indexed one "
+                              "batching, one element per index";
+  int64_t c = bt.getDimSize(a);
+  Value hot = oneHot(e, *idx, c); // no clamp: an out-of-range index matches nothing
+  auto wideType = RankedTensorType::get(tensorType(hot).getShape(), bt.getElementType());
+  Value wide = e.broadcast(updates, wideType, llvm::to_vector(llvm::seq<int64_t>(0, sRank)));
+  Value spread = e.select(hot, wide, splatOf(e, wideType, 0));
+  // Sum over the index dims that are not batching dims; what is left lines
+  // up with the operand's batching dims (in index order) and then c.
+  SmallVector<int64_t> summed, kept;
+  for (int64_t d = 0; d < sRank; ++d)
+    (llvm::is_contained(m->indicesBatching, d) ? kept : summed).push_back(d);
+  SmallVector<int64_t> keptShape;
+  for (int64_t d : kept)
+    keptShape.push_back(tensorType(hot).getDimSize(d));
+  keptShape.push_back(c);
+  auto keptType = RankedTensorType::get(keptShape, bt.getElementType());
+  Value partial = summed.empty()
+                      ? e.reshape(spread, keptType)
+                      : ReduceOp::create(e.b, e.loc, keptType,
+                                         ReductionKindAttr::get(e.b.getContext(),
+                                                                ReductionKind::sum),
+                                         spread, e.b.getDenseI64ArrayAttr(summed), UnitAttr())
+                            .getResult();
+  // Operand dim d sits at position perm[d] of `partial`.
+  SmallVector<int64_t> toOneHot = operandToOneHot(*m, bt.getRank(), a, sRank), perm;
+  for (int64_t d = 0; d < bt.getRank(); ++d)
+    perm.push_back(d == a ? static_cast<int64_t>(kept.size())
+                          : llvm::find(kept, toOneHot[d]) - kept.begin());
+  Value placed = llvm::equal(perm, llvm::seq<int64_t>(0, bt.getRank()))
+                     ? partial
+                     : TransposeOp::create(e.b, e.loc, bt, partial, e.b.getDenseI64ArrayAttr(perm))
+                           .getResult();
+  return Values{e.add(base, placed)};
+}
+
+} // namespace shardc::import

@@ -1,0 +1,74 @@
+//===- ImportOps.h - the importer's op table, shared inside -----*- C++ -*-===//
+//
+// One entry per StableHLO/Shardy op the importer maps: its name, the
+// inherent attributes it reads, and a builder that emits the garray ops
+// meaning the same at the op's position and returns the values that replace
+// its results. The driver (ImportStableHlo.cpp) has already checked that
+// every operand and result is a static tensor of a supported element type
+// and that the op has no attribute outside the entry's list; a builder
+// checks the rest and reports through `op->emitError()`, returning failure.
+//
+// Builders see operands that are already garray values: the driver walks
+// each function in order, so an op's operands were imported before it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_IMPORT_IMPORTOPS_H
+#define SHARDC_COMPILER_IMPORT_IMPORTOPS_H
+
+#include "dialects/garray/OpEmitter.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace shardc::import {
+
+using Values = llvm::SmallVector<mlir::Value>;
+using BuildFn = mlir::FailureOr<Values> (*)(mlir::Operation *op, mlir::garray::OpEmitter &e);
+
+struct OpImport {
+  llvm::StringLiteral name;
+  /// The inherent attributes the builder reads (others are refused).
+  llvm::ArrayRef<llvm::StringLiteral> attrs;
+  BuildFn build;
+};
+
+/// The entry for `name`, or null when the op has no garray counterpart.
+const OpImport *lookupOpImport(llvm::StringRef name);
+
+/// What the importer maps, for error messages.
+std::string supportedOpsSummary();
+
+// Shared readers. Each reports a missing or malformed attribute on `op`.
+std::optional<llvm::SmallVector<int64_t>> readI64Array(mlir::Operation *op, llvm::StringRef name);
+std::optional<int64_t> readI64(mlir::Operation *op, llvm::StringRef name);
+/// The text of an opaque attribute (as printed).
+std::optional<std::string> readAttrText(mlir::Operation *op, llvm::StringRef name);
+
+mlir::RankedTensorType tensorType(mlir::Value v);
+
+/// Every attribute of an unregistered op: its inherent ones (printed in
+/// `<{...}>`, held as properties) and its discardable ones.
+llvm::SmallVector<mlir::NamedAttribute> attributesOf(mlir::Operation *op);
+
+/// broadcast_in_dim with `dims` in any order (garray wants them increasing:
+/// the operand is transposed first when they are not).
+mlir::Value broadcastAnyOrder(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Type to,
+                              llvm::ArrayRef<int64_t> dims);
+
+/// The reduction a one-op combiner body computes (add, multiply, maximum,
+/// minimum of its two arguments; and/or on i1), or nullopt.
+std::optional<mlir::garray::ReductionKind> combinerKind(mlir::Block &body, mlir::Type element);
+
+// Builders living in their own files.
+mlir::FailureOr<Values> importReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);
+
+} // namespace shardc::import
+
+#endif

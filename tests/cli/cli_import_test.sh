@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `shardc import` and JAX programs given to the other commands directly:
+# exit statuses, positional and named inputs, training state fed back by
+# `run --steps`, refused forms. (The numbers are checked against JAX's in
+# //tests/import:import_jax_test.)
+source "$(dirname "$0")/cli_lib.sh"
+
+JAX="$ROOT/tests/import/jax"
+inputs_of() { # NAME: the --in flags for an export's inputs, by name
+  local f
+  for f in $(ls "$JAX/$1/inputs/" | sort); do
+    echo "--in ${f%.npy}=$JAX/$1/inputs/$f"
+  done
+}
+
+expect_ok import_linreg -- import "$JAX/linreg.mlir" -o "$TMP/linreg.garray.mlir"
+check import_linreg "the garray model names its arguments" \
+  contains "$TMP/linreg.garray.mlir" 'garray.name = "X"'
+check import_linreg "the garray model has its mesh" \
+  contains "$TMP/linreg.garray.mlir" 'garray.mesh @mesh ["data" = 4]'
+expect_ok import_stdout -- import "$JAX/linreg.mlir"
+check import_stdout "prints the model" contains "$TMP/import_stdout.out" "garray.dot_general"
+
+# The imported model and the JAX file run alike, by name or by position.
+expect_ok run_named -- run "$JAX/linreg.mlir" --in "X=$JAX/linreg/inputs/X.npy" \
+  --in "y=$JAX/linreg/inputs/y.npy" --in "w=$JAX/linreg/inputs/w.npy"
+expect_ok run_positional -- run "$JAX/linreg.mlir" --in "arg0=$JAX/linreg/inputs/X.npy" \
+  --in "arg1=$JAX/linreg/inputs/y.npy" --in "arg2=$JAX/linreg/inputs/w.npy"
+check run_positional "positional inputs give the named run's outputs" \
+  cmp -s "$TMP/run_named.out" "$TMP/run_positional.out"
+expect_ok run_imported -- run "$TMP/linreg.garray.mlir" --mesh data=3 \
+  --in "X=$JAX/linreg/inputs/X.npy" --in "y=$JAX/linreg/inputs/y.npy" \
+  --in "w=$JAX/linreg/inputs/w.npy"
+check run_imported "names the outputs as JAX does" contains "$TMP/run_imported.out" "result.loss ="
+expect_error positional_twice 2 "given twice" -- run "$JAX/linreg.mlir" \
+  --in "X=$JAX/linreg/inputs/X.npy" --in "arg0=$JAX/linreg/inputs/X.npy" \
+  --in "arg1=$JAX/linreg/inputs/y.npy" --in "arg2=$JAX/linreg/inputs/w.npy"
+
+# Donated training state (Adam's parameters and moments) feeds back.
+mapfile -t mlp_in < <(inputs_of mlp_2x2)
+expect_ok run_steps -- run "$JAX/mlp_2x2.mlir" --steps 3 ${mlp_in[*]}
+check run_steps "prints the loss of each step" contains "$TMP/run_steps.out" "step 3: loss ="
+check run_steps "ran three steps" contains "$TMP/run_steps.out" "ran 3 steps on 4 ranks"
+
+expect_ok report_jax -- report "$JAX/mlp_2x2.mlir"
+check report_jax "reports collectives" contains "$TMP/report_jax.out" 'collectives on mesh ["data"=2, "model"=2]'
+expect_ok explain_jax -- explain "$JAX/embedding.mlir"
+
+# Refused inputs: exit 3, saying what to do instead.
+printf 'ML\xefR\x00vhlo.func_v1 ...' >"$TMP/export.mlirbc"
+expect_error vhlo 3 "serialized (VHLO) StableHLO" "tools/jax_export.py" -- import "$TMP/export.mlirbc"
+cat >"$TMP/sort.mlir" <<'MLIR'
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<i32>) -> tensor<i32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<i32>):
+    %0 = "stablehlo.sort"(%a) <{dimension = 0 : i64}> ({
+    ^bb0(%x: tensor<i32>, %y: tensor<i32>):
+      %c = "stablehlo.compare"(%x, %y) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      "stablehlo.return"(%c) : (tensor<i1>) -> ()
+    }) : (tensor<i32>) -> tensor<i32>
+    "func.return"(%0) : (tensor<i32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+MLIR
+expect_error unsupported_import 3 "sort.mlir:4:10" "'stablehlo.sort' has no garray counterpart" \
+  -- import "$TMP/sort.mlir" -o "$TMP/never.mlir"
+expect_error unsupported_compile 3 "'stablehlo.sort'" -- compile "$TMP/sort.mlir" -o "$TMP/o"
+expect_error unsupported_run 3 "'stablehlo.sort'" -- run "$TMP/sort.mlir"
+check unsupported_import "nothing is written on error" test ! -e "$TMP/never.mlir"
+expect_error import_no_dir 6 "cannot write" -- import "$JAX/linreg.mlir" -o "$TMP/no/such/dir/x.mlir"
+
+finish

@@ -1,0 +1,176 @@
+"""The JAX programs the importer tests run (tests/import/ImportJaxTest.cpp).
+
+Regenerate the checked-in exports next to this file with
+
+    tools/jax_env.sh tools/jax_export.py tests/import/jax/models.py --out tests/import/jax
+
+Inputs are multiples of 1/64 from fixed seeds, exact in f32, so every
+machine writes the same files. Sizes are small: the tests run each program
+on several meshes in CI.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import PartitionSpec as P
+
+import jax_export  # noqa: F401  (tools/ is on the path when run by jax_export.py)
+from jax_export import Export
+
+
+def grid(rng, shape, scale):
+    return (np.round(rng.uniform(-scale, scale, size=shape) * 64) / 64).astype(np.float32)
+
+
+# --- the seed: one step of linear regression ---------------------------------
+
+def linreg_step(X, y, w):
+    def loss(w):
+        r = X @ w - y
+        return jnp.mean(r * r)
+    l, g = jax.value_and_grad(loss)(w)
+    return {"loss": l, "grad": g, "w": w - 0.1 * g}
+
+
+def linreg():
+    rng = np.random.default_rng(1)
+    return Export(linreg_step, (grid(rng, (8, 2), 1.0), grid(rng, (8,), 1.0),
+                                grid(rng, (2,), 0.5)),
+                  {"data": 4}, (P("data", None), P("data"), P()))
+
+
+# --- a 2-layer MLP, masked softmax cross-entropy, Adam ---------------------------
+
+def mlp_loss(params, x, labels):
+    h = jax.nn.relu(x @ params["W1"] + params["b1"])
+    logits = h @ params["W2"] + params["b2"]
+    logp = jax.nn.log_softmax(logits)
+    valid = labels >= 0
+    nll = -jnp.take_along_axis(logp, jnp.maximum(labels, 0)[:, None], axis=-1)[:, 0]
+    return jnp.sum(jnp.where(valid, nll, 0.0)) / jnp.sum(valid)
+
+
+def adam(params, grads, m, v, t, lr=0.01, b1=0.9, b2=0.999, eps=1e-8):
+    t = t + 1.0
+    m = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, m, grads)
+    v = jax.tree.map(lambda v, g: b2 * v + (1 - b2) * g * g, v, grads)
+    mhat = jax.tree.map(lambda m: m / (1 - b1 ** t), m)
+    vhat = jax.tree.map(lambda v: v / (1 - b2 ** t), v)
+    params = jax.tree.map(lambda p, m, v: p - lr * m / (jnp.sqrt(v) + eps), params, mhat, vhat)
+    return params, m, v, t
+
+
+def mlp_step(state, x, labels):
+    params, m, v, t = state
+    loss, grads = jax.value_and_grad(mlp_loss)(params, x, labels)
+    params, m, v, t = adam(params, grads, m, v, t)
+    return (params, m, v, t), {"loss": loss, "pred": jnp.argmax(x @ params["W1"], axis=-1)}
+
+
+def mlp_state(rng, n_in, hidden, classes):
+    params = {"W1": grid(rng, (n_in, hidden), 0.5), "b1": grid(rng, (hidden,), 0.25),
+              "W2": grid(rng, (hidden, classes), 0.5), "b2": grid(rng, (classes,), 0.25)}
+    zeros = jax.tree.map(np.zeros_like, params)
+    return (params, zeros, jax.tree.map(np.zeros_like, params), np.float32(0.0))
+
+
+def mlp(mesh, param_specs):
+    rng = np.random.default_rng(2)
+    state = mlp_state(rng, 16, 32, 4)
+    x = grid(rng, (16, 16), 1.0)
+    labels = rng.integers(0, 4, size=16).astype(np.int32)
+    labels[5] = -1  # ignored: the mean divides by 15 valid rows
+    state_specs = (param_specs, param_specs, param_specs, P())
+    return Export(mlp_step, (state, x, labels), mesh,
+                  (state_specs, P("data", None), P("data")), donate_argnums=(0,))
+
+
+def mlp_2x2():
+    return mlp({"data": 2, "model": 2},
+               {"W1": P(None, "model"), "b1": P("model"), "W2": P("model", None), "b2": P()})
+
+
+def mlp_1d():
+    return mlp({"data": 4}, {"W1": P(), "b1": P(), "W2": P(), "b2": P()})
+
+
+# --- a pre-LayerNorm transformer block, training step ----------------------------
+
+def layer_norm(x, g, b):
+    mu = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean((x - mu) ** 2, axis=-1, keepdims=True)
+    return (x - mu) * jax.lax.rsqrt(var + 1e-5) * g + b
+
+
+def block(p, x, heads):
+    B, S, D = x.shape
+    h = layer_norm(x, p["ln1_g"], p["ln1_b"])
+    q = (h @ p["Wq"]).reshape(B, S, heads, D // heads)
+    k = (h @ p["Wk"]).reshape(B, S, heads, D // heads)
+    v = (h @ p["Wv"]).reshape(B, S, heads, D // heads)
+    scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(D // heads).astype(np.float32)
+    causal = jnp.tril(jnp.ones((S, S), bool))
+    scores = jnp.where(causal, scores, -1e9)
+    att = jax.nn.softmax(scores, axis=-1)
+    o = jnp.einsum("bhqk,bkhd->bqhd", att, v).reshape(B, S, D)
+    x = x + o @ p["Wo"]
+    h = layer_norm(x, p["ln2_g"], p["ln2_b"])
+    x = x + jax.nn.gelu(h @ p["W1"], approximate=True) @ p["W2"]
+    return x
+
+
+def transformer_step(params, x, target):
+    def loss(p):
+        y = block(p, x, heads=2)
+        return jnp.mean((y - target) ** 2)
+    l, g = jax.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.05 * g, params, g), l
+
+
+def transformer():
+    rng = np.random.default_rng(3)
+    D, F = 16, 32
+    params = {"ln1_g": 1 + grid(rng, (D,), 0.1), "ln1_b": grid(rng, (D,), 0.1),
+              "Wq": grid(rng, (D, D), 0.25), "Wk": grid(rng, (D, D), 0.25),
+              "Wv": grid(rng, (D, D), 0.25), "Wo": grid(rng, (D, D), 0.25),
+              "ln2_g": 1 + grid(rng, (D,), 0.1), "ln2_b": grid(rng, (D,), 0.1),
+              "W1": grid(rng, (D, F), 0.25), "W2": grid(rng, (F, D), 0.25)}
+    specs = {"ln1_g": P(), "ln1_b": P(), "Wq": P(None, "model"), "Wk": P(None, "model"),
+             "Wv": P(None, "model"), "Wo": P("model", None), "ln2_g": P(), "ln2_b": P(),
+             "W1": P(None, "model"), "W2": P("model", None)}
+    x = grid(rng, (4, 8, D), 1.0)
+    target = grid(rng, (4, 8, D), 1.0)
+    return Export(transformer_step, (params, x, target), {"data": 2, "model": 2},
+                  (specs, P("data", None, None), P("data", None, None)), donate_argnums=(0,))
+
+
+# --- an embedding lookup with a token-level cross-entropy ------------------------
+
+def embedding_step(params, tokens, labels):
+    def loss(p):
+        e = p["emb"][tokens]                       # (B, S, D) gather of rows
+        logits = e @ p["out"]                      # (B, S, V)
+        logp = jax.nn.log_softmax(logits)
+        nll = -jnp.take_along_axis(logp, labels[..., None], axis=-1)[..., 0]
+        return jnp.mean(nll)
+    l, g = jax.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.5 * g, params, g), l
+
+
+def embedding():
+    rng = np.random.default_rng(4)
+    V, D = 12, 8
+    params = {"emb": grid(rng, (V, D), 0.5), "out": grid(rng, (D, V), 0.5)}
+    tokens = rng.integers(0, V, size=(4, 6)).astype(np.int32)
+    labels = rng.integers(0, V, size=(4, 6)).astype(np.int32)
+    return Export(embedding_step, (params, tokens, labels), {"data": 2},
+                  ({"emb": P(), "out": P()}, P("data", None), P("data", None)),
+                  donate_argnums=(0,))
+
+
+EXPORTS = {
+    "linreg": linreg,
+    "mlp_2x2": mlp_2x2,
+    "mlp_1d": mlp_1d,
+    "transformer": transformer,
+    "embedding": embedding,
+}

@@ -1,0 +1,206 @@
+// Everything the importer does not map is an error naming the op or
+// attribute at its location, never a crash or a silently different program.
+// RUN: split-file --leading-lines %s %t
+// RUN: not shardc import %t/while.mlir 2>&1 | FileCheck %s --check-prefix=WHILE
+// RUN: not shardc import %t/custom_call.mlir 2>&1 | FileCheck %s --check-prefix=CUSTOM
+// RUN: not shardc import %t/manual.mlir 2>&1 | FileCheck %s --check-prefix=MANUAL
+// RUN: not shardc import %t/gspmd.mlir 2>&1 | FileCheck %s --check-prefix=GSPMD
+// RUN: not shardc import %t/sub_axis.mlir 2>&1 | FileCheck %s --check-prefix=SUBAXIS
+// RUN: not shardc import %t/device_ids.mlir 2>&1 | FileCheck %s --check-prefix=DEVICES
+// RUN: not shardc import %t/dynamic.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: not shardc import %t/pretty.mlir 2>&1 | FileCheck %s --check-prefix=PRETTY
+// RUN: not shardc compile %t/pretty.mlir 2>&1 | FileCheck %s --check-prefix=PRETTY
+// RUN: not shardc import %t/unsigned_compare.mlir 2>&1 | FileCheck %s --check-prefix=UNSIGNED
+// RUN: not shardc import %t/interior_pad.mlir 2>&1 | FileCheck %s --check-prefix=INTERIOR
+// RUN: not shardc import %t/reduce_body.mlir 2>&1 | FileCheck %s --check-prefix=BODY
+// RUN: not shardc import %t/argmax_no_nan.mlir 2>&1 | FileCheck %s --check-prefix=ARGMAX
+// RUN: not shardc import %t/scatter_set.mlir 2>&1 | FileCheck %s --check-prefix=SCATTER
+// RUN: not shardc import %t/same_name.mlir 2>&1 | FileCheck %s --check-prefix=NAMES
+// RUN: not shardc import %t/unknown_attr.mlir 2>&1 | FileCheck %s --check-prefix=ATTR
+// RUN: not shardc import %t/uint.mlir 2>&1 | FileCheck %s --check-prefix=UINT
+// RUN: not shardc run %t/while.mlir 2>&1 | FileCheck %s --check-prefix=WHILE
+
+//--- while.mlir
+// WHILE: while.mlir:[[@LINE+5]]:{{[0-9]+}}: error: 'stablehlo.while' has no garray counterpart
+// WHILE-SAME: the importer maps abs,
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<i32>) -> tensor<i32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<i32>):
+    %0 = "stablehlo.while"(%a) ({
+    ^bb0(%x: tensor<i32>):
+      %c = "stablehlo.compare"(%x, %x) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      "stablehlo.return"(%c) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%x: tensor<i32>):
+      "stablehlo.return"(%x) : (tensor<i32>) -> ()
+    }) : (tensor<i32>) -> tensor<i32>
+    "func.return"(%0) : (tensor<i32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- custom_call.mlir
+// CUSTOM: error: 'stablehlo.custom_call' has no garray counterpart
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>):
+    %0 = "stablehlo.custom_call"(%a) <{call_target_name = "Sharding"}> : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- manual.mlir
+// MANUAL: error: 'sdy.manual_computation' has no garray counterpart
+"builtin.module"() ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>):
+    %0 = "sdy.manual_computation"(%a) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>, manual_axes = #sdy<manual_axes{"data"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>}> ({
+    ^bb0(%x: tensor<2xf32>):
+      "sdy.return"(%x) : (tensor<2xf32>) -> ()
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- gspmd.mlir
+// GSPMD: gspmd.mlir:[[@LINE+2]]:3: error: mhlo.sharding (a GSPMD sharding string) on argument 'x' is not supported
+"builtin.module"() ({
+  "func.func"() <{arg_attrs = [{mhlo.sharding = "{devices=[2]<=[2]}"}], function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32> loc("x")):
+    "func.return"(%a) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- sub_axis.mlir
+// SUBAXIS: sub_axis.mlir:[[@LINE+3]]:3: error: sdy.sharding of argument 'x': {{.*}}sub-ax
+"builtin.module"() ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=4]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{arg_attrs = [{sdy.sharding = #sdy.sharding<@mesh, [{"data":(1)2}]>}], function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32> loc("x")):
+    "func.return"(%a) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- device_ids.mlir
+// DEVICES: error: mesh @mesh: {{.*}}device_ids
+"builtin.module"() ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2], device_ids=[1, 0]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>):
+    "func.return"(%a) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- dynamic.mlir
+// DYNAMIC: error: operand #0 of 'stablehlo.abs' has the dynamic shape 'tensor<?xf32>'; shardc imports static shapes only
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<?xf32>) -> tensor<?xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<?xf32>):
+    %0 = "stablehlo.abs"(%a) : (tensor<?xf32>) -> tensor<?xf32>
+    "func.return"(%0) : (tensor<?xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- pretty.mlir
+// PRETTY: pretty.mlir:1:1: error: this is StableHLO in its pretty form{{.*}}print the generic op form
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+//--- unsigned_compare.mlir
+// UNSIGNED: error: compare_type UNSIGNED on 'i32' is not supported
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xi32>) -> tensor<4xi1>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xi32>):
+    %0 = "stablehlo.compare"(%a, %a) <{compare_type = #stablehlo<comparison_type UNSIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+    "func.return"(%0) : (tensor<4xi1>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- interior_pad.mlir
+// INTERIOR: error: interior padding (array<i64: 1>) is not supported
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<f32>) -> tensor<7xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>, %z: tensor<f32>):
+    %0 = "stablehlo.pad"(%a, %z) <{edge_padding_high = array<i64: 0>, edge_padding_low = array<i64: 0>, interior_padding = array<i64: 1>}> : (tensor<4xf32>, tensor<f32>) -> tensor<7xf32>
+    "func.return"(%0) : (tensor<7xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- reduce_body.mlir
+// BODY: error: this reduce body is not supported
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<f32>) -> tensor<f32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>, %z: tensor<f32>):
+    %0 = "stablehlo.reduce"(%a, %z) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %d = "stablehlo.subtract"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%d) : (tensor<f32>) -> ()
+    }) : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    "func.return"(%0) : (tensor<f32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- argmax_no_nan.mlir
+// An argmax body that ignores NaNs computes something else than garray.argmax.
+// ARGMAX: error: a two-operand reduce is imported only as argmax or argmin {{.*}}NaN-aware
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8x4xf32>) -> tensor<8xi32>, sym_name = "main"}> ({
+  ^bb0(%x: tensor<8x4xf32>):
+    %iota = "stablehlo.iota"() <{iota_dimension = 1 : i64}> : () -> tensor<8x4xi32>
+    %ninf = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %zero = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %0:2 = "stablehlo.reduce"(%x, %iota, %ninf, %zero) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%av: tensor<f32>, %ai: tensor<i32>, %bv: tensor<f32>, %bi: tensor<i32>):
+      %gt = "stablehlo.compare"(%av, %bv) <{comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %rv = "stablehlo.select"(%gt, %av, %bv) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+      %ri = "stablehlo.select"(%gt, %ai, %bi) : (tensor<i1>, tensor<i32>, tensor<i32>) -> tensor<i32>
+      "stablehlo.return"(%rv, %ri) : (tensor<f32>, tensor<i32>) -> ()
+    }) : (tensor<8x4xf32>, tensor<8x4xi32>, tensor<f32>, tensor<i32>) -> (tensor<8xf32>, tensor<8xi32>)
+    "func.return"(%0#1) : (tensor<8xi32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- scatter_set.mlir
+// SCATTER: error: only add-scatters
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<8x4xf32>, sym_name = "main"}> ({
+  ^bb0(%t: tensor<8x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>):
+    %0 = "stablehlo.scatter"(%t, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      "stablehlo.return"(%b) : (tensor<f32>) -> ()
+    }) : (tensor<8x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<8x4xf32>
+    "func.return"(%0) : (tensor<8x4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- same_name.mlir
+// NAMES: error: arguments #0 and #1 are both named 'x.a'
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32> loc("x['a']"), %b: tensor<4xf32> loc("x.a")):
+    %0 = "stablehlo.abs"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- unknown_attr.mlir
+// ATTR: error: attribute `result_accuracy` of 'stablehlo.exponential' is not supported
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>):
+    %0 = "stablehlo.exponential"(%a) <{result_accuracy = #stablehlo.result_accuracy<atol = 0.0, rtol = 0.0, ulps = 1, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>}> : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- uint.mlir
+// UINT: error: operand #0 of 'stablehlo.add' has element type 'ui32', which garray does not have
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xui32>) -> tensor<4xui32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xui32>):
+    %0 = "stablehlo.add"(%a, %a) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    "func.return"(%0) : (tensor<4xui32>) -> ()
+  }) : () -> ()
+}) : () -> ()
