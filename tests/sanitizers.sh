@@ -2,7 +2,8 @@
 # The sanitizer stage of CI (.ci/run):
 #   ASan + UBSan  the IR-free code: runtime and sharding-core tests;
 #   TSan          the threads communicator and the planner's collectives;
-#   UBSan         the quick suite's compiler tests (lit, passes, golden),
+#   UBSan         the quick suite's compiler tests (lit, passes, golden,
+#                 import) and the C API's test,
 #                 which link libMLIR: ASan is not usable there (an
 #                 uninstrumented libMLIR writes memory that LLVM's headers
 #                 poisoned in instrumented code; docs/testing.md).
@@ -29,6 +30,6 @@ run --config=asan --nocache_test_results //tests/runtime/... //tests/sharding/..
 run --config=tsan --nocache_test_results //tests/runtime:threads_comm_test \
   //tests/runtime:planner_collectives_test
 run --config=ubsan --nocache_test_results //tests/lit/... //tests/passes/... //tests/golden/... \
-  --test_tag_filters=-exec,-cli,-mpi
+  //tests/import/... //tests/capi/... --test_tag_filters=-exec,-cli,-mpi
 echo "$passed passed, $failed failed"
 [[ $status -eq 0 && $failed -eq 0 ]]

@@ -66,20 +66,16 @@ std::string sha256Hex(llvm::StringRef bytes) {
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
-std::string writeManifest(const Signature &sig, const std::string &objectFile,
-                          llvm::StringRef object) {
-  json::Array inputs, outputs, collectives, axes;
-  for (const TensorSignature &t : sig.inputs)
-    inputs.push_back(tensorJson(t));
-  for (const TensorSignature &t : sig.outputs)
-    outputs.push_back(tensorJson(t));
-  for (const std::string &a : sig.mesh.axes)
-    axes.push_back(a);
+namespace {
+
+json::Array collectivesJson(const Signature &sig) {
+  json::Array collectives;
   for (const CollectiveRecord &c : sig.collectives) {
     json::Array caxes;
     for (const std::string &a : c.axes)
       caxes.push_back(a);
     collectives.push_back(json::Object{{"kind", c.kind},
+                                       {"reduction", c.reduction},
                                        {"location", c.location},
                                        {"within", c.within},
                                        {"axes", std::move(caxes)},
@@ -93,6 +89,40 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile,
                                        {"local_in_bytes", c.localInBytes},
                                        {"local_out_bytes", c.localOutBytes}});
   }
+  return collectives;
+}
+
+} // namespace
+
+std::string reportJson(const Signature &sig) {
+  json::Array axes;
+  for (const std::string &a : sig.mesh.axes)
+    axes.push_back(a);
+  int64_t total = 0;
+  for (const CollectiveRecord &c : sig.collectives)
+    total += c.bytesPerDevice;
+  json::Object root{
+      {"mesh", json::Object{{"axes", std::move(axes)}, {"sizes", ints(sig.mesh.sizes)}}},
+      {"collectives", collectivesJson(sig)},
+      {"bytes_per_device", total}};
+  if (sig.memory.known)
+    root["peak_bytes_per_device"] = sig.memory.peakBytesPerDevice;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << json::Value(std::move(root));
+  return out;
+}
+
+std::string writeManifest(const Signature &sig, const std::string &objectFile,
+                          llvm::StringRef object) {
+  json::Array inputs, outputs, axes;
+  for (const TensorSignature &t : sig.inputs)
+    inputs.push_back(tensorJson(t));
+  for (const TensorSignature &t : sig.outputs)
+    outputs.push_back(tensorJson(t));
+  for (const std::string &a : sig.mesh.axes)
+    axes.push_back(a);
+  json::Array collectives = collectivesJson(sig);
   json::Array largest;
   for (const MemoryValue &v : sig.memory.largest) {
     json::Array unused;
@@ -286,6 +316,7 @@ bool readManifest(const std::string &text, Signature &sig, ManifestObject &objec
         continue;
       CollectiveRecord c;
       c.kind = o->getString("kind").value_or("").str();
+      c.reduction = o->getString("reduction").value_or("").str();
       c.location = o->getString("location").value_or("").str();
       c.within = o->getString("within").value_or("").str();
       c.groupSize = o->getInteger("group_size").value_or(1);

@@ -34,6 +34,7 @@ struct TensorSignature {
 struct CollectiveRecord {
   std::string kind;     // all_reduce, all_gather, all_slice, reduce_scatter,
                         // all_to_all, collective_permute
+  std::string reduction; // sum, prod, max, min for all_reduce and reduce_scatter; else ""
   std::string location; // file:line:col
   /// Where the op sits when not in the entry: "@h (called at f.mlir:9:8)",
   /// then " in @g (called at ...)" per enclosing call; "" in the entry.
@@ -134,6 +135,11 @@ std::string valueNameProblem(const std::string &name);
 
 /// The collectives report, one line per collective, as a table.
 std::string formatReport(const Signature &sig);
+
+/// The report as JSON: the mesh, every collective (kind, reduction, axes,
+/// group size, bytes per device, global and local types, location, reason,
+/// in schedule order), the total bytes per device and the memory estimate.
+std::string reportJson(const Signature &sig);
 
 /// The collectives partitioning inserted, each with the conflict that caused
 /// it (the reshard's `reason`), for `shardc explain`.

@@ -137,6 +137,8 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
     CollectiveRecord c;
     c.within = within;
     c.kind = op->getName().stripDialect().str();
+    if (auto kind = op->getAttrOfType<garray::ReductionKindAttr>("kind"))
+      c.reduction = garray::stringifyReductionKind(kind.getValue()).str();
     c.location = locationText(op->getLoc());
     auto axes = op->getAttrOfType<ArrayAttr>("axes");
     c.groupSize = 1;

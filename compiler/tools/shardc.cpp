@@ -16,6 +16,7 @@
 // what the user wrote and what would fix it.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/host/Artifact.h"
 #include "compiler/host/Executor.h"
 #include "compiler/host/MpiExecutor.h"
 #include "compiler/pipeline/Pipeline.h"
@@ -336,14 +337,6 @@ struct Model {
   std::string object;
 };
 
-bool readFile(const std::string &path, std::string &out) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!buf)
-    return false;
-  out = (*buf)->getBuffer().str();
-  return true;
-}
-
 /// Reads and parses `a.model` into `ctx` (importing JAX's StableHLO form);
 /// null with `status` set on error, reported through `sourceMgr`'s handler.
 mlir::OwningOpRef<mlir::ModuleOp> parseSource(const Args &a, mlir::MLIRContext &ctx,
@@ -450,39 +443,13 @@ std::optional<Model> compileSource(const Args &a, int &status) {
 }
 
 std::optional<Model> loadCompiled(const Args &a, int &status) {
-  std::string manifest, error;
-  shardc::ManifestObject object;
-  std::string path = (llvm::Twine(a.model) + "/manifest.json").str();
+  std::string error;
   Model m;
-  auto refuse = [&](const std::string &why) {
-    llvm::errs() << "shardc: error: " << why << "\n";
+  if (!shardc::readArtifact(a.model, m.signature, m.object, error)) {
+    llvm::errs() << "shardc: error: " << error << "\n";
     status = exitWith(ExitCode::InputError);
     return std::nullopt;
-  };
-  if (!readFile(path, manifest))
-    return refuse("'" + a.model + "' is a directory without manifest.json; pass a model file or "
-                  "a directory written by `shardc compile -o`");
-  if (!shardc::readManifest(manifest, m.signature, object, error))
-    return refuse(path + ": " + error);
-  // Only a regular file of the artifact folder is read, and only the bytes
-  // compiled with this manifest are loaded.
-  std::string objectPath = (llvm::Twine(a.model) + "/" + object.file).str();
-  llvm::sys::fs::file_status st;
-  if (llvm::sys::fs::status(objectPath, st, /*Follow=*/false) ||
-      st.type() != llvm::sys::fs::file_type::regular_file)
-    return refuse(objectPath + " is not a regular file of the artifact folder");
-  if (!readFile(objectPath, m.object))
-    return refuse("cannot read " + objectPath);
-  if (shardc::sha256Hex(m.object) != object.sha256)
-    return refuse(objectPath + " is not the object " + path +
-                  " was compiled with (its SHA-256 differs); recompile the model");
-  // The object's own record of its ABI, mesh and buffers must be what the
-  // manifest says: a manifest edited apart from its object is refused.
-  std::string embedded = shardc::embeddedArtifactRecord(m.object);
-  if (std::string expected = shardc::artifactRecord(m.signature); embedded != expected)
-    return refuse(objectPath + " records \"" + (embedded.empty() ? "nothing" : embedded) +
-                  "\", but " + path + " describes \"" + expected +
-                  "\"; recompile the model");
+  }
   if (a.memoryBudget) {
     std::string over = shardc::memoryBudgetError(m.signature, *a.memoryBudget);
     if (!over.empty()) {
@@ -571,26 +538,11 @@ int runCompile(const Args &a) {
     llvm::outs() << shardc::formatReport(m->signature);
   if (a.command == "report")
     return 0;
-  std::string out = a.outDir.empty() ? "out" : a.outDir;
-  if (std::error_code ec = llvm::sys::fs::create_directories(out)) {
-    llvm::errs() << "shardc: error: cannot create '" << out << "': " << ec.message() << "\n";
+  std::string out = a.outDir.empty() ? "out" : a.outDir, error;
+  if (!shardc::writeArtifact(out, m->signature, m->object, error)) {
+    llvm::errs() << "shardc: error: " << error << "\n";
     return exitWith(ExitCode::OutputError);
   }
-  auto write = [&](const std::string &name, const std::string &bytes) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(out + "/" + name, ec, llvm::sys::fs::OF_None);
-    if (ec) {
-      llvm::errs() << "shardc: error: cannot write " << out << "/" << name << ": "
-                   << ec.message() << "\n";
-      return false;
-    }
-    os << bytes;
-    return true;
-  };
-  if (!write("model.o", m->object) ||
-      !write("manifest.json", shardc::writeManifest(m->signature, "model.o", m->object)) ||
-      !write("report.txt", shardc::formatReport(m->signature)))
-    return exitWith(ExitCode::OutputError);
   if (!a.quiet)
     llvm::outs() << "wrote " << out << "/model.o, " << out << "/manifest.json, " << out
                  << "/report.txt (mesh " << m->signature.mesh.str() << ", "
