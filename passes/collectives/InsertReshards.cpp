@@ -17,6 +17,7 @@
 #include "dialects/garray/GArray.h"
 #include "passes/FactorRuleCache.h"
 #include "passes/KeyMemo.h"
+#include "passes/PendingUses.h"
 #include "passes/Passes.h"
 #include "passes/ShardingWriter.h"
 #include "sharding/FactorMerge.h"
@@ -186,25 +187,15 @@ private:
     changed = true;
   }
 
-  /// Whether `user` may consume `v` while it is still pending.
-  bool keepsPending(OpOperand &use) {
-    auto rule = dyn_cast<ShardingRuleOpInterface>(use.getOwner());
-    if (!rule)
-      return false;
-    return shardc::mayStayPending(rules.get(rule).rule.pending, use.getOperandNumber());
-  }
-
-  /// A pending value that some user needs reduced is reduced once, right
-  /// away, and every user (linear ones too) reads the reduced value: one
-  /// collective per value, never one per use.
+  /// A pending value is reduced once, right away, when some user needs it
+  /// reduced or several users would each carry it pending at full size
+  /// (passes/PendingUses.h); every user (linear ones too) then reads the
+  /// reduced value: one collective per value, never one per use.
   void reduceEagerlyIfNeeded(Value v, const TensorSharding &s) {
     if (!s.isPending())
       return;
-    OpOperand *needs = nullptr;
-    for (OpOperand &u : v.getUses())
-      if (!needs && !keepsPending(u))
-        needs = &u;
-    if (!needs)
+    shardc::PendingDecision decision = shardc::decidePending(v, rules);
+    if (decision.kind == shardc::PendingUse::KeptPending)
       return;
     TensorSharding reduced = s;
     reduced.pending.clear();
@@ -213,14 +204,20 @@ private:
     os << "pending " << shardc::reductionName(s.pendingKind) << " over ";
     llvm::interleaveComma(s.pending, os, [&](int a) { os << "\"" << core.axes[a] << "\""; });
     auto numUses = std::distance(v.getUses().begin(), v.getUses().end());
-    os << " reduced once for its " << numUses << (numUses == 1 ? " use" : " uses")
-       << ", since operand #" << needs->getOperandNumber() << " of " << needs->getOwner()->getName() << " at "
-       << locationText(needs->getOwner()->getLoc())
-       << (isa<func::ReturnOp>(needs->getOwner()) ? " (a function result)" : "");
-    if (auto why = needs->getOwner()->getAttrOfType<StringAttr>("reason");
-        why && isa<ShardingConstraintOp>(needs->getOwner()))
-      os << " (" << why.getValue() << ")";
-    os << " needs the whole value";
+    os << " reduced once for its " << numUses << (numUses == 1 ? " use" : " uses");
+    if (OpOperand *needs = decision.use) {
+      os << ", since operand #" << needs->getOperandNumber() << " of "
+         << needs->getOwner()->getName() << " at " << locationText(needs->getOwner()->getLoc())
+         << (isa<func::ReturnOp>(needs->getOwner()) ? " (a function result)" : "");
+      if (auto why = needs->getOwner()->getAttrOfType<StringAttr>("reason");
+          why && isa<ShardingConstraintOp>(needs->getOwner()))
+        os << " (" << why.getValue() << ")";
+      os << " needs the whole value";
+    } else {
+      os << ", since " << decision.carriers
+         << " of them would each carry it pending at its full size and need their own "
+            "reduction later";
+    }
     SmallVector<OpOperand *> uses;
     for (OpOperand &u : v.getUses())
       uses.push_back(&u);

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "tests/exec/ExecHarness.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -66,7 +68,32 @@ void checkProgram(const std::string &name, const std::vector<std::string> &meshe
   }
 }
 
+/// On the mesh JAX compiled for, shardc moves at most the bytes per device
+/// XLA's compiled program moves (xla_collectives.json, counted as shardc's
+/// report counts them).
+void checkBytesAgainstXla(const std::string &name) {
+  std::string dir = runfile("tests/import/jax/" + name), error;
+  std::string text = readFile(dir + "/xla_collectives.json", error);
+  REQUIRE(error.empty());
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  REQUIRE(bool(json));
+  std::optional<int64_t> xla = json->getAsObject()->getInteger("bytes_per_device");
+  REQUIRE(xla);
+  Compiled model = compileFile(dir + ".mlir", "");
+  REQUIRE(model.ok);
+  int64_t ours = 0;
+  for (const shardc::CollectiveRecord &c : model.signature.collectives)
+    ours += c.bytesPerDevice;
+  INFO(name << ": shardc " << ours << " B/device, XLA " << *xla);
+  CHECK(ours <= *xla);
+}
+
 } // namespace
+
+TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
+  for (const char *name : {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding"})
+    checkBytesAgainstXla(name);
+}
 
 TEST_CASE("the seed's linear-regression step from JAX matches JAX", "[import][exec]") {
   checkProgram("linreg", {"", "data=1", "data=3", "data=8"});

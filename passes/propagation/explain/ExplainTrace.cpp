@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/propagation/explain/PropagationExplainer.h"
+#include "passes/PendingUses.h"
 
 #include "sharding/FactorMerge.h"
 
@@ -164,15 +165,10 @@ void PropagationExplainer::traceAxes() {
         heldPending[r] = through.pending;
         ownPartial[r] = !fromOperands;
         pendingKind[r] = through.kind;
-        // Reduced right after its op when some use may not read it
-        // pending (insert-reshards' reduceEagerlyIfNeeded, which asks every
-        // op with a rule, whatever its operand types).
-        bool allKeep = llvm::all_of(st.valueOf[r].getUses(), [&](OpOperand &use) {
-          const CachedRule *userRule = st.rules.lookup(use.getOwner());
-          return userRule &&
-                 shardc::mayStayPending(userRule->rule.pending, use.getOperandNumber());
-        });
-        if (allKeep)
+        // Reduced right after its op as insert-reshards decides it
+        // (passes/PendingUses.h): kept pending only when every use reads it
+        // so and at most one carries it at full size.
+        if (decidePending(st.valueOf[r], st.rules).kind == PendingUse::KeptPending)
           seenPending[r] = through.pending;
       }
     }
