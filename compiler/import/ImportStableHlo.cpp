@@ -233,6 +233,22 @@ LogicalResult Importer::importSignature(func::FuncOp func) {
   for (unsigned i = 0; i < nArgs; ++i)
     if (donatedTo[i] >= 0 && !argNames[i].empty())
       resultNames[donatedTo[i]] = argNames[i];
+  // `argJ` names the J-th argument by position: a real name that is another
+  // argument's positional name would make `--in argJ=` ambiguous. (Results
+  // need no such check: JAX's `result[1]` is the second top-level output,
+  // named result1 wherever it is in the flat list, and real names win.)
+  auto positional = [](const std::string &name, llvm::StringRef prefix, unsigned count,
+                       unsigned self) -> std::optional<unsigned> {
+    llvm::StringRef n(name);
+    unsigned j;
+    if (n.consume_front(prefix) && !n.getAsInteger(10, j) && j < count && j != self)
+      return j;
+    return std::nullopt;
+  };
+  for (unsigned i = 0; i < nArgs; ++i)
+    if (auto j = positional(argNames[i], "arg", nArgs, i))
+      return fail("argument #" + Twine(i) + " is named '" + argNames[i] + "', the positional "
+                  "name of argument #" + Twine(*j) + "; rename one of them in JAX");
   std::map<std::string, unsigned> seen;
   for (unsigned i = 0; i < nArgs; ++i) {
     if (argNames[i].empty())

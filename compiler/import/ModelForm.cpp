@@ -25,7 +25,8 @@ ModelForm detectModelForm(std::string_view text) {
     size_t end = text.find('\n', start);
     std::string_view line =
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    if (lineMentions(line, "\"stablehlo.") || lineMentions(line, "\"sdy."))
+    if (lineMentions(line, "\"stablehlo.") || lineMentions(line, "\"sdy.") ||
+        lineMentions(line, "\"chlo."))
       return ModelForm::StableHloGeneric;
     pretty = pretty || lineMentions(line, " stablehlo.") || lineMentions(line, "sdy.mesh @") ||
              lineMentions(line, "#sdy.sharding<");

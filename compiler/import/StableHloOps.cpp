@@ -319,6 +319,11 @@ FailureOr<Values> importDotGeneral(Operation *op, OpEmitter &e) {
                     .getResult()};
 }
 
+/// `jax.lax.square` (jnp.var's x ** 2) arrives as CHLO's square: x * x.
+FailureOr<Values> importSquare(Operation *op, OpEmitter &e) {
+  return Values{e.mul(op->getOperand(0), op->getOperand(0))};
+}
+
 FailureOr<Values> importBarrier(Operation *op, OpEmitter &) {
   return Values(op->getOperands().begin(), op->getOperands().end());
 }
@@ -387,6 +392,7 @@ const OpImport kTable[] = {
     {"stablehlo.gather", kGatherAttrs, importGather},
     {"stablehlo.scatter", kScatterAttrs, importScatter},
     {"stablehlo.optimization_barrier", {}, importBarrier},
+    {"chlo.square", {}, importSquare},
 };
 
 } // namespace
@@ -400,8 +406,11 @@ const OpImport *lookupOpImport(StringRef name) {
 
 std::string supportedOpsSummary() {
   std::string out;
-  for (const OpImport &entry : kTable)
-    out += (out.empty() ? "" : ", ") + entry.name.drop_front(strlen("stablehlo.")).str();
+  for (const OpImport &entry : kTable) {
+    llvm::StringRef name = entry.name;
+    name.consume_front("stablehlo."); // chlo.square keeps its dialect
+    out += (out.empty() ? "" : ", ") + name.str();
+  }
   return "the importer maps " + out +
          ", sdy.sharding_constraint, func.call and func.return (docs/import.md)";
 }

@@ -28,6 +28,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/SourceMgr.h"
@@ -66,6 +68,46 @@ std::optional<std::pair<unsigned, unsigned>> tooDeep(llvm::StringRef text, int l
     }
   }
   return std::nullopt;
+}
+
+/// Whether `loc` names a place in a file (what a diagnostic can point at).
+bool hasFilePlace(Location loc) {
+  if (isa<FileLineColRange>(loc))
+    return true;
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return hasFilePlace(n.getChildLoc());
+  if (auto c = dyn_cast<CallSiteLoc>(loc))
+    return hasFilePlace(c.getCallee()) || hasFilePlace(c.getCaller());
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    return llvm::any_of(f.getLocations(), hasFilePlace);
+  return false;
+}
+
+/// Parses JAX's generic form and gives every op whose location names no
+/// file (JAX writes `loc(unknown)` or `loc("square")` for some) its place in
+/// the model's text instead, keeping JAX's name: an error about it then
+/// points at the line, not at "<unknown>".
+OwningOpRef<ModuleOp> parseWithTextLocations(llvm::SourceMgr &sourceMgr,
+                                             const ParserConfig &config) {
+  MLIRContext *ctx = config.getContext();
+  AsmParserState state;
+  Block block;
+  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
+    return nullptr;
+  llvm::StringRef file =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier();
+  for (const AsmParserState::OperationDefinition &def : state.getOpDefs()) {
+    Location loc = def.op->getLoc();
+    if (hasFilePlace(loc))
+      continue;
+    auto [line, col] = sourceMgr.getLineAndColumn(def.loc.Start);
+    Location place = FileLineColLoc::get(ctx, file, line, col);
+    if (auto n = dyn_cast<NameLoc>(loc))
+      place = NameLoc::get(n.getName(), place);
+    def.op->setLoc(place);
+  }
+  return detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+      &block, ctx, FileLineColLoc::get(ctx, file, 1, 1));
 }
 
 } // namespace
@@ -111,7 +153,8 @@ OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
     emitError(d.getLocation()) << "'" << op << "' " << kNotAModelOp;
     return success();
   });
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
+  OwningOpRef<ModuleOp> module =
+      stableHlo ? parseWithTextLocations(sourceMgr, config) : parseSourceFile<ModuleOp>(sourceMgr, config);
   if (!module)
     return nullptr;
   // MLIR's verifier first (function types against their blocks, SSA

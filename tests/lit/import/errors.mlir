@@ -19,6 +19,8 @@
 // RUN: not shardc import %t/unknown_attr.mlir 2>&1 | FileCheck %s --check-prefix=ATTR
 // RUN: not shardc import %t/uint.mlir 2>&1 | FileCheck %s --check-prefix=UINT
 // RUN: not shardc run %t/while.mlir 2>&1 | FileCheck %s --check-prefix=WHILE
+// RUN: not shardc import %t/no_place.mlir 2>&1 | FileCheck %s --check-prefix=PLACE
+// RUN: not shardc import %t/positional_name.mlir 2>&1 | FileCheck %s --check-prefix=POSITIONAL
 
 //--- while.mlir
 // WHILE: while.mlir:[[@LINE+5]]:{{[0-9]+}}: error: 'stablehlo.while' has no garray counterpart
@@ -202,5 +204,27 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xui32>):
     %0 = "stablehlo.add"(%a, %a) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
     "func.return"(%0) : (tensor<4xui32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- no_place.mlir
+// An op JAX gives no file location (only a name) is placed at its line.
+// PLACE: no_place.mlir:[[@LINE+5]]:10: error: 'chlo.erf' has no garray counterpart
+// PLACE-SAME: chlo.square
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32> loc(unknown)):
+    %0 = "chlo.erf"(%a) : (tensor<4xf32>) -> tensor<4xf32> loc("erf")
+    "func.return"(%0) : (tensor<4xf32>) -> () loc(unknown)
+  }) : () -> () loc(unknown)
+}) : () -> () loc(unknown)
+
+//--- positional_name.mlir
+// POSITIONAL: error: argument #0 is named 'arg1', the positional name of argument #1
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32> loc("arg1"), %b: tensor<4xf32> loc("y")):
+    %0 = "stablehlo.add"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
