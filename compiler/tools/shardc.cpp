@@ -35,11 +35,13 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -130,6 +132,10 @@ cl::opt<std::string> stepsArg("steps",
                                        "argument back into it and printing `loss` (or "
                                        "`<path>.loss`) each step"),
                               cl::value_desc("N"), cl::sub(runCmd), cl::cat(category));
+cl::opt<bool> timeStepsArg("time-steps",
+                           cl::desc("print each step's wall time (`step K: T ms`, also under "
+                                    "--quiet): what bench/train reads"),
+                           cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> timeoutArg("timeout",
                                 cl::desc("seconds a collective waits for its peers before every "
                                          "rank stops with exit 5 (default: SHARDRT_TIMEOUT_S, "
@@ -150,7 +156,7 @@ const char *kOverview =
 struct Args {
   std::string command, model, outDir, runOut, mesh, entry, target, backend, cpu;
   std::optional<shardc::Phase> emit;
-  bool report = false, quiet = false, explain = false;
+  bool report = false, quiet = false, explain = false, timeSteps = false;
   std::optional<int64_t> memoryBudget;
   std::vector<std::pair<std::string, std::string>> inputs;
   /// `run --steps N`; unset = one step, printing every output.
@@ -209,6 +215,7 @@ std::optional<Args> readArgs(int &status) {
   a.backend = backendArg;
   a.report = reportArg;
   a.quiet = quietArg;
+  a.timeSteps = timeStepsArg;
   a.explain = explainShardingArg;
   if (emitArg.getNumOccurrences()) {
     a.emit = shardc::parsePhase(emitArg);
@@ -661,7 +668,18 @@ int runRun(const Args &a) {
     runner = shardc::runMpiRank;
   }
   bool replicasDisagree = false;
+  auto stepStart = std::chrono::steady_clock::now();
   auto afterStep = [&](int64_t step, const shardc::RunResult &r) {
+    if (a.timeSteps && rank == 0) {
+      // From the end of the previous step: scatter, run, gather, check.
+      auto now = std::chrono::steady_clock::now();
+      llvm::outs() << "step " << step + 1 << ": "
+                   << llvm::format("%.3f",
+                                   std::chrono::duration<double, std::milli>(now - stepStart)
+                                       .count())
+                   << " ms\n";
+      stepStart = now;
+    }
     for (size_t o = 0; o < m->signature.outputs.size(); ++o)
       if (r.replicaDiffs[o] != 0) {
         // Every MPI rank sees the same gathered outputs and stops alike.

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Training steps, shardc against JAX on the same CPUs, in one run.
+#
+#   bash bench/train/run.sh [MODELS] [MESHES] [STEPS]
+#     MODELS  "mlp transformer" (default)     MESHES  "1x1 2x1 2x2 4" (default)
+#     STEPS   timed steps per run, after 2 warm-up steps (default 10)
+#
+# JAX's own program is exported (tools/jax_export.py) and shardc compiles
+# that file, so both sides run the same model by construction, from the
+# same initial state and data. For each model and mesh, shardc and JAX run
+# alternately, twice each; a side's step time is the median of its timed
+# steps over both runs (shardc: `run --steps --time-steps`, a step being
+# scatter + run + gather + replica check; JAX: the jitted, donated step
+# until its state is ready). Prints ms/step for each, the ratio (JAX's time
+# over shardc's: above 1, shardc is faster), both final losses and their
+# relative difference, and the host CPU. JAX comes from tools/jax_env.sh's
+# virtual environment; nothing else here needs Python.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+models=${1:-mlp transformer}
+meshes=${2:-1x1 2x1 2x2 4}
+steps=${3:-10}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+py() { tools/jax_env.sh "$@"; }
+
+bash .ci/install-deps >/dev/null
+bazel build //compiler/tools:shardc >/dev/null 2>&1
+cp bazel-bin/compiler/tools/shardc "$work/shardc"
+bazel shutdown >/dev/null 2>&1 || true
+
+cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+width=$(grep -q avx512f /proc/cpuinfo && echo "AVX-512" || echo "AVX2")
+echo "host: $cpu ($width, $(nproc) cores); $(py -c 'import jax; print("jax", jax.__version__)' 2>/dev/null)"
+printf '%-12s %-5s %12s %12s %7s %14s %14s %9s %9s\n' model mesh "shardc ms" "jax ms" ratio \
+  "shardc loss" "jax loss" "rel diff" "compile s"
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+for model in $models; do
+  for mesh in $meshes; do
+    name=${model}_${mesh}
+    py tools/jax_export.py bench/train/models.py "$name" --out "$work" >/dev/null 2>&1
+    ins=()
+    for f in "$work/$name/inputs/"*.npy; do
+      ins+=(--in "$(basename "$f" .npy)=$f")
+    done
+    t0=$(date +%s.%N)
+    "$work/shardc" compile "$work/$name.mlir" -o "$work/$name.out" --quiet
+    compile_s=$(echo "$(date +%s.%N) - $t0" | bc)
+    : >"$work/shardc.times"
+    : >"$work/jax.times"
+    for round in 1 2; do
+      "$work/shardc" run "$work/$name.out" --steps $((steps + 2)) --time-steps "${ins[@]}" \
+        >"$work/shardc.out"
+      grep -E '^step [0-9]+: [0-9.]+ ms$' "$work/shardc.out" | awk -v w=2 '{sub(":", "", $2); if ($2 > w) print $3}' \
+        >>"$work/shardc.times"
+      shardc_loss=$(grep -E '^step [0-9]+: loss = ' "$work/shardc.out" | tail -1 | awk '{print $5}')
+      py bench/train/jax_steps.py "$name" "$steps" 2>/dev/null | tail -1 >"$work/jax.json"
+      py -c 'import json,sys; d=json.load(open(sys.argv[1])); print("\n".join(map(str, d["times_ms"])))' \
+        "$work/jax.json" >>"$work/jax.times"
+      jax_loss=$(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["losses"][-1])' "$work/jax.json")
+    done
+    s_ms=$(median <"$work/shardc.times")
+    j_ms=$(median <"$work/jax.times")
+    ratio=$(echo "scale=3; $j_ms / $s_ms" | bc)
+    rel=$(py -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print("%.1e" % (abs(a-b)/abs(b)))' \
+      "$shardc_loss" "$jax_loss")
+    printf '%-12s %-5s %12.1f %12.1f %7s %14.7g %14.7g %9s %9.1f\n' "$model" "$mesh" "$s_ms" "$j_ms" \
+      "$ratio" "$shardc_loss" "$jax_loss" "$rel" "$compile_s"
+  done
+done
