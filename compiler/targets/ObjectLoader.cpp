@@ -18,10 +18,16 @@
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ObjectFileInterface.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <unistd.h>
 #include <vector>
 
 namespace orc = llvm::orc;
@@ -58,6 +64,69 @@ void initializeNativeTarget() {
     llvm::InitializeNativeTargetAsmPrinter();
   });
 }
+/// With SHARDC_PERF_MAP set (and not "0"), appends every function of the
+/// object, with its address and size, to /tmp/perf-<pid>.map, where `perf
+/// report` looks for names of JIT code: the kernels of a compiled model
+/// (`main`, and `main_nest<i>` for the outlined loop nests of a large one)
+/// show by name instead of as bare addresses. Local functions are placed by
+/// the offset they have in their section, from a global symbol of the same
+/// section whose address the link returned.
+void writePerfMap(llvm::StringRef objectBytes, const orc::SymbolMap &linked, orc::LLJIT &jit) {
+  const char *env = std::getenv("SHARDC_PERF_MAP");
+  if (!env || !*env || std::strcmp(env, "0") == 0)
+    return;
+  auto object = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(objectBytes, "shardc-cpu-object"));
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> sectionBase; // (section index, base)
+  auto baseOf = [&](uint64_t section) -> std::optional<uint64_t> {
+    for (auto &[index, base] : sectionBase)
+      if (index == section)
+        return base;
+    return std::nullopt;
+  };
+  for (const llvm::object::SymbolRef &symbol : (*object)->symbols()) {
+    auto name = symbol.getName();
+    auto section = symbol.getSection();
+    auto value = symbol.getValue();
+    if (!name || !section || !value || *section == (*object)->section_end()) {
+      llvm::consumeError(name.takeError());
+      llvm::consumeError(section.takeError());
+      llvm::consumeError(value.takeError());
+      continue;
+    }
+    auto it = linked.find(jit.mangleAndIntern(*name));
+    if (it != linked.end() && !baseOf((*section)->getIndex()))
+      sectionBase.emplace_back((*section)->getIndex(),
+                               it->second.getAddress().getValue() - *value);
+  }
+  std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  FILE *map = std::fopen(path.c_str(), "a");
+  if (!map)
+    return;
+  for (const llvm::object::SymbolRef &symbol : (*object)->symbols()) {
+    auto type = symbol.getType();
+    auto name = symbol.getName();
+    auto section = symbol.getSection();
+    auto value = symbol.getValue();
+    bool ok = type && name && section && value && *type == llvm::object::SymbolRef::ST_Function &&
+              *section != (*object)->section_end();
+    std::optional<uint64_t> base = ok ? baseOf((*section)->getIndex()) : std::nullopt;
+    if (base)
+      std::fprintf(map, "%llx %llx %s\n", static_cast<unsigned long long>(*base + *value),
+                   static_cast<unsigned long long>(llvm::object::ELFSymbolRef(symbol).getSize()),
+                   name->str().c_str());
+    llvm::consumeError(type.takeError());
+    llvm::consumeError(name.takeError());
+    llvm::consumeError(section.takeError());
+    llvm::consumeError(value.takeError());
+  }
+  std::fclose(map);
+}
+
 } // namespace
 
 LoadedObject::LoadedObject(std::unique_ptr<orc::LLJIT> jit, std::shared_ptr<SessionErrors> errors)
@@ -127,6 +196,7 @@ llvm::Expected<std::unique_ptr<LoadedObject>> LoadedObject::load(llvm::StringRef
     if (!linked)
       return loaded->withSessionErrors(
           llvm::joinErrors(makeError("linking the object failed"), linked.takeError()));
+    writePerfMap(objectBytes, *linked, jit);
   }
   return std::move(loaded);
 }
