@@ -47,9 +47,21 @@ struct CpuFuseElementwiseOps : shardc::impl::CpuFuseElementwiseOpsBase<CpuFuseEl
       return producer && producer->hasOneUse() &&
              bodySize(producer) + bodySize(fused->getOwner()) <= limit;
     };
+    // Reshapes are not folded into or out of a matmul: folding expands the
+    // named matmul into a generic contraction over the reshaped dims (a
+    // weight gradient's [b, s, d] operand gives a 4-loop generic), then the
+    // transpose before it fuses in as a strided read, and the GEMM recipe
+    // no longer applies: the kernel runs as scalar loops.
+    auto isMatmul = [](Operation *op) {
+      return isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+    };
+    linalg::ControlFusionFn reshapes = [bounded, isMatmul](OpOperand *fused) {
+      return !isMatmul(fused->getOwner()) && !isMatmul(fused->get().getDefiningOp()) &&
+             bounded(fused);
+    };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, bounded);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, bounded);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapes);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
