@@ -1,8 +1,9 @@
 //===- ShardcApi.cpp - the C API of libshardc.so --------------------------===//
 //
 // Each handle owns everything it returns (strings, shapes), so a pointer
-// stays valid while its handle lives. A compile builds its own MLIRContext
-// (single-threaded) and its own diagnostic handlers: nothing is shared
+// stays valid while its handle lives. A compile is compileText (its own
+// single-threaded MLIRContext and diagnostic handlers) with an observer that
+// records each diagnostic structured: nothing is shared
 // between handles but LLVM's once-initialized target registry. Nothing here
 // prints; every message goes into the handle.
 //
@@ -13,13 +14,7 @@
 #include "compiler/host/Executor.h"
 #include "compiler/pipeline/Pipeline.h"
 
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
 #include <deque>
@@ -57,34 +52,15 @@ const char *severityName(mlir::DiagnosticSeverity s) {
   return "error";
 }
 
-/// The first file position inside `loc` (a call site's callee first: for a
-/// JAX program that is the user's line).
-std::optional<mlir::FileLineColRange> fileLocation(mlir::Location loc) {
-  if (auto f = llvm::dyn_cast<mlir::FileLineColRange>(loc))
-    return f;
-  if (auto n = llvm::dyn_cast<mlir::NameLoc>(loc))
-    return fileLocation(n.getChildLoc());
-  if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(loc)) {
-    if (auto f = fileLocation(c.getCallee()))
-      return f;
-    return fileLocation(c.getCaller());
-  }
-  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
-    for (mlir::Location l : fused.getLocations())
-      if (auto f = fileLocation(l))
-        return f;
-  return std::nullopt;
-}
-
 void record(shardc_compilation &c, mlir::DiagnosticSeverity severity, mlir::Location loc,
             std::string message) {
   shardc_compilation::Diagnostic d;
   d.severity = severityName(severity);
   d.message = std::move(message);
-  if (auto f = fileLocation(loc)) {
-    d.file = f->getFilename().str();
-    d.line = static_cast<int32_t>(f->getStartLine());
-    d.column = static_cast<int32_t>(f->getStartColumn());
+  unsigned line = 0, column = 0;
+  if (shardc::fileLocationOf(loc, d.file, line, column)) {
+    d.line = static_cast<int32_t>(line);
+    d.column = static_cast<int32_t>(column);
   }
   c.diagnostics.push_back(std::move(d));
 }
@@ -113,27 +89,12 @@ shardc_status compileInto(shardc_compilation &c, llvm::StringRef text, llvm::Str
     if (options->memory_budget > 0)
       opts.memoryBudget = options->memory_budget;
   }
-  mlir::DialectRegistry registry;
-  shardc::registerModelDialects(registry);
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
-  ctx.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
-  // Two handlers: the text one (registered first, called last) formats as
-  // `shardc` prints; the structured one records and passes on.
-  llvm::raw_string_ostream textStream(c.text);
-  mlir::SourceMgrDiagnosticHandler formatted(sourceMgr, &ctx, textStream);
-  mlir::ScopedDiagnosticHandler structured(&ctx, [&](mlir::Diagnostic &d) {
-    record(c, d.getSeverity(), d.getLocation(), d.str());
-    for (mlir::Diagnostic &note : d.getNotes())
-      record(c, note.getSeverity(), note.getLocation(), note.str());
-    return mlir::failure(); // on to the text handler
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module = shardc::parseModel(sourceMgr, ctx);
-  if (!module)
-    return SHARDC_ERR_COMPILE;
-  std::optional<shardc::CompileResult> result = shardc::compileModule(*module, opts);
+  std::optional<shardc::CompileResult> result =
+      shardc::compileText(text, name, opts, c.text, [&](mlir::Diagnostic &d) {
+        record(c, d.getSeverity(), d.getLocation(), d.str());
+        for (mlir::Diagnostic &note : d.getNotes())
+          record(c, note.getSeverity(), note.getLocation(), note.str());
+      });
   if (!result)
     return SHARDC_ERR_COMPILE;
   c.report = shardc::formatReport(result->signature);

@@ -25,21 +25,39 @@ bool writeArtifact(const std::string &dir, const Signature &sig, const std::stri
     error = "cannot create '" + dir + "': " + ec.message();
     return false;
   }
-  auto write = [&](const std::string &name, const std::string &bytes) {
+  // Each file is written aside and renamed into place once all three are
+  // written: a failure leaves no half-written file, and a reader never sees
+  // a new manifest next to an old object.
+  const std::pair<std::string, std::string> files[] = {
+      {"model.o", object},
+      {"manifest.json", writeManifest(sig, "model.o", object)},
+      {"report.txt", formatReport(sig)}};
+  auto aside = [&](const std::string &name) { return dir + "/." + name + ".partial"; };
+  auto removeAside = [&] {
+    for (const auto &f : files)
+      llvm::sys::fs::remove(aside(f.first));
+  };
+  for (const auto &[name, bytes] : files) {
     std::error_code ec;
-    llvm::raw_fd_ostream os(dir + "/" + name, ec, llvm::sys::fs::OF_None);
+    llvm::raw_fd_ostream os(aside(name), ec, llvm::sys::fs::OF_None);
     if (!ec) {
       os << bytes;
       os.close();
       ec = os.error();
     }
-    if (ec)
+    if (ec) {
       error = "cannot write " + dir + "/" + name + ": " + ec.message();
-    return !ec;
-  };
-  return write("model.o", object) &&
-         write("manifest.json", writeManifest(sig, "model.o", object)) &&
-         write("report.txt", formatReport(sig));
+      removeAside();
+      return false;
+    }
+  }
+  for (const auto &f : files)
+    if (std::error_code ec = llvm::sys::fs::rename(aside(f.first), dir + "/" + f.first)) {
+      error = "cannot move " + f.first + " into '" + dir + "': " + ec.message();
+      removeAside();
+      return false;
+    }
+  return true;
 }
 
 bool readArtifact(const std::string &dir, Signature &sig, std::string &object,

@@ -17,8 +17,9 @@
 
 namespace shardc {
 
-/// Writes the three files into `dir` (created if missing). On failure
-/// returns false and sets `error` naming the file.
+/// Writes the three files into `dir` (created if missing), each first aside
+/// and then renamed into place, so a failure leaves no half-written file. On
+/// failure returns false and sets `error` naming the file.
 bool writeArtifact(const std::string &dir, const Signature &sig, const std::string &object,
                    std::string &error);
 

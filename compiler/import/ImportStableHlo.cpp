@@ -249,27 +249,27 @@ LogicalResult Importer::importSignature(func::FuncOp func) {
     if (auto j = positional(argNames[i], "arg", nArgs, i))
       return fail("argument #" + Twine(i) + " is named '" + argNames[i] + "', the positional "
                   "name of argument #" + Twine(*j) + "; rename one of them in JAX");
-  std::map<std::string, unsigned> seen;
-  for (unsigned i = 0; i < nArgs; ++i) {
-    if (argNames[i].empty())
-      continue;
-    auto [it, fresh] = seen.emplace(argNames[i], i);
-    if (!fresh)
-      return fail("arguments #" + Twine(it->second) + " and #" + Twine(i) + " are both named '" +
-                  argNames[i] + "'; give them different names in JAX");
-    func.setArgAttr(i, "garray.name", b_.getStringAttr(argNames[i]));
-  }
-  std::map<std::string, unsigned> seenResults;
-  for (unsigned r = 0; r < nResults; ++r) {
-    if (resultNames[r].empty())
-      continue;
-    auto [it, fresh] = seenResults.emplace(resultNames[r], r);
-    if (!fresh)
-      return fail("results #" + Twine(it->second) + " and #" + Twine(r) + " are both named '" +
-                  resultNames[r] + "'");
-    func.setResultAttr(r, "garray.name", b_.getStringAttr(resultNames[r]));
-  }
-  return success();
+  // Names are unique among the arguments and among the results; each named
+  // one gets its garray.name.
+  auto writeNames = [&](const std::vector<std::string> &names, const char *kind,
+                        auto setName) -> LogicalResult {
+    std::map<std::string, unsigned> seen;
+    for (unsigned k = 0; k < names.size(); ++k) {
+      if (names[k].empty())
+        continue;
+      auto [it, fresh] = seen.emplace(names[k], k);
+      if (!fresh)
+        return fail(Twine(kind) + " #" + Twine(it->second) + " and #" + Twine(k) +
+                    " are both named '" + names[k] + "'; give them different names in JAX");
+      setName(k, b_.getStringAttr(names[k]));
+    }
+    return success();
+  };
+  if (failed(writeNames(argNames, "arguments",
+                        [&](unsigned k, StringAttr n) { func.setArgAttr(k, "garray.name", n); })))
+    return failure();
+  return writeNames(resultNames, "results",
+                    [&](unsigned k, StringAttr n) { func.setResultAttr(k, "garray.name", n); });
 }
 
 LogicalResult Importer::checkTypes(Operation *op) {

@@ -70,19 +70,6 @@ std::optional<std::pair<unsigned, unsigned>> tooDeep(llvm::StringRef text, int l
   return std::nullopt;
 }
 
-/// Whether `loc` names a place in a file (what a diagnostic can point at).
-bool hasFilePlace(Location loc) {
-  if (isa<FileLineColRange>(loc))
-    return true;
-  if (auto n = dyn_cast<NameLoc>(loc))
-    return hasFilePlace(n.getChildLoc());
-  if (auto c = dyn_cast<CallSiteLoc>(loc))
-    return hasFilePlace(c.getCallee()) || hasFilePlace(c.getCaller());
-  if (auto f = dyn_cast<FusedLoc>(loc))
-    return llvm::any_of(f.getLocations(), hasFilePlace);
-  return false;
-}
-
 /// Parses JAX's generic form and gives every op whose location names no
 /// file (JAX writes `loc(unknown)` or `loc("square")` for some) its place in
 /// the model's text instead, keeping JAX's name: an error about it then
@@ -98,7 +85,9 @@ OwningOpRef<ModuleOp> parseWithTextLocations(llvm::SourceMgr &sourceMgr,
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier();
   for (const AsmParserState::OperationDefinition &def : state.getOpDefs()) {
     Location loc = def.op->getLoc();
-    if (hasFilePlace(loc))
+    std::string anyFile;
+    unsigned anyLine, anyColumn;
+    if (fileLocationOf(loc, anyFile, anyLine, anyColumn))
       continue;
     auto [line, col] = sourceMgr.getLineAndColumn(def.loc.Start);
     Location place = FileLineColLoc::get(ctx, file, line, col);

@@ -191,9 +191,9 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   return result;
 }
 
-std::optional<CompileResult> compileText(llvm::StringRef text, llvm::StringRef bufferName,
-                                         const CompileOptions &options,
-                                         std::string &diagnostics) {
+std::optional<CompileResult>
+compileText(llvm::StringRef text, llvm::StringRef bufferName, const CompileOptions &options,
+            std::string &diagnostics, const std::function<void(Diagnostic &)> &observe) {
   DialectRegistry registry;
   registerModelDialects(registry);
   // One thread per context: callers often compile while ranks run as threads.
@@ -205,10 +205,36 @@ std::optional<CompileResult> compileText(llvm::StringRef text, llvm::StringRef b
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
                                llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
+  // Registered after the text handler, so called before it; it passes on.
+  std::optional<ScopedDiagnosticHandler> observer;
+  if (observe)
+    observer.emplace(&ctx, [&](Diagnostic &d) {
+      observe(d);
+      return failure();
+    });
   OwningOpRef<ModuleOp> module = parseModel(sourceMgr, ctx);
   if (!module)
     return std::nullopt;
   return compileModule(*module, options);
+}
+
+bool fileLocationOf(Location loc, std::string &file, unsigned &line, unsigned &column) {
+  if (auto f = dyn_cast<FileLineColRange>(loc)) {
+    file = f.getFilename().str();
+    line = f.getStartLine();
+    column = f.getStartColumn();
+    return true;
+  }
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return fileLocationOf(n.getChildLoc(), file, line, column);
+  if (auto c = dyn_cast<CallSiteLoc>(loc))
+    return fileLocationOf(c.getCallee(), file, line, column) ||
+           fileLocationOf(c.getCaller(), file, line, column);
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (fileLocationOf(l, file, line, column))
+        return true;
+  return false;
 }
 
 } // namespace shardc

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,8 @@ namespace mlir {
 class ModuleOp;
 class MLIRContext;
 class DialectRegistry;
+class Diagnostic;
+class Location;
 } // namespace mlir
 
 namespace shardc {
@@ -91,10 +94,17 @@ void registerCompilerDialects(mlir::DialectRegistry &registry);
 /// Parses `text` in a fresh single-threaded context and compiles it: the one
 /// entry point for library callers (tests, benchmarks, embedders). Every
 /// diagnostic is appended to `diagnostics` as `name:line:col: error: ...`
-/// with the offending line, `bufferName` naming the text.
-std::optional<CompileResult> compileText(llvm::StringRef text, llvm::StringRef bufferName,
-                                         const CompileOptions &options,
-                                         std::string &diagnostics);
+/// with the offending line, `bufferName` naming the text; `observe`, when
+/// given, sees each diagnostic first (the C API records them structured).
+std::optional<CompileResult>
+compileText(llvm::StringRef text, llvm::StringRef bufferName, const CompileOptions &options,
+            std::string &diagnostics,
+            const std::function<void(mlir::Diagnostic &)> &observe = nullptr);
+
+/// The file, line and column a diagnostic at `loc` points at: the first
+/// file position inside it (a call site's callee first, which for a JAX
+/// program is the user's line); false when it names no file.
+bool fileLocationOf(mlir::Location loc, std::string &file, unsigned &line, unsigned &column);
 
 /// Compiles `module` (parsed in `ctx`) in place. Returns nullopt on error
 /// (already reported as diagnostics).

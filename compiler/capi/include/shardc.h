@@ -77,7 +77,8 @@ typedef struct shardc_diagnostic {
 
 /* Compiles `length` bytes of model text (named `name` in diagnostics) and,
  * when `out_dir` is not NULL, writes the artifact folder there (model.o,
- * manifest.json, report.txt), whole or not at all. `options` may be NULL.
+ * manifest.json, report.txt; each written aside and renamed into place, so
+ * a failure leaves no half-written file). `options` may be NULL.
  * `*out` always receives a handle when `out` is not NULL, also on failure, so
  * that the diagnostics can be read; free it with shardc_compilation_free. */
 shardc_status shardc_compile(const char *text, size_t length, const char *name,
