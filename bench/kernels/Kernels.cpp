@@ -9,9 +9,11 @@
 // thread, as rank 0 of a one-rank threads world (what `shardc run` does for
 // one device). Each line compares with a baseline measured in the same run:
 //
-//   gemm N        C = A @ B, N x N f32, against OpenBLAS cblas_sgemm with
-//                 one thread (openblas_set_num_threads(1)); ratio =
-//                 OpenBLAS time / shardc time (1.0x = as fast as OpenBLAS).
+//   gemm FORM     C = op(A) @ op(B) in f32 for square and training-step
+//                 shapes, every transposition, batched; against OpenBLAS
+//                 cblas_sgemm on the same layout with one thread
+//                 (openblas_set_num_threads(1)); ratio = OpenBLAS time /
+//                 shardc time (1.0x = as fast as OpenBLAS).
 //   elementwise   out = -|max(x*y + x - y, x)| over 16M f32 (6 ops, one fused
 //                 loop), against memcpy. Like with like: the chain reads two
 //                 arrays and writes one (3 x 64 MiB of traffic); memcpy copies
@@ -35,6 +37,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <cblas.h>
@@ -165,47 +168,83 @@ void fill(std::vector<float> &v, uint32_t seed) {
 // GEMM
 //===----------------------------------------------------------------------===//
 
-std::string gemmModel(int64_t n) {
-  std::string t = "tensor<" + std::to_string(n) + "x" + std::to_string(n) + "xf32>";
-  return "func.func @main(%a: " + t + " {garray.name = \"a\"}, %b: " + t +
-         " {garray.name = \"b\"}) -> (" + t + " {garray.name = \"c\"}) {\n" +
-         "  %c = garray.dot_general %a, %b, batch = [] x [], contracting = [1] x [0] : (" + t +
-         ", " + t + ") -> " + t + "\n  return %c : " + t + "\n}\n";
+/// One dot_general form: C[b] = op(A[b]) @ op(B[b]) with A stored [M, K] or
+/// (transposed) [K, M], B stored [K, N] or [N, K], and an optional leading
+/// batch dim, as the forward and backward passes of a training step produce.
+struct GemmForm {
+  const char *name;
+  int64_t batch, m, n, k;
+  bool transA, transB;
+};
+
+std::string tensorType(std::vector<int64_t> shape) {
+  std::string t = "tensor<";
+  for (int64_t d : shape)
+    t += std::to_string(d) + "x";
+  return t + "f32>";
 }
 
-ExitCode benchGemm(int64_t n, const Options &opts) {
+std::string gemmModel(const GemmForm &f) {
+  std::vector<int64_t> lead;
+  if (f.batch > 1)
+    lead.push_back(f.batch);
+  auto shape = [&](int64_t r, int64_t c) {
+    std::vector<int64_t> s(lead);
+    s.push_back(r);
+    s.push_back(c);
+    return s;
+  };
+  std::string ta = tensorType(f.transA ? shape(f.k, f.m) : shape(f.m, f.k));
+  std::string tb = tensorType(f.transB ? shape(f.n, f.k) : shape(f.k, f.n));
+  std::string tc = tensorType(shape(f.m, f.n));
+  int64_t b = static_cast<int64_t>(lead.size());
+  std::string batch = b ? "[0] x [0]" : "[] x []";
+  std::string contracting = "[" + std::to_string(f.transA ? b : b + 1) + "] x [" +
+                            std::to_string(f.transB ? b + 1 : b) + "]";
+  return "func.func @main(%a: " + ta + " {garray.name = \"a\"}, %b: " + tb +
+         " {garray.name = \"b\"}) -> (" + tc + " {garray.name = \"c\"}) {\n" +
+         "  %c = garray.dot_general %a, %b, batch = " + batch + ", contracting = " + contracting +
+         " : (" + ta + ", " + tb + ") -> " + tc + "\n  return %c : " + tc + "\n}\n";
+}
+
+/// OpenBLAS on the same layout: one cblas_sgemm per batch element.
+void blasGemm(const GemmForm &f, const float *a, const float *b, float *c) {
+  for (int64_t i = 0; i < f.batch; ++i)
+    cblas_sgemm(CblasRowMajor, f.transA ? CblasTrans : CblasNoTrans,
+                f.transB ? CblasTrans : CblasNoTrans, f.m, f.n, f.k, 1.0f, a + i * f.m * f.k,
+                f.transA ? f.m : f.k, b + i * f.k * f.n, f.transB ? f.k : f.n, 0.0f,
+                c + i * f.m * f.n, f.n);
+}
+
+ExitCode benchGemm(const GemmForm &f, const Options &opts) {
   Program p;
-  if (!compileAndLoad(gemmModel(n), opts, p))
+  if (!compileAndLoad(gemmModel(f), opts, p))
     return ExitCode::CompileError;
-  size_t count = static_cast<size_t>(n * n);
-  std::vector<float> a(count), b(count), c(count), ref(count), bound(count);
+  size_t sizeA = f.batch * f.m * f.k, sizeB = f.batch * f.k * f.n, sizeC = f.batch * f.m * f.n;
+  std::vector<float> a(sizeA), b(sizeB), c(sizeC), ref(sizeC), bound(sizeC);
   fill(a, 1);
   fill(b, 2);
   std::vector<void *> buffers = {a.data(), b.data(), c.data()};
   auto ours = [&] { p.entry(buffers.data()); };
-  auto blas = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                n, 0.0f, ref.data(), n);
-  };
+  auto blas = [&] { blasGemm(f, a.data(), b.data(), ref.data()); };
 
   double tOurs = 0, tBlas = 0;
   bool agree = true;
   if (!onOneRank([&] {
         ours();
         blas();
-        // Error bound per element: n * eps * (|A| @ |B|), both sides
+        // Error bound per element: k * eps * (|A| @ |B|), both sides
         // accumulate in f32 in different orders.
         std::vector<float> absA(a), absB(b);
         for (float &x : absA)
           x = std::fabs(x);
         for (float &x : absB)
           x = std::fabs(x);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, absA.data(), n,
-                    absB.data(), n, 0.0f, bound.data(), n);
-        for (size_t i = 0; i < count && agree; ++i)
-          if (!(std::fabs(c[i] - ref[i]) <= 2.0f * n * 1.1920929e-7f * bound[i])) {
-            std::fprintf(stderr, "gemm %lld: element %zu: shardc %g, openblas %g\n",
-                         static_cast<long long>(n), i, c[i], ref[i]);
+        blasGemm(f, absA.data(), absB.data(), bound.data());
+        for (size_t i = 0; i < sizeC && agree; ++i)
+          if (!(std::fabs(c[i] - ref[i]) <= 2.0f * f.k * 1.1920929e-7f * bound[i])) {
+            std::fprintf(stderr, "gemm %s: element %zu: shardc %g, openblas %g\n", f.name, i,
+                         c[i], ref[i]);
             agree = false;
           }
         if (agree)
@@ -214,11 +253,10 @@ ExitCode benchGemm(int64_t n, const Options &opts) {
     return ExitCode::RunError;
   if (!agree)
     return ExitCode::Mismatch;
-  double gflop = 2.0 * n * n * n / 1e9;
-  std::printf("gemm %lld: shardc %.4f s (%.1f GFLOP/s), openblas %.4f s (%.1f GFLOP/s), "
+  double gflop = 2.0 * f.batch * f.m * f.n * f.k / 1e9;
+  std::printf("gemm %-28s shardc %.4f s (%5.1f GFLOP/s), openblas %.4f s (%5.1f GFLOP/s), "
               "ratio %.2fx\n",
-              static_cast<long long>(n), tOurs, gflop / tOurs, tBlas, gflop / tBlas,
-              tBlas / tOurs);
+              f.name, tOurs, gflop / tOurs, tBlas, gflop / tBlas, tBlas / tOurs);
   std::fflush(stdout);
   return ExitCode::Ok;
 }
@@ -303,12 +341,37 @@ int main(int argc, char **argv) {
   openblas_set_num_threads(1);
   std::string cpu = opts.cpu == "host" ? "host (" + llvm::sys::getHostCPUName().str() + ")"
                                        : opts.cpu;
-  std::printf("shardc cpu: %s; openblas: %s, core %s, %d thread; median of %d samples\n",
-              cpu.c_str(), openblas_get_config(), openblas_get_corename(),
-              openblas_get_num_threads(), opts.reps);
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  const char *vector = features.lookup("avx512f") ? "512-bit (AVX-512)"
+                       : features.lookup("avx2")  ? "256-bit (AVX2)"
+                                                  : "128-bit (SSE)";
+  std::printf("host: %s, %s vectors; shardc cpu: %s; openblas: %s, core %s, %d thread; "
+              "median of %d samples\n",
+              llvm::sys::getHostCPUName().str().c_str(), vector, cpu.c_str(),
+              openblas_get_config(), openblas_get_corename(), openblas_get_num_threads(),
+              opts.reps);
   std::fflush(stdout);
-  for (int64_t n : {512, 1024, 2048})
-    if (ExitCode e = benchGemm(n, opts); e != ExitCode::Ok)
+  // Square NN, every transposition, and the shapes of a training step: an
+  // MLP layer's forward (NN), weight gradient (xᵀ·dy: TN, K = batch) and
+  // input gradient (dy·Wᵀ: NT), tall-skinny logits, a small K, and
+  // attention's batched q·kᵀ (NT) and p·v (NN).
+  const GemmForm forms[] = {
+      {"512 NN", 1, 512, 512, 512, false, false},
+      {"1024 NN", 1, 1024, 1024, 1024, false, false},
+      {"2048 NN", 1, 2048, 2048, 2048, false, false},
+      {"1024 NT", 1, 1024, 1024, 1024, false, true},
+      {"1024 TN", 1, 1024, 1024, 1024, true, false},
+      {"1024 TT", 1, 1024, 1024, 1024, true, true},
+      {"mlp fwd 4096x1024x512 NN", 1, 4096, 1024, 512, false, false},
+      {"mlp dW 512x1024x4096 TN", 1, 512, 1024, 4096, true, false},
+      {"mlp dx 4096x512x1024 NT", 1, 4096, 512, 1024, false, true},
+      {"logits 4096x32x1024 NN", 1, 4096, 32, 1024, false, false},
+      {"small-k 4096x1024x32 NN", 1, 4096, 1024, 32, false, false},
+      {"attn qk 16x128x128x64 NT", 16, 128, 128, 64, false, true},
+      {"attn pv 16x128x64x128 NN", 16, 128, 64, 128, false, false},
+  };
+  for (const GemmForm &f : forms)
+    if (ExitCode e = benchGemm(f, opts); e != ExitCode::Ok)
       return static_cast<int>(e);
   if (ExitCode e = benchElementwise(int64_t(16) << 20, opts); e != ExitCode::Ok)
     return static_cast<int>(e);

@@ -126,39 +126,45 @@ def CpuSpecializeGenericOps : Pass<"cpu-specialize-generic-ops"> {
 }
 
 def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
-  let summary = "Cache-block, register-tile and vectorize linalg.matmul on buffers";
+  let summary = "Cache-block, pack, register-tile and vectorize linalg.matmul on buffers";
   let description = [{
     The GEMM recipe of the CPU target, on bufferized IR (before
-    convert-linalg-to-loops). For each linalg.matmul with f32 or f64 elements
-    (linalg.batch_matmul first becomes a loop over rank-reduced matmuls):
+    convert-linalg-to-loops), in the GotoBLAS/BLIS scheme. For each
+    linalg.matmul with f32 or f64 elements whose A is [M, K] or [K, M] and
+    whose B is [K, N] or [N, K] (linalg.batch_matmul first becomes a loop over
+    rank-reduced matmuls):
 
     1. cache blocking: tile (M, N, K) by `cache-tiles` with the loop order
-       N, K, M, so a K×N panel of B stays in L2 while every row block of A
-       streams past it;
-    2. register tiling: tile the block by (`tile-rows`, NR, 1) with
-       NR = `tile-vectors` × `vector-bits` / element bits, loops M, N, K;
-    3. peel the M and N register loops, so every tile of the main loops has
-       the static shape tile-rows × NR (remainder tiles stay scalar linalg
-       and become loops later);
-    4. vectorize the full tiles (vector.contract), fold subviews into the
+       N, K, M;
+    2. packing (GemmPacking.h): per (N, K) block, before the M loop, B is
+       copied into NR-wide micro-panels [kb, NR]; per block, A into MR-tall
+       micro-panels [kb, MR], k-major. The copies read a transposed operand as
+       it lies. Partial panels at the edges are zero-padded;
+    3. micro matmuls: for each B panel, for each A panel, an MR x NR tile of
+       C += Aqᵀ · Bp (in place, or through a zeroed scratch tile at the
+       edges, so edges run the vector kernel too);
+    4. register tiling: tile each micro matmul's K by 1;
+    5. vectorize the tiles (vector.contract), fold subviews into the
        transfers, CSE, and hoist the accumulator's transfer_read/write out of
        the K loop, so it lives in registers across K;
-    5. lower vector.contract to outer products and those to vector.fma: per K
-       step, tile-rows broadcasts of A times tile-vectors loads of B.
+    6. lower vector.contract to outer products and those to vector.fma: per K
+       step, MR scalar loads of A (broadcast from memory) times tile-vectors
+       aligned loads of B.
 
     ```mlir
     linalg.matmul ins(%A, %B : memref<512x512xf32>, memref<512x512xf32>)
                   outs(%C : memref<512x512xf32>)
     →
-    scf.for %n, %k, %m (cache blocks) { scf.for %i, %j {
-      %acc = vector.transfer_read %C[..] : vector<8x32xf32>
-      %r = scf.for %kk iter_args(%a = %acc) { ... vector.fma ... }
-      vector.transfer_write %r, %C[..] } }
+    scf.for %n, %k {                      // cache blocks
+      pack B[k.., n..] into %bp           // [NC/NR, KC, NR]
+      scf.for %m {
+        pack A[m.., k..] into %ap         // [MC/MR, KC, MR]
+        scf.for %p, %q {
+          %acc = vector.transfer_read %C[..] : vector<6x16xf32>
+          %r = scf.for %kk iter_args(%a = %acc) { ... vector.fma ... }
+          vector.transfer_write %r, %C[..] } } }
     ```
-    There is no packing: B is read in place, one row of NR contiguous
-    elements per K step; the accumulators and the order of the loops are what
-    make it fast. Other element types and matmuls are left to
-    convert-linalg-to-loops.
+    Other element types and matmuls are left to convert-linalg-to-loops.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
@@ -168,7 +174,7 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     Option<"tileVectors", "tile-vectors", "int64_t", /*default=*/"2",
            "Vector registers per row of the register tile (N = this x lanes)">,
     ListOption<"cacheTiles", "cache-tiles", "int64_t",
-               "Cache block sizes M,N,K (default 128,256,512)">,
+               "Cache block sizes M,N,K (default 144,4096,256)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",

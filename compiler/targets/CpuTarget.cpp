@@ -99,9 +99,9 @@ struct GemmTuning {
   int64_t vectorBits, tileRows, tileVectors, mc, nc, kc;
 };
 constexpr GemmTuning kGemmTunings[] = {
-    {"+avx512f", 512, 8, 2, 128, 256, 512},
-    {"+avx2", 256, 6, 2, 126, 256, 512},
-    {"", 128, 6, 2, 126, 256, 512},
+    {"+avx512f", 512, 8, 2, 144, 4096, 256},
+    {"+avx2", 256, 6, 2, 144, 4096, 256},
+    {"", 128, 6, 2, 144, 4096, 256},
 };
 
 std::string gemmPassText(const GemmTuning &t) {

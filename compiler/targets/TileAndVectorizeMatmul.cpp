@@ -7,10 +7,10 @@
 //
 // Invariants:
 //  - only f32/f64 matmuls on static, unit-inner-stride buffers are touched,
-//    and each computes exactly what it did: full register tiles become
-//    vector code, remainder tiles stay linalg.matmul on subviews (loops
-//    later); a full tile that fails to vectorize is an error, not a silent
-//    fallback;
+//    and each computes exactly what it did, summing over k in order: every
+//    tile, edges included, becomes the vector kernel over packed operands
+//    (edge panels are zero-padded, edge tiles go through a scratch tile); a
+//    tile that fails to vectorize is an error, not a silent fallback;
 //  - hoisting the accumulator is sound because the output buffer of a
 //    matmul never aliases its inputs: the CPU entry's outputs are `restrict`,
 //    and one-shot bufferization writes a matmul in place only into its init
@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/GemmPacking.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -68,8 +69,9 @@ Value batchSlice(OpBuilder &b, Location loc, Value buffer, Value index) {
 }
 
 /// linalg.batch_matmul on static buffers -> scf.for over the batch of
-/// linalg.matmul on rank-reduced views, so one recipe serves both.
-void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op) {
+/// linalg.matmul on rank-reduced views (with the same transposed operands),
+/// so one recipe serves both.
+void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op, shardc::gemm::Layout layout) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
@@ -81,31 +83,35 @@ void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op) {
   rewriter.setInsertionPointToStart(loop.getBody());
   Value i = loop.getInductionVar();
   Value sliceA = batchSlice(rewriter, loc, a, i), sliceB = batchSlice(rewriter, loc, b, i);
-  linalg::MatmulOp::create(rewriter, loc, ValueRange{sliceA, sliceB},
-                           ValueRange{batchSlice(rewriter, loc, c, i)});
+  shardc::gemm::createMatmul(rewriter, loc, sliceA, sliceB, batchSlice(rewriter, loc, c, i),
+                             layout);
   rewriter.eraseOp(op);
 }
 
-/// Whether the recipe applies: a 2-D matmul on static buffers of f32/f64
-/// whose operands are row-major with unit inner stride (B's rows must be
-/// contiguous for the vector loads), and the default indexing (no
-/// transposed or broadcast operand maps).
-bool isRecipeMatmul(linalg::MatmulOp op) {
-  if (!onBuffers(op) || op.hasUserDefinedMaps())
-    return false;
+/// The layout of `op` when the recipe applies: a 2-D matmul on static
+/// buffers of f32/f64 whose operands have unit inner stride, with the
+/// default maps or a transposed A and/or B (packing reads those as they lie).
+std::optional<shardc::gemm::Layout> recipeLayout(linalg::MatmulOp op) {
+  if (!onBuffers(op))
+    return std::nullopt;
+  std::optional<shardc::gemm::Layout> layout = shardc::gemm::layoutOf(op);
+  if (!layout)
+    return std::nullopt;
   for (Value operand : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
         !isVectorizableElement(type.getElementType()))
-      return false;
+      return std::nullopt;
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
-      return false;
+      return std::nullopt;
   }
   Type elem = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
-  return llvm::all_of(op->getOperandTypes(),
-                      [&](Type t) { return cast<MemRefType>(t).getElementType() == elem; });
+  if (!llvm::all_of(op->getOperandTypes(),
+                    [&](Type t) { return cast<MemRefType>(t).getElementType() == elem; }))
+    return std::nullopt;
+  return layout;
 }
 
 /// Tiles `op` by `sizes` (one per loop: M, N, K) in loop order
@@ -124,31 +130,30 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::MatmulOp op
   return tiled;
 }
 
-/// Steps 1-3 of the recipe for one matmul.
-LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t) {
+/// Steps 1-4 of the recipe for one matmul.
+LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t,
+                         shardc::gemm::Layout layout) {
+  shardc::gemm::Scratch scratch =
+      shardc::gemm::allocateScratch(rewriter, op, t.mc, t.nc, t.kc, t.mr, t.nr);
   // Cache blocks, loops N, K, M.
   FailureOr<scf::SCFTilingResult> blocks = tile(rewriter, op, {t.mc, t.nc, t.kc}, {1, 2, 0});
   if (failed(blocks))
     return failure();
   auto block = cast<linalg::MatmulOp>(blocks->tiledOps.back());
-  // Register tiles, loops M, N, K (K innermost carries the accumulator).
-  FailureOr<scf::SCFTilingResult> regs = tile(rewriter, block, {t.mr, t.nr, 1}, {0, 1, 2});
-  if (failed(regs))
+  // The block's operand views are computed in the innermost loop; move the
+  // ones that do not depend on M out of it, so B is packed once per (N, K).
+  for (LoopLikeOpInterface loop : llvm::reverse(blocks->loops))
+    moveLoopInvariantCode(loop);
+  Operation *mLoop = blocks->loops.size() == 3 ? blocks->loops[2].getOperation() : nullptr;
+  FailureOr<SmallVector<linalg::MatmulOp>> micros =
+      shardc::gemm::packBlock(rewriter, block, mLoop, layout, scratch, t.mr, t.nr);
+  if (failed(micros))
     return failure();
-
-  // Peel M, then N inside the main M loop: the main loops see only full
-  // tiles, whose subview sizes fold to constants. A loop that was not
-  // created (dimension not tiled) or needs no peeling is left as is.
-  auto loops = regs->loops;
-  if (loops.size() == 3) {
-    for (int dim = 0; dim < 2; ++dim) {
-      auto loop = dyn_cast<scf::ForOp>(loops[dim].getOperation());
-      if (!loop)
-        continue;
-      scf::ForOp partial;
-      (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
-    }
-  }
+  // Register tiles: each micro matmul is exactly MR x NR; only K is tiled,
+  // and that loop carries the accumulator.
+  for (linalg::MatmulOp micro : *micros)
+    if (failed(tile(rewriter, micro, {0, 0, 1}, {0, 1, 2})))
+      return failure();
   return success();
 }
 
@@ -231,10 +236,15 @@ void hoistAccumulators(RewriterBase &rewriter, Operation *root) {
   }
 }
 
+/// A register tile of the micro matmuls packBlock makes: A transposed
+/// [1, MR], B [1, NR], C [MR, NR], static unit-stride buffers.
 bool isFullTile(linalg::MatmulOp op, const GemmTiles &t) {
+  std::optional<shardc::gemm::Layout> layout = recipeLayout(op);
+  if (!layout || !layout->aTransposed || layout->bTransposed)
+    return false;
   auto shape = [&](unsigned i) { return cast<MemRefType>(op->getOperand(i).getType()).getShape(); };
-  return shape(0) == ArrayRef<int64_t>{t.mr, 1} &&
-         shape(1) == ArrayRef<int64_t>{1, t.nr} && shape(2) == ArrayRef<int64_t>{t.mr, t.nr};
+  return shape(0) == ArrayRef<int64_t>{1, t.mr} && shape(1) == ArrayRef<int64_t>{1, t.nr} &&
+         shape(2) == ArrayRef<int64_t>{t.mr, t.nr};
 }
 
 struct CpuTileAndVectorizeMatmul
@@ -244,7 +254,7 @@ struct CpuTileAndVectorizeMatmul
   FailureOr<GemmTiles> tilesFor(Type elem) {
     SmallVector<int64_t> cache(cacheTiles.begin(), cacheTiles.end());
     if (cache.empty())
-      cache = {128, 256, 512};
+      cache = {144, 4096, 256};
     int64_t bits = elem.getIntOrFloatBitWidth();
     if (cache.size() != 3 || llvm::any_of(cache, [](int64_t s) { return s <= 0; }) ||
         tileRows <= 0 || tileVectors <= 0 || vectorBits < bits || vectorBits % bits != 0)
@@ -257,25 +267,26 @@ struct CpuTileAndVectorizeMatmul
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
 
-    SmallVector<linalg::BatchMatmulOp> batched;
+    SmallVector<std::pair<linalg::BatchMatmulOp, shardc::gemm::Layout>> batched;
     root->walk([&](linalg::BatchMatmulOp op) {
       auto type = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
-      if (onBuffers(op) && !op.hasUserDefinedMaps() && type && type.hasStaticShape() &&
+      std::optional<shardc::gemm::Layout> layout = shardc::gemm::layoutOf(op);
+      if (onBuffers(op) && layout && type && type.hasStaticShape() &&
           isVectorizableElement(type.getElementType()))
-        batched.push_back(op);
+        batched.push_back({op, *layout});
     });
-    for (linalg::BatchMatmulOp op : batched)
-      unrollBatch(rewriter, op);
+    for (auto [op, layout] : batched)
+      unrollBatch(rewriter, op, layout);
 
-    SmallVector<linalg::MatmulOp> matmuls;
+    SmallVector<std::pair<linalg::MatmulOp, shardc::gemm::Layout>> matmuls;
     root->walk([&](linalg::MatmulOp op) {
-      if (isRecipeMatmul(op))
-        matmuls.push_back(op);
+      if (std::optional<shardc::gemm::Layout> layout = recipeLayout(op))
+        matmuls.push_back({op, *layout});
     });
     if (matmuls.empty())
       return;
     SmallVector<GemmTiles> used; // one per element type seen
-    for (linalg::MatmulOp op : matmuls) {
+    for (auto [op, layout] : matmuls) {
       Type elem = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
       FailureOr<GemmTiles> t = tilesFor(elem);
       if (failed(t)) {
@@ -287,7 +298,7 @@ struct CpuTileAndVectorizeMatmul
                           "width, and cache-tiles of 3 positive sizes";
         return signalPassFailure();
       }
-      if (failed(tileMatmul(rewriter, op, *t))) {
+      if (failed(tileMatmul(rewriter, op, *t, layout))) {
         op.emitError() << "cpu-tile-and-vectorize-matmul: tiling failed";
         return signalPassFailure();
       }
@@ -297,14 +308,13 @@ struct CpuTileAndVectorizeMatmul
     // canonicalizer pass ignores it too); the IR stays valid.
     (void)canonicalize(root);
 
-    // Step 4. The full tiles are the matmuls whose shapes are now exactly a
+    // Step 5. The full tiles are the matmuls whose shapes are now exactly a
     // register tile's (canonicalization may have rebuilt the ops, so they
     // are found by shape, not kept as handles). Vectorizing any such matmul
     // is correct whatever its origin.
     SmallVector<linalg::MatmulOp> full;
     root->walk([&](linalg::MatmulOp op) {
-      if (isRecipeMatmul(op) &&
-          llvm::any_of(used, [&](const GemmTiles &t) { return isFullTile(op, t); }))
+      if (llvm::any_of(used, [&](const GemmTiles &t) { return isFullTile(op, t); }))
         full.push_back(op);
     });
     for (linalg::MatmulOp op : full) {
@@ -335,7 +345,7 @@ struct CpuTileAndVectorizeMatmul
     root->walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
     hoistAccumulators(rewriter, root);
 
-    // Step 5.
+    // Step 6.
     RewritePatternSet lowering(ctx);
     vector::populateVectorContractLoweringPatterns(lowering,
                                                    vector::VectorContractLowering::OuterProduct);
@@ -345,6 +355,11 @@ struct CpuTileAndVectorizeMatmul
     vector::populateVectorTransposeLoweringPatterns(lowering,
                                                     vector::VectorTransposeLowering::EltWise);
     vector::populateVectorBroadcastLoweringPatterns(lowering);
+    // Each element of A's MR-vector becomes a scalar load that LLVM folds
+    // into a broadcast from memory, instead of a vector load plus one
+    // shuffle per element (those compete with the FMAs for ports).
+    vector::populateScalarVectorTransferLoweringPatterns(lowering, /*benefit=*/1,
+                                                         /*allowMultipleUses=*/true);
     (void)applyPatternsGreedily(root, std::move(lowering));
   }
 };

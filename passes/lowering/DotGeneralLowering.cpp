@@ -1,20 +1,25 @@
 //===- DotGeneralLowering.cpp - dot_general → (batch_)matmul --------------===//
 //
-// Every dot_general becomes one named contraction in a canonical layout:
+// Every dot_general becomes one named contraction over ([B,] M, N, K):
 //
 //   lhs  ─transpose→ [batch..., lhs free..., contracting...] ─reshape→ [B,] M, K
 //   rhs  ─transpose→ [batch..., contracting..., rhs free...] ─reshape→ [B,] K, N
 //   linalg.matmul / linalg.batch_matmul over a zero-filled accumulator
 //   result ─reshape→ [batch..., lhs free..., rhs free...]
 //
-// Why one canonical form: back ends tune exactly one kernel shape (the CPU
-// target tiles and vectorizes linalg.matmul, with B's rows contiguous so a
-// row of the register tile is one vector load) instead of recognising every
-// permutation of dims. A transpose is emitted only where the operand's dims
-// are not already in that order, so plain `x @ y` and batched matmuls cost no
-// copy; other layouts pay one O(size of operand) copy before an O(M·N·K)
-// contraction. The reshapes only regroup dims in row-major order, which is
-// free (a view) after bufferization.
+// except that an operand already lying as [batch..., contracting..., lhs
+// free...] (A transposed) or [batch..., rhs free..., contracting...] (B
+// transposed) is only reshaped, to [B,] K, M or [B,] N, K, and the named op
+// reads it through a transposed indexing map.
+//
+// Why few forms: back ends tune one kernel and read A and B in either
+// orientation by packing them (the CPU target's GEMM recipe copies both into
+// micro-panels anyway, so reading a transposed operand costs nothing extra).
+// A transpose is emitted only where the operand's dims are in neither order
+// (contracting dims interleaved with free dims, or batch dims not leading),
+// paying one O(size of operand) copy before an O(M·N·K) contraction. The
+// reshapes only regroup dims in row-major order, which is free (a view)
+// after bufferization.
 //
 // Invariants: the named ops compute Σ_k lhs·rhs with arith.mulf/addf (or
 // muli/addi) in the element type, as the generic form did. i1 keeps the
@@ -142,6 +147,30 @@ Value lowerToGeneric(DotGeneralOp op, PatternRewriter &rewriter, Value init) {
   return generic.getResult(0);
 }
 
+bool isIdentity(ArrayRef<int64_t> perm) {
+  for (auto [i, d] : llvm::enumerate(perm))
+    if (d != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+/// indexing_maps of a (batch_)matmul over ([b,] m, n, k) with A read as
+/// [K, M] when `lhsT` and B as [N, K] when `rhsT`.
+ArrayAttr contractionMaps(MLIRContext *ctx, bool batched, bool lhsT, bool rhsT) {
+  unsigned lead = batched ? 1 : 0;
+  AffineExpr m = getAffineDimExpr(lead, ctx), n = getAffineDimExpr(lead + 1, ctx),
+             k = getAffineDimExpr(lead + 2, ctx);
+  auto map = [&](AffineExpr x, AffineExpr y) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, ctx));
+    results.append({x, y});
+    return AffineMapAttr::get(AffineMap::get(lead + 3, 0, results, ctx));
+  };
+  return ArrayAttr::get(ctx, {lhsT ? map(k, m) : map(m, k), rhsT ? map(n, k) : map(k, n),
+                              map(m, n)});
+}
+
 struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DotGeneralOp op, PatternRewriter &rewriter) const override {
@@ -180,19 +209,38 @@ struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
       return batched ? SmallVector<int64_t>{batch, rows, cols} : SmallVector<int64_t>{rows, cols};
     };
 
-    Value lhs = reshape(rewriter, loc, transposeIfNeeded(rewriter, loc, op.getLhs(), lhsPerm),
-                        shape3(m, k));
-    Value rhs = reshape(rewriter, loc, transposeIfNeeded(rewriter, loc, op.getRhs(), rhsPerm),
-                        shape3(k, n));
+    // An operand whose dims already lie as [batch..., contracting..., free...]
+    // (lhs) or [batch..., free..., contracting...] (rhs) is read as it lies
+    // through a transposed map instead of being copied: back ends pack
+    // operands anyway, and packing reads either layout.
+    SmallVector<int64_t> lhsPermT(lhsBatch), rhsPermT(rhsBatch);
+    llvm::append_range(lhsPermT, lhsContr);
+    llvm::append_range(lhsPermT, lhsFree);
+    llvm::append_range(rhsPermT, rhsFree);
+    llvm::append_range(rhsPermT, rhsContr);
+    bool lhsT = !isIdentity(lhsPerm) && isIdentity(lhsPermT);
+    bool rhsT = !isIdentity(rhsPerm) && isIdentity(rhsPermT);
+    Value lhs = lhsT ? reshape(rewriter, loc, op.getLhs(), shape3(k, m))
+                     : reshape(rewriter, loc,
+                               transposeIfNeeded(rewriter, loc, op.getLhs(), lhsPerm),
+                               shape3(m, k));
+    Value rhs = rhsT ? reshape(rewriter, loc, op.getRhs(), shape3(n, k))
+                     : reshape(rewriter, loc,
+                               transposeIfNeeded(rewriter, loc, op.getRhs(), rhsPerm),
+                               shape3(k, n));
     auto accType = RankedTensorType::get(shape3(m, n), elem);
     Value acc = shardc::createFilled(rewriter, loc, accType, zero);
-    Value product =
+    Operation *contraction =
         batched ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{accType},
                                                 ValueRange{lhs, rhs}, ValueRange{acc})
-                      .getResult(0)
+                      .getOperation()
                 : linalg::MatmulOp::create(rewriter, loc, TypeRange{accType}, ValueRange{lhs, rhs},
                                            ValueRange{acc})
-                      .getResult(0);
+                      .getOperation();
+    if (lhsT || rhsT)
+      contraction->setAttr("indexing_maps",
+                           contractionMaps(rewriter.getContext(), batched, lhsT, rhsT));
+    Value product = contraction->getResult(0);
     rewriter.replaceOp(op, reshape(rewriter, loc, product, out.getShape()));
     return success();
   }

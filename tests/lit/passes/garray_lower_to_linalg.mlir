@@ -90,20 +90,50 @@ func.func @dot_general(%b: tensor<3x4x5xf32>, %c: tensor<3x5x6xf32>) -> tensor<3
 
 // -----
 
-// X^T r: the lhs is transposed to [M, K]; the vector rhs is reshaped (a view)
-// to [K, 1], and the [M, 1] product back to the result shape.
+// X^T r: the lhs lies as [K, M], so the matmul reads it through a
+// transposed map (no copy); the vector rhs is reshaped (a view) to [K, 1],
+// and the [M, 1] product back to the result shape.
+// CHECK-DAG: #[[AT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[BN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[CN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @dot_general_transposed
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<8x2xf32>, %[[R:[^:]+]]: tensor<8xf32>)
-// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<8x2xf32>) outs(%{{.*}} : tensor<2x8xf32>) permutation = [1, 0]
+// CHECK-NOT: linalg.transpose
 // CHECK: %[[RK:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x1xf32>)
-// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[XT]], %[[RK]] : tensor<2x8xf32>, tensor<8x1xf32>) outs(%[[ACC]] : tensor<2x1xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul indexing_maps = [#[[AT]], #[[BN]], #[[CN]]] ins(%[[X]], %[[RK]] : tensor<8x2xf32>, tensor<8x1xf32>) outs(%[[ACC]] : tensor<2x1xf32>)
 // CHECK: %[[OUT:.*]] = tensor.collapse_shape %[[MM]] {{\[\[}}0, 1]] : tensor<2x1xf32> into tensor<2xf32>
 // CHECK: return %[[OUT]]
 func.func @dot_general_transposed(%x: tensor<8x2xf32>, %r: tensor<8xf32>) -> tensor<2xf32> {
   %0 = garray.dot_general %x, %r, batch = [] x [], contracting = [0] x [0]
       : (tensor<8x2xf32>, tensor<8xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+// q · kᵀ per batch: the rhs lies as [B, N, K], read through a transposed
+// map; no copy.
+// CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-LABEL: func.func @dot_general_batched_nt
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.batch_matmul indexing_maps = [#{{.*}}, #[[BT]], #{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<2x4x8xf32>, tensor<2x5x8xf32>)
+func.func @dot_general_batched_nt(%q: tensor<2x4x8xf32>, %k: tensor<2x5x8xf32>) -> tensor<2x4x5xf32> {
+  %0 = garray.dot_general %q, %k, batch = [0] x [0], contracting = [2] x [2]
+      : (tensor<2x4x8xf32>, tensor<2x5x8xf32>) -> tensor<2x4x5xf32>
+  return %0 : tensor<2x4x5xf32>
+}
+
+// -----
+
+// A contracting dim between free dims lies in neither order: one transpose.
+// CHECK-LABEL: func.func @dot_general_interleaved
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x3xf32>) outs(%{{.*}} : tensor<2x3x8xf32>) permutation = [0, 2, 1]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<6x8xf32>, tensor<8x4xf32>)
+func.func @dot_general_interleaved(%x: tensor<2x8x3xf32>, %w: tensor<8x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0]
+      : (tensor<2x8x3xf32>, tensor<8x4xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
 }
 
 // -----

@@ -1,0 +1,302 @@
+//===- GemmPacking.cpp - the packing step of the CPU GEMM recipe ----------===//
+//
+// See GemmPacking.h for the rewrite. Everything here is on static-rank
+// buffers inside the block loops that tiling made; sizes of edge blocks are
+// dynamic, so every subview takes its sizes from the block's own dims.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/GemmPacking.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+
+namespace shardc::gemm {
+namespace {
+
+/// Maps over (m, n, k), optionally preceded by a batch dim b.
+struct MatmulMaps {
+  AffineMap a, aT, b, bT, c;
+};
+
+MatmulMaps matmulMaps(MLIRContext *ctx, bool batched) {
+  unsigned lead = batched ? 1 : 0;
+  SmallVector<AffineExpr> batch;
+  if (batched)
+    batch.push_back(getAffineDimExpr(0, ctx));
+  AffineExpr m = getAffineDimExpr(lead, ctx), n = getAffineDimExpr(lead + 1, ctx),
+             k = getAffineDimExpr(lead + 2, ctx);
+  auto map = [&](AffineExpr x, AffineExpr y) {
+    SmallVector<AffineExpr> results(batch);
+    results.append({x, y});
+    return AffineMap::get(lead + 3, 0, results, ctx);
+  };
+  return {map(m, k), map(k, m), map(k, n), map(n, k), map(m, n)};
+}
+
+std::optional<Layout> layoutFromMaps(ArrayRef<AffineMap> maps, const MatmulMaps &known) {
+  if (maps.size() != 3 || maps[2] != known.c)
+    return std::nullopt;
+  Layout layout;
+  if (maps[0] == known.aT)
+    layout.aTransposed = true;
+  else if (maps[0] != known.a)
+    return std::nullopt;
+  if (maps[1] == known.bT)
+    layout.bTransposed = true;
+  else if (maps[1] != known.b)
+    return std::nullopt;
+  return layout;
+}
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// A 2-D subview of `source` (offsets and sizes per dim); unit strides.
+Value view2d(OpBuilder &b, Location loc, Value source, OpFoldResult row, OpFoldResult col,
+             OpFoldResult rows, OpFoldResult cols) {
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  return memref::SubViewOp::create(b, loc, source, ArrayRef<OpFoldResult>{row, col},
+                                   ArrayRef<OpFoldResult>{rows, cols}, strides);
+}
+
+/// Micro-panel `p` of a packed buffer [np, kc, nr] as a rank-reduced
+/// [kb, nr] view.
+Value panelView(OpBuilder &b, Location loc, Value panels, Value p, Value kb, int64_t nr) {
+  auto type = cast<MemRefType>(panels.getType());
+  SmallVector<OpFoldResult> offsets = {p, b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), kb, b.getIndexAttr(nr)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {ShapedType::kDynamic, nr}, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, viewType, panels, offsets, sizes, strides);
+}
+
+/// dst[i, j] = src[j, i] as a generic that iterates src in row-major order,
+/// so the copy reads the operand contiguously (the strided side is the
+/// small, cache-resident scratch).
+void copyTransposed(OpBuilder &b, Location loc, Value src, Value dst) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {d0, d1}, ctx),
+                                 AffineMap::get(2, 0, {d1, d0}, ctx)};
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  linalg::GenericOp::create(b, loc, ValueRange{src}, ValueRange{dst}, maps, iterators,
+                            [](OpBuilder &nb, Location nloc, ValueRange args) {
+                              linalg::YieldOp::create(nb, nloc, args[0]);
+                            });
+}
+
+Value dim(OpBuilder &b, Location loc, Value buffer, int64_t d) {
+  return b.createOrFold<memref::DimOp>(loc, buffer, d);
+}
+
+} // namespace
+
+std::optional<Layout> layoutOf(linalg::MatmulOp op) {
+  if (!op.hasUserDefinedMaps())
+    return Layout{};
+  return layoutFromMaps(op.getIndexingMapsArray(), matmulMaps(op.getContext(), false));
+}
+
+std::optional<Layout> layoutOf(linalg::BatchMatmulOp op) {
+  if (!op.hasUserDefinedMaps())
+    return Layout{};
+  return layoutFromMaps(op.getIndexingMapsArray(), matmulMaps(op.getContext(), true));
+}
+
+linalg::MatmulOp createMatmul(OpBuilder &b, Location loc, Value a, Value bMat, Value c,
+                              Layout layout) {
+  auto op = linalg::MatmulOp::create(b, loc, ValueRange{a, bMat}, ValueRange{c});
+  if (layout.aTransposed || layout.bTransposed) {
+    MatmulMaps maps = matmulMaps(b.getContext(), false);
+    op.setIndexingMapsAttr(b.getAffineMapArrayAttr(
+        {layout.aTransposed ? maps.aT : maps.a, layout.bTransposed ? maps.bT : maps.b, maps.c}));
+  }
+  return op;
+}
+
+Scratch allocateScratch(RewriterBase &rewriter, linalg::MatmulOp op, int64_t mc, int64_t nc,
+                        int64_t kc, int64_t mr, int64_t nr) {
+  Location loc = op.getLoc();
+  Type elem = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+  // Cache-line aligned, so each NR-vector of a panel is one aligned load.
+  IntegerAttr align = rewriter.getI64IntegerAttr(64);
+  rewriter.setInsertionPoint(op);
+  Scratch s;
+  s.panels = memref::AllocOp::create(rewriter, loc,
+                                     MemRefType::get({(nc + nr - 1) / nr, kc, nr}, elem), align);
+  s.aPanels = memref::AllocOp::create(rewriter, loc,
+                                      MemRefType::get({(mc + mr - 1) / mr, kc, mr}, elem), align);
+  s.cTile = memref::AllocOp::create(rewriter, loc, MemRefType::get({mr, nr}, elem), align);
+  rewriter.setInsertionPointAfter(op);
+  memref::DeallocOp::create(rewriter, loc, s.panels);
+  memref::DeallocOp::create(rewriter, loc, s.aPanels);
+  memref::DeallocOp::create(rewriter, loc, s.cTile);
+  return s;
+}
+
+namespace {
+
+/// Builds the packed form of one cache block (GemmPacking.h).
+class BlockPacker {
+public:
+  BlockPacker(RewriterBase &rewriter, Location loc, const Scratch &scratch, int64_t mr,
+              int64_t nr)
+      : rw(rewriter), loc(loc), scratch(scratch), mr(mr), nr(nr) {}
+
+  /// Full and partial micro-panels of an extent.
+  struct Split {
+    Value full, tail;
+  };
+
+  Split split(Value extent, int64_t width) {
+    Value w = index(rw, loc, width);
+    Value full = arith::DivUIOp::create(rw, loc, extent, w);
+    Value tail = arith::SubIOp::create(rw, loc, extent, arith::MulIOp::create(rw, loc, full, w));
+    return {full, tail};
+  }
+
+  /// Packs `src` into `panels` (micro-panels [k, width]): `kMajor` when the
+  /// source's rows are k (B, or a transposed A), so its columns split into
+  /// panels; otherwise its rows do. A partial last panel is zero-padded.
+  Split pack(Value src, bool kMajor, Value panels, int64_t width) {
+    Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
+    Split s = split(dim(rw, loc, src, kMajor ? 1 : 0), width);
+    auto copyPanel = [&](Value i, Value count, Value dst) {
+      Value start = arith::MulIOp::create(rw, loc, i, index(rw, loc, width));
+      OpFoldResult zero = rw.getIndexAttr(0);
+      if (kMajor)
+        linalg::CopyOp::create(rw, loc, view2d(rw, loc, src, zero, start, kExtent, count), dst);
+      else
+        copyTransposed(rw, loc, view2d(rw, loc, src, start, zero, count, kExtent), dst);
+    };
+    forLoop(s.full, [&](Value i) {
+      copyPanel(i, index(rw, loc, width), panelView(rw, loc, panels, i, kExtent, width));
+    });
+    whenNonEmpty(s.tail, [&] {
+      Value dst = panelView(rw, loc, panels, s.full, kExtent, width);
+      linalg::FillOp::create(rw, loc, zeroOf(src), dst);
+      OpFoldResult zero = rw.getIndexAttr(0);
+      copyPanel(s.full, s.tail, view2d(rw, loc, dst, zero, zero, kExtent, s.tail));
+    });
+    return s;
+  }
+
+  /// C's tile (q, p) += A's panel q · B's panel p, in place.
+  linalg::MatmulOp tile(Value c, Value q, Value p, Value k) {
+    Value row = arith::MulIOp::create(rw, loc, q, index(rw, loc, mr));
+    Value col = arith::MulIOp::create(rw, loc, p, index(rw, loc, nr));
+    Value cTile = view2d(rw, loc, c, row, col, rw.getIndexAttr(mr), rw.getIndexAttr(nr));
+    return micro(q, p, k, cTile);
+  }
+
+  /// The same for an edge tile of `rows` x `cols`: computed in a zeroed
+  /// full-size scratch tile (the padding of the panels is zero) and copied
+  /// back, so edges run the vector kernel too.
+  linalg::MatmulOp edgeTile(Value c, Value q, Value p, Value k, Value rows, Value cols) {
+    Value row = arith::MulIOp::create(rw, loc, q, index(rw, loc, mr));
+    Value col = arith::MulIOp::create(rw, loc, p, index(rw, loc, nr));
+    OpFoldResult zero = rw.getIndexAttr(0);
+    Value cPart = view2d(rw, loc, c, row, col, rows, cols);
+    Value tmpPart = view2d(rw, loc, scratch.cTile, zero, zero, rows, cols);
+    linalg::FillOp::create(rw, loc, zeroOf(c), scratch.cTile);
+    linalg::CopyOp::create(rw, loc, cPart, tmpPart);
+    linalg::MatmulOp op = micro(q, p, k, scratch.cTile);
+    linalg::CopyOp::create(rw, loc, tmpPart, cPart);
+    return op;
+  }
+
+  void forLoop(Value count, llvm::function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(rw, loc, index(rw, loc, 0), count, index(rw, loc, 1));
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  }
+
+  /// `body` under `size > 0`. Edges are guarded: at a static edge a
+  /// zero-size view's offset would be one past the end, which the verifier
+  /// refuses.
+  void whenNonEmpty(Value size, llvm::function_ref<void()> body) {
+    Value nonEmpty =
+        arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::ugt, size, index(rw, loc, 0));
+    auto guard = scf::IfOp::create(rw, loc, nonEmpty, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard insertion(rw);
+    rw.setInsertionPointToStart(guard.thenBlock());
+    body();
+  }
+
+  RewriterBase &rw;
+
+private:
+  linalg::MatmulOp micro(Value q, Value p, Value k, Value cTile) {
+    return createMatmul(rw, loc, panelView(rw, loc, scratch.aPanels, q, k, mr),
+                        panelView(rw, loc, scratch.panels, p, k, nr), cTile, Layout{true, false});
+  }
+
+  Value zeroOf(Value buffer) {
+    Type elem = cast<MemRefType>(buffer.getType()).getElementType();
+    return arith::ConstantOp::create(rw, loc, rw.getZeroAttr(elem));
+  }
+
+  Location loc;
+  const Scratch &scratch;
+  int64_t mr, nr;
+};
+
+} // namespace
+
+FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linalg::MatmulOp block,
+                                                   Operation *mLoop, Layout layout,
+                                                   const Scratch &scratch, int64_t mr,
+                                                   int64_t nr) {
+  Location loc = block.getLoc();
+  Value a = block.getDpsInputs()[0], b = block.getDpsInputs()[1], c = block.getDpsInits()[0];
+  BlockPacker packer(rewriter, loc, scratch, mr, nr);
+
+  // B's micro-panels, once per (N, K) block: before the M loop when B's
+  // block does not depend on it.
+  bool hoist = mLoop && !mLoop->isAncestor(b.getParentRegion()->getParentOp());
+  rewriter.setInsertionPoint(hoist ? mLoop : block.getOperation());
+  packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr);
+
+  // A's micro-panels, per block. The block's loops recompute B's split here
+  // rather than use values from the packing site.
+  rewriter.setInsertionPoint(block);
+  BlockPacker::Split rows = packer.pack(a, /*kMajor=*/layout.aTransposed, scratch.aPanels, mr);
+  BlockPacker::Split cols = packer.split(dim(rewriter, loc, b, layout.bTransposed ? 0 : 1), nr);
+  Value k = dim(rewriter, loc, a, layout.aTransposed ? 0 : 1);
+
+  SmallVector<linalg::MatmulOp> micros;
+  // Full tiles. A's micro-panel stays in L1 while B's (the packed block, in
+  // L2) stream past; consecutive tiles of C lie on the same MR rows.
+  packer.forLoop(cols.full, [&](Value p) {
+    packer.forLoop(rows.full, [&](Value q) { micros.push_back(packer.tile(c, q, p, k)); });
+  });
+  // The last NR-partial column of panels, then the last MR-partial row
+  // (through the corner).
+  packer.whenNonEmpty(cols.tail, [&] {
+    packer.forLoop(rows.full, [&](Value q) {
+      micros.push_back(
+          packer.edgeTile(c, q, cols.full, k, index(rewriter, loc, mr), cols.tail));
+    });
+  });
+  packer.whenNonEmpty(rows.tail, [&] {
+    Value nb = dim(rewriter, loc, b, layout.bTransposed ? 0 : 1);
+    Value panels = arith::CeilDivUIOp::create(rewriter, loc, nb, index(rewriter, loc, nr));
+    packer.forLoop(panels, [&](Value p) {
+      Value start = arith::MulIOp::create(rewriter, loc, p, index(rewriter, loc, nr));
+      Value width = arith::MinUIOp::create(rewriter, loc, index(rewriter, loc, nr),
+                                           arith::SubIOp::create(rewriter, loc, nb, start));
+      micros.push_back(packer.edgeTile(c, rows.full, p, k, rows.tail, width));
+    });
+  });
+  rewriter.eraseOp(block);
+  return micros;
+}
+
+} // namespace shardc::gemm

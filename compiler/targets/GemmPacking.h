@@ -1,0 +1,78 @@
+//===- GemmPacking.h - the packing step of the CPU GEMM recipe -*- C++ -*-===//
+//
+// Packing is what makes the register kernel's loads cheap whatever the
+// operands' layouts (the GotoBLAS scheme). A cache block
+// C[mb, nb] += A[mb, kb] · B[kb, nb] becomes
+//
+//   Bp[p, k, r] = B[k, p·NR + r]     once per (N, K) block, before the M
+//                                    loop: NR-wide micro-panels of B
+//   Ap[q, k, r] = A[q·MR + r, k]     once per block: MR-tall micro-panels
+//                                    of A, k-major
+//   for p < nb / NR:                 B's micro-panel (kb × NR) stays in L1
+//     for q < mb / MR:               while A's (the packed block, in L2)
+//       C[q·MR.., p·NR..] += Ap[q]ᵀ · Bp[p]     stream past it
+//   edges (nb mod NR columns, mb mod MR rows): their panels are zero-padded
+//   and their tiles computed in a scratch MR x NR tile, then copied out
+//
+// so each k step of the register tile loads NR contiguous values of B and
+// MR contiguous values of A, instead of a row of B (a new page when B is
+// wide) and MR rows of A (one L1 set when their stride is 4 KiB). A
+// transposed operand is read as it lies by its packing copy (Aᵀ[kb, mb] and
+// Bᵀ[nb, kb] are read row by row), so no transpose of a whole operand is
+// ever materialized.
+//
+// The micro matmuls are MR × NR with A transposed (k-major, which is the
+// outer-product order the register tile wants) and unit-stride operands;
+// the recipe's register tiling and vectorization apply to them. The scratch
+// buffers are allocated once around the whole loop nest.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_TARGETS_GEMMPACKING_H
+#define SHARDC_COMPILER_TARGETS_GEMMPACKING_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace shardc::gemm {
+
+/// How a 2-D matmul reads its operands: A as [M, K] or [K, M], B as [K, N] or
+/// [N, K]; C is always [M, N].
+struct Layout {
+  bool aTransposed = false;
+  bool bTransposed = false;
+};
+
+/// The layout of `op` (default or transposed maps), or nullopt for any other
+/// indexing (broadcasts, a transposed C).
+std::optional<Layout> layoutOf(mlir::linalg::MatmulOp op);
+
+/// The same for a batch_matmul; the batch dim must lead every operand.
+std::optional<Layout> layoutOf(mlir::linalg::BatchMatmulOp op);
+
+/// A 2-D linalg.matmul on buffers with `layout`'s maps.
+mlir::linalg::MatmulOp createMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                                    mlir::Value bMat, mlir::Value c, Layout layout);
+
+/// Scratch buffers of one GEMM, allocated before `op` and freed after it.
+struct Scratch {
+  mlir::Value panels;  // B: [ceil(nc / nr), kc, nr]
+  mlir::Value aPanels; // A: [ceil(mc / mr), kc, mr]
+  mlir::Value cTile;   // C: [mr, nr], for the tiles at a block's edges
+};
+Scratch allocateScratch(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp op, int64_t mc,
+                        int64_t nc, int64_t kc, int64_t mr, int64_t nr);
+
+/// Rewrites the cache-block matmul `block` (inside the N, K, M block loops;
+/// `mLoop` is the M loop or null) as described above. Returns the micro
+/// matmuls (A transposed, [kb, mr] · [kb, nr] → [mr, nr]) for register
+/// tiling.
+mlir::FailureOr<llvm::SmallVector<mlir::linalg::MatmulOp>> packBlock(mlir::RewriterBase &rewriter,
+                                                  mlir::linalg::MatmulOp block,
+                                                  mlir::Operation *mLoop, Layout layout,
+                                                  const Scratch &scratch, int64_t mr, int64_t nr);
+
+} // namespace shardc::gemm
+
+#endif // SHARDC_COMPILER_TARGETS_GEMMPACKING_H
