@@ -142,19 +142,77 @@ std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object,
   return std::shared_ptr<LoadedObject>(std::move(*loaded));
 }
 
+bool RankGroup::scatter(const ArraySet &inputs, std::string &error) {
+  if (std::string e = checkInputs(sig, inputs); !e.empty()) {
+    error = e;
+    return false;
+  }
+  buffers.clear();
+  buffers.resize(devices.size());
+  for (size_t r = 0; r < devices.size(); ++r)
+    if (!makeLocalBuffers(sig, inputs, devices[r], buffers[r], error))
+      return false;
+  return true;
+}
+
 namespace {
-struct WorldState {
-  LoadedObject::EntryFn entry;
-  std::vector<LocalBuffers> *ranks;
+
+/// Every rank as a thread of one threads world per step.
+class ThreadsRankGroup : public RankGroup {
+public:
+  explicit ThreadsRankGroup(const Signature &sig) : RankGroup(sig) {
+    for (int64_t d = 0; d < sig.mesh.deviceCount(); ++d)
+      devices.push_back(d);
+  }
+
+  bool step(EntryFn entry, std::string &error) override {
+    int64_t count = static_cast<int64_t>(devices.size());
+    shardrt_world *world = shardrt_threads_create(static_cast<int32_t>(count));
+    if (!world) {
+      error = "creating a world of " + std::to_string(count) + " ranks: " + shardrt_last_error();
+      return false;
+    }
+    struct State {
+      EntryFn entry;
+      std::vector<LocalBuffers> *ranks;
+    } state{entry, &buffers};
+    shardrt_status st = shardrt_threads_run(
+        world,
+        [](shardrt_comm *comm, void *user) -> int32_t {
+          auto *state = static_cast<State *>(user);
+          state->entry((*state->ranks)[shardrt_comm_rank(comm)].pointers.data());
+          return 0;
+        },
+        &state);
+    shardrt_world_destroy(world);
+    if (st != SHARDRT_OK) {
+      error = "running on " + std::to_string(count) + " ranks failed: " + shardrt_last_error();
+      return false;
+    }
+    return true;
+  }
+
+  bool gather(size_t o, shardrt_array &global, double &diff, std::string &error) override {
+    const TensorSignature &t = sig.outputs[o];
+    std::vector<shardrt_array> locals;
+    for (LocalBuffers &b : buffers)
+      locals.push_back(b.arrays[sig.inputs.size() + o]);
+    shardrt_placement p = placementOf(t, sig.mesh);
+    diff = 0;
+    if (shardrt_gather(locals.data(), &p, t.shape.data(),
+                       shardrt_dtype_from_name(t.dtype.c_str()), &global, &diff) != SHARDRT_OK) {
+      error = "gathering '" + t.name + "': " + shardrt_last_error();
+      return false;
+    }
+    return true;
+  }
 };
 
-int32_t rankBody(shardrt_comm *comm, void *user) {
-  auto *state = static_cast<WorldState *>(user);
-  int32_t rank = shardrt_comm_rank(comm);
-  state->entry((*state->ranks)[rank].pointers.data());
-  return 0;
-}
 } // namespace
+
+std::unique_ptr<RankGroup> threadsRankGroup(const Signature &sig) {
+  return std::make_unique<ThreadsRankGroup>(sig);
+}
 
 bool runThreads(const Signature &sig, const std::string &object, const ArraySet &inputs,
                 RunResult &result, std::string &error) {
@@ -165,45 +223,15 @@ bool runThreads(const Signature &sig, const std::string &object, const ArraySet 
 
 bool runThreadsEntry(const Signature &sig, EntryFn entry, const ArraySet &inputs,
                      RunResult &result, std::string &error) {
-  if (std::string e = checkInputs(sig, inputs); !e.empty()) {
-    error = e;
+  ThreadsRankGroup group(sig);
+  if (!group.scatter(inputs, error) || !group.step(entry, error))
     return false;
-  }
-  int64_t devices = sig.mesh.deviceCount();
-  std::vector<LocalBuffers> ranks(devices);
-  for (int64_t d = 0; d < devices; ++d)
-    if (!makeLocalBuffers(sig, inputs, d, ranks[d], error))
-      return false;
-
-  WorldState state{entry, &ranks};
-  shardrt_world *world = shardrt_threads_create(static_cast<int32_t>(devices));
-  if (!world) {
-    error = std::string("creating a world of ") + std::to_string(devices) +
-            " ranks: " + shardrt_last_error();
-    return false;
-  }
-  shardrt_status st = shardrt_threads_run(world, rankBody, &state);
-  shardrt_world_destroy(world);
-  if (st != SHARDRT_OK) {
-    error = std::string("running on ") + std::to_string(devices) +
-            " ranks failed: " + shardrt_last_error();
-    return false;
-  }
-
   for (size_t o = 0; o < sig.outputs.size(); ++o) {
-    const TensorSignature &t = sig.outputs[o];
-    std::vector<shardrt_array> locals;
-    for (int64_t d = 0; d < devices; ++d)
-      locals.push_back(ranks[d].arrays[sig.inputs.size() + o]);
-    shardrt_placement p = placementOf(t, sig.mesh);
     shardrt_array global{};
     double diff = 0;
-    if (shardrt_gather(locals.data(), &p, t.shape.data(),
-                       shardrt_dtype_from_name(t.dtype.c_str()), &global, &diff) != SHARDRT_OK) {
-      error = "gathering '" + t.name + "': " + shardrt_last_error();
+    if (!group.gather(o, global, diff, error))
       return false;
-    }
-    result.outputs.add(t.name, global);
+    result.outputs.add(sig.outputs[o].name, global);
     result.replicaDiffs.push_back(diff);
   }
   return true;
@@ -233,49 +261,87 @@ bool planFeedback(const Signature &sig, Feedback &feedback, std::string &error) 
   return true;
 }
 
-static bool copyArray(const shardrt_array &from, shardrt_array &to) {
-  if (shardrt_array_alloc(&to, from.dtype, from.rank, from.shape) != SHARDRT_OK)
+/// Whether output `o` and argument `i` have the same local buffers on every
+/// rank (same sharding, hence the same local shapes and padding).
+static bool samePlacement(const Signature &sig, size_t o, size_t i) {
+  const TensorSignature &out = sig.outputs[o], &in = sig.inputs[i];
+  if (out.localShape != in.localShape || out.sharding.dims.size() != in.sharding.dims.size())
     return false;
-  size_t bytes = static_cast<size_t>(shardrt_array_numel(&from)) * shardrt_dtype_size(from.dtype);
-  if (bytes)
-    std::memcpy(to.data, from.data, bytes);
+  for (size_t d = 0; d < out.sharding.dims.size(); ++d)
+    if (out.sharding.dims[d].axes != in.sharding.dims[d].axes)
+      return false;
   return true;
 }
 
-bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
-              int64_t steps, const std::function<bool(int64_t, const RunResult &)> &afterStep,
-              RunResult &result, std::string &error, const StepRunner &run) {
+bool runSteps(const Signature &sig, const std::string &object, const ArraySet &inputs,
+              int64_t steps, ReplicaCheck check,
+              const std::function<bool(int64_t, const RunResult &)> &afterStep,
+              RunResult &result, std::string &error, RankGroup &group) {
   Feedback feedback;
   if (!planFeedback(sig, feedback, error))
     return false;
+  std::vector<bool> isState(sig.outputs.size(), false);
+  for (auto [o, i] : feedback.outputToInput)
+    isState[o] = true;
   EntryFn entry = nullptr;
   std::shared_ptr<void> code = loadEntry(sig, object, entry, error);
-  if (!code)
+  if (!code || !group.scatter(inputs, error))
     return false;
+  size_t nin = sig.inputs.size();
   for (int64_t step = 0; step < steps; ++step) {
-    result = RunResult();
-    if (!run(sig, entry, inputs, result, error)) {
-      error = "step " + std::to_string(step + 1) + ": " + error;
+    auto fail = [&](const std::string &what) {
+      error = "step " + std::to_string(step + 1) + ": " + what;
       return false;
+    };
+    if (!group.step(entry, error))
+      return fail(error);
+    bool last = step + 1 == steps;
+    result = RunResult();
+    for (size_t o = 0; o < sig.outputs.size(); ++o) {
+      shardrt_array global{};
+      double diff = 0;
+      if ((!isState[o] || last || check == ReplicaCheck::Every) &&
+          !group.gather(o, global, diff, error))
+        return fail(error);
+      result.outputs.add(sig.outputs[o].name, global);
+      result.replicaDiffs.push_back(diff);
     }
     if (!afterStep(step, result))
       return false;
-    if (step + 1 == steps)
+    if (last)
       break;
     for (auto [o, i] : feedback.outputToInput) {
-      shardrt_array *in = const_cast<shardrt_array *>(inputs.find(sig.inputs[i].name));
-      shardrt_array next{};
-      if (!in) {
-        error = "cannot feed output '" + sig.outputs[o].name + "' back: no input '" +
-                sig.inputs[i].name + "' was given";
-        return false;
+      if (samePlacement(sig, o, i)) {
+        // Donate: the output's buffer is the argument's next step, and the
+        // old argument's buffer takes the next output.
+        for (LocalBuffers &b : group.buffers) {
+          std::swap(b.arrays[i], b.arrays[nin + o]);
+          b.pointers[i] = b.arrays[i].data;
+          b.pointers[nin + o] = b.arrays[nin + o].data;
+        }
+        continue;
       }
-      if (!copyArray(result.outputs.arrays[o], next)) {
-        error = "cannot feed output '" + sig.outputs[o].name + "' back: " + shardrt_last_error();
-        return false;
+      // A different placement: the global value, scattered as the argument.
+      shardrt_array global = result.outputs.arrays[o];
+      bool owned = !global.data;
+      double diff = 0;
+      if (owned && !group.gather(o, global, diff, error))
+        return fail("feeding '" + sig.outputs[o].name + "' back: " + error);
+      shardrt_placement p = placementOf(sig.inputs[i], sig.mesh);
+      for (size_t r = 0; r < group.devices.size(); ++r) {
+        shardrt_array local{};
+        if (shardrt_scatter(&global, &p, group.devices[r], &local) != SHARDRT_OK) {
+          if (owned)
+            shardrt_array_free(&global);
+          return fail("feeding '" + sig.outputs[o].name + "' back: " + shardrt_last_error());
+        }
+        LocalBuffers &b = group.buffers[r];
+        shardrt_array_free(&b.arrays[i]);
+        b.arrays[i] = local;
+        b.pointers[i] = local.data;
       }
-      shardrt_array_free(in);
-      *in = next;
+      if (owned)
+        shardrt_array_free(&global);
     }
   }
   return true;

@@ -48,11 +48,50 @@ std::string checkInputs(const Signature &sig, const ArraySet &inputs);
 /// pointers in entry-ABI order.
 using EntryFn = void (*)(void **);
 
+/// One device's local buffers in entry-ABI order: its shard of every input
+/// (padded, ceil layout), then zeroed outputs of their local shapes.
+struct LocalBuffers {
+  std::vector<shardrt_array> arrays;
+  std::vector<void *> pointers; // arrays[i].data, what the entry takes
+
+  LocalBuffers() = default;
+  LocalBuffers(const LocalBuffers &) = delete;
+  LocalBuffers &operator=(const LocalBuffers &) = delete;
+  LocalBuffers(LocalBuffers &&) = default;
+  ~LocalBuffers();
+};
+
+/// The ranks of a run that this process holds, with their local buffers,
+/// which stay between steps: the threads backend holds every rank, an MPI
+/// process its own. scatter() fills them from global inputs, step() runs
+/// the entry on each, gather() assembles one output's global value from
+/// every rank (a collective under MPI: every process gathers the same
+/// outputs in the same order).
+class RankGroup {
+public:
+  explicit RankGroup(const Signature &sig) : sig(sig) {}
+  virtual ~RankGroup() = default;
+  bool scatter(const ArraySet &inputs, std::string &error);
+  virtual bool step(EntryFn entry, std::string &error) = 0;
+  /// `global` gets the output (owned by the caller); `diff` the largest
+  /// difference between its replicas.
+  virtual bool gather(size_t output, shardrt_array &global, double &diff,
+                      std::string &error) = 0;
+
+  const Signature &sig;
+  std::vector<int64_t> devices;      // the ranks held here
+  std::vector<LocalBuffers> buffers; // one per entry of `devices`
+};
+
+/// Every rank of `sig.mesh` as a thread of this process.
+std::unique_ptr<RankGroup> threadsRankGroup(const Signature &sig);
+
 /// Runs the object (its bytes) on every device of `sig.mesh` in one process.
 /// Returns false and sets `error` on failure.
 bool runThreads(const Signature &sig, const std::string &object, const ArraySet &inputs,
                 RunResult &result, std::string &error);
-/// The same with the entry already loaded (runSteps loads it once).
+
+/// The same with the entry already loaded.
 bool runThreadsEntry(const Signature &sig, EntryFn entry, const ArraySet &inputs,
                      RunResult &result, std::string &error);
 
@@ -65,29 +104,25 @@ struct Feedback {
 };
 bool planFeedback(const Signature &sig, Feedback &feedback, std::string &error);
 
-/// Runs `steps` steps: the object is loaded once; after each step, every
-/// fed-back output replaces its input in `inputs` (copied; `result` keeps
-/// the outputs). `afterStep(step, result)` is called after each step
-/// (0-based) and may stop the run by returning false (with `error` set by
-/// the caller's message). `run` executes one step (runThreadsEntry, or one
-/// MPI rank's runMpiRank).
-using StepRunner =
-    std::function<bool(const Signature &, EntryFn, const ArraySet &, RunResult &, std::string &)>;
-bool runSteps(const Signature &sig, const std::string &object, ArraySet &inputs,
-              int64_t steps, const std::function<bool(int64_t, const RunResult &)> &afterStep,
-              RunResult &result, std::string &error, const StepRunner &run = runThreadsEntry);
+/// When a multi-step run gathers the outputs that feed back (the state) to
+/// check that their replicas agree: after the last step only, or after
+/// every step. Other outputs are gathered, and checked, every step.
+enum class ReplicaCheck { Last, Every };
 
-/// One device's local buffers in entry-ABI order: its shard of every input
-/// (padded, ceil layout), then zeroed outputs of their local shapes.
-struct LocalBuffers {
-  std::vector<shardrt_array> arrays;
-  std::vector<void *> pointers; // arrays[i].data, what the entry takes
-  LocalBuffers() = default;
-  LocalBuffers(const LocalBuffers &) = delete;
-  LocalBuffers &operator=(const LocalBuffers &) = delete;
-  LocalBuffers(LocalBuffers &&) = default;
-  ~LocalBuffers();
-};
+/// Runs `steps` steps on `group` (scattered from `inputs` once). The state
+/// stays on the ranks: an output that feeds back into an argument with the
+/// same placement becomes that argument's local buffer for the next step
+/// (the buffers swap, nothing is copied); one whose placement differs is
+/// gathered and scattered again. After each step, `afterStep(step,
+/// result)` sees the outputs gathered that step (others are empty arrays
+/// with a replica difference of 0) and may stop the run by returning false
+/// (with `error` set by the caller's message). After the last step
+/// `result` holds every output.
+bool runSteps(const Signature &sig, const std::string &object, const ArraySet &inputs,
+              int64_t steps, ReplicaCheck check,
+              const std::function<bool(int64_t, const RunResult &)> &afterStep,
+              RunResult &result, std::string &error, RankGroup &group);
+
 bool makeLocalBuffers(const Signature &sig, const ArraySet &inputs, int64_t device,
                       LocalBuffers &buffers, std::string &error);
 

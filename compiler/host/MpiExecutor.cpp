@@ -31,50 +31,55 @@ void finishMpi() {
   comm = nullptr;
 }
 
-bool runMpiRank(const Signature &sig, EntryFn entry, const ArraySet &inputs, RunResult &result,
-                std::string &error) {
-  if (std::string e = checkInputs(sig, inputs); !e.empty()) {
-    error = e;
-    return false;
-  }
-  int32_t rank;
-  if (!startMpi(sig, rank, error))
-    return false;
-  LocalBuffers local;
-  if (!makeLocalBuffers(sig, inputs, rank, local, error))
-    return false;
-  entry(local.pointers.data());
+namespace {
 
-  // Every rank's local output buffers, as bytes, to every rank.
-  int64_t devices = sig.mesh.deviceCount();
-  std::vector<int64_t> world(devices);
-  for (int64_t d = 0; d < devices; ++d)
-    world[d] = d;
-  for (size_t o = 0; o < sig.outputs.size(); ++o) {
+/// This process's rank of an MPI job.
+class MpiRankGroup : public RankGroup {
+public:
+  MpiRankGroup(const Signature &sig, int32_t rank) : RankGroup(sig) { devices.push_back(rank); }
+
+  bool step(EntryFn entry, std::string &) override {
+    entry(buffers[0].pointers.data());
+    return true;
+  }
+
+  /// Every rank's local output buffer, as bytes, to every rank; each then
+  /// assembles the global value (so every rank sees the same outputs).
+  bool gather(size_t o, shardrt_array &global, double &diff, std::string &error) override {
+    int64_t count = sig.mesh.deviceCount();
+    std::vector<int64_t> world(count);
+    for (int64_t d = 0; d < count; ++d)
+      world[d] = d;
     const TensorSignature &t = sig.outputs[o];
-    const shardrt_array &mine = local.arrays[sig.inputs.size() + o];
+    const shardrt_array &mine = buffers[0].arrays[sig.inputs.size() + o];
     int64_t bytes = shardrt_array_numel(&mine) * shardrt_dtype_size(mine.dtype);
-    std::vector<char> all(static_cast<size_t>(bytes * devices) + 1);
+    std::vector<char> all(static_cast<size_t>(bytes * count) + 1);
     if (shardrt_all_gather_on(comm, mine.data, all.data(), 1, bytes, SHARDRT_I8, world.data(), 1,
-                              devices) != SHARDRT_OK) {
+                              count) != SHARDRT_OK) {
       error = "collecting output '" + t.name + "': " + shardrt_last_error();
       return false;
     }
-    std::vector<shardrt_array> views(devices, mine);
-    for (int64_t d = 0; d < devices; ++d)
+    std::vector<shardrt_array> views(count, mine);
+    for (int64_t d = 0; d < count; ++d)
       views[d].data = all.data() + d * bytes;
     shardrt_placement p = placementOf(t, sig.mesh);
-    shardrt_array global{};
-    double diff = 0;
+    diff = 0;
     if (shardrt_gather(views.data(), &p, t.shape.data(), mine.dtype, &global, &diff) !=
         SHARDRT_OK) {
       error = "gathering '" + t.name + "': " + shardrt_last_error();
       return false;
     }
-    result.outputs.add(t.name, global);
-    result.replicaDiffs.push_back(diff);
+    return true;
   }
-  return true;
+};
+
+} // namespace
+
+std::unique_ptr<RankGroup> mpiRankGroup(const Signature &sig, std::string &error) {
+  int32_t rank;
+  if (!startMpi(sig, rank, error))
+    return nullptr;
+  return std::make_unique<MpiRankGroup>(sig, rank);
 }
 
 } // namespace shardc

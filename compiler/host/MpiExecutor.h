@@ -21,9 +21,10 @@ namespace shardc {
 /// when the job does not have one process per device of `sig.mesh`.
 bool startMpi(const Signature &sig, int32_t &rank, std::string &error);
 
-/// runThreadsEntry() for this process's rank of an MPI job (see the header).
-bool runMpiRank(const Signature &sig, EntryFn entry, const ArraySet &inputs, RunResult &result,
-                std::string &error);
+/// This process's rank of an MPI job as a RankGroup (after startMpi);
+/// null, with `error`, when MPI does not start or the job's size is not
+/// the mesh's.
+std::unique_ptr<RankGroup> mpiRankGroup(const Signature &sig, std::string &error);
 
 /// Ends the MPI job cleanly (collective); call once at the end.
 void finishMpi();

@@ -136,6 +136,12 @@ cl::opt<bool> timeStepsArg("time-steps",
                            cl::desc("print each step's wall time (`step K: T ms`, also under "
                                     "--quiet): what bench/train reads"),
                            cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> checkReplicasArg(
+    "check-replicas",
+    cl::desc("with --steps, when to gather the state (outputs fed back) and check that its "
+             "replicas agree: `last` (default: after the last step; the state stays on the "
+             "ranks between steps) or `every` step"),
+    cl::value_desc("last|every"), cl::init("last"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> timeoutArg("timeout",
                                 cl::desc("seconds a collective waits for its peers before every "
                                          "rank stops with exit 5 (default: SHARDRT_TIMEOUT_S, "
@@ -157,6 +163,7 @@ struct Args {
   std::string command, model, outDir, runOut, mesh, entry, target, backend, cpu;
   std::optional<shardc::Phase> emit;
   bool report = false, quiet = false, explain = false, timeSteps = false;
+  std::string checkReplicas = "last";
   std::optional<int64_t> memoryBudget;
   std::vector<std::pair<std::string, std::string>> inputs;
   /// `run --steps N`; unset = one step, printing every output.
@@ -216,6 +223,7 @@ std::optional<Args> readArgs(int &status) {
   a.report = reportArg;
   a.quiet = quietArg;
   a.timeSteps = timeStepsArg;
+  a.checkReplicas = checkReplicasArg;
   a.explain = explainShardingArg;
   if (emitArg.getNumOccurrences()) {
     a.emit = shardc::parsePhase(emitArg);
@@ -276,6 +284,10 @@ std::optional<Args> readArgs(int &status) {
   if (a.target != "cpu")
     return fail("--target " + a.target +
                 " is not available: this build of shardc compiles for the cpu target only");
+  if (a.checkReplicas != "last" && a.checkReplicas != "every")
+    return fail("--check-replicas " + a.checkReplicas +
+                " is not a choice: use `last` (check the state's replicas after the last step) "
+                "or `every` (after every step)");
   if (a.backend != "threads" && a.backend != "mpi")
     return fail("--backend " + a.backend +
                 " is not available: `shardc run` runs ranks as threads (--backend threads) or "
@@ -646,8 +658,10 @@ int runRun(const Args &a) {
   }
   shardc::RunResult result;
   std::string error;
-  // Every step checks that replicas agree (replicated weights must stay one
-  // global parameter); with --steps the loss is printed as it goes.
+  // Replicas of every gathered output must agree (replicated weights must
+  // stay one global parameter): the state's after the last step (or every
+  // step, --check-replicas=every), the other outputs' every step; with
+  // --steps the loss is printed as it goes.
   int lossIndex = -1;
   // The loss is the output named `loss`, or `<path>.loss` in a program
   // imported from JAX (a pytree result such as {"loss": ...}).
@@ -658,20 +672,22 @@ int runRun(const Args &a) {
   // Under MPI every process runs its own rank; rank 0 speaks for the job.
   bool mpi = a.backend == "mpi";
   int32_t rank = 0;
-  shardc::StepRunner runner = shardc::runThreadsEntry;
+  std::unique_ptr<shardc::RankGroup> group = shardc::threadsRankGroup(m->signature);
   if (mpi) {
-    if (!shardc::startMpi(m->signature, rank, error)) {
+    group = shardc::mpiRankGroup(m->signature, error);
+    if (!group) {
       llvm::errs() << "shardc: error: " << error << "\n";
       shardc::finishMpi();
       return exitWith(ExitCode::RunError);
     }
-    runner = shardc::runMpiRank;
+    rank = static_cast<int32_t>(group->devices[0]);
   }
   bool replicasDisagree = false;
   auto stepStart = std::chrono::steady_clock::now();
   auto afterStep = [&](int64_t step, const shardc::RunResult &r) {
     if (a.timeSteps && rank == 0) {
-      // From the end of the previous step: scatter, run, gather, check.
+      // From the end of the previous step: run, gather what this step
+      // gathers, check its replicas (the first step also scatters).
       auto now = std::chrono::steady_clock::now();
       llvm::outs() << "step " << step + 1 << ": "
                    << llvm::format("%.3f",
@@ -697,8 +713,10 @@ int runRun(const Args &a) {
                  r.outputs.arrays[lossIndex]);
     return true;
   };
-  if (!shardc::runSteps(m->signature, m->object, inputs, a.steps.value_or(1),
-                        afterStep, result, error, runner)) {
+  shardc::ReplicaCheck check =
+      a.checkReplicas == "every" ? shardc::ReplicaCheck::Every : shardc::ReplicaCheck::Last;
+  if (!shardc::runSteps(m->signature, m->object, inputs, a.steps.value_or(1), check, afterStep,
+                        result, error, *group)) {
     if (!replicasDisagree)
       llvm::errs() << "shardc: error: " << (mpi ? "rank " + std::to_string(rank) + ": " : "")
                    << error << "\n";

@@ -25,6 +25,17 @@ for n in 1 2 4 8; do
   fi
 done
 
+# The state's replicas checked after every step: the same trajectory.
+if expect_ok steps_check_every -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 5 \
+    --check-replicas=every --out "$TMP/lr_every"; then
+  check steps_check_every "step 5 loss" contains "$TMP/steps_check_every.out" \
+    "step 5: loss = 0.92063"
+  check steps_check_every "final w.npy" \
+    "$NPY" check "$TMP/lr_every/w.npy" f32 2 1.329322 -0.339562 --tol 1e-5
+fi
+expect_error check_replicas_bad 2 "--check-replicas sometimes" "last" "every" -- \
+  run "$LR" "${SEED_IN[@]}" --steps 2 --check-replicas=sometimes
+
 # One step is the plain run (same numbers as the seed).
 if expect_ok steps1 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 1; then
   check steps1 "prints loss = 4.875" contains "$TMP/steps1.out" "loss = 4.875"

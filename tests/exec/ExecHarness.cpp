@@ -392,6 +392,47 @@ TypedRunOutcome runTyped(const Compiled &model, const TypedInputs &inputs) {
       });
 }
 
+std::vector<TypedRunOutcome> runTypedSteps(const Compiled &model, const TypedInputs &inputs,
+                                           int steps, shardc::ReplicaCheck check) {
+  std::vector<TypedRunOutcome> out;
+  auto failed = [&](const std::string &error) {
+    out.emplace_back();
+    out.back().ranks = model.signature.mesh.deviceCount();
+    out.back().error = error;
+    return out;
+  };
+  if (!model.ok)
+    return failed("the model did not compile:\n" + model.diagnostics);
+  shardc::ArraySet set;
+  for (const auto &[name, array] : inputs) {
+    shardrt_array a{};
+    std::string error;
+    if (!toShardrtTyped(array, a, error))
+      return failed("input '" + name + "': " + error);
+    set.add(name, a);
+  }
+  std::unique_ptr<shardc::RankGroup> group = shardc::threadsRankGroup(model.signature);
+  shardc::RunResult result;
+  std::string error;
+  auto afterStep = [&](int64_t, const shardc::RunResult &r) {
+    TypedRunOutcome o;
+    o.ok = true;
+    o.ranks = model.signature.mesh.deviceCount();
+    for (size_t i = 0; i < r.outputs.names.size(); ++i) {
+      if (!r.outputs.arrays[i].data)
+        continue; // state kept on the ranks this step
+      o.outputs[r.outputs.names[i]] = fromShardrtTyped(r.outputs.arrays[i]);
+      o.replicaDiffs[r.outputs.names[i]] = r.replicaDiffs[i];
+    }
+    out.push_back(std::move(o));
+    return true;
+  };
+  if (!shardc::runSteps(model.signature, model.object, set, steps, check, afterStep, result, error,
+                        *group))
+    return failed(error);
+  return out;
+}
+
 RunOutcome compileAndRun(const std::string &modelText, const std::string &mesh,
                          const Inputs &inputs, const std::string &bufferName) {
   return run(compile(modelText, mesh, bufferName), inputs);

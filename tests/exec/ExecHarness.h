@@ -15,6 +15,7 @@
 #ifndef SHARDC_TESTS_EXEC_EXECHARNESS_H
 #define SHARDC_TESTS_EXEC_EXECHARNESS_H
 
+#include "compiler/host/Executor.h"
 #include "compiler/host/Signature.h"
 #include "compiler/pipeline/Pipeline.h"
 
@@ -177,6 +178,12 @@ struct TypedRunOutcome {
 
 /// run() for inputs and outputs of any dtype.
 TypedRunOutcome runTyped(const Compiled &model, const TypedInputs &inputs);
+/// shardc::runSteps on a threads RankGroup: `steps` steps with the state
+/// kept on the ranks; one outcome per step, holding the outputs that step
+/// gathered (with ReplicaCheck::Every, all of them). On failure the last
+/// outcome carries the error.
+std::vector<TypedRunOutcome> runTypedSteps(const Compiled &model, const TypedInputs &inputs,
+                                           int steps, shardc::ReplicaCheck check);
 /// compile() then runTyped().
 TypedRunOutcome compileAndRunTyped(const std::string &modelText, const std::string &mesh,
                                    const TypedInputs &inputs);

@@ -38,18 +38,31 @@ namespace {
 
 using TypedInputs = std::map<std::string, TypedArray>;
 
-/// Runs `steps` steps of `c`, feeding outputs back into inputs of the same
-/// name; returns every step's outcome. Checks replicas after every step.
-std::vector<TypedRunOutcome> runSteps(const Compiled &c, TypedInputs in, int steps) {
-  std::vector<TypedRunOutcome> out;
-  for (int s = 0; s < steps; ++s) {
-    TypedRunOutcome r = runTyped(c, in);
+/// Runs `steps` steps of `c` as `shardc run --steps` does (the state stays
+/// on the ranks, outputs named like an argument feed it), gathering every
+/// output after every step; returns every step's outcome. Checks replicas
+/// after every step.
+std::vector<TypedRunOutcome> runSteps(const Compiled &c, const TypedInputs &in, int steps) {
+  std::vector<TypedRunOutcome> out = runTypedSteps(c, in, steps, shardc::ReplicaCheck::Every);
+  REQUIRE(out.size() == static_cast<size_t>(steps));
+  for (size_t s = 0; s < out.size(); ++s) {
     INFO("step " << s + 1);
-    REQUIRE(r.error == "");
-    for (const auto &[name, diff] : r.replicaDiffs) {
+    REQUIRE(out[s].error == "");
+    for (const auto &[name, diff] : out[s].replicaDiffs) {
       INFO("replicas of output " << name << " after step " << s + 1);
       CHECK(diff == 0.0);
     }
+  }
+  return out;
+}
+
+/// The same steps fed back on the host, one runTyped() per step (every
+/// input scattered afresh): the reference the on-rank state must match.
+std::vector<TypedRunOutcome> runStepsOnHost(const Compiled &c, TypedInputs in, int steps) {
+  std::vector<TypedRunOutcome> out;
+  for (int s = 0; s < steps; ++s) {
+    TypedRunOutcome r = runTyped(c, in);
+    REQUIRE(r.error == "");
     for (auto &[name, value] : in)
       if (r.outputs.count(name))
         value = r.outputs.at(name);
@@ -579,5 +592,75 @@ func.func @main(
     CHECK(mismatchTyped("adam_p", o.at("adam_p"), f32({8}, ap), tol) == "");
     CHECK(mismatchTyped("adam_m", o.at("adam_m"), f32({8}, am), tol) == "");
     CHECK(mismatchTyped("adam_v", o.at("adam_v"), f32({8}, av), tol) == "");
+  }
+}
+
+TEST_CASE("run --steps keeps the state on the ranks: trajectories equal host feedback "
+          "(--check-replicas=last and every, uneven meshes)",
+          "[exec][training][state]") {
+  TypedInputs in = mlpInputs();
+  for (const char *mesh : {"data=2,model=2", "data=3,model=3", "data=4,model=2"}) {
+    INFO("--mesh " << mesh);
+    Compiled c = compileFile(runfile("samples/mlp_train.mlir"), mesh);
+    INFO(c.diagnostics);
+    REQUIRE(c.ok);
+    std::vector<TypedRunOutcome> host = runStepsOnHost(c, in, 4);
+    std::vector<TypedRunOutcome> every = runSteps(c, in, 4);
+    std::vector<TypedRunOutcome> last = runTypedSteps(c, in, 4, shardc::ReplicaCheck::Last);
+    REQUIRE(last.size() == 4);
+    REQUIRE(last.back().error == "");
+    for (int s = 0; s < 4; ++s)
+      for (const auto &[name, expected] : host[s].outputs) {
+        INFO("step " << s + 1 << ", output " << name);
+        CHECK(mismatchTyped(name, every[s].outputs.at(name), expected, {1e-6, 1e-7}) == "");
+        // With `last`, the state (outputs fed back) is gathered after the
+        // last step only; the loss every step.
+        bool state = in.count(name) > 0;
+        CHECK(last[s].outputs.count(name) == (!state || s == 3 ? 1u : 0u));
+        if (last[s].outputs.count(name))
+          CHECK(mismatchTyped(name, last[s].outputs.at(name), expected, {1e-6, 1e-7}) == "");
+      }
+    for (const auto &[name, diff] : last.back().replicaDiffs)
+      CHECK(diff == 0.0);
+  }
+}
+
+TEST_CASE("run --steps: state whose output placement differs from its argument's is "
+          "resharded between steps",
+          "[exec][training][state]") {
+  // w comes in replicated and leaves sharded over "data": it cannot be
+  // donated as it lies, so it is gathered and scattered again each step.
+  const char *text = R"(
+garray.mesh @mesh ["data" = 3]
+func.func @main(
+    %w: tensor<7xf32> {garray.name = "w"},
+    %x: tensor<7xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<7xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P("data")>},
+        tensor<7xf32> {garray.name = "y"}) {
+  %0 = garray.add %w, %x : tensor<7xf32>
+  %1 = garray.mul %0, %w : tensor<7xf32>
+  return %0, %1 : tensor<7xf32>, tensor<7xf32>
+}
+)";
+  TypedInputs in;
+  in["w"] = f32({7}, {1, 2, 3, 4, 5, 6, 7});
+  in["x"] = f32({7}, {0.5, -1, 2, 0.25, 1, -3, 0});
+  for (const char *mesh : {"data=1", "data=2", "data=3", "data=4"}) {
+    INFO("--mesh " << mesh);
+    Compiled c = compile(text, mesh, "reshard_state.mlir");
+    INFO(c.diagnostics);
+    REQUIRE(c.ok);
+    std::vector<TypedRunOutcome> last = runTypedSteps(c, in, 3, shardc::ReplicaCheck::Last);
+    REQUIRE(last.size() == 3);
+    REQUIRE(last.back().error == "");
+    // w after 3 steps: w + 3x; y of step 3: (w + 3x) * (w + 2x).
+    std::vector<double> w, y;
+    for (int i = 0; i < 7; ++i) {
+      double w0 = in["w"].values[i], x = in["x"].values[i];
+      w.push_back(w0 + 3 * x);
+      y.push_back((w0 + 3 * x) * (w0 + 2 * x));
+    }
+    CHECK(mismatchTyped("w", last.back().outputs.at("w"), f32({7}, w), {1e-6, 1e-7}) == "");
+    CHECK(mismatchTyped("y", last.back().outputs.at("y"), f32({7}, y), {1e-6, 1e-7}) == "");
   }
 }
