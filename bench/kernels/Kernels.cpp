@@ -2,12 +2,13 @@
 //
 //   bazel build //bench/kernels:kernels
 //   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE bazel-bin/bench/kernels/kernels \
-//       [--reps N] [--cpu NAME]
+//       [--reps N] [--cpu NAME] [--threads N]
 //
 // Compiles tiny garray models with compileModule for a one-device mesh, loads
-// the object (ObjectLoader + shardrt_symbols()) and times its entry on one
-// thread, as rank 0 of a one-rank threads world (what `shardc run` does for
-// one device). Each line compares with a baseline measured in the same run:
+// the object (ObjectLoader + shardrt_symbols()) and times its entry as rank
+// 0 of a one-rank threads world (what `shardc run` does for one device),
+// with --threads kernel threads (SHARDRT_THREADS; default 1) against
+// OpenBLAS on as many threads. Each line compares with a baseline measured in the same run:
 //
 //   gemm FORM     C = op(A) @ op(B) in f32 for square and training-step
 //                 shapes, every transposition, batched; against OpenBLAS
@@ -61,6 +62,7 @@ enum class ExitCode : int { Ok = 0, Usage = 2, CompileError = 3, Mismatch = 4, R
 
 struct Options {
   int reps = 7;
+  int threads = 1;
   std::string cpu = "host";
 };
 
@@ -333,23 +335,28 @@ int main(int argc, char **argv) {
       opts.reps = std::atoi(argv[++i]);
     } else if (arg == "--cpu" && i + 1 < argc) {
       opts.cpu = argv[++i];
+    } else if (arg == "--threads" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
+      opts.threads = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: kernels [--reps N (default 7)] [--cpu NAME (default host)]\n");
+      std::fprintf(stderr, "usage: kernels [--reps N (default 7)] [--cpu NAME (default host)] "
+                           "[--threads N (default 1)]\n");
       return static_cast<int>(ExitCode::Usage);
     }
   }
-  openblas_set_num_threads(1);
+  // Like with like: shardc's kernel threads per rank and OpenBLAS's threads.
+  setenv("SHARDRT_THREADS", std::to_string(opts.threads).c_str(), 1);
+  openblas_set_num_threads(opts.threads);
   std::string cpu = opts.cpu == "host" ? "host (" + llvm::sys::getHostCPUName().str() + ")"
                                        : opts.cpu;
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
   const char *vector = features.lookup("avx512f") ? "512-bit (AVX-512)"
                        : features.lookup("avx2")  ? "256-bit (AVX2)"
                                                   : "128-bit (SSE)";
-  std::printf("host: %s, %s vectors; shardc cpu: %s; openblas: %s, core %s, %d thread; "
-              "median of %d samples\n",
+  std::printf("host: %s, %s vectors; shardc cpu: %s; openblas: %s, core %s, %d thread(s); "
+              "shardc %d kernel thread(s); median of %d samples\n",
               llvm::sys::getHostCPUName().str().c_str(), vector, cpu.c_str(),
               openblas_get_config(), openblas_get_corename(), openblas_get_num_threads(),
-              opts.reps);
+              opts.threads, opts.reps);
   std::fflush(stdout);
   // Square NN, every transposition, and the shapes of a training step: an
   // MLP layer's forward (NN), weight gradient (xᵀ·dy: TN, K = batch) and

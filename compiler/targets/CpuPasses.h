@@ -16,6 +16,11 @@ namespace shardc {
 /// the CPU target turns it into LLVM's `noinline` after conversion.
 inline constexpr const char kOutlinedNestAttr[] = "shardc.outlined_nest";
 
+/// On a dispatch function cpu-outline-parallel-loops declares: the symbol of
+/// the chunk function it runs on the kernel threads. cpu-build-parallel-
+/// dispatch defines the function and removes the attribute.
+inline constexpr const char kParallelBodyAttr[] = "shardc.parallel_body";
+
 #define GEN_PASS_DECL
 #include "compiler/targets/CpuPasses.h.inc"
 

@@ -182,6 +182,58 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
 }
 
 
+def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Run large scf.parallel loops on the rank's kernel threads";
+  let description = [{
+    A rank's kernels use the cores its rank may use (shardrt_parallel_for:
+    a thread pool of cores / ranks threads per rank, no OpenMP). Each
+    outermost scf.parallel (from convert-linalg-to-parallel-loops, the GEMM
+    recipe's M blocks, a batched GEMM's batch) whose estimated work is at
+    least `min-work` operations becomes
+
+      - a function `<fn>_par<i>(begin, end, inputs...)` holding the loop with
+        one dimension (the first that runs more than once) cut to the
+        iterations [begin, end); constants are cloned in, other values it
+        reads are passed (like cpu-outline-loop-nests);
+      - a call `<fn>_par<i>_dispatch(count, inputs...)` in its place, to a
+        declaration marked `shardc.parallel_body = @<fn>_par<i>`, which
+        cpu-build-parallel-dispatch defines after conversion to LLVM.
+
+    Loops stay on the rank's own thread when they reduce into results, sit
+    inside another parallel loop, or call the runtime. Every iteration runs
+    the same code as before and parallel dimensions write disjoint outputs,
+    so the values computed do not depend on the number of threads: replicas
+    stay bit-identical.
+
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c4096) step (%c1) { ... %a ... }
+    →
+    %n = arith.ceildivsi ...
+    call @main_par0_dispatch(%n, %a)
+    func.func private @main_par0(%begin: index, %end: index, %a: memref<...>) {
+      scf.parallel (%i) = (%begin') to (%end') step (%c1) { ... } }
+    ```
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"131072",
+           "Smallest estimated operation count worth a dispatch to the threads">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def CpuBuildParallelDispatch : Pass<"cpu-build-parallel-dispatch", "::mlir::ModuleOp"> {
+  let summary = "Define the dispatch functions of cpu-outline-parallel-loops, in LLVM";
+  let description = [{
+    After convert-func-to-llvm each dispatch declaration has plain LLVM
+    arguments (memref descriptors expanded). It becomes a function that
+    stores them in a stack frame and calls
+    `shardrt_parallel_for(count, task, &frame)`, where the new internal
+    `task(frame, begin, end)` loads them and calls the chunk function.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
   let summary = "Move each loop nest of a large function into a function of its own";
   let description = [{

@@ -175,10 +175,11 @@ std::string buildCpuPipeline(const GemmTuning &gemm) {
   // in registers (the recipe is in CpuPasses.td). Runs on buffers so the
   // accumulator hoisting is a read/write pair on one memref.
   p.add(gemmPassText(gemm));
-  // Linalg on buffers -> scf.for loop nests over memref.load/store (what the
-  // recipe left: elementwise nests, reductions, remainder tiles). LLVM's loop
-  // vectorizer vectorizes the elementwise nests at O2+.
-  p.add("convert-linalg-to-loops");
+  // Linalg on buffers -> loop nests over memref.load/store (what the recipe
+  // left: elementwise nests, reductions, packing copies), with the outer
+  // parallel dims as scf.parallel and the rest as scf.for in the op's order.
+  // LLVM's loop vectorizer vectorizes the elementwise nests at O2+.
+  p.add("convert-linalg-to-parallel-loops");
   // Vector transfers the recipe left above rank 1 -> loops of 1-D transfers.
   p.add("convert-vector-to-scf");
   // math.fpowi/ipowi would become llvm.powi, i.e. a call to libgcc's
@@ -188,6 +189,10 @@ std::string buildCpuPipeline(const GemmTuning &gemm) {
   // A function of many kernels (one loop nest each, between collectives)
   // would cost LLVM more than linear time: past 64 nests, each nest becomes
   // a no_inline function of its own.
+  // Large parallel loops run on the rank's kernel threads: each becomes a
+  // chunk function called through shardrt_parallel_for (defined below, once
+  // arguments are LLVM values).
+  p.add("cpu-outline-parallel-loops");
   p.add("cpu-outline-loop-nests");
   p.add("convert-scf-to-cf");
   // x86-64 has no bf16 arithmetic, and LLVM's fallback rounds f32 -> bf16 by
@@ -228,6 +233,9 @@ std::string buildCpuPipeline(const GemmTuning &gemm) {
   // convention, which the `void**` entry unpacks. Declarations on !llvm.ptr /
   // i64 / i32 become plain C calls (shardrt_*).
   p.add("convert-func-to-llvm");
+  // The dispatch functions of cpu-outline-parallel-loops: pack the
+  // arguments, call shardrt_parallel_for with a task that unpacks them.
+  p.add("cpu-build-parallel-dispatch");
   // Branches from convert-scf-to-cf.
   p.add("convert-cf-to-llvm");
   // The type-conversion casts between the steps above now cancel out.
@@ -441,15 +449,16 @@ bool isLibcOrLibmFunction(llvm::StringRef name) {
   return name.ends_with("f") && kLibm.contains(name.drop_back());
 }
 
-/// The object may only import what the input declared (runtime functions) and
-/// libc/libm. A lowering that introduces anything else (e.g. MLIR's
+/// The object may only import what the input declared (runtime functions),
+/// the kernel thread pool's shardrt_parallel_for (which the lowering itself
+/// calls), and libc/libm. A lowering that introduces anything else (e.g. MLIR's
 /// `memrefCopy` from libmlir_c_runner_utils) would produce an object that does
 /// not load; say so now, naming the symbol.
 LogicalResult checkExternalSymbols(ModuleOp module, const llvm::StringSet<> &declaredByInput) {
   LogicalResult result = success();
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (!fn.isExternal() || declaredByInput.contains(fn.getName()) ||
-        isLibcOrLibmFunction(fn.getName()))
+        fn.getName() == "shardrt_parallel_for" || isLibcOrLibmFunction(fn.getName()))
       continue;
     fn.emitError() << "the CPU lowering introduced a call to @" << fn.getName()
                    << ", which is neither libc/libm nor declared by the input module; the "

@@ -91,6 +91,10 @@ void copyTransposed(OpBuilder &b, Location loc, Value src, Value dst) {
                             });
 }
 
+/// Cache-line aligned scratch, so each NR-vector of a panel is one aligned
+/// load.
+IntegerAttr alignment(OpBuilder &b) { return b.getI64IntegerAttr(64); }
+
 Value dim(OpBuilder &b, Location loc, Value buffer, int64_t d) {
   return b.createOrFold<memref::DimOp>(loc, buffer, d);
 }
@@ -120,24 +124,16 @@ linalg::MatmulOp createMatmul(OpBuilder &b, Location loc, Value a, Value bMat, V
   return op;
 }
 
-Scratch allocateScratch(RewriterBase &rewriter, linalg::MatmulOp op, int64_t mc, int64_t nc,
-                        int64_t kc, int64_t mr, int64_t nr) {
+Value allocatePanels(RewriterBase &rewriter, linalg::MatmulOp op, int64_t nc, int64_t kc,
+                     int64_t nr) {
   Location loc = op.getLoc();
   Type elem = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
-  // Cache-line aligned, so each NR-vector of a panel is one aligned load.
-  IntegerAttr align = rewriter.getI64IntegerAttr(64);
   rewriter.setInsertionPoint(op);
-  Scratch s;
-  s.panels = memref::AllocOp::create(rewriter, loc,
-                                     MemRefType::get({(nc + nr - 1) / nr, kc, nr}, elem), align);
-  s.aPanels = memref::AllocOp::create(rewriter, loc,
-                                      MemRefType::get({(mc + mr - 1) / mr, kc, mr}, elem), align);
-  s.cTile = memref::AllocOp::create(rewriter, loc, MemRefType::get({mr, nr}, elem), align);
+  Value panels = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({(nc + nr - 1) / nr, kc, nr}, elem), alignment(rewriter));
   rewriter.setInsertionPointAfter(op);
-  memref::DeallocOp::create(rewriter, loc, s.panels);
-  memref::DeallocOp::create(rewriter, loc, s.aPanels);
-  memref::DeallocOp::create(rewriter, loc, s.cTile);
-  return s;
+  memref::DeallocOp::create(rewriter, loc, panels);
+  return panels;
 }
 
 namespace {
@@ -252,10 +248,23 @@ private:
 
 FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linalg::MatmulOp block,
                                                    Operation *mLoop, Layout layout,
-                                                   const Scratch &scratch, int64_t mr,
-                                                   int64_t nr) {
+                                                   Value bPanels, int64_t mc, int64_t kc,
+                                                   int64_t mr, int64_t nr) {
   Location loc = block.getLoc();
   Value a = block.getDpsInputs()[0], b = block.getDpsInputs()[1], c = block.getDpsInits()[0];
+  Type elem = cast<MemRefType>(c.getType()).getElementType();
+  // A's panels and the edge tile belong to the block, so that blocks can run
+  // on different threads (cpu-outline-parallel-loops); B's are shared.
+  Scratch scratch;
+  scratch.panels = bPanels;
+  rewriter.setInsertionPoint(block);
+  scratch.aPanels = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({(mc + mr - 1) / mr, kc, mr}, elem), alignment(rewriter));
+  scratch.cTile =
+      memref::AllocOp::create(rewriter, loc, MemRefType::get({mr, nr}, elem), alignment(rewriter));
+  rewriter.setInsertionPointAfter(block);
+  memref::DeallocOp::create(rewriter, loc, scratch.aPanels);
+  memref::DeallocOp::create(rewriter, loc, scratch.cTile);
   BlockPacker packer(rewriter, loc, scratch, mr, nr);
 
   // B's micro-panels, once per (N, K) block: before the M loop when B's

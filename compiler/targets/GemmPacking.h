@@ -23,8 +23,10 @@
 //
 // The micro matmuls are MR × NR with A transposed (k-major, which is the
 // outer-product order the register tile wants) and unit-stride operands;
-// the recipe's register tiling and vectorization apply to them. The scratch
-// buffers are allocated once around the whole loop nest.
+// the recipe's register tiling and vectorization apply to them. B's panels
+// are allocated once around the whole loop nest; A's panels and the edge
+// tile once per block, so that the M loop's blocks are independent and can
+// run on different threads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_COMPILER_TARGETS_GEMMPACKING_H
@@ -55,23 +57,24 @@ std::optional<Layout> layoutOf(mlir::linalg::BatchMatmulOp op);
 mlir::linalg::MatmulOp createMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
                                     mlir::Value bMat, mlir::Value c, Layout layout);
 
-/// Scratch buffers of one GEMM, allocated before `op` and freed after it.
+/// The scratch buffers a cache block works in.
 struct Scratch {
-  mlir::Value panels;  // B: [ceil(nc / nr), kc, nr]
-  mlir::Value aPanels; // A: [ceil(mc / mr), kc, mr]
+  mlir::Value panels;  // B: [ceil(nc / nr), kc, nr], one per GEMM
+  mlir::Value aPanels; // A: [ceil(mc / mr), kc, mr], one per block
   mlir::Value cTile;   // C: [mr, nr], for the tiles at a block's edges
 };
-Scratch allocateScratch(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp op, int64_t mc,
-                        int64_t nc, int64_t kc, int64_t mr, int64_t nr);
+
+/// B's panel buffer of one GEMM, allocated before `op` and freed after it.
+mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp op, int64_t nc,
+                           int64_t kc, int64_t nr);
 
 /// Rewrites the cache-block matmul `block` (inside the N, K, M block loops;
 /// `mLoop` is the M loop or null) as described above. Returns the micro
 /// matmuls (A transposed, [kb, mr] · [kb, nr] → [mr, nr]) for register
 /// tiling.
-mlir::FailureOr<llvm::SmallVector<mlir::linalg::MatmulOp>> packBlock(mlir::RewriterBase &rewriter,
-                                                  mlir::linalg::MatmulOp block,
-                                                  mlir::Operation *mLoop, Layout layout,
-                                                  const Scratch &scratch, int64_t mr, int64_t nr);
+mlir::FailureOr<llvm::SmallVector<mlir::linalg::MatmulOp>>
+packBlock(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp block, mlir::Operation *mLoop,
+          Layout layout, mlir::Value bPanels, int64_t mc, int64_t kc, int64_t mr, int64_t nr);
 
 } // namespace shardc::gemm
 

@@ -6,14 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/Outlining.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_CPUOUTLINELOOPNESTS
@@ -52,20 +51,9 @@ struct CpuOutlineLoopNests : shardc::impl::CpuOutlineLoopNestsBase<CpuOutlineLoo
                      SymbolTable &symbols) {
     // What the nest reads from outside: constants are cloned, the rest
     // passed in.
-    llvm::SetVector<Value> captured;
-    llvm::SetVector<Operation *> constants;
-    nest->walk([&](Operation *op) {
-      for (Value v : op->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        Region *home = def ? def->getParentRegion() : v.getParentRegion();
-        if (nest->isAncestor(home->getParentOp()) && home->getParentOp() != nest->getParentOp())
-          continue; // defined inside the nest
-        if (def && def->hasTrait<OpTrait::ConstantLike>())
-          constants.insert(def);
-        else
-          captured.insert(v);
-      }
-    });
+    shardc::NestInputs in = shardc::nestInputs(nest);
+    const llvm::SetVector<Value> &captured = in.captured;
+    const llvm::SetVector<Operation *> &constants = in.constants;
     SmallVector<Type> argTypes;
     for (Value v : captured)
       argTypes.push_back(v.getType());

@@ -68,7 +68,7 @@ Value batchSlice(OpBuilder &b, Location loc, Value buffer, Value index) {
   return memref::SubViewOp::create(b, loc, sliceType, buffer, offsets, sizes, strides);
 }
 
-/// linalg.batch_matmul on static buffers -> scf.for over the batch of
+/// linalg.batch_matmul on static buffers -> scf.parallel over the batch of
 /// linalg.matmul on rank-reduced views (with the same transposed operands),
 /// so one recipe serves both.
 void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op, shardc::gemm::Layout layout) {
@@ -79,9 +79,12 @@ void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op, shardc::gemm:
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value count = arith::ConstantIndexOp::create(rewriter, loc, batch);
-  auto loop = scf::ForOp::create(rewriter, loc, zero, count, one);
+  // Batch elements are independent GEMMs (each allocates its own panels):
+  // a parallel loop.
+  auto loop = scf::ParallelOp::create(rewriter, loc, ValueRange{zero}, ValueRange{count},
+                                      ValueRange{one});
   rewriter.setInsertionPointToStart(loop.getBody());
-  Value i = loop.getInductionVar();
+  Value i = loop.getInductionVars()[0];
   Value sliceA = batchSlice(rewriter, loc, a, i), sliceB = batchSlice(rewriter, loc, b, i);
   shardc::gemm::createMatmul(rewriter, loc, sliceA, sliceB, batchSlice(rewriter, loc, c, i),
                              layout);
@@ -114,6 +117,19 @@ std::optional<shardc::gemm::Layout> recipeLayout(linalg::MatmulOp op) {
   return layout;
 }
 
+/// `loop` (no iter_args) as an scf.parallel with the same bounds and body.
+void toParallel(RewriterBase &rewriter, scf::ForOp loop) {
+  rewriter.setInsertionPoint(loop);
+  auto parallel = scf::ParallelOp::create(
+      rewriter, loop.getLoc(), ValueRange{loop.getLowerBound()}, ValueRange{loop.getUpperBound()},
+      ValueRange{loop.getStep()});
+  Block *from = loop.getBody(), *to = parallel.getBody();
+  rewriter.replaceAllUsesWith(loop.getInductionVar(), parallel.getInductionVars()[0]);
+  for (Operation &op : llvm::make_early_inc_range(from->without_terminator()))
+    op.moveBefore(to->getTerminator());
+  rewriter.eraseOp(loop);
+}
+
 /// Tiles `op` by `sizes` (one per loop: M, N, K) in loop order
 /// `interchange`; erases `op` (on buffers there is nothing to replace).
 FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::MatmulOp op,
@@ -133,8 +149,7 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::MatmulOp op
 /// Steps 1-4 of the recipe for one matmul.
 LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t,
                          shardc::gemm::Layout layout) {
-  shardc::gemm::Scratch scratch =
-      shardc::gemm::allocateScratch(rewriter, op, t.mc, t.nc, t.kc, t.mr, t.nr);
+  Value bPanels = shardc::gemm::allocatePanels(rewriter, op, t.nc, t.kc, t.nr);
   // Cache blocks, loops N, K, M.
   FailureOr<scf::SCFTilingResult> blocks = tile(rewriter, op, {t.mc, t.nc, t.kc}, {1, 2, 0});
   if (failed(blocks))
@@ -146,9 +161,13 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const Gemm
     moveLoopInvariantCode(loop);
   Operation *mLoop = blocks->loops.size() == 3 ? blocks->loops[2].getOperation() : nullptr;
   FailureOr<SmallVector<linalg::MatmulOp>> micros =
-      shardc::gemm::packBlock(rewriter, block, mLoop, layout, scratch, t.mr, t.nr);
+      shardc::gemm::packBlock(rewriter, block, mLoop, layout, bPanels, t.mc, t.kc, t.mr, t.nr);
   if (failed(micros))
     return failure();
+  // The M blocks write disjoint rows of C with their own A panels: a
+  // parallel loop (threads run whole blocks; see cpu-outline-parallel-loops).
+  if (auto loop = dyn_cast_or_null<scf::ForOp>(mLoop))
+    toParallel(rewriter, loop);
   // Register tiles: each micro matmul is exactly MR x NR; only K is tiled,
   // and that loop carries the accumulator.
   for (linalg::MatmulOp micro : *micros)

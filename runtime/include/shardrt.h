@@ -102,6 +102,28 @@ void shardrt_set_current(shardrt_comm *comm);
 void shardrt_abort(shardrt_comm *comm, const char *message);
 
 /* ---------------------------------------------------------------------------
+ * Kernel threads: each rank runs its kernels' parallel loops on a pool of
+ * its own (no OpenMP), so a rank uses its share of the host's cores.
+ * ------------------------------------------------------------------------- */
+
+/* body(ctx, begin, end) computes iterations [begin, end) of a loop. */
+typedef void (*shardrt_loop_body)(void *ctx, int64_t begin, int64_t end);
+
+/* Runs iterations [0, count) of `body`, split into one contiguous chunk per
+ * thread of the calling rank's pool (the caller runs the first), and returns
+ * when all are done. Which thread runs an iteration never changes what it
+ * computes: generated code only passes loops whose iterations write disjoint
+ * outputs, each summed in its own fixed order, so results do not depend on
+ * the number of threads. A call from inside a body runs inline. */
+void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx);
+
+/* Threads per rank: SHARDRT_THREADS when set (>= 1), else the cores this
+ * process may run on divided by the ranks sharing them (the threads world's
+ * ranks, or an MPI job's ranks on this host, OMPI_COMM_WORLD_LOCAL_SIZE),
+ * at least 1. */
+int32_t shardrt_threads_per_rank(void);
+
+/* ---------------------------------------------------------------------------
  * Collectives called by generated code (act on the current communicator).
  * Each returns SHARDRT_OK or an error (after which the world is aborted).
  * ------------------------------------------------------------------------- */

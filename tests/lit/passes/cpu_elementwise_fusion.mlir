@@ -41,7 +41,10 @@
 // LOOPS-NOT: memref.alloc
 // LOOPS: return
 
-// LLVM-LABEL: define void @chain_shardc(
+// The fused loop is large enough for the rank's kernel threads: it lives in
+// a chunk function that the entry hands to shardrt_parallel_for, one row
+// per iteration, and the chunk is one vectorized loop.
+// LLVM-LABEL: define internal {{.*}}void @chain_shardc_body_par0(
 // LLVM-DAG: load <8 x float>
 // LLVM-DAG: fmul <8 x float>
 // LLVM-DAG: fadd <8 x float>
@@ -51,6 +54,9 @@
 // LLVM-DAG: fneg <8 x float>
 // LLVM-DAG: store <8 x float>
 // LLVM-NOT: call {{.*}}@shardrt_
+// LLVM-NOT: call {{.*}}@malloc
+// LLVM-LABEL: define void @chain_shardc(
+// LLVM: call void @shardrt_parallel_for(i64 64, ptr nonnull @chain_shardc_body_par0_task
 // LLVM-NOT: call {{.*}}@malloc
 func.func @chain(%x: tensor<64x1000xf32>, %y: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = garray.mul %x, %y : tensor<64x1000xf32>

@@ -15,12 +15,14 @@
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
-// CHECK-DAG: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16x4xf32>
 // CHECK: scf.for %[[N0:.*]] = %{{.*}} to %{{.*}} step %[[C32]]
 // CHECK-NEXT: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %[[C16]]
 // The B panels, before the M loop: rows of B copied as they lie.
 // CHECK: linalg.copy ins(%{{.*}} : memref<16x16xf32, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<16x16xf32, strided<[16, 1], offset: ?>>)
-// CHECK: scf.for %[[M0:.*]] = %{{.*}} to %{{.*}} step %[[C32]]
+// The M blocks are independent (each packs its own A panels): a parallel
+// loop.
+// CHECK: scf.parallel (%[[M0:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[C32]])
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16x4xf32>
 // The A panels: MR rows of A read along k, written k-major.
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<4x16xf32, strided<[32, 1], offset: ?>>) outs(%{{.*}} : memref<16x4xf32, strided<[4, 1], offset: ?>>)
 // CHECK: %[[ACC:.*]] = vector.transfer_read %[[C]][%[[I:.*]], %[[J:.*]]], %{{.*}} : memref<64x64xf32>, vector<4x16xf32>
@@ -30,9 +32,9 @@
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK: scf.yield %{{.*}} : vector<4x16xf32>
 // CHECK: vector.transfer_write %[[RES]], %[[C]][%[[I]], %[[J]]] {{.*}} : vector<4x16xf32>, memref<64x64xf32>
+// CHECK: memref.dealloc %[[AP]]
 // CHECK-NOT: linalg.matmul
 // CHECK: memref.dealloc %[[BP]]
-// CHECK: memref.dealloc %[[AP]]
 // CHECK: return
 func.func @full_tiles(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<64x64xf32>) {
   linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x64xf32>) outs(%C : memref<64x64xf32>)
@@ -45,8 +47,8 @@ func.func @full_tiles(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<6
 // tiles run the same vector kernel in a zeroed scratch tile, copied back;
 // nothing is left to scalar loops.
 // CHECK-LABEL: func.func @remainders
-// CHECK-DAG: %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf64>
 // CHECK: linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : memref<?x8xf64, strided<[8, 1], offset: {{.*}}>>)
+// CHECK: %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf64>
 // CHECK: vector.transfer_write %{{.*}} : vector<4x8xf64>, memref<33x17xf64>
 // CHECK: linalg.fill ins(%{{.*}} : f64) outs(%[[TILE]] : memref<4x8xf64>)
 // CHECK: vector.transfer_write %{{.*}}, %[[TILE]]{{.*}} : vector<4x8xf64>, memref<4x8xf64>
@@ -80,11 +82,11 @@ func.func @transposed_operands(%A: memref<32x64xf32>, %B: memref<64x32xf32>, %C:
 
 // -----
 
-// batch_matmul, here with Bᵀ per batch (attention's q · kᵀ): a loop over the
-// batch around the same recipe.
+// batch_matmul, here with Bᵀ per batch (attention's q · kᵀ): a parallel
+// loop over the batch around the same recipe.
 // CHECK-LABEL: func.func @batched
 // CHECK-SAME: (%[[A:[^:]+]]: memref<3x8x16xf32>, %[[B:[^:]+]]: memref<3x16x16xf32>, %[[C:[^:]+]]: memref<3x8x16xf32>)
-// CHECK: scf.for %[[BATCH:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.parallel (%[[BATCH:.*]]) = 
 // CHECK: vector.transfer_read %[[C]][%[[BATCH]], %{{.*}}, %{{.*}}]{{.*}} : memref<3x8x16xf32>, vector<4x16xf32>
 // CHECK-COUNT-4: vector.fma
 // CHECK: vector.transfer_write %{{.*}}, %[[C]][%[[BATCH]], %{{.*}}, %{{.*}}]

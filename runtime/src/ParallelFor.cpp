@@ -1,0 +1,166 @@
+// shardrt_parallel_for: a fixed pool of kernel threads per rank.
+//
+// Each rank thread owns its pool (thread_local), created on its first
+// parallel loop with shardrt_threads_per_rank() - 1 workers and joined when
+// the rank thread ends. A loop is split into one contiguous chunk per thread
+// (the caller takes chunk 0), so chunk boundaries depend only on the count
+// and the pool size, and every iteration is computed exactly as it would be
+// sequentially: determinism is the generated code's contract (disjoint
+// outputs, fixed summation order per output), not the pool's scheduling.
+//
+// Workers sleep on a condition variable between loops; a loop publishes
+// (generation, body, ctx, count) under the mutex and the caller waits for
+// the workers' chunks to finish. Loops from inside a body (a nested
+// parallel loop) run inline on the calling thread.
+#include "shardrt.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+int cpusAvailable() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+int envInt(const char *name) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return 0;
+  char *end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  return *end == '\0' && n > 0 && n < 4096 ? static_cast<int>(n) : 0;
+}
+
+thread_local bool tlsInsideBody = false;
+
+class Pool {
+public:
+  explicit Pool(int threads) {
+    for (int t = 1; t < threads; ++t)
+      workers.emplace_back([this, t] { work(t); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    for (std::thread &w : workers)
+      w.join();
+  }
+
+  int size() const { return static_cast<int>(workers.size()) + 1; }
+
+  void run(int64_t count, shardrt_loop_body fn, void *arg) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      body = fn;
+      ctx = arg;
+      total = count;
+      pending = static_cast<int>(workers.size());
+      ++generation;
+    }
+    wake.notify_all();
+    runChunk(0, count, fn, arg);
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return pending == 0; });
+  }
+
+private:
+  void runChunk(int index, int64_t count, shardrt_loop_body fn, void *arg) {
+    int64_t n = size();
+    int64_t begin = count * index / n, end = count * (index + 1) / n;
+    if (begin < end) {
+      tlsInsideBody = true;
+      fn(arg, begin, end);
+      tlsInsideBody = false;
+    }
+  }
+
+  void work(int index) {
+    uint64_t seen = 0;
+    for (;;) {
+      shardrt_loop_body fn;
+      void *arg;
+      int64_t count;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&] { return stopping || generation != seen; });
+        if (stopping)
+          return;
+        seen = generation;
+        fn = body;
+        arg = ctx;
+        count = total;
+      }
+      runChunk(index, count, fn, arg);
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (--pending == 0)
+          done.notify_one();
+      }
+    }
+  }
+
+  std::vector<std::thread> workers;
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  bool stopping = false;
+  uint64_t generation = 0;
+  shardrt_loop_body body = nullptr;
+  void *ctx = nullptr;
+  int64_t total = 0;
+  int pending = 0;
+};
+
+thread_local Pool *tlsPool = nullptr;
+
+/// Joins the calling thread's pool when the thread ends.
+struct PoolOwner {
+  ~PoolOwner() {
+    delete tlsPool;
+    tlsPool = nullptr;
+  }
+};
+thread_local PoolOwner tlsOwner;
+
+} // namespace
+
+extern "C" int32_t shardrt_threads_per_rank(void) {
+  if (int n = envInt("SHARDRT_THREADS"))
+    return n;
+  int ranks = envInt("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!ranks)
+    if (shardrt_comm *comm = shardrt_current())
+      ranks = shardrt_comm_size(comm);
+  return std::max(1, cpusAvailable() / std::max(1, ranks));
+}
+
+extern "C" void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx) {
+  if (count <= 0)
+    return;
+  if (count == 1 || tlsInsideBody) {
+    body(ctx, 0, count);
+    return;
+  }
+  if (!tlsPool) {
+    int threads = shardrt_threads_per_rank();
+    if (threads <= 1) {
+      body(ctx, 0, count);
+      return;
+    }
+    (void)&tlsOwner; // constructs the owner, so the pool is joined at thread exit
+    tlsPool = new Pool(threads);
+  }
+  tlsPool->run(count, body, ctx);
+}

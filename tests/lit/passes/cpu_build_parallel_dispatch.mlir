@@ -1,0 +1,31 @@
+// RUN: shardc-opt %s --cpu-build-parallel-dispatch | FileCheck %s
+//
+// cpu-build-parallel-dispatch: a dispatch declaration (LLVM arguments, after
+// convert-func-to-llvm) becomes a function that packs its arguments into a
+// stack frame and hands shardrt_parallel_for a task that unpacks them and
+// calls the chunk function.
+
+// CHECK-LABEL: llvm.func @f_par0(
+// CHECK: llvm.func internal @f_par0_task(%[[CTX:.*]]: !llvm.ptr, %[[B:.*]]: i64, %[[E:.*]]: i64)
+// CHECK: %[[P0:.*]] = llvm.getelementptr %[[CTX]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i64, f32)>
+// CHECK: %[[V0:.*]] = llvm.load %[[P0]] : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[P1:.*]] = llvm.getelementptr %[[CTX]][0, 1]
+// CHECK: %[[V1:.*]] = llvm.load %[[P1]] : !llvm.ptr -> i64
+// CHECK: %[[P2:.*]] = llvm.getelementptr %[[CTX]][0, 2]
+// CHECK: %[[V2:.*]] = llvm.load %[[P2]] : !llvm.ptr -> f32
+// CHECK: llvm.call @f_par0(%[[B]], %[[E]], %[[V0]], %[[V1]], %[[V2]])
+// CHECK: llvm.func internal @f_par0_dispatch(%[[N:.*]]: i64, %[[A0:.*]]: !llvm.ptr, %[[A1:.*]]: i64, %[[A2:.*]]: f32)
+// CHECK-NOT: shardc.parallel_body
+// CHECK: %[[FRAME:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, i64, f32)>
+// CHECK: llvm.store %[[A0]], %{{.*}} : !llvm.ptr, !llvm.ptr
+// CHECK: llvm.store %[[A1]], %{{.*}} : i64, !llvm.ptr
+// CHECK: llvm.store %[[A2]], %{{.*}} : f32, !llvm.ptr
+// CHECK: %[[TASK:.*]] = llvm.mlir.addressof @f_par0_task : !llvm.ptr
+// CHECK: llvm.call @shardrt_parallel_for(%[[N]], %[[TASK]], %[[FRAME]]) : (i64, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK: llvm.func @shardrt_parallel_for(i64, !llvm.ptr, !llvm.ptr)
+module {
+  llvm.func @f_par0(%begin: i64, %end: i64, %p: !llvm.ptr, %n: i64, %s: f32) {
+    llvm.return
+  }
+  llvm.func @f_par0_dispatch(i64, !llvm.ptr, i64, f32) attributes {shardc.parallel_body = @f_par0}
+}

@@ -1,0 +1,90 @@
+// RUN: shardc-opt %s -split-input-file --cpu-outline-parallel-loops="min-work=4096" | FileCheck %s
+//
+// cpu-outline-parallel-loops: a large outermost scf.parallel becomes a chunk
+// function over [begin, end) of one dimension, called through a dispatch
+// declaration that names it (cpu-build-parallel-dispatch defines that one).
+
+// CHECK-LABEL: func.func @large(
+// CHECK-SAME: %[[A:[^:]+]]: memref<4096xf32>, %[[S:[^:]+]]: f32
+// CHECK: %[[N:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
+// CHECK: call @large_par0_dispatch(%[[N]], %[[S]], %[[A]]) : (index, f32, memref<4096xf32>) -> ()
+// CHECK-NOT: scf.parallel
+// CHECK: func.func private @large_par0(%[[B:.*]]: index, %[[E:.*]]: index, %[[S2:.*]]: f32, %[[A2:.*]]: memref<4096xf32>) attributes {shardc.outlined_nest}
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4096:.*]] = arith.constant 4096 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[FIRST:.*]] = arith.addi %[[C0]], %{{.*}} : index
+// CHECK: %[[LAST:.*]] = arith.minsi %[[C4096]], %{{.*}} : index
+// CHECK: scf.parallel (%{{.*}}) = (%[[FIRST]]) to (%[[LAST]]) step (%[[C1]])
+// CHECK: memref.store %[[S2]], %[[A2]]
+// CHECK: func.func private @large_par0_dispatch(index, f32, memref<4096xf32>) attributes {shardc.parallel_body = @large_par0}
+func.func @large(%a: memref<4096xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i) = (%c0) to (%c4096) step (%c1) {
+    memref.store %s, %a[%i] : memref<4096xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Below min-work, reducing into results, or calling the runtime: the loop
+// stays where it is.
+// CHECK-LABEL: func.func @stays(
+// CHECK-COUNT-3: scf.parallel
+// CHECK-NOT: _dispatch
+// CHECK: return
+func.func private @shardrt_rank() -> i64
+func.func @stays(%a: memref<4096xf32>, %b: memref<64xf32>, %s: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    memref.store %s, %b[%i] : memref<64xf32>
+    scf.reduce
+  }
+  %sum = scf.parallel (%i) = (%c0) to (%c4096) step (%c1) init (%s) -> f32 {
+    %v = memref.load %a[%i] : memref<4096xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%x: f32, %y: f32):
+      %r = arith.addf %x, %y : f32
+      scf.reduce.return %r : f32
+    }
+  }
+  scf.parallel (%i) = (%c0) to (%c4096) step (%c1) {
+    %r = func.call @shardrt_rank() : () -> i64
+    memref.store %s, %a[%i] : memref<4096xf32>
+    scf.reduce
+  }
+  return %sum : f32
+}
+
+// -----
+
+// A nest: only the outermost parallel loop is split, on its first dimension
+// that runs more than once (here the second: the first has one iteration).
+// CHECK-LABEL: func.func @nest(
+// CHECK: call @nest_par0_dispatch
+// CHECK: func.func private @nest_par0(
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0{{.*}}, %{{.*}}) to (%c1{{.*}}, %{{.*}})
+// CHECK: scf.parallel
+// CHECK-NOT: call
+// CHECK: func.func private @nest_par0_dispatch
+func.func @nest(%a: memref<1x256x64xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1, %c256) step (%c1, %c1) {
+    scf.parallel (%k) = (%c0) to (%c64) step (%c1) {
+      memref.store %s, %a[%i, %j, %k] : memref<1x256x64xf32>
+      scf.reduce
+    }
+    scf.reduce
+  }
+  return
+}

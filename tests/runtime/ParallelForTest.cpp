@@ -1,0 +1,134 @@
+// shardrt_parallel_for: every iteration runs exactly once, in chunks that
+// depend only on the count and the pool size; nested loops run inline;
+// pools are per rank thread and sized by SHARDRT_THREADS or cores / ranks.
+#include "shardrt.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Marks {
+  std::vector<std::atomic<int>> hits;
+  std::vector<std::atomic<int>> chunkOf; // which call's `begin` covered it
+  explicit Marks(int64_t n) : hits(n), chunkOf(n) {}
+};
+
+void mark(void *ctx, int64_t begin, int64_t end) {
+  auto *m = static_cast<Marks *>(ctx);
+  for (int64_t i = begin; i < end; ++i) {
+    m->hits[i]++;
+    m->chunkOf[i] = static_cast<int>(begin);
+  }
+}
+
+/// Runs `fn` on a fresh thread (a fresh pool) with SHARDRT_THREADS=threads.
+template <typename Fn> void onThreadWith(int threads, Fn fn) {
+  setenv("SHARDRT_THREADS", std::to_string(threads).c_str(), 1);
+  std::thread t(fn);
+  t.join();
+  unsetenv("SHARDRT_THREADS");
+}
+
+} // namespace
+
+TEST_CASE("parallel_for runs every iteration once, in count * t / T chunks") {
+  for (int threads : {1, 2, 3, 4, 7}) {
+    INFO("SHARDRT_THREADS=" << threads);
+    onThreadWith(threads, [&] {
+      CHECK(shardrt_threads_per_rank() == threads);
+      for (int64_t count : {0, 1, 2, 3, 5, 8, 13, 100, 1001}) {
+        INFO("count " << count);
+        Marks m(count);
+        shardrt_parallel_for(count, mark, &m);
+        for (int64_t i = 0; i < count; ++i) {
+          CHECK(m.hits[i] == 1);
+          // The chunk holding i starts at count * t / T for its t.
+          int64_t t = 0;
+          while (t + 1 < threads && count * (t + 1) / threads <= i)
+            ++t;
+          CHECK(m.chunkOf[i] == (count == 1 ? 0 : count * t / threads));
+        }
+        // Back to back loops reuse the pool.
+        shardrt_parallel_for(count, mark, &m);
+        for (int64_t i = 0; i < count; ++i)
+          CHECK(m.hits[i] == 2);
+      }
+    });
+  }
+}
+
+TEST_CASE("a parallel loop inside a body runs inline") {
+  onThreadWith(3, [] {
+    struct Outer {
+      Marks inner{60};
+    } outer;
+    shardrt_parallel_for(
+        3,
+        [](void *ctx, int64_t begin, int64_t end) {
+          auto *o = static_cast<Outer *>(ctx);
+          for (int64_t b = begin; b < end; ++b) {
+            struct Slice {
+              Marks *m;
+              int64_t base;
+            } slice{&o->inner, b * 20};
+            shardrt_parallel_for(
+                20,
+                [](void *c, int64_t lo, int64_t hi) {
+                  auto *s = static_cast<Slice *>(c);
+                  mark(s->m, s->base + lo, s->base + hi);
+                },
+                &slice);
+          }
+        },
+        &outer);
+    for (int64_t i = 0; i < 60; ++i)
+      CHECK(outer.inner.hits[i] == 1);
+  });
+}
+
+TEST_CASE("threads per rank: the cores divided among a world's ranks") {
+  unsetenv("SHARDRT_THREADS");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  for (int32_t ranks : {1, 2, 3, 64}) {
+    INFO(ranks << " ranks");
+    shardrt_world *world = shardrt_threads_create(ranks);
+    REQUIRE(world);
+    std::atomic<int> bad{0};
+    struct Check {
+      std::atomic<int> *bad;
+      int expected;
+    } check{&bad, 0};
+    // The affinity mask may hold fewer CPUs than the machine: compare with
+    // the single-rank answer divided by the ranks.
+    int all = 0;
+    std::thread([&] { all = shardrt_threads_per_rank(); }).join();
+    CHECK(all >= 1);
+    CHECK(all <= std::max(1, cores));
+    check.expected = std::max(1, all / ranks);
+    REQUIRE(shardrt_threads_run(
+                world,
+                [](shardrt_comm *, void *user) -> int32_t {
+                  auto *c = static_cast<Check *>(user);
+                  if (shardrt_threads_per_rank() != c->expected)
+                    ++*c->bad;
+                  return 0;
+                },
+                &check) == SHARDRT_OK);
+    shardrt_world_destroy(world);
+    CHECK(bad == 0);
+  }
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  int all = 0;
+  std::thread([&] { all = shardrt_threads_per_rank(); }).join();
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  int single = 0;
+  std::thread([&] { single = shardrt_threads_per_rank(); }).join();
+  CHECK(all == std::max(1, single / 2));
+}
