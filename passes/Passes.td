@@ -339,6 +339,38 @@ def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def CommCombineAllReduces : Pass<"comm-combine-all-reduces", "::mlir::ModuleOp"> {
+  let summary = "Pack independent all-reduces into one collective per group, kind and dtype";
+  let description = [{
+    On the local program. Walking each block in order, all-reduces with the
+    same device groups, reduction kind and element type are collected into
+    a bucket as their operands become ready; a bucket is emitted as one
+    collective right after its last member when a later op uses one of its
+    results, when the next member would take it past `max-bytes`, or at the
+    end of the block. The operands are flattened and concatenated, reduced
+    once, and each result is sliced back out, so what every value receives is
+    unchanged (elementwise reductions do not mix elements). The combined
+    op's `parts` attribute keeps each member's location, reason and bytes
+    for the report.
+
+    ```mlir
+    %a = comm.all_reduce <sum> %ga groups = [[0, 1]] : tensor<4x2xf32> -> tensor<4x2xf32>
+    %b = comm.all_reduce <sum> %gb groups = [[0, 1]] : tensor<3xf32> -> tensor<3xf32>
+    →
+    %fa = garray.reshape %ga : (tensor<4x2xf32>) -> tensor<8xf32>
+    %cat = garray.concatenate %fa, %gb, dim = 0 : ... -> tensor<11xf32>
+    %r = comm.all_reduce <sum> %cat groups = [[0, 1]] {parts = [...]} : tensor<11xf32> -> tensor<11xf32>
+    %a = garray.reshape (garray.slice %r [0, 8)) ; %b = garray.slice %r [8, 11)
+    ```
+    `max-bytes = 0` turns combining off.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"4194304",
+           "Largest combined collective in bytes per device (0: do not combine)">,
+  ];
+  let dependentDialects = ["::mlir::garray::GArrayDialect", "::mlir::comm::CommDialect"];
+}
+
 def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Lower comm collectives to calls into the shardrt C ABI";
   let description = [{

@@ -52,11 +52,16 @@ void buildPartitionPhase(OpPassManager &pm) {
   pm.addPass(createGArrayVerifyPartitioned());
 }
 
-void buildLocalPhase(OpPassManager &pm) {
+void buildLocalPhase(OpPassManager &pm, const LocalPhaseOptions &options) {
   // Local types, comm collectives over device groups, masks for uneven
   // shards; nothing global may survive it.
   pm.addPass(createGArrayGlobalToLocal());
   pm.addPass(createGArrayVerifyLocal());
+  // Independent all-reduces over the same groups travel together: one
+  // latency instead of one per gradient.
+  CommCombineAllReducesOptions combine;
+  combine.maxBytes = options.combineBytes;
+  pm.addPass(createCommCombineAllReduces(combine));
 }
 
 void buildLoweringPhase(OpPassManager &pm) {
@@ -93,8 +98,9 @@ void registerPhasePipelines() {
   PassPipelineRegistration<>("shardc-partition-phase",
                              "The partitioning phase: reshards, then collectives",
                              buildPartitionPhase);
-  PassPipelineRegistration<>("shardc-local-phase",
-                             "The local phase: each device's program", buildLocalPhase);
+  PassPipelineRegistration<>(
+      "shardc-local-phase", "The local phase: each device's program",
+      [](OpPassManager &pm) { buildLocalPhase(pm, LocalPhaseOptions()); });
   PassPipelineRegistration<>("shardc-lowering-phase",
                              "Local compute to linalg, collectives to runtime calls",
                              buildLoweringPhase);

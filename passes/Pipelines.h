@@ -43,8 +43,14 @@ struct PropagationPhaseOptions {
 
 void buildGlobalPhase(mlir::OpPassManager &pm, const GlobalPhaseOptions &options);
 void buildPropagationPhase(mlir::OpPassManager &pm, const PropagationPhaseOptions &options);
+struct LocalPhaseOptions {
+  /// comm-combine-all-reduces: the largest combined all-reduce, bytes per
+  /// device (0: do not combine).
+  int64_t combineBytes = int64_t(4) << 20;
+};
+
 void buildPartitionPhase(mlir::OpPassManager &pm);
-void buildLocalPhase(mlir::OpPassManager &pm);
+void buildLocalPhase(mlir::OpPassManager &pm, const LocalPhaseOptions &options);
 void buildLoweringPhase(mlir::OpPassManager &pm);
 
 /// Registers the five phases as named pipelines (for shardc-opt).

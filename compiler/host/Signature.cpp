@@ -92,6 +92,26 @@ json::Array collectivesJson(const Signature &sig) {
   return collectives;
 }
 
+json::Array combinedJson(const Signature &sig) {
+  json::Array combined;
+  for (const CombinedCollective &c : sig.combined) {
+    json::Array parts;
+    for (const CombinedCollective::Part &p : c.parts)
+      parts.push_back(json::Object{{"location", p.location},
+                                   {"reason", p.reason},
+                                   {"local_type", p.localType},
+                                   {"bytes", p.bytes}});
+    combined.push_back(json::Object{{"kind", c.kind},
+                                    {"reduction", c.reduction},
+                                    {"local_type", c.localType},
+                                    {"group_size", c.groupSize},
+                                    {"bytes", c.bytes},
+                                    {"within", c.within},
+                                    {"parts", std::move(parts)}});
+  }
+  return combined;
+}
+
 } // namespace
 
 std::string reportJson(const Signature &sig) {
@@ -104,6 +124,7 @@ std::string reportJson(const Signature &sig) {
   json::Object root{
       {"mesh", json::Object{{"axes", std::move(axes)}, {"sizes", ints(sig.mesh.sizes)}}},
       {"collectives", collectivesJson(sig)},
+      {"combined", combinedJson(sig)},
       {"bytes_per_device", total}};
   if (sig.memory.known)
     root["peak_bytes_per_device"] = sig.memory.peakBytesPerDevice;
@@ -149,7 +170,8 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile,
                     {"mesh", json::Object{{"axes", std::move(axes)}, {"sizes", ints(sig.mesh.sizes)}}},
                     {"inputs", std::move(inputs)},
                     {"outputs", std::move(outputs)},
-                    {"collectives", std::move(collectives)}};
+                    {"collectives", std::move(collectives)},
+                    {"combined", combinedJson(sig)}};
   if (sig.memory.known)
     root["memory"] = json::Object{{"peak_bytes_per_device", sig.memory.peakBytesPerDevice},
                                   {"largest", std::move(largest)}};
@@ -333,6 +355,27 @@ bool readManifest(const std::string &text, Signature &sig, ManifestObject &objec
             c.axes.push_back(s->str());
       sig.collectives.push_back(std::move(c));
     }
+  if (const json::Array *cs = root->getArray("combined"))
+    for (const json::Value &v : *cs) {
+      const json::Object *o = v.getAsObject();
+      if (!o)
+        continue;
+      CombinedCollective c;
+      c.kind = o->getString("kind").value_or("all_reduce").str();
+      c.reduction = o->getString("reduction").value_or("").str();
+      c.localType = o->getString("local_type").value_or("").str();
+      c.groupSize = o->getInteger("group_size").value_or(1);
+      c.bytes = o->getInteger("bytes").value_or(0);
+      c.within = o->getString("within").value_or("").str();
+      if (const json::Array *ps = o->getArray("parts"))
+        for (const json::Value &pv : *ps)
+          if (const json::Object *po = pv.getAsObject())
+            c.parts.push_back({po->getString("location").value_or("").str(),
+                               po->getString("reason").value_or("").str(),
+                               po->getString("local_type").value_or("").str(),
+                               po->getInteger("bytes").value_or(0)});
+      sig.combined.push_back(std::move(c));
+    }
   if (const json::Object *mem = root->getObject("memory")) {
     auto peak = mem->getInteger("peak_bytes_per_device");
     if (!peak)
@@ -388,6 +431,22 @@ std::string formatReport(const Signature &sig) {
     total += c.bytesPerDevice;
   }
   os << "  total " << total << " B/device per step\n";
+  if (!sig.combined.empty()) {
+    size_t parts = 0;
+    for (const CombinedCollective &c : sig.combined)
+      parts += c.parts.size();
+    os << "combined in the local program: " << parts << " all-reduces issued as "
+       << sig.combined.size() << "\n";
+    for (const CombinedCollective &c : sig.combined) {
+      os << llvm::format("  combined %s <%s> %-18s group %lld  %8lld B local", c.kind.c_str(),
+                         c.reduction.c_str(), c.localType.c_str(),
+                         static_cast<long long>(c.groupSize), static_cast<long long>(c.bytes));
+      os << (c.within.empty() ? "" : "  in " + c.within) << "\n";
+      for (const CombinedCollective::Part &p : c.parts)
+        os << llvm::format("      part %-18s %8lld B  at %s\n", p.localType.c_str(),
+                           static_cast<long long>(p.bytes), p.location.c_str());
+    }
+  }
   os << formatMemory(sig);
   return text;
 }

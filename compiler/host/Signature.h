@@ -51,6 +51,25 @@ struct CollectiveRecord {
   int64_t localInBytes = 0, localOutBytes = 0;
 };
 
+/// One collective the local program issues for several of the planner's
+/// all-reduces (comm-combine-all-reduces): independent reductions over the
+/// same device groups, kind and element type, packed into one buffer.
+struct CombinedCollective {
+  struct Part {
+    std::string location; // the member's op, file:line:col
+    std::string reason;   // the planner's reason for it
+    std::string localType;
+    int64_t bytes = 0;    // its local buffer
+  };
+  std::string kind = "all_reduce";
+  std::string reduction;
+  std::string localType; // the packed buffer, e.g. tensor<1560xf32>
+  int64_t groupSize = 1;
+  int64_t bytes = 0; // the packed buffer's bytes per device
+  std::string within; // the function it is in ("" for the entry)
+  std::vector<Part> parts;
+};
+
 /// One value of the memory estimate: a function argument or an op result of
 /// the partitioned entry, with its per-device footprint.
 struct MemoryValue {
@@ -91,6 +110,8 @@ struct Signature {
   std::string entry; // the C symbol: void entry(void **buffers)
   std::vector<TensorSignature> inputs, outputs;
   std::vector<CollectiveRecord> collectives;
+  /// How the local program issues them where it combines several into one.
+  std::vector<CombinedCollective> combined;
   MemoryEstimate memory;
 };
 

@@ -160,8 +160,11 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
     return result;
 
   // Phase 3: the local program.
-  if (failed(run(module, buildLocalPhase)))
+  LocalPhaseOptions local;
+  local.combineBytes = options.combineBytes;
+  if (failed(run(module, [&](OpPassManager &pm) { buildLocalPhase(pm, local); })))
     return std::nullopt;
+  readCombined(module, result.signature);
   if (stopHere(Phase::Local))
     return result;
 

@@ -63,6 +63,9 @@ struct CompileOptions {
   /// `--memory-budget`: bytes per device. Compiling fails (with the largest
   /// values and how to shard them) when the estimated peak exceeds it.
   std::optional<int64_t> memoryBudget;
+  /// `--combine-bytes`: independent all-reduces over the same groups are
+  /// combined up to this many bytes per device (0: never).
+  int64_t combineBytes = int64_t(4) << 20;
 };
 
 struct CompileResult {

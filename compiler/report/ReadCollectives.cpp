@@ -2,6 +2,7 @@
 #include "compiler/report/ReadCollectives.h"
 
 #include "compiler/report/ReadSignature.h"
+#include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 #include "sharding/Halo.h"
 
@@ -186,6 +187,46 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
 void readCollectives(func::FuncOp entry, Signature &sig) {
   llvm::SmallPtrSet<Operation *, 8> active;
   readCollectives(entry, sig, "", active);
+}
+
+void readCombined(ModuleOp module, Signature &sig) {
+  std::string entry = sig.entry;
+  if (llvm::StringRef(entry).ends_with("_shardc"))
+    entry = entry.substr(0, entry.size() - 7);
+  module.walk([&](comm::AllReduceOp op) {
+    auto parts = op->getAttrOfType<ArrayAttr>("parts");
+    if (!parts)
+      return;
+    CombinedCollective c;
+    c.reduction = garray::stringifyReductionKind(op.getKind()).str();
+    int64_t bytes = 0;
+    c.localType = localTypeText(
+        llvm::to_vector(cast<RankedTensorType>(op.getType()).getShape()),
+        cast<RankedTensorType>(op.getType()).getElementType(), bytes);
+    c.bytes = bytes;
+    c.groupSize = op.getGroupSize();
+    auto fn = op->getParentOfType<func::FuncOp>();
+    if (fn && fn.getSymName() != entry)
+      c.within = "@" + fn.getSymName().str();
+    for (Attribute a : parts) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      if (!d)
+        continue;
+      CombinedCollective::Part p;
+      if (auto s = d.getAs<StringAttr>("location"))
+        p.location = s.str();
+      if (auto s = d.getAs<StringAttr>("reason"))
+        p.reason = s.str();
+      if (auto t = d.getAs<TypeAttr>("type")) {
+        llvm::raw_string_ostream os(p.localType);
+        t.getValue().print(os);
+      }
+      if (auto b = d.getAs<IntegerAttr>("bytes"))
+        p.bytes = b.getInt();
+      c.parts.push_back(std::move(p));
+    }
+    sig.combined.push_back(std::move(c));
+  });
 }
 
 } // namespace shardc

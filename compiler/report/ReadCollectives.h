@@ -12,12 +12,17 @@
 #include "compiler/host/Signature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 
 namespace shardc {
 
 /// Appends the collectives `entry` runs (with those of the functions it
 /// calls, once per call) to `sig.collectives`.
 void readCollectives(mlir::func::FuncOp entry, Signature &sig);
+
+/// Appends to `sig.combined` every all-reduce of the local program that
+/// comm-combine-all-reduces made from several (its `parts`).
+void readCombined(mlir::ModuleOp module, Signature &sig);
 
 } // namespace shardc
 

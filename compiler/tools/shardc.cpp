@@ -110,6 +110,11 @@ cl::opt<std::string> budgetArg("memory-budget",
                                cl::desc("fail when the estimated peak memory per device "
                                         "exceeds it (e.g. 512M)"),
                                cl::value_desc("BYTES"), cl::sub(budgetCmds), cl::cat(category));
+cl::opt<std::string> combineArg(
+    "combine-bytes",
+    cl::desc("combine independent all-reduces over the same device groups into one collective "
+             "of at most this many bytes per device (default 4M; 0: never)"),
+    cl::value_desc("BYTES"), cl::sub(budgetCmds), cl::cat(category));
 cl::opt<bool> quietArg("quiet", cl::desc("print only errors"), cl::sub(buildCmds),
                        cl::cat(category));
 cl::opt<std::string> outDirArg("o", cl::desc("the artifact folder (default: out)"),
@@ -165,6 +170,7 @@ struct Args {
   bool report = false, quiet = false, explain = false, timeSteps = false;
   std::string checkReplicas = "last";
   std::optional<int64_t> memoryBudget;
+  int64_t combineBytes = int64_t(4) << 20;
   std::vector<std::pair<std::string, std::string>> inputs;
   /// `run --steps N`; unset = one step, printing every output.
   std::optional<int64_t> steps;
@@ -251,6 +257,13 @@ std::optional<Args> readArgs(int &status) {
       return fail("--memory-budget=" + budgetArg +
                   ": expected a positive byte count such as 1048576, 512K, 64M or 2G");
     a.memoryBudget = bytes;
+  }
+  if (combineArg.getNumOccurrences()) {
+    int64_t bytes = 0;
+    if (combineArg != "0" && !shardc::parseByteSize(combineArg, bytes))
+      return fail("--combine-bytes=" + combineArg +
+                  ": expected 0 or a positive byte count such as 65536, 512K or 4M");
+    a.combineBytes = bytes;
   }
   for (const std::string &v : inArg) {
     size_t eq = v.find('=');
@@ -447,6 +460,7 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   options.emitStream = &llvm::outs();
   options.explain = a.explain || a.command == "explain";
   options.memoryBudget = a.memoryBudget;
+  options.combineBytes = a.combineBytes;
   if (a.command == "explain" && !a.emit) {
     // Explaining needs the program up to partitioning, and no object.
     options.emit = shardc::Phase::Partitioned;

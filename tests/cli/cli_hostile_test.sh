@@ -157,8 +157,8 @@ fi
 
 # --- faults at run time: a failed or stalled rank ends every rank -----------
 # The test-only hook SHARDRT_TEST_FAULT=rank=R,collective=K,kind=fail|stall.
-SHARDRT_TEST_FAULT=rank=2,collective=1,kind=fail expect_error fault_fail 5 \
-  "rank 2" "injected fault in collective #1" -- run "$SEED" "${SEED_IN[@]}" --out "$TMP/fault_out"
+SHARDRT_TEST_FAULT=rank=2,collective=0,kind=fail expect_error fault_fail 5 \
+  "rank 2" "injected fault in collective #0" -- run "$SEED" "${SEED_IN[@]}" --out "$TMP/fault_out"
 SHARDRT_TEST_FAULT=rank=1,collective=0,kind=stall expect_error fault_stall 5 \
   "timed out after 2 s" "waiting for ranks 1" -- run "$SEED" "${SEED_IN[@]}" --timeout 2 \
   --out "$TMP/fault_out"

@@ -90,8 +90,11 @@ fi
 if expect_ok emit_local -- compile "$SEED" --mesh data=4 --emit=local; then
   out="$TMP/emit_local.out"
   check emit_local "has comm.all_reduce" contains "$out" "comm.all_reduce"
-  check emit_local "2 comm.all_reduce (got $(count_of "$out" comm.all_reduce))" \
-    test "$(count_of "$out" "comm.all_reduce")" = 2
+  # The loss's and the gradient's reductions are independent: one combined
+  # collective carries both.
+  check emit_local "1 comm.all_reduce (got $(count_of "$out" comm.all_reduce))" \
+    test "$(count_of "$out" "comm.all_reduce")" = 1
+  check emit_local "combined from 2 parts" contains "$out" "combined 2 independent all-reduces"
   check emit_local "local X is tensor<2x2xf32>" contains "$out" "tensor<2x2xf32>"
   check emit_local "no global X shape left" test "$(count_of "$out" "tensor<8x2xf32>")" = 0
   check emit_local "no garray.all_reduce left" test "$(count_of "$out" "garray.all_reduce")" = 0
@@ -124,8 +127,16 @@ if expect_ok explain -- explain "$SEED" --mesh data=2; then
 fi
 
 # --- report -------------------------------------------------------------------
+if expect_ok emit_local_uncombined -- compile "$SEED" --mesh data=4 --emit=local --combine-bytes=0; then
+  check emit_local_uncombined "2 comm.all_reduce with --combine-bytes=0" \
+    test "$(count_of "$TMP/emit_local_uncombined.out" "comm.all_reduce")" = 2
+fi
+expect_error combine_bytes_bad 2 "--combine-bytes=lots" "byte count" -- \
+  compile "$SEED" --combine-bytes=lots
+
 if expect_ok report -- report "$SEED"; then
   out="$TMP/report.out"
+  check report "combined section" contains "$out" "combined in the local program: 2 all-reduces issued as 1"
   check report "header says 2 collectives" contains "$out" 'collectives on mesh ["data"=4]: 2'
   check report "2 all_reduce rows" test "$(grep -cE '^ +all_reduce ' "$out")" = 2
   loss_line=$(grep -n '%loss = garray.mean' "$SEED" | head -1 | cut -d: -f1)

@@ -56,6 +56,19 @@ if expect_ok lr_report -- report "$LR" --mesh data=4; then
   check lr_report "2 collectives" contains "$TMP/lr_report.out" "collectives on mesh [\"data\"=4]: 2"
 fi
 
+# The MLP's step on 2x2: the weight gradients' and the loss's reductions over
+# "data" are independent and travel as one collective, so the local program
+# issues 3 all-reduces, 7 uncombined.
+MLP="$ROOT/samples/mlp_train.mlir"
+for combine in default 0; do
+  args=(); want=3
+  if [[ $combine == 0 ]]; then args=(--combine-bytes=0); want=7; fi
+  if expect_ok "mlp_local_$combine" -- compile "$MLP" --mesh data=2,model=2 --emit=local "${args[@]}"; then
+    got=$(count_of "$TMP/mlp_local_$combine.out" "comm.all_reduce")
+    check "mlp_local_$combine" "$want comm.all_reduce (got $got)" test "$got" = "$want"
+  fi
+done
+
 expect_error steps_zero 2 "--steps 0" "positive" -- run "$LR" "${SEED_IN[@]}" --steps 0
 expect_error steps_word 2 "--steps x" -- run "$LR" "${SEED_IN[@]}" --steps x
 expect_error steps_missing 2 "--steps needs a value" -- run "$LR" "${SEED_IN[@]}" --steps

@@ -65,8 +65,9 @@
 // COUNT-NOT: garray.all_gather
 // COUNT-NOT: garray.all_slice
 
-// The local program: X and y are row blocks, w whole; the two all_reduces run
-// over every device; the denominator is still the global 8.
+// The local program: X and y are row blocks, w whole; the two all_reduces
+// (the loss's and the gradient's, independent) run over every device as one
+// combined collective; the denominator is still the global 8.
 // LOCAL-NOT: garray.mesh
 // LOCAL-LABEL: func.func @main
 // LOCAL4-SAME: (%[[X:[^:]+]]: tensor<2x2xf32> {garray.name = "X"}, %[[Y:[^:]+]]: tensor<2xf32> {garray.name = "y"}, %[[W:[^:]+]]: tensor<2xf32> {garray.name = "w"})
@@ -74,10 +75,11 @@
 // LOCAL-SAME: -> (tensor<f32> {garray.name = "loss"}, tensor<2xf32> {garray.name = "grad"}, tensor<2xf32> {garray.name = "w_next"})
 // LOCAL-NOT: garray.sharding
 // LOCAL: garray.constant dense<8.000000e+00> : tensor<f32>
-// LOCAL4: %[[LOSS:.*]] = comm.all_reduce <sum> %{{.*}} groups = {{\[}}[0, 1, 2, 3]] {{.*}}: tensor<f32> -> tensor<f32>
-// LOCAL8: %[[LOSS:.*]] = comm.all_reduce <sum> %{{.*}} groups = {{\[}}[0, 1, 2, 3, 4, 5, 6, 7]] {{.*}}: tensor<f32> -> tensor<f32>
-// LOCAL4: %[[GRAD:.*]] = comm.all_reduce <sum> %{{.*}} groups = {{\[}}[0, 1, 2, 3]] {{.*}}: tensor<2xf32> -> tensor<2xf32>
-// LOCAL8: %[[GRAD:.*]] = comm.all_reduce <sum> %{{.*}} groups = {{\[}}[0, 1, 2, 3, 4, 5, 6, 7]] {{.*}}: tensor<2xf32> -> tensor<2xf32>
+// LOCAL4: %[[SUMS:.*]] = comm.all_reduce <sum> %{{.*}} groups = {{\[}}[0, 1, 2, 3]] {{.*}}: tensor<3xf32> -> tensor<3xf32>
+// LOCAL8: %[[SUMS:.*]] = comm.all_reduce <sum> %{{.*}} groups = {{\[}}[0, 1, 2, 3, 4, 5, 6, 7]] {{.*}}: tensor<3xf32> -> tensor<3xf32>
+// LOCAL: %[[L:.*]] = garray.slice %[[SUMS]], start = [0], limit = [1], strides = [1]
+// LOCAL: %[[LOSS:.*]] = garray.reshape %[[L]] : (tensor<1xf32>) -> tensor<f32>
+// LOCAL: %[[GRAD:.*]] = garray.slice %[[SUMS]], start = [1], limit = [3], strides = [1]
 // LOCAL-NOT: comm.
 // LOCAL: %[[WNEXT:.*]] = garray.sub %[[W]], %{{.*}} : tensor<2xf32>
 // LOCAL: return %[[LOSS]], %[[GRAD]], %[[WNEXT]] : tensor<f32>, tensor<2xf32>, tensor<2xf32>

@@ -6,18 +6,22 @@ module {
     %3 = garray.reduce <sum> %2, dims = [0] : (tensor<2xf32>) -> tensor<f32>
     %4 = garray.constant dense<8.000000e+00> : tensor<f32>
     %5 = garray.div %3, %4 : tensor<f32>
-    %6 = comm.all_reduce <sum> %5 groups = [[0, 1, 2, 3]] {reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of func.return at samples/linear_regression.mlir:35:3 (a function result) needs the whole value"} : tensor<f32> -> tensor<f32>
-    %7 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %8 = garray.div %7, %4 : tensor<f32>
-    %9 = garray.broadcast_in_dim %8, dims = [] : (tensor<f32>) -> tensor<2xf32>
-    %10 = garray.mul %9, %1 : tensor<2xf32>
-    %11 = garray.add %10, %10 : tensor<2xf32>
-    %12 = garray.dot_general %11, %arg0, batch = [] x [], contracting = [0] x [0] : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<2xf32>
-    %13 = comm.all_reduce <sum> %12 groups = [[0, 1, 2, 3]] {reason = "pending sum over \22data\22 reduced once for its 2 uses, since operand #0 of garray.sharding_constraint at samples/linear_regression.mlir:34:13 (the gradient pinned to its parameter's layout by garray.sgd_update (garray-expand-optimizers)) needs the whole value"} : tensor<2xf32> -> tensor<2xf32>
-    %14 = garray.constant dense<1.000000e-01> : tensor<2xf32>
-    %15 = garray.mul %13, %14 : tensor<2xf32>
-    %16 = garray.sub %arg2, %15 : tensor<2xf32>
-    return %6, %13, %16 : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+    %6 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %7 = garray.div %6, %4 : tensor<f32>
+    %8 = garray.broadcast_in_dim %7, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %9 = garray.mul %8, %1 : tensor<2xf32>
+    %10 = garray.add %9, %9 : tensor<2xf32>
+    %11 = garray.dot_general %10, %arg0, batch = [] x [], contracting = [0] x [0] : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<2xf32>
+    %12 = garray.reshape %5 : (tensor<f32>) -> tensor<1xf32>
+    %13 = garray.concatenate %12, %11, dim = 0 : (tensor<1xf32>, tensor<2xf32>) -> tensor<3xf32>
+    %14 = comm.all_reduce <sum> %13 groups = [[0, 1, 2, 3]] {parts = [{bytes = 4 : i64, location = "samples/linear_regression.mlir:21:11 [from garray.mean]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of func.return at samples/linear_regression.mlir:35:3 (a function result) needs the whole value", type = tensor<f32>}, {bytes = 8 : i64, location = "samples/linear_regression.mlir:17:11 [gradient of garray.dot_general]", reason = "pending sum over \22data\22 reduced once for its 2 uses, since operand #0 of garray.sharding_constraint at samples/linear_regression.mlir:34:13 (the gradient pinned to its parameter's layout by garray.sgd_update (garray-expand-optimizers)) needs the whole value", type = tensor<2xf32>}], reason = "combined 2 independent all-reduces"} : tensor<3xf32> -> tensor<3xf32>
+    %15 = garray.slice %14, start = [0], limit = [1], strides = [1] : (tensor<3xf32>) -> tensor<1xf32>
+    %16 = garray.reshape %15 : (tensor<1xf32>) -> tensor<f32>
+    %17 = garray.slice %14, start = [1], limit = [3], strides = [1] : (tensor<3xf32>) -> tensor<2xf32>
+    %18 = garray.constant dense<1.000000e-01> : tensor<2xf32>
+    %19 = garray.mul %17, %18 : tensor<2xf32>
+    %20 = garray.sub %arg2, %19 : tensor<2xf32>
+    return %16, %17, %20 : tensor<f32>, tensor<2xf32>, tensor<2xf32>
   }
 }
 exit 0

@@ -32,171 +32,179 @@ module {
     %29 = comm.all_reduce <sum> %28 groups = [[0, 2], [1, 3]] {reason = "pending sum over \22data\22 reduced once for its 2 uses, since operand #1 of garray.div at samples/mlp_train.mlir:58:13 [from garray.mean] [gradient of garray.div] needs the whole value"} : tensor<f32> -> tensor<f32>
     %30 = garray.div %27, %29 : tensor<f32>
     %31 = garray.neg %30 : tensor<f32>
-    %32 = comm.all_reduce <sum> %31 groups = [[0, 2], [1, 3]] {reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of func.return at samples/mlp_train.mlir:110:3 (a function result) needs the whole value"} : tensor<f32> -> tensor<f32>
-    %33 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %34 = garray.neg %33 : tensor<f32>
-    %35 = garray.div %34, %29 : tensor<f32>
-    %36 = garray.broadcast_in_dim %35, dims = [] : (tensor<f32>) -> tensor<4xf32>
-    %37 = garray.mul %36, %25 : tensor<4xf32>
-    %38 = garray.broadcast_in_dim %37, dims = [0] : (tensor<4xf32>) -> tensor<4x4xf32>
-    %39 = garray.select %19, %38, %20 : (tensor<4x4xi1>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-    %40 = garray.neg %39 : tensor<4x4xf32>
-    %41 = garray.reduce <sum> %40, dims = [1] : (tensor<4x4xf32>) -> tensor<4xf32>
-    %42 = garray.reshape %41 : (tensor<4xf32>) -> tensor<4x1xf32>
-    %43 = garray.div %42, %13 : tensor<4x1xf32>
-    %44 = garray.broadcast_in_dim %43, dims = [0, 1] : (tensor<4x1xf32>) -> tensor<4x4xf32>
-    %45 = garray.mul %44, %12 : tensor<4x4xf32>
-    %46 = garray.add %39, %45 : tensor<4x4xf32>
-    %47 = garray.neg %46 : tensor<4x4xf32>
-    %48 = garray.reduce <sum> %47, dims = [1] : (tensor<4x4xf32>) -> tensor<4xf32>
-    %49 = garray.reshape %48 : (tensor<4xf32>) -> tensor<4x1xf32>
-    %50 = garray.compare <eq> %8, %10 : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xi1>
-    %51 = garray.constant dense<1.000000e+00> : tensor<4x4xf32>
-    %52 = garray.select %50, %51, %20 : (tensor<4x4xi1>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-    %53 = garray.reduce <sum> %52, dims = [1] keepdims : (tensor<4x4xf32>) -> tensor<4x1xf32>
-    %54 = garray.div %49, %53 : tensor<4x1xf32>
-    %55 = garray.broadcast_in_dim %54, dims = [0, 1] : (tensor<4x1xf32>) -> tensor<4x4xf32>
-    %56 = garray.mul %52, %55 : tensor<4x4xf32>
-    %57 = garray.add %46, %56 : tensor<4x4xf32>
-    %58 = garray.reduce <sum> %57, dims = [0] : (tensor<4x4xf32>) -> tensor<4xf32>
-    %59 = comm.all_reduce <sum> %58 groups = [[0, 2], [1, 3]] {reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:105:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value"} : tensor<4xf32> -> tensor<4xf32>
-    %60 = garray.dot_general %57, %arg4, batch = [] x [], contracting = [1] x [1] : (tensor<4x4xf32>, tensor<16x4xf32>) -> tensor<4x16xf32>
-    %61 = garray.dot_general %57, %4, batch = [] x [], contracting = [0] x [0] : (tensor<4x4xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
-    %62 = garray.transpose %61, permutation = [1, 0] : (tensor<4x16xf32>) -> tensor<16x4xf32>
-    %63 = comm.all_reduce <sum> %62 groups = [[0, 2], [1, 3]] {reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:102:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value"} : tensor<16x4xf32> -> tensor<16x4xf32>
-    %64 = garray.compare <eq> %2, %4 : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xi1>
-    %65 = garray.compare <eq> %3, %4 : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xi1>
-    %66 = garray.constant dense<5.000000e-01> : tensor<4x16xf32>
-    %67 = garray.mul %60, %66 : tensor<4x16xf32>
-    %68 = garray.select %65, %67, %60 : (tensor<4x16xi1>, tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
-    %69 = garray.select %64, %68, %3 : (tensor<4x16xi1>, tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
-    %70 = garray.reduce <sum> %69, dims = [0] : (tensor<4x16xf32>) -> tensor<16xf32>
-    %71 = comm.all_reduce <sum> %70 groups = [[0, 2], [1, 3]] {reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:99:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value"} : tensor<16xf32> -> tensor<16xf32>
-    %72 = garray.dot_general %69, %arg0, batch = [] x [], contracting = [0] x [0] : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<16x16xf32>
-    %73 = garray.transpose %72, permutation = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
-    %74 = comm.all_reduce <sum> %73 groups = [[0, 2], [1, 3]] {reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:96:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value"} : tensor<16x16xf32> -> tensor<16x16xf32>
-    %75 = garray.constant dense<0.899999976> : tensor<16x16xf32>
-    %76 = garray.mul %arg6, %75 : tensor<16x16xf32>
-    %77 = garray.constant dense<1.000000e-01> : tensor<16x16xf32>
-    %78 = garray.mul %74, %77 : tensor<16x16xf32>
-    %79 = garray.add %76, %78 : tensor<16x16xf32>
-    %80 = garray.constant dense<9.990000e-01> : tensor<16x16xf32>
-    %81 = garray.mul %arg10, %80 : tensor<16x16xf32>
-    %82 = garray.mul %74, %74 : tensor<16x16xf32>
-    %83 = garray.constant dense<1.000000e-03> : tensor<16x16xf32>
-    %84 = garray.mul %82, %83 : tensor<16x16xf32>
-    %85 = garray.add %81, %84 : tensor<16x16xf32>
-    %86 = garray.constant dense<0.899999976> : tensor<f32>
-    %87 = garray.pow %86, %arg14 : tensor<f32>
-    %88 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %89 = garray.sub %88, %87 : tensor<f32>
-    %90 = garray.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
-    %91 = garray.div %79, %90 : tensor<16x16xf32>
-    %92 = garray.constant dense<9.990000e-01> : tensor<f32>
-    %93 = garray.pow %92, %arg14 : tensor<f32>
-    %94 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %95 = garray.sub %94, %93 : tensor<f32>
-    %96 = garray.broadcast_in_dim %95, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
-    %97 = garray.div %85, %96 : tensor<16x16xf32>
-    %98 = garray.sqrt %97 : tensor<16x16xf32>
-    %99 = garray.constant dense<9.99999993E-9> : tensor<16x16xf32>
-    %100 = garray.add %98, %99 : tensor<16x16xf32>
-    %101 = garray.div %91, %100 : tensor<16x16xf32>
-    %102 = garray.constant dense<0.00999999977> : tensor<16x16xf32>
-    %103 = garray.mul %101, %102 : tensor<16x16xf32>
-    %104 = garray.sub %arg2, %103 : tensor<16x16xf32>
-    %105 = garray.constant dense<0.899999976> : tensor<16xf32>
-    %106 = garray.mul %arg7, %105 : tensor<16xf32>
-    %107 = garray.constant dense<1.000000e-01> : tensor<16xf32>
-    %108 = garray.mul %71, %107 : tensor<16xf32>
-    %109 = garray.add %106, %108 : tensor<16xf32>
-    %110 = garray.constant dense<9.990000e-01> : tensor<16xf32>
-    %111 = garray.mul %arg11, %110 : tensor<16xf32>
-    %112 = garray.mul %71, %71 : tensor<16xf32>
-    %113 = garray.constant dense<1.000000e-03> : tensor<16xf32>
-    %114 = garray.mul %112, %113 : tensor<16xf32>
-    %115 = garray.add %111, %114 : tensor<16xf32>
-    %116 = garray.constant dense<0.899999976> : tensor<f32>
-    %117 = garray.pow %116, %arg14 : tensor<f32>
-    %118 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %119 = garray.sub %118, %117 : tensor<f32>
-    %120 = garray.broadcast_in_dim %119, dims = [] : (tensor<f32>) -> tensor<16xf32>
-    %121 = garray.div %109, %120 : tensor<16xf32>
-    %122 = garray.constant dense<9.990000e-01> : tensor<f32>
-    %123 = garray.pow %122, %arg14 : tensor<f32>
-    %124 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %125 = garray.sub %124, %123 : tensor<f32>
-    %126 = garray.broadcast_in_dim %125, dims = [] : (tensor<f32>) -> tensor<16xf32>
-    %127 = garray.div %115, %126 : tensor<16xf32>
-    %128 = garray.sqrt %127 : tensor<16xf32>
-    %129 = garray.constant dense<9.99999993E-9> : tensor<16xf32>
-    %130 = garray.add %128, %129 : tensor<16xf32>
-    %131 = garray.div %121, %130 : tensor<16xf32>
-    %132 = garray.constant dense<0.00999999977> : tensor<16xf32>
-    %133 = garray.mul %131, %132 : tensor<16xf32>
-    %134 = garray.sub %arg3, %133 : tensor<16xf32>
-    %135 = garray.constant dense<0.899999976> : tensor<16x4xf32>
-    %136 = garray.mul %arg8, %135 : tensor<16x4xf32>
-    %137 = garray.constant dense<1.000000e-01> : tensor<16x4xf32>
-    %138 = garray.mul %63, %137 : tensor<16x4xf32>
-    %139 = garray.add %136, %138 : tensor<16x4xf32>
-    %140 = garray.constant dense<9.990000e-01> : tensor<16x4xf32>
-    %141 = garray.mul %arg12, %140 : tensor<16x4xf32>
-    %142 = garray.mul %63, %63 : tensor<16x4xf32>
-    %143 = garray.constant dense<1.000000e-03> : tensor<16x4xf32>
-    %144 = garray.mul %142, %143 : tensor<16x4xf32>
-    %145 = garray.add %141, %144 : tensor<16x4xf32>
-    %146 = garray.constant dense<0.899999976> : tensor<f32>
-    %147 = garray.pow %146, %arg14 : tensor<f32>
-    %148 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %149 = garray.sub %148, %147 : tensor<f32>
-    %150 = garray.broadcast_in_dim %149, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
-    %151 = garray.div %139, %150 : tensor<16x4xf32>
-    %152 = garray.constant dense<9.990000e-01> : tensor<f32>
-    %153 = garray.pow %152, %arg14 : tensor<f32>
-    %154 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %155 = garray.sub %154, %153 : tensor<f32>
-    %156 = garray.broadcast_in_dim %155, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
-    %157 = garray.div %145, %156 : tensor<16x4xf32>
-    %158 = garray.sqrt %157 : tensor<16x4xf32>
-    %159 = garray.constant dense<9.99999993E-9> : tensor<16x4xf32>
-    %160 = garray.add %158, %159 : tensor<16x4xf32>
-    %161 = garray.div %151, %160 : tensor<16x4xf32>
-    %162 = garray.constant dense<0.00999999977> : tensor<16x4xf32>
-    %163 = garray.mul %161, %162 : tensor<16x4xf32>
-    %164 = garray.sub %arg4, %163 : tensor<16x4xf32>
-    %165 = garray.constant dense<0.899999976> : tensor<4xf32>
-    %166 = garray.mul %arg9, %165 : tensor<4xf32>
-    %167 = garray.constant dense<1.000000e-01> : tensor<4xf32>
-    %168 = garray.mul %59, %167 : tensor<4xf32>
-    %169 = garray.add %166, %168 : tensor<4xf32>
-    %170 = garray.constant dense<9.990000e-01> : tensor<4xf32>
-    %171 = garray.mul %arg13, %170 : tensor<4xf32>
-    %172 = garray.mul %59, %59 : tensor<4xf32>
-    %173 = garray.constant dense<1.000000e-03> : tensor<4xf32>
-    %174 = garray.mul %172, %173 : tensor<4xf32>
-    %175 = garray.add %171, %174 : tensor<4xf32>
-    %176 = garray.constant dense<0.899999976> : tensor<f32>
-    %177 = garray.pow %176, %arg14 : tensor<f32>
-    %178 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %179 = garray.sub %178, %177 : tensor<f32>
-    %180 = garray.broadcast_in_dim %179, dims = [] : (tensor<f32>) -> tensor<4xf32>
-    %181 = garray.div %169, %180 : tensor<4xf32>
-    %182 = garray.constant dense<9.990000e-01> : tensor<f32>
-    %183 = garray.pow %182, %arg14 : tensor<f32>
-    %184 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %185 = garray.sub %184, %183 : tensor<f32>
-    %186 = garray.broadcast_in_dim %185, dims = [] : (tensor<f32>) -> tensor<4xf32>
-    %187 = garray.div %175, %186 : tensor<4xf32>
-    %188 = garray.sqrt %187 : tensor<4xf32>
-    %189 = garray.constant dense<9.99999993E-9> : tensor<4xf32>
-    %190 = garray.add %188, %189 : tensor<4xf32>
-    %191 = garray.div %181, %190 : tensor<4xf32>
-    %192 = garray.constant dense<0.00999999977> : tensor<4xf32>
-    %193 = garray.mul %191, %192 : tensor<4xf32>
-    %194 = garray.sub %arg5, %193 : tensor<4xf32>
-    %195 = garray.add %arg14, %33 : tensor<f32>
-    return %32, %104, %134, %164, %194, %79, %109, %139, %169, %85, %115, %145, %175, %195 : tensor<f32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<f32>
+    %32 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %33 = garray.neg %32 : tensor<f32>
+    %34 = garray.div %33, %29 : tensor<f32>
+    %35 = garray.broadcast_in_dim %34, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %36 = garray.mul %35, %25 : tensor<4xf32>
+    %37 = garray.broadcast_in_dim %36, dims = [0] : (tensor<4xf32>) -> tensor<4x4xf32>
+    %38 = garray.select %19, %37, %20 : (tensor<4x4xi1>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    %39 = garray.neg %38 : tensor<4x4xf32>
+    %40 = garray.reduce <sum> %39, dims = [1] : (tensor<4x4xf32>) -> tensor<4xf32>
+    %41 = garray.reshape %40 : (tensor<4xf32>) -> tensor<4x1xf32>
+    %42 = garray.div %41, %13 : tensor<4x1xf32>
+    %43 = garray.broadcast_in_dim %42, dims = [0, 1] : (tensor<4x1xf32>) -> tensor<4x4xf32>
+    %44 = garray.mul %43, %12 : tensor<4x4xf32>
+    %45 = garray.add %38, %44 : tensor<4x4xf32>
+    %46 = garray.neg %45 : tensor<4x4xf32>
+    %47 = garray.reduce <sum> %46, dims = [1] : (tensor<4x4xf32>) -> tensor<4xf32>
+    %48 = garray.reshape %47 : (tensor<4xf32>) -> tensor<4x1xf32>
+    %49 = garray.compare <eq> %8, %10 : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xi1>
+    %50 = garray.constant dense<1.000000e+00> : tensor<4x4xf32>
+    %51 = garray.select %49, %50, %20 : (tensor<4x4xi1>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    %52 = garray.reduce <sum> %51, dims = [1] keepdims : (tensor<4x4xf32>) -> tensor<4x1xf32>
+    %53 = garray.div %48, %52 : tensor<4x1xf32>
+    %54 = garray.broadcast_in_dim %53, dims = [0, 1] : (tensor<4x1xf32>) -> tensor<4x4xf32>
+    %55 = garray.mul %51, %54 : tensor<4x4xf32>
+    %56 = garray.add %45, %55 : tensor<4x4xf32>
+    %57 = garray.reduce <sum> %56, dims = [0] : (tensor<4x4xf32>) -> tensor<4xf32>
+    %58 = garray.dot_general %56, %arg4, batch = [] x [], contracting = [1] x [1] : (tensor<4x4xf32>, tensor<16x4xf32>) -> tensor<4x16xf32>
+    %59 = garray.dot_general %56, %4, batch = [] x [], contracting = [0] x [0] : (tensor<4x4xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+    %60 = garray.transpose %59, permutation = [1, 0] : (tensor<4x16xf32>) -> tensor<16x4xf32>
+    %61 = garray.compare <eq> %2, %4 : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xi1>
+    %62 = garray.compare <eq> %3, %4 : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xi1>
+    %63 = garray.constant dense<5.000000e-01> : tensor<4x16xf32>
+    %64 = garray.mul %58, %63 : tensor<4x16xf32>
+    %65 = garray.select %62, %64, %58 : (tensor<4x16xi1>, tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+    %66 = garray.select %61, %65, %3 : (tensor<4x16xi1>, tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+    %67 = garray.reduce <sum> %66, dims = [0] : (tensor<4x16xf32>) -> tensor<16xf32>
+    %68 = garray.dot_general %66, %arg0, batch = [] x [], contracting = [0] x [0] : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<16x16xf32>
+    %69 = garray.transpose %68, permutation = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %70 = garray.reshape %31 : (tensor<f32>) -> tensor<1xf32>
+    %71 = garray.reshape %60 : (tensor<16x4xf32>) -> tensor<64xf32>
+    %72 = garray.reshape %69 : (tensor<16x16xf32>) -> tensor<256xf32>
+    %73 = garray.concatenate %70, %57, %71, %67, %72, dim = 0 : (tensor<1xf32>, tensor<4xf32>, tensor<64xf32>, tensor<16xf32>, tensor<256xf32>) -> tensor<341xf32>
+    %74 = comm.all_reduce <sum> %73 groups = [[0, 2], [1, 3]] {parts = [{bytes = 4 : i64, location = "samples/mlp_train.mlir:59:11", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of func.return at samples/mlp_train.mlir:110:3 (a function result) needs the whole value", type = tensor<f32>}, {bytes = 16 : i64, location = "samples/mlp_train.mlir:32:10 [gradient of garray.broadcast_in_dim]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:105:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value", type = tensor<4xf32>}, {bytes = 256 : i64, location = "samples/mlp_train.mlir:30:10 [gradient of garray.dot_general]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:102:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value", type = tensor<16x4xf32>}, {bytes = 64 : i64, location = "samples/mlp_train.mlir:24:10 [gradient of garray.broadcast_in_dim]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:99:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value", type = tensor<16xf32>}, {bytes = 1024 : i64, location = "samples/mlp_train.mlir:22:10 [gradient of garray.dot_general]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:96:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value", type = tensor<16x16xf32>}], reason = "combined 5 independent all-reduces"} : tensor<341xf32> -> tensor<341xf32>
+    %75 = garray.slice %74, start = [0], limit = [1], strides = [1] : (tensor<341xf32>) -> tensor<1xf32>
+    %76 = garray.reshape %75 : (tensor<1xf32>) -> tensor<f32>
+    %77 = garray.slice %74, start = [1], limit = [5], strides = [1] : (tensor<341xf32>) -> tensor<4xf32>
+    %78 = garray.slice %74, start = [5], limit = [69], strides = [1] : (tensor<341xf32>) -> tensor<64xf32>
+    %79 = garray.reshape %78 : (tensor<64xf32>) -> tensor<16x4xf32>
+    %80 = garray.slice %74, start = [69], limit = [85], strides = [1] : (tensor<341xf32>) -> tensor<16xf32>
+    %81 = garray.slice %74, start = [85], limit = [341], strides = [1] : (tensor<341xf32>) -> tensor<256xf32>
+    %82 = garray.reshape %81 : (tensor<256xf32>) -> tensor<16x16xf32>
+    %83 = garray.constant dense<0.899999976> : tensor<16x16xf32>
+    %84 = garray.mul %arg6, %83 : tensor<16x16xf32>
+    %85 = garray.constant dense<1.000000e-01> : tensor<16x16xf32>
+    %86 = garray.mul %82, %85 : tensor<16x16xf32>
+    %87 = garray.add %84, %86 : tensor<16x16xf32>
+    %88 = garray.constant dense<9.990000e-01> : tensor<16x16xf32>
+    %89 = garray.mul %arg10, %88 : tensor<16x16xf32>
+    %90 = garray.mul %82, %82 : tensor<16x16xf32>
+    %91 = garray.constant dense<1.000000e-03> : tensor<16x16xf32>
+    %92 = garray.mul %90, %91 : tensor<16x16xf32>
+    %93 = garray.add %89, %92 : tensor<16x16xf32>
+    %94 = garray.constant dense<0.899999976> : tensor<f32>
+    %95 = garray.pow %94, %arg14 : tensor<f32>
+    %96 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %97 = garray.sub %96, %95 : tensor<f32>
+    %98 = garray.broadcast_in_dim %97, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %99 = garray.div %87, %98 : tensor<16x16xf32>
+    %100 = garray.constant dense<9.990000e-01> : tensor<f32>
+    %101 = garray.pow %100, %arg14 : tensor<f32>
+    %102 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %103 = garray.sub %102, %101 : tensor<f32>
+    %104 = garray.broadcast_in_dim %103, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %105 = garray.div %93, %104 : tensor<16x16xf32>
+    %106 = garray.sqrt %105 : tensor<16x16xf32>
+    %107 = garray.constant dense<9.99999993E-9> : tensor<16x16xf32>
+    %108 = garray.add %106, %107 : tensor<16x16xf32>
+    %109 = garray.div %99, %108 : tensor<16x16xf32>
+    %110 = garray.constant dense<0.00999999977> : tensor<16x16xf32>
+    %111 = garray.mul %109, %110 : tensor<16x16xf32>
+    %112 = garray.sub %arg2, %111 : tensor<16x16xf32>
+    %113 = garray.constant dense<0.899999976> : tensor<16xf32>
+    %114 = garray.mul %arg7, %113 : tensor<16xf32>
+    %115 = garray.constant dense<1.000000e-01> : tensor<16xf32>
+    %116 = garray.mul %80, %115 : tensor<16xf32>
+    %117 = garray.add %114, %116 : tensor<16xf32>
+    %118 = garray.constant dense<9.990000e-01> : tensor<16xf32>
+    %119 = garray.mul %arg11, %118 : tensor<16xf32>
+    %120 = garray.mul %80, %80 : tensor<16xf32>
+    %121 = garray.constant dense<1.000000e-03> : tensor<16xf32>
+    %122 = garray.mul %120, %121 : tensor<16xf32>
+    %123 = garray.add %119, %122 : tensor<16xf32>
+    %124 = garray.constant dense<0.899999976> : tensor<f32>
+    %125 = garray.pow %124, %arg14 : tensor<f32>
+    %126 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %127 = garray.sub %126, %125 : tensor<f32>
+    %128 = garray.broadcast_in_dim %127, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %129 = garray.div %117, %128 : tensor<16xf32>
+    %130 = garray.constant dense<9.990000e-01> : tensor<f32>
+    %131 = garray.pow %130, %arg14 : tensor<f32>
+    %132 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %133 = garray.sub %132, %131 : tensor<f32>
+    %134 = garray.broadcast_in_dim %133, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %135 = garray.div %123, %134 : tensor<16xf32>
+    %136 = garray.sqrt %135 : tensor<16xf32>
+    %137 = garray.constant dense<9.99999993E-9> : tensor<16xf32>
+    %138 = garray.add %136, %137 : tensor<16xf32>
+    %139 = garray.div %129, %138 : tensor<16xf32>
+    %140 = garray.constant dense<0.00999999977> : tensor<16xf32>
+    %141 = garray.mul %139, %140 : tensor<16xf32>
+    %142 = garray.sub %arg3, %141 : tensor<16xf32>
+    %143 = garray.constant dense<0.899999976> : tensor<16x4xf32>
+    %144 = garray.mul %arg8, %143 : tensor<16x4xf32>
+    %145 = garray.constant dense<1.000000e-01> : tensor<16x4xf32>
+    %146 = garray.mul %79, %145 : tensor<16x4xf32>
+    %147 = garray.add %144, %146 : tensor<16x4xf32>
+    %148 = garray.constant dense<9.990000e-01> : tensor<16x4xf32>
+    %149 = garray.mul %arg12, %148 : tensor<16x4xf32>
+    %150 = garray.mul %79, %79 : tensor<16x4xf32>
+    %151 = garray.constant dense<1.000000e-03> : tensor<16x4xf32>
+    %152 = garray.mul %150, %151 : tensor<16x4xf32>
+    %153 = garray.add %149, %152 : tensor<16x4xf32>
+    %154 = garray.constant dense<0.899999976> : tensor<f32>
+    %155 = garray.pow %154, %arg14 : tensor<f32>
+    %156 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %157 = garray.sub %156, %155 : tensor<f32>
+    %158 = garray.broadcast_in_dim %157, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %159 = garray.div %147, %158 : tensor<16x4xf32>
+    %160 = garray.constant dense<9.990000e-01> : tensor<f32>
+    %161 = garray.pow %160, %arg14 : tensor<f32>
+    %162 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %163 = garray.sub %162, %161 : tensor<f32>
+    %164 = garray.broadcast_in_dim %163, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %165 = garray.div %153, %164 : tensor<16x4xf32>
+    %166 = garray.sqrt %165 : tensor<16x4xf32>
+    %167 = garray.constant dense<9.99999993E-9> : tensor<16x4xf32>
+    %168 = garray.add %166, %167 : tensor<16x4xf32>
+    %169 = garray.div %159, %168 : tensor<16x4xf32>
+    %170 = garray.constant dense<0.00999999977> : tensor<16x4xf32>
+    %171 = garray.mul %169, %170 : tensor<16x4xf32>
+    %172 = garray.sub %arg4, %171 : tensor<16x4xf32>
+    %173 = garray.constant dense<0.899999976> : tensor<4xf32>
+    %174 = garray.mul %arg9, %173 : tensor<4xf32>
+    %175 = garray.constant dense<1.000000e-01> : tensor<4xf32>
+    %176 = garray.mul %77, %175 : tensor<4xf32>
+    %177 = garray.add %174, %176 : tensor<4xf32>
+    %178 = garray.constant dense<9.990000e-01> : tensor<4xf32>
+    %179 = garray.mul %arg13, %178 : tensor<4xf32>
+    %180 = garray.mul %77, %77 : tensor<4xf32>
+    %181 = garray.constant dense<1.000000e-03> : tensor<4xf32>
+    %182 = garray.mul %180, %181 : tensor<4xf32>
+    %183 = garray.add %179, %182 : tensor<4xf32>
+    %184 = garray.constant dense<0.899999976> : tensor<f32>
+    %185 = garray.pow %184, %arg14 : tensor<f32>
+    %186 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %187 = garray.sub %186, %185 : tensor<f32>
+    %188 = garray.broadcast_in_dim %187, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %189 = garray.div %177, %188 : tensor<4xf32>
+    %190 = garray.constant dense<9.990000e-01> : tensor<f32>
+    %191 = garray.pow %190, %arg14 : tensor<f32>
+    %192 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %193 = garray.sub %192, %191 : tensor<f32>
+    %194 = garray.broadcast_in_dim %193, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %195 = garray.div %183, %194 : tensor<4xf32>
+    %196 = garray.sqrt %195 : tensor<4xf32>
+    %197 = garray.constant dense<9.99999993E-9> : tensor<4xf32>
+    %198 = garray.add %196, %197 : tensor<4xf32>
+    %199 = garray.div %189, %198 : tensor<4xf32>
+    %200 = garray.constant dense<0.00999999977> : tensor<4xf32>
+    %201 = garray.mul %199, %200 : tensor<4xf32>
+    %202 = garray.sub %arg5, %201 : tensor<4xf32>
+    %203 = garray.add %arg14, %32 : tensor<f32>
+    return %76, %112, %142, %172, %202, %87, %117, %147, %177, %93, %123, %153, %183, %203 : tensor<f32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<f32>
   }
 }
 exit 0
