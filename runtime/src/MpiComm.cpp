@@ -39,6 +39,8 @@
 #include <cstring>
 #include <map>
 #include <thread>
+
+#include <sched.h>
 #include <vector>
 
 namespace shardrt {
@@ -416,8 +418,12 @@ private:
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     const auto limit = std::chrono::duration<double>(std::min(timeoutSeconds, 1e7));
-    // Spin briefly for latency, then sleep: ranks often share cores
-    // (mpirun --oversubscribe) and a busy peer would starve the others.
+    // Poll (MPI progresses a nonblocking collective only while it is
+    // tested), yielding so that ranks sharing cores (mpirun --oversubscribe)
+    // still run; sleep only once a collective has waited 10 ms, so a long
+    // wait for a late peer does not burn a core. Sleeping sooner (after a
+    // fixed number of polls) made a 64 KiB all-reduce 10x slower than
+    // MPI_Allreduce (bench/collectives).
     for (int spins = 0;; ++spins) {
       int done = 0;
       int rc = MPI_Testall(count, reqs, &done, MPI_STATUSES_IGNORE);
@@ -431,8 +437,12 @@ private:
         setLastError(message);
         endJob();
       }
-      if (spins > 1000)
-        std::this_thread::sleep_for(std::chrono::microseconds(spins > 10000 ? 1000 : 50));
+      auto waited = Clock::now() - start;
+      if (waited < std::chrono::milliseconds(10))
+        sched_yield();
+      else
+        std::this_thread::sleep_for(
+            std::chrono::microseconds(waited > std::chrono::milliseconds(200) ? 1000 : 50));
     }
   }
 

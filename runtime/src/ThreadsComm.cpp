@@ -10,10 +10,10 @@
 //  2. compute: each member reads its peers' buffers, in group order.
 //  3. drain: a second rendezvous, so no member returns (and lets its caller
 //     reuse or free a buffer) while a peer is still reading it.
-// all_reduce adds a write step and one more drain: member p reduces slice p of
-// the buffer into scratch memory, and after the drain writes that slice to
-// every member's buffer (in place reduction cannot write before all reads are
-// done).  Each element is reduced once, in group order, so replicas are
+// In all_reduce member p reads and writes only slice p of every member's
+// buffer: it reduces the slice chunk by chunk (in group order) and writes each
+// chunk back to every member before the drain, since no peer reads that
+// slice.  Each element is reduced once, in group order, so replicas are
 // bitwise identical, and the work is split over the members.
 //
 // Invariants:
@@ -32,6 +32,7 @@
 #include "Reduce.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -41,8 +42,24 @@
 #include <thread>
 #include <vector>
 
+#include <sched.h>
+
 namespace shardrt {
 namespace {
+
+/// How long a waiter spins for a phase to complete before it sleeps on the
+/// condition variable. Waking a sleeping thread costs tens of microseconds
+/// (more on a virtual machine), several times per collective; peers usually
+/// arrive within a few microseconds. When ranks outnumber cores the spinner
+/// yields, so that the peer it waits for can run.
+constexpr std::chrono::microseconds kSpin{200};
+
+int cpusAvailable() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 /// What a member asked for, compared across the group before commit.
 struct CallDesc {
@@ -89,7 +106,9 @@ struct Rendezvous {
         descs(members.size()) {}
   const std::vector<int64_t> members;
   std::condition_variable cv;
-  uint64_t generation = 0; // bumped each time a phase completes
+  // Bumped (under the world mutex) each time a phase completes; atomic so
+  // that waiters can spin on it without the mutex before they sleep.
+  std::atomic<uint64_t> generation{0};
   size_t arrived = 0;
   std::vector<char> present; // by position: arrived in the current phase
   std::vector<void *> posted;
@@ -107,6 +126,7 @@ struct shardrt_world {
   void failLocked(shardrt_status status, const std::string &message) {
     if (!aborted) {
       aborted = true;
+      abortedFlag.store(true, std::memory_order_release);
       firstStatus = status;
       firstMessage = message;
     }
@@ -120,6 +140,10 @@ struct shardrt_world {
   const int32_t numRanks;
   std::vector<int64_t> allRanks; // 0..N-1, the barrier's group
   std::vector<std::unique_ptr<shardrt::ThreadsComm>> comms;
+
+  // `aborted`, readable without the mutex: every collective checks it first,
+  // and taking the world mutex there made ranks queue on it.
+  std::atomic<bool> abortedFlag{false};
 
   std::mutex mu; // guards everything below
   bool running = false;
@@ -136,7 +160,9 @@ namespace {
 
 class ThreadsComm final : public shardrt_comm {
 public:
-  ThreadsComm(shardrt_world *world, int32_t rank) : shardrt_comm(rank, world->numRanks), world(world) {}
+  ThreadsComm(shardrt_world *world, int32_t rank) : shardrt_comm(rank, world->numRanks), world(world) {
+    oversubscribed = world->numRanks > cpusAvailable();
+  }
 
   const char *backendName() const override { return "threads"; }
 
@@ -146,7 +172,6 @@ public:
     const int64_t base = args.count / g, rem = args.count % g;
     const int64_t lo = pos * base + std::min(pos, rem);
     const int64_t n = base + (pos < rem ? 1 : 0);
-    std::vector<char> slice(static_cast<size_t>(n) * es);
     std::vector<void *> bufs(static_cast<size_t>(g));
     std::vector<const void *> srcs(static_cast<size_t>(g));
     CallDesc desc{CollectiveKind::AllReduce, args.count, 0, args.dtype, args.op};
@@ -158,17 +183,21 @@ public:
     std::copy(rv.posted.begin(), rv.posted.end(), bufs.begin());
     lock.unlock();
 
-    for (int64_t m = 0; m < g; ++m)
-      srcs[m] = static_cast<const char *>(bufs[m]) + lo * es;
-    if (n > 0)
-      reduceInOrder(slice.data(), srcs.data(), g, n, args.dtype, args.op);
-
-    lock.lock();
-    drain(lock, rv); // nobody reads any buffer after this point
-    lock.unlock();
-    if (n > 0)
+    // Only this member touches slice `pos` of any buffer, so it can write
+    // the reduced slice back while its peers work on theirs: reduce a
+    // cache-sized chunk from every member, then copy it to every member.
+    constexpr int64_t kChunkBytes = 16 << 10;
+    alignas(64) char chunk[kChunkBytes];
+    const int64_t step = std::max<int64_t>(1, kChunkBytes / static_cast<int64_t>(es));
+    for (int64_t off = lo; off < lo + n; off += step) {
+      const int64_t c = std::min(step, lo + n - off);
       for (int64_t m = 0; m < g; ++m)
-        std::memcpy(static_cast<char *>(bufs[m]) + lo * es, slice.data(), n * es);
+        srcs[m] = static_cast<const char *>(bufs[m]) + off * es;
+      reduceInOrder(chunk, srcs.data(), g, c, args.dtype, args.op);
+      for (int64_t m = 0; m < g; ++m)
+        std::memcpy(static_cast<char *>(bufs[m]) + off * es, chunk, c * es);
+    }
+
     lock.lock();
     drain(lock, rv); // every slice has been written to every member
     return SHARDRT_OK;
@@ -244,6 +273,8 @@ public:
   void abortWorld(const std::string &message) override { fail(SHARDRT_ERR_ABORTED, message); }
 
   bool isAborted(std::string *message) const override {
+    if (!world->abortedFlag.load(std::memory_order_acquire))
+      return false;
     std::lock_guard<std::mutex> lock(world->mu);
     if (world->aborted && message)
       *message = world->firstMessage;
@@ -299,9 +330,29 @@ private:
   static void completePhaseLocked(Rendezvous &rv) {
     rv.arrived = 0;
     std::fill(rv.present.begin(), rv.present.end(), 0);
-    ++rv.generation;
+    rv.generation.fetch_add(1, std::memory_order_release);
     rv.cv.notify_all();
   }
+
+  /// Spins, without the mutex, until generation `gen` of `rv` completes or
+  /// kSpin passes; returns with the mutex held again. The caller rechecks
+  /// everything under the mutex, so this only saves a sleep.
+  void spinUnlocked(std::unique_lock<std::mutex> &lock, const Rendezvous &rv, uint64_t gen) {
+    lock.unlock();
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 0; rv.generation.load(std::memory_order_acquire) == gen; ++i) {
+      if ((i & 255) == 255) {
+        if (std::chrono::steady_clock::now() > until)
+          break;
+        if (oversubscribed)
+          sched_yield();
+      }
+      __builtin_ia32_pause();
+    }
+    lock.lock();
+  }
+
+  bool oversubscribed = false; // more ranks than cores: spinners yield
 
   /// Phase 1 (see the file comment).  Returns OK once every member has
   /// posted, else an error with the world aborted.
@@ -312,7 +363,7 @@ private:
     rv.posted[pos] = ptr;
     rv.descs[pos] = desc;
     rv.present[pos] = 1;
-    const uint64_t gen = rv.generation;
+    const uint64_t gen = rv.generation.load();
     if (++rv.arrived == rv.members.size()) {
       for (size_t i = 1; i < rv.members.size(); ++i)
         if (!(rv.descs[i] == rv.descs[0]))
@@ -326,6 +377,7 @@ private:
       completePhaseLocked(rv);
       return SHARDRT_OK;
     }
+    spinUnlocked(lock, rv, gen);
     // Clamped so that the deadline cannot overflow the clock.
     const double seconds = std::min(world->timeoutSeconds, 1e7);
     const auto deadline =
@@ -358,13 +410,14 @@ private:
 
   /// Phases after commit: wait for every member, ignoring aborts (see the
   /// file comment for why this cannot hang).
-  static void drain(std::unique_lock<std::mutex> &lock, Rendezvous &rv) {
-    const uint64_t gen = rv.generation;
+  void drain(std::unique_lock<std::mutex> &lock, Rendezvous &rv) {
+    const uint64_t gen = rv.generation.load();
     if (++rv.arrived == rv.members.size()) {
       completePhaseLocked(rv);
       return;
     }
-    rv.cv.wait(lock, [&] { return rv.generation != gen; });
+    spinUnlocked(lock, rv, gen);
+    rv.cv.wait(lock, [&] { return rv.generation.load() != gen; });
   }
 
   shardrt_world *const world;
@@ -461,6 +514,7 @@ shardrt_status shardrt_threads_run(shardrt_world *world, shardrt_rank_fn fn, voi
       // (half-filled rendezvous) must not leak into this one.
       world->running = true;
       world->aborted = false;
+      world->abortedFlag.store(false);
       world->firstStatus = SHARDRT_OK;
       world->firstMessage.clear();
       world->rendezvous.clear();
