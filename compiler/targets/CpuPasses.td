@@ -17,9 +17,9 @@ def CpuLowerStridedCopies : Pass<"cpu-lower-strided-copies"> {
     C runner-utils library, which a shardc object cannot link against. Such
     copies come from bufferizing tensor.insert_slice / extract_slice into
     column blocks (concatenation, all-gather assembly). This pass rewrites
-    exactly those copies as linalg.copy, which convert-linalg-to-loops turns
-    into a loop nest (and which tiling/vectorization can handle later);
-    contiguous copies are left alone for memcpy.
+    exactly those copies as linalg.copy, which the linalg-to-loops lowering
+    turns into a loop nest (and which tiling/vectorization can handle
+    later); contiguous copies are left alone for memcpy.
 
     ```mlir
     memref.copy %x, %sub : memref<2x2xf32> to memref<2x2xf32, strided<[4, 1], offset: 2>>
@@ -129,7 +129,7 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
   let summary = "Cache-block, pack, register-tile and vectorize linalg.matmul on buffers";
   let description = [{
     The GEMM recipe of the CPU target, on bufferized IR (before
-    convert-linalg-to-loops), in the GotoBLAS/BLIS scheme. For each
+    convert-linalg-to-parallel-loops), in the GotoBLAS/BLIS scheme. For each
     linalg.matmul with f32 or f64 elements whose A is [M, K] or [K, M] and
     whose B is [K, N] or [N, K] (linalg.batch_matmul first becomes a loop over
     rank-reduced matmuls):
@@ -164,7 +164,10 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
           %r = scf.for %kk iter_args(%a = %acc) { ... vector.fma ... }
           vector.transfer_write %r, %C[..] } } }
     ```
-    Other element types and matmuls are left to convert-linalg-to-loops.
+    The M block loop is an scf.parallel (each block packs its own A panels),
+    as is a batched matmul's batch loop, so cpu-outline-parallel-loops can
+    run them on the rank's kernel threads. Other element types and matmuls
+    are left to convert-linalg-to-parallel-loops.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
