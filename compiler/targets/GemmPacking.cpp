@@ -286,23 +286,32 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   packer.forLoop(cols.full, [&](Value p) {
     packer.forLoop(rows.full, [&](Value q) { micros.push_back(packer.tile(c, q, p, k)); });
   });
-  // The last NR-partial column of panels, then the last MR-partial row
-  // (through the corner).
-  packer.whenNonEmpty(cols.tail, [&] {
-    packer.forLoop(rows.full, [&](Value q) {
-      micros.push_back(
-          packer.edgeTile(c, q, cols.full, k, index(rewriter, loc, mr), cols.tail));
-    });
-  });
-  packer.whenNonEmpty(rows.tail, [&] {
-    Value nb = dim(rewriter, loc, b, layout.bTransposed ? 0 : 1);
-    Value panels = arith::CeilDivUIOp::create(rewriter, loc, nb, index(rewriter, loc, nr));
-    packer.forLoop(panels, [&](Value p) {
-      Value start = arith::MulIOp::create(rewriter, loc, p, index(rewriter, loc, nr));
-      Value width = arith::MinUIOp::create(rewriter, loc, index(rewriter, loc, nr),
-                                           arith::SubIOp::create(rewriter, loc, nb, start));
-      micros.push_back(packer.edgeTile(c, rows.full, p, k, rows.tail, width));
-    });
+  // Edge tiles, in one loop so that one register kernel serves them all
+  // (LLVM's time grows with every copy of it): first the last, NR-partial
+  // column of panels (tiles (q, np), MR x tail), then the last, MR-partial
+  // row of A through the corner (tiles (nq, p), tail x min(NR, rest)).
+  auto ifNonEmpty = [&](Value size, Value count) {
+    Value nonEmpty = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt, size,
+                                           index(rewriter, loc, 0));
+    return arith::SelectOp::create(rewriter, loc, nonEmpty, count, index(rewriter, loc, 0));
+  };
+  Value nb = dim(rewriter, loc, b, layout.bTransposed ? 0 : 1);
+  Value colEdges = ifNonEmpty(cols.tail, rows.full);
+  Value rowEdges = ifNonEmpty(
+      rows.tail, arith::CeilDivUIOp::create(rewriter, loc, nb, index(rewriter, loc, nr)));
+  Value edges = arith::AddIOp::create(rewriter, loc, colEdges, rowEdges);
+  packer.forLoop(edges, [&](Value t) {
+    Value inColumn =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, t, colEdges);
+    auto pick = [&](Value ifColumn, Value ifRow) {
+      return arith::SelectOp::create(rewriter, loc, inColumn, ifColumn, ifRow).getResult();
+    };
+    Value p = pick(cols.full, arith::SubIOp::create(rewriter, loc, t, colEdges));
+    Value start = arith::MulIOp::create(rewriter, loc, p, index(rewriter, loc, nr));
+    Value rest = arith::MinUIOp::create(rewriter, loc, index(rewriter, loc, nr),
+                                        arith::SubIOp::create(rewriter, loc, nb, start));
+    micros.push_back(packer.edgeTile(c, pick(t, rows.full), p, k,
+                                     pick(index(rewriter, loc, mr), rows.tail), rest));
   });
   rewriter.eraseOp(block);
   return micros;

@@ -45,14 +45,18 @@ func.func @full_tiles(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<6
 
 // 33 x 17 x 65 in f64: the partial panels are zero-padded and the edge
 // tiles run the same vector kernel in a zeroed scratch tile, copied back;
-// nothing is left to scalar loops.
+// nothing is left to scalar loops. The full tiles' kernel comes first,
+// then the edge tiles' one.
 // CHECK-LABEL: func.func @remainders
 // CHECK: linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : memref<?x8xf64, strided<[8, 1], offset: {{.*}}>>)
 // CHECK: %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf64>
 // CHECK: vector.transfer_write %{{.*}} : vector<4x8xf64>, memref<33x17xf64>
 // CHECK: linalg.fill ins(%{{.*}} : f64) outs(%[[TILE]] : memref<4x8xf64>)
 // CHECK: vector.transfer_write %{{.*}}, %[[TILE]]{{.*}} : vector<4x8xf64>, memref<4x8xf64>
-// CHECK: linalg.copy ins(%{{.*}} : memref<4x{{.*}}xf64, strided<[8, 1]>>) outs(%{{.*}} : memref<4x{{.*}}xf64, strided<[17, 1], offset: ?>>)
+// CHECK: linalg.copy ins(%{{.*}} : memref<?x?xf64, strided<[8, 1]>>) outs(%{{.*}} : memref<?x?xf64, strided<[17, 1], offset: ?>>)
+// One loop over the edge tiles (the partial column, then the partial row):
+// one register kernel for all of them.
+// CHECK-NOT: vector.fma
 // CHECK-NOT: linalg.matmul
 // CHECK: return
 func.func @remainders(%A: memref<33x65xf64>, %B: memref<65x17xf64>, %C: memref<33x17xf64>) {
