@@ -164,7 +164,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   local.combineBytes = options.combineBytes;
   if (failed(run(module, [&](OpPassManager &pm) { buildLocalPhase(pm, local); })))
     return std::nullopt;
-  readCombined(module, result.signature);
+  readCombined(module, entryName, result.signature);
   if (stopHere(Phase::Local))
     return result;
 

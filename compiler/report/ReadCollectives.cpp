@@ -189,10 +189,7 @@ void readCollectives(func::FuncOp entry, Signature &sig) {
   readCollectives(entry, sig, "", active);
 }
 
-void readCombined(ModuleOp module, Signature &sig) {
-  std::string entry = sig.entry;
-  if (llvm::StringRef(entry).ends_with("_shardc"))
-    entry = entry.substr(0, entry.size() - 7);
+void readCombined(ModuleOp module, llvm::StringRef entry, Signature &sig) {
   module.walk([&](comm::AllReduceOp op) {
     auto parts = op->getAttrOfType<ArrayAttr>("parts");
     if (!parts)

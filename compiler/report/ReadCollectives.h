@@ -21,8 +21,9 @@ namespace shardc {
 void readCollectives(mlir::func::FuncOp entry, Signature &sig);
 
 /// Appends to `sig.combined` every all-reduce of the local program that
-/// comm-combine-all-reduces made from several (its `parts`).
-void readCombined(mlir::ModuleOp module, Signature &sig);
+/// comm-combine-all-reduces made from several (its `parts`); those outside
+/// the function `entry` name the function they are in.
+void readCombined(mlir::ModuleOp module, llvm::StringRef entry, Signature &sig);
 
 } // namespace shardc
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/GemmPacking.h"
+#include "passes/lowering/ContractionMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -17,39 +18,12 @@ using namespace mlir;
 namespace shardc::gemm {
 namespace {
 
-/// Maps over (m, n, k), optionally preceded by a batch dim b.
-struct MatmulMaps {
-  AffineMap a, aT, b, bT, c;
-};
-
-MatmulMaps matmulMaps(MLIRContext *ctx, bool batched) {
-  unsigned lead = batched ? 1 : 0;
-  SmallVector<AffineExpr> batch;
-  if (batched)
-    batch.push_back(getAffineDimExpr(0, ctx));
-  AffineExpr m = getAffineDimExpr(lead, ctx), n = getAffineDimExpr(lead + 1, ctx),
-             k = getAffineDimExpr(lead + 2, ctx);
-  auto map = [&](AffineExpr x, AffineExpr y) {
-    SmallVector<AffineExpr> results(batch);
-    results.append({x, y});
-    return AffineMap::get(lead + 3, 0, results, ctx);
-  };
-  return {map(m, k), map(k, m), map(k, n), map(n, k), map(m, n)};
-}
-
-std::optional<Layout> layoutFromMaps(ArrayRef<AffineMap> maps, const MatmulMaps &known) {
-  if (maps.size() != 3 || maps[2] != known.c)
-    return std::nullopt;
-  Layout layout;
-  if (maps[0] == known.aT)
-    layout.aTransposed = true;
-  else if (maps[0] != known.a)
-    return std::nullopt;
-  if (maps[1] == known.bT)
-    layout.bTransposed = true;
-  else if (maps[1] != known.b)
-    return std::nullopt;
-  return layout;
+std::optional<Layout> layoutFromMaps(ArrayRef<AffineMap> maps, MLIRContext *ctx, bool batched) {
+  for (bool aT : {false, true})
+    for (bool bT : {false, true})
+      if (llvm::equal(maps, contractionMaps(ctx, batched, aT, bT)))
+        return Layout{aT, bT};
+  return std::nullopt;
 }
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
@@ -104,23 +78,21 @@ Value dim(OpBuilder &b, Location loc, Value buffer, int64_t d) {
 std::optional<Layout> layoutOf(linalg::MatmulOp op) {
   if (!op.hasUserDefinedMaps())
     return Layout{};
-  return layoutFromMaps(op.getIndexingMapsArray(), matmulMaps(op.getContext(), false));
+  return layoutFromMaps(op.getIndexingMapsArray(), op.getContext(), false);
 }
 
 std::optional<Layout> layoutOf(linalg::BatchMatmulOp op) {
   if (!op.hasUserDefinedMaps())
     return Layout{};
-  return layoutFromMaps(op.getIndexingMapsArray(), matmulMaps(op.getContext(), true));
+  return layoutFromMaps(op.getIndexingMapsArray(), op.getContext(), true);
 }
 
 linalg::MatmulOp createMatmul(OpBuilder &b, Location loc, Value a, Value bMat, Value c,
                               Layout layout) {
   auto op = linalg::MatmulOp::create(b, loc, ValueRange{a, bMat}, ValueRange{c});
-  if (layout.aTransposed || layout.bTransposed) {
-    MatmulMaps maps = matmulMaps(b.getContext(), false);
+  if (layout.aTransposed || layout.bTransposed)
     op.setIndexingMapsAttr(b.getAffineMapArrayAttr(
-        {layout.aTransposed ? maps.aT : maps.a, layout.bTransposed ? maps.bT : maps.b, maps.c}));
-  }
+        contractionMaps(b.getContext(), false, layout.aTransposed, layout.bTransposed)));
   return op;
 }
 
@@ -226,8 +198,6 @@ public:
     body();
   }
 
-  RewriterBase &rw;
-
 private:
   linalg::MatmulOp micro(Value q, Value p, Value k, Value cTile) {
     return createMatmul(rw, loc, panelView(rw, loc, scratch.aPanels, q, k, mr),
@@ -239,6 +209,7 @@ private:
     return arith::ConstantOp::create(rw, loc, rw.getZeroAttr(elem));
   }
 
+  RewriterBase &rw;
   Location loc;
   const Scratch &scratch;
   int64_t mr, nr;

@@ -10,7 +10,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
@@ -52,33 +51,17 @@ struct CpuOutlineLoopNests : shardc::impl::CpuOutlineLoopNestsBase<CpuOutlineLoo
     // What the nest reads from outside: constants are cloned, the rest
     // passed in.
     shardc::NestInputs in = shardc::nestInputs(nest);
-    const llvm::SetVector<Value> &captured = in.captured;
-    const llvm::SetVector<Operation *> &constants = in.constants;
-    SmallVector<Type> argTypes;
-    for (Value v : captured)
-      argTypes.push_back(v.getType());
-
-    OpBuilder b(parent);
-    b.setInsertionPointAfter(after);
     std::string name = (parent.getSymName() + "_nest" + llvm::Twine(index)).str();
-    auto fn = func::FuncOp::create(b, nest->getLoc(), name, b.getFunctionType(argTypes, {}));
-    fn.setPrivate();
-    fn->setAttr(shardc::kOutlinedNestAttr, b.getUnitAttr());
-    symbols.insert(fn); // renames on a clash
-    Block *body = fn.addEntryBlock();
-    IRMapping map;
-    for (auto [value, arg] : llvm::zip(captured, body->getArguments()))
-      map.map(value, arg);
-    OpBuilder inner = OpBuilder::atBlockBegin(body);
-    for (Operation *c : constants)
-      inner.clone(*c, map);
-    inner.clone(*nest, map);
+    shardc::OutlinedFunction out =
+        shardc::createOutlinedFunction(after, name, nest->getLoc(), {}, in, symbols);
+    OpBuilder inner = OpBuilder::atBlockEnd(&out.fn.getBody().front());
+    inner.clone(*nest, out.map);
     func::ReturnOp::create(inner, nest->getLoc());
 
     OpBuilder at(nest);
-    func::CallOp::create(at, nest->getLoc(), fn, captured.getArrayRef());
+    func::CallOp::create(at, nest->getLoc(), out.fn, in.captured.getArrayRef());
     nest->erase();
-    return fn;
+    return out.fn;
   }
 };
 

@@ -134,37 +134,26 @@ struct CpuOutlineParallelLoops
     Location loc = op.getLoc();
     shardc::NestInputs in = shardc::nestInputs(op);
     Type indexType = IndexType::get(op.getContext());
-    SmallVector<Type> inputTypes;
-    for (Value v : in.captured)
-      inputTypes.push_back(v.getType());
-
-    OpBuilder b(parent);
-    b.setInsertionPointAfter(after);
-    SmallVector<Type> bodyTypes = {indexType, indexType};
-    bodyTypes.append(inputTypes);
     std::string name = (parent.getSymName() + "_par" + llvm::Twine(index)).str();
-    auto body = func::FuncOp::create(b, loc, name, b.getFunctionType(bodyTypes, {}));
-    body.setPrivate();
     // A named, non-inlined function: what perf and --emit=llvm show.
-    body->setAttr(shardc::kOutlinedNestAttr, b.getUnitAttr());
-    symbols.insert(body);
+    shardc::OutlinedFunction body = shardc::createOutlinedFunction(
+        after, name, loc, TypeRange{indexType, indexType}, in, symbols);
+    IRMapping &map = body.map;
+    Block *entry = &body.fn.getBody().front();
 
     SmallVector<Type> dispatchTypes = {indexType};
-    dispatchTypes.append(inputTypes);
-    auto dispatch = func::FuncOp::create(b, loc, body.getSymName().str() + "_dispatch",
+    for (Value v : in.captured)
+      dispatchTypes.push_back(v.getType());
+    OpBuilder b(body.fn);
+    b.setInsertionPointAfter(body.fn);
+    auto dispatch = func::FuncOp::create(b, loc, body.fn.getSymName().str() + "_dispatch",
                                          b.getFunctionType(dispatchTypes, {}));
     dispatch.setPrivate();
-    dispatch->setAttr(shardc::kParallelBodyAttr, FlatSymbolRefAttr::get(body));
+    dispatch->setAttr(shardc::kParallelBodyAttr, FlatSymbolRefAttr::get(body.fn));
     symbols.insert(dispatch);
 
     // The chunk: lb + begin·step up to min(ub, lb + end·step) in dim d.
-    Block *entry = body.addEntryBlock();
-    IRMapping map;
-    for (auto [value, arg] : llvm::zip(in.captured, entry->getArguments().drop_front(2)))
-      map.map(value, arg);
-    OpBuilder inner = OpBuilder::atBlockBegin(entry);
-    for (Operation *c : in.constants)
-      inner.clone(*c, map);
+    OpBuilder inner = OpBuilder::atBlockEnd(entry);
     Value lb = map.lookupOrDefault(op.getLowerBound()[d]);
     Value ub = map.lookupOrDefault(op.getUpperBound()[d]);
     Value step = map.lookupOrDefault(op.getStep()[d]);

@@ -1,5 +1,6 @@
 //===- Outlining.cpp - what a region-holding op reads from outside --------===//
 #include "compiler/targets/Outlining.h"
+#include "compiler/targets/CpuPasses.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -20,4 +21,27 @@ shardc::NestInputs shardc::nestInputs(Operation *nest) {
     }
   });
   return in;
+}
+
+shardc::OutlinedFunction shardc::createOutlinedFunction(Operation *after, llvm::StringRef name,
+                                                        Location loc, TypeRange leading,
+                                                        const NestInputs &in,
+                                                        SymbolTable &symbols) {
+  SmallVector<Type> types(leading.begin(), leading.end());
+  for (Value v : in.captured)
+    types.push_back(v.getType());
+  OpBuilder b(after);
+  b.setInsertionPointAfter(after);
+  OutlinedFunction out;
+  out.fn = func::FuncOp::create(b, loc, name, b.getFunctionType(types, {}));
+  out.fn.setPrivate();
+  out.fn->setAttr(kOutlinedNestAttr, b.getUnitAttr());
+  symbols.insert(out.fn); // renames on a clash
+  Block *entry = out.fn.addEntryBlock();
+  for (auto [value, arg] : llvm::zip(in.captured, entry->getArguments().drop_front(leading.size())))
+    out.map.map(value, arg);
+  OpBuilder inner = OpBuilder::atBlockBegin(entry);
+  for (Operation *c : in.constants)
+    inner.clone(*c, out.map);
+  return out;
 }

@@ -10,7 +10,10 @@
 #ifndef SHARDC_COMPILER_TARGETS_OUTLINING_H
 #define SHARDC_COMPILER_TARGETS_OUTLINING_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace shardc {
@@ -22,6 +25,19 @@ struct NestInputs {
 
 /// The values `nest` reads that are defined outside it.
 NestInputs nestInputs(mlir::Operation *nest);
+
+/// A new function for a nest: private, marked `shardc.outlined_nest` (so the
+/// CPU target makes it `noinline`), placed after `after` and named `name`
+/// (renamed on a clash), taking `leading` arguments and then one per value
+/// in `in.captured`. Its entry block holds clones of `in.constants`; `map`
+/// maps every captured value and constant to its counterpart inside.
+struct OutlinedFunction {
+  mlir::func::FuncOp fn;
+  mlir::IRMapping map;
+};
+OutlinedFunction createOutlinedFunction(mlir::Operation *after, llvm::StringRef name,
+                                        mlir::Location loc, mlir::TypeRange leading,
+                                        const NestInputs &in, mlir::SymbolTable &symbols);
 
 } // namespace shardc
 

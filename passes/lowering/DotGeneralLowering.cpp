@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
+#include "passes/lowering/ContractionMaps.h"
 #include "passes/lowering/LoweringPatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,12 +60,17 @@ int64_t product(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims) {
   return p;
 }
 
+bool isIdentity(ArrayRef<int64_t> perm) {
+  for (auto [i, d] : llvm::enumerate(perm))
+    if (d != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
 /// `value` with its dims permuted by `perm` (result dim i = source dim
 /// perm[i]); the value itself when `perm` is the identity.
 Value transposeIfNeeded(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> identity(perm.size());
-  std::iota(identity.begin(), identity.end(), 0);
-  if (llvm::equal(perm, identity))
+  if (isIdentity(perm))
     return value;
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape;
@@ -147,30 +153,6 @@ Value lowerToGeneric(DotGeneralOp op, PatternRewriter &rewriter, Value init) {
   return generic.getResult(0);
 }
 
-bool isIdentity(ArrayRef<int64_t> perm) {
-  for (auto [i, d] : llvm::enumerate(perm))
-    if (d != static_cast<int64_t>(i))
-      return false;
-  return true;
-}
-
-/// indexing_maps of a (batch_)matmul over ([b,] m, n, k) with A read as
-/// [K, M] when `lhsT` and B as [N, K] when `rhsT`.
-ArrayAttr contractionMaps(MLIRContext *ctx, bool batched, bool lhsT, bool rhsT) {
-  unsigned lead = batched ? 1 : 0;
-  AffineExpr m = getAffineDimExpr(lead, ctx), n = getAffineDimExpr(lead + 1, ctx),
-             k = getAffineDimExpr(lead + 2, ctx);
-  auto map = [&](AffineExpr x, AffineExpr y) {
-    SmallVector<AffineExpr> results;
-    if (batched)
-      results.push_back(getAffineDimExpr(0, ctx));
-    results.append({x, y});
-    return AffineMapAttr::get(AffineMap::get(lead + 3, 0, results, ctx));
-  };
-  return ArrayAttr::get(ctx, {lhsT ? map(k, m) : map(m, k), rhsT ? map(n, k) : map(k, n),
-                              map(m, n)});
-}
-
 struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DotGeneralOp op, PatternRewriter &rewriter) const override {
@@ -239,7 +221,8 @@ struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
                       .getOperation();
     if (lhsT || rhsT)
       contraction->setAttr("indexing_maps",
-                           contractionMaps(rewriter.getContext(), batched, lhsT, rhsT));
+                           rewriter.getAffineMapArrayAttr(shardc::contractionMaps(
+                               rewriter.getContext(), batched, lhsT, rhsT)));
     Value product = contraction->getResult(0);
     rewriter.replaceOp(op, reshape(rewriter, loc, product, out.getShape()));
     return success();

@@ -12,9 +12,8 @@
 // (generation, body, ctx, count) under the mutex and the caller waits for
 // the workers' chunks to finish. Loops from inside a body (a nested
 // parallel loop) run inline on the calling thread.
+#include "Cpus.h"
 #include "shardrt.h"
-
-#include <sched.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -24,13 +23,6 @@
 #include <vector>
 
 namespace {
-
-int cpusAvailable() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return CPU_COUNT(&set);
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 
 int envInt(const char *name) {
   const char *v = std::getenv(name);
@@ -143,7 +135,7 @@ extern "C" int32_t shardrt_threads_per_rank(void) {
   if (!ranks)
     if (shardrt_comm *comm = shardrt_current())
       ranks = shardrt_comm_size(comm);
-  return std::max(1, cpusAvailable() / std::max(1, ranks));
+  return std::max(1, shardrt::cpusAvailable() / std::max(1, ranks));
 }
 
 extern "C" void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx) {

@@ -27,6 +27,7 @@
 //  - All rendezvous state is guarded by the one world mutex, so an abort can
 //    wake every waiter without a lost wake-up.
 #include "Comm.h"
+#include "Cpus.h"
 #include "Dtype.h"
 #include "Error.h"
 #include "Reduce.h"
@@ -42,7 +43,7 @@
 #include <thread>
 #include <vector>
 
-#include <sched.h>
+#include <sched.h> // sched_yield
 
 namespace shardrt {
 namespace {
@@ -53,13 +54,6 @@ namespace {
 /// arrive within a few microseconds. When ranks outnumber cores the spinner
 /// yields, so that the peer it waits for can run.
 constexpr std::chrono::microseconds kSpin{200};
-
-int cpusAvailable() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return CPU_COUNT(&set);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 /// What a member asked for, compared across the group before commit.
 struct CallDesc {
