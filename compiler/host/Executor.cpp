@@ -124,7 +124,7 @@ bool makeLocalBuffers(const Signature &sig, const ArraySet &inputs, int64_t devi
 }
 
 std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object, EntryFn &entry,
-                                std::string &error) {
+                                std::string &error, std::vector<std::string> *profileSites) {
   std::vector<LoadedObject::Symbol> symbols;
   for (const shardrt_symbol *s = shardrt_symbols(); s->name; ++s)
     symbols.emplace_back(s->name, s->address);
@@ -139,7 +139,32 @@ std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object,
     return nullptr;
   }
   entry = *fn;
+  if (profileSites) {
+    auto sites = (*loaded)->lookupData(SHARDRT_PROFILE_SITES_SYMBOL);
+    if (!sites) {
+      llvm::consumeError(sites.takeError());
+      error = "the model was compiled without profiling; compile it with --profile";
+      return nullptr;
+    }
+    *profileSites = parseProfileSites(static_cast<const char *>(*sites));
+  }
   return std::shared_ptr<LoadedObject>(std::move(*loaded));
+}
+
+bool RankGroup::runEntry(EntryFn entry, size_t r, std::string &error) {
+  void **pointers = buffers[r].pointers.data();
+  if (!profile) {
+    entry(pointers);
+    return true;
+  }
+  struct Call {
+    EntryFn entry;
+    void **pointers;
+  } call{entry, pointers};
+  profiles[r].device = devices[r];
+  return runProfiled(
+      static_cast<int64_t>(profileSites.size()), profiles[r], error,
+      [](void *c) { static_cast<Call *>(c)->entry(static_cast<Call *>(c)->pointers); }, &call);
 }
 
 bool RankGroup::scatter(const ArraySet &inputs, std::string &error) {
@@ -149,6 +174,7 @@ bool RankGroup::scatter(const ArraySet &inputs, std::string &error) {
   }
   buffers.clear();
   buffers.resize(devices.size());
+  profiles.assign(devices.size(), RankProfile());
   for (size_t r = 0; r < devices.size(); ++r)
     if (!makeLocalBuffers(sig, inputs, devices[r], buffers[r], error))
       return false;
@@ -174,14 +200,16 @@ public:
     }
     struct State {
       EntryFn entry;
-      std::vector<LocalBuffers> *ranks;
-    } state{entry, &buffers};
+      ThreadsRankGroup *group;
+    } state{entry, this};
     shardrt_status st = shardrt_threads_run(
         world,
         [](shardrt_comm *comm, void *user) -> int32_t {
           auto *state = static_cast<State *>(user);
-          state->entry((*state->ranks)[shardrt_comm_rank(comm)].pointers.data());
-          return 0;
+          // A failure leaves the runtime's message as this rank's last
+          // error, which shardrt_threads_run reports.
+          std::string error;
+          return state->group->runEntry(state->entry, shardrt_comm_rank(comm), error) ? 0 : 1;
         },
         &state);
     shardrt_world_destroy(world);
@@ -204,6 +232,11 @@ public:
       error = "gathering '" + t.name + "': " + shardrt_last_error();
       return false;
     }
+    return true;
+  }
+
+  bool allProfiles(std::vector<RankProfile> &all, std::string &) override {
+    all = profiles;
     return true;
   }
 };
@@ -284,7 +317,8 @@ bool runSteps(const Signature &sig, const std::string &object, const ArraySet &i
   for (auto [o, i] : feedback.outputToInput)
     isState[o] = true;
   EntryFn entry = nullptr;
-  std::shared_ptr<void> code = loadEntry(sig, object, entry, error);
+  std::shared_ptr<void> code =
+      loadEntry(sig, object, entry, error, group.profile ? &group.profileSites : nullptr);
   if (!code || !group.scatter(inputs, error))
     return false;
   size_t nin = sig.inputs.size();

@@ -8,6 +8,7 @@
 #ifndef SHARDC_COMPILER_HOST_EXECUTOR_H
 #define SHARDC_COMPILER_HOST_EXECUTOR_H
 
+#include "compiler/host/Profile.h"
 #include "compiler/host/Signature.h"
 #include "shardrt.h"
 
@@ -77,10 +78,23 @@ public:
   /// difference between its replicas.
   virtual bool gather(size_t output, shardrt_array &global, double &diff,
                       std::string &error) = 0;
+  /// Every rank's profile, in device order (a collective under MPI).
+  virtual bool allProfiles(std::vector<RankProfile> &all, std::string &error) = 0;
 
   const Signature &sig;
   std::vector<int64_t> devices;      // the ranks held here
   std::vector<LocalBuffers> buffers; // one per entry of `devices`
+
+  /// Set by the caller to profile (the object must be compiled with
+  /// profiling): runSteps reads the object's site names into
+  /// `profileSites`, and step() adds each held rank's times to `profiles`.
+  bool profile = false;
+  std::vector<std::string> profileSites;
+  std::vector<RankProfile> profiles; // one per entry of `devices`
+
+protected:
+  /// Runs the entry on held rank `r`, profiled when asked.
+  bool runEntry(EntryFn entry, size_t r, std::string &error);
 };
 
 /// Every rank of `sig.mesh` as a thread of this process.
@@ -128,8 +142,11 @@ bool makeLocalBuffers(const Signature &sig, const ArraySet &inputs, int64_t devi
 
 /// Links the object against shardrt's symbols and finds `sig.entry`; the
 /// returned handle keeps the code alive (null, with `error`, on failure).
+/// With `profileSites`, also reads the names of the object's profiling
+/// sites (failing when it was compiled without profiling).
 std::shared_ptr<void> loadEntry(const Signature &sig, const std::string &object, EntryFn &entry,
-                                std::string &error);
+                                std::string &error,
+                                std::vector<std::string> *profileSites = nullptr);
 
 /// Placement of `t` for the runtime.
 shardrt_placement placementOf(const TensorSignature &t, const Mesh &mesh);

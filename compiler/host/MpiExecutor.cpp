@@ -38,8 +38,35 @@ class MpiRankGroup : public RankGroup {
 public:
   MpiRankGroup(const Signature &sig, int32_t rank) : RankGroup(sig) { devices.push_back(rank); }
 
-  bool step(EntryFn entry, std::string &) override {
-    entry(buffers[0].pointers.data());
+  bool step(EntryFn entry, std::string &error) override { return runEntry(entry, 0, error); }
+
+  /// Each rank's times as one row of int64s: device, steps, time in the
+  /// program, then calls and nanoseconds per site (every rank runs the
+  /// same object, so rows have one length).
+  bool allProfiles(std::vector<RankProfile> &all, std::string &error) override {
+    int64_t count = sig.mesh.deviceCount(), sites = static_cast<int64_t>(profileSites.size());
+    const RankProfile &mine = profiles[0];
+    std::vector<int64_t> row = {mine.device, mine.steps, mine.entryNanos};
+    row.insert(row.end(), mine.calls.begin(), mine.calls.end());
+    row.insert(row.end(), mine.nanos.begin(), mine.nanos.end());
+    row.resize(3 + 2 * sites, 0);
+    std::vector<int64_t> world(count), rows(row.size() * count);
+    for (int64_t d = 0; d < count; ++d)
+      world[d] = d;
+    if (shardrt_all_gather_on(comm, row.data(), rows.data(), 1, static_cast<int64_t>(row.size()),
+                              SHARDRT_I64, world.data(), 1, count) != SHARDRT_OK) {
+      error = std::string("collecting the profiles: ") + shardrt_last_error();
+      return false;
+    }
+    all.assign(count, RankProfile());
+    for (int64_t d = 0; d < count; ++d) {
+      const int64_t *r = rows.data() + d * row.size();
+      all[d].device = r[0];
+      all[d].steps = r[1];
+      all[d].entryNanos = r[2];
+      all[d].calls.assign(r + 3, r + 3 + sites);
+      all[d].nanos.assign(r + 3 + sites, r + 3 + 2 * sites);
+    }
     return true;
   }
 

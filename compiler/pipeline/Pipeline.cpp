@@ -176,6 +176,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
     return std::nullopt;
   CpuTargetOptions cpu;
   cpu.cpu = options.cpu;
+  cpu.profile = options.profile;
   if (failed(lowerToLLVMDialect(module, entryName, cpu)))
     return std::nullopt;
   embedArtifactRecord(module, artifactRecord(result.signature));

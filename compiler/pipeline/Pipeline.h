@@ -66,6 +66,9 @@ struct CompileOptions {
   /// `--combine-bytes`: independent all-reduces over the same groups are
   /// combined up to this many bytes per device (0: never).
   int64_t combineBytes = int64_t(4) << 20;
+  /// `--profile`: the object times each kernel and collective call
+  /// (CpuTargetOptions::profile) for `shardc run --profile`.
+  bool profile = false;
 };
 
 struct CompileResult {

@@ -278,4 +278,41 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def CpuInstrumentProfile : Pass<"cpu-instrument-profile", "::mlir::ModuleOp"> {
+  let summary = "Time every kernel and collective call (shardc --profile)";
+  let description = [{
+    `shardc run --profile` prints, for each rank, the time spent in each
+    kernel and each collective. This pass makes that measurable: every
+    call, in a function of the program (not in a kernel), of
+
+      - a kernel: a function cpu-outline-loop-nests made (run with
+        `min-nests=0` when profiling, so every loop nest has one) or a
+        dispatch of cpu-outline-parallel-loops;
+      - a collective of the runtime (shardrt_all_reduce, _all_gather,
+        _reduce_scatter, _all_to_all, _collective_permute)
+
+    becomes a *site* k, and the call is bracketed by
+    `shardrt_profile_begin(k)` and `shardrt_profile_end(k)`, which add its
+    wall time to the calling rank's table (runtime/include/shardrt.h). The
+    object names its sites in the public constant `shardc_profile_sites`:
+    one line per site, in site order, `kernel <function> <file:line:col>`
+    or `<collective> <file:line:col>` (the first file location of the op),
+    which the host prints beside the times.
+
+    ```mlir
+    call @main_nest3(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+    →
+    call @shardrt_profile_begin(%c3) : (i64) -> ()
+    call @main_nest3(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+    call @shardrt_profile_end(%c3) : (i64) -> ()
+    memref.global constant @shardc_profile_sites : memref<Nxi8> = dense<...>
+    ```
+
+    Without this pass the object has no probes: profiling costs nothing
+    unless asked for.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // SHARDC_COMPILER_TARGETS_CPUPASSES_TD

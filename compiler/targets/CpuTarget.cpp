@@ -111,7 +111,7 @@ std::string gemmPassText(const GemmTuning &t) {
       .str();
 }
 
-std::string buildCpuPipeline(const GemmTuning &gemm) {
+std::string buildCpuPipeline(const GemmTuning &gemm, bool profile) {
   PipelineText p;
   // ---- Tensor phase: the program is still values; rewrite it while that is
   // ---- cheap and analyzable.
@@ -193,7 +193,10 @@ std::string buildCpuPipeline(const GemmTuning &gemm) {
   // chunk function called through shardrt_parallel_for (defined below, once
   // arguments are LLVM values).
   p.add("cpu-outline-parallel-loops");
-  p.add("cpu-outline-loop-nests");
+  // Profiling times kernels by their calls: every nest gets a function.
+  p.add(profile ? "cpu-outline-loop-nests{min-nests=0}" : "cpu-outline-loop-nests");
+  if (profile)
+    p.add("cpu-instrument-profile");
   p.add("convert-scf-to-cf");
   // x86-64 has no bf16 arithmetic, and LLVM's fallback rounds f32 -> bf16 by
   // calling __truncsfbf2, which libgcc 12 lacks: the object would not load.
@@ -450,15 +453,16 @@ bool isLibcOrLibmFunction(llvm::StringRef name) {
 }
 
 /// The object may only import what the input declared (runtime functions),
-/// the kernel thread pool's shardrt_parallel_for (which the lowering itself
-/// calls), and libc/libm. A lowering that introduces anything else (e.g. MLIR's
+/// the kernel thread pool's shardrt_parallel_for and the profiling probes
+/// (which the lowering itself calls), and libc/libm. A lowering that introduces anything else (e.g. MLIR's
 /// `memrefCopy` from libmlir_c_runner_utils) would produce an object that does
 /// not load; say so now, naming the symbol.
 LogicalResult checkExternalSymbols(ModuleOp module, const llvm::StringSet<> &declaredByInput) {
   LogicalResult result = success();
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (!fn.isExternal() || declaredByInput.contains(fn.getName()) ||
-        fn.getName() == "shardrt_parallel_for" || isLibcOrLibmFunction(fn.getName()))
+        fn.getName() == "shardrt_parallel_for" || fn.getName() == "shardrt_profile_begin" ||
+        fn.getName() == "shardrt_profile_end" || isLibcOrLibmFunction(fn.getName()))
       continue;
     fn.emitError() << "the CPU lowering introduced a call to @" << fn.getName()
                    << ", which is neither libc/libm nor declared by the input module; the "
@@ -547,7 +551,7 @@ std::string shardc::cpuLoweringPipeline(const CpuTargetOptions &options) {
   std::string error;
   std::optional<ResolvedCpu> cpu = resolveCpu(options, error);
   const GemmTuning &portable = kGemmTunings[std::size(kGemmTunings) - 1];
-  return buildCpuPipeline(cpu ? gemmTuningFor(*cpu->subtarget) : portable);
+  return buildCpuPipeline(cpu ? gemmTuningFor(*cpu->subtarget) : portable, options.profile);
 }
 
 LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
@@ -571,7 +575,7 @@ LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
 
   FailureOr<ResolvedCpu> cpu = resolveCpu(module, options);
   if (failed(cpu)) return failure();
-  std::string pipeline = buildCpuPipeline(gemmTuningFor(*cpu->subtarget));
+  std::string pipeline = buildCpuPipeline(gemmTuningFor(*cpu->subtarget), options.profile);
   FailureOr<SmallVector<MemRefType>> buffers = addBufferWrapper(module, entry);
   if (failed(buffers)) return failure();
 

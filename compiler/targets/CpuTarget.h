@@ -48,6 +48,10 @@ struct CpuTargetOptions {
   std::string cpu = kHostCpu.str();
   /// LLVM optimization level, 0..3.
   unsigned optLevel = 3;
+  /// `--profile`: every loop nest becomes a named kernel function, and each
+  /// kernel and collective call is timed by the runtime's probes
+  /// (cpu-instrument-profile).
+  bool profile = false;
 };
 
 /// Suffix of the exported host entry point: `<entry>_shardc`.

@@ -206,3 +206,9 @@ llvm::Expected<LoadedObject::EntryFn> LoadedObject::lookup(llvm::StringRef name)
   if (!address) return withSessionErrors(address.takeError());
   return address->toPtr<EntryFn>();
 }
+
+llvm::Expected<const void *> LoadedObject::lookupData(llvm::StringRef name) {
+  auto address = jit->lookup(name);
+  if (!address) return withSessionErrors(address.takeError());
+  return address->toPtr<const void *>();
+}

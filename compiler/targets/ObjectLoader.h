@@ -47,6 +47,8 @@ public:
 
   /// The address of function `name` (e.g. "matmul_shardc") in the object.
   llvm::Expected<EntryFn> lookup(llvm::StringRef name);
+  /// The address of data symbol `name` (e.g. the profile's site names).
+  llvm::Expected<const void *> lookupData(llvm::StringRef name);
 
   ~LoadedObject();
   LoadedObject(const LoadedObject &) = delete;

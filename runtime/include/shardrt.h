@@ -201,6 +201,29 @@ int32_t shardrt_collective_permute_on(shardrt_comm *comm, const void *in, void *
                                       int64_t num_pairs);
 
 /* ---------------------------------------------------------------------------
+ * Profiling (`shardc run --profile`). An object compiled with profiling
+ * brackets each kernel and collective call, its *site* k, with
+ * shardrt_profile_begin(k) / shardrt_profile_end(k), and names its sites in
+ * the exported NUL-terminated string SHARDRT_PROFILE_SITES_SYMBOL, one line
+ * per site in site order. The probes time the calling thread's rank: they
+ * do nothing on a thread whose table is not started, so a profiled object
+ * runs unchanged under a host that does not profile.
+ * ------------------------------------------------------------------------- */
+
+#define SHARDRT_PROFILE_SITES_SYMBOL "shardc_profile_sites"
+
+void shardrt_profile_begin(int64_t site);
+void shardrt_profile_end(int64_t site);
+
+/* Starts a table of `num_sites` sites on the calling thread, all zero. */
+void shardrt_profile_start(int64_t num_sites);
+/* Stops the calling thread's table and adds its calls and nanoseconds per
+ * site into calls[0 .. num_sites-1] and nanos[0 .. num_sites-1]. Returns
+ * SHARDRT_OK, or SHARDRT_ERR_ARGUMENT when no table was started here or a
+ * probe named a site outside it. */
+int32_t shardrt_profile_stop(int64_t *calls, int64_t *nanos, int64_t num_sites);
+
+/* ---------------------------------------------------------------------------
  * Arrays and .npy files
  * ------------------------------------------------------------------------- */
 

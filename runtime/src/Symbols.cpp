@@ -1,7 +1,7 @@
 // The symbol table a JIT loader registers so generated code can resolve the
 // runtime's functions by name.  Invariant: it lists exactly the functions that
 // generated code calls (the ones acting on the current communicator, and the
-// kernel thread pool's parallel loop), is
+// kernel thread pool's parallel loop, the profiling probes), is
 // NULL-terminated, and has static storage, so the pointer stays valid forever.
 #include "shardrt.h"
 
@@ -24,6 +24,8 @@ extern "C" const shardrt_symbol *shardrt_symbols(void) {
       {"shardrt_all_to_all", address(&shardrt_all_to_all)},
       {"shardrt_collective_permute", address(&shardrt_collective_permute)},
       {"shardrt_parallel_for", address(&shardrt_parallel_for)},
+      {"shardrt_profile_begin", address(&shardrt_profile_begin)},
+      {"shardrt_profile_end", address(&shardrt_profile_end)},
       // Soft-float helpers LLVM may call for bf16 (SoftFloat.cpp).
       {"__truncsfbf2", address(&__truncsfbf2)},
       {"__truncdfbf2", address(&__truncdfbf2)},

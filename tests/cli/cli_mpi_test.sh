@@ -6,7 +6,8 @@
 #   - the heat stencil (halo exchanges = collective permutes) on 4 processes:
 #     u_next identical to the threads run (no reduction is involved, so the
 #     bytes must match exactly);
-#   - a job with the wrong number of processes fails, saying how many it needs.
+#   - a job with the wrong number of processes fails, saying how many it needs;
+#   - --profile prints every rank's table once (from rank 0).
 # Fails when mpirun is not installed (.ci/install-deps installs Open MPI):
 # a skipped MPI test would count as passed.
 set -u
@@ -55,6 +56,24 @@ for n in 1 2 3 4 8; do # 3: uneven shards
   check "$name" "w.npy" "$NPY" check "$TMP/$name/w.npy" f32 2 1.046813 -0.1108125 --tol 1e-5
   check "$name" "one process prints" not_contains_twice "$TMP/$name.out" "final outputs:"
 done
+
+# --profile under MPI: rank 0 prints every rank's table, gathered over MPI.
+CASES=$((CASES + 1))
+if expect_ok compile_profiled -- compile "$TRAIN" --mesh data=3 -o "$TMP/train_prof" --profile --quiet; then
+  mpirun_shardc profile_mpi 3 run "$TMP/train_prof" --backend mpi "${SEED_IN[@]}" --steps 2 \
+    --profile --quiet
+  if [[ $LAST_STATUS -ne 0 ]]; then
+    fail profile_mpi "exit status $LAST_STATUS"
+    show profile_mpi run "$TMP/train_prof" --backend mpi --profile
+  else
+    for r in 0 1 2; do
+      check profile_mpi "rank $r's table, once" test \
+        "$(count_of "$TMP/profile_mpi.out" "rank $r (2 steps, ")" = 1
+    done
+    check profile_mpi "all_reduce sites" \
+      grep -qE '% +2  all_reduce linear_regression\.mlir:' "$TMP/profile_mpi.out"
+  fi
+fi
 
 # The stencil: threads and MPI give the same bytes.
 "$NPY" write "$TMP/u.npy" f32 16,8 $(seq 1 128) || exit 1

@@ -627,11 +627,15 @@ TEST_CASE("the symbol table lists the functions generated code calls") {
   for (; table[n].name; ++n)
     found[table[n].name] = table[n].address;
   CHECK(table[n].address == nullptr);
-  CHECK(n == 9); // rank, five collectives, the parallel loop, two bf16 soft-float helpers
+  // rank, five collectives, the parallel loop, two profiling probes, two
+  // bf16 soft-float helpers
+  CHECK(n == 11);
   CHECK(found["shardrt_rank"] == reinterpret_cast<void *>(&shardrt_rank));
   CHECK(found["shardrt_all_reduce"] == reinterpret_cast<void *>(&shardrt_all_reduce));
   CHECK(found["shardrt_all_gather"] == reinterpret_cast<void *>(&shardrt_all_gather));
   CHECK(found["shardrt_parallel_for"] == reinterpret_cast<void *>(&shardrt_parallel_for));
+  CHECK(found["shardrt_profile_begin"] == reinterpret_cast<void *>(&shardrt_profile_begin));
+  CHECK(found["shardrt_profile_end"] == reinterpret_cast<void *>(&shardrt_profile_end));
 
   // Called through the table, as a JIT would.
   auto reduce = reinterpret_cast<decltype(&shardrt_all_reduce)>(found["shardrt_all_reduce"]);

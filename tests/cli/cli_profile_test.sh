@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `shardc run --profile`: each rank's time per kernel and per collective.
+#   - a 4-rank training run prints one table per rank, with the all-reduce
+#     and kernel sites named by source position, each called once per step,
+#     and the same losses as without profiling;
+#   - the table is printed under --quiet too;
+#   - an artifact compiled with --profile is profiled when run, and runs
+#     unprofiled without it; one compiled without it is refused (exit 5),
+#     saying how to fix that.
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+
+LR="$ROOT/samples/linear_regression.mlir"
+
+if expect_ok profile4 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 3 --profile; then
+  out="$TMP/profile4.out"
+  check profile4 "heading" contains "$out" "profile: time per kernel and collective call site"
+  for r in 0 1 2 3; do
+    check profile4 "a table for rank $r" contains "$out" "rank $r (3 steps, "
+  done
+  check profile4 "four tables" test "$(count_of "$out" " in the local program):")" = 4
+  # Each rank calls the gradient's all-reduce once per step.
+  check profile4 "all_reduce sites, 3 calls each" \
+    grep -qE '^ +[0-9.]+ +[0-9.]+% +3  all_reduce linear_regression\.mlir:[0-9]+:[0-9]+$' "$out"
+  check profile4 "kernel sites" \
+    grep -qE '^ +[0-9.]+ +[0-9.]+% +3  kernel [a-z_0-9]+ linear_regression\.mlir:' "$out"
+  check profile4 "the rest of the time" contains "$out" "not in a site (copies, allocation"
+  check profile4 "same step 3 loss as unprofiled" contains "$out" "step 3: loss = 1.80017"
+fi
+
+if expect_ok profile_quiet -- run "$LR" --mesh data=2 "${SEED_IN[@]}" --steps 2 --profile --quiet; then
+  check profile_quiet "table under --quiet" contains "$TMP/profile_quiet.out" "rank 1 (2 steps, "
+  check profile_quiet "no loss under --quiet" not_contains "$TMP/profile_quiet.out" "loss ="
+fi
+
+# Compiled artifacts: probes only when compiled with --profile.
+if expect_ok compile_plain -- compile "$LR" --mesh data=2 -o "$TMP/plain" --quiet; then
+  expect_error profile_unprofiled 5 "compiled without profiling" "--profile" -- \
+    run "$TMP/plain" "${SEED_IN[@]}" --profile
+fi
+if expect_ok compile_profiled -- compile "$LR" --mesh data=2 -o "$TMP/profiled" --profile --quiet; then
+  if expect_ok run_profiled -- run "$TMP/profiled" "${SEED_IN[@]}" --steps 2 --profile; then
+    check run_profiled "tables" contains "$TMP/run_profiled.out" "rank 1 (2 steps, "
+  fi
+  if expect_ok run_profiled_plain -- run "$TMP/profiled" "${SEED_IN[@]}" --steps 2; then
+    check run_profiled_plain "no table" not_contains "$TMP/run_profiled_plain.out" "profile:"
+    check run_profiled_plain "step 2 loss" contains "$TMP/run_profiled_plain.out" \
+      "step 2: loss = 2.67843"
+  fi
+fi
+
+finish
