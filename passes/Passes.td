@@ -108,6 +108,31 @@ def GArrayDecompose : Pass<"garray-decompose", "::mlir::func::FuncOp"> {
   }];
 }
 
+def GArrayShareReductions : Pass<"garray-share-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Reduce a value once when several ops reduce it the same way";
+  let description = [{
+    A program often reduces one value the same way twice: a loss's
+    log-softmax takes the max of the logits, and an accuracy metric's
+    argmax (garray-decompose) takes it again; the two differ at most in
+    `keepdims`. Over a sharded dim each would be a collective of its own.
+    This pass keeps the first reduction of each (operand, kind, dims) in a
+    block and replaces the later ones by it, through a `garray.reshape` that
+    adds or drops the unit dims when `keepdims` differs:
+
+    ```mlir
+    %m = garray.reduce <max> %x, dims = [1] keepdims : (tensor<8x4xf32>) -> tensor<8x1xf32>
+    %n = garray.reduce <max> %x, dims = [1] : (tensor<8x4xf32>) -> tensor<8xf32>
+    →
+    %m = garray.reduce <max> %x, dims = [1] keepdims : (tensor<8x4xf32>) -> tensor<8x1xf32>
+    %n = garray.reshape %m : (tensor<8x1xf32>) -> tensor<8xf32>
+    ```
+    The values are identical (the same reduction of the same operand), so
+    nothing changes but the work: after partitioning, one collective.
+    A later reduction that carries attributes of its own (a sharding the
+    user wrote on it) is left alone.
+  }];
+}
+
 def GArrayRecognizeShifts : Pass<"garray-recognize-shifts", "::mlir::func::FuncOp"> {
   let summary = "Read stencils written with slice and pad as shifts (halo exchanges)";
   let description = [{

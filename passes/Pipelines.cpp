@@ -17,6 +17,9 @@ void buildGlobalPhase(OpPassManager &pm, const GlobalPhaseOptions &options) {
   // so adjoints reuse the forward pass's sums instead of recomputing them,
   // and each is reduced across devices once.
   pm.addNestedPass<func::FuncOp>(createGArrayDecompose());
+  // One value reduced the same way twice (a log-softmax's max and an
+  // argmax's) is reduced once, before autodiff, so its adjoint is too.
+  pm.addNestedPass<func::FuncOp>(createGArrayShareReductions());
   // Training steps are differentiated on the global program: the gradient
   // is the derivative of what the user wrote, never of a local objective.
   pm.addPass(createGArrayAutodiff());

@@ -69,6 +69,23 @@ for combine in default 0; do
   fi
 done
 
+# max and argmax of one value over a sharded dim reduce the maximum once:
+# two all-reduces (max, then the first index of it), not three; ties and a
+# maximum in either shard give the first global index.
+MAXARG="$ROOT/tests/cli/max_argmax.mlir"
+if expect_ok max_argmax_local -- compile "$MAXARG" --emit=local --combine-bytes=0; then
+  got=$(count_of "$TMP/max_argmax_local.out" "comm.all_reduce")
+  check max_argmax_local "2 comm.all_reduce (got $got)" test "$got" = 2
+fi
+"$NPY" write "$TMP/maxarg_x.npy" f32 3,6 1 9 2 3 4 5  7 1 2 7 0 7  -3 -2 -1 -4 -5 -6 || exit 1
+for n in 1 2 3; do
+  if expect_ok "max_argmax_run$n" -- run "$MAXARG" --mesh "model=$n" --in "x=$TMP/maxarg_x.npy" \
+      --out "$TMP/maxarg$n" --quiet; then
+    check "max_argmax_run$n" "max" "$NPY" check "$TMP/maxarg$n/max.npy" f32 3 9 7 -1
+    check "max_argmax_run$n" "where" "$NPY" check "$TMP/maxarg$n/where.npy" i64 3 1 0 2
+  fi
+done
+
 expect_error steps_zero 2 "--steps 0" "positive" -- run "$LR" "${SEED_IN[@]}" --steps 0
 expect_error steps_word 2 "--steps x" -- run "$LR" "${SEED_IN[@]}" --steps x
 expect_error steps_missing 2 "--steps needs a value" -- run "$LR" "${SEED_IN[@]}" --steps
