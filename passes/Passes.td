@@ -367,16 +367,23 @@ def GArrayLowerToLinalg : Pass<"garray-lower-to-linalg", "::mlir::ModuleOp"> {
 def CommCombineAllReduces : Pass<"comm-combine-all-reduces", "::mlir::ModuleOp"> {
   let summary = "Pack independent all-reduces into one collective per group, kind and dtype";
   let description = [{
-    On the local program. Walking each block in order, all-reduces with the
-    same device groups, reduction kind and element type are collected into
-    a bucket as their operands become ready; a bucket is emitted as one
-    collective right after its last member when a later op uses one of its
-    results, when the next member would take it past `max-bytes`, or at the
-    end of the block. The operands are flattened and concatenated, reduced
-    once, and each result is sliced back out, so what every value receives is
-    unchanged (elementwise reductions do not mix elements). The combined
-    op's `parts` attribute keeps each member's location, reason and bytes
-    for the report.
+    On the local program. In each block, all-reduces with the same device
+    groups, reduction kind and element type are collected into buckets in
+    the order their operands become ready (the position of the op that
+    defines each operand). A bucket is closed when the next member would
+    take it past `max-bytes`, when one of its results is read before the
+    next member is ready, or when more than `overlap-work` arithmetic
+    operations (2·M·N·K per contraction, else elements) lie between its
+    first member's readiness and the next one's: its first member should
+    then start without waiting, overlapping that work (all-reduces are
+    asynchronous, comm-lower-to-runtime). Each bucket becomes one collective
+    right after its last member's operand is computed; its operands are
+    flattened and concatenated, reduced once, and each result is sliced
+    back out just before its first use, so that the collective is finished
+    as late as possible and what every value receives is unchanged
+    (elementwise reductions do not mix elements). The combined op's `parts`
+    attribute keeps each member's location, reason and bytes for the
+    report. An all-reduce of another all-reduce's result stays where it is.
 
     ```mlir
     %a = comm.all_reduce <sum> %ga groups = [[0, 1]] : tensor<4x2xf32> -> tensor<4x2xf32>
@@ -392,6 +399,9 @@ def CommCombineAllReduces : Pass<"comm-combine-all-reduces", "::mlir::ModuleOp">
   let options = [
     Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"4194304",
            "Largest combined collective in bytes per device (0: do not combine)">,
+    Option<"overlapWork", "overlap-work", "int64_t", /*default=*/"1048576",
+           "Most arithmetic between a bucket's first and last member's readiness "
+           "(0: no limit)">,
   ];
   let dependentDialects = ["::mlir::garray::GArrayDialect", "::mlir::comm::CommDialect"];
 }
@@ -408,7 +418,29 @@ def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "::mlir::ModuleOp"> {
     %r = bufferization.to_tensor %buf restrict
     ```
     The device groups become private constant globals.
+
+    An all_reduce is asynchronous (unless `async=false`): it moves up to
+    just after the op that defines its operand, where it starts, and it is
+    finished just before the first op that reads its result, so that the
+    work in between (the rest of a backward pass while a gradient is
+    reduced) overlaps the communication:
+
+    ```mlir
+    %g = ... (the gradient)
+    %req = call @shardrt_all_reduce_start(%ptr, ...) : (...) -> i64
+    ... (ops that do not read the result)
+    %s = call @shardrt_all_reduce_done(%req) : (i64) -> i32
+    %r = bufferization.to_tensor %buf restrict writable
+    ... (the first op that reads %r)
+    ```
+    Members start collectives in one program order (every rank moves the
+    same ops), and the buffer belongs to the runtime between start and
+    done: nothing else refers to it there.
   }];
+  let options = [
+    Option<"async", "async", "bool", /*default=*/"true",
+           "start each all_reduce when its operand is ready, finish it at its first use">,
+  ];
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];

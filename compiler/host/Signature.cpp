@@ -447,6 +447,31 @@ std::string formatReport(const Signature &sig) {
                            static_cast<long long>(p.bytes), p.location.c_str());
     }
   }
+  if (!sig.overlaps.empty()) {
+    size_t exposed = 0;
+    int64_t exposedBytes = 0;
+    for (const OverlapRecord &o : sig.overlaps)
+      if (o.ops == 0) {
+        ++exposed;
+        exposedBytes += o.bytes;
+      }
+    os << "asynchronous in the local program: " << sig.overlaps.size()
+       << (sig.overlaps.size() == 1 ? " all-reduce, " : " all-reduces, ") << exposed
+       << " exposed (" << exposedBytes
+       << " B/device with no independent work before the first use)\n";
+    for (const OverlapRecord &o : sig.overlaps) {
+      os << llvm::format("  async all_reduce <%s> %-18s %8lld B  at %s", o.reduction.c_str(),
+                         o.localType.c_str(), static_cast<long long>(o.bytes),
+                         o.location.c_str());
+      os << (o.within.empty() ? "" : "  in " + o.within) << "\n";
+      if (o.ops == 0)
+        os << "      exposed: its result is needed before any other work\n";
+      else
+        os << llvm::format("      overlaps %lld op%s, ~%.3g arithmetic operations\n",
+                           static_cast<long long>(o.ops), o.ops == 1 ? "" : "s",
+                           static_cast<double>(o.work));
+    }
+  }
   os << formatMemory(sig);
   return text;
 }

@@ -70,6 +70,20 @@ struct CombinedCollective {
   std::vector<Part> parts;
 };
 
+/// An all-reduce of the local program and the work the CPU target runs
+/// while it is under way: the ops between its start (just after its
+/// operand is computed) and its finish (just before its result is first
+/// read), and their estimated arithmetic (compiler/report/ReadOverlap.h).
+struct OverlapRecord {
+  std::string reduction;
+  std::string localType; // e.g. tensor<1560xf32>
+  int64_t bytes = 0;     // per device
+  std::string location;  // the all-reduce, file:line:col
+  std::string within;    // the function it is in ("" for the entry)
+  int64_t ops = 0;       // ops with work in the window
+  int64_t work = 0;      // their arithmetic: 2·M·N·K per contraction, else elements
+};
+
 /// One value of the memory estimate: a function argument or an op result of
 /// the partitioned entry, with its per-device footprint.
 struct MemoryValue {
@@ -112,6 +126,9 @@ struct Signature {
   std::vector<CollectiveRecord> collectives;
   /// How the local program issues them where it combines several into one.
   std::vector<CombinedCollective> combined;
+  /// The local program's all-reduces and what each overlaps (report only;
+  /// not in the manifest).
+  std::vector<OverlapRecord> overlaps;
   MemoryEstimate memory;
 };
 

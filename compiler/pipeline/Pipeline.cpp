@@ -12,6 +12,7 @@
 #include "compiler/registration/RegisterUpstream.h"
 #include "compiler/report/MemoryEstimate.h"
 #include "compiler/report/ReadCollectives.h"
+#include "compiler/report/ReadOverlap.h"
 #include "compiler/report/ReadSignature.h"
 #include "compiler/targets/CpuTarget.h"
 #include "dialects/garray/GArray.h"
@@ -165,6 +166,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   if (failed(run(module, [&](OpPassManager &pm) { buildLocalPhase(pm, local); })))
     return std::nullopt;
   readCombined(module, entryName, result.signature);
+  readOverlap(module, entryName, result.signature);
   if (stopHere(Phase::Local))
     return result;
 

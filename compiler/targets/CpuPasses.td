@@ -288,8 +288,10 @@ def CpuInstrumentProfile : Pass<"cpu-instrument-profile", "::mlir::ModuleOp"> {
       - a kernel: a function cpu-outline-loop-nests made (run with
         `min-nests=0` when profiling, so every loop nest has one) or a
         dispatch of cpu-outline-parallel-loops;
-      - a collective of the runtime (shardrt_all_reduce, _all_gather,
-        _reduce_scatter, _all_to_all, _collective_permute)
+      - a collective of the runtime (shardrt_all_reduce, its _start and
+        _done, _all_gather, _reduce_scatter, _all_to_all,
+        _collective_permute): an all_reduce_done's time is the
+        communication its overlap did not hide
 
     becomes a *site* k, and the call is bracketed by
     `shardrt_profile_begin(k)` and `shardrt_profile_end(k)`, which add its

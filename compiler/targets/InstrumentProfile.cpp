@@ -44,7 +44,8 @@ std::string sourcePosition(Location loc) {
 /// What a site is called in the profile, "" when `call` is not a site.
 std::string siteName(func::CallOp call, SymbolTable &symbols) {
   static const llvm::StringSet<> kCollectives = {
-      "shardrt_all_reduce", "shardrt_all_gather", "shardrt_reduce_scatter",
+      "shardrt_all_reduce", "shardrt_all_reduce_start", "shardrt_all_reduce_done",
+      "shardrt_all_gather", "shardrt_reduce_scatter",
       "shardrt_all_to_all", "shardrt_collective_permute"};
   llvm::StringRef callee = call.getCallee();
   std::string where = sourcePosition(call.getLoc());

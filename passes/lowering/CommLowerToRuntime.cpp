@@ -1,5 +1,8 @@
 //===- CommLowerToRuntime.cpp - comm ops → shardrt C ABI calls ------------===//
 //
+// An all_reduce is started right after its operand is computed and finished
+// just before its result is first read (shardrt_all_reduce_start/_done), so
+// independent work overlaps the reduction (Passes.td).
 // Each collective copies its operand into a fresh buffer (one-shot
 // bufferization usually writes the producer straight into it), passes raw
 // pointers to the runtime, and reads the result back through a `restrict`
@@ -71,10 +74,24 @@ public:
     } else if (auto c = dyn_cast<comm::AllReduceOp>(op)) {
       Value buf = copyToBuffer(b, loc, c.getOperand());
       auto [groups, numGroups, groupSize] = groupsOp(c);
-      call(b, loc, "shardrt_all_reduce",
-           {pointerTo(b, loc, buf), i64(b, loc, in.getNumElements()), i32(b, loc, *dtype),
-            i32(b, loc, runtimeReduceOp(c.getKind())), groups, numGroups, groupSize});
-      result = toTensor(b, loc, out, buf);
+      SmallVector<Value> args = {pointerTo(b, loc, buf), i64(b, loc, in.getNumElements()),
+                                 i32(b, loc, *dtype), i32(b, loc, runtimeReduceOp(c.getKind())),
+                                 groups, numGroups, groupSize};
+      if (!async) {
+        call(b, loc, "shardrt_all_reduce", args);
+        result = toTensor(b, loc, out, buf);
+      } else {
+        // Started here, finished just before the first op that reads the
+        // result: what lies between runs while the reduction is under way.
+        Value request = call(b, loc, "shardrt_all_reduce_start", args, b.getI64Type());
+        OpBuilder at(ctx);
+        if (Operation *user = firstUserInBlock(op))
+          at.setInsertionPoint(user);
+        else
+          at.setInsertionPointAfterValue(request);
+        call(at, loc, "shardrt_all_reduce_done", {request});
+        result = toTensor(at, loc, out, buf);
+      }
     } else if (auto c = dyn_cast<comm::AllGatherOp>(op)) {
       Value src = copyToBuffer(b, loc, c.getOperand());
       Value dst = allocOut();
@@ -155,7 +172,22 @@ public:
     return memref::LoadOp::create(b, loc, global, ValueRange{rankIndex});
   }
 
+  /// all_reduce as start/done pairs (the pass's `async` option).
+  bool async = true;
+
 private:
+  /// The first op of `op`'s block that uses its result (directly or inside
+  /// its regions), or null.
+  static Operation *firstUserInBlock(Operation *op) {
+    Operation *first = nullptr;
+    for (Operation *user : op->getResult(0).getUsers()) {
+      Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+      if (at && (!first || at->isBeforeInBlock(first)))
+        first = at;
+    }
+    return first;
+  }
+
   Value i64(OpBuilder &b, Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   }
@@ -252,6 +284,8 @@ private:
 };
 
 struct LowerCommToRuntime : shardc::impl::CommLowerToRuntimeBase<LowerCommToRuntime> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
@@ -259,7 +293,17 @@ struct LowerCommToRuntime : shardc::impl::CommLowerToRuntimeBase<LowerCommToRunt
               comm::ReduceScatterOp, comm::AllToAllOp, comm::CollectivePermuteOp>(op))
         ops.push_back(op);
     });
+    // An asynchronous all_reduce starts as soon as its operand is ready:
+    // right after the op that defines it. Moved last to first, so that
+    // all-reduces ready at the same point keep their order.
+    if (async)
+      for (Operation *op : llvm::reverse(ops))
+        if (auto c = dyn_cast<comm::AllReduceOp>(op))
+          if (Operation *def = c.getOperand().getDefiningOp();
+              def && def->getBlock() == op->getBlock())
+            op->moveAfter(def);
     RuntimeCalls calls(getOperation());
+    calls.async = async;
     for (Operation *op : ops) {
       calls.currentOp = op;
       LogicalResult ok = isa<comm::DeviceValueOp>(op)

@@ -135,6 +135,21 @@ int64_t shardrt_rank(void);
 int32_t shardrt_all_reduce(void *buf, int64_t count, int32_t dtype, int32_t op,
                            const int64_t *groups, int64_t num_groups, int64_t group_size);
 
+/* The same all_reduce, asynchronous, so that computation that does not need
+ * its result runs while it is under way. start posts `buf` (which then
+ * belongs to the collective: neither read nor written by the caller) and
+ * returns a request, done(request) finishes it and leaves the result in
+ * `buf`, bit for bit what shardrt_all_reduce gives. Members start their
+ * collectives, blocking ones included, in the same order; several may be
+ * pending, and are finished in any order. start returns a request >= 0, or
+ * -1 on failure (the world is aborted and done(-1) returns the error);
+ * done returns SHARDRT_OK or an error. Every request must be finished once.
+ * Threads backend: the last member to start reduces for the whole group
+ * while the others go on; MPI: MPI_Iallreduce. */
+int64_t shardrt_all_reduce_start(void *buf, int64_t count, int32_t dtype, int32_t op,
+                                 const int64_t *groups, int64_t num_groups, int64_t group_size);
+int32_t shardrt_all_reduce_done(int64_t request);
+
 /* Concatenates along one dimension. `in` is viewed as [outer, inner] and
  * `out` as [outer, group_size * inner]:
  *   out[o, g * inner + i] = in_of_group_member_g[o, i].

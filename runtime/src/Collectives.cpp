@@ -95,6 +95,32 @@ std::string resolveGroup(const shardrt_comm &comm, const int64_t *groups, int64_
   return std::string();
 }
 
+/// An all_reduce's arguments checked and the caller's group resolved; OK,
+/// or the rejection (the world aborted). `what` names the entry point.
+shardrt_status checkAllReduce(shardrt_comm *comm, const char *what, void *buf, int64_t count,
+                              int32_t dtype, int32_t op, const int64_t *groups,
+                              int64_t num_groups, int64_t group_size, Group *group) {
+  if (count < 0)
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: count is %lld; it must be >= 0", what, (long long)count));
+  if (!isValidDtype(dtype))
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: dtype %d is not a shardrt_dtype", what, dtype));
+  if (!isValidReduceOp(op))
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: op %d is not a shardrt_reduce_op", what, op));
+  if (!buf && count > 0)
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: buf is NULL with count %lld", what, (long long)count));
+  if (count > INT64_MAX / 8)
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: count %lld is too large", what, (long long)count));
+  std::string bad = resolveGroup(*comm, groups, num_groups, group_size, group);
+  if (!bad.empty())
+    return reject(comm, SHARDRT_ERR_ARGUMENT, std::string(what) + ": " + bad);
+  return SHARDRT_OK;
+}
+
 } // namespace
 
 const char *collectiveName(CollectiveKind kind) {
@@ -258,30 +284,63 @@ int32_t shardrt_all_reduce_on(shardrt_comm *comm, void *buf, int64_t count, int3
   if (alreadyAborted(comm, "all_reduce", &status))
     return status;
   try {
-    if (count < 0)
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("all_reduce: count is %lld; it must be >= 0", (long long)count));
-    if (!isValidDtype(dtype))
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("all_reduce: dtype %d is not a shardrt_dtype", dtype));
-    if (!isValidReduceOp(op))
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("all_reduce: op %d is not a shardrt_reduce_op", op));
-    if (!buf && count > 0)
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("all_reduce: buf is NULL with count %lld", (long long)count));
-    if (count > INT64_MAX / 8)
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("all_reduce: count %lld is too large", (long long)count));
     Group group;
-    std::string bad = resolveGroup(*comm, groups, num_groups, group_size, &group);
-    if (!bad.empty())
-      return reject(comm, SHARDRT_ERR_ARGUMENT, "all_reduce: " + bad);
+    if (shardrt_status s = checkAllReduce(comm, "all_reduce", buf, count, dtype, op, groups,
+                                          num_groups, group_size, &group))
+      return s;
     if (group.size == 1)
       return SHARDRT_OK;
     return comm->allReduce(AllReduceArgs{buf, count, dtype, op}, group);
   } catch (const std::bad_alloc &) {
     return reject(comm, SHARDRT_ERR_BACKEND, "all_reduce: out of memory");
+  }
+}
+
+int64_t shardrt_all_reduce_start(void *buf, int64_t count, int32_t dtype, int32_t op,
+                                 const int64_t *groups, int64_t num_groups,
+                                 int64_t group_size) {
+  shardrt_comm *comm = shardrt_current();
+  if (!comm) {
+    fail(SHARDRT_ERR_ARGUMENT, "all_reduce_start: the calling thread has no communicator");
+    return -1;
+  }
+  shardrt_status status;
+  if (alreadyAborted(comm, "all_reduce_start", &status))
+    return -1;
+  try {
+    Group group;
+    if (checkAllReduce(comm, "all_reduce_start", buf, count, dtype, op, groups, num_groups,
+                       group_size, &group))
+      return -1;
+    if (group.size == 1)
+      return shardrt_comm::kCompletedRequest;
+    int64_t request = -1;
+    if (comm->allReduceStart(AllReduceArgs{buf, count, dtype, op}, group, &request))
+      return -1;
+    return request;
+  } catch (const std::bad_alloc &) {
+    reject(comm, SHARDRT_ERR_BACKEND, "all_reduce_start: out of memory");
+    return -1;
+  }
+}
+
+int32_t shardrt_all_reduce_done(int64_t request) {
+  shardrt_comm *comm = shardrt_current();
+  if (!comm)
+    return fail(SHARDRT_ERR_ARGUMENT, "all_reduce_done: the calling thread has no communicator");
+  if (request == shardrt_comm::kCompletedRequest)
+    return SHARDRT_OK;
+  if (request < 0) {
+    // The start failed and said why; the world is aborted.
+    std::string first;
+    comm->isAborted(&first);
+    return fail(SHARDRT_ERR_ABORTED, "rank %d: all_reduce_done: its start failed (%s)",
+                comm->rank, first.c_str());
+  }
+  try {
+    return comm->allReduceDone(request);
+  } catch (const std::bad_alloc &) {
+    return reject(comm, SHARDRT_ERR_BACKEND, "all_reduce_done: out of memory");
   }
 }
 

@@ -110,6 +110,21 @@ struct shardrt_comm {
   virtual const char *backendName() const = 0;
   virtual shardrt_status allReduce(const shardrt::AllReduceArgs &args,
                                    const shardrt::Group &group) = 0;
+  /// shardrt_all_reduce_start/_done: post `args` and return a request id
+  /// (>= 1) in `*request`; finish it. The defaults run the blocking
+  /// allReduce in start, so done has nothing left to do.
+  virtual shardrt_status allReduceStart(const shardrt::AllReduceArgs &args,
+                                        const shardrt::Group &group, int64_t *request) {
+    *request = kCompletedRequest;
+    return allReduce(args, group);
+  }
+  virtual shardrt_status allReduceDone(int64_t request) {
+    (void)request;
+    return SHARDRT_OK;
+  }
+  /// A request with nothing pending (a group of one, or a backend that
+  /// completes in start).
+  static constexpr int64_t kCompletedRequest = 0;
   virtual shardrt_status allGather(const shardrt::AllGatherArgs &args,
                                    const shardrt::Group &group) = 0;
   virtual shardrt_status barrier() = 0;

@@ -19,6 +19,8 @@ extern "C" const shardrt_symbol *shardrt_symbols(void) {
   static const shardrt_symbol kSymbols[] = {
       {"shardrt_rank", address(&shardrt_rank)},
       {"shardrt_all_reduce", address(&shardrt_all_reduce)},
+      {"shardrt_all_reduce_start", address(&shardrt_all_reduce_start)},
+      {"shardrt_all_reduce_done", address(&shardrt_all_reduce_done)},
       {"shardrt_all_gather", address(&shardrt_all_gather)},
       {"shardrt_reduce_scatter", address(&shardrt_reduce_scatter)},
       {"shardrt_all_to_all", address(&shardrt_all_to_all)},

@@ -16,6 +16,15 @@
 // slice.  Each element is reduced once, in group order, so replicas are
 // bitwise identical, and the work is split over the members.
 //
+// Asynchronous all_reduce (start/done): a member's start posts its buffer
+// in the group's pending all-reduce of that sequence number and returns; the
+// last member to start checks the calls (commit), reduces every element in
+// group order, as above, writes the result to every member's buffer and
+// marks it complete; done waits for that. Members that start early go on
+// computing while late ones catch up and one of them reduces. Before commit
+// done fails on an abort or the timeout; after it, it waits for the
+// reducer's bounded work, which writes into its buffer.
+//
 // Invariants:
 //  - Everything that can fail (allocation, validation, timeout, abort) happens
 //    before commit.  Drain waits ignore aborts and have no timeout: every
@@ -109,6 +118,26 @@ struct Rendezvous {
   std::vector<CallDesc> descs;
 };
 
+/// One asynchronous all_reduce of a group (allReduceStart/Done): members
+/// post their buffers as they start; the last to start checks that the
+/// calls agree (commit), reduces every element in group order and writes
+/// the result to every member's buffer, then marks it complete. A member's
+/// done waits for that. Guarded by the world mutex, but `complete`, which
+/// done spins on without it.
+struct AsyncReduce {
+  explicit AsyncReduce(std::vector<int64_t> m)
+      : members(std::move(m)), present(members.size(), 0), posted(members.size(), nullptr),
+        descs(members.size()) {}
+  const std::vector<int64_t> members;
+  std::vector<char> present; // by position: has started it
+  std::vector<void *> posted;
+  std::vector<CallDesc> descs;
+  size_t started = 0;
+  size_t finished = 0;    // members whose done returned
+  bool committed = false; // every member started, with the same call
+  std::atomic<bool> complete{false};
+};
+
 class ThreadsComm;
 
 } // namespace
@@ -129,6 +158,7 @@ struct shardrt_world {
   void wakeAllLocked() {
     for (auto &entry : rendezvous)
       entry.second->cv.notify_all();
+    asyncCv.notify_all();
   }
 
   const int32_t numRanks;
@@ -147,6 +177,12 @@ struct shardrt_world {
   double timeoutSeconds = 300;
   std::vector<char> finished; // by rank: its rank function has returned
   std::map<std::vector<int64_t>, std::unique_ptr<shardrt::Rendezvous>> rendezvous;
+  // Pending asynchronous all-reduces: per group, by sequence number (each
+  // member numbers its starts over a group 0, 1, ...). Notified when one
+  // completes and on every wake-all.
+  std::map<std::vector<int64_t>, std::map<uint64_t, std::unique_ptr<shardrt::AsyncReduce>>>
+      asyncReduces;
+  std::condition_variable asyncCv;
 };
 
 namespace shardrt {
@@ -195,6 +231,131 @@ public:
     lock.lock();
     drain(lock, rv); // every slice has been written to every member
     return SHARDRT_OK;
+  }
+
+  shardrt_status allReduceStart(const AllReduceArgs &args, const Group &group,
+                                int64_t *request) override {
+    std::vector<int64_t> key(group.members, group.members + group.size);
+    const size_t g = static_cast<size_t>(group.size), pos = static_cast<size_t>(group.position);
+    CallDesc desc{CollectiveKind::AllReduce, args.count, 0, args.dtype, args.op};
+    uint64_t seq = asyncSeq[key]++;
+    AsyncReduce *p = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(world->mu);
+      std::unique_ptr<AsyncReduce> &slot = world->asyncReduces[key][seq];
+      if (!slot)
+        slot = std::make_unique<AsyncReduce>(key);
+      p = slot.get();
+      if (world->aborted)
+        return asyncAbortedLocked(desc, *p);
+      p->posted[pos] = args.buf;
+      p->descs[pos] = desc;
+      p->present[pos] = 1;
+      *request = nextRequest++;
+      requests[*request] = AsyncRequest{p, key, seq};
+      if (++p->started < g)
+        return SHARDRT_OK;
+      for (size_t i = 1; i < g; ++i)
+        if (!(p->descs[i] == p->descs[0]))
+          return failLocked(
+              SHARDRT_ERR_ARGUMENT,
+              format("rank %d: collective mismatch over group %s: rank %lld started %s but "
+                     "rank %lld started %s; every member must make the same call",
+                     rank, formatIds(key.data(), group.size).c_str(), (long long)key[0],
+                     p->descs[0].describe().c_str(), (long long)key[i],
+                     p->descs[i].describe().c_str()));
+      p->committed = true;
+    }
+    // The last to start reduces for everyone, outside the lock: the posted
+    // buffers belong to the collective until each member's done returns.
+    const size_t es = shardrt_dtype_size(args.dtype);
+    constexpr int64_t kChunkBytes = 16 << 10;
+    alignas(64) char chunk[kChunkBytes];
+    const int64_t step = std::max<int64_t>(1, kChunkBytes / static_cast<int64_t>(es));
+    std::vector<const void *> srcs(g);
+    for (int64_t off = 0; off < args.count; off += step) {
+      const int64_t c = std::min(step, args.count - off);
+      for (size_t m = 0; m < g; ++m)
+        srcs[m] = static_cast<const char *>(p->posted[m]) + off * es;
+      reduceInOrder(chunk, srcs.data(), static_cast<int64_t>(g), c, args.dtype, args.op);
+      for (size_t m = 0; m < g; ++m)
+        std::memcpy(static_cast<char *>(p->posted[m]) + off * es, chunk, c * es);
+    }
+    std::lock_guard<std::mutex> lock(world->mu);
+    p->complete.store(true, std::memory_order_release);
+    world->asyncCv.notify_all();
+    return SHARDRT_OK;
+  }
+
+  shardrt_status allReduceDone(int64_t request) override {
+    auto it = requests.find(request);
+    if (it == requests.end()) {
+      std::lock_guard<std::mutex> lock(world->mu);
+      return failLocked(SHARDRT_ERR_ARGUMENT,
+                        format("rank %d: all_reduce_done: %lld is not a pending request of "
+                               "this rank",
+                               rank, (long long)request));
+    }
+    AsyncRequest r = it->second;
+    requests.erase(it);
+    AsyncReduce &p = *r.reduce;
+    const CallDesc &desc = p.descs[0];
+    // Spin briefly: the last member usually starts within microseconds.
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 0; !p.complete.load(std::memory_order_acquire); ++i) {
+      if ((i & 255) == 255) {
+        if (std::chrono::steady_clock::now() > until)
+          break;
+        if (oversubscribed)
+          sched_yield();
+      }
+      __builtin_ia32_pause();
+    }
+    std::unique_lock<std::mutex> lock(world->mu);
+    const double seconds = std::min(world->timeoutSeconds, 1e7);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(seconds));
+    while (!p.complete.load(std::memory_order_acquire)) {
+      if (p.committed) {
+        // Only the reducer's bounded work is left, and it writes into this
+        // member's buffer: wait for it whatever happens to the world.
+        world->asyncCv.wait(lock);
+        continue;
+      }
+      if (world->aborted)
+        return asyncAbortedLocked(desc, p);
+      for (size_t i = 0; i < p.members.size(); ++i)
+        if (!p.present[i] && world->finished[p.members[i]])
+          return failLocked(SHARDRT_ERR_ABORTED,
+                            format("%s cannot complete: rank %lld returned from its rank "
+                                   "function without starting it",
+                                   whereAsync(p).c_str(), (long long)p.members[i]));
+      if (world->asyncCv.wait_until(lock, deadline) == std::cv_status::timeout &&
+          !p.complete && !p.committed && !world->aborted) {
+        std::string missing;
+        for (size_t i = 0; i < p.members.size(); ++i)
+          if (!p.present[i])
+            missing += (missing.empty() ? "" : ",") + std::to_string(p.members[i]);
+        return failLocked(SHARDRT_ERR_ABORTED,
+                          format("%s timed out after %g s waiting for ranks %s to start it",
+                                 whereAsync(p).c_str(), world->timeoutSeconds,
+                                 missing.c_str()));
+      }
+    }
+    if (++p.finished == p.members.size()) {
+      auto group = world->asyncReduces.find(r.key);
+      group->second.erase(r.seq);
+      if (group->second.empty())
+        world->asyncReduces.erase(group);
+    }
+    return SHARDRT_OK;
+  }
+
+  /// Forgets this rank's asynchronous bookkeeping (a new run of the world).
+  void resetAsync() {
+    asyncSeq.clear();
+    requests.clear();
   }
 
   shardrt_status allGather(const AllGatherArgs &args, const Group &group) override {
@@ -347,6 +508,28 @@ private:
   }
 
   bool oversubscribed = false; // more ranks than cores: spinners yield
+
+  /// A started asynchronous all_reduce, as this rank's request names it.
+  struct AsyncRequest {
+    AsyncReduce *reduce = nullptr;
+    std::vector<int64_t> key;
+    uint64_t seq = 0;
+  };
+  // Touched only by this rank's thread (and by shardrt_threads_run before
+  // the threads start).
+  std::map<std::vector<int64_t>, uint64_t> asyncSeq; // next sequence number per group
+  std::map<int64_t, AsyncRequest> requests;
+  int64_t nextRequest = 1;
+
+  std::string whereAsync(const AsyncReduce &p) const {
+    return format("rank %d: asynchronous all_reduce over group %s", rank,
+                  formatIds(p.members.data(), (int64_t)p.members.size()).c_str());
+  }
+
+  shardrt_status asyncAbortedLocked(const CallDesc &, const AsyncReduce &p) {
+    setLastError(whereAsync(p) + ": the world was aborted (" + world->firstMessage + ")");
+    return SHARDRT_ERR_ABORTED;
+  }
 
   /// Phase 1 (see the file comment).  Returns OK once every member has
   /// posted, else an error with the world aborted.
@@ -512,6 +695,9 @@ shardrt_status shardrt_threads_run(shardrt_world *world, shardrt_rank_fn fn, voi
       world->firstStatus = SHARDRT_OK;
       world->firstMessage.clear();
       world->rendezvous.clear();
+      world->asyncReduces.clear();
+      for (auto &comm : world->comms)
+        comm->resetAsync();
       std::fill(world->finished.begin(), world->finished.end(), 0);
       world->timeoutSeconds = timeout;
     }

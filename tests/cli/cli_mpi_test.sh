@@ -70,8 +70,8 @@ if expect_ok compile_profiled -- compile "$TRAIN" --mesh data=3 -o "$TMP/train_p
       check profile_mpi "rank $r's table, once" test \
         "$(count_of "$TMP/profile_mpi.out" "rank $r (2 steps, ")" = 1
     done
-    check profile_mpi "all_reduce sites" \
-      grep -qE '% +2  all_reduce linear_regression\.mlir:' "$TMP/profile_mpi.out"
+    check profile_mpi "all_reduce_done sites" \
+      grep -qE '% +2  all_reduce_done linear_regression\.mlir:' "$TMP/profile_mpi.out"
   fi
 fi
 

@@ -1,5 +1,6 @@
 // Run by mpi_test.sh under `mpirun -np 4`.  Modes:
-//   collectives  all_reduce (every dtype and op), all_gather (outer > 1),
+//   collectives  all_reduce (every dtype and op; blocking and start/done),
+//                all_gather (outer > 1),
 //                reduce_scatter, all_to_all and collective_permute over the
 //                world and over groups; prints "rank R: OK".
 //   timeout      rank 3 is alive but late; the others must time out and end
@@ -51,6 +52,44 @@ void checkAllReduce(int64_t rank, const std::vector<int64_t> &groups, int64_t gr
       for (int64_t i = 0; i < count; ++i)
         EXPECT(loadValue(buf.data(), i, dtype) == reduceExpected(op, dtype, members, i));
     }
+  }
+}
+
+/// The asynchronous all_reduce: every dtype and op pending at once over
+/// `groups`, with a blocking all_reduce in between, finished in reverse
+/// order; each gives what the blocking one does.
+void checkAsyncAllReduce(int64_t rank, const std::vector<int64_t> &groups, int64_t groupSize) {
+  const int64_t count = 13;
+  size_t at = std::find(groups.begin(), groups.end(), rank) - groups.begin();
+  std::vector<int64_t> members(groups.begin() + (at / groupSize) * groupSize,
+                               groups.begin() + (at / groupSize + 1) * groupSize);
+  struct Pending {
+    int32_t dtype, op;
+    std::vector<char> buf;
+    int64_t request;
+  };
+  std::vector<Pending> pending;
+  for (int32_t dtype : kAllDtypes)
+    for (int32_t op : kAllOps) {
+      Pending p{dtype, op, std::vector<char>(count * shardrt_dtype_size(dtype)), -1};
+      for (int64_t i = 0; i < count; ++i)
+        storeValue(p.buf.data(), i, dtype, reduceInput(op, dtype, rank, i));
+      pending.push_back(std::move(p));
+    }
+  for (Pending &p : pending) {
+    p.request = shardrt_all_reduce_start(p.buf.data(), count, p.dtype, p.op, groups.data(),
+                                         (int64_t)groups.size() / groupSize, groupSize);
+    EXPECT(p.request >= 0);
+  }
+  int32_t one = 1;
+  EXPECT(shardrt_all_reduce(&one, 1, SHARDRT_I32, SHARDRT_SUM, groups.data(),
+                            (int64_t)groups.size() / groupSize, groupSize) == SHARDRT_OK);
+  EXPECT(one == groupSize);
+  for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+    EXPECT(shardrt_all_reduce_done(it->request) == SHARDRT_OK);
+    for (int64_t i = 0; i < count; ++i)
+      EXPECT(loadValue(it->buf.data(), i, it->dtype) ==
+             reduceExpected(it->op, it->dtype, members, i));
   }
 }
 
@@ -162,6 +201,8 @@ int collectives(shardrt_comm *comm) {
   checkAllReduce(rank, world, 4);
   checkAllReduce(rank, rows, 2);
   checkAllReduce(rank, cols, 2);
+  checkAsyncAllReduce(rank, world, 4);
+  checkAsyncAllReduce(rank, cols, 2);
   checkAllGather(rank, cols, 2);
   checkAllGather(rank, rows, 2);
   checkAllGather(rank, reversed, 4);

@@ -1,9 +1,10 @@
-// RUN: shardc-opt %s -split-input-file --comm-lower-to-runtime -verify-diagnostics | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --comm-lower-to-runtime="async=false" -verify-diagnostics | FileCheck %s
 //
 // comm-lower-to-runtime: each comm collective becomes a call into the shardrt
 // C ABI (runtime/include/shardrt.h) on a buffer of its own; device groups (and
 // the per-device slice positions) become private constant globals, one per
-// distinct list.
+// distinct list. (Blocking all-reduces here; the asynchronous start/done
+// form: comm_lower_to_runtime_async.mlir.)
 
 // CHECK-DAG: memref.global "private" constant @[[G01:__shardc_groups_[0-9]+]] : memref<4xi64> = dense<[0, 1, 2, 3]>
 // CHECK-DAG: memref.global "private" constant @[[G02:__shardc_groups_[0-9]+]] : memref<4xi64> = dense<[0, 2, 1, 3]>

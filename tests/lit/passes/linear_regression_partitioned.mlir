@@ -77,9 +77,11 @@
 // LOCAL: garray.constant dense<8.000000e+00> : tensor<f32>
 // LOCAL4: %[[SUMS:.*]] = comm.all_reduce <sum> %{{.*}} groups = {{\[}}[0, 1, 2, 3]] {{.*}}: tensor<3xf32> -> tensor<3xf32>
 // LOCAL8: %[[SUMS:.*]] = comm.all_reduce <sum> %{{.*}} groups = {{\[}}[0, 1, 2, 3, 4, 5, 6, 7]] {{.*}}: tensor<3xf32> -> tensor<3xf32>
-// LOCAL: %[[L:.*]] = garray.slice %[[SUMS]], start = [0], limit = [1], strides = [1]
-// LOCAL: %[[LOSS:.*]] = garray.reshape %[[L]] : (tensor<1xf32>) -> tensor<f32>
+// Each part is sliced out just before its first use: the gradient for the
+// update, the loss at the return.
 // LOCAL: %[[GRAD:.*]] = garray.slice %[[SUMS]], start = [1], limit = [3], strides = [1]
 // LOCAL-NOT: comm.
 // LOCAL: %[[WNEXT:.*]] = garray.sub %[[W]], %{{.*}} : tensor<2xf32>
+// LOCAL: %[[L:.*]] = garray.slice %[[SUMS]], start = [0], limit = [1], strides = [1]
+// LOCAL: %[[LOSS:.*]] = garray.reshape %[[L]] : (tensor<1xf32>) -> tensor<f32>
 // LOCAL: return %[[LOSS]], %[[GRAD]], %[[WNEXT]] : tensor<f32>, tensor<2xf32>, tensor<2xf32>

@@ -15,13 +15,13 @@ module {
     %12 = garray.reshape %5 : (tensor<f32>) -> tensor<1xf32>
     %13 = garray.concatenate %12, %11, dim = 0 : (tensor<1xf32>, tensor<2xf32>) -> tensor<3xf32>
     %14 = comm.all_reduce <sum> %13 groups = [[0, 1, 2, 3]] {parts = [{bytes = 4 : i64, location = "samples/linear_regression.mlir:21:11 [from garray.mean]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of func.return at samples/linear_regression.mlir:35:3 (a function result) needs the whole value", type = tensor<f32>}, {bytes = 8 : i64, location = "samples/linear_regression.mlir:17:11 [gradient of garray.dot_general]", reason = "pending sum over \22data\22 reduced once for its 2 uses, since operand #0 of garray.sharding_constraint at samples/linear_regression.mlir:34:13 (the gradient pinned to its parameter's layout by garray.sgd_update (garray-expand-optimizers)) needs the whole value", type = tensor<2xf32>}], reason = "combined 2 independent all-reduces"} : tensor<3xf32> -> tensor<3xf32>
-    %15 = garray.slice %14, start = [0], limit = [1], strides = [1] : (tensor<3xf32>) -> tensor<1xf32>
-    %16 = garray.reshape %15 : (tensor<1xf32>) -> tensor<f32>
-    %17 = garray.slice %14, start = [1], limit = [3], strides = [1] : (tensor<3xf32>) -> tensor<2xf32>
-    %18 = garray.constant dense<1.000000e-01> : tensor<2xf32>
-    %19 = garray.mul %17, %18 : tensor<2xf32>
-    %20 = garray.sub %arg2, %19 : tensor<2xf32>
-    return %16, %17, %20 : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+    %15 = garray.constant dense<1.000000e-01> : tensor<2xf32>
+    %16 = garray.slice %14, start = [1], limit = [3], strides = [1] : (tensor<3xf32>) -> tensor<2xf32>
+    %17 = garray.mul %16, %15 : tensor<2xf32>
+    %18 = garray.sub %arg2, %17 : tensor<2xf32>
+    %19 = garray.slice %14, start = [0], limit = [1], strides = [1] : (tensor<3xf32>) -> tensor<1xf32>
+    %20 = garray.reshape %19 : (tensor<1xf32>) -> tensor<f32>
+    return %20, %16, %18 : tensor<f32>, tensor<2xf32>, tensor<2xf32>
   }
 }
 exit 0

@@ -12,13 +12,13 @@ module {
     %9 = garray.reshape %5 : (tensor<f32>) -> tensor<1xf32>
     %10 = garray.concatenate %9, %8, dim = 0 : (tensor<1xf32>, tensor<2xf32>) -> tensor<3xf32>
     %11 = comm.all_reduce <sum> %10 groups = [[0, 1, 2, 3]] {parts = [{bytes = 4 : i64, location = "samples/linear_regression_step.mlir:24:11 [from garray.mean]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of func.return at samples/linear_regression_step.mlir:35:3 (a function result) needs the whole value", type = tensor<f32>}, {bytes = 8 : i64, location = "samples/linear_regression_step.mlir:30:11", reason = "pending sum over \22data\22 reduced once for its 2 uses, since operand #1 of func.return at samples/linear_regression_step.mlir:35:3 (a function result) needs the whole value", type = tensor<2xf32>}], reason = "combined 2 independent all-reduces"} : tensor<3xf32> -> tensor<3xf32>
-    %12 = garray.slice %11, start = [0], limit = [1], strides = [1] : (tensor<3xf32>) -> tensor<1xf32>
-    %13 = garray.reshape %12 : (tensor<1xf32>) -> tensor<f32>
-    %14 = garray.slice %11, start = [1], limit = [3], strides = [1] : (tensor<3xf32>) -> tensor<2xf32>
-    %15 = garray.constant dense<1.000000e-01> : tensor<2xf32>
-    %16 = garray.mul %14, %15 : tensor<2xf32>
-    %17 = garray.sub %arg2, %16 : tensor<2xf32>
-    return %13, %14, %17 : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+    %12 = garray.constant dense<1.000000e-01> : tensor<2xf32>
+    %13 = garray.slice %11, start = [1], limit = [3], strides = [1] : (tensor<3xf32>) -> tensor<2xf32>
+    %14 = garray.mul %13, %12 : tensor<2xf32>
+    %15 = garray.sub %arg2, %14 : tensor<2xf32>
+    %16 = garray.slice %11, start = [0], limit = [1], strides = [1] : (tensor<3xf32>) -> tensor<1xf32>
+    %17 = garray.reshape %16 : (tensor<1xf32>) -> tensor<f32>
+    return %17, %13, %15 : tensor<f32>, tensor<2xf32>, tensor<2xf32>
   }
 }
 exit 0

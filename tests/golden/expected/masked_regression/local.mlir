@@ -18,13 +18,13 @@ module {
     %15 = garray.reshape %7 : (tensor<f32>) -> tensor<1xf32>
     %16 = garray.concatenate %15, %14, dim = 0 : (tensor<1xf32>, tensor<2xf32>) -> tensor<3xf32>
     %17 = comm.all_reduce <sum> %16 groups = [[0, 1]] {parts = [{bytes = 4 : i64, location = "samples/masked_regression.mlir:20:11 [from garray.mean]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of func.return at samples/masked_regression.mlir:35:3 (a function result) needs the whole value", type = tensor<f32>}, {bytes = 8 : i64, location = "samples/masked_regression.mlir:16:11 [gradient of garray.dot_general]", reason = "pending sum over \22data\22 reduced once for its 2 uses, since operand #0 of garray.sharding_constraint at samples/masked_regression.mlir:34:13 (the gradient pinned to its parameter's layout by garray.sgd_update (garray-expand-optimizers)) needs the whole value", type = tensor<2xf32>}], reason = "combined 2 independent all-reduces"} : tensor<3xf32> -> tensor<3xf32>
-    %18 = garray.slice %17, start = [0], limit = [1], strides = [1] : (tensor<3xf32>) -> tensor<1xf32>
-    %19 = garray.reshape %18 : (tensor<1xf32>) -> tensor<f32>
-    %20 = garray.slice %17, start = [1], limit = [3], strides = [1] : (tensor<3xf32>) -> tensor<2xf32>
-    %21 = garray.constant dense<1.000000e-01> : tensor<2xf32>
-    %22 = garray.mul %20, %21 : tensor<2xf32>
-    %23 = garray.sub %arg3, %22 : tensor<2xf32>
-    return %19, %20, %23 : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+    %18 = garray.constant dense<1.000000e-01> : tensor<2xf32>
+    %19 = garray.slice %17, start = [1], limit = [3], strides = [1] : (tensor<3xf32>) -> tensor<2xf32>
+    %20 = garray.mul %19, %18 : tensor<2xf32>
+    %21 = garray.sub %arg3, %20 : tensor<2xf32>
+    %22 = garray.slice %17, start = [0], limit = [1], strides = [1] : (tensor<3xf32>) -> tensor<1xf32>
+    %23 = garray.reshape %22 : (tensor<1xf32>) -> tensor<f32>
+    return %23, %19, %21 : tensor<f32>, tensor<2xf32>, tensor<2xf32>
   }
 }
 exit 0

@@ -75,136 +75,136 @@ module {
     %72 = garray.reshape %69 : (tensor<16x16xf32>) -> tensor<256xf32>
     %73 = garray.concatenate %70, %57, %71, %67, %72, dim = 0 : (tensor<1xf32>, tensor<4xf32>, tensor<64xf32>, tensor<16xf32>, tensor<256xf32>) -> tensor<341xf32>
     %74 = comm.all_reduce <sum> %73 groups = [[0, 2], [1, 3]] {parts = [{bytes = 4 : i64, location = "samples/mlp_train.mlir:59:11", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of func.return at samples/mlp_train.mlir:110:3 (a function result) needs the whole value", type = tensor<f32>}, {bytes = 16 : i64, location = "samples/mlp_train.mlir:32:10 [gradient of garray.broadcast_in_dim]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:105:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value", type = tensor<4xf32>}, {bytes = 256 : i64, location = "samples/mlp_train.mlir:30:10 [gradient of garray.dot_general]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:102:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value", type = tensor<16x4xf32>}, {bytes = 64 : i64, location = "samples/mlp_train.mlir:24:10 [gradient of garray.broadcast_in_dim]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:99:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value", type = tensor<16xf32>}, {bytes = 1024 : i64, location = "samples/mlp_train.mlir:22:10 [gradient of garray.dot_general]", reason = "pending sum over \22data\22 reduced once for its 1 use, since operand #0 of garray.sharding_constraint at samples/mlp_train.mlir:96:40 (the gradient pinned to its parameter's layout by garray.adam_update (garray-expand-optimizers)) needs the whole value", type = tensor<16x16xf32>}], reason = "combined 5 independent all-reduces"} : tensor<341xf32> -> tensor<341xf32>
-    %75 = garray.slice %74, start = [0], limit = [1], strides = [1] : (tensor<341xf32>) -> tensor<1xf32>
-    %76 = garray.reshape %75 : (tensor<1xf32>) -> tensor<f32>
-    %77 = garray.slice %74, start = [1], limit = [5], strides = [1] : (tensor<341xf32>) -> tensor<4xf32>
-    %78 = garray.slice %74, start = [5], limit = [69], strides = [1] : (tensor<341xf32>) -> tensor<64xf32>
-    %79 = garray.reshape %78 : (tensor<64xf32>) -> tensor<16x4xf32>
-    %80 = garray.slice %74, start = [69], limit = [85], strides = [1] : (tensor<341xf32>) -> tensor<16xf32>
-    %81 = garray.slice %74, start = [85], limit = [341], strides = [1] : (tensor<341xf32>) -> tensor<256xf32>
-    %82 = garray.reshape %81 : (tensor<256xf32>) -> tensor<16x16xf32>
-    %83 = garray.constant dense<0.899999976> : tensor<16x16xf32>
-    %84 = garray.mul %arg6, %83 : tensor<16x16xf32>
-    %85 = garray.constant dense<1.000000e-01> : tensor<16x16xf32>
-    %86 = garray.mul %82, %85 : tensor<16x16xf32>
-    %87 = garray.add %84, %86 : tensor<16x16xf32>
-    %88 = garray.constant dense<9.990000e-01> : tensor<16x16xf32>
-    %89 = garray.mul %arg10, %88 : tensor<16x16xf32>
-    %90 = garray.mul %82, %82 : tensor<16x16xf32>
-    %91 = garray.constant dense<1.000000e-03> : tensor<16x16xf32>
-    %92 = garray.mul %90, %91 : tensor<16x16xf32>
-    %93 = garray.add %89, %92 : tensor<16x16xf32>
-    %94 = garray.constant dense<0.899999976> : tensor<f32>
+    %75 = garray.constant dense<0.899999976> : tensor<16x16xf32>
+    %76 = garray.mul %arg6, %75 : tensor<16x16xf32>
+    %77 = garray.constant dense<1.000000e-01> : tensor<16x16xf32>
+    %78 = garray.slice %74, start = [85], limit = [341], strides = [1] : (tensor<341xf32>) -> tensor<256xf32>
+    %79 = garray.reshape %78 : (tensor<256xf32>) -> tensor<16x16xf32>
+    %80 = garray.mul %79, %77 : tensor<16x16xf32>
+    %81 = garray.add %76, %80 : tensor<16x16xf32>
+    %82 = garray.constant dense<9.990000e-01> : tensor<16x16xf32>
+    %83 = garray.mul %arg10, %82 : tensor<16x16xf32>
+    %84 = garray.mul %79, %79 : tensor<16x16xf32>
+    %85 = garray.constant dense<1.000000e-03> : tensor<16x16xf32>
+    %86 = garray.mul %84, %85 : tensor<16x16xf32>
+    %87 = garray.add %83, %86 : tensor<16x16xf32>
+    %88 = garray.constant dense<0.899999976> : tensor<f32>
+    %89 = garray.pow %88, %arg14 : tensor<f32>
+    %90 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %91 = garray.sub %90, %89 : tensor<f32>
+    %92 = garray.broadcast_in_dim %91, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %93 = garray.div %81, %92 : tensor<16x16xf32>
+    %94 = garray.constant dense<9.990000e-01> : tensor<f32>
     %95 = garray.pow %94, %arg14 : tensor<f32>
     %96 = garray.constant dense<1.000000e+00> : tensor<f32>
     %97 = garray.sub %96, %95 : tensor<f32>
     %98 = garray.broadcast_in_dim %97, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
     %99 = garray.div %87, %98 : tensor<16x16xf32>
-    %100 = garray.constant dense<9.990000e-01> : tensor<f32>
-    %101 = garray.pow %100, %arg14 : tensor<f32>
-    %102 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %103 = garray.sub %102, %101 : tensor<f32>
-    %104 = garray.broadcast_in_dim %103, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
-    %105 = garray.div %93, %104 : tensor<16x16xf32>
-    %106 = garray.sqrt %105 : tensor<16x16xf32>
-    %107 = garray.constant dense<9.99999993E-9> : tensor<16x16xf32>
-    %108 = garray.add %106, %107 : tensor<16x16xf32>
-    %109 = garray.div %99, %108 : tensor<16x16xf32>
-    %110 = garray.constant dense<0.00999999977> : tensor<16x16xf32>
-    %111 = garray.mul %109, %110 : tensor<16x16xf32>
-    %112 = garray.sub %arg2, %111 : tensor<16x16xf32>
-    %113 = garray.constant dense<0.899999976> : tensor<16xf32>
-    %114 = garray.mul %arg7, %113 : tensor<16xf32>
-    %115 = garray.constant dense<1.000000e-01> : tensor<16xf32>
-    %116 = garray.mul %80, %115 : tensor<16xf32>
-    %117 = garray.add %114, %116 : tensor<16xf32>
-    %118 = garray.constant dense<9.990000e-01> : tensor<16xf32>
-    %119 = garray.mul %arg11, %118 : tensor<16xf32>
-    %120 = garray.mul %80, %80 : tensor<16xf32>
-    %121 = garray.constant dense<1.000000e-03> : tensor<16xf32>
-    %122 = garray.mul %120, %121 : tensor<16xf32>
-    %123 = garray.add %119, %122 : tensor<16xf32>
-    %124 = garray.constant dense<0.899999976> : tensor<f32>
-    %125 = garray.pow %124, %arg14 : tensor<f32>
-    %126 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %127 = garray.sub %126, %125 : tensor<f32>
-    %128 = garray.broadcast_in_dim %127, dims = [] : (tensor<f32>) -> tensor<16xf32>
-    %129 = garray.div %117, %128 : tensor<16xf32>
-    %130 = garray.constant dense<9.990000e-01> : tensor<f32>
-    %131 = garray.pow %130, %arg14 : tensor<f32>
-    %132 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %133 = garray.sub %132, %131 : tensor<f32>
-    %134 = garray.broadcast_in_dim %133, dims = [] : (tensor<f32>) -> tensor<16xf32>
-    %135 = garray.div %123, %134 : tensor<16xf32>
-    %136 = garray.sqrt %135 : tensor<16xf32>
-    %137 = garray.constant dense<9.99999993E-9> : tensor<16xf32>
-    %138 = garray.add %136, %137 : tensor<16xf32>
-    %139 = garray.div %129, %138 : tensor<16xf32>
-    %140 = garray.constant dense<0.00999999977> : tensor<16xf32>
-    %141 = garray.mul %139, %140 : tensor<16xf32>
-    %142 = garray.sub %arg3, %141 : tensor<16xf32>
-    %143 = garray.constant dense<0.899999976> : tensor<16x4xf32>
-    %144 = garray.mul %arg8, %143 : tensor<16x4xf32>
-    %145 = garray.constant dense<1.000000e-01> : tensor<16x4xf32>
-    %146 = garray.mul %79, %145 : tensor<16x4xf32>
-    %147 = garray.add %144, %146 : tensor<16x4xf32>
-    %148 = garray.constant dense<9.990000e-01> : tensor<16x4xf32>
-    %149 = garray.mul %arg12, %148 : tensor<16x4xf32>
-    %150 = garray.mul %79, %79 : tensor<16x4xf32>
-    %151 = garray.constant dense<1.000000e-03> : tensor<16x4xf32>
-    %152 = garray.mul %150, %151 : tensor<16x4xf32>
-    %153 = garray.add %149, %152 : tensor<16x4xf32>
-    %154 = garray.constant dense<0.899999976> : tensor<f32>
-    %155 = garray.pow %154, %arg14 : tensor<f32>
-    %156 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %157 = garray.sub %156, %155 : tensor<f32>
-    %158 = garray.broadcast_in_dim %157, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
-    %159 = garray.div %147, %158 : tensor<16x4xf32>
-    %160 = garray.constant dense<9.990000e-01> : tensor<f32>
-    %161 = garray.pow %160, %arg14 : tensor<f32>
-    %162 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %163 = garray.sub %162, %161 : tensor<f32>
-    %164 = garray.broadcast_in_dim %163, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
-    %165 = garray.div %153, %164 : tensor<16x4xf32>
-    %166 = garray.sqrt %165 : tensor<16x4xf32>
-    %167 = garray.constant dense<9.99999993E-9> : tensor<16x4xf32>
-    %168 = garray.add %166, %167 : tensor<16x4xf32>
-    %169 = garray.div %159, %168 : tensor<16x4xf32>
-    %170 = garray.constant dense<0.00999999977> : tensor<16x4xf32>
-    %171 = garray.mul %169, %170 : tensor<16x4xf32>
-    %172 = garray.sub %arg4, %171 : tensor<16x4xf32>
-    %173 = garray.constant dense<0.899999976> : tensor<4xf32>
-    %174 = garray.mul %arg9, %173 : tensor<4xf32>
-    %175 = garray.constant dense<1.000000e-01> : tensor<4xf32>
-    %176 = garray.mul %77, %175 : tensor<4xf32>
-    %177 = garray.add %174, %176 : tensor<4xf32>
-    %178 = garray.constant dense<9.990000e-01> : tensor<4xf32>
-    %179 = garray.mul %arg13, %178 : tensor<4xf32>
-    %180 = garray.mul %77, %77 : tensor<4xf32>
-    %181 = garray.constant dense<1.000000e-03> : tensor<4xf32>
-    %182 = garray.mul %180, %181 : tensor<4xf32>
-    %183 = garray.add %179, %182 : tensor<4xf32>
-    %184 = garray.constant dense<0.899999976> : tensor<f32>
-    %185 = garray.pow %184, %arg14 : tensor<f32>
-    %186 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %187 = garray.sub %186, %185 : tensor<f32>
-    %188 = garray.broadcast_in_dim %187, dims = [] : (tensor<f32>) -> tensor<4xf32>
-    %189 = garray.div %177, %188 : tensor<4xf32>
-    %190 = garray.constant dense<9.990000e-01> : tensor<f32>
-    %191 = garray.pow %190, %arg14 : tensor<f32>
-    %192 = garray.constant dense<1.000000e+00> : tensor<f32>
-    %193 = garray.sub %192, %191 : tensor<f32>
-    %194 = garray.broadcast_in_dim %193, dims = [] : (tensor<f32>) -> tensor<4xf32>
-    %195 = garray.div %183, %194 : tensor<4xf32>
-    %196 = garray.sqrt %195 : tensor<4xf32>
-    %197 = garray.constant dense<9.99999993E-9> : tensor<4xf32>
-    %198 = garray.add %196, %197 : tensor<4xf32>
-    %199 = garray.div %189, %198 : tensor<4xf32>
-    %200 = garray.constant dense<0.00999999977> : tensor<4xf32>
-    %201 = garray.mul %199, %200 : tensor<4xf32>
-    %202 = garray.sub %arg5, %201 : tensor<4xf32>
-    %203 = garray.add %arg14, %32 : tensor<f32>
-    return %76, %112, %142, %172, %202, %87, %117, %147, %177, %93, %123, %153, %183, %203 : tensor<f32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<f32>
+    %100 = garray.sqrt %99 : tensor<16x16xf32>
+    %101 = garray.constant dense<9.99999993E-9> : tensor<16x16xf32>
+    %102 = garray.add %100, %101 : tensor<16x16xf32>
+    %103 = garray.div %93, %102 : tensor<16x16xf32>
+    %104 = garray.constant dense<0.00999999977> : tensor<16x16xf32>
+    %105 = garray.mul %103, %104 : tensor<16x16xf32>
+    %106 = garray.sub %arg2, %105 : tensor<16x16xf32>
+    %107 = garray.constant dense<0.899999976> : tensor<16xf32>
+    %108 = garray.mul %arg7, %107 : tensor<16xf32>
+    %109 = garray.constant dense<1.000000e-01> : tensor<16xf32>
+    %110 = garray.slice %74, start = [69], limit = [85], strides = [1] : (tensor<341xf32>) -> tensor<16xf32>
+    %111 = garray.mul %110, %109 : tensor<16xf32>
+    %112 = garray.add %108, %111 : tensor<16xf32>
+    %113 = garray.constant dense<9.990000e-01> : tensor<16xf32>
+    %114 = garray.mul %arg11, %113 : tensor<16xf32>
+    %115 = garray.mul %110, %110 : tensor<16xf32>
+    %116 = garray.constant dense<1.000000e-03> : tensor<16xf32>
+    %117 = garray.mul %115, %116 : tensor<16xf32>
+    %118 = garray.add %114, %117 : tensor<16xf32>
+    %119 = garray.constant dense<0.899999976> : tensor<f32>
+    %120 = garray.pow %119, %arg14 : tensor<f32>
+    %121 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %122 = garray.sub %121, %120 : tensor<f32>
+    %123 = garray.broadcast_in_dim %122, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %124 = garray.div %112, %123 : tensor<16xf32>
+    %125 = garray.constant dense<9.990000e-01> : tensor<f32>
+    %126 = garray.pow %125, %arg14 : tensor<f32>
+    %127 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %128 = garray.sub %127, %126 : tensor<f32>
+    %129 = garray.broadcast_in_dim %128, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %130 = garray.div %118, %129 : tensor<16xf32>
+    %131 = garray.sqrt %130 : tensor<16xf32>
+    %132 = garray.constant dense<9.99999993E-9> : tensor<16xf32>
+    %133 = garray.add %131, %132 : tensor<16xf32>
+    %134 = garray.div %124, %133 : tensor<16xf32>
+    %135 = garray.constant dense<0.00999999977> : tensor<16xf32>
+    %136 = garray.mul %134, %135 : tensor<16xf32>
+    %137 = garray.sub %arg3, %136 : tensor<16xf32>
+    %138 = garray.constant dense<0.899999976> : tensor<16x4xf32>
+    %139 = garray.mul %arg8, %138 : tensor<16x4xf32>
+    %140 = garray.constant dense<1.000000e-01> : tensor<16x4xf32>
+    %141 = garray.slice %74, start = [5], limit = [69], strides = [1] : (tensor<341xf32>) -> tensor<64xf32>
+    %142 = garray.reshape %141 : (tensor<64xf32>) -> tensor<16x4xf32>
+    %143 = garray.mul %142, %140 : tensor<16x4xf32>
+    %144 = garray.add %139, %143 : tensor<16x4xf32>
+    %145 = garray.constant dense<9.990000e-01> : tensor<16x4xf32>
+    %146 = garray.mul %arg12, %145 : tensor<16x4xf32>
+    %147 = garray.mul %142, %142 : tensor<16x4xf32>
+    %148 = garray.constant dense<1.000000e-03> : tensor<16x4xf32>
+    %149 = garray.mul %147, %148 : tensor<16x4xf32>
+    %150 = garray.add %146, %149 : tensor<16x4xf32>
+    %151 = garray.constant dense<0.899999976> : tensor<f32>
+    %152 = garray.pow %151, %arg14 : tensor<f32>
+    %153 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %154 = garray.sub %153, %152 : tensor<f32>
+    %155 = garray.broadcast_in_dim %154, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %156 = garray.div %144, %155 : tensor<16x4xf32>
+    %157 = garray.constant dense<9.990000e-01> : tensor<f32>
+    %158 = garray.pow %157, %arg14 : tensor<f32>
+    %159 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %160 = garray.sub %159, %158 : tensor<f32>
+    %161 = garray.broadcast_in_dim %160, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %162 = garray.div %150, %161 : tensor<16x4xf32>
+    %163 = garray.sqrt %162 : tensor<16x4xf32>
+    %164 = garray.constant dense<9.99999993E-9> : tensor<16x4xf32>
+    %165 = garray.add %163, %164 : tensor<16x4xf32>
+    %166 = garray.div %156, %165 : tensor<16x4xf32>
+    %167 = garray.constant dense<0.00999999977> : tensor<16x4xf32>
+    %168 = garray.mul %166, %167 : tensor<16x4xf32>
+    %169 = garray.sub %arg4, %168 : tensor<16x4xf32>
+    %170 = garray.constant dense<0.899999976> : tensor<4xf32>
+    %171 = garray.mul %arg9, %170 : tensor<4xf32>
+    %172 = garray.constant dense<1.000000e-01> : tensor<4xf32>
+    %173 = garray.slice %74, start = [1], limit = [5], strides = [1] : (tensor<341xf32>) -> tensor<4xf32>
+    %174 = garray.mul %173, %172 : tensor<4xf32>
+    %175 = garray.add %171, %174 : tensor<4xf32>
+    %176 = garray.constant dense<9.990000e-01> : tensor<4xf32>
+    %177 = garray.mul %arg13, %176 : tensor<4xf32>
+    %178 = garray.mul %173, %173 : tensor<4xf32>
+    %179 = garray.constant dense<1.000000e-03> : tensor<4xf32>
+    %180 = garray.mul %178, %179 : tensor<4xf32>
+    %181 = garray.add %177, %180 : tensor<4xf32>
+    %182 = garray.constant dense<0.899999976> : tensor<f32>
+    %183 = garray.pow %182, %arg14 : tensor<f32>
+    %184 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %185 = garray.sub %184, %183 : tensor<f32>
+    %186 = garray.broadcast_in_dim %185, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %187 = garray.div %175, %186 : tensor<4xf32>
+    %188 = garray.constant dense<9.990000e-01> : tensor<f32>
+    %189 = garray.pow %188, %arg14 : tensor<f32>
+    %190 = garray.constant dense<1.000000e+00> : tensor<f32>
+    %191 = garray.sub %190, %189 : tensor<f32>
+    %192 = garray.broadcast_in_dim %191, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %193 = garray.div %181, %192 : tensor<4xf32>
+    %194 = garray.sqrt %193 : tensor<4xf32>
+    %195 = garray.constant dense<9.99999993E-9> : tensor<4xf32>
+    %196 = garray.add %194, %195 : tensor<4xf32>
+    %197 = garray.div %187, %196 : tensor<4xf32>
+    %198 = garray.constant dense<0.00999999977> : tensor<4xf32>
+    %199 = garray.mul %197, %198 : tensor<4xf32>
+    %200 = garray.sub %arg5, %199 : tensor<4xf32>
+    %201 = garray.add %arg14, %32 : tensor<f32>
+    %202 = garray.slice %74, start = [0], limit = [1], strides = [1] : (tensor<341xf32>) -> tensor<1xf32>
+    %203 = garray.reshape %202 : (tensor<1xf32>) -> tensor<f32>
+    return %203, %106, %137, %169, %200, %81, %112, %144, %175, %87, %118, %150, %181, %201 : tensor<f32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>, tensor<f32>
   }
 }
 exit 0

@@ -1,0 +1,53 @@
+//===- ReadOverlap.cpp - what each all-reduce overlaps --------------------===//
+#include "compiler/report/ReadOverlap.h"
+
+#include "compiler/report/ReadSignature.h"
+#include "dialects/comm/Comm.h"
+#include "dialects/garray/GArray.h"
+#include "passes/collectives/LocalWork.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using mlir::garray::locationText;
+
+namespace shardc {
+
+void readOverlap(ModuleOp module, llvm::StringRef entry, Signature &sig) {
+  module.walk([&](comm::AllReduceOp op) {
+    OverlapRecord r;
+    r.reduction = garray::stringifyReductionKind(op.getKind()).str();
+    int64_t bytes = 0;
+    auto type = cast<RankedTensorType>(op.getType());
+    r.localType = localTypeText(llvm::to_vector(type.getShape()), type.getElementType(), bytes);
+    r.bytes = bytes;
+    r.location = locationText(op.getLoc());
+    auto fn = op->getParentOfType<func::FuncOp>();
+    if (fn && fn.getSymName() != entry)
+      r.within = "@" + fn.getSymName().str();
+    // From just after the operand's definition (where it starts) to the
+    // first op that reads the result (where it is finished), in its block.
+    Block *block = op->getBlock();
+    Operation *def = op.getOperand().getDefiningOp();
+    Block::iterator from = def && def->getBlock() == block ? std::next(def->getIterator())
+                                                           : block->begin();
+    Operation *firstUse = nullptr;
+    for (Operation *user : op.getResult().getUsers())
+      if (Operation *at = block->findAncestorOpInBlock(*user))
+        if (!firstUse || at->isBeforeInBlock(firstUse))
+          firstUse = at;
+    Block::iterator to = firstUse ? firstUse->getIterator() : std::next(op->getIterator());
+    for (Block::iterator it = from; it != to; ++it) {
+      if (&*it == op.getOperation() || isa<comm::AllReduceOp>(*it))
+        continue;
+      int64_t w = nestedWork(&*it);
+      if (w == 0)
+        continue;
+      r.ops += 1;
+      r.work += w;
+    }
+    sig.overlaps.push_back(std::move(r));
+  });
+}
+
+} // namespace shardc
