@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer stage of CI (.ci/run):
 #   ASan + UBSan  the IR-free code: runtime and sharding-core tests;
-#   TSan          the threads communicator and the planner's collectives;
+#   TSan          the threads communicator (blocking and asynchronous),
+#                 the planner's collectives and the profiling probes;
 #   UBSan         the quick suite's compiler tests (lit, passes, golden,
 #                 import) and the C API's test,
 #                 which link libMLIR: ASan is not usable there (an
@@ -28,6 +29,7 @@ run() { # run ARGS...: one bazel_test_summary, added to the totals
 run --config=asan --nocache_test_results //tests/runtime/... //tests/sharding/... \
   --test_tag_filters=-mpi
 run --config=tsan --nocache_test_results //tests/runtime:threads_comm_test \
+  //tests/runtime:async_all_reduce_test //tests/runtime:profile_test \
   //tests/runtime:planner_collectives_test
 run --config=ubsan --nocache_test_results //tests/lit/... //tests/passes/... //tests/golden/... \
   //tests/import/... //tests/capi/... --test_tag_filters=-exec,-cli,-mpi
