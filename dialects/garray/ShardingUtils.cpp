@@ -242,9 +242,14 @@ std::string mlir::garray::locationText(Location loc) {
       return locationText(fused.getLocations().front());
   if (auto name = dyn_cast<NameLoc>(loc))
     return locationText(name.getChildLoc());
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-            std::to_string(file.getColumn()));
+  // A traced program (JAX) nests the user's line in call sites: the callee
+  // is where the op was written, the callers are the tracing machinery.
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return locationText(call.getCallee());
+  // A range (`file:3:5 to :9`) is named by where it starts.
+  if (auto file = dyn_cast<FileLineColRange>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getStartLine()) + ":" +
+            std::to_string(file.getStartColumn()));
   std::string s;
   llvm::raw_string_ostream os(s);
   loc.print(os);

@@ -44,6 +44,10 @@ check run_steps "ran three steps" contains "$TMP/run_steps.out" "ran 3 steps on 
 
 expect_ok report_jax -- report "$JAX/mlp_2x2.mlir"
 check report_jax "reports collectives" contains "$TMP/report_jax.out" 'collectives on mesh ["data"=2, "model"=2]'
+# Locations are the user's lines (the innermost call site of JAX's trace),
+# never MLIR's printed call-site chains.
+check report_jax "user lines" grep -qE ' at [^ ]*models\.py:[0-9]+:[0-9]+' "$TMP/report_jax.out"
+check report_jax "no call-site chains" not_contains "$TMP/report_jax.out" "callsite("
 expect_ok explain_jax -- explain "$JAX/embedding.mlir"
 
 # Refused inputs: exit 3, saying what to do instead.
