@@ -80,6 +80,28 @@ void reducePlain(T *out, const void *const *srcs, int64_t numSrcs, int64_t count
 
 // f16/bf16: blocks of float accumulators, so each element is rounded to 16 bits
 // once, after the whole group has been combined.
+template <int32_t Op, typename T> void combinePair(T *a, T *b, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    T r = combineAs<Op>(a[i], b[i]);
+    a[i] = r;
+    b[i] = r;
+  }
+}
+
+template <typename T> void reducePair(void *a, void *b, int64_t count, int32_t op) {
+  T *x = static_cast<T *>(a), *y = static_cast<T *>(b);
+  switch (op) {
+  case SHARDRT_SUM:
+    return combinePair<SHARDRT_SUM>(x, y, count);
+  case SHARDRT_PROD:
+    return combinePair<SHARDRT_PROD>(x, y, count);
+  case SHARDRT_MAX:
+    return combinePair<SHARDRT_MAX>(x, y, count);
+  default:
+    return combinePair<SHARDRT_MIN>(x, y, count);
+  }
+}
+
 template <float (*Load)(uint16_t), uint16_t (*Store)(float)>
 void reduceHalf(uint16_t *out, const void *const *srcs, int64_t numSrcs, int64_t count,
                 int32_t op) {
@@ -152,6 +174,25 @@ void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t 
     return reducePlain(static_cast<int8_t *>(out), srcs, numSrcs, count, op);
   case SHARDRT_BOOL:
     return reduceBool(static_cast<uint8_t *>(out), srcs, numSrcs, count, op);
+  }
+}
+
+bool reducePairInPlace(void *a, void *b, int64_t count, int32_t dtype, int32_t op) {
+  if (count <= 0)
+    return true;
+  switch (dtype) {
+  case SHARDRT_F32:
+    return reducePair<float>(a, b, count, op), true;
+  case SHARDRT_F64:
+    return reducePair<double>(a, b, count, op), true;
+  case SHARDRT_I64:
+    return reducePair<int64_t>(a, b, count, op), true;
+  case SHARDRT_I32:
+    return reducePair<int32_t>(a, b, count, op), true;
+  case SHARDRT_I8:
+    return reducePair<int8_t>(a, b, count, op), true;
+  default:
+    return false;
   }
 }
 

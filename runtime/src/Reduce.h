@@ -23,6 +23,12 @@ const char *reduceOpName(int32_t op);
 void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t count,
                    int32_t dtype, int32_t op);
 
+/// The all-reduce of two buffers in one pass: a[i] = b[i] = a[i] op b[i]
+/// (a first, as reduceInOrder with srcs {a, b}) for i in [0, count).
+/// Returns false, touching nothing, for the dtypes it does not handle in
+/// one pass (16-bit floats and bool); the caller then uses reduceInOrder.
+bool reducePairInPlace(void *a, void *b, int64_t count, int32_t dtype, int32_t op);
+
 } // namespace shardrt
 
 #endif // SHARDRT_SRC_REDUCE_H

@@ -214,8 +214,16 @@ public:
     lock.unlock();
 
     // Only this member touches slice `pos` of any buffer, so it can write
-    // the reduced slice back while its peers work on theirs: reduce a
-    // cache-sized chunk from every member, then copy it to every member.
+    // the reduced slice back while its peers work on theirs. Two members:
+    // one pass, a[i] = b[i] = a[i] op b[i]. Otherwise reduce a cache-sized
+    // chunk from every member, then copy it to every member.
+    if (g == 2 && reducePairInPlace(static_cast<char *>(bufs[0]) + lo * es,
+                                    static_cast<char *>(bufs[1]) + lo * es, n, args.dtype,
+                                    args.op)) {
+      lock.lock();
+      drain(lock, rv);
+      return SHARDRT_OK;
+    }
     constexpr int64_t kChunkBytes = 16 << 10;
     alignas(64) char chunk[kChunkBytes];
     const int64_t step = std::max<int64_t>(1, kChunkBytes / static_cast<int64_t>(es));
@@ -269,6 +277,12 @@ public:
     // The last to start reduces for everyone, outside the lock: the posted
     // buffers belong to the collective until each member's done returns.
     const size_t es = shardrt_dtype_size(args.dtype);
+    if (g == 2 && reducePairInPlace(p->posted[0], p->posted[1], args.count, args.dtype, args.op)) {
+      std::lock_guard<std::mutex> lock(world->mu);
+      p->complete.store(true, std::memory_order_release);
+      world->asyncCv.notify_all();
+      return SHARDRT_OK;
+    }
     constexpr int64_t kChunkBytes = 16 << 10;
     alignas(64) char chunk[kChunkBytes];
     const int64_t step = std::max<int64_t>(1, kChunkBytes / static_cast<int64_t>(es));
