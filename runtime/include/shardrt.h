@@ -145,7 +145,8 @@ int32_t shardrt_all_reduce(void *buf, int64_t count, int32_t dtype, int32_t op,
  * -1 on failure (the world is aborted and done(-1) returns the error);
  * done returns SHARDRT_OK or an error. Every request must be finished once.
  * Threads backend: the last member to start reduces for the whole group
- * while the others go on; MPI: MPI_Iallreduce. */
+ * while the others go on; MPI: start sends each slice to the member that
+ * reduces it, done reduces this member's slice and exchanges the results. */
 int64_t shardrt_all_reduce_start(void *buf, int64_t count, int32_t dtype, int32_t op,
                                  const int64_t *groups, int64_t num_groups, int64_t group_size);
 int32_t shardrt_all_reduce_done(int64_t request);

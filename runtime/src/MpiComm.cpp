@@ -21,12 +21,16 @@
 //  - Counts passed to MPI fit in int: every collective moves large buffers in
 //    chunks of at most SHARDRT_MPI_CHUNK_BYTES (default and maximum 1 GiB;
 //    the ranks agree on the smallest) per call, each chunk a separate MPI call
-//    that every member makes. all_reduce and reduce_scatter cut between
-//    elements (at least one per call), the others between bytes.
+//    that every member makes. reduce_scatter cuts between elements (at
+//    least one per call), the others between bytes.
+//  - all_reduce runs on point-to-point messages and reduces every element
+//    in group order, as the threads backend does, so both backends give the
+//    same bits (see allReduce).
 #include "shardrt_mpi.h"
 
 #include "Comm.h"
 #include "Dtype.h"
+#include "Reduce.h"
 #include "Error.h"
 
 #include <mpi.h>
@@ -49,6 +53,7 @@ namespace {
 constexpr int kHandshakeTag = 0x5348; // "SH"
 constexpr int kCreateTag = 0x5349;
 constexpr int kPermuteTag = 0x534A;
+constexpr int kAllReduceTag = 0x534B;
 constexpr int64_t kMaxChunkBytes = int64_t(1) << 30; // bytes per MPI call (counts fit int)
 
 /// Bytes per MPI call, from env SHARDRT_MPI_CHUNK_BYTES (default 1 GiB): an
@@ -117,41 +122,25 @@ public:
 
   const char *backendName() const override { return "mpi"; }
 
+  // All-reduce over point-to-point messages on the group's communicator,
+  // in two phases, so that every element is reduced in group order exactly
+  // as the threads backend does (the two backends give the same bits):
+  //  1. each member sends slice m of its buffer to member m and receives
+  //     its own slice p from every other member;
+  //  2. it reduces slice p in group order into its buffer, sends it to every
+  //     other member and receives theirs into its buffer.
+  // Slices are the threads backend's (the first count % g one element
+  // longer); messages are cut to chunkBytes. Members post in one program
+  // order and MPI never overtakes messages between two ranks on one
+  // communicator and tag, so several pending all-reduces match correctly.
+  // start posts phase 1; done completes it and runs phase 2.
   shardrt_status allReduce(const AllReduceArgs &args, const Group &group) override {
-    MPI_Comm comm;
-    if (shardrt_status s = groupComm(group, CollectiveKind::AllReduce, &comm))
+    int64_t id = 0;
+    if (shardrt_status s = allReduceStart(args, group, &id))
       return s;
-    MPI_Op op = mpiOp(args.dtype, args.op);
-    const bool half = isHalf(args.dtype);
-    std::vector<float> wide;
-    char *buf = static_cast<char *>(args.buf);
-    if (half) {
-      // Reduce in float and round once, as the threads backend does.
-      wide.resize(static_cast<size_t>(args.count));
-      for (int64_t i = 0; i < args.count; ++i)
-        wide[i] = widen(args.dtype, buf + 2 * i);
-    }
-    MPI_Datatype type = mpiType(args.dtype);
-    int typeSize = 0;
-    MPI_Type_size(type, &typeSize);
-    char *wire = half ? reinterpret_cast<char *>(wide.data()) : buf;
-    shardrt_status s = forEachChunk(
-        args.count, std::max<int64_t>(1, chunkBytes / typeSize), [&](int64_t off, int64_t n) {
-          MPI_Request req;
-          int rc = MPI_Iallreduce(MPI_IN_PLACE, wire + off * typeSize, static_cast<int>(n), type,
-                                  op, comm, &req);
-          return complete(rc, &req, CollectiveKind::AllReduce, group);
-        });
-    if (s)
-      return s;
-    for (int64_t i = 0; half && i < args.count; ++i)
-      narrow(args.dtype, wide[i], buf + 2 * i);
-    return SHARDRT_OK;
+    return allReduceDone(id);
   }
 
-  // Asynchronous: the chunks' MPI_Iallreduce calls are issued in start and
-  // completed in done (MPI progresses them while done, or another
-  // collective, polls).
   shardrt_status allReduceStart(const AllReduceArgs &args, const Group &group,
                                 int64_t *request) override {
     MPI_Comm comm;
@@ -159,29 +148,27 @@ public:
       return s;
     int64_t id = nextRequest++;
     PendingReduce &p = pendingReduces[id];
+    p.comm = comm;
+    p.g = group.size;
+    p.pos = group.position;
     p.buf = static_cast<char *>(args.buf);
     p.count = args.count;
     p.dtype = args.dtype;
+    p.op = args.op;
     p.what = where(CollectiveKind::AllReduce, group);
-    const bool half = isHalf(args.dtype);
-    if (half) {
-      p.wide.resize(static_cast<size_t>(args.count));
-      for (int64_t i = 0; i < args.count; ++i)
-        p.wide[i] = widen(args.dtype, p.buf + 2 * i);
+    const int64_t es = static_cast<int64_t>(shardrt_dtype_size(args.dtype));
+    const int64_t n = p.slice(p.pos).second;
+    p.incoming.resize(static_cast<size_t>(p.g));
+    shardrt_status s = SHARDRT_OK;
+    for (int64_t m = 0; m < p.g && !s; ++m) {
+      if (m == p.pos)
+        continue;
+      p.incoming[m].resize(static_cast<size_t>(n * es));
+      s = post(p, /*send=*/false, p.incoming[m].data(), n * es, m);
+      auto [mlo, mn] = p.slice(m);
+      if (!s)
+        s = post(p, /*send=*/true, p.buf + mlo * es, mn * es, m);
     }
-    MPI_Datatype type = mpiType(args.dtype);
-    MPI_Op op = mpiOp(args.dtype, args.op);
-    int typeSize = 0;
-    MPI_Type_size(type, &typeSize);
-    char *wire = half ? reinterpret_cast<char *>(p.wide.data()) : p.buf;
-    shardrt_status s = forEachChunk(
-        args.count, std::max<int64_t>(1, chunkBytes / typeSize), [&](int64_t off, int64_t n) {
-          p.reqs.emplace_back();
-          int rc = MPI_Iallreduce(MPI_IN_PLACE, wire + off * typeSize, static_cast<int>(n), type,
-                                  op, comm, &p.reqs.back());
-          return rc == MPI_SUCCESS ? SHARDRT_OK
-                                   : mpiFailure(rc, "starting the collective", p.what);
-        });
     if (s) {
       pendingReduces.erase(id);
       return s;
@@ -200,14 +187,35 @@ public:
       setLastError(message);
       return SHARDRT_ERR_ARGUMENT;
     }
-    PendingReduce &p = it->second;
-    shardrt_status s =
-        waitAll(static_cast<int>(p.reqs.size()), p.reqs.data(), p.what + " (asynchronous)");
-    if (!s && isHalf(p.dtype))
-      for (int64_t i = 0; i < p.count; ++i)
-        narrow(p.dtype, p.wide[i], p.buf + 2 * i);
+    PendingReduce p = std::move(it->second);
     pendingReduces.erase(it);
-    return s;
+    if (shardrt_status s = waitAll(static_cast<int>(p.reqs.size()), p.reqs.data(), p.what))
+      return s;
+    p.reqs.clear();
+    // Phase 2: this member's slice, reduced in group order.
+    const int64_t es = static_cast<int64_t>(shardrt_dtype_size(p.dtype));
+    auto [lo, n] = p.slice(p.pos);
+    char *mine = p.buf + lo * es;
+    if (n > 0) {
+      std::vector<const void *> srcs(static_cast<size_t>(p.g));
+      for (int64_t m = 0; m < p.g; ++m)
+        srcs[m] = m == p.pos ? static_cast<const void *>(mine) : p.incoming[m].data();
+      std::vector<char> reduced(static_cast<size_t>(n * es));
+      reduceInOrder(reduced.data(), srcs.data(), p.g, n, p.dtype, p.op);
+      std::memcpy(mine, reduced.data(), static_cast<size_t>(n * es));
+    }
+    shardrt_status s = SHARDRT_OK;
+    for (int64_t m = 0; m < p.g && !s; ++m) {
+      if (m == p.pos)
+        continue;
+      auto [mlo, mn] = p.slice(m);
+      s = post(p, /*send=*/false, p.buf + mlo * es, mn * es, m);
+      if (!s)
+        s = post(p, /*send=*/true, mine, n * es, m);
+    }
+    if (s)
+      return s;
+    return waitAll(static_cast<int>(p.reqs.size()), p.reqs.data(), p.what);
   }
 
   shardrt_status allGather(const AllGatherArgs &args, const Group &group) override {
@@ -590,16 +598,43 @@ private:
   std::string firstMessage;
   std::map<std::vector<int64_t>, MPI_Comm> groups;
 
-  /// A started asynchronous all_reduce: its chunks' requests, and the float
-  /// copy of a 16-bit buffer that travels in its place.
+  /// A started all_reduce (see allReduce): its messages in flight, and the
+  /// copies of this member's slice received in phase 1.
   struct PendingReduce {
-    std::vector<MPI_Request> reqs;
-    std::vector<float> wide;
+    MPI_Comm comm = MPI_COMM_NULL;
+    int64_t g = 0, pos = 0; // group size, this member's position
     char *buf = nullptr;
     int64_t count = 0;
-    int32_t dtype = 0;
+    int32_t dtype = 0, op = 0;
     std::string what;
+    std::vector<std::vector<char>> incoming; // by member
+    std::vector<MPI_Request> reqs;
+
+    /// Member m's slice: [first, first + size) elements.
+    std::pair<int64_t, int64_t> slice(int64_t m) const {
+      int64_t base = count / g, rem = count % g;
+      return {m * base + std::min(m, rem), base + (m < rem ? 1 : 0)};
+    }
   };
+
+  /// Posts a send to (or a receive from) member `peer` of `p`'s group of
+  /// `bytes` at `data`, in messages of at most chunkBytes.
+  shardrt_status post(PendingReduce &p, bool send, void *data, int64_t bytes, int64_t peer) {
+    for (int64_t off = 0; off < bytes; off += chunkBytes) {
+      int n = static_cast<int>(std::min(chunkBytes, bytes - off));
+      char *at = static_cast<char *>(data) + off;
+      p.reqs.emplace_back();
+      int rc = send ? MPI_Isend(at, n, MPI_BYTE, static_cast<int>(peer), kAllReduceTag, p.comm,
+                                &p.reqs.back())
+                    : MPI_Irecv(at, n, MPI_BYTE, static_cast<int>(peer), kAllReduceTag, p.comm,
+                                &p.reqs.back());
+      if (rc != MPI_SUCCESS) {
+        p.reqs.pop_back();
+        return mpiFailure(rc, send ? "MPI_Isend" : "MPI_Irecv", p.what);
+      }
+    }
+    return SHARDRT_OK;
+  }
   std::map<int64_t, PendingReduce> pendingReduces;
   int64_t nextRequest = 1;
 };

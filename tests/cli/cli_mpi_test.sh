@@ -7,7 +7,9 @@
 #     u_next identical to the threads run (no reduction is involved, so the
 #     bytes must match exactly);
 #   - a job with the wrong number of processes fails, saying how many it needs;
-#   - --profile prints every rank's table once (from rank 0).
+#   - --profile prints every rank's table once (from rank 0);
+#   - the training sample's outputs are the same bytes as the threads
+#     backend's (both reduce in group order).
 # Fails when mpirun is not installed (.ci/install-deps installs Open MPI):
 # a skipped MPI test would count as passed.
 set -u
@@ -55,6 +57,18 @@ for n in 1 2 3 4 8; do # 3: uneven shards
   check "$name" "loss.npy" "$NPY" check "$TMP/$name/loss.npy" f32 scalar 1.800171 --tol 1e-5
   check "$name" "w.npy" "$NPY" check "$TMP/$name/w.npy" f32 2 1.046813 -0.1108125 --tol 1e-5
   check "$name" "one process prints" not_contains_twice "$TMP/$name.out" "final outputs:"
+done
+
+# The MPI all-reduce reduces in group order, as the threads backend does:
+# the same training run gives the same bytes on both.
+for n in 3 4; do
+  if expect_ok "train_threads$n" -- run "$TMP/train$n" "${SEED_IN[@]}" --steps 3 \
+      --out "$TMP/train_threads$n" --quiet; then
+    for f in w loss; do
+      check "train_threads$n" "$f.npy identical to MPI's" \
+        cmp -s "$TMP/train_threads$n/$f.npy" "$TMP/train_mpi$n/$f.npy"
+    done
+  fi
 done
 
 # --profile under MPI: rank 0 prints every rank's table, gathered over MPI.
