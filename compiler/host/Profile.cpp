@@ -53,6 +53,24 @@ std::string formatProfile(const std::vector<std::string> &sites, const RankProfi
                 profile.device, profile.steps, profile.steps == 1 ? "" : "s",
                 ms(profile.entryNanos));
   std::string text = line;
+  // By kind: kernels, collectives, and within them the wait for
+  // asynchronous all-reduces to finish (the communication not overlapped).
+  int64_t kernels = 0, collectives = 0, exposed = 0;
+  for (size_t s = 0; s < sites.size() && s < profile.nanos.size(); ++s) {
+    const std::string &name = sites[s];
+    if (name.rfind("kernel ", 0) == 0) {
+      kernels += profile.nanos[s];
+    } else {
+      collectives += profile.nanos[s];
+      if (name.rfind("all_reduce_done", 0) == 0)
+        exposed += profile.nanos[s];
+    }
+  }
+  std::snprintf(line, sizeof line,
+                "  kernels %.3f ms, collectives %.3f ms (waiting for all-reduces to finish: "
+                "%.3f ms)\n",
+                ms(kernels), ms(collectives), ms(exposed));
+  text += line;
   text += "         ms   share   calls  site\n";
   auto row = [&](int64_t nanos, const std::string &calls, const std::string &what) {
     std::snprintf(line, sizeof line, "  %9.3f  %5.1f%%  %6s  ", ms(nanos), 100.0 * nanos / total,

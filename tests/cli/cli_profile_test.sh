@@ -28,6 +28,9 @@ if expect_ok profile4 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 3 --pro
   check profile4 "kernel sites" \
     grep -qE '^ +[0-9.]+ +[0-9.]+% +3  kernel [a-z_0-9]+ linear_regression\.mlir:' "$out"
   check profile4 "the rest of the time" contains "$out" "not in a site (copies, allocation"
+  check profile4 "time by kind, every rank" test "$(grep -cE \
+    '^  kernels [0-9.]+ ms, collectives [0-9.]+ ms \(waiting for all-reduces to finish: [0-9.]+ ms\)$' \
+    "$out")" = 4
   check profile4 "same step 3 loss as unprofiled" contains "$out" "step 3: loss = 1.80017"
 fi
 
