@@ -4,7 +4,7 @@
 #include "compiler/report/ReadSignature.h"
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
-#include "passes/collectives/LocalWork.h"
+#include "passes/collectives/Overlap.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -28,14 +28,9 @@ void readOverlap(ModuleOp module, llvm::StringRef entry, Signature &sig) {
     // From just after the operand's definition (where it starts) to the
     // first op that reads the result (where it is finished), in its block.
     Block *block = op->getBlock();
-    Operation *def = op.getOperand().getDefiningOp();
-    Block::iterator from = def && def->getBlock() == block ? std::next(def->getIterator())
-                                                           : block->begin();
-    Operation *firstUse = nullptr;
-    for (Operation *user : op.getResult().getUsers())
-      if (Operation *at = block->findAncestorOpInBlock(*user))
-        if (!firstUse || at->isBeforeInBlock(firstUse))
-          firstUse = at;
+    Operation *def = definitionInBlock(op.getOperand(), block);
+    Block::iterator from = def ? std::next(def->getIterator()) : block->begin();
+    Operation *firstUse = firstUseInBlock(op.getResult(), block);
     Block::iterator to = firstUse ? firstUse->getIterator() : std::next(op->getIterator());
     for (Block::iterator it = from; it != to; ++it) {
       if (&*it == op.getOperation() || isa<comm::AllReduceOp>(*it))

@@ -297,8 +297,9 @@ def CpuInstrumentProfile : Pass<"cpu-instrument-profile", "::mlir::ModuleOp"> {
     `shardrt_profile_begin(k)` and `shardrt_profile_end(k)`, which add its
     wall time to the calling rank's table (runtime/include/shardrt.h). The
     object names its sites in the public constant `shardc_profile_sites`:
-    one line per site, in site order, `kernel <function> <file:line:col>`
-    or `<collective> <file:line:col>` (the first file location of the op),
+    one line per site, in site order, `kernel <function> <location>` or
+    `<collective> <location>` (the call's location as the report writes
+    it: `file:line:col`, with what derived it, e.g. `[gradient of ...]`),
     which the host prints beside the times.
 
     ```mlir

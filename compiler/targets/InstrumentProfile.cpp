@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/CpuPasses.h"
+#include "dialects/garray/GArray.h"
 #include "shardrt.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,7 +16,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/Path.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_CPUINSTRUMENTPROFILE
@@ -26,21 +26,6 @@ using namespace mlir;
 
 namespace {
 
-/// `file:line:col` of the first file position in `loc`, "" when none.
-std::string sourcePosition(Location loc) {
-  std::string text;
-  loc->walk([&](Location inner) {
-    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-      text = (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
-              llvm::Twine(file.getLine()) + ":" + llvm::Twine(file.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return text;
-}
-
 /// What a site is called in the profile, "" when `call` is not a site.
 std::string siteName(func::CallOp call, SymbolTable &symbols) {
   static const llvm::StringSet<> kCollectives = {
@@ -48,8 +33,8 @@ std::string siteName(func::CallOp call, SymbolTable &symbols) {
       "shardrt_all_gather", "shardrt_reduce_scatter",
       "shardrt_all_to_all", "shardrt_collective_permute"};
   llvm::StringRef callee = call.getCallee();
-  std::string where = sourcePosition(call.getLoc());
-  std::string suffix = where.empty() ? "" : " " + where;
+  // Where the call came from, as the report names places.
+  std::string suffix = " " + mlir::garray::locationText(call.getLoc());
   if (kCollectives.contains(callee))
     return callee.drop_front(llvm::StringRef("shardrt_").size()).str() + suffix;
   auto fn = symbols.lookup<func::FuncOp>(callee);

@@ -12,7 +12,7 @@
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
-#include "passes/collectives/LocalWork.h"
+#include "passes/collectives/Overlap.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
@@ -158,11 +158,10 @@ struct CommCombineAllReduces : shardc::impl::CommCombineAllReducesBase<CommCombi
       // reads is sliced out of a combined one just before it.
       if (def && isa<comm::AllReduceOp>(def))
         continue;
-      if (def && def->getBlock() == &block)
-        m.ready = position[def];
-      for (Operation *user : ar.getResult().getUsers())
-        if (Operation *at = block.findAncestorOpInBlock(*user))
-          m.firstUse = std::min(m.firstUse, position[at]);
+      if (Operation *ready = shardc::definitionInBlock(ar.getOperand(), &block))
+        m.ready = position[ready];
+      if (Operation *use = shardc::firstUseInBlock(ar.getResult(), &block))
+        m.firstUse = position[use];
       members.push_back(m);
     }
     llvm::stable_sort(members, [](const Member &a, const Member &b) {

@@ -14,6 +14,7 @@
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/RuntimeTypes.h"
 #include "passes/Passes.h"
+#include "passes/collectives/Overlap.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -85,7 +86,7 @@ public:
         // result: what lies between runs while the reduction is under way.
         Value request = call(b, loc, "shardrt_all_reduce_start", args, b.getI64Type());
         OpBuilder at(ctx);
-        if (Operation *user = firstUserInBlock(op))
+        if (Operation *user = shardc::firstUseInBlock(op->getResult(0), op->getBlock()))
           at.setInsertionPoint(user);
         else
           at.setInsertionPointAfterValue(request);
@@ -176,18 +177,6 @@ public:
   bool async = true;
 
 private:
-  /// The first op of `op`'s block that uses its result (directly or inside
-  /// its regions), or null.
-  static Operation *firstUserInBlock(Operation *op) {
-    Operation *first = nullptr;
-    for (Operation *user : op->getResult(0).getUsers()) {
-      Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
-      if (at && (!first || at->isBeforeInBlock(first)))
-        first = at;
-    }
-    return first;
-  }
-
   Value i64(OpBuilder &b, Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   }
@@ -299,8 +288,7 @@ struct LowerCommToRuntime : shardc::impl::CommLowerToRuntimeBase<LowerCommToRunt
     if (async)
       for (Operation *op : llvm::reverse(ops))
         if (auto c = dyn_cast<comm::AllReduceOp>(op))
-          if (Operation *def = c.getOperand().getDefiningOp();
-              def && def->getBlock() == op->getBlock())
+          if (Operation *def = shardc::definitionInBlock(c.getOperand(), op->getBlock()))
             op->moveAfter(def);
     RuntimeCalls calls(getOperation());
     calls.async = async;

@@ -64,6 +64,30 @@ namespace {
 /// yields, so that the peer it waits for can run.
 constexpr std::chrono::microseconds kSpin{200};
 
+/// Reduces elements [lo, lo + n) of the g member buffers `bufs`, in group
+/// order, and writes the result into every one of them. Two members: one
+/// pass, a[i] = b[i] = a[i] op b[i]. Otherwise a cache-sized chunk at a
+/// time is reduced from every member, then copied to every member.
+void reduceIntoAll(void *const *bufs, int64_t g, int64_t lo, int64_t n, int32_t dtype,
+                   int32_t op) {
+  const int64_t es = static_cast<int64_t>(shardrt_dtype_size(dtype));
+  if (g == 2 && reducePairInPlace(static_cast<char *>(bufs[0]) + lo * es,
+                                  static_cast<char *>(bufs[1]) + lo * es, n, dtype, op))
+    return;
+  constexpr int64_t kChunkBytes = 16 << 10;
+  alignas(64) char chunk[kChunkBytes];
+  const int64_t step = std::max<int64_t>(1, kChunkBytes / es);
+  std::vector<const void *> srcs(static_cast<size_t>(g));
+  for (int64_t off = lo; off < lo + n; off += step) {
+    const int64_t c = std::min(step, lo + n - off);
+    for (int64_t m = 0; m < g; ++m)
+      srcs[m] = static_cast<const char *>(bufs[m]) + off * es;
+    reduceInOrder(chunk, srcs.data(), g, c, dtype, op);
+    for (int64_t m = 0; m < g; ++m)
+      std::memcpy(static_cast<char *>(bufs[m]) + off * es, chunk, static_cast<size_t>(c * es));
+  }
+}
+
 /// What a member asked for, compared across the group before commit.
 struct CallDesc {
   CollectiveKind kind = CollectiveKind::Barrier;
@@ -197,13 +221,11 @@ public:
   const char *backendName() const override { return "threads"; }
 
   shardrt_status allReduce(const AllReduceArgs &args, const Group &group) override {
-    const size_t es = shardrt_dtype_size(args.dtype);
     const int64_t g = group.size, pos = group.position;
     const int64_t base = args.count / g, rem = args.count % g;
     const int64_t lo = pos * base + std::min(pos, rem);
     const int64_t n = base + (pos < rem ? 1 : 0);
     std::vector<void *> bufs(static_cast<size_t>(g));
-    std::vector<const void *> srcs(static_cast<size_t>(g));
     CallDesc desc{CollectiveKind::AllReduce, args.count, 0, args.dtype, args.op};
 
     std::unique_lock<std::mutex> lock(world->mu);
@@ -214,27 +236,8 @@ public:
     lock.unlock();
 
     // Only this member touches slice `pos` of any buffer, so it can write
-    // the reduced slice back while its peers work on theirs. Two members:
-    // one pass, a[i] = b[i] = a[i] op b[i]. Otherwise reduce a cache-sized
-    // chunk from every member, then copy it to every member.
-    if (g == 2 && reducePairInPlace(static_cast<char *>(bufs[0]) + lo * es,
-                                    static_cast<char *>(bufs[1]) + lo * es, n, args.dtype,
-                                    args.op)) {
-      lock.lock();
-      drain(lock, rv);
-      return SHARDRT_OK;
-    }
-    constexpr int64_t kChunkBytes = 16 << 10;
-    alignas(64) char chunk[kChunkBytes];
-    const int64_t step = std::max<int64_t>(1, kChunkBytes / static_cast<int64_t>(es));
-    for (int64_t off = lo; off < lo + n; off += step) {
-      const int64_t c = std::min(step, lo + n - off);
-      for (int64_t m = 0; m < g; ++m)
-        srcs[m] = static_cast<const char *>(bufs[m]) + off * es;
-      reduceInOrder(chunk, srcs.data(), g, c, args.dtype, args.op);
-      for (int64_t m = 0; m < g; ++m)
-        std::memcpy(static_cast<char *>(bufs[m]) + off * es, chunk, c * es);
-    }
+    // the reduced slice back while its peers work on theirs.
+    reduceIntoAll(bufs.data(), g, lo, n, args.dtype, args.op);
 
     lock.lock();
     drain(lock, rv); // every slice has been written to every member
@@ -255,7 +258,7 @@ public:
         slot = std::make_unique<AsyncReduce>(key);
       p = slot.get();
       if (world->aborted)
-        return asyncAbortedLocked(desc, *p);
+        return asyncAbortedLocked(*p);
       p->posted[pos] = args.buf;
       p->descs[pos] = desc;
       p->present[pos] = 1;
@@ -276,25 +279,8 @@ public:
     }
     // The last to start reduces for everyone, outside the lock: the posted
     // buffers belong to the collective until each member's done returns.
-    const size_t es = shardrt_dtype_size(args.dtype);
-    if (g == 2 && reducePairInPlace(p->posted[0], p->posted[1], args.count, args.dtype, args.op)) {
-      std::lock_guard<std::mutex> lock(world->mu);
-      p->complete.store(true, std::memory_order_release);
-      world->asyncCv.notify_all();
-      return SHARDRT_OK;
-    }
-    constexpr int64_t kChunkBytes = 16 << 10;
-    alignas(64) char chunk[kChunkBytes];
-    const int64_t step = std::max<int64_t>(1, kChunkBytes / static_cast<int64_t>(es));
-    std::vector<const void *> srcs(g);
-    for (int64_t off = 0; off < args.count; off += step) {
-      const int64_t c = std::min(step, args.count - off);
-      for (size_t m = 0; m < g; ++m)
-        srcs[m] = static_cast<const char *>(p->posted[m]) + off * es;
-      reduceInOrder(chunk, srcs.data(), static_cast<int64_t>(g), c, args.dtype, args.op);
-      for (size_t m = 0; m < g; ++m)
-        std::memcpy(static_cast<char *>(p->posted[m]) + off * es, chunk, c * es);
-    }
+    reduceIntoAll(p->posted.data(), static_cast<int64_t>(g), 0, args.count, args.dtype,
+                  args.op);
     std::lock_guard<std::mutex> lock(world->mu);
     p->complete.store(true, std::memory_order_release);
     world->asyncCv.notify_all();
@@ -313,23 +299,10 @@ public:
     AsyncRequest r = it->second;
     requests.erase(it);
     AsyncReduce &p = *r.reduce;
-    const CallDesc &desc = p.descs[0];
     // Spin briefly: the last member usually starts within microseconds.
-    const auto until = std::chrono::steady_clock::now() + kSpin;
-    for (int i = 0; !p.complete.load(std::memory_order_acquire); ++i) {
-      if ((i & 255) == 255) {
-        if (std::chrono::steady_clock::now() > until)
-          break;
-        if (oversubscribed)
-          sched_yield();
-      }
-      __builtin_ia32_pause();
-    }
+    spinWhile([&] { return !p.complete.load(std::memory_order_acquire); });
     std::unique_lock<std::mutex> lock(world->mu);
-    const double seconds = std::min(world->timeoutSeconds, 1e7);
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(seconds));
+    const auto deadline = timeoutDeadline();
     while (!p.complete.load(std::memory_order_acquire)) {
       if (p.committed) {
         // Only the reducer's bounded work is left, and it writes into this
@@ -338,7 +311,7 @@ public:
         continue;
       }
       if (world->aborted)
-        return asyncAbortedLocked(desc, p);
+        return asyncAbortedLocked(p);
       for (size_t i = 0; i < p.members.size(); ++i)
         if (!p.present[i] && world->finished[p.members[i]])
           return failLocked(SHARDRT_ERR_ABORTED,
@@ -508,8 +481,15 @@ private:
   /// everything under the mutex, so this only saves a sleep.
   void spinUnlocked(std::unique_lock<std::mutex> &lock, const Rendezvous &rv, uint64_t gen) {
     lock.unlock();
+    spinWhile([&] { return rv.generation.load(std::memory_order_acquire) == gen; });
+    lock.lock();
+  }
+
+  /// Spins while `waiting()` holds, for at most kSpin, yielding the core
+  /// now and then when ranks outnumber cores.
+  template <typename Waiting> void spinWhile(Waiting waiting) const {
     const auto until = std::chrono::steady_clock::now() + kSpin;
-    for (int i = 0; rv.generation.load(std::memory_order_acquire) == gen; ++i) {
+    for (int i = 0; waiting(); ++i) {
       if ((i & 255) == 255) {
         if (std::chrono::steady_clock::now() > until)
           break;
@@ -518,7 +498,15 @@ private:
       }
       __builtin_ia32_pause();
     }
-    lock.lock();
+  }
+
+  /// Now plus the world's collective timeout, clamped so that the deadline
+  /// cannot overflow the clock.
+  std::chrono::steady_clock::time_point timeoutDeadline() const {
+    const double seconds = std::min(world->timeoutSeconds, 1e7);
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>(seconds));
   }
 
   bool oversubscribed = false; // more ranks than cores: spinners yield
@@ -540,7 +528,7 @@ private:
                   formatIds(p.members.data(), (int64_t)p.members.size()).c_str());
   }
 
-  shardrt_status asyncAbortedLocked(const CallDesc &, const AsyncReduce &p) {
+  shardrt_status asyncAbortedLocked(const AsyncReduce &p) {
     setLastError(whereAsync(p) + ": the world was aborted (" + world->firstMessage + ")");
     return SHARDRT_ERR_ABORTED;
   }
@@ -569,12 +557,7 @@ private:
       return SHARDRT_OK;
     }
     spinUnlocked(lock, rv, gen);
-    // Clamped so that the deadline cannot overflow the clock.
-    const double seconds = std::min(world->timeoutSeconds, 1e7);
-    const auto deadline =
-        std::chrono::steady_clock::now() +
-        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-            std::chrono::duration<double>(seconds));
+    const auto deadline = timeoutDeadline();
     while (rv.generation == gen) {
       if (world->aborted)
         return abortedLocked(desc, rv);

@@ -17,13 +17,6 @@ using Catch::Contains;
 
 namespace {
 
-std::vector<int64_t> iota(int64_t n) {
-  std::vector<int64_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    v[i] = i;
-  return v;
-}
-
 std::vector<float> randomFloats(int seed, int64_t count) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(-1e3f, 1e3f);

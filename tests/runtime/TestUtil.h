@@ -34,6 +34,14 @@ template <typename F> shardrt_status runWorld(int32_t n, F body) {
   return s;
 }
 
+/// The device ids 0 .. n-1: a whole world as one group.
+inline std::vector<int64_t> iota(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = i;
+  return v;
+}
+
 inline double elapsedSeconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

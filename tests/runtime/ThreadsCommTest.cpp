@@ -17,13 +17,6 @@ using Catch::Contains;
 
 namespace {
 
-std::vector<int64_t> iota(int64_t n) {
-  std::vector<int64_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    v[i] = i;
-  return v;
-}
-
 /// Runs one all_reduce of `count` elements on every rank of an n-rank world
 /// over `groups`; returns each rank's buffer afterwards and checks statuses.
 std::vector<std::vector<char>> reduceOnce(int32_t n, int32_t dtype, int32_t op, int64_t count,
