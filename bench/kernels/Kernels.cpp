@@ -14,7 +14,9 @@
 //                 shapes, every transposition, batched; against OpenBLAS
 //                 cblas_sgemm on the same layout with one thread
 //                 (openblas_set_num_threads(1)); ratio = OpenBLAS time /
-//                 shardc time (1.0x = as fast as OpenBLAS).
+//                 shardc time (1.0x = as fast as OpenBLAS). The bf16 and
+//                 f16 forms (inputs and result 16-bit, summed in f32) are
+//                 against the same cblas_sgemm on the same values in f32.
 //   elementwise   out = -|max(x*y + x - y, x)| over 16M f32 (6 ops, one fused
 //                 loop), against memcpy. Like with like: the chain reads two
 //                 arrays and writes one (3 x 64 MiB of traffic); memcpy copies
@@ -55,6 +57,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -159,11 +163,49 @@ std::pair<double, double> timeBoth(int reps, const std::function<void()> &ours,
   return {median(a), median(b)};
 }
 
-/// Values on a dyadic grid in [-1, 1): exact in f32, identical everywhere.
-void fill(std::vector<float> &v, uint32_t seed) {
+/// Values on a dyadic grid in [-1, 1): exact in f32 (in steps of 2^-7, so
+/// also in bf16 and f16, when `sixteenBit`), identical everywhere.
+void fill(std::vector<float> &v, uint32_t seed, bool sixteenBit = false) {
   std::mt19937 gen(seed);
-  for (float &x : v)
-    x = static_cast<float>(static_cast<double>(gen() >> 9) / 4194304.0 - 1.0);
+  for (float &x : v) {
+    uint32_t bits = gen() >> 9;
+    x = sixteenBit ? static_cast<float>(static_cast<double>(bits % 256) / 128.0 - 1.0)
+                   : static_cast<float>(static_cast<double>(bits) / 4194304.0 - 1.0);
+  }
+}
+
+/// A buffer of `elem` ("f32", "bf16" or "f16") holding `values`.
+std::vector<char> encode(const std::vector<float> &values, const std::string &elem) {
+  size_t width = elem == "f32" ? 4 : 2;
+  std::vector<char> out(values.size() * width);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (elem == "bf16") {
+      __bf16 h = static_cast<__bf16>(values[i]);
+      std::memcpy(out.data() + 2 * i, &h, 2);
+    } else if (elem == "f16") {
+      _Float16 h = static_cast<_Float16>(values[i]);
+      std::memcpy(out.data() + 2 * i, &h, 2);
+    } else {
+      std::memcpy(out.data() + 4 * i, &values[i], 4);
+    }
+  }
+  return out;
+}
+
+float decode(const std::vector<char> &buffer, const std::string &elem, size_t i) {
+  if (elem == "bf16") {
+    __bf16 h;
+    std::memcpy(&h, buffer.data() + 2 * i, 2);
+    return static_cast<float>(h);
+  }
+  if (elem == "f16") {
+    _Float16 h;
+    std::memcpy(&h, buffer.data() + 2 * i, 2);
+    return static_cast<float>(h);
+  }
+  float f;
+  std::memcpy(&f, buffer.data() + 4 * i, 4);
+  return f;
 }
 
 //===----------------------------------------------------------------------===//
@@ -177,13 +219,14 @@ struct GemmForm {
   const char *name;
   int64_t batch, m, n, k;
   bool transA, transB;
+  std::string elem = "f32";
 };
 
-std::string tensorType(std::vector<int64_t> shape) {
+std::string tensorType(std::vector<int64_t> shape, const std::string &elem = "f32") {
   std::string t = "tensor<";
   for (int64_t d : shape)
     t += std::to_string(d) + "x";
-  return t + "f32>";
+  return t + elem + ">";
 }
 
 std::string gemmModel(const GemmForm &f) {
@@ -196,9 +239,9 @@ std::string gemmModel(const GemmForm &f) {
     s.push_back(c);
     return s;
   };
-  std::string ta = tensorType(f.transA ? shape(f.k, f.m) : shape(f.m, f.k));
-  std::string tb = tensorType(f.transB ? shape(f.n, f.k) : shape(f.k, f.n));
-  std::string tc = tensorType(shape(f.m, f.n));
+  std::string ta = tensorType(f.transA ? shape(f.k, f.m) : shape(f.m, f.k), f.elem);
+  std::string tb = tensorType(f.transB ? shape(f.n, f.k) : shape(f.k, f.n), f.elem);
+  std::string tc = tensorType(shape(f.m, f.n), f.elem);
   int64_t b = static_cast<int64_t>(lead.size());
   std::string batch = b ? "[0] x [0]" : "[] x []";
   std::string contracting = "[" + std::to_string(f.transA ? b : b + 1) + "] x [" +
@@ -223,10 +266,17 @@ ExitCode benchGemm(const GemmForm &f, const Options &opts) {
   if (!compileAndLoad(gemmModel(f), opts, p))
     return ExitCode::CompileError;
   size_t sizeA = f.batch * f.m * f.k, sizeB = f.batch * f.k * f.n, sizeC = f.batch * f.m * f.n;
-  std::vector<float> a(sizeA), b(sizeB), c(sizeC), ref(sizeC), bound(sizeC);
-  fill(a, 1);
-  fill(b, 2);
-  std::vector<void *> buffers = {a.data(), b.data(), c.data()};
+  std::vector<float> a(sizeA), b(sizeB), ref(sizeC), bound(sizeC);
+  bool sixteenBit = f.elem != "f32";
+  fill(a, 1, sixteenBit);
+  fill(b, 2, sixteenBit);
+  std::vector<char> ourA = encode(a, f.elem), ourB = encode(b, f.elem),
+                    c(sizeC * (sixteenBit ? 2 : 4));
+  std::vector<void *> buffers = {ourA.data(), ourB.data(), c.data()};
+  // The one rounding of a 16-bit result (its unit roundoff).
+  double roundoff = f.elem == "bf16" ? std::ldexp(1.0, -8)
+                    : f.elem == "f16" ? std::ldexp(1.0, -11)
+                                      : 0.0;
   auto ours = [&] { p.entry(buffers.data()); };
   auto blas = [&] { blasGemm(f, a.data(), b.data(), ref.data()); };
 
@@ -236,19 +286,23 @@ ExitCode benchGemm(const GemmForm &f, const Options &opts) {
         ours();
         blas();
         // Error bound per element: k * eps * (|A| @ |B|), both sides
-        // accumulate in f32 in different orders.
+        // accumulate in f32 in different orders; plus a 16-bit result's
+        // rounding.
         std::vector<float> absA(a), absB(b);
         for (float &x : absA)
           x = std::fabs(x);
         for (float &x : absB)
           x = std::fabs(x);
         blasGemm(f, absA.data(), absB.data(), bound.data());
-        for (size_t i = 0; i < sizeC && agree; ++i)
-          if (!(std::fabs(c[i] - ref[i]) <= 2.0f * f.k * 1.1920929e-7f * bound[i])) {
+        for (size_t i = 0; i < sizeC && agree; ++i) {
+          float got = decode(c, f.elem, i);
+          if (!(std::fabs(got - ref[i]) <=
+                2.0 * f.k * 1.1920929e-7 * bound[i] + roundoff * std::fabs(ref[i]))) {
             std::fprintf(stderr, "gemm %s: element %zu: shardc %g, openblas %g\n", f.name, i,
-                         c[i], ref[i]);
+                         got, ref[i]);
             agree = false;
           }
+        }
         if (agree)
           std::tie(tOurs, tBlas) = timeBoth(opts.reps, ours, blas);
       }))
@@ -256,7 +310,7 @@ ExitCode benchGemm(const GemmForm &f, const Options &opts) {
   if (!agree)
     return ExitCode::Mismatch;
   double gflop = 2.0 * f.batch * f.m * f.n * f.k / 1e9;
-  std::printf("gemm %-28s shardc %.4f s (%5.1f GFLOP/s), openblas %.4f s (%5.1f GFLOP/s), "
+  std::printf("gemm %-30s shardc %.4f s (%5.1f GFLOP/s), openblas %.4f s (%5.1f GFLOP/s), "
               "ratio %.2fx\n",
               f.name, tOurs, gflop / tOurs, tBlas, gflop / tBlas, tBlas / tOurs);
   std::fflush(stdout);
@@ -343,15 +397,27 @@ int main(int argc, char **argv) {
       return static_cast<int>(ExitCode::Usage);
     }
   }
+  // OpenBLAS 0.3.21 does not know CPUs newer than it (Sapphire and Emerald
+  // Rapids, Zen 5) and falls back to its SSE3 "Prescott" kernel, which
+  // would make every ratio meaningless. OpenBLAS reads OPENBLAS_CORETYPE when
+  // it loads, so run this program again with the kernel of the host's vector
+  // width (named on the first line).
+  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+  if (std::string(openblas_get_corename()) == "Prescott" && !std::getenv("OPENBLAS_CORETYPE") &&
+      (hostFeatures.lookup("avx512f") || hostFeatures.lookup("avx2"))) {
+    setenv("OPENBLAS_CORETYPE", hostFeatures.lookup("avx512f") ? "SkylakeX" : "Haswell", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("kernels: re-running with OPENBLAS_CORETYPE set");
+    return static_cast<int>(ExitCode::RunError);
+  }
   // Like with like: shardc's kernel threads per rank and OpenBLAS's threads.
   setenv("SHARDRT_THREADS", std::to_string(opts.threads).c_str(), 1);
   openblas_set_num_threads(opts.threads);
   std::string cpu = opts.cpu == "host" ? "host (" + llvm::sys::getHostCPUName().str() + ")"
                                        : opts.cpu;
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  const char *vector = features.lookup("avx512f") ? "512-bit (AVX-512)"
-                       : features.lookup("avx2")  ? "256-bit (AVX2)"
-                                                  : "128-bit (SSE)";
+  const char *vector = hostFeatures.lookup("avx512f") ? "512-bit (AVX-512)"
+                       : hostFeatures.lookup("avx2")  ? "256-bit (AVX2)"
+                                                      : "128-bit (SSE)";
   std::printf("host: %s, %s vectors; shardc cpu: %s; openblas: %s, core %s, %d thread(s); "
               "shardc %d kernel thread(s); median of %d samples\n",
               llvm::sys::getHostCPUName().str().c_str(), vector, cpu.c_str(),
@@ -376,6 +442,13 @@ int main(int argc, char **argv) {
       {"small-k 4096x1024x32 NN", 1, 4096, 1024, 32, false, false},
       {"attn qk 16x128x128x64 NT", 16, 128, 128, 64, false, true},
       {"attn pv 16x128x64x128 NN", 16, 128, 64, 128, false, false},
+      // 16-bit floats against sgemm on the same values.
+      {"bf16 1024 NN", 1, 1024, 1024, 1024, false, false, "bf16"},
+      {"bf16 1024 TT", 1, 1024, 1024, 1024, true, true, "bf16"},
+      {"bf16 mlp dW 512x1024x4096 TN", 1, 512, 1024, 4096, true, false, "bf16"},
+      {"bf16 attn qk 16x128x128x64 NT", 16, 128, 128, 64, false, true, "bf16"},
+      {"f16 1024 NN", 1, 1024, 1024, 1024, false, false, "f16"},
+      {"f16 mlp dx 4096x512x1024 NT", 1, 4096, 512, 1024, false, true, "f16"},
   };
   for (const GemmForm &f : forms)
     if (ExitCode e = benchGemm(f, opts); e != ExitCode::Ok)

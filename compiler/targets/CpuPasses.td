@@ -130,9 +130,10 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
   let description = [{
     The GEMM recipe of the CPU target, on bufferized IR (before
     convert-linalg-to-parallel-loops), in the GotoBLAS/BLIS scheme. For each
-    linalg.matmul with f32 or f64 elements whose A is [M, K] or [K, M] and
-    whose B is [K, N] or [N, K] (linalg.batch_matmul first becomes a loop over
-    rank-reduced matmuls):
+    linalg.matmul with f32 or f64 elements (or bf16/f16 operands into an f32
+    accumulator, widened into f32 panels by the packing copies) whose A is
+    [M, K] or [K, M] and whose B is [K, N] or [N, K] (linalg.batch_matmul
+    first becomes a loop over rank-reduced matmuls):
 
     1. cache blocking: tile (M, N, K) by `cache-tiles` with the loop order
        N, K, M;

@@ -50,18 +50,29 @@ Value panelView(OpBuilder &b, Location loc, Value panels, Value p, Value kb, int
   return memref::SubViewOp::create(b, loc, viewType, panels, offsets, sizes, strides);
 }
 
-/// dst[i, j] = src[j, i] as a generic that iterates src in row-major order,
-/// so the copy reads the operand contiguously (the strided side is the
-/// small, cache-resident scratch).
-void copyTransposed(OpBuilder &b, Location loc, Value src, Value dst) {
+/// dst = src, or dst[i, j] = src[j, i] when `transposed`, widening a 16-bit
+/// float source into an f32 panel. The transposing generic iterates src in
+/// row-major order, so the copy reads the operand contiguously (the strided
+/// side is the small, cache-resident scratch).
+void copyPanelData(OpBuilder &b, Location loc, Value src, Value dst, bool transposed) {
+  Type from = cast<MemRefType>(src.getType()).getElementType();
+  Type to = cast<MemRefType>(dst.getType()).getElementType();
+  if (!transposed && from == to) {
+    linalg::CopyOp::create(b, loc, src, dst);
+    return;
+  }
   MLIRContext *ctx = b.getContext();
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
   SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {d0, d1}, ctx),
-                                 AffineMap::get(2, 0, {d1, d0}, ctx)};
+                                 transposed ? AffineMap::get(2, 0, {d1, d0}, ctx)
+                                            : AffineMap::get(2, 0, {d0, d1}, ctx)};
   SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
   linalg::GenericOp::create(b, loc, ValueRange{src}, ValueRange{dst}, maps, iterators,
-                            [](OpBuilder &nb, Location nloc, ValueRange args) {
-                              linalg::YieldOp::create(nb, nloc, args[0]);
+                            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                              Value v = args[0];
+                              if (from != to)
+                                v = arith::ExtFOp::create(nb, nloc, to, v);
+                              linalg::YieldOp::create(nb, nloc, v);
                             });
 }
 
@@ -139,16 +150,16 @@ public:
       Value start = arith::MulIOp::create(rw, loc, i, index(rw, loc, width));
       OpFoldResult zero = rw.getIndexAttr(0);
       if (kMajor)
-        linalg::CopyOp::create(rw, loc, view2d(rw, loc, src, zero, start, kExtent, count), dst);
+        copyPanelData(rw, loc, view2d(rw, loc, src, zero, start, kExtent, count), dst, false);
       else
-        copyTransposed(rw, loc, view2d(rw, loc, src, start, zero, count, kExtent), dst);
+        copyPanelData(rw, loc, view2d(rw, loc, src, start, zero, count, kExtent), dst, true);
     };
     forLoop(s.full, [&](Value i) {
       copyPanel(i, index(rw, loc, width), panelView(rw, loc, panels, i, kExtent, width));
     });
     whenNonEmpty(s.tail, [&] {
       Value dst = panelView(rw, loc, panels, s.full, kExtent, width);
-      linalg::FillOp::create(rw, loc, zeroOf(src), dst);
+      linalg::FillOp::create(rw, loc, zeroOf(dst), dst);
       OpFoldResult zero = rw.getIndexAttr(0);
       copyPanel(s.full, s.tail, view2d(rw, loc, dst, zero, zero, kExtent, s.tail));
     });

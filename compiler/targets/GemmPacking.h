@@ -19,7 +19,9 @@
 // wide) and MR rows of A (one L1 set when their stride is 4 KiB). A
 // transposed operand is read as it lies by its packing copy (Aᵀ[kb, mb] and
 // Bᵀ[nb, kb] are read row by row), so no transpose of a whole operand is
-// ever materialized.
+// ever materialized. Panels hold the accumulator's type: bf16/f16
+// operands of an f32 accumulation are widened by the same copies, so the
+// register kernel is the f32 one.
 //
 // The micro matmuls are MR × NR with A transposed (k-major, which is the
 // outer-product order the register tile wants) and unit-stride operands;

@@ -6,7 +6,9 @@
 // pair on one buffer.
 //
 // Invariants:
-//  - only f32/f64 matmuls on static, unit-inner-stride buffers are touched,
+//  - only f32/f64 matmuls on static, unit-inner-stride buffers are touched
+//    (and bf16/f16 operands into an f32 accumulator, widened as they are
+//    packed, so they run the f32 kernel),
 //    and each computes exactly what it did, summing over k in order: every
 //    tile, edges included, becomes the vector kernel over packed operands
 //    (edge panels are zero-padded, edge tiles go through a scratch tile); a
@@ -54,6 +56,16 @@ struct GemmTiles {
 
 bool isVectorizableElement(Type type) { return type.isF32() || type.isF64(); }
 
+/// An operand element the recipe reads into an accumulator of `acc`: the
+/// same type, or a 16-bit float widened to f32 by the packing copies.
+bool isPackableInto(Type operand, Type acc) {
+  return operand == acc || (acc.isF32() && isa<BFloat16Type, Float16Type>(operand));
+}
+
+Type accumulatorElement(linalg::LinalgOp op) {
+  return cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+}
+
 bool onBuffers(linalg::LinalgOp op) { return op.hasPureBufferSemantics(); }
 
 /// A rank-reduced [d1, d2] view of slice `index` of the rank-3 `buffer`.
@@ -92,7 +104,8 @@ void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op, shardc::gemm:
 }
 
 /// The layout of `op` when the recipe applies: a 2-D matmul on static
-/// buffers of f32/f64 whose operands have unit inner stride, with the
+/// buffers of f32/f64 (operands may be bf16/f16 into f32) whose operands
+/// have unit inner stride, with the
 /// default maps or a transposed A and/or B (packing reads those as they lie).
 std::optional<shardc::gemm::Layout> recipeLayout(linalg::MatmulOp op) {
   if (!onBuffers(op))
@@ -100,20 +113,19 @@ std::optional<shardc::gemm::Layout> recipeLayout(linalg::MatmulOp op) {
   std::optional<shardc::gemm::Layout> layout = shardc::gemm::layoutOf(op);
   if (!layout)
     return std::nullopt;
+  Type acc = accumulatorElement(op);
+  if (!isVectorizableElement(acc))
+    return std::nullopt;
   for (Value operand : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-        !isVectorizableElement(type.getElementType()))
+        !isPackableInto(type.getElementType(), acc))
       return std::nullopt;
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
       return std::nullopt;
   }
-  Type elem = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
-  if (!llvm::all_of(op->getOperandTypes(),
-                    [&](Type t) { return cast<MemRefType>(t).getElementType() == elem; }))
-    return std::nullopt;
   return layout;
 }
 
@@ -306,7 +318,7 @@ struct CpuTileAndVectorizeMatmul
       return;
     SmallVector<GemmTiles> used; // one per element type seen
     for (auto [op, layout] : matmuls) {
-      Type elem = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
+      Type elem = accumulatorElement(op);
       FailureOr<GemmTiles> t = tilesFor(elem);
       if (failed(t)) {
         op.emitError() << "cpu-tile-and-vectorize-matmul: invalid tile options (vector-bits="

@@ -23,7 +23,9 @@ def GArray_DotGeneralOp : GArray_Op<"dot_general", [Pure,
            : (tensor<8x2xf32>, tensor<2xf32>) -> tensor<8xf32>
     ```
     Factor rule: `([i,k],[k])->([i]) sum={k}`; a sharded contracting
-    dimension leaves a pending sum.
+    dimension leaves a pending sum. Products of `bf16` and `f16` are summed
+    in `f32` and rounded once to the element type (as XLA does on CPUs);
+    other types sum in the element type.
 
     **Constraints:**
     - `dot_general_c1`: batch lists have equal length, as do contracting lists;

@@ -22,7 +22,12 @@
 // after bufferization.
 //
 // Invariants: the named ops compute Σ_k lhs·rhs with arith.mulf/addf (or
-// muli/addi) in the element type, as the generic form did. i1 keeps the
+// muli/addi) in the element type, as the generic form did, except that
+// bf16 and f16 products are summed in f32 and rounded once to the element
+// type at the end (`ins(bf16, bf16) outs(f32)`, then arith.truncf), as XLA
+// does on CPUs: a 16-bit accumulator loses the sum after a few hundred
+// terms, and an f32 one lets back ends run their f32 kernels on operands
+// widened while they are packed (docs/decisions.md). i1 keeps the
 // generic form: linalg.matmul would turn mul/add on i1 into and/or, which
 // would change what dot_general computes on booleans. Dynamic shapes keep it
 // too (the reshapes here are static).
@@ -109,14 +114,32 @@ Value reshape(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape) 
   return tensor::ExpandShapeOp::create(b, loc, target, flat, allDims(shape.size()));
 }
 
+/// `value` (an f32 tensor) rounded elementwise to the float type `elem`.
+Value roundTo(OpBuilder &b, Location loc, Value value, Type elem) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, value), elem);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
+  return linalg::GenericOp::create(b, loc, TypeRange{init.getType()}, ValueRange{value},
+                                   ValueRange{init}, maps, iterators,
+                                   [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                                     linalg::YieldOp::create(
+                                         nb, nloc,
+                                         arith::TruncFOp::create(nb, nloc, elem, args[0])
+                                             .getResult());
+                                   })
+      .getResult(0);
+}
+
 /// The general form, kept for i1 and for dynamic shapes (which the CPU entry
-/// rejects anyway): one linalg.generic whose
+/// rejects anyway), accumulating into `init`'s element type: one
+/// linalg.generic whose
 /// loops are the result dims (batch, lhs free, rhs free) then the
 /// contracting dims.
 Value lowerToGeneric(DotGeneralOp op, PatternRewriter &rewriter, Value init) {
   auto lhs = cast<RankedTensorType>(op.getLhs().getType());
   auto rhs = cast<RankedTensorType>(op.getRhs().getType());
-  auto out = cast<RankedTensorType>(op.getType());
+  auto out = cast<RankedTensorType>(init.getType());
   MLIRContext *ctx = rewriter.getContext();
   int64_t numResultDims = out.getRank();
   int64_t numLoops = numResultDims + op.getLhsContracting().size();
@@ -143,8 +166,12 @@ Value lowerToGeneric(DotGeneralOp op, PatternRewriter &rewriter, Value init) {
   auto generic = linalg::GenericOp::create(
       rewriter, op.getLoc(), TypeRange{out}, ValueRange{op.getLhs(), op.getRhs()},
       ValueRange{init}, maps, iters, [&](OpBuilder &b, Location loc, ValueRange a) {
-        bool isFloat = isa<FloatType>(a[2].getType());
-        Value prod = isFloat ? Value(arith::MulFOp::create(b, loc, a[0], a[1]))
+        Type acc = a[2].getType();
+        bool isFloat = isa<FloatType>(acc);
+        auto widen = [&](Value v) {
+          return v.getType() == acc ? v : arith::ExtFOp::create(b, loc, acc, v).getResult();
+        };
+        Value prod = isFloat ? Value(arith::MulFOp::create(b, loc, widen(a[0]), widen(a[1])))
                              : Value(arith::MulIOp::create(b, loc, a[0], a[1]));
         Value sum = isFloat ? Value(arith::AddFOp::create(b, loc, a[2], prod))
                             : Value(arith::AddIOp::create(b, loc, a[2], prod));
@@ -161,11 +188,16 @@ struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
     auto out = cast<RankedTensorType>(op.getType());
     Location loc = op.getLoc();
     Type elem = out.getElementType();
-    Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem));
+    // 16-bit floats accumulate in f32 (see the header).
+    Type accElem = isa<BFloat16Type, Float16Type>(elem) ? rewriter.getF32Type() : elem;
+    Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(accElem));
+    auto finish = [&](Value product) {
+      return accElem == elem ? product : roundTo(rewriter, loc, product, elem);
+    };
     if (elem.isInteger(1) || !lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
         !out.hasStaticShape()) {
-      Value init = shardc::createFilled(rewriter, loc, out, zero);
-      rewriter.replaceOp(op, lowerToGeneric(op, rewriter, init));
+      Value init = shardc::createFilled(rewriter, loc, out.clone(accElem), zero);
+      rewriter.replaceOp(op, finish(lowerToGeneric(op, rewriter, init)));
       return success();
     }
 
@@ -210,7 +242,7 @@ struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
                      : reshape(rewriter, loc,
                                transposeIfNeeded(rewriter, loc, op.getRhs(), rhsPerm),
                                shape3(k, n));
-    auto accType = RankedTensorType::get(shape3(m, n), elem);
+    auto accType = RankedTensorType::get(shape3(m, n), accElem);
     Value acc = shardc::createFilled(rewriter, loc, accType, zero);
     Operation *contraction =
         batched ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{accType},
@@ -223,8 +255,8 @@ struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
       contraction->setAttr("indexing_maps",
                            rewriter.getAffineMapArrayAttr(shardc::contractionMaps(
                                rewriter.getContext(), batched, lhsT, rhsT)));
-    Value product = contraction->getResult(0);
-    rewriter.replaceOp(op, reshape(rewriter, loc, product, out.getShape()));
+    rewriter.replaceOp(op, reshape(rewriter, loc, finish(contraction->getResult(0)),
+                                   out.getShape()));
     return success();
   }
 };

@@ -6,7 +6,9 @@
 // transposed operands, several contracting dims, matrix-vector and vector
 // dot products, sizes that are not multiples of any tile (33x17x65), sizes
 // with several cache blocks and both full and remainder register tiles
-// (130x300x600), in f32, f64 and i32. Each model is compiled with
+// (130x300x600), in f32, f64, i32, bf16 and f16 (16-bit floats sum in f32
+// and round once: the bound below is too tight for a 16-bit accumulator,
+// whose error grows with K). Each model is compiled with
 // compileModule for one device (for the host CPU and for the portable
 // x86-64-v2 tiles), loaded, run on a one-rank threads world and compared with
 // a double-precision reference computed from the dot_general definition.
@@ -221,17 +223,37 @@ template <typename T> std::string elemName();
 template <> std::string elemName<float>() { return "f32"; }
 template <> std::string elemName<double>() { return "f64"; }
 template <> std::string elemName<int32_t>() { return "i32"; }
+template <> std::string elemName<__bf16>() { return "bf16"; }
+template <> std::string elemName<_Float16>() { return "f16"; }
+
+/// Unit roundoff of the result's one rounding to a 16-bit float, else 0.
+template <typename T> double roundoff() { return 0.0; }
+template <> double roundoff<__bf16>() { return std::ldexp(1.0, -8); }
+template <> double roundoff<_Float16>() { return std::ldexp(1.0, -11); }
+
+/// Rounding error per accumulation step: the element type's epsilon, f32's
+/// for 16-bit floats (they accumulate in f32), 0 for integers.
+template <typename T> double accumulationEps() {
+  return std::is_integral<T>::value ? 0.0 : std::numeric_limits<T>::epsilon();
+}
+template <> double accumulationEps<__bf16>() { return std::numeric_limits<float>::epsilon(); }
+template <> double accumulationEps<_Float16>() { return std::numeric_limits<float>::epsilon(); }
 
 template <typename T> T draw(std::mt19937 &gen) {
-  // Small integers for i32; a dyadic grid in [-1, 1) (exact in f32) otherwise.
+  // Small integers for i32; a dyadic grid in [-1, 1) otherwise, exact in the
+  // element type (steps of 2^-7 for the 16-bit floats, whose products are
+  // then exact in f32).
   uint32_t bits = static_cast<uint32_t>(gen()) >> 9;
   if (std::is_integral<T>::value)
     return static_cast<T>(static_cast<int32_t>(bits % 7) - 3);
+  if (roundoff<T>() != 0.0)
+    return static_cast<T>(static_cast<double>(bits % 256) / 128.0 - 1.0);
   return static_cast<T>(static_cast<double>(bits) / 4194304.0 - 1.0);
 }
 
 /// "" when the compiled dot_general matches the reference, else the first
-/// mismatch. Error bound: K·eps·Σ|a·b| (exact for integers).
+/// mismatch. Error bound: K·eps·Σ|a·b| (exact for integers), plus the final
+/// rounding of a 16-bit float result.
 template <typename T> std::string check(const DotCase &c, const std::string &cpu) {
   Program p = compileAndLoad(modelText(c, elemName<T>()), cpu);
   if (!p.entry)
@@ -253,9 +275,10 @@ template <typename T> std::string check(const DotCase &c, const std::string &cpu
   int64_t k = 1;
   for (int64_t d : c.lhsContracting)
     k *= c.lhs[d];
-  double eps = std::is_integral<T>::value ? 0.0 : std::numeric_limits<T>::epsilon();
+  double eps = accumulationEps<T>();
   for (size_t i = 0; i < out.size(); ++i) {
-    double bound = static_cast<double>(k) * eps * magnitude[i];
+    double bound = static_cast<double>(k) * eps * magnitude[i] +
+                   roundoff<T>() * std::fabs(expected[i]);
     double got = static_cast<double>(out[i]);
     if (!(std::fabs(got - expected[i]) <= bound)) {
       std::ostringstream os;
@@ -314,4 +337,15 @@ TEST_CASE("dot_general matches the reference in i32", "[exec][dot_general]") {
     INFO(c.name);
     CHECK(check<int32_t>(c, "host") == "");
   }
+}
+
+TEST_CASE("dot_general in bf16 and f16 sums in f32 and rounds once", "[exec][dot_general]") {
+  // The host's tiles and the portable ones: both pack the 16-bit operands
+  // into f32 panels for the f32 kernel.
+  for (const char *cpu : {"host", "x86-64-v2"})
+    for (const DotCase &c : cases()) {
+      INFO(c.name << " on cpu " << cpu);
+      CHECK(check<__bf16>(c, cpu) == "");
+      CHECK(check<_Float16>(c, cpu) == "");
+    }
 }

@@ -106,6 +106,25 @@ func.func @batched(%A: memref<3x8x16xf32>, %B: memref<3x16x16xf32>, %C: memref<3
 
 // -----
 
+// bf16 operands into an f32 accumulator: the packing copies widen them into
+// f32 panels (A's transposing copy and B's row copy both extend), and the
+// register tile is the f32 one.
+// CHECK-LABEL: func.func @bf16_into_f32
+// CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<16x16xbf16, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<16x16xf32, strided<[16, 1], offset: ?>>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<4x16xbf16, strided<[32, 1], offset: ?>>) outs(%{{.*}} : memref<16x4xf32, strided<[4, 1], offset: ?>>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @bf16_into_f32(%A: memref<64x32xbf16>, %B: memref<32x64xbf16>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x32xbf16>, memref<32x64xbf16>) outs(%C : memref<64x64xf32>)
+  return
+}
+
+// -----
+
 // Integers (and tensors, and other element types) are left to
 // convert-linalg-to-loops.
 // CHECK-LABEL: func.func @integers

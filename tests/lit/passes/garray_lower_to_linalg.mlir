@@ -112,6 +112,23 @@ func.func @dot_general_transposed(%x: tensor<8x2xf32>, %r: tensor<8xf32>) -> ten
 
 // -----
 
+// bf16 (and f16) products sum in an f32 accumulator and round once.
+// CHECK-LABEL: func.func @dot_general_bf16
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<4x5xbf16>, %[[B:[^:]+]]: tensor<5x6xbf16>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<4x6xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x5xbf16>, tensor<5x6xbf16>) outs(%[[ACC]] : tensor<4x6xf32>)
+// CHECK: %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[MM]] : tensor<4x6xf32>) outs(%{{.*}} : tensor<4x6xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: return %[[OUT]]
+func.func @dot_general_bf16(%a: tensor<4x5xbf16>, %b: tensor<5x6xbf16>) -> tensor<4x6xbf16> {
+  %0 = garray.dot_general %a, %b, batch = [] x [], contracting = [1] x [0]
+      : (tensor<4x5xbf16>, tensor<5x6xbf16>) -> tensor<4x6xbf16>
+  return %0 : tensor<4x6xbf16>
+}
+
+// -----
+
 // q · kᵀ per batch: the rhs lies as [B, N, K], read through a transposed
 // map; no copy.
 // CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
