@@ -20,6 +20,7 @@
 #include "compiler/host/Executor.h"
 #include "compiler/host/MpiExecutor.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "compiler/targets/gpu/CudaToolkit.h"
 #include "compiler/tools/AllocatorTuning.h"
 #include "dialects/garray/GArray.h"
 #include "shardrt.h"
@@ -98,9 +99,20 @@ cl::opt<std::string> emitArg("emit",
                              cl::desc("stop after a phase and print its IR: global, propagated, "
                                       "partitioned, local or llvm"),
                              cl::value_desc("PHASE"), cl::sub(allCmds), cl::cat(category));
-cl::opt<std::string> targetArg("target", cl::desc("cpu (ptx is not in this build)"),
+cl::opt<std::string> targetArg("target",
+                               cl::desc("cpu (default) or ptx (NVIDIA GPUs: checks the flags and "
+                                        "the CUDA toolkit, and emits the phases up to local; its "
+                                        "code generation is not built yet, see docs/gpu.md)"),
                                cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(buildCmds),
                                cl::cat(category));
+cl::opt<std::string> gpuArg("gpu", cl::desc("with --target ptx: the GPU arch, sm_90 (default) or "
+                                            "sm_90a"),
+                            cl::value_desc("ARCH"), cl::sub(buildCmds), cl::cat(category));
+cl::opt<std::string> matmulPrecisionArg(
+    "matmul-precision",
+    cl::desc("with --target ptx: f32 contractions in exact f32 (default: exact) or on TF32 "
+             "tensor cores (tf32)"),
+    cl::value_desc("exact|tf32"), cl::sub(buildCmds), cl::cat(category));
 cl::opt<std::string> cpuArg("cpu",
                             cl::desc("LLVM CPU of the object: host (default) or e.g. x86-64-v2 "
                                      "to run on any x86-64"),
@@ -171,7 +183,7 @@ const char *kOverview =
     "missing or does not fit, 5 running failed, 6 outputs could not be written.\n";
 
 struct Args {
-  std::string command, model, outDir, runOut, mesh, entry, target, backend, cpu;
+  std::string command, model, outDir, runOut, mesh, entry, target, backend, cpu, gpu;
   std::optional<shardc::Phase> emit;
   bool report = false, quiet = false, explain = false, timeSteps = false, profile = false;
   std::string checkReplicas = "last";
@@ -231,6 +243,7 @@ std::optional<Args> readArgs(int &status) {
     return fail("--entry needs a function name, e.g. --entry main");
   a.target = targetArg;
   a.cpu = cpuArg;
+  a.gpu = gpuArg.getNumOccurrences() ? std::string(gpuArg) : std::string("sm_90");
   a.backend = backendArg;
   a.report = reportArg;
   a.quiet = quietArg;
@@ -301,9 +314,23 @@ std::optional<Args> readArgs(int &status) {
   if (a.emit && a.command == "run" && llvm::sys::fs::is_directory(a.model))
     return fail("--emit needs a model file; '" + a.model +
                 "' is a compiled directory (its IR is not kept)");
-  if (a.target != "cpu")
-    return fail("--target " + a.target +
-                " is not available: this build of shardc compiles for the cpu target only");
+  if (a.target != "cpu" && a.target != "ptx")
+    return fail("--target " + a.target + " is not a target: use cpu (the default) or ptx");
+  if (a.target == "cpu" && gpuArg.getNumOccurrences())
+    return fail("--gpu " + gpuArg + " applies to --target ptx only (this is --target cpu)");
+  if (a.target == "cpu" && matmulPrecisionArg.getNumOccurrences())
+    return fail("--matmul-precision " + matmulPrecisionArg +
+                " applies to --target ptx only (this is --target cpu)");
+  if (matmulPrecisionArg.getNumOccurrences() &&
+      !shardc::gpu::parseMatmulPrecision(matmulPrecisionArg))
+    return fail("--matmul-precision " + matmulPrecisionArg +
+                " is not a choice: use exact (f32 contractions in f32, the default) or tf32 "
+                "(on TF32 tensor cores)");
+  if (a.target == "ptx" && a.command == "run" && llvm::sys::fs::is_directory(a.model))
+    return fail("--target applies when compiling; '" + a.model +
+                "' is a compiled directory, which runs on the target it was compiled for");
+  if (a.target == "ptx" && cpuArg.getNumOccurrences())
+    return fail("--cpu " + cpuArg + " applies to --target cpu only (this is --target ptx)");
   if (a.checkReplicas != "last" && a.checkReplicas != "every")
     return fail("--check-replicas " + a.checkReplicas +
                 " is not a choice: use `last` (check the state's replicas after the last step) "
@@ -426,6 +453,35 @@ int runImport(const Args &a) {
   return 0;
 }
 
+/// --target ptx: the arch and the toolkit (exit 3 when either is wrong, as
+/// an unknown --cpu is), then whether what was asked for exists: the phases
+/// up to the local program are target-independent; code generation for the
+/// GPU is not built yet (docs/gpu.md), which is exit 3 too.
+bool checkGpuTarget(const Args &a, int &status) {
+  status = exitWith(ExitCode::CompileError);
+  if (!shardc::gpu::parseGpuArch(a.gpu)) {
+    llvm::errs() << "shardc: error: --gpu " << a.gpu << " is not a GPU arch shardc compiles for: "
+                 << shardc::gpu::acceptedArchs() << " (NVIDIA Hopper)\n";
+    return false;
+  }
+  llvm::Expected<shardc::gpu::CudaToolkit> toolkit = shardc::gpu::findCudaToolkit();
+  if (!toolkit) {
+    llvm::errs() << "shardc: error: --target ptx: " << llvm::toString(toolkit.takeError())
+                 << "\n";
+    return false;
+  }
+  if (a.emit && *a.emit != shardc::Phase::LLVM) {
+    status = 0;
+    return true;
+  }
+  llvm::errs() << "shardc: error: --target ptx: code generation for GPUs is not built yet "
+                  "(found CUDA "
+               << toolkit->release << " at " << toolkit->root << ", arch " << a.gpu
+               << "); --emit=local prints the local program each GPU would run, and "
+                  "--target cpu compiles it for this machine\n";
+  return false;
+}
+
 std::optional<Model> compileSource(const Args &a, int &status) {
   mlir::DialectRegistry registry;
   shardc::registerModelDialects(registry); // parseModel adds the compiler's
@@ -459,6 +515,8 @@ std::optional<Model> compileSource(const Args &a, int &status) {
       return std::nullopt;
     }
   }
+  if (a.target == "ptx" && !checkGpuTarget(a, status))
+    return std::nullopt;
   shardc::CompileOptions options;
   options.meshSizes = a.mesh;
   options.cpu = a.cpu;

@@ -215,8 +215,8 @@ expect_error no_model $USAGE "no model" -- run
 expect_error two_models $USAGE "unexpected argument" "extra.mlir" -- compile "$SEED" extra.mlir
 expect_error emit_bogus $USAGE "--emit=bogus" "not a phase" "partitioned" -- compile "$SEED" --emit=bogus
 expect_error emit_bogus_spaced $USAGE "--emit=bogus" "not a phase" -- compile "$SEED" --emit bogus
-expect_error target_ptx $USAGE "--target ptx" "not available" "cpu" -- compile "$SEED" --target ptx
-expect_error target_ptx_equals $USAGE "--target ptx" "not available" -- compile "$SEED" --target=ptx -o "$TMP/o14"
+expect_error target_bogus $USAGE "--target rocm" "not a target" "ptx" -- compile "$SEED" --target rocm
+expect_error target_bogus_equals $USAGE "--target rocm" "not a target" -- compile "$SEED" --target=rocm -o "$TMP/o14"
 expect_error backend_nccl $USAGE "--backend nccl" "not available" "--backend mpi" -- run "$SEED" --backend nccl "${SEED_IN[@]}"
 expect_error backend_mpi_compile $USAGE "'--backend'" -- compile "$SEED" --backend mpi
 # Outside mpirun the job is one process; the mesh wants four.

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# `--target ptx` and its flags: every bad combination exits with the status
+# docs/gpu.md gives it (2 command line, 3 arch or toolkit) and names what to
+# change; the toolkit comes from CUDA_PATH, or /usr/local/cuda, and a wrong
+# CUDA_PATH is never skipped. Fake toolkits in $TMP make the cases the same
+# on machines with and without CUDA. The phases up to the local program are
+# target-independent: --target ptx --emit=local prints what --target cpu
+# prints. GPU code generation itself is not built yet, which is exit 3 with
+# a message that says so.
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+
+USAGE=2 COMPILE=3
+
+# A toolkit whose ptxas answers --version as CUDA 13.0's does, and one whose
+# ptxas is not executable.
+mkdir -p "$TMP/fakecuda/bin" "$TMP/brokencuda/bin"
+cat >"$TMP/fakecuda/bin/ptxas" <<'PTXAS'
+#!/bin/sh
+echo "ptxas: NVIDIA (R) Ptx optimizing assembler"
+echo "Cuda compilation tools, release 13.0, V13.0.48"
+PTXAS
+chmod +x "$TMP/fakecuda/bin/ptxas"
+touch "$TMP/brokencuda/bin/ptxas"
+
+# Flags that belong to the other target, and unknown values: exit 2.
+expect_error gpu_on_cpu $USAGE "--gpu sm_90" "--target ptx only" -- compile "$SEED" --gpu sm_90
+expect_error precision_on_cpu $USAGE "--matmul-precision tf32" "--target ptx only" -- \
+  compile "$SEED" --matmul-precision tf32
+expect_error cpu_on_ptx $USAGE "--cpu x86-64-v2" "--target cpu only" -- \
+  compile "$SEED" --target ptx --cpu x86-64-v2
+expect_error precision_bogus $USAGE "--matmul-precision fp8" "exact" "tf32" -- \
+  compile "$SEED" --target ptx --matmul-precision fp8
+expect_ok seed_compiled -- compile "$SEED" -o "$TMP/seed_out" --quiet
+expect_error run_compiled_on_ptx $USAGE "--target applies when compiling" "seed_out" -- \
+  run "$TMP/seed_out" --target ptx "${SEED_IN[@]}"
+
+# The arch and the toolkit: exit 3, naming what was found and what to set.
+export CUDA_PATH="$TMP/fakecuda"
+expect_error arch_unknown $COMPILE "--gpu sm_80" "sm_90" "sm_90a" -- \
+  compile "$SEED" --target ptx --gpu sm_80
+export CUDA_PATH="$TMP/nocuda"
+expect_error toolkit_missing $COMPILE "CUDA_PATH=$TMP/nocuda" "bin/ptxas" "unset it" -- \
+  compile "$SEED" --target ptx
+export CUDA_PATH="$TMP/brokencuda"
+expect_error toolkit_not_executable $COMPILE "CUDA_PATH=$TMP/brokencuda" "not an executable" -- \
+  compile "$SEED" --target ptx
+
+# A toolkit is found; code generation is what is missing, and the message
+# names the toolkit's release, the arch, and what works instead.
+export CUDA_PATH="$TMP/fakecuda"
+expect_error codegen_not_built $COMPILE "not built yet" "CUDA 13.0" "$TMP/fakecuda" "sm_90a" \
+  "--emit=local" "--target cpu" -- compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out"
+if [[ -e "$TMP/ptx_out" ]]; then
+  fail codegen_not_built "a failed compile left $TMP/ptx_out behind"
+fi
+expect_error codegen_not_built_run $COMPILE "not built yet" -- \
+  run "$SEED" --target ptx "${SEED_IN[@]}"
+expect_error emit_llvm_on_ptx $COMPILE "not built yet" -- \
+  compile "$SEED" --target ptx --emit=llvm
+
+# The local program does not depend on the target.
+expect_ok local_on_ptx -- compile "$SEED" --target ptx --matmul-precision tf32 --emit=local
+unset CUDA_PATH
+expect_ok local_on_cpu -- compile "$SEED" --emit=local
+if ! grep -q "func.func" "$TMP/local_on_ptx.out"; then
+  fail local_on_ptx "--emit=local printed no function"
+elif ! cmp -s "$TMP/local_on_ptx.out" "$TMP/local_on_cpu.out"; then
+  fail local_on_ptx "the local program differs between --target ptx and --target cpu"
+  diff "$TMP/local_on_cpu.out" "$TMP/local_on_ptx.out" | head -20
+fi
+
+finish
