@@ -179,6 +179,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   CpuTargetOptions cpu;
   cpu.cpu = options.cpu;
   cpu.profile = options.profile;
+  cpu.gpuSequential = options.gpuSequential;
   if (failed(lowerToLLVMDialect(module, entryName, cpu)))
     return std::nullopt;
   embedArtifactRecord(module, artifactRecord(result.signature));

@@ -69,6 +69,9 @@ struct CompileOptions {
   /// `--profile`: the object times each kernel and collective call
   /// (CpuTargetOptions::profile) for `shardc run --profile`.
   bool profile = false;
+  /// Tests only: compile with the GPU target's tile phase, its tiles run in
+  /// index order on this CPU (CpuTargetOptions::gpuSequential).
+  bool gpuSequential = false;
 };
 
 struct CompileResult {

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -74,7 +75,8 @@ void shardc::registerUpstreamDialects(mlir::DialectRegistry &registry) {
   using namespace mlir;
   registry
       .insert<affine::AffineDialect, arith::ArithDialect, bufferization::BufferizationDialect,
-              cf::ControlFlowDialect, func::FuncDialect, index::IndexDialect, linalg::LinalgDialect,
+              cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
+              linalg::LinalgDialect,
               LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
               tensor::TensorDialect, ub::UBDialect, vector::VectorDialect>();
 

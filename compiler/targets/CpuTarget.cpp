@@ -20,6 +20,7 @@
 
 #include "compiler/registration/RegisterUpstream.h"
 #include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/gpu/GpuPasses.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -111,7 +112,8 @@ std::string gemmPassText(const GemmTuning &t) {
       .str();
 }
 
-std::string buildCpuPipeline(const GemmTuning &gemm, bool profile) {
+std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOptions &options) {
+  bool profile = options.profile;
   PipelineText p;
   // ---- Tensor phase: the program is still values; rewrite it while that is
   // ---- cheap and analyzable.
@@ -145,6 +147,11 @@ std::string buildCpuPipeline(const GemmTuning &gemm, bool profile) {
   // CSE may have merged the fill/empty that two ops start from; the next pass
   // would then put both in one output buffer. Make each destination chain
   // private again, or mark its result for a plain copy.
+  // Tests of the GPU target: its tile phase (elementwise ops into mapped
+  // foralls), then, once bufferized, the tiles run in index order; the rest
+  // of this pipeline compiles them like any loop nest.
+  if (options.gpuSequential)
+    p.add("gpu-tile-and-fuse");
   p.add("cpu-guard-empty-tensor-elimination");
   // A tensor.empty that is only materialized into an output buffer is replaced
   // by that buffer, so the producing op writes the output in place.
@@ -155,6 +162,8 @@ std::string buildCpuPipeline(const GemmTuning &gemm, bool profile) {
   //  - identity-layout-map: those memrefs stay dense (no strided layouts).
   p.add("one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map}");
+  if (options.gpuSequential)
+    p.add("gpu-sequential-forall");
   // Remove self-copies and dead allocations bufferization may leave.
   p.add("canonicalize");
 
@@ -551,7 +560,7 @@ std::string shardc::cpuLoweringPipeline(const CpuTargetOptions &options) {
   std::string error;
   std::optional<ResolvedCpu> cpu = resolveCpu(options, error);
   const GemmTuning &portable = kGemmTunings[std::size(kGemmTunings) - 1];
-  return buildCpuPipeline(cpu ? gemmTuningFor(*cpu->subtarget) : portable, options.profile);
+  return buildCpuPipeline(cpu ? gemmTuningFor(*cpu->subtarget) : portable, options);
 }
 
 LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
@@ -565,7 +574,10 @@ LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   ctx->loadDialect<bufferization::BufferizationDialect, func::FuncDialect, LLVM::LLVMDialect>();
   registerUpstreamPasses();
   static std::once_flag cpuPassesOnce;
-  std::call_once(cpuPassesOnce, [] { registerCpuTargetPasses(); });
+  std::call_once(cpuPassesOnce, [] {
+    registerCpuTargetPasses();
+    registerGpuTargetPasses();
+  });
 
   llvm::StringSet<> declaredByInput;
   for (auto fn : module.getOps<func::FuncOp>())
@@ -575,7 +587,7 @@ LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
 
   FailureOr<ResolvedCpu> cpu = resolveCpu(module, options);
   if (failed(cpu)) return failure();
-  std::string pipeline = buildCpuPipeline(gemmTuningFor(*cpu->subtarget), options.profile);
+  std::string pipeline = buildCpuPipeline(gemmTuningFor(*cpu->subtarget), options);
   FailureOr<SmallVector<MemRefType>> buffers = addBufferWrapper(module, entry);
   if (failed(buffers)) return failure();
 

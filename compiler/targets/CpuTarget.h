@@ -52,6 +52,10 @@ struct CpuTargetOptions {
   /// kernel and collective call is timed by the runtime's probes
   /// (cpu-instrument-profile).
   bool profile = false;
+  /// Tests of the GPU target: run its tile phase (gpu-tile-and-fuse) and
+  /// execute the tiles in index order (gpu-sequential-forall), so a program
+  /// tiled for the GPU runs here and can be compared with this target's.
+  bool gpuSequential = false;
 };
 
 /// Suffix of the exported host entry point: `<entry>_shardc`.

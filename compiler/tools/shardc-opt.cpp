@@ -7,6 +7,7 @@
 #include "compiler/registration/RegisterUpstream.h"
 #include "compiler/tools/AllocatorTuning.h"
 #include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/gpu/GpuPasses.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
 
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   shardc::registerUpstreamPasses();
   shardc::registerAllShardcPasses();
   shardc::registerCpuTargetPasses();
+  shardc::registerGpuTargetPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "shardc optimizer driver\n", registry));
 }

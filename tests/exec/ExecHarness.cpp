@@ -285,11 +285,17 @@ std::vector<int64_t> Rng::permutation(int64_t n) {
 // Compile and run
 //===----------------------------------------------------------------------===//
 
+bool &gpuSequentialMode() {
+  static bool on = false;
+  return on;
+}
+
 Compiled compile(const std::string &modelText, const std::string &mesh,
                  const std::string &bufferName, std::optional<shardc::Phase> emit) {
   Compiled c;
   shardc::CompileOptions options;
   options.meshSizes = mesh;
+  options.gpuSequential = gpuSequentialMode();
   llvm::raw_string_ostream emitStream(c.emitted);
   if (emit) {
     options.emit = emit;

@@ -147,6 +147,12 @@ struct Compiled {
   std::string emitted;
 };
 
+/// Whether compile() uses the GPU target's tile phase, its tiles run in
+/// index order on the CPU (CompileOptions::gpuSequential). Off by default;
+/// test binaries that link :gpu_sequential_mode turn it on before main, so
+/// the same tests check the GPU tiling against the same references.
+bool &gpuSequentialMode();
+
 /// Parses `modelText` (named `bufferName` in diagnostics) and compiles it for
 /// `mesh` ("data=4", "data=2,model=2"; "" = the sizes the model declares).
 /// With `emit`, stops after that phase and returns its IR in `emitted`.

@@ -1,0 +1,22 @@
+//===- GpuPasses.h - passes of the GPU (PTX) target ------------*- C++ -*-===//
+//
+// Declarations generated from GpuPasses.td, and registerGpuTargetPasses(),
+// which tools (shardc-opt) call so each pass can be run by name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_H
+#define SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace shardc {
+
+#define GEN_PASS_DECL
+#include "compiler/targets/gpu/GpuPasses.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "compiler/targets/gpu/GpuPasses.h.inc"
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_H

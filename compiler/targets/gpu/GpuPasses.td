@@ -1,0 +1,75 @@
+//===- GpuPasses.td - passes of the GPU (PTX) target -------*- tablegen -*-===//
+//
+// The GPU target's passes (docs/gpu.md, "Passes to write"), each in its own
+// .cpp named after it. Built so far: the tile phase's elementwise recipe and
+// the sequential fork that runs tiled programs on the CPU for tests.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_TD
+#define SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
+  let summary = "Tile each root linalg op on tensors into block- and thread-mapped scf.foralls";
+  let description = [{
+    The GPU target's tile phase, target-independent: its output is plain
+    scf, tensor and linalg, whose mapping attributes only say which GPU
+    dimension a later pass assigns each forall to. The IR means the same in
+    any iteration order, which is what lets `gpu-sequential-forall` run it
+    on the CPU to test the tiling.
+
+    Recipe for an elementwise op (a linalg op on tensors whose loops are all
+    parallel: fused chains, fill, copy, transpose, broadcast) of rank n ≥ 1:
+    a block covers up to 1024 elements of the innermost dim (rows of a
+    short innermost dim are grouped so a block still covers about 1024
+    elements), one block per such tile of the other dims; inside it, each
+    thread computes 4 consecutive elements of one row (16 bytes of f32, one
+    vector load and store). Blocks map to `#gpu.block<x, y, z>` (innermost
+    dim on x) up to rank 3 and to linear dims above; threads to
+    `#gpu.thread<x>` (innermost) and `#gpu.thread<y>` (rows). Tiles at the
+    edges are partial (the loops clamp their sizes).
+
+    ```mlir
+    %r = linalg.generic {...} ins(%a : tensor<3x2000xf32>) outs(%e : tensor<3x2000xf32>)
+    →
+    %r = scf.forall (%i, %j) = (0, 0) to (3, 2000) step (1, 1024) shared_outs(%o = %e) {
+      ... extract_slice of %a and %o: tensor<1x?xf32> ...
+      %t = scf.forall (%ti, %tj) = ... step (1, 4) shared_outs(...) {
+        linalg.generic {...} ins(... tensor<1x?xf32>) ...
+      } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+      scf.forall.in_parallel { tensor.parallel_insert_slice %t into %o[...] }
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    ```
+
+    Other ops (reductions, contractions, gathers) and rank-0 ops are left
+    as they are; their recipes come later.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+                           "mlir::gpu::GPUDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def GpuSequentialForall : Pass<"gpu-sequential-forall"> {
+  let summary = "Run bufferized scf.foralls as scf.for nests in index order (CPU tests)";
+  let description = [{
+    The fork of the GPU pipeline that tests the tile phase without a GPU:
+    after bufferization, every `scf.forall` (which then has no results)
+    becomes a nest of `scf.for` loops over the same bounds in index order,
+    and its mapping attribute is dropped. The CPU target's pipeline then
+    compiles the tiles as it compiles any loop nest, so a program tiled for
+    the GPU runs on the CPU and its results can be compared with the CPU
+    target's.
+
+    ```mlir
+    scf.forall (%i) = (0) to (8) step (4) { ... } {mapping = [#gpu.block<x>]}
+    →
+    scf.for %i = %c0 to %c8 step %c4 { ... }
+    ```
+
+    A forall that still has results (not bufferized) is an error.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+#endif // SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_TD

@@ -1,0 +1,76 @@
+// RUN: shardc-opt %s -split-input-file --gpu-tile-and-fuse | FileCheck %s
+//
+// gpu-tile-and-fuse, elementwise recipe: blocks of up to 1024 elements of
+// the innermost dim (short rows grouped), 4 consecutive elements per
+// thread; blocks on #gpu.block (x innermost), threads on #gpu.thread<y, x>.
+// Other ops are left alone.
+
+// A long row: one block per 1024-column tile of each row.
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[R:.*]] = scf.forall (%[[I:.*]], %[[J:.*]]) = (0, 0) to (3, 2000) step (1, 1024) shared_outs(%[[O:.*]] = %{{.*}}) -> (tensor<3x2000xf32>)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, %{{.*}}) step (1, 4) shared_outs
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x?xf32>)
+// CHECK: arith.mulf
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK: } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK: return %[[R]]
+func.func @rows(%a: tensor<3x2000xf32>) -> tensor<3x2000xf32> {
+  %e = tensor.empty() : tensor<3x2000xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<3x2000xf32>) outs(%e : tensor<3x2000xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  } -> tensor<3x2000xf32>
+  return %r : tensor<3x2000xf32>
+}
+
+// -----
+
+// Short rows (30 columns) are grouped: 1024 / 32 = 32 rows per block.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (100, 30) step (32, 30)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 30) step (1, 4)
+// CHECK: linalg.fill
+// CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>]}
+func.func @short_rows() -> tensor<100x30xf32> {
+  %c = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<100x30xf32>
+  %r = linalg.fill ins(%c : f32) outs(%e : tensor<100x30xf32>) -> tensor<100x30xf32>
+  return %r : tensor<100x30xf32>
+}
+
+// -----
+
+// Rank 4: blocks on linear dims (linear_dim_0 innermost), one block per
+// tile of the two outer dims.
+// CHECK-LABEL: func.func @rank4
+// CHECK: scf.forall {{.*}} step (1, 1, 8, 128)
+// CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK: {mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+func.func @rank4(%a: tensor<2x3x16x128xf32>) -> tensor<2x3x16x128xf32> {
+  %e = tensor.empty() : tensor<2x3x16x128xf32>
+  %r = linalg.copy ins(%a : tensor<2x3x16x128xf32>) outs(%e : tensor<2x3x16x128xf32>) -> tensor<2x3x16x128xf32>
+  return %r : tensor<2x3x16x128xf32>
+}
+
+// -----
+
+// Reductions and contractions wait for their recipes; rank 0 is left too.
+// CHECK-LABEL: func.func @untouched
+// CHECK-NOT: scf.forall
+// CHECK: linalg.matmul
+// CHECK: linalg.reduce
+// CHECK-NOT: scf.forall
+func.func @untouched(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>, %s: tensor<f32>)
+    -> (tensor<4x2xf32>, tensor<f32>) {
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %r = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%s : tensor<f32>) dimensions = [0, 1]
+    (%x: f32, %y: f32) {
+      %t = arith.addf %x, %y : f32
+      linalg.yield %t : f32
+    }
+  return %m, %r : tensor<4x2xf32>, tensor<f32>
+}
