@@ -15,6 +15,7 @@
 #include "compiler/report/ReadOverlap.h"
 #include "compiler/report/ReadSignature.h"
 #include "compiler/targets/CpuTarget.h"
+#include "compiler/targets/gpu/GpuTarget.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Pipelines.h"
 
@@ -41,6 +42,8 @@ std::optional<Phase> parsePhase(llvm::StringRef name) {
       .Case("partitioned", Phase::Partitioned)
       .Case("local", Phase::Local)
       .Case("llvm", Phase::LLVM)
+      .Case("gpu", Phase::Gpu)
+      .Case("ptx", Phase::Ptx)
       .Default(std::nullopt);
 }
 
@@ -100,6 +103,37 @@ void embedArtifactRecord(ModuleOp module, llvm::StringRef record) {
 }
 
 } // namespace
+
+/// The GPU target, as far as it is built (GpuTarget.h): kernels, then PTX
+/// assembled by ptxas; no object yet.
+std::optional<CompileResult> lowerForGpu(ModuleOp module, const GpuTargetOptions &gpu,
+                                         const CompileOptions &options, CompileResult result) {
+  if (failed(lowerToGpuKernels(module, gpu)))
+    return std::nullopt;
+  if (options.emit == Phase::Gpu) {
+    if (options.emitStream)
+      module.print(*options.emitStream);
+    return result;
+  }
+  FailureOr<std::vector<PtxModule>> ptx = emitPtx(module, gpu);
+  if (failed(ptx))
+    return std::nullopt;
+  if (options.emit == Phase::Ptx) {
+    if (options.emitStream)
+      for (const PtxModule &m : *ptx) {
+        *options.emitStream << "// ---- gpu.module @" << m.name << " ----\n" << m.ptx;
+        llvm::StringRef report = m.ptxasReport;
+        llvm::SmallVector<llvm::StringRef> lines;
+        report.trim().split(lines, '\n');
+        for (llvm::StringRef line : lines)
+          *options.emitStream << "// " << line << "\n";
+      }
+    return result;
+  }
+  module.emitError() << "the GPU target compiles kernels to PTX but does not build a host "
+                        "object yet; --emit=gpu or --emit=ptx print what it makes";
+  return std::nullopt;
+}
 
 std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions &options) {
   CompileResult result;
@@ -176,6 +210,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
     return std::nullopt;
   if (failed(run(module, buildLoweringPhase)))
     return std::nullopt;
+  if (options.gpu)
+    return lowerForGpu(module, *options.gpu, options, std::move(result));
   CpuTargetOptions cpu;
   cpu.cpu = options.cpu;
   cpu.profile = options.profile;

@@ -16,6 +16,7 @@
 #define SHARDC_COMPILER_PIPELINE_PIPELINE_H
 
 #include "compiler/host/Signature.h"
+#include "compiler/targets/gpu/GpuTargetOptions.h"
 
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -40,7 +41,9 @@ class Location;
 
 namespace shardc {
 
-enum class Phase { Global, Propagated, Partitioned, Local, LLVM };
+/// Where `--emit` stops. Gpu and Ptx exist on the GPU target only
+/// (CompileOptions::gpu), LLVM on the CPU target only.
+enum class Phase { Global, Propagated, Partitioned, Local, LLVM, Gpu, Ptx };
 
 /// "global", "propagated", ... → Phase; nullopt if unknown.
 std::optional<Phase> parsePhase(llvm::StringRef name);
@@ -72,6 +75,10 @@ struct CompileOptions {
   /// Tests only: compile with the GPU target's tile phase, its tiles run in
   /// index order on this CPU (CpuTargetOptions::gpuSequential).
   bool gpuSequential = false;
+  /// `--target ptx`: compile for the GPU target instead (GpuTarget.h). As
+  /// far as it is built: `emit` Gpu or Ptx print its kernels; without them
+  /// compiling fails after the PTX is made (no host object yet).
+  std::optional<GpuTargetOptions> gpu;
 };
 
 struct CompileResult {

@@ -97,12 +97,13 @@ cl::opt<std::string> entryArg("entry", cl::desc("the function to compile (defaul
                               cl::value_desc("NAME"), cl::sub(allCmds), cl::cat(category));
 cl::opt<std::string> emitArg("emit",
                              cl::desc("stop after a phase and print its IR: global, propagated, "
-                                      "partitioned, local or llvm"),
+                                      "partitioned, local, llvm (cpu target), gpu or ptx (ptx "
+                                      "target)"),
                              cl::value_desc("PHASE"), cl::sub(allCmds), cl::cat(category));
 cl::opt<std::string> targetArg("target",
-                               cl::desc("cpu (default) or ptx (NVIDIA GPUs: checks the flags and "
-                                        "the CUDA toolkit, and emits the phases up to local; its "
-                                        "code generation is not built yet, see docs/gpu.md)"),
+                               cl::desc("cpu (default) or ptx (NVIDIA GPUs, being built: "
+                                        "--emit=gpu|ptx print its kernels, elementwise ops only "
+                                        "so far; no object yet, see docs/gpu.md)"),
                                cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(buildCmds),
                                cl::cat(category));
 cl::opt<std::string> gpuArg("gpu", cl::desc("with --target ptx: the GPU arch, sm_90 (default) or "
@@ -183,7 +184,8 @@ const char *kOverview =
     "missing or does not fit, 5 running failed, 6 outputs could not be written.\n";
 
 struct Args {
-  std::string command, model, outDir, runOut, mesh, entry, target, backend, cpu, gpu;
+  std::string command, model, outDir, runOut, mesh, entry, target, backend, cpu, gpu,
+      matmulPrecision;
   std::optional<shardc::Phase> emit;
   bool report = false, quiet = false, explain = false, timeSteps = false, profile = false;
   std::string checkReplicas = "last";
@@ -244,6 +246,7 @@ std::optional<Args> readArgs(int &status) {
   a.target = targetArg;
   a.cpu = cpuArg;
   a.gpu = gpuArg.getNumOccurrences() ? std::string(gpuArg) : std::string("sm_90");
+  a.matmulPrecision = matmulPrecisionArg;
   a.backend = backendArg;
   a.report = reportArg;
   a.quiet = quietArg;
@@ -255,7 +258,7 @@ std::optional<Args> readArgs(int &status) {
     a.emit = shardc::parsePhase(emitArg);
     if (!a.emit)
       return fail("--emit=" + emitArg + " is not a phase (global, propagated, partitioned, "
-                                        "local or llvm)");
+                                        "local, llvm, gpu or ptx)");
   }
   if (stepsArg.getNumOccurrences()) {
     int64_t n = 0;
@@ -316,6 +319,9 @@ std::optional<Args> readArgs(int &status) {
                 "' is a compiled directory (its IR is not kept)");
   if (a.target != "cpu" && a.target != "ptx")
     return fail("--target " + a.target + " is not a target: use cpu (the default) or ptx");
+  if (a.target == "cpu" && a.emit &&
+      (*a.emit == shardc::Phase::Gpu || *a.emit == shardc::Phase::Ptx))
+    return fail("--emit=" + emitArg + " is a phase of --target ptx (this is --target cpu)");
   if (a.target == "cpu" && gpuArg.getNumOccurrences())
     return fail("--gpu " + gpuArg + " applies to --target ptx only (this is --target cpu)");
   if (a.target == "cpu" && matmulPrecisionArg.getNumOccurrences())
@@ -455,9 +461,10 @@ int runImport(const Args &a) {
 
 /// --target ptx: the arch and the toolkit (exit 3 when either is wrong, as
 /// an unknown --cpu is), then whether what was asked for exists: the phases
-/// up to the local program are target-independent; code generation for the
-/// GPU is not built yet (docs/gpu.md), which is exit 3 too.
-bool checkGpuTarget(const Args &a, int &status) {
+/// up to the local program are target-independent, and the GPU target makes
+/// kernels and PTX (--emit=gpu, --emit=ptx) but no object yet (docs/gpu.md),
+/// which is exit 3 too. Sets `gpu` for the compile.
+bool checkGpuTarget(const Args &a, int &status, shardc::GpuTargetOptions &gpu) {
   status = exitWith(ExitCode::CompileError);
   if (!shardc::gpu::parseGpuArch(a.gpu)) {
     llvm::errs() << "shardc: error: --gpu " << a.gpu << " is not a GPU arch shardc compiles for: "
@@ -470,15 +477,20 @@ bool checkGpuTarget(const Args &a, int &status) {
                  << "\n";
     return false;
   }
+  gpu.arch = *shardc::gpu::parseGpuArch(a.gpu);
+  gpu.toolkit = *toolkit;
+  if (!a.matmulPrecision.empty())
+    gpu.matmulPrecision = *shardc::gpu::parseMatmulPrecision(a.matmulPrecision);
   if (a.emit && *a.emit != shardc::Phase::LLVM) {
     status = 0;
     return true;
   }
-  llvm::errs() << "shardc: error: --target ptx: code generation for GPUs is not built yet "
+  llvm::errs() << "shardc: error: --target ptx: the GPU target does not build objects yet "
                   "(found CUDA "
                << toolkit->release << " at " << toolkit->root << ", arch " << a.gpu
-               << "); --emit=local prints the local program each GPU would run, and "
-                  "--target cpu compiles it for this machine\n";
+               << "); --emit=gpu and --emit=ptx print the kernels it makes, --emit=local the "
+                  "local program each GPU would run, and --target cpu compiles it for this "
+                  "machine\n";
   return false;
 }
 
@@ -515,9 +527,12 @@ std::optional<Model> compileSource(const Args &a, int &status) {
       return std::nullopt;
     }
   }
-  if (a.target == "ptx" && !checkGpuTarget(a, status))
+  shardc::GpuTargetOptions gpu;
+  if (a.target == "ptx" && !checkGpuTarget(a, status, gpu))
     return std::nullopt;
   shardc::CompileOptions options;
+  if (a.target == "ptx" && a.emit && *a.emit >= shardc::Phase::LLVM)
+    options.gpu = gpu;
   options.meshSizes = a.mesh;
   options.cpu = a.cpu;
   options.entry = a.entry;

@@ -5,8 +5,10 @@
 # CUDA_PATH is never skipped. Fake toolkits in $TMP make the cases the same
 # on machines with and without CUDA. The phases up to the local program are
 # target-independent: --target ptx --emit=local prints what --target cpu
-# prints. GPU code generation itself is not built yet, which is exit 3 with
-# a message that says so.
+# prints. The GPU target makes kernels (--emit=gpu) and PTX (--emit=ptx,
+# assembled by the real toolkit's ptxas; skipped without one) for
+# elementwise ops; other ops, and objects, are not built yet: exit 3 with a
+# message that says so.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
@@ -46,20 +48,58 @@ export CUDA_PATH="$TMP/brokencuda"
 expect_error toolkit_not_executable $COMPILE "CUDA_PATH=$TMP/brokencuda" "not an executable" -- \
   compile "$SEED" --target ptx
 
-# A toolkit is found; code generation is what is missing, and the message
-# names the toolkit's release, the arch, and what works instead.
+# A toolkit is found; objects are what is missing, and the message names
+# the toolkit's release, the arch, and what works instead.
 export CUDA_PATH="$TMP/fakecuda"
-expect_error codegen_not_built $COMPILE "not built yet" "CUDA 13.0" "$TMP/fakecuda" "sm_90a" \
-  "--emit=local" "--target cpu" -- compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out"
+expect_error codegen_not_built $COMPILE "does not build objects yet" "CUDA 13.0" "$TMP/fakecuda" \
+  "sm_90a" "--emit=ptx" "--emit=local" "--target cpu" -- \
+  compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out"
 if [[ -e "$TMP/ptx_out" ]]; then
   fail codegen_not_built "a failed compile left $TMP/ptx_out behind"
 fi
-expect_error codegen_not_built_run $COMPILE "not built yet" -- \
+expect_error codegen_not_built_run $COMPILE "does not build objects yet" -- \
   run "$SEED" --target ptx "${SEED_IN[@]}"
-expect_error emit_llvm_on_ptx $COMPILE "not built yet" -- \
+expect_error emit_llvm_on_ptx $COMPILE "does not build objects yet" -- \
   compile "$SEED" --target ptx --emit=llvm
+expect_error emit_ptx_on_cpu $USAGE "--emit=ptx" "--target ptx" -- compile "$SEED" --emit=ptx
+expect_error emit_gpu_on_cpu $USAGE "--emit=gpu" "--target ptx" -- compile "$SEED" --emit=gpu
+
+# Kernels: each elementwise op a gpu.launch_func of an outlined kernel; an
+# op without a recipe is named with its location (the seed's dot_general).
+EW="$ROOT/tests/cli/gpu_elementwise.mlir"
+expect_ok emit_gpu -- compile "$EW" --target ptx --emit=gpu
+for want in "gpu.launch_func +@main_kernel::@main_kernel blocks in" "gpu.module @main_kernel_0" \
+  "gpu.func @main_kernel.* kernel" "math.tanh" "arith.mulf .*: bf16"; do
+  if ! grep -Eq -- "$want" "$TMP/emit_gpu.out"; then
+    fail emit_gpu "--emit=gpu shows no '$want'"
+  fi
+done
+if grep -q "memref.copy\|memref.alloc" <(sed -n '/gpu.module/,$p' "$TMP/emit_gpu.out"); then
+  fail emit_gpu "a kernel copies or allocates memory"
+fi
+expect_error no_recipe $COMPILE "no kernel recipe for 'linalg.matmul'" "linear_regression_step.mlir:" \
+  "--target cpu" -- compile "$SEED" --target ptx --emit=gpu
+
+# PTX through the real toolkit's ptxas, for both archs.
+unset CUDA_PATH
+if [[ -x /usr/local/cuda/bin/ptxas ]]; then
+  for arch in sm_90 sm_90a; do
+    expect_ok "emit_ptx_$arch" -- compile "$EW" --target ptx --gpu "$arch" --emit=ptx
+    out="$TMP/emit_ptx_$arch.out"
+    [[ $(grep -c "^\.target $arch\$" "$out") -eq 2 ]] ||
+      fail "emit_ptx_$arch" "expected two PTX modules for .target $arch"
+    [[ $(grep -c "^// ptxas info    : Used [0-9]* registers" "$out") -eq 2 ]] ||
+      fail "emit_ptx_$arch" "expected ptxas's register report for both kernels"
+    if grep -q "\.extern\|malloc" "$out"; then
+      fail "emit_ptx_$arch" "a kernel calls out (.extern or malloc)"
+    fi
+  done
+else
+  echo "skipped: no CUDA toolkit at /usr/local/cuda (the --emit=ptx cases did not run)"
+fi
 
 # The local program does not depend on the target.
+export CUDA_PATH="$TMP/fakecuda"
 expect_ok local_on_ptx -- compile "$SEED" --target ptx --matmul-precision tf32 --emit=local
 unset CUDA_PATH
 expect_ok local_on_cpu -- compile "$SEED" --emit=local

@@ -6,6 +6,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 
@@ -37,25 +38,51 @@ llvm::Error toolkitError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
 
+/// A temporary file's path, removed when this goes out of scope.
+struct TempFile {
+  std::string path;
+  std::error_code make(llvm::StringRef prefix, llvm::StringRef suffix) {
+    llvm::SmallString<128> p;
+    int fd;
+    std::error_code ec = llvm::sys::fs::createTemporaryFile(prefix, suffix, fd, p);
+    if (!ec) {
+      llvm::sys::fs::closeFile(fd);
+      path = p.str().str();
+    }
+    return ec;
+  }
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+
+/// Runs `args` (args[0] is the program), stdin empty, stdout and stderr into
+/// `output`; returns the exit status (-1 when it could not run).
+int runTool(llvm::ArrayRef<llvm::StringRef> args, std::string &output) {
+  TempFile out;
+  if (std::error_code ec = out.make("shardc-tool", "txt")) {
+    output = "cannot create a temporary file: " + ec.message();
+    return -1;
+  }
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out.path),
+                                                llvm::StringRef(out.path)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(args[0], args, /*Env=*/std::nullopt, redirects,
+                                     /*SecondsToWait=*/120, /*MemoryLimit=*/0, &message);
+  auto text = llvm::MemoryBuffer::getFile(out.path);
+  output = text ? (*text)->getBuffer().str() : "";
+  if (!message.empty())
+    output += message;
+  return rc;
+}
+
 /// ptxas's release from `ptxas --version` ("... release 13.0, V13.0.48").
 llvm::Expected<std::string> ptxasRelease(const std::string &ptxas) {
-  llvm::SmallString<128> out;
-  int fd;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("shardc-ptxas", "txt", fd, out))
-    return toolkitError("cannot create a temporary file to run " + ptxas + ": " + ec.message());
-  llvm::sys::fs::closeFile(fd);
-  std::string outPath = out.str().str();
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(outPath),
-                                                llvm::StringRef(outPath)};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, {ptxas, "--version"}, /*Env=*/std::nullopt,
-                                     redirects, /*SecondsToWait=*/30, /*MemoryLimit=*/0, &message);
-  auto text = llvm::MemoryBuffer::getFile(outPath);
-  llvm::sys::fs::remove(outPath);
-  if (rc != 0)
-    return toolkitError(ptxas + " --version failed" +
-                        (message.empty() ? llvm::Twine("") : llvm::Twine(": ") + message));
-  llvm::StringRef version = text ? (*text)->getBuffer() : "";
+  std::string output;
+  if (runTool({ptxas, "--version"}, output) != 0)
+    return toolkitError(ptxas + " --version failed: " + output);
+  llvm::StringRef version = output;
   size_t at = version.find("release ");
   if (at == llvm::StringRef::npos)
     return toolkitError(ptxas + " --version did not name a release");
@@ -88,6 +115,27 @@ llvm::Expected<CudaToolkit> findCudaToolkit() {
     return release.takeError();
   tk.release = *release;
   return tk;
+}
+
+llvm::Expected<std::string> assemblePtx(const CudaToolkit &toolkit, GpuArch arch,
+                                        llvm::StringRef ptx) {
+  TempFile in, out;
+  if (std::error_code ec = in.make("shardc-kernel", "ptx"))
+    return toolkitError("cannot create a temporary file for ptxas: " + ec.message());
+  if (std::error_code ec = out.make("shardc-kernel", "cubin"))
+    return toolkitError("cannot create a temporary file for ptxas: " + ec.message());
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in.path, ec);
+    if (ec)
+      return toolkitError("cannot write " + in.path + ": " + ec.message());
+    os << ptx;
+  }
+  std::string arg = ("-arch=" + archName(arch)).str();
+  std::string output;
+  if (runTool({toolkit.ptxas, arg, "-O3", "-v", in.path, "-o", out.path}, output) != 0)
+    return toolkitError(toolkit.ptxas + " " + arg + " refused the PTX:\n" + output);
+  return output;
 }
 
 } // namespace shardc::gpu

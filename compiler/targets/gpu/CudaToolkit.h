@@ -52,6 +52,12 @@ struct CudaToolkit {
 /// release. The error says where it looked and what to set.
 llvm::Expected<CudaToolkit> findCudaToolkit();
 
+/// Assembles `ptx` for `arch` with the toolkit's ptxas (-O3 -v) and returns
+/// what ptxas reported (per kernel: registers, stack, spills); an error
+/// holds ptxas's messages when it refuses the PTX.
+llvm::Expected<std::string> assemblePtx(const CudaToolkit &toolkit, GpuArch arch,
+                                        llvm::StringRef ptx);
+
 } // namespace shardc::gpu
 
 #endif // SHARDC_COMPILER_TARGETS_GPU_CUDATOOLKIT_H

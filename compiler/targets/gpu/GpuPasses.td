@@ -23,9 +23,12 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     parallel: fused chains, fill, copy, transpose, broadcast) of rank n ≥ 1:
     a block covers up to 1024 elements of the innermost dim (rows of a
     short innermost dim are grouped so a block still covers about 1024
-    elements), one block per such tile of the other dims; inside it, each
-    thread computes 4 consecutive elements of one row (16 bytes of f32, one
-    vector load and store). Blocks map to `#gpu.block<x, y, z>` (innermost
+    elements), one block per such tile of the other dims; inside it, a
+    static number of threads (one per row, and one per 4 elements of a full
+    tile's row) each computes a run of consecutive elements of one row: 4
+    in a full tile (16 bytes of f32, one vector load and store), fewer or
+    none at the edges. Both foralls have static trip counts: the grid and
+    the block shape. Blocks map to `#gpu.block<x, y, z>` (innermost
     dim on x) up to rank 3 and to linear dims above; threads to
     `#gpu.thread<x>` (innermost) and `#gpu.thread<y>` (rows). Tiles at the
     edges are partial (the loops clamp their sizes).
@@ -35,7 +38,7 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     →
     %r = scf.forall (%i, %j) = (0, 0) to (3, 2000) step (1, 1024) shared_outs(%o = %e) {
       ... extract_slice of %a and %o: tensor<1x?xf32> ...
-      %t = scf.forall (%ti, %tj) = ... step (1, 4) shared_outs(...) {
+      %t = scf.forall (%ti, %tj) in (1, 256) shared_outs(...) {
         linalg.generic {...} ins(... tensor<1x?xf32>) ...
       } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
       scf.forall.in_parallel { tensor.parallel_insert_slice %t into %o[...] }
@@ -70,6 +73,37 @@ def GpuSequentialForall : Pass<"gpu-sequential-forall"> {
     A forall that still has results (not bufferized) is an error.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+def GpuMapForalls : Pass<"gpu-map-foralls"> {
+  let summary = "Turn bufferized block- and thread-mapped scf.foralls into gpu.launch ops";
+  let description = [{
+    The first step of the kernel phase. Each top-level `scf.forall` mapped
+    to `#gpu.block<...>` (static bounds, no results) becomes one
+    `gpu.launch`: its block ids are linearized into grid x (fastest mapping
+    index first: x, y, z or linear_dim_0, 1, ...) and delinearized into the
+    loop's induction variables inside. The `#gpu.thread<x|y>`-mapped foralls
+    directly inside it (normalized, static counts, all of one shape) give
+    the block's shape, and their induction variables become the thread ids.
+    Every thread runs the block's code outside the thread foralls (address
+    arithmetic, views), which has no side effects in the tile phase's
+    recipes.
+
+    ```mlir
+    scf.forall (%i) = (0) to (2000) step (1024) {
+      %v = memref.subview %m[%i] ...
+      scf.forall (%t) in (256) { ... %t ... } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<x>]}
+    →
+    gpu.launch blocks(%bx, %by, %bz) in (%c2, %c1, %c1)
+               threads(%tx, %ty, %tz) in (%c256, %c1, %c1) {
+      %i = %bx mod 2 * 1024 ...
+      ... %tx ...
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
 }
 
 #endif // SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_TD

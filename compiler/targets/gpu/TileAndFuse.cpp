@@ -53,12 +53,18 @@ SmallVector<Attribute> blockMapping(MLIRContext *ctx, int64_t rank) {
   return mapping;
 }
 
+/// Tiles `op` into a forall: by tile `sizes`, or, with `byCount`, into
+/// `sizes` tiles per loop (a forall with static trip counts, the shape a
+/// thread block needs; 0 = not tiled).
 FailureOr<scf::SCFTilingResult> tileToForall(RewriterBase &rewriter, Operation *op,
-                                             ArrayRef<int64_t> sizes,
-                                             ArrayRef<Attribute> mapping) {
+                                             ArrayRef<int64_t> sizes, ArrayRef<Attribute> mapping,
+                                             bool byCount = false) {
   scf::SCFTilingOptions options;
   options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  if (byCount)
+    options.setNumThreads(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  else
+    options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
   options.setMapping(mapping);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled =
@@ -94,18 +100,20 @@ LogicalResult tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (failed(blocks) || blocks->tiledOps.size() != 1)
     return failure();
 
-  // Threads: a run of kThreadRun elements of one row each. The block's other
-  // dims have size 1 and stay untiled.
-  SmallVector<int64_t> threadSizes(rank, 0);
+  // Threads: one per row of the block and per run of kThreadRun elements
+  // of a full tile's row, a static count (edge tiles give their threads
+  // shorter runs, or none). The block's other dims have size 1 and stay
+  // untiled.
+  SmallVector<int64_t> threadCounts(rank, 0);
   SmallVector<Attribute> threadMapping;
   if (rank >= 2) {
-    threadSizes[rank - 2] = 1;
+    threadCounts[rank - 2] = rowTile;
     threadMapping.push_back(gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimY));
   }
-  threadSizes.back() = kThreadRun;
+  threadCounts.back() = llvm::divideCeil(innerTile, kThreadRun);
   threadMapping.push_back(gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX));
-  FailureOr<scf::SCFTilingResult> threads =
-      tileToForall(rewriter, blocks->tiledOps.front(), threadSizes, threadMapping);
+  FailureOr<scf::SCFTilingResult> threads = tileToForall(
+      rewriter, blocks->tiledOps.front(), threadCounts, threadMapping, /*byCount=*/true);
   return success(succeeded(threads));
 }
 

@@ -1,14 +1,16 @@
 // RUN: shardc-opt %s -split-input-file --gpu-tile-and-fuse | FileCheck %s
 //
 // gpu-tile-and-fuse, elementwise recipe: blocks of up to 1024 elements of
-// the innermost dim (short rows grouped), 4 consecutive elements per
-// thread; blocks on #gpu.block (x innermost), threads on #gpu.thread<y, x>.
+// the innermost dim (short rows grouped); a static count of threads per
+// block (one per row, one per 4 elements of a full row tile), each with a
+// run of consecutive elements; blocks on #gpu.block (x innermost), threads
+// on #gpu.thread<y, x>.
 // Other ops are left alone.
 
 // A long row: one block per 1024-column tile of each row.
 // CHECK-LABEL: func.func @rows
 // CHECK: %[[R:.*]] = scf.forall (%[[I:.*]], %[[J:.*]]) = (0, 0) to (3, 2000) step (1, 1024) shared_outs(%[[O:.*]] = %{{.*}}) -> (tensor<3x2000xf32>)
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1, %{{.*}}) step (1, 4) shared_outs
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (1, 256) shared_outs
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x?xf32>)
 // CHECK: arith.mulf
 // CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
@@ -31,7 +33,7 @@ func.func @rows(%a: tensor<3x2000xf32>) -> tensor<3x2000xf32> {
 // Short rows (30 columns) are grouped: 1024 / 32 = 32 rows per block.
 // CHECK-LABEL: func.func @short_rows
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (100, 30) step (32, 30)
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 30) step (1, 4)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (32, 8) shared_outs
 // CHECK: linalg.fill
 // CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>]}
@@ -48,6 +50,7 @@ func.func @short_rows() -> tensor<100x30xf32> {
 // tile of the two outer dims.
 // CHECK-LABEL: func.func @rank4
 // CHECK: scf.forall {{.*}} step (1, 1, 8, 128)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (8, 32) shared_outs
 // CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // CHECK: {mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
 func.func @rank4(%a: tensor<2x3x16x128xf32>) -> tensor<2x3x16x128xf32> {

@@ -1,0 +1,166 @@
+//===- GpuTarget.cpp - shardc's NVIDIA GPU (PTX) back end -----------------===//
+//
+// See GpuTarget.h. The pipelines are narrated like the CPU target's.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/gpu/GpuTarget.h"
+#include "compiler/registration/RegisterUpstream.h"
+#include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/gpu/GpuPasses.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+/// Dialects, target attributes and translations the GPU pipelines need,
+/// added to the module's context; passes registered once per process so the
+/// textual pipelines below parse.
+void prepareContext(MLIRContext *ctx) {
+  DialectRegistry registry;
+  shardc::registerUpstreamDialects(registry);
+  registry.insert<mlir::gpu::GPUDialect, NVVM::NVVMDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  ctx->appendDialectRegistry(registry);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    shardc::registerUpstreamPasses();
+    shardc::registerCpuTargetPasses();
+    shardc::registerGpuTargetPasses();
+    registerGpuKernelOutliningPass();
+    registerConvertGpuOpsToNVVMOps();
+  });
+}
+
+LogicalResult parseInto(ModuleOp module, llvm::StringRef text, OpPassManager &pm) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(text, pm, os)))
+    return module.emitError() << "GPU target: internal pipeline does not parse: " << error;
+  return success();
+}
+
+/// Kernels stage, part 1: on tensors, then buffers, then launches.
+constexpr llvm::StringLiteral kTilePipeline =
+    // The CPU target's tensor phase: helpers inlined, elementwise chains
+    // fused into one generic each (one kernel each), named ops back.
+    "inline, symbol-dce, cpu-generalize-named-ops, cpu-fuse-elementwise-ops, "
+    "cpu-specialize-generic-ops, canonicalize, cse, "
+    // The tile phase: each op with a recipe into block and thread foralls.
+    "gpu-tile-and-fuse, canonicalize, cse, "
+    // Buffers: results written in place where bufferization can; function
+    // arguments and results stay dense memrefs (the kernels take bare
+    // pointers).
+    "eliminate-empty-tensors, "
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}, canonicalize, "
+    // Foralls to gpu.launch (after CSE, so that the self-copies bufferization
+    // leaves are copies of one value, which gpu-map-foralls drops).
+    "cse, gpu-map-foralls";
+
+/// Part 2: what is inside each launch to loops, then one gpu.module per
+/// kernel.
+constexpr llvm::StringLiteral kOutlinePipeline =
+    "convert-linalg-to-loops, canonicalize, cse, gpu-kernel-outlining";
+
+/// Every linalg op must now sit in a kernel: the ones outside have no GPU
+/// recipe yet.
+LogicalResult checkEverythingInKernels(ModuleOp module) {
+  WalkResult r = module.walk([&](linalg::LinalgOp op) {
+    if (op->getParentOfType<mlir::gpu::LaunchOp>())
+      return WalkResult::advance();
+    op->emitError() << "the GPU target has no kernel recipe for '" << op->getName()
+                    << "' yet (it builds elementwise kernels only so far; docs/gpu.md, "
+                       "build order); --target cpu compiles this model";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
+} // namespace
+
+LogicalResult shardc::lowerToGpuKernels(ModuleOp module, const GpuTargetOptions &options) {
+  (void)options;
+  prepareContext(module.getContext());
+  PassManager tile(module.getContext());
+  if (failed(parseInto(module, kTilePipeline, tile)) || failed(tile.run(module)) ||
+      failed(checkEverythingInKernels(module)))
+    return failure();
+  PassManager outline(module.getContext());
+  if (failed(parseInto(module, kOutlinePipeline, outline)) || failed(outline.run(module)))
+    return failure();
+  return success();
+}
+
+FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
+                                                          const GpuTargetOptions &options) {
+  MLIRContext *ctx = module.getContext();
+  prepareContext(ctx);
+  PassManager pm(ctx);
+  // The arch and PTX 8.0 (CUDA 12.0 and later assemble it); O3 for LLVM's
+  // NVPTX back end. libdevice is linked here when a kernel calls it.
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = gpu::archName(options.arch).str();
+  attach.features = "+ptx80";
+  attach.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  // Inside each gpu.module: structured control flow and views to plain
+  // arithmetic, then GPU, arith, math and memref ops to NVVM; memref
+  // arguments as bare pointers (their shapes are static).
+  OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  if (failed(parseInto(module,
+                       "convert-scf-to-cf, expand-strided-metadata, lower-affine, "
+                       "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}, canonicalize, cse, "
+                       "reconcile-unrealized-casts",
+                       kernels)))
+    return failure();
+  // PTX text, in process (LLVM's NVPTX back end); ptxas runs below, where
+  // its report is kept.
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit.root;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (failed(pm.run(module)))
+    return failure();
+
+  std::vector<PtxModule> out;
+  for (auto binaryOp : module.getOps<mlir::gpu::BinaryOp>()) {
+    for (Attribute a : binaryOp.getObjects()) {
+      auto object = dyn_cast<mlir::gpu::ObjectAttr>(a);
+      if (!object)
+        continue;
+      PtxModule m;
+      m.name = binaryOp.getSymName().str();
+      m.ptx = object.getObject().getValue().str();
+      llvm::Expected<std::string> report =
+          gpu::assemblePtx(options.toolkit, options.arch, m.ptx);
+      if (!report)
+        return binaryOp.emitError() << "GPU target: the PTX of " << m.name
+                                    << " does not assemble (an internal error): "
+                                    << llvm::toString(report.takeError());
+      m.ptxasReport = *report;
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+//===- GpuTarget.h - shardc's NVIDIA GPU (PTX) back end ---------*- C++ -*-===//
+//
+// Turns a local (per-device) program on tensors into GPU kernels and their
+// PTX, for NVIDIA Hopper (docs/gpu.md is the plan; this is what is built of
+// it). Staging, each step in place on the module and reporting failure
+// through MLIR diagnostics:
+//
+//   lowerToGpuKernels   the CPU target's tensor phase (fusion), the tile
+//                       phase (gpu-tile-and-fuse), bufferization,
+//                       gpu-map-foralls, kernel outlining: every kernel in
+//                       a gpu.module, launched by gpu.launch_func from the
+//                       host function (`shardc compile --emit=gpu`);
+//   emitPtx             NVVM, PTX per gpu.module (LLVM's NVPTX back end,
+//                       in process), each assembled by the toolkit's ptxas
+//                       for the arch, which must accept it
+//                       (`--emit=ptx`).
+//
+// Only elementwise ops have a kernel recipe so far: an op of another kind
+// (a reduction, a contraction, a gather) left outside every kernel is an
+// error naming it. Host code (allocation, launches on device memory,
+// collectives) is not lowered yet, so there is no object.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_TARGETS_GPU_GPUTARGET_H
+#define SHARDC_COMPILER_TARGETS_GPU_GPUTARGET_H
+
+#include "compiler/targets/gpu/GpuTargetOptions.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+/// The first stage above. `entry` names the func.func on tensors (static
+/// shapes) the host calls; other functions are inlined into it.
+mlir::LogicalResult lowerToGpuKernels(mlir::ModuleOp module, const GpuTargetOptions &options);
+
+struct PtxModule {
+  std::string name;        // the gpu.module's symbol
+  std::string ptx;         // PTX text
+  std::string ptxasReport; // what `ptxas -v` said (registers, spills per kernel)
+};
+
+/// The second stage, on a module lowerToGpuKernels made.
+mlir::FailureOr<std::vector<PtxModule>> emitPtx(mlir::ModuleOp module,
+                                                const GpuTargetOptions &options);
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_TARGETS_GPU_GPUTARGET_H
