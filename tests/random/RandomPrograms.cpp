@@ -2,6 +2,7 @@
 //
 //   random_programs [--seed=N] [--programs=N] [--meshes=K] [--max-ops=N]
 //                   [--program=I] [--keep=DIR] [--verbose] [--no-coverage-check]
+//                   [--gpu-sequential]
 //
 // For each program: generate it (Generator.h), evaluate it with the
 // double-precision reference (Reference.h), then compile it with shardc for
@@ -16,6 +17,9 @@
 // often the partitioner emitted each collective; the exit status is 1 on any
 // mismatch, compile error or reference error, or (unless
 // --no-coverage-check) when an op or a collective kind never appeared.
+// With --gpu-sequential every program is compiled with the GPU target's
+// tile phase, its tiles run in index order on the CPU (docs/gpu.md), and
+// checked against the same reference.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/exec/ExecHarness.h"
@@ -71,6 +75,8 @@ bool parse(int argc, char **argv, Options &o) {
       o.verbose = true;
     else if (a == "--no-coverage-check")
       o.coverageCheck = false;
+    else if (a == "--gpu-sequential")
+      shardc_test::gpuSequentialMode() = true;
     else {
       std::fprintf(stderr, "random_programs: unknown argument '%s'\n", a.c_str());
       return false;

@@ -45,8 +45,11 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     } {mapping = [#gpu.block<y>, #gpu.block<x>]}
     ```
 
-    Other ops (reductions, contractions, gathers) and rank-0 ops are left
-    as they are; their recipes come later.
+    Other ops are left as they are, for recipes that come later:
+    reductions, contractions, gathers, rank-0 ops, ops over no elements, and
+    parallel ops that read an operand through anything but a projected
+    permutation (`reverse` reads column `3 - j`: a tile of its result is
+    not a box-shaped slice of its operand, which tiling needs).
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
                            "mlir::gpu::GPUDialect", "mlir::affine::AffineDialect",

@@ -35,9 +35,18 @@ namespace {
 constexpr int64_t kBlockElements = 1024;
 constexpr int64_t kThreadRun = 4;
 
+/// An op the elementwise recipe tiles: on tensors, all loops parallel,
+/// every operand read through a projected permutation (so a tile of the
+/// result reads a box of each operand; `reverse`'s `3 - j` does not, and
+/// waits for a recipe of its own), and at least one element.
 bool isElementwise(linalg::LinalgOp op) {
-  return op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
-         op.getNumParallelLoops() == op.getNumLoops();
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return false;
+  return !llvm::is_contained(op.getStaticLoopRanges(), 0);
 }
 
 /// Block mapping for `rank` tiled loops, outermost first: z, y, x up to rank

@@ -77,3 +77,23 @@ func.func @untouched(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf3
     }
   return %m, %r : tensor<4x2xf32>, tensor<f32>
 }
+
+// -----
+
+// Not tiled: a reversed read (not a projected permutation) and an op over
+// no elements.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @left_alone(%a: tensor<8x4xf32>, %z: tensor<5x0xf32>) -> (tensor<8x4xf32>, tensor<5x0xf32>) {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, 3 - j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<8x4xf32>
+  %ez = tensor.empty() : tensor<5x0xf32>
+  %c = linalg.copy ins(%z : tensor<5x0xf32>) outs(%ez : tensor<5x0xf32>) -> tensor<5x0xf32>
+  return %r, %c : tensor<8x4xf32>, tensor<5x0xf32>
+}
