@@ -102,8 +102,8 @@ cl::opt<std::string> emitArg("emit",
                              cl::value_desc("PHASE"), cl::sub(allCmds), cl::cat(category));
 cl::opt<std::string> targetArg("target",
                                cl::desc("cpu (default) or ptx (NVIDIA GPUs, being built: "
-                                        "--emit=gpu|ptx print its kernels, elementwise ops only "
-                                        "so far; no object yet, see docs/gpu.md)"),
+                                        "--emit=gpu|ptx print its kernels; no object yet, see "
+                                        "docs/gpu.md)"),
                                cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(buildCmds),
                                cl::cat(category));
 cl::opt<std::string> gpuArg("gpu", cl::desc("with --target ptx: the GPU arch, sm_90 (default) or "

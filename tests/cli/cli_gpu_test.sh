@@ -6,9 +6,9 @@
 # on machines with and without CUDA. The phases up to the local program are
 # target-independent: --target ptx --emit=local prints what --target cpu
 # prints. The GPU target makes kernels (--emit=gpu) and PTX (--emit=ptx,
-# assembled by the real toolkit's ptxas; skipped without one) for
-# elementwise ops; other ops, and objects, are not built yet: exit 3 with a
-# message that says so.
+# assembled by the real toolkit's ptxas; skipped without one) for every
+# sample; ops without a recipe (reverse), and objects, are not built yet:
+# exit 3 with a message that says so.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
@@ -77,8 +77,15 @@ done
 if grep -q "memref.copy\|memref.alloc" <(sed -n '/gpu.module/,$p' "$TMP/emit_gpu.out"); then
   fail emit_gpu "a kernel copies or allocates memory"
 fi
-expect_error no_recipe $COMPILE "no kernel recipe for 'linalg.matmul'" "linear_regression_step.mlir:" \
-  "--target cpu" -- compile "$SEED" --target ptx --emit=gpu
+cat >"$TMP/reverse.mlir" <<'MODEL'
+garray.mesh @mesh ["data" = 2]
+func.func @main(%x: tensor<8x4xf32> {garray.name = "x"}) -> (tensor<8x4xf32> {garray.name = "y"}) {
+  %y = garray.reverse %x, dims = [1] : tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+MODEL
+expect_error no_recipe $COMPILE "no kernel recipe for 'linalg.generic'" "reverse.mlir:3:8" \
+  "--target cpu" -- compile "$TMP/reverse.mlir" --target ptx --emit=gpu
 
 # PTX through the real toolkit's ptxas, for both archs.
 unset CUDA_PATH
@@ -93,6 +100,18 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
     if grep -q "\.extern\|malloc" "$out"; then
       fail "emit_ptx_$arch" "a kernel calls out (.extern or malloc)"
     fi
+  done
+  # Every sample: its kernels (contractions and reductions with one thread
+  # per output, full reductions on one thread) through ptxas for both archs.
+  for sample in "$ROOT"/samples/*.mlir; do
+    name=$(basename "$sample" .mlir)
+    for arch in sm_90 sm_90a; do
+      expect_ok "sample_${name}_$arch" -- compile "$sample" --target ptx --gpu "$arch" --emit=ptx
+      out="$TMP/sample_${name}_$arch.out"
+      if ! grep -q "^\.target $arch\$" "$out" || grep -q "\.extern\|malloc" "$out"; then
+        fail "sample_${name}_$arch" "no .target $arch module, or a kernel that calls out"
+      fi
+    done
   done
 else
   echo "skipped: no CUDA toolkit at /usr/local/cuda (the --emit=ptx cases did not run)"

@@ -1,5 +1,5 @@
-// A model of elementwise ops only (what the GPU target has kernels for so
-// far): a GELU-like chain on a row-sharded activation, a bf16 scale, and a
+// A model of elementwise ops only (the GPU target's kernels checked in
+// detail): a GELU-like chain on a row-sharded activation, a bf16 scale, and a
 // comparison with a select, on uneven shards (10 rows over 4 devices).
 garray.mesh @mesh ["data" = 4]
 func.func @main(%x: tensor<10x3000xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data", None)>},

@@ -11,7 +11,7 @@
 include "mlir/Pass/PassBase.td"
 
 def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
-  let summary = "Tile each root linalg op on tensors into block- and thread-mapped scf.foralls";
+  let summary = "Tile each linalg op on tensors into block- and thread-mapped scf.foralls";
   let description = [{
     The GPU target's tile phase, target-independent: its output is plain
     scf, tensor and linalg, whose mapping attributes only say which GPU
@@ -19,19 +19,24 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     any iteration order, which is what lets `gpu-sequential-forall` run it
     on the CPU to test the tiling.
 
-    Recipe for an elementwise op (a linalg op on tensors whose loops are all
-    parallel: fused chains, fill, copy, transpose, broadcast) of rank n ≥ 1:
-    a block covers up to 1024 elements of the innermost dim (rows of a
-    short innermost dim are grouped so a block still covers about 1024
-    elements), one block per such tile of the other dims; inside it, a
-    static number of threads (one per row, and one per 4 elements of a full
-    tile's row) each computes a run of consecutive elements of one row: 4
-    in a full tile (16 bytes of f32, one vector load and store), fewer or
-    none at the edges. Both foralls have static trip counts: the grid and
-    the block shape. Blocks map to `#gpu.block<x, y, z>` (innermost
-    dim on x) up to rank 3 and to linear dims above; threads to
-    `#gpu.thread<x>` (innermost) and `#gpu.thread<y>` (rows). Tiles at the
-    edges are partial (the loops clamp their sizes).
+    One recipe so far, the output recipe, for a linalg op on tensors with at
+    least one parallel loop whose operands are all read through projected
+    permutations: elementwise ops (fused chains, fill, copy, transpose,
+    broadcast), reductions and contractions. Its parallel loops are tiled as
+    follows, its reduction loops not at all: a block covers up to 1024
+    outputs of the innermost parallel dim (rows of a short one are grouped
+    so a block still covers about 1024), one block per such tile of the
+    other parallel dims; inside it, a static number of threads (one per row,
+    and one per 4 outputs of a full tile's row) each computes a run of
+    consecutive outputs of one row: 4 in a full tile (16 bytes of f32), fewer
+    or none at the edges. Each thread runs an output's reduction loops whole
+    and in order, so a sum is added in the order the CPU target adds it, and
+    no float atomics are needed: a deterministic, unhurried first recipe
+    for reductions and contractions until theirs (block trees, shared-memory
+    tiles, tensor cores) exist. Both foralls have static trip counts: the
+    grid and the block shape. Blocks map to `#gpu.block<x, y, z>` (innermost
+    dim on x) up to 3 parallel loops and to linear dims above; threads to
+    `#gpu.thread<x>` (innermost) and `#gpu.thread<y>` (rows).
 
     ```mlir
     %r = linalg.generic {...} ins(%a : tensor<3x2000xf32>) outs(%e : tensor<3x2000xf32>)
@@ -45,11 +50,18 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     } {mapping = [#gpu.block<y>, #gpu.block<x>]}
     ```
 
-    Other ops are left as they are, for recipes that come later:
-    reductions, contractions, gathers, rank-0 ops, ops over no elements, and
-    parallel ops that read an operand through anything but a projected
-    permutation (`reverse` reads column `3 - j`: a tile of its result is
-    not a box-shaped slice of its operand, which tiling needs).
+    The single-thread recipe, for an op with no parallel loop (a full
+    reduction, a rank-0 op): one block of one thread runs it, its loops in
+    order (a block tree comes later).
+
+    Before tiling, `tensor.pad` becomes a fill and an insert_slice (upstream
+    pad decomposition), so that the fill is tiled rather than made by
+    bufferization outside any kernel.
+
+    Other ops are left as they are: ops over no elements, and ops that read
+    an operand through anything but a projected permutation, zeros allowed
+    (`reverse` reads column `3 - j`: a tile of its result is not a
+    box-shaped slice of its operand, which tiling needs).
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
                            "mlir::gpu::GPUDialect", "mlir::affine::AffineDialect",

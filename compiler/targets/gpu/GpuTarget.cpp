@@ -92,8 +92,7 @@ LogicalResult checkEverythingInKernels(ModuleOp module) {
         llvm::is_contained(op.getStaticLoopRanges(), 0))
       return WalkResult::advance();
     op->emitError() << "the GPU target has no kernel recipe for '" << op->getName()
-                    << "' yet (it builds elementwise kernels only so far; docs/gpu.md, "
-                       "build order); --target cpu compiles this model";
+                    << "' yet (docs/gpu.md, kernel recipes); --target cpu compiles this model";
     return WalkResult::interrupt();
   });
   return failure(r.wasInterrupted());

@@ -15,10 +15,12 @@
 //                       for the arch, which must accept it
 //                       (`--emit=ptx`).
 //
-// Only elementwise ops have a kernel recipe so far: an op of another kind
-// (a reduction, a contraction, a gather) left outside every kernel is an
-// error naming it. Host code (allocation, launches on device memory,
-// collectives) is not lowered yet, so there is no object.
+// The tile phase's recipes so far (GpuPasses.td): one thread per output
+// for elementwise ops, reductions and contractions (reduction loops run
+// whole, in order), one thread for ops with no parallel loop. An op no
+// recipe takes (a reversed read) is an error naming it. Host code
+// (allocation, copies, launches on device memory, collectives) is not
+// lowered yet, so there is no object.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_COMPILER_TARGETS_GPU_GPUTARGET_H

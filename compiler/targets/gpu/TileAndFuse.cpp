@@ -1,8 +1,9 @@
 //===- TileAndFuse.cpp - gpu-tile-and-fuse ---------------------------------===//
 //
 // The GPU target's tile phase (GpuPasses.td has the recipe and an example).
-// Only the elementwise recipe exists so far; every other op is left as it
-// is, for the recipes that come later (docs/gpu.md, "Kernel recipes").
+// One recipe exists so far, which spreads an op's outputs over threads;
+// the ops it does not take are left as they are, for the recipes that come
+// later (docs/gpu.md, "Kernel recipes").
 //
 // Invariants: tiling only splits iteration spaces (upstream tileUsingSCF,
 // forall loops with clamped edge tiles), so each element is computed by the
@@ -16,10 +17,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_GPUTILEANDFUSE
@@ -35,18 +39,28 @@ namespace {
 constexpr int64_t kBlockElements = 1024;
 constexpr int64_t kThreadRun = 4;
 
-/// An op the elementwise recipe tiles: on tensors, all loops parallel,
-/// every operand read through a projected permutation (so a tile of the
-/// result reads a box of each operand; `reverse`'s `3 - j` does not, and
-/// waits for a recipe of its own), and at least one element.
-bool isElementwise(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
-      op.getNumParallelLoops() != op.getNumLoops())
+/// An op the output recipe tiles: on tensors, at least one parallel loop
+/// (the outputs to spread over threads), every operand read through a
+/// projected permutation (so a tile of the result reads a box of each
+/// operand; `reverse`'s `3 - j` does not, and waits for a recipe of its
+/// own), and at least one element.
+bool hasOutputRecipe(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumParallelLoops() == 0)
     return false;
   if (!llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+                    [](AffineMap m) { return m.isProjectedPermutation(/*allowZeroInResults=*/true); }))
     return false;
   return !llvm::is_contained(op.getStaticLoopRanges(), 0);
+}
+
+/// An op the single-thread recipe takes: on tensors, no parallel loop
+/// (rank-0 results: full reductions, scalar ops), operands read through
+/// projected permutations, at least one element.
+bool hasSingleThreadRecipe(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op.getNumParallelLoops() == 0 &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isProjectedPermutation(/*allowZeroInResults=*/true); }) &&
+         !llvm::is_contained(op.getStaticLoopRanges(), 0);
 }
 
 /// Block mapping for `rank` tiled loops, outermost first: z, y, x up to rank
@@ -83,60 +97,124 @@ FailureOr<scf::SCFTilingResult> tileToForall(RewriterBase &rewriter, Operation *
   return tiled;
 }
 
-/// The elementwise recipe (GpuPasses.td).
-LogicalResult tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// The output recipe (GpuPasses.td): the parallel loops are tiled like an
+/// elementwise op's, the reduction loops not at all, so each thread runs
+/// them whole, in order, for each of its outputs.
+LogicalResult tileByOutput(RewriterBase &rewriter, linalg::LinalgOp op) {
   MLIRContext *ctx = rewriter.getContext();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t rank = static_cast<int64_t>(ranges.size());
-  int64_t inner = ranges.back();
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  int64_t numParallel = static_cast<int64_t>(parallel.size());
+  unsigned innerDim = parallel.back();
+  int64_t inner = ranges[innerDim];
   int64_t innerTile =
       ShapedType::isDynamic(inner) ? kBlockElements : std::min(inner, kBlockElements);
-  // A short innermost dim: group rows, so a block still has ~1024 elements.
+  // A short innermost dim: group rows, so a block still has ~1024 outputs.
+  std::optional<unsigned> rowDim;
   int64_t rowTile = 1;
-  if (rank >= 2) {
+  if (numParallel >= 2) {
+    rowDim = parallel[numParallel - 2];
     int64_t perRow =
         std::max<int64_t>(kThreadRun, static_cast<int64_t>(llvm::alignTo(innerTile, kThreadRun)));
     rowTile = std::max<int64_t>(1, kBlockElements / perRow);
-    if (!ShapedType::isDynamic(ranges[rank - 2]))
-      rowTile = std::min(rowTile, ranges[rank - 2]);
+    if (!ShapedType::isDynamic(ranges[*rowDim]))
+      rowTile = std::min(rowTile, ranges[*rowDim]);
   }
-  SmallVector<int64_t> blockSizes(rank, 1);
-  blockSizes.back() = innerTile;
-  if (rank >= 2)
-    blockSizes[rank - 2] = rowTile;
+  SmallVector<int64_t> blockSizes(ranges.size(), 0);
+  for (unsigned d : parallel)
+    blockSizes[d] = 1;
+  blockSizes[innerDim] = innerTile;
+  if (rowDim)
+    blockSizes[*rowDim] = rowTile;
   FailureOr<scf::SCFTilingResult> blocks =
-      tileToForall(rewriter, op, blockSizes, blockMapping(ctx, rank));
+      tileToForall(rewriter, op, blockSizes, blockMapping(ctx, numParallel));
   if (failed(blocks) || blocks->tiledOps.size() != 1)
     return failure();
 
-  // Threads: one per row of the block and per run of kThreadRun elements
-  // of a full tile's row, a static count (edge tiles give their threads
+  // Threads: one per row of the block and per run of kThreadRun outputs of
+  // a full tile's row, a static count (edge tiles give their threads
   // shorter runs, or none). The block's other dims have size 1 and stay
-  // untiled.
-  SmallVector<int64_t> threadCounts(rank, 0);
+  // untiled, as do the reduction dims.
+  SmallVector<int64_t> threadCounts(ranges.size(), 0);
   SmallVector<Attribute> threadMapping;
-  if (rank >= 2) {
-    threadCounts[rank - 2] = rowTile;
+  if (rowDim) {
+    threadCounts[*rowDim] = rowTile;
     threadMapping.push_back(gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimY));
   }
-  threadCounts.back() = llvm::divideCeil(innerTile, kThreadRun);
+  threadCounts[innerDim] = llvm::divideCeil(innerTile, kThreadRun);
   threadMapping.push_back(gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX));
   FailureOr<scf::SCFTilingResult> threads = tileToForall(
       rewriter, blocks->tiledOps.front(), threadCounts, threadMapping, /*byCount=*/true);
   return success(succeeded(threads));
 }
 
+/// `op` inside one forall of `count` = 1 iteration mapped to `mapping`, its
+/// results written whole into the forall's shared outputs.
+Operation *wrapInForall(RewriterBase &rw, Operation *op, Attribute mapping) {
+  Location loc = op->getLoc();
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  SmallVector<Value> inits = dps.getDpsInits();
+  OpFoldResult zero = rw.getIndexAttr(0), one = rw.getIndexAttr(1);
+  rw.setInsertionPoint(op);
+  auto forall = scf::ForallOp::create(rw, loc, ArrayRef<OpFoldResult>{zero},
+                                      ArrayRef<OpFoldResult>{one}, ArrayRef<OpFoldResult>{one},
+                                      inits, rw.getArrayAttr({mapping}));
+  Block *body = forall.getBody();
+  rw.setInsertionPoint(body->getTerminator());
+  IRMapping map;
+  for (auto [init, arg] : llvm::zip(inits, forall.getRegionIterArgs()))
+    map.map(init, arg);
+  Operation *inner = rw.clone(*op, map);
+  rw.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto [result, out] : llvm::zip(inner->getResults(), forall.getRegionIterArgs())) {
+    auto type = cast<RankedTensorType>(out.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), zero), strides(type.getRank(), one);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d : type.getShape())
+      sizes.push_back(rw.getIndexAttr(d));
+    tensor::ParallelInsertSliceOp::create(rw, loc, result, out, offsets, sizes, strides);
+  }
+  rw.replaceOp(op, forall.getResults());
+  return inner;
+}
+
+/// The single-thread recipe (GpuPasses.td): an op with no parallel loop
+/// (a full reduction, a rank-0 op) runs on one thread of one block, its
+/// loops in order.
+void runOnOneThread(RewriterBase &rw, linalg::LinalgOp op) {
+  MLIRContext *ctx = rw.getContext();
+  Operation *inBlock =
+      wrapInForall(rw, op, gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX));
+  wrapInForall(rw, inBlock, gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX));
+}
+
 struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> roots;
+    // tensor.pad would become a linalg.map and a copy only when bufferized,
+    // outside any kernel: make it a fill (tiled below) and an insert_slice
+    // now.
+    {
+      RewritePatternSet patterns(&getContext());
+      linalg::populateDecomposePadPatterns(patterns);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+        return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> roots, single;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (isElementwise(op) && !op->getParentOfType<scf::ForallOp>())
+      if (op->getParentOfType<scf::ForallOp>())
+        return;
+      if (hasOutputRecipe(op))
         roots.push_back(op);
+      else if (hasSingleThreadRecipe(op))
+        single.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : single)
+      runOnOneThread(rewriter, op);
     for (linalg::LinalgOp op : roots)
-      if (failed(tileElementwise(rewriter, op))) {
-        op.emitError() << "gpu-tile-and-fuse: the elementwise recipe could not tile this op";
+      if (failed(tileByOutput(rewriter, op))) {
+        op.emitError() << "gpu-tile-and-fuse: the output recipe could not tile this op";
         return signalPassFailure();
       }
   }

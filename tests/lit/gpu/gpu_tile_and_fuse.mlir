@@ -1,6 +1,6 @@
 // RUN: shardc-opt %s -split-input-file --gpu-tile-and-fuse | FileCheck %s
 //
-// gpu-tile-and-fuse, elementwise recipe: blocks of up to 1024 elements of
+// gpu-tile-and-fuse, output recipe: blocks of up to 1024 elements of
 // the innermost dim (short rows grouped); a static count of threads per
 // block (one per row, one per 4 elements of a full row tile), each with a
 // run of consecutive elements; blocks on #gpu.block (x innermost), threads
@@ -61,21 +61,42 @@ func.func @rank4(%a: tensor<2x3x16x128xf32>) -> tensor<2x3x16x128xf32> {
 
 // -----
 
-// Reductions and contractions wait for their recipes; rank 0 is left too.
-// CHECK-LABEL: func.func @untouched
-// CHECK-NOT: scf.forall
-// CHECK: linalg.matmul
-// CHECK: linalg.reduce
-// CHECK-NOT: scf.forall
-func.func @untouched(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>, %s: tensor<f32>)
-    -> (tensor<4x2xf32>, tensor<f32>) {
+// A contraction and a row reduction: their parallel loops are tiled, their
+// reduction loops not (each thread runs them whole, in order). A full
+// reduction (no parallel loop) runs on a single thread.
+// CHECK-LABEL: func.func @reductions
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (4, 2) step (4, 2)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 1)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x2xf32>) outs(%{{.*}} : tensor<1x2xf32>)
+// CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK: scf.forall (%{{.*}}) = (0) to (4) step (4)
+// CHECK: scf.forall (%{{.*}}) in (1)
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>) dimensions = [1]
+// CHECK: {mapping = [#gpu.thread<x>]}
+// CHECK: {mapping = [#gpu.block<x>]}
+// The full reduction: one thread of one block, its loops in order.
+// CHECK: scf.forall (%{{.*}}) in (1) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<f32>)
+// CHECK-NEXT: scf.forall (%{{.*}}) in (1) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<f32>)
+// CHECK-NEXT: linalg.reduce ins(%{{.*}} : tensor<4x8xf32>) {{.*}} dimensions = [0, 1]
+// CHECK: tensor.parallel_insert_slice
+// CHECK: {mapping = [#gpu.thread<x>]}
+// CHECK: tensor.parallel_insert_slice
+// CHECK: {mapping = [#gpu.block<x>]}
+func.func @reductions(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>, %rows: tensor<4xf32>, %s: tensor<f32>)
+    -> (tensor<4x2xf32>, tensor<4xf32>, tensor<f32>) {
   %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
-  %r = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%s : tensor<f32>) dimensions = [0, 1]
+  %r = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%rows : tensor<4xf32>) dimensions = [1]
     (%x: f32, %y: f32) {
       %t = arith.addf %x, %y : f32
       linalg.yield %t : f32
     }
-  return %m, %r : tensor<4x2xf32>, tensor<f32>
+  %t = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%s : tensor<f32>) dimensions = [0, 1]
+    (%x: f32, %y: f32) {
+      %u = arith.addf %x, %y : f32
+      linalg.yield %u : f32
+    }
+  return %m, %r, %t : tensor<4x2xf32>, tensor<4xf32>, tensor<f32>
 }
 
 // -----
