@@ -2,7 +2,7 @@
 //
 //   random_programs [--seed=N] [--programs=N] [--meshes=K] [--max-ops=N]
 //                   [--program=I] [--keep=DIR] [--verbose] [--no-coverage-check]
-//                   [--gpu-sequential]
+//                   [--gpu-sequential] [--ptx=sm_90|sm_90a]
 //
 // For each program: generate it (Generator.h), evaluate it with the
 // double-precision reference (Reference.h), then compile it with shardc for
@@ -19,9 +19,16 @@
 // --no-coverage-check) when an op or a collective kind never appeared.
 // With --gpu-sequential every program is compiled with the GPU target's
 // tile phase, its tiles run in index order on the CPU (docs/gpu.md), and
-// checked against the same reference.
+// checked against the same reference. With --ptx=ARCH nothing runs: every
+// program is compiled for each of its meshes to PTX for the GPU arch
+// (`shardc compile --target ptx --emit=ptx`), assembled by the CUDA
+// toolkit's ptxas, and a program that does not compile fails, unless the
+// error is the GPU target's refusal of an op it has no recipe for yet
+// (counted and printed); without a toolkit the run says "skipped" and
+// exits 0.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/targets/gpu/CudaToolkit.h"
 #include "tests/exec/ExecHarness.h"
 #include "tests/random/Generator.h"
 #include "tests/random/Printer.h"
@@ -33,6 +40,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,6 +58,7 @@ struct Options {
   std::string keep;
   bool verbose = false;
   bool coverageCheck = true;
+  std::string ptxArch; // --ptx=ARCH: compile to PTX only
 };
 
 bool parse(int argc, char **argv, Options &o) {
@@ -77,6 +86,8 @@ bool parse(int argc, char **argv, Options &o) {
       o.coverageCheck = false;
     else if (a == "--gpu-sequential")
       shardc_test::gpuSequentialMode() = true;
+    else if (const char *v = value("--ptx="))
+      o.ptxArch = v;
     else {
       std::fprintf(stderr, "random_programs: unknown argument '%s'\n", a.c_str());
       return false;
@@ -219,6 +230,22 @@ int main(int argc, char **argv) {
   for (const std::string &c : kCollectives)
     collectiveCounts[c] = 0;
   int64_t runs = 0, mismatches = 0, compileErrors = 0, referenceErrors = 0;
+  int64_t refused = 0; // --ptx: programs with an op the GPU target has no recipe for
+  std::optional<shardc::GpuTargetOptions> gpu;
+  if (!o.ptxArch.empty()) {
+    std::optional<shardc::gpu::GpuArch> arch = shardc::gpu::parseGpuArch(o.ptxArch);
+    if (!arch) {
+      std::fprintf(stderr, "random_programs: --ptx=%s: expected sm_90 or sm_90a\n",
+                   o.ptxArch.c_str());
+      return 2;
+    }
+    llvm::Expected<shardc::gpu::CudaToolkit> toolkit = shardc::gpu::findCudaToolkit();
+    if (!toolkit) {
+      std::printf("skipped: %s\n", llvm::toString(toolkit.takeError()).c_str());
+      return 0;
+    }
+    gpu = shardc::GpuTargetOptions{*arch, shardc::gpu::MatmulPrecision::Exact, *toolkit};
+  }
 
   for (int index = 0; index < o.programs; ++index) {
     uint64_t seed = programSeed(o.seed, static_cast<uint64_t>(index));
@@ -253,7 +280,33 @@ int main(int argc, char **argv) {
 
     std::vector<Array> oneRank;
     std::string failedMesh;
-    for (const std::string &mesh : meshesFor(p, o.meshes, meshRng)) {
+    std::vector<std::string> meshes = meshesFor(p, o.meshes, meshRng);
+    if (gpu) { // PTX only: compile for each mesh, run nothing
+      for (const std::string &mesh : meshes) {
+        shardc::CompileOptions options;
+        options.meshSizes = mesh;
+        options.gpu = gpu;
+        options.emit = shardc::Phase::Ptx;
+        std::string diagnostics;
+        failedMesh = mesh;
+        if (!shardc::compileText(text, name, options, diagnostics)) {
+          // A clean refusal of an op the GPU target has no recipe for yet
+          // is not a failure; any other error is.
+          if (diagnostics.find("has no kernel recipe for") != std::string::npos) {
+            ++refused;
+            std::printf("refused program %d (seed %llu) on %s: %s", index,
+                        static_cast<unsigned long long>(seed), mesh.c_str(),
+                        diagnostics.substr(0, diagnostics.find('\n') + 1).c_str());
+          } else {
+            fail("PTX for " + mesh + ":\n" + diagnostics, &compileErrors);
+          }
+          break;
+        }
+        ++runs;
+      }
+      meshes.clear();
+    }
+    for (const std::string &mesh : meshes) {
       if (!failures.empty())
         break;
       failedMesh = mesh;
@@ -309,7 +362,9 @@ int main(int argc, char **argv) {
         // A reproducer `shardc run` takes as it is: the model and its inputs.
         std::string stem = o.keep + "/random-" + std::to_string(seed);
         std::ofstream(stem + ".mlir") << text;
-        std::string command = "shardc run " + stem + ".mlir --mesh " + failedMesh;
+        std::string command = gpu ? "shardc compile " + stem + ".mlir --mesh " + failedMesh +
+                                        " --target ptx --gpu " + o.ptxArch + " --emit=ptx"
+                                  : "shardc run " + stem + ".mlir --mesh " + failedMesh;
         for (const auto &[arg, value] : typed) {
           std::string error;
           if (!shardc_test::saveNpy(stem + "." + arg + ".npy", value, error))
@@ -344,7 +399,7 @@ int main(int argc, char **argv) {
   std::printf("collectives the partitioner emitted (meshes of 2 or more devices):\n");
   for (const auto &[c, n] : collectiveCounts) {
     std::printf("  %-22s %8lld\n", c.c_str(), static_cast<long long>(n));
-    if (n == 0)
+    if (n == 0 && !gpu) // --ptx reads no partitioned IR
       missing.push_back(c);
   }
   int64_t failed = mismatches + compileErrors + referenceErrors;
@@ -353,6 +408,10 @@ int main(int argc, char **argv) {
               static_cast<unsigned long long>(o.seed), o.programs, static_cast<long long>(runs),
               static_cast<long long>(mismatches), static_cast<long long>(compileErrors),
               static_cast<long long>(referenceErrors), seconds);
+  if (gpu)
+    std::printf("PTX for %s: %lld compiles, %lld programs refused (an op without a GPU kernel "
+                "recipe yet)\n",
+                o.ptxArch.c_str(), static_cast<long long>(runs), static_cast<long long>(refused));
   if (o.coverageCheck && !missing.empty()) {
     std::printf("coverage: never generated or emitted:");
     for (const std::string &m : missing)

@@ -58,7 +58,8 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     pad decomposition), so that the fill is tiled rather than made by
     bufferization outside any kernel.
 
-    Other ops are left as they are: ops over no elements, and ops that read
+    Other ops are left as they are: ops inside loops (scatter_add's loop
+    over its positions), ops over no elements, and ops that read
     an operand through anything but a projected permutation, zeros allowed
     (`reverse` reads column `3 - j`: a tile of its result is not a
     box-shaped slice of its operand, which tiling needs).
@@ -119,6 +120,30 @@ def GpuMapForalls : Pass<"gpu-map-foralls"> {
     ```
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
+}
+
+def GpuSinkViews : Pass<"gpu-sink-views"> {
+  let summary = "Recompute inside each gpu.launch the memref views it reads from outside";
+  let description = [{
+    Kernels take their buffers as bare pointers, which needs dense,
+    identity-layout memrefs. A view the host made of a buffer (a slice's
+    subview, whose offset may come from a host table read at
+    `shardrt_rank()`; a reshape; a cast) and that a launch reads is cloned
+    into the launch's start, views of views too, so only the buffer and the
+    view's index operands (as scalars) cross into the kernel. Run right
+    before `gpu-kernel-outlining`.
+
+    ```mlir
+    %v = memref.subview %buf[%off, 0] [1, 3] [1, 1] : memref<4x3xf32> to memref<1x3xf32, strided<[3, 1], offset: ?>>
+    gpu.launch ... { ... memref.load %v[...] ... }
+    →
+    gpu.launch ... {
+      %v2 = memref.subview %buf[%off, 0] [1, 3] [1, 1] : ...
+      ... memref.load %v2[...] ...
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
 #endif // SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_TD

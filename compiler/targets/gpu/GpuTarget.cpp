@@ -78,10 +78,11 @@ constexpr llvm::StringLiteral kTilePipeline =
     // leaves are copies of one value, which gpu-map-foralls drops).
     "cse, gpu-map-foralls";
 
-/// Part 2: what is inside each launch to loops, then one gpu.module per
+/// Part 2: what is inside each launch to loops, the views launches read
+/// moved into them (kernels take bare pointers), then one gpu.module per
 /// kernel.
 constexpr llvm::StringLiteral kOutlinePipeline =
-    "convert-linalg-to-loops, canonicalize, cse, gpu-kernel-outlining";
+    "convert-linalg-to-loops, canonicalize, cse, gpu-sink-views, gpu-kernel-outlining";
 
 /// Every linalg op must now sit in a kernel: the ones outside have no GPU
 /// recipe yet.

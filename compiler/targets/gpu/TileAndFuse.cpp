@@ -202,7 +202,9 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
     }
     SmallVector<linalg::LinalgOp> roots, single;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->getParentOfType<scf::ForallOp>())
+      // Ops in host loops (scatter_add's loop over positions, which reads
+      // each index on the host) wait for recipes of their own.
+      if (op->getParentOfType<scf::ForallOp>() || op->getParentOfType<LoopLikeOpInterface>())
         return;
       if (hasOutputRecipe(op))
         roots.push_back(op);
