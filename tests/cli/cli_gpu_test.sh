@@ -16,7 +16,9 @@ USAGE=2 COMPILE=3
 
 # A toolkit whose ptxas answers --version as CUDA 13.0's does, and one whose
 # ptxas is not executable.
-mkdir -p "$TMP/fakecuda/bin" "$TMP/brokencuda/bin"
+mkdir -p "$TMP/fakecuda/bin" "$TMP/brokencuda/bin" "$TMP/fakecuda/nvvm/libdevice" \
+  "$TMP/nolibdevice/bin"
+touch "$TMP/fakecuda/nvvm/libdevice/libdevice.10.bc"
 cat >"$TMP/fakecuda/bin/ptxas" <<'PTXAS'
 #!/bin/sh
 echo "ptxas: NVIDIA (R) Ptx optimizing assembler"
@@ -44,6 +46,10 @@ expect_error arch_unknown $COMPILE "--gpu sm_80" "sm_90" "sm_90a" -- \
 export CUDA_PATH="$TMP/nocuda"
 expect_error toolkit_missing $COMPILE "CUDA_PATH=$TMP/nocuda" "bin/ptxas" "unset it" -- \
   compile "$SEED" --target ptx
+cp "$TMP/fakecuda/bin/ptxas" "$TMP/nolibdevice/bin/ptxas"
+export CUDA_PATH="$TMP/nolibdevice"
+expect_error toolkit_without_libdevice $COMPILE "$TMP/nolibdevice" "libdevice.10.bc" -- \
+  compile "$SEED" --target ptx --emit=ptx
 export CUDA_PATH="$TMP/brokencuda"
 expect_error toolkit_not_executable $COMPILE "CUDA_PATH=$TMP/brokencuda" "not an executable" -- \
   compile "$SEED" --target ptx
@@ -115,6 +121,38 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
   done
 else
   echo "skipped: no CUDA toolkit at /usr/local/cuda (the --emit=ptx cases did not run)"
+fi
+
+# A kernel over the arch's limits is a compile error at its op. The
+# toolkit's ptxas reports what it reports; this one says every kernel needs
+# 300 registers, or 60000 bytes of shared memory (the recipes' kernels use
+# neither), so the check itself is what is tested.
+LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
+for case in registers smem; do
+  mkdir -p "$TMP/big_$case/bin" "$TMP/big_$case/nvvm/libdevice"
+  ln -sf "$LIBDEVICE" "$TMP/big_$case/nvvm/libdevice/libdevice.10.bc"
+  if [[ $case == registers ]]; then report="Used 300 registers, used 0 barriers"; else
+    report="Used 20 registers, used 1 barriers, 60000 bytes smem"; fi
+  cat >"$TMP/big_$case/bin/ptxas" <<PTXAS
+#!/bin/sh
+if [ "\$1" = --version ]; then
+  echo "Cuda compilation tools, release 13.0, V13.0.48"
+else
+  echo "ptxas info    : Compiling entry function 'main_kernel' for 'sm_90'"
+  echo "ptxas info    : $report"
+fi
+PTXAS
+  chmod +x "$TMP/big_$case/bin/ptxas"
+done
+if [[ -f $LIBDEVICE ]]; then
+  export CUDA_PATH="$TMP/big_registers"
+  expect_error over_registers $COMPILE "gpu_elementwise.mlir:" "300 registers x" \
+    "over the 65536" "!LibDevice" -- compile "$EW" --target ptx --emit=ptx
+  export CUDA_PATH="$TMP/big_smem"
+  expect_error over_shared $COMPILE "gpu_elementwise.mlir:" "60000 bytes of static shared memory" \
+    "49152" -- compile "$EW" --target ptx --emit=ptx
+else
+  echo "skipped: no libdevice at $LIBDEVICE (the resource-check cases did not run)"
 fi
 
 # The local program does not depend on the target.

@@ -110,6 +110,13 @@ llvm::Expected<CudaToolkit> findCudaToolkit() {
                         " is not an executable; install the CUDA toolkit or set CUDA_PATH to "
                         "its folder (the one holding bin/ptxas)");
   }
+  // Kernels' math calls libdevice, which MLIR links from the toolkit.
+  llvm::SmallString<128> libdevice(tk.root);
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  if (!llvm::sys::fs::is_regular_file(libdevice))
+    return toolkitError("the CUDA toolkit at " + tk.root + " has no " + libdevice +
+                        " (libdevice, which GPU kernels' math needs); install the whole "
+                        "toolkit or point CUDA_PATH at one");
   llvm::Expected<std::string> release = ptxasRelease(tk.ptxas);
   if (!release)
     return release.takeError();

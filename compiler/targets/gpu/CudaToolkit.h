@@ -11,7 +11,10 @@
 //
 //   CUDA_PATH set      -> $CUDA_PATH, which must hold bin/ptxas (a wrong
 //                         CUDA_PATH is an error, never skipped);
-//   otherwise          -> /usr/local/cuda.
+//   otherwise          -> /usr/local/cuda;
+//
+// and the toolkit must hold nvvm/libdevice/libdevice.10.bc, the math
+// library MLIR links into kernels.
 //
 // Architectures: sm_90 (Hopper through mma.sync; the object also embeds
 // PTX, so newer GPUs can run it) and sm_90a (adds wgmma and TMA, which run

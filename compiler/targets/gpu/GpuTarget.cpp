@@ -99,6 +99,72 @@ LogicalResult checkEverythingInKernels(ModuleOp module) {
   return failure(r.wasInterrupted());
 }
 
+/// A kernel's block size and the op that launches it.
+struct KernelLaunch {
+  int64_t threads = 0;
+  std::optional<Location> loc; // of the gpu.launch_func: the root op's
+};
+
+/// Per gpu.module: the threads of its kernel's blocks (known_block_size)
+/// and its gpu.launch_func.
+llvm::StringMap<KernelLaunch> readLaunches(ModuleOp module) {
+  llvm::StringMap<KernelLaunch> launches;
+  module.walk([&](mlir::gpu::LaunchFuncOp launch) {
+    launches[launch.getKernelModuleName().getValue()].loc = launch.getLoc();
+  });
+  for (auto m : module.getOps<mlir::gpu::GPUModuleOp>())
+    for (auto fn : m.getOps<mlir::gpu::GPUFuncOp>())
+      if (std::optional<DenseI32ArrayAttr> block = fn.getKnownBlockSizeAttr()) {
+        int64_t threads = 1;
+        for (int32_t d : block->asArrayRef())
+          threads *= d;
+        launches[m.getSymName()].threads = threads;
+      }
+  return launches;
+}
+
+/// The limits of a Hopper SM that a kernel of this target can exceed: 64K
+/// 32-bit registers per block, 48 KiB of static shared memory.
+constexpr int64_t kRegistersPerBlock = 65536;
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
+
+/// The first number before `what` in a ptxas -v line ("Used 26 registers").
+std::optional<int64_t> numberBefore(llvm::StringRef line, llvm::StringRef what) {
+  size_t at = line.find(what);
+  if (at == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef head = line.take_front(at).rtrim();
+  llvm::StringRef digits = head.drop_front(head.find_last_not_of("0123456789") + 1);
+  int64_t v;
+  if (digits.getAsInteger(10, v))
+    return std::nullopt;
+  return v;
+}
+
+/// Refuses a kernel whose registers x threads, or whose static shared
+/// memory, exceed the arch's limits, at the op the kernel computes.
+LogicalResult checkResources(const KernelLaunch &k, llvm::StringRef report,
+                             shardc::gpu::GpuArch arch, ModuleOp module) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  report.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    std::optional<int64_t> registers = numberBefore(line, " registers");
+    std::optional<int64_t> shared = numberBefore(line, " bytes smem");
+    Location loc = k.loc ? *k.loc : module.getLoc();
+    if (registers && k.threads && *registers * k.threads > kRegistersPerBlock)
+      return emitError(loc) << "the GPU kernel of this op needs " << *registers
+                            << " registers x " << k.threads << " threads = "
+                            << *registers * k.threads << " per block, over the "
+                            << kRegistersPerBlock << " of an "
+                            << shardc::gpu::archName(arch) << " block";
+    if (shared && *shared > kStaticSharedBytes)
+      return emitError(loc) << "the GPU kernel of this op needs " << *shared
+                            << " bytes of static shared memory, over the " << kStaticSharedBytes
+                            << " an " << shardc::gpu::archName(arch) << " block may have";
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult shardc::lowerToGpuKernels(ModuleOp module, const GpuTargetOptions &options) {
@@ -118,6 +184,9 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
                                                           const GpuTargetOptions &options) {
   MLIRContext *ctx = module.getContext();
   prepareContext(ctx);
+  // What the resource check needs once the modules are binaries: each
+  // kernel's threads per block, and where it is launched (its root op).
+  llvm::StringMap<KernelLaunch> launches = readLaunches(module);
   PassManager pm(ctx);
   // The arch and PTX 8.0 (CUDA 12.0 and later assemble it); O3 for LLVM's
   // NVPTX back end. libdevice is linked here when a kernel calls it.
@@ -161,6 +230,10 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
                                     << " does not assemble (an internal error): "
                                     << llvm::toString(report.takeError());
       m.ptxasReport = *report;
+      auto launch = launches.find(m.name);
+      if (launch != launches.end() &&
+          failed(checkResources(launch->second, m.ptxasReport, options.arch, module)))
+        return failure();
       out.push_back(std::move(m));
     }
   }
