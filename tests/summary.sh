@@ -4,6 +4,10 @@
 # output, shuts bazel down, and ends with the line "N passed, N failed"; it
 # returns non-zero when bazel or any test failed. Checks run outside bazel
 # test add to the counts through EXTRA_PASSED and EXTRA_FAILED.
+#
+# A test that could not run at all (no CUDA toolkit, say) prints a line
+# starting "skipped: " and exits 0; Bazel reports it PASSED, but it did not
+# pass: it is listed and counted as skipped, never as passed.
 bazel_test_summary() {
   local log rc passed failed
   log=$(mktemp)
@@ -15,6 +19,19 @@ bazel_test_summary() {
     failed=1 # the build itself failed before any test could report
     echo "bazel exited with status $rc before tests reported; see the log above"
   fi
+  local testlogs target skipped=0
+  testlogs=$(bazel info bazel-testlogs 2>/dev/null || true)
+  if [ -n "$testlogs" ]; then
+    for target in $(grep -E '^//\S+\s+(\(cached\) )?PASSED' "$log" | awk '{print $1}'); do
+      target=${target#//}
+      if grep -q '^skipped: ' "$testlogs/${target/://}/test.log" 2>/dev/null; then
+        echo "skipped (did not run; not counted as passed): //$target"
+        skipped=$((skipped + 1))
+      fi
+    done
+  fi
+  passed=$((passed - skipped))
+  [ "$skipped" -eq 0 ] || echo "$skipped skipped"
   passed=$((passed + ${EXTRA_PASSED:-0}))
   failed=$((failed + ${EXTRA_FAILED:-0}))
   rm -f "$log"

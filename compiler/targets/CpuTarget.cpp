@@ -76,13 +76,14 @@ public:
     passes.push_back(pass.str());
     return *this;
   }
-  std::string str() const {
-    std::string text = "builtin.module(";
+  /// The passes, comma-separated.
+  std::string list() const {
+    std::string text;
     llvm::raw_string_ostream os(text);
     llvm::interleave(passes, os, ", ");
-    os << ")";
     return text;
   }
+  std::string str() const { return "builtin.module(" + list() + ")"; }
 
 private:
   std::vector<std::string> passes;
@@ -112,11 +113,8 @@ std::string gemmPassText(const GemmTuning &t) {
       .str();
 }
 
-std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOptions &options) {
-  bool profile = options.profile;
-  PipelineText p;
-  // ---- Tensor phase: the program is still values; rewrite it while that is
-  // ---- cheap and analyzable.
+/// The tensor phase, which the GPU target runs too (tensorPhasePasses).
+void addTensorPhase(PipelineText &p) {
   // The entry is called exactly once, from the buffer wrapper. Inlining it (and
   // private tensor helpers) lets bufferization write results straight into the
   // caller's output buffers instead of returning fresh allocations to copy.
@@ -144,6 +142,14 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // CSE merges duplicate tensor.empty/constants the fusion left behind.
   p.add("canonicalize");
   p.add("cse");
+}
+
+std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOptions &options) {
+  bool profile = options.profile;
+  PipelineText p;
+  // ---- Tensor phase: the program is still values; rewrite it while that is
+  // ---- cheap and analyzable.
+  addTensorPhase(p);
   // CSE may have merged the fill/empty that two ops start from; the next pass
   // would then put both in one output buffer. Make each destination chain
   // private again, or mark its result for a plain copy.
@@ -555,6 +561,12 @@ LogicalResult addPointerArrayEntry(ModuleOp module, llvm::StringRef entryName,
 }
 
 } // namespace
+
+std::string shardc::tensorPhasePasses() {
+  PipelineText p;
+  addTensorPhase(p);
+  return p.list();
+}
 
 std::string shardc::cpuLoweringPipeline(const CpuTargetOptions &options) {
   std::string error;

@@ -83,6 +83,12 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef en
 /// `options.cpu` (an unknown CPU gets the portable x86-64 tiles).
 std::string cpuLoweringPipeline(const CpuTargetOptions &options = CpuTargetOptions());
 
+/// The tensor phase this pipeline starts with, as a comma-separated pass
+/// list: helpers inlined, elementwise chains fused into one generic each,
+/// named ops given back their names, canonicalized. The GPU target starts
+/// with the same phase (its kernels are these ops).
+std::string tensorPhasePasses();
+
 /// LLVM IR (text) of a module already in the LLVM dialect, optimized at optLevel.
 mlir::FailureOr<std::string> emitLLVMIR(mlir::ModuleOp module, const CpuTargetOptions &options);
 

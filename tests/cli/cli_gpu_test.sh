@@ -90,6 +90,8 @@ func.func @main(%x: tensor<8x4xf32> {garray.name = "x"}) -> (tensor<8x4xf32> {ga
   return %y : tensor<8x4xf32>
 }
 MODEL
+expect_error tf32_not_built $COMPILE "--matmul-precision tf32" "no TF32" "exact" -- \
+  compile "$EW" --target ptx --matmul-precision tf32 --emit=gpu
 expect_error no_recipe $COMPILE "no kernel recipe for 'linalg.generic'" "reverse.mlir:3:8" \
   "--target cpu" -- compile "$TMP/reverse.mlir" --target ptx --emit=gpu
 
@@ -120,7 +122,7 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
     done
   done
 else
-  echo "skipped: no CUDA toolkit at /usr/local/cuda (the --emit=ptx cases did not run)"
+  echo "some cases skipped: no CUDA toolkit at /usr/local/cuda (the --emit=ptx and sample cases did not run)"
 fi
 
 # A kernel over the arch's limits is a compile error at its op. The
@@ -152,7 +154,7 @@ if [[ -f $LIBDEVICE ]]; then
   expect_error over_shared $COMPILE "gpu_elementwise.mlir:" "60000 bytes of static shared memory" \
     "49152" -- compile "$EW" --target ptx --emit=ptx
 else
-  echo "skipped: no libdevice at $LIBDEVICE (the resource-check cases did not run)"
+  echo "some cases skipped: no libdevice at $LIBDEVICE (the resource-check cases did not run)"
 fi
 
 # The local program does not depend on the target.

@@ -6,6 +6,7 @@
 #include "compiler/targets/gpu/GpuTarget.h"
 #include "compiler/registration/RegisterUpstream.h"
 #include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/CpuTarget.h"
 #include "compiler/targets/gpu/GpuPasses.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -61,22 +62,22 @@ LogicalResult parseInto(ModuleOp module, llvm::StringRef text, OpPassManager &pm
 }
 
 /// Kernels stage, part 1: on tensors, then buffers, then launches.
-constexpr llvm::StringLiteral kTilePipeline =
-    // The CPU target's tensor phase: helpers inlined, elementwise chains
-    // fused into one generic each (one kernel each), named ops back.
-    "inline, symbol-dce, cpu-generalize-named-ops, cpu-fuse-elementwise-ops, "
-    "cpu-specialize-generic-ops, canonicalize, cse, "
-    // The tile phase: each op with a recipe into block and thread foralls.
-    "gpu-tile-and-fuse, canonicalize, cse, "
-    // Buffers: results written in place where bufferization can; function
-    // arguments and results stay dense memrefs (the kernels take bare
-    // pointers).
-    "eliminate-empty-tensors, "
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map}, canonicalize, "
-    // Foralls to gpu.launch (after CSE, so that the self-copies bufferization
-    // leaves are copies of one value, which gpu-map-foralls drops).
-    "cse, gpu-map-foralls";
+std::string tilePipeline() {
+  // The CPU target's tensor phase (elementwise chains fused into one
+  // generic each: one kernel each), then the tile phase: each op with a
+  // recipe into block and thread foralls.
+  return shardc::tensorPhasePasses() + ", gpu-tile-and-fuse, canonicalize, cse, "
+         // Buffers: results written in place where bufferization can;
+         // function arguments and results stay dense memrefs (the kernels
+         // take bare pointers).
+         "eliminate-empty-tensors, "
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map}, canonicalize, "
+         // Foralls to gpu.launch (after CSE, so that the self-copies
+         // bufferization leaves are copies of one value, which
+         // gpu-map-foralls drops).
+         "cse, gpu-map-foralls";
+}
 
 /// Part 2: what is inside each launch to loops, the views launches read
 /// moved into them (kernels take bare pointers), then one gpu.module per
@@ -168,10 +169,16 @@ LogicalResult checkResources(const KernelLaunch &k, llvm::StringRef report,
 } // namespace
 
 LogicalResult shardc::lowerToGpuKernels(ModuleOp module, const GpuTargetOptions &options) {
-  (void)options;
+  // Contractions run with one thread per output in exact f32 so far; TF32
+  // needs the tensor-core recipe. Refused rather than silently exact.
+  if (options.matmulPrecision == gpu::MatmulPrecision::Tf32)
+    return module.emitError()
+           << "--matmul-precision tf32: the GPU target has no TF32 tensor-core contractions "
+              "yet (docs/gpu.md, kernel recipes); contractions run in exact f32, the default "
+              "(--matmul-precision exact)";
   prepareContext(module.getContext());
   PassManager tile(module.getContext());
-  if (failed(parseInto(module, kTilePipeline, tile)) || failed(tile.run(module)) ||
+  if (failed(parseInto(module, tilePipeline(), tile)) || failed(tile.run(module)) ||
       failed(checkEverythingInKernels(module)))
     return failure();
   PassManager outline(module.getContext());

@@ -36,8 +36,9 @@
 
 namespace shardc {
 
-/// The first stage above. `entry` names the func.func on tensors (static
-/// shapes) the host calls; other functions are inlined into it.
+/// The first stage above. The module's public function is the entry the
+/// host calls; other functions are inlined into it. `--matmul-precision
+/// tf32` is refused (no tensor-core recipe yet).
 mlir::LogicalResult lowerToGpuKernels(mlir::ModuleOp module, const GpuTargetOptions &options);
 
 struct PtxModule {

@@ -39,28 +39,22 @@ namespace {
 constexpr int64_t kBlockElements = 1024;
 constexpr int64_t kThreadRun = 4;
 
-/// An op the output recipe tiles: on tensors, at least one parallel loop
-/// (the outputs to spread over threads), every operand read through a
-/// projected permutation (so a tile of the result reads a box of each
-/// operand; `reverse`'s `3 - j` does not, and waits for a recipe of its
-/// own), and at least one element.
-bool hasOutputRecipe(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumParallelLoops() == 0)
-    return false;
-  if (!llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isProjectedPermutation(/*allowZeroInResults=*/true); }))
-    return false;
-  return !llvm::is_contained(op.getStaticLoopRanges(), 0);
-}
+/// Which recipe takes an op, if any. Both need an op on tensors over at
+/// least one element whose operands are all read through projected
+/// permutations, zeros allowed (so a tile of the result reads a box of
+/// each operand; `reverse`'s `3 - j` does not, and waits for a recipe of
+/// its own). The output recipe takes those with a parallel loop (the
+/// outputs to spread over threads), the single-thread recipe those without
+/// (rank-0 results: full reductions, scalar ops).
+enum class Recipe { None, Output, SingleThread };
 
-/// An op the single-thread recipe takes: on tensors, no parallel loop
-/// (rank-0 results: full reductions, scalar ops), operands read through
-/// projected permutations, at least one element.
-bool hasSingleThreadRecipe(linalg::LinalgOp op) {
-  return op.hasPureTensorSemantics() && op.getNumParallelLoops() == 0 &&
-         llvm::all_of(op.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isProjectedPermutation(/*allowZeroInResults=*/true); }) &&
-         !llvm::is_contained(op.getStaticLoopRanges(), 0);
+Recipe recipeFor(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || llvm::is_contained(op.getStaticLoopRanges(), 0) ||
+      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
+    return Recipe::None;
+  return op.getNumParallelLoops() > 0 ? Recipe::Output : Recipe::SingleThread;
 }
 
 /// Block mapping for `rank` tiled loops, outermost first: z, y, x up to rank
@@ -206,9 +200,10 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
       // each index on the host) wait for recipes of their own.
       if (op->getParentOfType<scf::ForallOp>() || op->getParentOfType<LoopLikeOpInterface>())
         return;
-      if (hasOutputRecipe(op))
+      Recipe recipe = recipeFor(op);
+      if (recipe == Recipe::Output)
         roots.push_back(op);
-      else if (hasSingleThreadRecipe(op))
+      else if (recipe == Recipe::SingleThread)
         single.push_back(op);
     });
     IRRewriter rewriter(&getContext());
