@@ -1,0 +1,115 @@
+/* shardrt's CUDA part: what a GPU artifact's host code and the programs that
+ * run it call. Plain C ABI, no MLIR, LLVM or CUDA headers.
+ *
+ * Loading. shardrt never links libcuda: shardrt_cuda_init() opens the driver
+ * with dlopen (SHARDRT_CUDA_DRIVER, a path, when set; else "libcuda.so.1"
+ * from the loader's path), so the CPU path runs on machines without CUDA.
+ * No driver, the toolkit's link stub, any cuInit failure and zero devices
+ * all mean "no CUDA device"; shardrt_last_error() then gives the reason.
+ *
+ * Ranks and devices. A rank thread binds itself to a GPU with
+ * shardrt_cuda_bind(): the device's primary context becomes current on the
+ * thread, and the rank gets a stream and a caching allocator of its own.
+ * Generated code never passes these: like the collectives, every call below
+ * acts on the calling thread's binding. Several ranks may share a GPU; each
+ * still has its own stream and allocator.
+ *
+ * Ordering. All of a rank's work (launches, copies, memsets, frees) is
+ * enqueued on its stream in program order and nothing blocks the host,
+ * except shardrt_cuda_download() and shardrt_cuda_synchronize(), which wait
+ * for the stream by polling it against the timeout (SHARDRT_TIMEOUT_S), so
+ * a hung kernel is an error, never a hang.
+ *
+ * Errors are sticky per rank, as CUDA's are. The first failure records a
+ * message naming the call, the rank and the device ("rank 2, GPU 1 (NVIDIA
+ * H200, sm_90): cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS"), aborts the
+ * rank's world when it runs in one, and turns every later enqueueing call of
+ * that rank into a no-op; shardrt_cuda_synchronize() reports it. Functions
+ * returning int32_t return a shardrt_status.
+ */
+#ifndef SHARDRT_CUDA_H
+#define SHARDRT_CUDA_H
+
+#include "shardrt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Host programs: the driver, devices and the rank's binding.
+ * ------------------------------------------------------------------------- */
+
+/* Loads the driver once per process and counts the devices. SHARDRT_OK when
+ * at least one device is usable; otherwise SHARDRT_ERR_BACKEND with
+ * shardrt_last_error() = "no CUDA device: <reason>". Later calls return the
+ * first call's result. */
+shardrt_status shardrt_cuda_init(void);
+/* Devices found by shardrt_cuda_init() (0 before it, or when it failed). */
+int32_t shardrt_cuda_device_count(void);
+
+typedef struct shardrt_cuda_device_info {
+  char name[96];        /* "NVIDIA H200" */
+  int32_t major, minor; /* compute capability, 9 and 0 for sm_90 */
+  int64_t total_bytes;  /* device memory */
+} shardrt_cuda_device_info;
+shardrt_status shardrt_cuda_device_info_get(int32_t device, shardrt_cuda_device_info *info);
+
+/* Binds the calling thread, as rank `rank`, to `device` (see the top). The
+ * rank number only names the rank in messages. */
+shardrt_status shardrt_cuda_bind(int32_t device, int32_t rank);
+/* Waits for the rank's stream, returns its cached blocks to the device and
+ * destroys its stream. Blocks still allocated are freed too. */
+shardrt_status shardrt_cuda_unbind(void);
+
+/* Host <-> device copies of `bytes` bytes on the rank's stream. Upload
+ * returns once the host buffer may be reused; download once `host` holds
+ * the data (it waits for all earlier work). */
+int32_t shardrt_cuda_upload(void *device_dst, const void *host_src, int64_t bytes);
+int32_t shardrt_cuda_download(void *host_dst, const void *device_src, int64_t bytes);
+
+/* Waits until the rank's stream is idle. Returns the rank's sticky error if
+ * any (with its message), SHARDRT_ERR_BACKEND on a timeout. */
+int32_t shardrt_cuda_synchronize(void);
+
+/* Bytes the rank's allocator holds from the driver (in use + cached), and
+ * in use by the program; for tests and the run's report. */
+void shardrt_cuda_memory_stats(int64_t *held_bytes, int64_t *used_bytes);
+
+/* ---------------------------------------------------------------------------
+ * Generated code: memory, copies and launches on the rank's stream.
+ * ------------------------------------------------------------------------- */
+
+/* A device block of at least `bytes` bytes (256-byte aligned), from the
+ * rank's cache when one fits. `site` names the value for an out-of-memory
+ * message (the program's allocation site). On failure: NULL, and the
+ * rank's sticky error says how many bytes were asked for and were free. */
+void *shardrt_cuda_alloc(int64_t bytes, int64_t site);
+/* Returns a block to the rank's cache, in stream order: work enqueued
+ * before the free may still read it, and only later work reuses it. */
+void shardrt_cuda_free(void *ptr);
+
+/* Device-to-device copy of `bytes` bytes. */
+int32_t shardrt_cuda_copy(void *dst, const void *src, int64_t bytes);
+/* Sets `count` elements of `elem_bytes` (1, 2 or 4) bytes to the low bits
+ * of `value`. */
+int32_t shardrt_cuda_memset(void *ptr, int32_t value, int64_t count, int32_t elem_bytes);
+
+/* Launches kernel `name` of the module image `image` (a cubin, a fatbin or
+ * NUL-terminated PTX; `bytes` long) on the rank's stream. The module is
+ * loaded once per context and image address, the kernel looked up once.
+ * `params` holds one pointer per kernel argument, as cuLaunchKernel takes
+ * them. A `smem` above 48 KiB raises the kernel's dynamic shared-memory
+ * limit first. */
+int32_t shardrt_cuda_launch(const void *image, int64_t bytes, const char *name, int64_t grid_x,
+                            int64_t grid_y, int64_t grid_z, int64_t block_x, int64_t block_y,
+                            int64_t block_z, int32_t smem, void **params);
+
+/* The generated-code functions above, for a JIT loader (NULL-terminated). */
+const shardrt_symbol *shardrt_cuda_symbols(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHARDRT_CUDA_H */

@@ -1,0 +1,78 @@
+// A rank's binding to a GPU: its context, stream, allocator, sticky error
+// and the device's module cache (shardrt_cuda.h describes the model).
+//
+// One RankDevice per bound thread, current through a thread-local pointer,
+// as a rank's communicator is. Modules are cached per device, shared by the
+// ranks that use it (they share the device's primary context), keyed by the
+// image's address: an image is a constant of the loaded program, so its
+// address names it for the program's lifetime.
+#ifndef SHARDRT_SRC_CUDA_RANKDEVICE_H
+#define SHARDRT_SRC_CUDA_RANKDEVICE_H
+
+#include "runtime/src/cuda/Allocator.h"
+#include "runtime/src/cuda/Driver.h"
+#include "shardrt.h"
+
+#include <cstdint>
+#include <string>
+
+namespace shardrt::cuda {
+
+class RankDevice {
+public:
+  /// Binds `rank` to GPU `ordinal` of `load`; null with the last error set
+  /// when the device cannot be used.
+  static RankDevice *bind(const DriverLoad &load, int ordinal, int rank);
+  /// The calling thread's binding, or null.
+  static RankDevice *current();
+  /// Waits, frees the rank's memory, drops the binding.
+  shardrt_status unbind();
+
+  /// "rank 2, GPU 1 (NVIDIA H200, sm_90)".
+  std::string where() const;
+
+  bool failed() const { return !stickyError.empty(); }
+  /// Records the rank's first failure (`call` failed with `result`, plus
+  /// `detail`), sets the thread's last error, aborts the rank's world.
+  int32_t fail(const char *call, CUresult result, const std::string &detail = "");
+  /// The sticky error as the thread's last error; SHARDRT_OK when none.
+  int32_t report() const;
+
+  void *alloc(int64_t bytes, int64_t site);
+  void free(void *ptr);
+  int32_t copy(void *dst, const void *src, int64_t bytes);
+  int32_t memset(void *ptr, int32_t value, int64_t count, int32_t elemBytes);
+  int32_t upload(void *dst, const void *src, int64_t bytes);
+  int32_t download(void *dst, const void *src, int64_t bytes);
+  int32_t launch(const void *image, int64_t bytes, const char *name, const int64_t grid[3],
+                 const int64_t block[3], int32_t smem, void **params);
+  /// Polls the stream until idle or the timeout (SHARDRT_TIMEOUT_S).
+  int32_t synchronize(const char *after = nullptr);
+
+  const Allocator &allocator() const { return memory; }
+
+private:
+  RankDevice(const DriverTable &driver, int ordinal, int rank);
+  CUresult waitIdle(std::string *timeoutMessage);
+
+  const DriverTable &driver;
+  const int ordinal, rank;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  std::string name;
+  int major = 0, minor = 0;
+  Allocator memory;
+  bool syncEveryLaunch = false;
+  double timeoutSeconds = 300;
+  shardrt_comm *comm = nullptr; // the world this rank runs in, for aborts
+  std::string stickyError;
+  shardrt_status stickyStatus = SHARDRT_OK;
+};
+
+/// Forgets every device's loaded modules (tests that swap drivers).
+void dropModuleCachesForTesting();
+
+} // namespace shardrt::cuda
+
+#endif // SHARDRT_SRC_CUDA_RANKDEVICE_H
