@@ -82,9 +82,10 @@ void shardrt_cuda_memory_stats(int64_t *held_bytes, int64_t *used_bytes);
 
 /* A device block of at least `bytes` bytes (256-byte aligned), from the
  * rank's cache when one fits. `site` names the value for an out-of-memory
- * message (the program's allocation site). On failure: NULL, and the
- * rank's sticky error says how many bytes were asked for and were free. */
-void *shardrt_cuda_alloc(int64_t bytes, int64_t site);
+ * message: generated code passes the source location of the op whose
+ * result it holds; NULL for none. On failure: NULL, and the rank's sticky
+ * error says how many bytes were asked for and were free. */
+void *shardrt_cuda_alloc(int64_t bytes, const char *site);
 /* Returns a block to the rank's cache, in stream order: work enqueued
  * before the free may still read it, and only later work reuses it. */
 void shardrt_cuda_free(void *ptr);
@@ -104,6 +105,32 @@ int32_t shardrt_cuda_memset(void *ptr, int32_t value, int64_t count, int32_t ele
 int32_t shardrt_cuda_launch(const void *image, int64_t bytes, const char *name, int64_t grid_x,
                             int64_t grid_y, int64_t grid_z, int64_t block_x, int64_t block_y,
                             int64_t block_z, int32_t smem, void **params);
+
+/* Collectives on device buffers, staged through host memory: each waits for
+ * the rank's stream, copies its input to the host, runs the host collective
+ * of the same name (shardrt.h, same arguments and semantics, on the rank's
+ * current communicator) and copies the result back. This is how ranks that
+ * share a GPU communicate, and how every GPU artifact communicates until
+ * the NCCL part exists. all_reduce_start does the whole collective; done
+ * returns its status. */
+int32_t shardrt_cuda_all_reduce(void *buf, int64_t count, int32_t dtype, int32_t op,
+                                const int64_t *groups, int64_t num_groups, int64_t group_size);
+int64_t shardrt_cuda_all_reduce_start(void *buf, int64_t count, int32_t dtype, int32_t op,
+                                      const int64_t *groups, int64_t num_groups,
+                                      int64_t group_size);
+int32_t shardrt_cuda_all_reduce_done(int64_t request);
+int32_t shardrt_cuda_all_gather(const void *in, void *out, int64_t outer, int64_t inner,
+                                int32_t dtype, const int64_t *groups, int64_t num_groups,
+                                int64_t group_size);
+int32_t shardrt_cuda_reduce_scatter(const void *in, void *out, int64_t outer, int64_t inner,
+                                    int32_t dtype, int32_t op, const int64_t *groups,
+                                    int64_t num_groups, int64_t group_size);
+int32_t shardrt_cuda_all_to_all(const void *in, void *out, int64_t split_outer,
+                                int64_t split_inner, int64_t concat_outer, int64_t concat_inner,
+                                int32_t dtype, const int64_t *groups, int64_t num_groups,
+                                int64_t group_size);
+int32_t shardrt_cuda_collective_permute(const void *in, void *out, int64_t count, int32_t dtype,
+                                        const int64_t *pairs, int64_t num_pairs);
 
 /* The generated-code functions above, for a JIT loader (NULL-terminated). */
 const shardrt_symbol *shardrt_cuda_symbols(void);

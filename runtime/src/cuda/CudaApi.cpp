@@ -101,7 +101,7 @@ void shardrt_cuda_memory_stats(int64_t *held_bytes, int64_t *used_bytes) {
   *used_bytes = rd ? static_cast<int64_t>(rd->allocator().usedBytes()) : 0;
 }
 
-void *shardrt_cuda_alloc(int64_t bytes, int64_t site) {
+void *shardrt_cuda_alloc(int64_t bytes, const char *site) {
   RankDevice *rd = bound("shardrt_cuda_alloc");
   return rd ? rd->alloc(bytes, site) : nullptr;
 }
@@ -138,6 +138,13 @@ const shardrt_symbol *shardrt_cuda_symbols(void) {
       {"shardrt_cuda_copy", address(&shardrt_cuda_copy)},
       {"shardrt_cuda_memset", address(&shardrt_cuda_memset)},
       {"shardrt_cuda_launch", address(&shardrt_cuda_launch)},
+      {"shardrt_cuda_all_reduce", address(&shardrt_cuda_all_reduce)},
+      {"shardrt_cuda_all_reduce_start", address(&shardrt_cuda_all_reduce_start)},
+      {"shardrt_cuda_all_reduce_done", address(&shardrt_cuda_all_reduce_done)},
+      {"shardrt_cuda_all_gather", address(&shardrt_cuda_all_gather)},
+      {"shardrt_cuda_reduce_scatter", address(&shardrt_cuda_reduce_scatter)},
+      {"shardrt_cuda_all_to_all", address(&shardrt_cuda_all_to_all)},
+      {"shardrt_cuda_collective_permute", address(&shardrt_cuda_collective_permute)},
       {nullptr, nullptr},
   };
   return kSymbols;

@@ -193,12 +193,13 @@ int32_t RankDevice::synchronize(const char *after) {
   return SHARDRT_OK;
 }
 
-void *RankDevice::alloc(int64_t bytes, int64_t site) {
+void *RankDevice::alloc(int64_t bytes, const char *site) {
+  const std::string value = site && *site ? format("the value of %s", site) : "a value";
   if (failed())
     return nullptr;
   if (bytes < 0) {
-    fail("shardrt_cuda_alloc", CUDA_SUCCESS, format(" a negative size (%lld bytes, site %lld)",
-                                                    (long long)bytes, (long long)site));
+    fail("shardrt_cuda_alloc", CUDA_SUCCESS,
+         format(" a negative size (%lld bytes) for %s", (long long)bytes, value.c_str()));
     return nullptr;
   }
   CUdeviceptr ptr = 0;
@@ -210,9 +211,9 @@ void *RankDevice::alloc(int64_t bytes, int64_t site) {
   size_t freeBytes = 0, totalBytes = 0;
   driver.memGetInfo(&freeBytes, &totalBytes);
   fail("cuMemAlloc", r,
-       format(" allocating %lld bytes for site %lld (%zu of %zu bytes free, %llu held by this "
+       format(" allocating %lld bytes for %s (%zu of %zu bytes free, %llu held by this "
               "rank's allocator)",
-              (long long)bytes, (long long)site, freeBytes, totalBytes,
+              (long long)bytes, value.c_str(), freeBytes, totalBytes,
               (unsigned long long)memory.heldBytes()));
   return nullptr;
 }

@@ -38,7 +38,7 @@ public:
   /// The sticky error as the thread's last error; SHARDRT_OK when none.
   int32_t report() const;
 
-  void *alloc(int64_t bytes, int64_t site);
+  void *alloc(int64_t bytes, const char *site);
   void free(void *ptr);
   int32_t copy(void *dst, const void *src, int64_t bytes);
   int32_t memset(void *ptr, int32_t value, int64_t count, int32_t elemBytes);

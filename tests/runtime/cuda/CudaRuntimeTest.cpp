@@ -54,21 +54,21 @@ TEST_CASE("size classes round to 512 B below 1 MiB and to 2 MiB above") {
 TEST_CASE("a freed block is reused for its size class without a driver call") {
   FakeDriverGuard guard;
   REQUIRE(shardrt_cuda_bind(0, 0) == SHARDRT_OK);
-  void *a = shardrt_cuda_alloc(1000, 1);
+  void *a = shardrt_cuda_alloc(1000, "model.mlir:1:1");
   REQUIRE(a != nullptr);
   CHECK(reinterpret_cast<uintptr_t>(a) % 256 == 0);
   shardrt_cuda_free(a);
-  void *b = shardrt_cuda_alloc(900, 2); // same class (1024)
+  void *b = shardrt_cuda_alloc(900, "model.mlir:2:1"); // same class (1024)
   CHECK(b == a);
-  void *c = shardrt_cuda_alloc(300, 3); // class 512: the cache has none
+  void *c = shardrt_cuda_alloc(300, "model.mlir:3:1"); // class 512: the cache has none
   CHECK(c != a);
   CHECK(fake().allocCalls == 2);
   shardrt_cuda_free(b);
-  void *big = shardrt_cuda_alloc(100 << 10, 4);
+  void *big = shardrt_cuda_alloc(100 << 10, "model.mlir:4:1");
   shardrt_cuda_free(big);
   // A 512-byte request may take the cached 1024-byte block (at most twice
   // its class), never the 100 KiB one.
-  void *small = shardrt_cuda_alloc(512, 5);
+  void *small = shardrt_cuda_alloc(512, "model.mlir:5:1");
   CHECK(small == a);
   CHECK(fake().allocCalls == 3);
   int64_t held = 0, used = 0;
@@ -85,18 +85,18 @@ TEST_CASE("out of memory empties the cache and retries once, then names the site
   FakeDriverGuard guard;
   fake().capacity = 8 << 20;
   REQUIRE(shardrt_cuda_bind(0, 3) == SHARDRT_OK);
-  void *a = shardrt_cuda_alloc(4 << 20, 1);
+  void *a = shardrt_cuda_alloc(4 << 20, "model.mlir:1:1");
   REQUIRE(a != nullptr);
   shardrt_cuda_free(a); // cached: the driver still holds 4 MiB for us
-  void *b = shardrt_cuda_alloc(6 << 20, 2); // fits only once the cache is released
+  void *b = shardrt_cuda_alloc(6 << 20, "model.mlir:2:1"); // fits only once the cache is released
   CHECK(b != nullptr);
   CHECK(fake().freeCalls == 1);
-  void *c = shardrt_cuda_alloc(4 << 20, 17);
+  void *c = shardrt_cuda_alloc(4 << 20, "model.mlir:17:1");
   CHECK(c == nullptr);
   std::string message = shardrt_last_error();
   CHECK(message.find("rank 3, GPU 0 (Fake H200, sm_90): cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY") !=
         std::string::npos);
-  CHECK(message.find("4194304 bytes for site 17") != std::string::npos);
+  CHECK(message.find("4194304 bytes for the value of model.mlir:17:1") != std::string::npos);
   CHECK(message.find("of 8388608 bytes free") != std::string::npos);
   // Sticky: later calls do nothing and report the same error.
   CHECK(shardrt_cuda_memset(b, 0, 4, 4) == SHARDRT_ERR_BACKEND);
@@ -110,8 +110,8 @@ TEST_CASE("without caching every free goes to the driver") {
   setenv("SHARDRT_CUDA_CACHE", "0", 1);
   FakeDriverGuard guard;
   REQUIRE(shardrt_cuda_bind(0, 0) == SHARDRT_OK);
-  shardrt_cuda_free(shardrt_cuda_alloc(100, 1));
-  shardrt_cuda_free(shardrt_cuda_alloc(100, 1));
+  shardrt_cuda_free(shardrt_cuda_alloc(100, "model.mlir:1:1"));
+  shardrt_cuda_free(shardrt_cuda_alloc(100, "model.mlir:1:1"));
   CHECK(fake().allocCalls == 2);
   CHECK(fake().freeCalls == 2);
   CHECK(shardrt_cuda_unbind() == SHARDRT_OK);
@@ -123,8 +123,8 @@ TEST_CASE("upload, launch, copy, memset and download round-trip") {
   registerAddOne();
   REQUIRE(shardrt_cuda_bind(0, 0) == SHARDRT_OK);
   std::vector<float> host = {1, 2, 3, 4, 5};
-  auto *d = static_cast<float *>(shardrt_cuda_alloc(5 * sizeof(float), 1));
-  auto *e = static_cast<float *>(shardrt_cuda_alloc(5 * sizeof(float), 2));
+  auto *d = static_cast<float *>(shardrt_cuda_alloc(5 * sizeof(float), nullptr));
+  auto *e = static_cast<float *>(shardrt_cuda_alloc(5 * sizeof(float), nullptr));
   REQUIRE(shardrt_cuda_upload(d, host.data(), 5 * sizeof(float)) == SHARDRT_OK);
   REQUIRE(launchAddOne(kImage, d, 5) == SHARDRT_OK);
   REQUIRE(launchAddOne(kImage, d, 5) == SHARDRT_OK);
@@ -147,7 +147,7 @@ TEST_CASE("a kernel asking for more than 48 KiB of shared memory raises its limi
   FakeDriverGuard guard;
   registerAddOne();
   REQUIRE(shardrt_cuda_bind(0, 0) == SHARDRT_OK);
-  auto *d = static_cast<float *>(shardrt_cuda_alloc(16, 1));
+  auto *d = static_cast<float *>(shardrt_cuda_alloc(16, "model.mlir:1:1"));
   REQUIRE(launchAddOne(kImage, d, 1, 48 * 1024) == SHARDRT_OK);
   CHECK(fake().attributeCalls == 0);
   REQUIRE(launchAddOne(kImage, d, 1, 100 * 1024) == SHARDRT_OK);
@@ -166,7 +166,7 @@ TEST_CASE("ranks sharing a GPU share its modules, each with its own stream") {
     if (shardrt_cuda_bind(0, rank) != SHARDRT_OK)
       return 1;
     float value = static_cast<float>(rank);
-    auto *d = static_cast<float *>(shardrt_cuda_alloc(sizeof(float), 1));
+    auto *d = static_cast<float *>(shardrt_cuda_alloc(sizeof(float), nullptr));
     if (shardrt_cuda_upload(d, &value, sizeof(float)) != SHARDRT_OK ||
         launchAddOne(rank % 2 ? kImage : kOtherImage, d, 1) != SHARDRT_OK ||
         shardrt_cuda_download(&results[rank], d, sizeof(float)) != SHARDRT_OK)
@@ -187,7 +187,7 @@ TEST_CASE("a failed launch names the call, rank, GPU and kernel, and aborts the 
     const int32_t rank = shardrt_comm_rank(comm);
     if (shardrt_cuda_bind(0, rank) != SHARDRT_OK)
       return 1;
-    auto *d = static_cast<float *>(shardrt_cuda_alloc(sizeof(float), 1));
+    auto *d = static_cast<float *>(shardrt_cuda_alloc(sizeof(float), nullptr));
     int32_t launched = SHARDRT_OK;
     if (rank == 1)
       launched = launchAddOne(kImage, d, 1);
@@ -239,7 +239,7 @@ TEST_CASE("a stream that never finishes times out instead of hanging") {
 
 TEST_CASE("calls on an unbound thread and binds to a missing GPU are errors") {
   FakeDriverGuard guard;
-  CHECK(shardrt_cuda_alloc(4, 1) == nullptr);
+  CHECK(shardrt_cuda_alloc(4, "model.mlir:1:1") == nullptr);
   CHECK(std::string(shardrt_last_error()) ==
         "shardrt_cuda_alloc: the calling thread is bound to no GPU (shardrt_cuda_bind)");
   CHECK(shardrt_cuda_bind(1, 0) == SHARDRT_ERR_BACKEND);
@@ -262,7 +262,56 @@ TEST_CASE("the symbol table lists what generated code calls") {
     CHECK(s->address != nullptr);
     names.push_back(s->name);
   }
-  CHECK(names == std::vector<std::string>{"shardrt_cuda_alloc", "shardrt_cuda_free",
-                                          "shardrt_cuda_copy", "shardrt_cuda_memset",
-                                          "shardrt_cuda_launch"});
+  CHECK(names == std::vector<std::string>{
+                     "shardrt_cuda_alloc", "shardrt_cuda_free", "shardrt_cuda_copy",
+                     "shardrt_cuda_memset", "shardrt_cuda_launch", "shardrt_cuda_all_reduce",
+                     "shardrt_cuda_all_reduce_start", "shardrt_cuda_all_reduce_done",
+                     "shardrt_cuda_all_gather", "shardrt_cuda_reduce_scatter",
+                     "shardrt_cuda_all_to_all", "shardrt_cuda_collective_permute"});
+}
+
+TEST_CASE("collectives on device buffers are staged through the host collectives") {
+  FakeDriverGuard guard;
+  constexpr int32_t n = 4;
+  std::vector<std::vector<float>> reduced(n), gathered(n), scattered(n);
+  shardrt_status s = shardrt_test::runWorld(n, [&](shardrt_comm *comm) -> int32_t {
+    const int32_t rank = shardrt_comm_rank(comm);
+    if (shardrt_cuda_bind(0, rank) != SHARDRT_OK)
+      return 1;
+    const std::vector<int64_t> group = shardrt_test::iota(n);
+    std::vector<float> mine = {float(rank), float(10 * rank)};
+    auto *buf = static_cast<float *>(shardrt_cuda_alloc(2 * sizeof(float), nullptr));
+    auto *all = static_cast<float *>(shardrt_cuda_alloc(2 * n * sizeof(float), nullptr));
+    auto *part = static_cast<float *>(shardrt_cuda_alloc(sizeof(float), nullptr));
+    reduced[rank].resize(2);
+    gathered[rank].resize(2 * n);
+    scattered[rank].resize(1);
+    int64_t request = -1;
+    std::vector<float> wide(n);
+    for (int32_t i = 0; i < n; ++i)
+      wide[i] = float(rank + i);
+    bool ok = shardrt_cuda_upload(buf, mine.data(), 2 * sizeof(float)) == SHARDRT_OK &&
+              shardrt_cuda_all_gather(buf, all, 1, 2, SHARDRT_F32, group.data(), 1, n) ==
+                  SHARDRT_OK &&
+              (request = shardrt_cuda_all_reduce_start(buf, 2, SHARDRT_F32, SHARDRT_SUM,
+                                                       group.data(), 1, n)) >= 0 &&
+              shardrt_cuda_all_reduce_done(request) == SHARDRT_OK &&
+              shardrt_cuda_download(reduced[rank].data(), buf, 2 * sizeof(float)) ==
+                  SHARDRT_OK &&
+              shardrt_cuda_download(gathered[rank].data(), all, 2 * n * sizeof(float)) ==
+                  SHARDRT_OK &&
+              shardrt_cuda_upload(all, wide.data(), n * sizeof(float)) == SHARDRT_OK &&
+              shardrt_cuda_reduce_scatter(all, part, 1, 1, SHARDRT_F32, SHARDRT_SUM,
+                                          group.data(), 1, n) == SHARDRT_OK &&
+              shardrt_cuda_download(scattered[rank].data(), part, sizeof(float)) == SHARDRT_OK;
+    return shardrt_cuda_unbind() == SHARDRT_OK && ok ? 0 : 1;
+  });
+  INFO(shardrt_last_error());
+  REQUIRE(s == SHARDRT_OK);
+  for (int32_t r = 0; r < n; ++r) {
+    CHECK(reduced[r] == std::vector<float>{6, 60});
+    CHECK(gathered[r] == std::vector<float>{0, 0, 1, 10, 2, 20, 3, 30});
+    // Member r keeps the sum over ranks q of (q + r).
+    CHECK(scattered[r] == std::vector<float>{float(6 + 4 * r)});
+  }
 }
