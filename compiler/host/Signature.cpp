@@ -163,7 +163,7 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile,
                                    {"suggested_dim", v.suggestedDim}});
   }
   json::Object root{{"format", "shardc-manifest-2"},
-                    {"target", "cpu-x86_64"},
+                    {"target", sig.target},
                     {"object", objectFile},
                     {"object_sha256", sha256Hex(object)},
                     {"entry", sig.entry},
@@ -172,6 +172,22 @@ std::string writeManifest(const Signature &sig, const std::string &objectFile,
                     {"outputs", std::move(outputs)},
                     {"collectives", std::move(collectives)},
                     {"combined", combinedJson(sig)}};
+  if (!sig.kernels.empty()) {
+    json::Array kernels;
+    for (const KernelRecord &k : sig.kernels)
+      kernels.push_back(json::Object{
+          {"module", k.module},
+          {"name", k.name},
+          {"location", k.location},
+          {"grid", json::Array{k.grid[0], k.grid[1], k.grid[2]}},
+          {"block", json::Array{k.block[0], k.block[1], k.block[2]}},
+          {"registers", k.registers},
+          {"shared_bytes", k.sharedBytes},
+          {"stack_bytes", k.stackBytes},
+          {"spill_store_bytes", k.spillStoreBytes},
+          {"spill_load_bytes", k.spillLoadBytes}});
+    root["kernels"] = std::move(kernels);
+  }
   if (sig.memory.known)
     root["memory"] = json::Object{{"peak_bytes_per_device", sig.memory.peakBytesPerDevice},
                                   {"largest", std::move(largest)}};
@@ -287,6 +303,10 @@ bool readManifest(const std::string &text, Signature &sig, ManifestObject &objec
       objectFile.file.find('/') != std::string::npos)
     return bad("object '" + objectFile.file + "' is not a file name inside the artifact folder");
   sig.entry = entry->str();
+  auto target = root->getString("target");
+  if (!target || (*target != "cpu-x86_64" && *target != "ptx-sm_90" && *target != "ptx-sm_90a"))
+    return bad("target must be cpu-x86_64, ptx-sm_90 or ptx-sm_90a");
+  sig.target = target->str();
   if (sig.entry.empty() || !llvm::all_of(sig.entry, [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
       }))

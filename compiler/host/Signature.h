@@ -119,7 +119,23 @@ struct MemoryEstimate {
   std::vector<MemoryValue> largest; // by localBytes, largest first
 };
 
+/// A GPU kernel of a ptx artifact, as the manifest lists it: its launch
+/// shape, and its resources as ptxas reported them.
+struct KernelRecord {
+  std::string module;   // the gpu.module holding it
+  std::string name;     // the kernel's symbol in the module
+  std::string location; // the op it computes ("model.mlir:12:5")
+  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  int64_t registers = 0, sharedBytes = 0, stackBytes = 0, spillStoreBytes = 0,
+          spillLoadBytes = 0;
+};
+
 struct Signature {
+  /// "cpu-x86_64", or "ptx-sm_90" / "ptx-sm_90a" for a GPU artifact, whose
+  /// buffers are device memory of the calling rank's GPU (shardrt_cuda.h).
+  std::string target = "cpu-x86_64";
+  /// A GPU artifact's kernels, in launch order of first use.
+  std::vector<KernelRecord> kernels;
   Mesh mesh;
   std::string entry; // the C symbol: void entry(void **buffers)
   std::vector<TensorSignature> inputs, outputs;

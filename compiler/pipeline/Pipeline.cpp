@@ -104,11 +104,12 @@ void embedArtifactRecord(ModuleOp module, llvm::StringRef record) {
 
 } // namespace
 
-/// The GPU target, as far as it is built (GpuTarget.h): kernels, then PTX
-/// assembled by ptxas; no object yet.
-std::optional<CompileResult> lowerForGpu(ModuleOp module, const GpuTargetOptions &gpu,
+/// The GPU target (GpuTarget.h): kernels, PTX assembled by ptxas, then
+/// the host code and the object, with the CPU target's object emission.
+std::optional<CompileResult> lowerForGpu(ModuleOp module, llvm::StringRef entry,
+                                         const GpuTargetOptions &gpu,
                                          const CompileOptions &options, CompileResult result) {
-  if (failed(lowerToGpuKernels(module, gpu)))
+  if (failed(lowerToGpuKernels(module, entry, gpu)))
     return std::nullopt;
   if (options.emit == Phase::Gpu) {
     if (options.emitStream)
@@ -130,9 +131,28 @@ std::optional<CompileResult> lowerForGpu(ModuleOp module, const GpuTargetOptions
       }
     return result;
   }
-  module.emitError() << "the GPU target compiles kernels to PTX but does not build a host "
-                        "object yet; --emit=gpu or --emit=ptx print what it makes";
-  return std::nullopt;
+  result.signature.target = gpuTargetName(gpu.arch);
+  result.signature.kernels = kernelRecords(module, *ptx);
+  if (failed(lowerGpuHost(module, entry, *ptx, gpu)))
+    return std::nullopt;
+  embedArtifactRecord(module, artifactRecord(result.signature));
+  // The host code is a few calls per kernel: compiled for any x86-64, so
+  // the artifact runs on whatever CPU hosts the GPU.
+  CpuTargetOptions host;
+  host.cpu = "x86-64";
+  if (options.emit == Phase::LLVM) {
+    FailureOr<std::string> ir = emitLLVMIR(module, host);
+    if (failed(ir))
+      return std::nullopt;
+    if (options.emitStream)
+      *options.emitStream << *ir;
+    return result;
+  }
+  FailureOr<std::string> object = emitObject(module, host);
+  if (failed(object))
+    return std::nullopt;
+  result.object = std::move(*object);
+  return result;
 }
 
 std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions &options) {
@@ -211,7 +231,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   if (failed(run(module, buildLoweringPhase)))
     return std::nullopt;
   if (options.gpu)
-    return lowerForGpu(module, *options.gpu, options, std::move(result));
+    return lowerForGpu(module, entryName, *options.gpu, options, std::move(result));
   CpuTargetOptions cpu;
   cpu.cpu = options.cpu;
   cpu.profile = options.profile;

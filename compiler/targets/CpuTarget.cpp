@@ -144,6 +144,48 @@ void addTensorPhase(PipelineText &p) {
   p.add("cse");
 }
 
+/// The LLVM-dialect phase, which the GPU target's host code runs too
+/// (llvmDialectPhasePasses).
+void addLlvmDialectPhase(PipelineText &p) {
+  // Subviews/casts -> explicit offset/stride arithmetic that
+  // finalize-memref-to-llvm can lower (it emits affine.apply) ...
+  p.add("expand-strided-metadata");
+  // ... and affine.apply (plus any affine op) -> arith.
+  p.add("lower-affine");
+  // arith ops without a direct LLVM counterpart (ceildivsi, floordivsi, ...),
+  // and bf16 <-> f32 as integer shifts and round-to-nearest-even.
+  p.add("arith-expand{include-bf16=true}");
+  // vector.fma/load/store/broadcast -> LLVM vector ops and intrinsics; before
+  // finalize-memref-to-llvm, whose memref descriptors it uses.
+  p.add("convert-vector-to-llvm");
+  // math ops with LLVM intrinsics (exp, log, sqrt, tanh, pow, ...): LLVM can
+  // vectorize them and calls libm where it has to.
+  p.add("convert-math-to-llvm");
+  // The remaining math ops (erf, ...) as plain libm calls; emits func.call, so
+  // it must run before convert-func-to-llvm.
+  p.add("convert-math-to-libm");
+  // memref.alloc -> malloc, memref.dealloc -> free, load/store -> GEP,
+  // memref.global -> llvm.mlir.global.
+  p.add("finalize-memref-to-llvm");
+  // Scalar arithmetic (including the index math of the passes above).
+  p.add("convert-arith-to-llvm");
+  // index dialect ops that canonicalization/tiling patterns may introduce.
+  p.add("convert-index-to-llvm");
+  // ub.poison (from canonicalization, vectorization) -> llvm.mlir.poison.
+  p.add("convert-ub-to-llvm");
+  // func.func/call -> llvm.func/call with the default memref descriptor
+  // convention, which the `void**` entry unpacks. Declarations on !llvm.ptr /
+  // i64 / i32 become plain C calls (shardrt_*).
+  p.add("convert-func-to-llvm");
+  // The dispatch functions of cpu-outline-parallel-loops: pack the
+  // arguments, call shardrt_parallel_for with a task that unpacks them.
+  p.add("cpu-build-parallel-dispatch");
+  // Branches from convert-scf-to-cf.
+  p.add("convert-cf-to-llvm");
+  // The type-conversion casts between the steps above now cancel out.
+  p.add("reconcile-unrealized-casts");
+}
+
 std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOptions &options) {
   bool profile = options.profile;
   PipelineText p;
@@ -168,8 +210,10 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   //  - identity-layout-map: those memrefs stay dense (no strided layouts).
   p.add("one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map}");
-  if (options.gpuSequential)
+  if (options.gpuSequential) {
+    p.add("gpu-copy-kernels");
     p.add("gpu-sequential-forall");
+  }
   // Remove self-copies and dead allocations bufferization may leave.
   p.add("canonicalize");
 
@@ -220,44 +264,7 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   p.add("math-extend-to-supported-types{target-type=f32}");
   p.add("arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}");
 
-  // ---- LLVM dialect.
-  // Subviews/casts -> explicit offset/stride arithmetic that
-  // finalize-memref-to-llvm can lower (it emits affine.apply) ...
-  p.add("expand-strided-metadata");
-  // ... and affine.apply (plus any affine op) -> arith.
-  p.add("lower-affine");
-  // arith ops without a direct LLVM counterpart (ceildivsi, floordivsi, ...),
-  // and bf16 <-> f32 as integer shifts and round-to-nearest-even.
-  p.add("arith-expand{include-bf16=true}");
-  // vector.fma/load/store/broadcast -> LLVM vector ops and intrinsics; before
-  // finalize-memref-to-llvm, whose memref descriptors it uses.
-  p.add("convert-vector-to-llvm");
-  // math ops with LLVM intrinsics (exp, log, sqrt, tanh, pow, ...): LLVM can
-  // vectorize them and calls libm where it has to.
-  p.add("convert-math-to-llvm");
-  // The remaining math ops (erf, ...) as plain libm calls; emits func.call, so
-  // it must run before convert-func-to-llvm.
-  p.add("convert-math-to-libm");
-  // memref.alloc -> malloc, memref.dealloc -> free, load/store -> GEP,
-  // memref.global -> llvm.mlir.global.
-  p.add("finalize-memref-to-llvm");
-  // Scalar arithmetic (including the index math of the passes above).
-  p.add("convert-arith-to-llvm");
-  // index dialect ops that canonicalization/tiling patterns may introduce.
-  p.add("convert-index-to-llvm");
-  // ub.poison (from canonicalization, vectorization) -> llvm.mlir.poison.
-  p.add("convert-ub-to-llvm");
-  // func.func/call -> llvm.func/call with the default memref descriptor
-  // convention, which the `void**` entry unpacks. Declarations on !llvm.ptr /
-  // i64 / i32 become plain C calls (shardrt_*).
-  p.add("convert-func-to-llvm");
-  // The dispatch functions of cpu-outline-parallel-loops: pack the
-  // arguments, call shardrt_parallel_for with a task that unpacks them.
-  p.add("cpu-build-parallel-dispatch");
-  // Branches from convert-scf-to-cf.
-  p.add("convert-cf-to-llvm");
-  // The type-conversion casts between the steps above now cancel out.
-  p.add("reconcile-unrealized-casts");
+  addLlvmDialectPhase(p);
   return p.str();
 }
 
@@ -561,6 +568,22 @@ LogicalResult addPointerArrayEntry(ModuleOp module, llvm::StringRef entryName,
 }
 
 } // namespace
+
+std::string shardc::llvmDialectPhasePasses() {
+  PipelineText p;
+  addLlvmDialectPhase(p);
+  return p.list();
+}
+
+FailureOr<SmallVector<MemRefType>> shardc::addEntryBufferWrapper(ModuleOp module,
+                                                                 llvm::StringRef entry) {
+  return addBufferWrapper(module, entry);
+}
+
+LogicalResult shardc::addEntryPointerArray(ModuleOp module, llvm::StringRef entry,
+                                           ArrayRef<MemRefType> buffers) {
+  return addPointerArrayEntry(module, entry, buffers);
+}
 
 std::string shardc::tensorPhasePasses() {
   PipelineText p;

@@ -89,6 +89,21 @@ std::string cpuLoweringPipeline(const CpuTargetOptions &options = CpuTargetOptio
 /// with the same phase (its kernels are these ops).
 std::string tensorPhasePasses();
 
+/// The phase that ends the pipeline: memrefs, arith, math, func and cf to
+/// the LLVM dialect, as a comma-separated pass list. The GPU target lowers
+/// its host code with it.
+std::string llvmDialectPhasePasses();
+
+/// The two C++ steps around lowerToLLVMDialect's pipeline, which the GPU
+/// target's host code shares: before, `<entry>_shardc_body` on memrefs
+/// (inputs, then one output buffer per result) calling the entry; after
+/// the pipeline, the exported `void <entry>_shardc(void **buffers)`.
+/// addEntryBufferWrapper returns the buffers' types in `void**` order.
+mlir::FailureOr<llvm::SmallVector<mlir::MemRefType>>
+addEntryBufferWrapper(mlir::ModuleOp module, llvm::StringRef entry);
+mlir::LogicalResult addEntryPointerArray(mlir::ModuleOp module, llvm::StringRef entry,
+                                         llvm::ArrayRef<mlir::MemRefType> buffers);
+
 /// LLVM IR (text) of a module already in the LLVM dialect, optimized at optLevel.
 mlir::FailureOr<std::string> emitLLVMIR(mlir::ModuleOp module, const CpuTargetOptions &options);
 

@@ -11,6 +11,7 @@
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
@@ -19,6 +20,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   shardc::registerUpstreamDialects(registry);
   mlir::garray::registerShardcDialects(registry);
+  // The GPU target's tests hold #nvvm.target attributes on gpu.binary ops.
+  registry.insert<mlir::NVVM::NVVMDialect>();
   shardc::registerUpstreamPasses();
   shardc::registerAllShardcPasses();
   shardc::registerCpuTargetPasses();

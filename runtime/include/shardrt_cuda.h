@@ -90,6 +90,12 @@ void *shardrt_cuda_alloc(int64_t bytes, const char *site);
  * before the free may still read it, and only later work reuses it. */
 void shardrt_cuda_free(void *ptr);
 
+/* The device copy of a constant of the program (`bytes` bytes at `host`,
+ * which must stay valid and unchanged: a constant of the loaded object),
+ * uploaded once per device and shared by the ranks on it. NULL on failure,
+ * with the rank's sticky error set. */
+void *shardrt_cuda_constant(const void *host, int64_t bytes);
+
 /* Device-to-device copy of `bytes` bytes. */
 int32_t shardrt_cuda_copy(void *dst, const void *src, int64_t bytes);
 /* Sets `count` elements of `elem_bytes` (1, 2 or 4) bytes to the low bits

@@ -7,12 +7,14 @@
 # target-independent: --target ptx --emit=local prints what --target cpu
 # prints. The GPU target makes kernels (--emit=gpu) and PTX (--emit=ptx,
 # assembled by the real toolkit's ptxas; skipped without one) for every
-# sample; ops without a recipe (reverse), and objects, are not built yet:
-# exit 3 with a message that says so.
+# sample, and an artifact whose object only calls shardrt's CUDA part; run
+# where there is no CUDA device, it exits 5 saying so. Ops without a recipe
+# (reverse) are exit 3 with a message that says so.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 USAGE=2 COMPILE=3
+NM=/usr/lib/llvm-22/bin/llvm-nm
 
 # A toolkit whose ptxas answers --version as CUDA 13.0's does, and one whose
 # ptxas is not executable.
@@ -21,6 +23,7 @@ mkdir -p "$TMP/fakecuda/bin" "$TMP/brokencuda/bin" "$TMP/fakecuda/nvvm/libdevice
 touch "$TMP/fakecuda/nvvm/libdevice/libdevice.10.bc"
 cat >"$TMP/fakecuda/bin/ptxas" <<'PTXAS'
 #!/bin/sh
+prev=; for a; do [ "$prev" = -o ] && : >"$a"; prev=$a; done
 echo "ptxas: NVIDIA (R) Ptx optimizing assembler"
 echo "Cuda compilation tools, release 13.0, V13.0.48"
 PTXAS
@@ -54,19 +57,14 @@ export CUDA_PATH="$TMP/brokencuda"
 expect_error toolkit_not_executable $COMPILE "CUDA_PATH=$TMP/brokencuda" "not an executable" -- \
   compile "$SEED" --target ptx
 
-# A toolkit is found; objects are what is missing, and the message names
-# the toolkit's release, the arch, and what works instead.
+# A failed compile leaves nothing behind (an unknown arch is found before
+# anything is written).
 export CUDA_PATH="$TMP/fakecuda"
-expect_error codegen_not_built $COMPILE "does not build objects yet" "CUDA 13.0" "$TMP/fakecuda" \
-  "sm_90a" "--emit=ptx" "--emit=local" "--target cpu" -- \
-  compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out"
-if [[ -e "$TMP/ptx_out" ]]; then
-  fail codegen_not_built "a failed compile left $TMP/ptx_out behind"
+expect_error arch_unknown_out $COMPILE "--gpu sm_100" -- \
+  compile "$SEED" --target ptx --gpu sm_100 -o "$TMP/ptx_bad_out"
+if [[ -e "$TMP/ptx_bad_out" ]]; then
+  fail arch_unknown_out "a failed compile left $TMP/ptx_bad_out behind"
 fi
-expect_error codegen_not_built_run $COMPILE "does not build objects yet" -- \
-  run "$SEED" --target ptx "${SEED_IN[@]}"
-expect_error emit_llvm_on_ptx $COMPILE "does not build objects yet" -- \
-  compile "$SEED" --target ptx --emit=llvm
 expect_error emit_ptx_on_cpu $USAGE "--emit=ptx" "--target ptx" -- compile "$SEED" --emit=ptx
 expect_error emit_gpu_on_cpu $USAGE "--emit=gpu" "--target ptx" -- compile "$SEED" --emit=gpu
 
@@ -74,8 +72,8 @@ expect_error emit_gpu_on_cpu $USAGE "--emit=gpu" "--target ptx" -- compile "$SEE
 # op without a recipe is named with its location (the seed's dot_general).
 EW="$ROOT/tests/cli/gpu_elementwise.mlir"
 expect_ok emit_gpu -- compile "$EW" --target ptx --emit=gpu
-for want in "gpu.launch_func +@main_kernel::@main_kernel blocks in" "gpu.module @main_kernel_0" \
-  "gpu.func @main_kernel.* kernel" "math.tanh" "arith.mulf .*: bf16"; do
+for want in "gpu.launch_func +@main_shardc_body_kernel::@main_shardc_body_kernel blocks in" \
+  "gpu.module @main_shardc_body_kernel_0" "gpu.func @main_shardc_body_kernel.* kernel" "math.tanh" "arith.mulf .*: bf16"; do
   if ! grep -Eq -- "$want" "$TMP/emit_gpu.out"; then
     fail emit_gpu "--emit=gpu shows no '$want'"
   fi
@@ -109,6 +107,36 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
       fail "emit_ptx_$arch" "a kernel calls out (.extern or malloc)"
     fi
   done
+  # The artifact: an object whose host code only calls shardrt's CUDA part,
+  # the manifest's target and kernels (launch shape, ptxas's registers).
+  expect_ok object_sm_90a -- compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out" --quiet
+  manifest="$TMP/ptx_out/manifest.json"
+  grep -q '"target": "ptx-sm_90a"' "$manifest" || fail object_sm_90a "manifest target is not ptx-sm_90a"
+  grep -q '"registers": [1-9]' "$manifest" || fail object_sm_90a "manifest lists no kernel registers"
+  grep -q '"location": ".*linear_regression_step.mlir:[0-9]*:[0-9]*"' "$manifest" ||
+    fail object_sm_90a "manifest kernels name no source location"
+  undefined=$("$NM" --undefined-only "$TMP/ptx_out/model.o" | awk '{print $NF}' | sort -u | tr '\n' ' ')
+  for sym in $undefined; do
+    [[ $sym == shardrt_cuda_* ]] || fail object_sm_90a "model.o imports $sym (only shardrt_cuda_* expected)"
+  done
+  [[ $undefined == *shardrt_cuda_launch* && $undefined == *shardrt_cuda_alloc* ]] ||
+    fail object_sm_90a "model.o launches nothing or allocates nothing: $undefined"
+  "$NM" --defined-only "$TMP/ptx_out/model.o" | grep -q " T main_shardc$" ||
+    fail object_sm_90a "model.o exports no main_shardc"
+  # Where there is no CUDA device, running it says so (exit 5), whatever
+  # the reason: no driver, or the toolkit's link stub.
+  expect_error run_without_device 5 "no CUDA device" "ptx-sm_90a" "--target cpu" -- \
+    run "$TMP/ptx_out"
+  STUB=/usr/local/cuda/lib64/stubs/libcuda.so
+  if [[ -f $STUB ]]; then
+    SHARDRT_CUDA_DRIVER=$STUB expect_error run_on_stub 5 "no CUDA device" "link stub" -- \
+      run "$TMP/ptx_out"
+  fi
+  expect_error run_gpu_mpi $USAGE "--backend mpi runs CPU artifacts" "ptx-sm_90a" -- \
+    run "$TMP/ptx_out" --backend mpi
+  expect_ok emit_llvm_on_ptx -- compile "$SEED" --target ptx --emit=llvm
+  grep -q "call i32 @shardrt_cuda_launch" "$TMP/emit_llvm_on_ptx.out" ||
+    fail emit_llvm_on_ptx "the host LLVM IR launches no kernel"
   # Every sample: its kernels (contractions and reductions with one thread
   # per output, full reductions on one thread) through ptxas for both archs.
   for sample in "$ROOT"/samples/*.mlir; do
@@ -119,6 +147,10 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
       if ! grep -q "^\.target $arch\$" "$out" || grep -q "\.extern\|malloc" "$out"; then
         fail "sample_${name}_$arch" "no .target $arch module, or a kernel that calls out"
       fi
+      expect_ok "object_${name}_$arch" -- compile "$sample" --target ptx --gpu "$arch" \
+        -o "$TMP/object_${name}_$arch" --quiet
+      [[ -s "$TMP/object_${name}_$arch/model.o" ]] ||
+        fail "object_${name}_$arch" "no model.o written"
     done
   done
 else
@@ -137,6 +169,7 @@ for case in registers smem; do
     report="Used 20 registers, used 1 barriers, 60000 bytes smem"; fi
   cat >"$TMP/big_$case/bin/ptxas" <<PTXAS
 #!/bin/sh
+prev=; for a; do [ "\$prev" = -o ] && : >"\$a"; prev=\$a; done
 if [ "\$1" = --version ]; then
   echo "Cuda compilation tools, release 13.0, V13.0.48"
 else

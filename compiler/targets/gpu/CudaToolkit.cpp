@@ -124,25 +124,73 @@ llvm::Expected<CudaToolkit> findCudaToolkit() {
   return tk;
 }
 
-llvm::Expected<std::string> assemblePtx(const CudaToolkit &toolkit, GpuArch arch,
-                                        llvm::StringRef ptx) {
+namespace {
+
+llvm::Error writeFile(const std::string &path, llvm::StringRef bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (!ec)
+    os << bytes;
+  if (ec)
+    return toolkitError("cannot write " + path + ": " + ec.message());
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> readFile(const std::string &path) {
+  auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return toolkitError("cannot read " + path + ": " + bytes.getError().message());
+  return (*bytes)->getBuffer().str();
+}
+
+} // namespace
+
+llvm::Expected<AssembledModule> assemblePtx(const CudaToolkit &toolkit, GpuArch arch,
+                                            llvm::StringRef ptx) {
   TempFile in, out;
   if (std::error_code ec = in.make("shardc-kernel", "ptx"))
     return toolkitError("cannot create a temporary file for ptxas: " + ec.message());
   if (std::error_code ec = out.make("shardc-kernel", "cubin"))
     return toolkitError("cannot create a temporary file for ptxas: " + ec.message());
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(in.path, ec);
-    if (ec)
-      return toolkitError("cannot write " + in.path + ": " + ec.message());
-    os << ptx;
-  }
+  if (llvm::Error e = writeFile(in.path, ptx))
+    return std::move(e);
   std::string arg = ("-arch=" + archName(arch)).str();
+  AssembledModule m;
+  if (runTool({toolkit.ptxas, arg, "-O3", "-v", in.path, "-o", out.path}, m.report) != 0)
+    return toolkitError(toolkit.ptxas + " " + arg + " refused the PTX:\n" + m.report);
+  llvm::Expected<std::string> cubin = readFile(out.path);
+  if (!cubin)
+    return cubin.takeError();
+  m.cubin = std::move(*cubin);
+  return m;
+}
+
+llvm::Expected<std::string> moduleImage(const CudaToolkit &toolkit, GpuArch arch,
+                                        llvm::StringRef ptx, llvm::StringRef cubin) {
+  if (arch == GpuArch::Sm90a)
+    return cubin.str();
+  llvm::SmallString<128> fatbinary(toolkit.root);
+  llvm::sys::path::append(fatbinary, "bin", "fatbinary");
+  if (!llvm::sys::fs::can_execute(fatbinary))
+    return toolkitError("the CUDA toolkit at " + toolkit.root + " has no executable " +
+                        fatbinary.str().str() +
+                        ", which packs sm_90 kernels with their PTX; install the whole toolkit, "
+                        "or compile with --gpu sm_90a (cubin only)");
+  TempFile ptxFile, cubinFile, out;
+  for (TempFile *f : {&ptxFile, &cubinFile, &out})
+    if (std::error_code ec = f->make("shardc-image", "bin"))
+      return toolkitError("cannot create a temporary file for fatbinary: " + ec.message());
+  if (llvm::Error e = writeFile(ptxFile.path, ptx))
+    return std::move(e);
+  if (llvm::Error e = writeFile(cubinFile.path, cubin))
+    return std::move(e);
   std::string output;
-  if (runTool({toolkit.ptxas, arg, "-O3", "-v", in.path, "-o", out.path}, output) != 0)
-    return toolkitError(toolkit.ptxas + " " + arg + " refused the PTX:\n" + output);
-  return output;
+  std::string create = "--create=" + out.path;
+  std::string elf = "--image3=kind=elf,sm=90,file=" + cubinFile.path;
+  std::string ptxImage = "--image3=kind=ptx,sm=90,file=" + ptxFile.path;
+  if (runTool({fatbinary.str(), "--64", create, elf, ptxImage}, output) != 0)
+    return toolkitError(fatbinary.str().str() + " failed:\n" + output);
+  return readFile(out.path);
 }
 
 } // namespace shardc::gpu

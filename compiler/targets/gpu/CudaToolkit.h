@@ -55,11 +55,23 @@ struct CudaToolkit {
 /// release. The error says where it looked and what to set.
 llvm::Expected<CudaToolkit> findCudaToolkit();
 
-/// Assembles `ptx` for `arch` with the toolkit's ptxas (-O3 -v) and returns
-/// what ptxas reported (per kernel: registers, stack, spills); an error
+/// What ptxas made of one PTX module.
+struct AssembledModule {
+  std::string report; // ptxas -v: per kernel, registers, stack, spills
+  std::string cubin;  // the ELF image for the arch
+};
+
+/// Assembles `ptx` for `arch` with the toolkit's ptxas (-O3 -v); an error
 /// holds ptxas's messages when it refuses the PTX.
-llvm::Expected<std::string> assemblePtx(const CudaToolkit &toolkit, GpuArch arch,
-                                        llvm::StringRef ptx);
+llvm::Expected<AssembledModule> assemblePtx(const CudaToolkit &toolkit, GpuArch arch,
+                                            llvm::StringRef ptx);
+
+/// The image a GPU artifact embeds for one module. sm_90: a fatbin (the
+/// toolkit's `fatbinary`) of the cubin and the PTX, so that GPUs newer than
+/// Hopper JIT the PTX; sm_90a: the cubin alone (its wgmma/TMA code runs on
+/// compute capability 9.0 only).
+llvm::Expected<std::string> moduleImage(const CudaToolkit &toolkit, GpuArch arch,
+                                        llvm::StringRef ptx, llvm::StringRef cubin);
 
 } // namespace shardc::gpu
 

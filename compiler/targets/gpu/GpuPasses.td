@@ -146,4 +146,94 @@ def GpuSinkViews : Pass<"gpu-sink-views"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def GpuCopyKernels : Pass<"gpu-copy-kernels"> {
+  let summary = "Strided copies and stores outside the tiles become block- and thread-mapped foralls";
+  let description = [{
+    Bufferization writes some results with copies it adds itself: a slice
+    inserted into a larger buffer (concatenation, padding, an all-gather's
+    assembly) is a `memref.copy` into a strided subview. On the GPU a copy
+    of a strided view needs a kernel (the host code only copies whole dense
+    buffers, `shardrt_cuda_copy`), so each `memref.copy` outside a forall
+    whose operands are not both dense and statically shaped becomes the
+    output recipe's nest on buffers: one thread per element, 256 threads a
+    block, element i at the row-major indices of i, and a guard for the last
+    block. Runs after bufferization, before `gpu-map-foralls`, and in the
+    sequential CPU fork before `gpu-sequential-forall`, so the nest is tested
+    on the CPU too. A copy reading or writing host memory (a
+    `memref.get_global`) is left alone and refused by the host phase.
+
+    A `memref.store` outside the tiles into a buffer (a rank-0 tensor made
+    from a host scalar, such as the offset of a rank's shard read from a
+    device table) becomes a one-block, one-thread nest around the store,
+    so the scalar reaches the device as a kernel argument.
+
+    ```mlir
+    memref.copy %a, %sub : memref<4x3xf32> to memref<4x3xf32, strided<[6, 1], offset: 3>>
+    →
+    scf.forall (%b) in (1) {
+      scf.forall (%t) in (256) {
+        %i = %b * 256 + %t
+        scf.if %i < 12 { %v = memref.load %a[%i / 3, %i mod 3]
+                         memref.store %v, %sub[%i / 3, %i mod 3] }
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<x>]}
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def GpuLowerLaunches : Pass<"gpu-lower-launches", "mlir::ModuleOp"> {
+  let summary = "Embed each gpu.binary and turn each gpu.launch_func into a shardrt_cuda_launch call";
+  let description = [{
+    The host side of a launch, in the rank model of shardrt_cuda.h: the
+    module image and kernel name are constants of the object, and the
+    launch goes on the calling rank's stream through the runtime, which
+    loads the image into the rank's device once. Upstream's `gpu-to-llvm`
+    is not used: it loads modules in global constructors, before any rank
+    has a device, into one context.
+
+    Each `gpu.binary` (one object: a cubin, fatbin or PTX, which gets a
+    terminating NUL) becomes an internal constant global `@__shardc_image_<name>`.
+    Each launch's arguments are stored into stack slots made at the
+    function's entry, in the bare-pointer convention the kernels were
+    compiled with (`convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}`):
+    a memref is its aligned pointer, which must be an identity-layout,
+    statically shaped buffer (`gpu-sink-views` makes them so); an index is
+    an i64; other scalars are stored as they are. A memref read from a
+    `memref.get_global` (a constant of the program) lives in host memory,
+    so the kernel gets its device copy, `shardrt_cuda_constant`, uploaded
+    once per device.
+
+    ```mlir
+    gpu.launch_func @k::@k blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1)
+        args(%buf : memref<1024xf32>, %n : index)
+    →
+    %p = memref.extract_aligned_pointer_as_index %buf ...   // to !llvm.ptr
+    llvm.store %p, %slot0 ; llvm.store %n64, %slot1 ; params = [%slot0, %slot1]
+    %s = func.call @shardrt_cuda_launch(@__shardc_image_k, bytes, "k", 4, 1, 1, 256, 1, 1, 0, params)
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def GpuDeviceMemory : Pass<"gpu-device-memory", "mlir::ModuleOp"> {
+  let summary = "Host code's buffers become device memory: malloc, free, memcpy and collectives to shardrt_cuda_*";
+  let description = [{
+    Runs on the host code once it is in the LLVM dialect. Every buffer a
+    GPU artifact's host code allocates holds tensor elements, which only
+    kernels touch, so its `malloc` becomes `shardrt_cuda_alloc(bytes,
+    site)` (the site: the source location of the value, for out-of-memory
+    messages), its `free` `shardrt_cuda_free`, a whole-buffer copy
+    (`llvm.intr.memcpy`) `shardrt_cuda_copy`, and each collective of
+    shardrt.h its `shardrt_cuda_` twin on device buffers. A strided copy
+    (MLIR's `memrefCopy`) and a memset cannot run on device memory from the
+    host: each is an error at its op. (Host loads and stores of device
+    memory are refused before lowering, where memrefs still say what they
+    point to.)
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_TD

@@ -8,6 +8,7 @@
 #include "compiler/targets/CpuPasses.h"
 #include "compiler/targets/CpuTarget.h"
 #include "compiler/targets/gpu/GpuPasses.h"
+#include "compiler/targets/gpu/SourcePosition.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,6 +23,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
@@ -73,6 +75,8 @@ std::string tilePipeline() {
          "eliminate-empty-tensors, "
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map}, canonicalize, "
+         // Strided copies bufferization added: kernels of their own.
+         "gpu-copy-kernels, "
          // Foralls to gpu.launch (after CSE, so that the self-copies
          // bufferization leaves are copies of one value, which
          // gpu-map-foralls drops).
@@ -168,7 +172,8 @@ LogicalResult checkResources(const KernelLaunch &k, llvm::StringRef report,
 
 } // namespace
 
-LogicalResult shardc::lowerToGpuKernels(ModuleOp module, const GpuTargetOptions &options) {
+LogicalResult shardc::lowerToGpuKernels(ModuleOp module, llvm::StringRef entry,
+                                        const GpuTargetOptions &options) {
   // Contractions run with one thread per output in exact f32 so far; TF32
   // needs the tensor-core recipe. Refused rather than silently exact.
   if (options.matmulPrecision == gpu::MatmulPrecision::Tf32)
@@ -177,6 +182,8 @@ LogicalResult shardc::lowerToGpuKernels(ModuleOp module, const GpuTargetOptions 
               "yet (docs/gpu.md, kernel recipes); contractions run in exact f32, the default "
               "(--matmul-precision exact)";
   prepareContext(module.getContext());
+  if (failed(addEntryBufferWrapper(module, entry)))
+    return failure();
   PassManager tile(module.getContext());
   if (failed(parseInto(module, tilePipeline(), tile)) || failed(tile.run(module)) ||
       failed(checkEverythingInKernels(module)))
@@ -230,13 +237,14 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
       PtxModule m;
       m.name = binaryOp.getSymName().str();
       m.ptx = object.getObject().getValue().str();
-      llvm::Expected<std::string> report =
+      llvm::Expected<gpu::AssembledModule> assembled =
           gpu::assemblePtx(options.toolkit, options.arch, m.ptx);
-      if (!report)
+      if (!assembled)
         return binaryOp.emitError() << "GPU target: the PTX of " << m.name
                                     << " does not assemble (an internal error): "
-                                    << llvm::toString(report.takeError());
-      m.ptxasReport = *report;
+                                    << llvm::toString(assembled.takeError());
+      m.ptxasReport = std::move(assembled->report);
+      m.cubin = std::move(assembled->cubin);
       auto launch = launches.find(m.name);
       if (launch != launches.end() &&
           failed(checkResources(launch->second, m.ptxasReport, options.arch, module)))
@@ -245,4 +253,47 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
     }
   }
   return out;
+}
+
+std::string shardc::gpuTargetName(gpu::GpuArch arch) {
+  return ("ptx-" + gpu::archName(arch)).str();
+}
+
+std::vector<shardc::KernelRecord> shardc::kernelRecords(ModuleOp module,
+                                                        const std::vector<PtxModule> &modules) {
+  std::vector<KernelRecord> kernels;
+  llvm::StringSet<> seen;
+  module.walk([&](mlir::gpu::LaunchFuncOp launch) {
+    llvm::StringRef moduleName = launch.getKernelModuleName().getValue();
+    if (!seen.insert(moduleName).second)
+      return;
+    KernelRecord k;
+    k.module = moduleName.str();
+    k.name = launch.getKernelName().getValue().str();
+    k.location = gpu::sourcePosition(launch.getLoc());
+    mlir::gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    mlir::gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    Value dims[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
+    for (int i = 0; i < 6; ++i)
+      (i < 3 ? k.grid[i] : k.block[i - 3]) = getConstantIntValue(dims[i]).value_or(-1);
+    auto m = llvm::find_if(modules, [&](const PtxModule &p) { return p.name == moduleName; });
+    if (m != modules.end()) {
+      llvm::SmallVector<llvm::StringRef> lines;
+      llvm::StringRef(m->ptxasReport).split(lines, '\n');
+      for (llvm::StringRef line : lines) {
+        if (auto v = numberBefore(line, " registers"))
+          k.registers = *v;
+        if (auto v = numberBefore(line, " bytes smem"))
+          k.sharedBytes = *v;
+        if (auto v = numberBefore(line, " bytes stack frame"))
+          k.stackBytes = *v;
+        if (auto v = numberBefore(line, " bytes spill stores"))
+          k.spillStoreBytes = *v;
+        if (auto v = numberBefore(line, " bytes spill loads"))
+          k.spillLoadBytes = *v;
+      }
+    }
+    kernels.push_back(std::move(k));
+  });
+  return kernels;
 }

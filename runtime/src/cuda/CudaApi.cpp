@@ -111,6 +111,11 @@ void shardrt_cuda_free(void *ptr) {
     rd->free(ptr);
 }
 
+void *shardrt_cuda_constant(const void *host, int64_t bytes) {
+  RankDevice *rd = bound("shardrt_cuda_constant");
+  return rd ? rd->constant(host, bytes) : nullptr;
+}
+
 int32_t shardrt_cuda_copy(void *dst, const void *src, int64_t bytes) {
   RankDevice *rd = bound("shardrt_cuda_copy");
   return rd ? rd->copy(dst, src, bytes) : SHARDRT_ERR_ARGUMENT;
@@ -135,6 +140,7 @@ const shardrt_symbol *shardrt_cuda_symbols(void) {
   static const shardrt_symbol kSymbols[] = {
       {"shardrt_cuda_alloc", address(&shardrt_cuda_alloc)},
       {"shardrt_cuda_free", address(&shardrt_cuda_free)},
+      {"shardrt_cuda_constant", address(&shardrt_cuda_constant)},
       {"shardrt_cuda_copy", address(&shardrt_cuda_copy)},
       {"shardrt_cuda_memset", address(&shardrt_cuda_memset)},
       {"shardrt_cuda_launch", address(&shardrt_cuda_launch)},

@@ -24,6 +24,9 @@ struct DeviceModules {
   std::map<const void *, CUmodule> modules;
   std::map<std::pair<CUmodule, std::string>, CUfunction> functions;
   std::map<CUfunction, int> sharedLimit; // dynamic smem the kernel allows
+  // Device copies of the program's constants, by host address; they live
+  // as long as the process uses the device.
+  std::map<const void *, CUdeviceptr> constants;
 };
 
 std::mutex devicesMutex;
@@ -216,6 +219,30 @@ void *RankDevice::alloc(int64_t bytes, const char *site) {
               (long long)bytes, value.c_str(), freeBytes, totalBytes,
               (unsigned long long)memory.heldBytes()));
   return nullptr;
+}
+
+void *RankDevice::constant(const void *host, int64_t bytes) {
+  if (failed())
+    return nullptr;
+  DeviceModules &dm = modulesOf(&driver, ordinal);
+  std::lock_guard<std::mutex> lock(dm.mutex);
+  CUdeviceptr &slot = dm.constants[host];
+  if (slot)
+    return reinterpret_cast<void *>(slot);
+  CUresult r = driver.memAlloc(&slot, static_cast<size_t>(std::max<int64_t>(bytes, 1)));
+  if (r != CUDA_SUCCESS) {
+    slot = 0;
+    fail("cuMemAlloc", r, format(" (a constant of %lld bytes)", (long long)bytes));
+    return nullptr;
+  }
+  // Other ranks on this device may use it as soon as the lock is released,
+  // on their own streams: the upload must be complete by then.
+  if (upload(reinterpret_cast<void *>(slot), host, bytes) != SHARDRT_OK) {
+    driver.memFree(slot);
+    slot = 0;
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(slot);
 }
 
 void RankDevice::free(void *ptr) {

@@ -40,6 +40,7 @@ public:
 
   void *alloc(int64_t bytes, const char *site);
   void free(void *ptr);
+  void *constant(const void *host, int64_t bytes);
   int32_t copy(void *dst, const void *src, int64_t bytes);
   int32_t memset(void *ptr, int32_t value, int64_t count, int32_t elemBytes);
   int32_t upload(void *dst, const void *src, int64_t bytes);

@@ -263,7 +263,8 @@ TEST_CASE("the symbol table lists what generated code calls") {
     names.push_back(s->name);
   }
   CHECK(names == std::vector<std::string>{
-                     "shardrt_cuda_alloc", "shardrt_cuda_free", "shardrt_cuda_copy",
+                     "shardrt_cuda_alloc", "shardrt_cuda_free", "shardrt_cuda_constant",
+                     "shardrt_cuda_copy",
                      "shardrt_cuda_memset", "shardrt_cuda_launch", "shardrt_cuda_all_reduce",
                      "shardrt_cuda_all_reduce_start", "shardrt_cuda_all_reduce_done",
                      "shardrt_cuda_all_gather", "shardrt_cuda_reduce_scatter",
@@ -314,4 +315,26 @@ TEST_CASE("collectives on device buffers are staged through the host collectives
     // Member r keeps the sum over ranks q of (q + r).
     CHECK(scattered[r] == std::vector<float>{float(6 + 4 * r)});
   }
+}
+
+TEST_CASE("a constant is uploaded once per device and shared by its ranks") {
+  FakeDriverGuard guard;
+  static const float kTable[3] = {1.5f, 2.5f, 3.5f};
+  std::vector<void *> copies(4);
+  std::vector<std::vector<float>> seen(4, std::vector<float>(3));
+  shardrt_status s = shardrt_test::runWorld(4, [&](shardrt_comm *comm) -> int32_t {
+    const int32_t rank = shardrt_comm_rank(comm);
+    if (shardrt_cuda_bind(0, rank) != SHARDRT_OK)
+      return 1;
+    copies[rank] = shardrt_cuda_constant(kTable, sizeof(kTable));
+    bool ok = copies[rank] &&
+              shardrt_cuda_download(seen[rank].data(), copies[rank], sizeof(kTable)) == SHARDRT_OK;
+    return shardrt_cuda_unbind() == SHARDRT_OK && ok ? 0 : 1;
+  });
+  REQUIRE(s == SHARDRT_OK);
+  for (int r = 0; r < 4; ++r) {
+    CHECK(copies[r] == copies[0]);
+    CHECK(seen[r] == std::vector<float>{1.5f, 2.5f, 3.5f});
+  }
+  CHECK(fake().allocCalls == 1);
 }

@@ -1,0 +1,137 @@
+//===- CopyKernels.cpp - gpu-copy-kernels ---------------------------------===//
+//
+// Strided copies that bufferization added, as one-thread-per-element nests
+// of mapped foralls (GpuPasses.td).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/gpu/GpuPasses.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_GPUCOPYKERNELS
+#include "compiler/targets/gpu/GpuPasses.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kThreads = 256;
+
+bool isDense(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  return type.getLayout().isIdentity() && type.hasStaticShape();
+}
+
+bool readsHostMemory(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<memref::GetGlobalOp>(def))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    v = view.getViewSource();
+  }
+  return false;
+}
+
+/// Replaces `copy` by the nest; false when its shape is not static.
+bool buildNest(memref::CopyOp copy) {
+  auto type = cast<MemRefType>(copy.getSource().getType());
+  if (!type.hasStaticShape())
+    return false;
+  int64_t elements = type.getNumElements();
+  Location loc = copy.getLoc();
+  OpBuilder b(copy);
+  if (elements == 0) {
+    copy.erase();
+    return true;
+  }
+  MLIRContext *ctx = b.getContext();
+  int64_t blocks = (elements + kThreads - 1) / kThreads;
+  auto blockMapping = b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)});
+  auto threadMapping =
+      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
+  auto outer = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)},
+                                     ValueRange(), blockMapping);
+  b.setInsertionPointToStart(outer.getBody());
+  auto inner = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kThreads)},
+                                     ValueRange(), threadMapping);
+  b.setInsertionPointToStart(inner.getBody());
+  Value block = outer.getInductionVar(0), thread = inner.getInductionVar(0);
+  Value threads = arith::ConstantIndexOp::create(b, loc, kThreads);
+  Value linear = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, threads), thread);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
+                                        arith::ConstantIndexOp::create(b, loc, elements));
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  // Row-major indices of `linear`, innermost dim first.
+  SmallVector<Value> indices(type.getRank());
+  Value rest = linear;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    Value size = arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+    indices[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size).getResult();
+    if (d > 0)
+      rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  Value v = memref::LoadOp::create(b, loc, copy.getSource(), indices);
+  memref::StoreOp::create(b, loc, v, copy.getTarget(), indices);
+  copy.erase();
+  return true;
+}
+
+/// Wraps a host-side store into a device buffer (a rank-0 tensor made from
+/// a host scalar, such as a rank's offset) into a one-thread nest: the
+/// scalar becomes the kernel's argument.
+void wrapStore(memref::StoreOp store) {
+  OpBuilder b(store);
+  Location loc = store.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto outer = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
+      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  b.setInsertionPointToStart(outer.getBody());
+  auto inner = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
+      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  store->moveBefore(inner.getBody()->getTerminator());
+}
+
+struct GpuCopyKernels : shardc::impl::GpuCopyKernelsBase<GpuCopyKernels> {
+  void runOnOperation() override {
+    SmallVector<memref::CopyOp> copies;
+    getOperation()->walk([&](memref::CopyOp copy) {
+      if (copy->getParentOfType<scf::ForallOp>() || copy->getParentOfType<gpu::LaunchOp>())
+        return;
+      if (isDense(copy.getSource()) && isDense(copy.getTarget()))
+        return;
+      if (readsHostMemory(copy.getSource()) || readsHostMemory(copy.getTarget()))
+        return;
+      copies.push_back(copy);
+    });
+    SmallVector<memref::StoreOp> stores;
+    getOperation()->walk([&](memref::StoreOp store) {
+      if (!store->getParentOfType<scf::ForallOp>() && !store->getParentOfType<gpu::LaunchOp>() &&
+          !readsHostMemory(store.getMemRef()) &&
+          !store.getMemRef().getDefiningOp<memref::AllocaOp>())
+        stores.push_back(store);
+    });
+    for (memref::StoreOp store : stores)
+      wrapStore(store);
+    for (memref::CopyOp copy : copies)
+      if (!buildNest(copy)) {
+        copy.emitError() << "gpu-copy-kernels: a copy of dynamic shape " << copy.getSource().getType()
+                         << " has no kernel";
+        return signalPassFailure();
+      }
+  }
+};
+
+} // namespace
