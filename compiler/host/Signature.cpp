@@ -52,6 +52,29 @@ std::string artifactRecord(const Signature &sig) {
   return out;
 }
 
+std::string signatureText(const Signature &sig) {
+  std::string out = "shardc-signature 1\nentry " + sig.entry + "\ntarget " + sig.target + "\nmesh";
+  for (size_t a = 0; a < sig.mesh.axes.size(); ++a)
+    out += " " + sig.mesh.axes[a] + " " + std::to_string(sig.mesh.sizes[a]);
+  out += "\n";
+  for (auto [key, list] : {std::make_pair("in", &sig.inputs), std::make_pair("out", &sig.outputs)})
+    for (const TensorSignature &t : *list) {
+      std::string shape, dims;
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        shape += (d ? "x" : "") + std::to_string(t.shape[d]);
+        std::string axes;
+        if (d < t.sharding.dims.size())
+          for (size_t k = 0; k < t.sharding.dims[d].axes.size(); ++k)
+            axes += (k ? "," : "") + std::to_string(t.sharding.dims[d].axes[k]);
+        dims += (d ? "|" : "") + (axes.empty() ? std::string("-") : axes);
+      }
+      if (t.shape.empty())
+        shape = dims = "()";
+      out += std::string(key) + " " + t.name + " " + t.dtype + " " + shape + " " + dims + "\n";
+    }
+  return out;
+}
+
 std::string embeddedArtifactRecord(llvm::StringRef object) {
   size_t at = object.find(kRecordMarker);
   if (at == llvm::StringRef::npos)

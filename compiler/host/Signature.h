@@ -162,6 +162,20 @@ struct ManifestObject {
 /// the one its manifest implies, so an object and a manifest from different
 /// compiles, or edited apart, are refused.
 std::string artifactRecord(const Signature &sig);
+
+/// The signature as the standalone executable's main reads it (it has no
+/// JSON reader): the object embeds it as `shardc_signature`, one item per
+/// line, fields separated by spaces (names are [A-Za-z0-9_.-]):
+///
+///   shardc-signature 1
+///   entry main_shardc
+///   target ptx-sm_90
+///   mesh data 2 model 2
+///   in X f32 8x16 0|-          global shape ("()" for rank 0), then per
+///   out loss f32 () ()         dim the mesh axes splitting it ("-": none)
+///
+/// runtime/exe/SignatureText.h parses it.
+std::string signatureText(const Signature &sig);
 /// The record embedded in `object`, or "" when it has none.
 std::string embeddedArtifactRecord(llvm::StringRef object);
 

@@ -93,13 +93,32 @@ LogicalResult checkLowerable(ModuleOp module) {
 /// Embeds `record` (Signature.h, artifactRecord) in the module as a
 /// NUL-terminated constant with external linkage, so no pass drops it and
 /// the object carries it.
-void embedArtifactRecord(ModuleOp module, llvm::StringRef record) {
+void embedText(ModuleOp module, llvm::StringRef symbol, llvm::StringRef record) {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   std::string text = record.str();
   text.push_back('\0');
   auto type = LLVM::LLVMArrayType::get(IntegerType::get(module.getContext(), 8), text.size());
   LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::External,
-                         "__shardc_artifact_record", b.getStringAttr(text));
+                         symbol, b.getStringAttr(text));
+}
+
+void embedArtifactRecord(ModuleOp module, const Signature &sig) {
+  embedText(module, "__shardc_artifact_record", artifactRecord(sig));
+}
+
+/// What a standalone executable's main needs of the object (Signature.h,
+/// signatureText): `shardc_signature`, and `shardc_entry`, a pointer to the
+/// entry under a name that does not depend on the model.
+void embedSignature(ModuleOp module, const Signature &sig) {
+  embedText(module, "shardc_signature", signatureText(sig));
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(module.getContext());
+  auto global = LLVM::GlobalOp::create(b, module.getLoc(), ptr, /*isConstant=*/true,
+                                       LLVM::Linkage::External, "shardc_entry", Attribute());
+  Block *init = b.createBlock(&global.getInitializerRegion());
+  b.setInsertionPointToStart(init);
+  Value entry = LLVM::AddressOfOp::create(b, module.getLoc(), ptr, sig.entry);
+  LLVM::ReturnOp::create(b, module.getLoc(), entry);
 }
 
 } // namespace
@@ -135,7 +154,8 @@ std::optional<CompileResult> lowerForGpu(ModuleOp module, llvm::StringRef entry,
   result.signature.kernels = kernelRecords(module, *ptx);
   if (failed(lowerGpuHost(module, entry, *ptx, gpu)))
     return std::nullopt;
-  embedArtifactRecord(module, artifactRecord(result.signature));
+  embedArtifactRecord(module, result.signature);
+  embedSignature(module, result.signature);
   // The host code is a few calls per kernel: compiled for any x86-64, so
   // the artifact runs on whatever CPU hosts the GPU.
   CpuTargetOptions host;
@@ -238,7 +258,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   cpu.gpuSequential = options.gpuSequential;
   if (failed(lowerToLLVMDialect(module, entryName, cpu)))
     return std::nullopt;
-  embedArtifactRecord(module, artifactRecord(result.signature));
+  embedArtifactRecord(module, result.signature);
+  embedSignature(module, result.signature);
   if (options.emit == Phase::LLVM) {
     FailureOr<std::string> ir = emitLLVMIR(module, cpu);
     if (failed(ir))

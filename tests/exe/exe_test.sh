@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Standalone executables of the samples (CPU target): each gives bit for
+# bit what `shardc run` gives with the same object flags, prints the loss
+# per step of a training run, and exits with `shardc run`'s statuses on
+# bad command lines (2), inputs (4) and output folders (6).
+set -u
+ROOT=$PWD
+BIN=$ROOT
+SHARDC=$BIN/compiler/tools/shardc
+NPY=$BIN/tests/cli/npy_tool
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+source "$ROOT/tests/exe/inputs.sh"
+make_inputs "$NPY" "$TMP/gen" || { echo "FAIL: cannot write the generated inputs"; exit 1; }
+failed=0 cases=0
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+while read -r name model mesh; do
+  cases=$((cases + 1))
+  args=$(case_args "$name" "$ROOT/samples" "$TMP/gen") || { fail "$name" "no inputs"; continue; }
+  exe=$BIN/tests/exe/${name}_cpu
+  # shellcheck disable=SC2086
+  if ! "$exe" $args --out "$TMP/$name.exe" >"$TMP/$name.exe.log" 2>&1; then
+    fail "$name" "the executable failed: $(tail -3 "$TMP/$name.exe.log")"
+    continue
+  fi
+  # shellcheck disable=SC2086
+  if ! "$SHARDC" run "$ROOT/samples/$model.mlir" --mesh "$mesh" --cpu x86-64-v3 $args \
+      --out "$TMP/$name.run" --quiet >"$TMP/$name.run.log" 2>&1; then
+    fail "$name" "shardc run failed: $(tail -3 "$TMP/$name.run.log")"
+    continue
+  fi
+  n=0
+  for f in "$TMP/$name.run"/*.npy; do
+    n=$((n + 1))
+    cmp -s "$f" "$TMP/$name.exe/$(basename "$f")" ||
+      fail "$name" "$(basename "$f") differs from shardc run's"
+  done
+  [[ $n -gt 0 ]] || fail "$name" "shardc run wrote no outputs"
+  [[ $(ls "$TMP/$name.exe" | wc -l) -eq $n ]] || fail "$name" "the executable wrote other outputs"
+  echo "ok   $name ($n outputs, $(head -1 "$TMP/$name.exe.log"))"
+done < <(sed -n 's/^ *("\([a-z0-9_]*\)", "\([a-z_]*\)", "\([a-z0-9=,]*\)"),$/\1 \2 \3/p' \
+  "$ROOT/tests/exe/cases.bzl")
+[[ $cases -ge 9 ]] || fail cases "read only $cases cases from cases.bzl"
+
+# A training run prints its loss each step.
+grep -q "^step 3: loss = " "$TMP/mlp_train.exe.log" || fail mlp_train "no per-step loss printed"
+
+# Exit statuses.
+LR=$BIN/tests/exe/linear_regression_step_cpu
+S=$ROOT/samples/linear_regression
+expect_status() {
+  local name=$1 want=$2 key=$3
+  shift 3
+  cases=$((cases + 1))
+  "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  local got=$?
+  [[ $got -eq $want ]] || fail "$name" "exit status $got, expected $want"
+  grep -qF -- "$key" "$TMP/$name.err" || fail "$name" "stderr does not mention '$key'"
+}
+expect_status bad_flag 2 "unknown argument '--bogus'" "$LR" --bogus
+expect_status bad_steps 2 "--steps takes a positive number" "$LR" --steps 0
+expect_status unknown_input 2 "no input of that name" "$LR" --in Q="$S/X.npy"
+expect_status missing_input 4 "input 'w' (f32[2]) is missing" "$LR" --in X="$S/X.npy" --in y="$S/y.npy"
+expect_status wrong_shape 4 "the model takes f32[2]" "$LR" --in X="$S/X.npy" --in y="$S/y.npy" \
+  --in w="$S/y.npy"
+touch "$TMP/file"
+expect_status bad_out 6 "$TMP/file/" "$LR" --in X="$S/X.npy" --in y="$S/y.npy" --in w="$S/w.npy" \
+  --out "$TMP/file"
+
+echo "$cases cases, $failed failed"
+[[ $failed -eq 0 ]]
