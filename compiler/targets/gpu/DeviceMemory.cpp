@@ -74,6 +74,14 @@ struct Rewriter {
       return success();
     OpBuilder b(call);
     Location loc = call.getLoc();
+    if (*callee == "malloc" &&
+        !call->getParentOfType<LLVM::LLVMFuncOp>().getName().ends_with("_shardc_body"))
+      // Only the entry's body allocates tensors; a helper that allocates
+      // (bufferization's deallocation helper) would use host memory.
+      return call.emitError() << "gpu-device-memory: @"
+                              << call->getParentOfType<LLVM::LLVMFuncOp>().getName()
+                              << " allocates memory on the host, which the GPU target's host code "
+                                 "may not (an internal error)";
     if (*callee == "malloc") {
       auto type = LLVM::LLVMFunctionType::get(ptr, {i64, ptr});
       auto fn = declare(module, "shardrt_cuda_alloc", type);

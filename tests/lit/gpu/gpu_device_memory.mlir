@@ -6,7 +6,7 @@
 // memcpy a device copy, a collective its staged twin on device buffers.
 
 // CHECK: llvm.mlir.global internal constant @__shardc_site_1("model.mlir:7:3\00")
-// CHECK-LABEL: llvm.func @body
+// CHECK-LABEL: llvm.func @main_shardc_body
 // CHECK: %[[SITE:.*]] = llvm.mlir.addressof @__shardc_site_1
 // CHECK: %[[A:.*]] = llvm.call @shardrt_cuda_alloc(%arg1, %[[SITE]])
 // CHECK: llvm.call @shardrt_cuda_copy(%[[A]], %arg0, %arg1)
@@ -22,7 +22,7 @@
 llvm.func @malloc(i64) -> !llvm.ptr
 llvm.func @free(!llvm.ptr)
 llvm.func @shardrt_all_reduce(!llvm.ptr, i64, i32, i32, !llvm.ptr, i64, i64) -> i32
-llvm.func @body(%src: !llvm.ptr, %bytes: i64, %groups: !llvm.ptr) {
+llvm.func @main_shardc_body(%src: !llvm.ptr, %bytes: i64, %groups: !llvm.ptr) {
   %a = llvm.call @malloc(%bytes) : (i64) -> !llvm.ptr loc("model.mlir":7:3)
   "llvm.intr.memcpy"(%a, %src, %bytes) <{isVolatile = false}> : (!llvm.ptr, !llvm.ptr, i64) -> ()
   %c4 = llvm.mlir.constant(4 : i64) : i64
@@ -50,5 +50,15 @@ llvm.func @fill(%a: !llvm.ptr, %n: i64) {
   %z = llvm.mlir.constant(0 : i8) : i8
   // expected-error@+1 {{may not write buffers itself ('llvm.intr.memset')}}
   "llvm.intr.memset"(%a, %z, %n) <{isVolatile = false}> : (!llvm.ptr, i8, i64) -> ()
+  llvm.return
+}
+
+// -----
+
+// Only the entry's body allocates buffers.
+llvm.func @malloc(i64) -> !llvm.ptr
+llvm.func @helper(%n: i64) {
+  // expected-error@+1 {{@helper allocates memory on the host}}
+  %a = llvm.call @malloc(%n) : (i64) -> !llvm.ptr
   llvm.return
 }

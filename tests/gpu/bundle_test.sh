@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The GPU bundle, checked where there is no GPU:
+#  - its GPU executables start, read their signature and stop with exit 5,
+#    "no CUDA device" (when this machine has no CUDA driver);
+#  - run.sh and npycmp judge correctly: with the CPU executables of the
+#    same cases in place of the GPU ones every case passes, and an expected
+#    output changed by one element makes its case fail, naming where.
+set -u
+ROOT=$PWD
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failed=0
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+tar -xJf "$ROOT/tests/gpu/bundle.tar.xz" -C "$TMP" || { echo "FAIL: cannot unpack"; exit 1; }
+B=$TMP/shardc-gpu-bundle
+rows=$(($(wc -l <"$B/cases.tsv") - 1))
+[[ $rows -ge 18 ]] || fail cases "only $rows cases in cases.tsv"
+
+if ldconfig -p 2>/dev/null | grep -q "libcuda.so.1"; then
+  echo "skip the no-device case: this machine has a CUDA driver"
+else
+  bash "$B/run.sh" --quick >"$TMP/quick.out" 2>&1
+  [[ $? -ne 0 ]] || fail no_device "run.sh --quick passed without a GPU"
+  n=$(grep -c "^FAIL .* exit 5 .*no CUDA device" "$B/results/results.txt")
+  [[ $n -eq 3 ]] || fail no_device "expected 3 cases failing with 'no CUDA device', got $n"
+  echo "ok   no_device ($n cases: exit 5, no CUDA device)"
+fi
+
+# The same cases on the CPU executables.
+while IFS=$'\t' read -r case exe rest; do
+  [[ $case == case ]] && continue
+  cp "$ROOT/tests/exe/${case%%/*}_cpu" "$B/bin/$exe"
+done <"$B/cases.tsv"
+bash "$B/run.sh" >"$TMP/cpu.out" 2>&1 || fail cpu_cases "run.sh failed: $(tail -3 "$TMP/cpu.out")"
+grep -q "^$rows passed, 0 failed$" "$TMP/cpu.out" || fail cpu_cases "not every case passed"
+echo "ok   cpu_cases ($(tail -1 "$TMP/cpu.out"))"
+
+# One expected element changed: that case fails and says where.
+"$ROOT/tests/cli/npy_tool" write "$B/expected/mlp_1rank/loss.npy" f32 scalar 123.5 >/dev/null
+bash "$B/run.sh" --quick >"$TMP/bad.out" 2>&1
+[[ $? -ne 0 ]] || fail wrong_value "run.sh passed with a wrong expected value"
+grep -q "^FAIL mlp_1rank/sm_90 loss.npy: max |diff| .* at \[\] (expected 123.5" "$TMP/bad.out" ||
+  fail wrong_value "no FAIL line naming loss.npy: $(grep FAIL "$TMP/bad.out" | head -2)"
+echo "ok   wrong_value"
+
+echo "$failed failed"
+[[ $failed -eq 0 ]]

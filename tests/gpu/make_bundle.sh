@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the GPU device bundle (a solid tar.xz), run by Bazel's
+# //tests/gpu:bundle genrule:
+#   make_bundle.sh OUT.tar.xz EXE_DIR GPU_EXE_DIR NPY_TOOL NPYCMP RUN_SH INPUTS_SH CASES_BZL
+# EXE_DIR holds the CPU executables (<case>_cpu), GPU_EXE_DIR the GPU ones
+# (<case>_sm_90, <case>_sm_90a). The CPU executables run here to make each
+# case's expected outputs, which the GPU's must match within tolerances.
+set -euo pipefail
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+out=$(abs "$1") cpu=$(abs "$2") gpu=$(abs "$3") npy=$(abs "$4") npycmp=$(abs "$5")
+run_sh=$(abs "$6") inputs_sh=$(abs "$7") cases_bzl=$(abs "$8")
+samples=$PWD/samples # the genrule runs in the execution root
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+root=$stage/shardc-gpu-bundle
+mkdir -p "$root/bin" "$root/expected" "$root/inputs/samples"
+source "$inputs_sh"
+make_inputs "$npy" "$root/inputs/gen"
+for d in linear_regression masked_regression mlp mlp_train attention; do
+  cp -r "$samples/$d" "$root/inputs/samples/"
+done
+cp "$npycmp" "$root/bin/npycmp"
+cp "$run_sh" "$root/run.sh"
+cp "$inputs_sh" "$root/inputs.sh"
+chmod +x "$root/run.sh"
+printf 'case\texecutable\trtol\tatol\targs\n' >"$root/cases.tsv"
+while read -r name model mesh; do
+  args=$(cd "$root" && case_args "$name" inputs/samples inputs/gen)
+  (cd "$root" && "$cpu/${name}_cpu" $args --out "expected/$name" --quiet)
+  # Training runs compound rounding over steps.
+  rtol=2e-4 atol=2e-5
+  [[ $args == *--steps* ]] && rtol=1e-3 atol=1e-4
+  for arch in sm_90 sm_90a; do
+    exe=${name}_$arch
+    [[ -x "$gpu/$exe" ]] || continue
+    cp "$gpu/$exe" "$root/bin/$exe"
+    printf '%s/%s\t%s\t%s\t%s\t%s\n' "$name" "$arch" "$exe" "$rtol" "$atol" "$args" \
+      >>"$root/cases.tsv"
+  done
+done < <(sed -n 's/^ *("\([a-z0-9_]*\)", "\([a-z_]*\)", "\([a-z0-9=,]*\)"),$/\1 \2 \3/p' "$cases_bzl")
+(cd "$stage" && tar -cf - shardc-gpu-bundle | xz -9e -T1 >"$out.tmp")
+bytes=$(stat -c %s "$out.tmp")
+limit=$((48 * 1024 * 1024))
+if [[ $bytes -gt $limit ]]; then
+  echo "the GPU bundle is $bytes bytes, over the $limit allowed" >&2
+  exit 1
+fi
+mv "$out.tmp" "$out"
