@@ -19,6 +19,7 @@
 #include "compiler/host/Artifact.h"
 #include "compiler/host/Executor.h"
 #include "compiler/host/MpiExecutor.h"
+#include "compiler/tools/ExeRuntime.h"
 #include "shardrt_cuda.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/targets/gpu/CudaToolkit.h"
@@ -137,6 +138,11 @@ cl::opt<bool> profileArg(
     cl::sub(buildCmds), cl::cat(category));
 cl::opt<bool> quietArg("quiet", cl::desc("print only errors"), cl::sub(buildCmds),
                        cl::cat(category));
+cl::opt<bool> exeArg("exe",
+                     cl::desc("also link OUT/<entry>, a standalone executable of the model (no "
+                              "LLVM, MLIR or MPI needed to run it; it takes --in/--out/--steps "
+                              "as `run` does); needs a C++ driver ($CXX or c++)"),
+                     cl::sub(compileCmd), cl::cat(category));
 cl::opt<std::string> outDirArg("o", cl::desc("the artifact folder (default: out)"),
                                cl::value_desc("OUT/"), cl::sub(compileCmd), cl::cat(category));
 cl::opt<std::string> importOutArg("o",
@@ -188,7 +194,8 @@ struct Args {
   std::string command, model, outDir, runOut, mesh, entry, target, backend, cpu, gpu,
       matmulPrecision;
   std::optional<shardc::Phase> emit;
-  bool report = false, quiet = false, explain = false, timeSteps = false, profile = false;
+  bool report = false, quiet = false, explain = false, timeSteps = false, profile = false,
+       exe = false;
   std::string checkReplicas = "last";
   std::optional<int64_t> memoryBudget;
   int64_t combineBytes = int64_t(4) << 20;
@@ -251,6 +258,7 @@ std::optional<Args> readArgs(int &status) {
   a.backend = backendArg;
   a.report = reportArg;
   a.quiet = quietArg;
+  a.exe = exeArg;
   a.timeSteps = timeStepsArg;
   a.profile = profileArg;
   a.checkReplicas = checkReplicasArg;
@@ -642,14 +650,39 @@ int runCompile(const Args &a) {
   if (a.command == "report")
     return 0;
   std::string out = a.outDir.empty() ? "out" : a.outDir, error;
+  // The executable is linked before anything is written, so a failed link
+  // leaves nothing behind.
+  std::string program, programPath;
+  if (a.exe) {
+    programPath = out + "/" + (a.entry.empty() ? std::string("main") : a.entry);
+    if (!shardc::linkExecutable(m->object, program, error)) {
+      llvm::errs() << "shardc: error: " << error << "\n";
+      return exitWith(ExitCode::CompileError);
+    }
+  }
   if (!shardc::writeArtifact(out, m->signature, m->object, error)) {
     llvm::errs() << "shardc: error: " << error << "\n";
     return exitWith(ExitCode::OutputError);
   }
+  if (a.exe) {
+    // Whole or not at all: a temporary file renamed into place.
+    if (llvm::Error err = llvm::writeToOutput(programPath, [&](llvm::raw_ostream &os) {
+          os << program;
+          return llvm::Error::success();
+        })) {
+      llvm::errs() << "shardc: error: cannot write '" << programPath
+                   << "': " << llvm::toString(std::move(err)) << "\n";
+      return exitWith(ExitCode::OutputError);
+    }
+    llvm::sys::fs::setPermissions(programPath, llvm::sys::fs::all_read |
+                                                   llvm::sys::fs::all_exe |
+                                                   llvm::sys::fs::owner_write);
+  }
   if (!a.quiet)
     llvm::outs() << "wrote " << out << "/model.o, " << out << "/manifest.json, " << out
-                 << "/report.txt (mesh " << m->signature.mesh.str() << ", "
-                 << m->signature.collectives.size() << " collectives)\n";
+                 << "/report.txt" << (a.exe ? ", " + programPath : std::string()) << " (mesh "
+                 << m->signature.mesh.str() << ", " << m->signature.collectives.size()
+                 << " collectives)\n";
   return 0;
 }
 

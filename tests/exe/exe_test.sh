@@ -2,7 +2,8 @@
 # Standalone executables of the samples (CPU target): each gives bit for
 # bit what `shardc run` gives with the same object flags, prints the loss
 # per step of a training run, and exits with `shardc run`'s statuses on
-# bad command lines (2), inputs (4) and output folders (6).
+# bad command lines (2), inputs (4) and output folders (6). `shardc compile
+# --exe` links the same programs.
 set -u
 ROOT=$PWD
 BIN=$ROOT
@@ -42,6 +43,30 @@ while read -r name model mesh; do
 done < <(sed -n 's/^ *("\([a-z0-9_]*\)", "\([a-z_]*\)", "\([a-z0-9=,]*\)"),$/\1 \2 \3/p' \
   "$ROOT/tests/exe/cases.bzl")
 [[ $cases -ge 9 ]] || fail cases "read only $cases cases from cases.bzl"
+
+# `shardc compile --exe` links the same program: bit for bit the outputs of
+# the Bazel-built one. Without a C++ driver it is exit 3 and writes nothing.
+cases=$((cases + 1))
+mlp_args=$(case_args mlp "$ROOT/samples" "$TMP/gen")
+if "$SHARDC" compile "$ROOT/samples/mlp.mlir" --mesh data=2,model=2 --cpu x86-64-v3 --exe \
+    -o "$TMP/mlp_exe" --quiet >"$TMP/compile_exe.log" 2>&1; then
+  # shellcheck disable=SC2086
+  "$TMP/mlp_exe/main" $mlp_args --out "$TMP/mlp_exe_out" >/dev/null 2>&1 ||
+    fail compile_exe "OUT/main failed"
+  for f in "$TMP/mlp.exe"/*.npy; do
+    cmp -s "$f" "$TMP/mlp_exe_out/$(basename "$f")" ||
+      fail compile_exe "$(basename "$f") differs from the Bazel-built executable's"
+  done
+else
+  fail compile_exe "shardc compile --exe failed: $(tail -3 "$TMP/compile_exe.log")"
+fi
+cases=$((cases + 1))
+CXX=/nonexistent/c++ "$SHARDC" compile "$ROOT/samples/mlp.mlir" --exe -o "$TMP/no_cxx" \
+  >/dev/null 2>"$TMP/no_cxx.err"
+st=$?
+[[ $st -eq 3 ]] || fail no_cxx "exit status $st, expected 3"
+grep -qF "CXX=/nonexistent/c++ is not one" "$TMP/no_cxx.err" || fail no_cxx "no message naming CXX"
+[[ ! -e "$TMP/no_cxx" ]] || fail no_cxx "a failed --exe left $TMP/no_cxx behind"
 
 # A training run prints its loss each step.
 grep -q "^step 3: loss = " "$TMP/mlp_train.exe.log" || fail mlp_train "no per-step loss printed"
