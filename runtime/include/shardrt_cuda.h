@@ -64,7 +64,8 @@ shardrt_status shardrt_cuda_unbind(void);
 
 /* Host <-> device copies of `bytes` bytes on the rank's stream. Upload
  * returns once the host buffer may be reused; download once `host` holds
- * the data (it waits for all earlier work). */
+ * the data (it waits for all earlier work). Generated code uploads the
+ * program's constants that it copies into buffers. */
 int32_t shardrt_cuda_upload(void *device_dst, const void *host_src, int64_t bytes);
 int32_t shardrt_cuda_download(void *host_dst, const void *device_src, int64_t bytes);
 

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Builds the GPU device bundle (a solid tar.xz), run by Bazel's
 # //tests/gpu:bundle genrule:
-#   make_bundle.sh OUT.tar.xz EXE_DIR GPU_EXE_DIR NPY_TOOL NPYCMP RUN_SH INPUTS_SH CASES_BZL
+#   make_bundle.sh OUT.tar.xz EXE_DIR GPU_EXE_DIR NPY_TOOL NPYCMP RUN_SH INPUTS_SH CASES_BZL \
+#                  SHARDC RANDOM_PROGRAMS
 # EXE_DIR holds the CPU executables (<case>_cpu), GPU_EXE_DIR the GPU ones
 # (<case>_sm_90, <case>_sm_90a). The CPU executables run here to make each
 # case's expected outputs, which the GPU's must match within tolerances.
+# Random programs (every op and collective kind, f64 to bool) are added as
+# cases too: written by RANDOM_PROGRAMS --write, compiled here with SHARDC
+# --exe for the CPU and for sm_90; a program the GPU target refuses (an op
+# without a recipe yet) is listed in refused.txt instead.
 set -euo pipefail
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 out=$(abs "$1") cpu=$(abs "$2") gpu=$(abs "$3") npy=$(abs "$4") npycmp=$(abs "$5")
 run_sh=$(abs "$6") inputs_sh=$(abs "$7") cases_bzl=$(abs "$8")
+shardc=$(abs "$9") random_programs=$(abs "${10}")
 samples=$PWD/samples # the genrule runs in the execution root
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -38,6 +44,29 @@ while read -r name model mesh; do
       >>"$root/cases.tsv"
   done
 done < <(sed -n 's/^ *("\([a-z0-9_]*\)", "\([a-z_]*\)", "\([a-z0-9=,]*\)"),$/\1 \2 \3/p' "$cases_bzl")
+# Random programs: 2 meshes each (1 to 8 ranks on the one GPU).
+rp=$stage/rp
+mkdir -p "$rp" "$root/inputs/random"
+"$random_programs" --write="$rp" --seed=23 --programs=20 --meshes=2 >/dev/null
+: >"$root/refused.txt"
+while read -r name model mesh atol args; do
+  cp "$rp/${model%.mlir}".*.npy "$root/inputs/random/" 2>/dev/null || true
+  if ! "$shardc" compile "$rp/$model" --mesh "$mesh" --target ptx --gpu sm_90 --exe \
+      -o "$stage/gpu_$name" --quiet 2>"$stage/gpu_$name.err"; then
+    if grep -q "kernel recipe" "$stage/gpu_$name.err"; then
+      echo "$name ($mesh): $(head -1 "$stage/gpu_$name.err")" >>"$root/refused.txt"
+      continue
+    fi
+    cat "$stage/gpu_$name.err" >&2
+    exit 1
+  fi
+  "$shardc" compile "$rp/$model" --mesh "$mesh" --cpu x86-64-v3 --exe -o "$stage/cpu_$name" --quiet
+  local_args=$(echo "$args" | sed 's|=\(p[0-9]*\.\)|=inputs/random/\1|g')
+  (cd "$root" && "$stage/cpu_$name/main" $local_args --out "expected/$name" --quiet)
+  cp "$stage/gpu_$name/main" "$root/bin/${name}_sm_90"
+  printf '%s/sm_90\t%s_sm_90\t%s\t%s\t%s\n' "$name" "$name" 1e-5 "$atol" "$local_args" \
+    >>"$root/cases.tsv"
+done <"$rp/cases.txt"
 (cd "$stage" && tar -cf - shardc-gpu-bundle | xz -9e -T1 >"$out.tmp")
 bytes=$(stat -c %s "$out.tmp")
 limit=$((48 * 1024 * 1024))

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "shardrt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,13 @@ double element(const shardrt_array &a, int64_t i) {
   case SHARDRT_I8: return static_cast<const int8_t *>(a.data)[i];
   case SHARDRT_BOOL: return static_cast<const uint8_t *>(a.data)[i];
   case SHARDRT_F16: return static_cast<double>(static_cast<const _Float16 *>(a.data)[i]);
+  case SHARDRT_BF16: {
+    // bf16 is the top half of an f32.
+    uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t *>(a.data)[i]) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
   default: return std::nan("");
   }
 }
@@ -69,6 +77,11 @@ int main(int argc, char **argv) {
     std::printf("dtype or shape differs\n");
     return 1;
   }
+  // 16-bit floats: at least 8 units in the last place of the type.
+  if (e.dtype == SHARDRT_F16)
+    rtol = std::max(rtol, 8 * 9.77e-4);
+  if (e.dtype == SHARDRT_BF16)
+    rtol = std::max(rtol, 8 * 7.81e-3);
   const bool exact = e.dtype == SHARDRT_I64 || e.dtype == SHARDRT_I32 || e.dtype == SHARDRT_I8 ||
                      e.dtype == SHARDRT_BOOL;
   double worst = 0, worstTol = 0;

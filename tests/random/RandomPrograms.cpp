@@ -19,10 +19,13 @@
 // --no-coverage-check) when an op or a collective kind never appeared.
 // With --gpu-sequential every program is compiled with the GPU target's
 // tile phase, its tiles run in index order on the CPU (docs/gpu.md), and
-// checked against the same reference. With --ptx=ARCH nothing runs: every
-// program is compiled for each of its meshes to PTX for the GPU arch
-// (`shardc compile --target ptx --emit=ptx`), assembled by the CUDA
-// toolkit's ptxas, and a program that does not compile fails, unless the
+// checked against the same reference. With --write=DIR nothing runs: the
+// programs and their inputs are written for the GPU bundle (writeCase).
+// With --ptx=ARCH nothing runs: every
+// program is compiled for each of its meshes to a GPU object for the arch
+// (`shardc compile --target ptx`: kernels to PTX assembled by the CUDA
+// toolkit's ptxas, host code lowered onto shardrt's CUDA part), and a
+// program that does not compile fails, unless the
 // error is the GPU target's refusal of an op it has no recipe for yet
 // (counted and printed); without a toolkit the run says "skipped" and
 // exits 0.
@@ -59,6 +62,7 @@ struct Options {
   bool verbose = false;
   bool coverageCheck = true;
   std::string ptxArch; // --ptx=ARCH: compile to PTX only
+  std::string write;   // --write=DIR: write the programs and inputs, run nothing
 };
 
 bool parse(int argc, char **argv, Options &o) {
@@ -88,6 +92,10 @@ bool parse(int argc, char **argv, Options &o) {
       shardc_test::gpuSequentialMode() = true;
     else if (const char *v = value("--ptx="))
       o.ptxArch = v;
+    else if (const char *v = value("--write=")) {
+      o.write = v;
+      o.coverageCheck = false; // nothing is compiled, so nothing is emitted
+    }
     else {
       std::fprintf(stderr, "random_programs: unknown argument '%s'\n", a.c_str());
       return false;
@@ -154,6 +162,35 @@ std::string compare(const std::string &what, const shardc_test::TypedArray &actu
              " (|diff| " + fmt(std::fabs(a - e)) + " > " + fmt(bound) + ")";
   }
   return "";
+}
+
+/// --write: DIR/p<index>.mlir, its inputs DIR/p<index>.<arg>.npy, and one
+/// line per mesh in DIR/cases.txt: "p<index>_m<k> p<index>.mlir MESH ATOL
+/// --in ARG=p<index>.<arg>.npy ...". ATOL bounds the difference between
+/// two implementations that each meet the generator's tolerance (the
+/// driver's bound, twice); integer outputs compare exactly anyway.
+bool writeCase(const std::string &dir, int index, const std::string &text,
+               const shardc_test::TypedInputs &typed, const std::vector<std::string> &meshes,
+               const Generated &g) {
+  std::string stem = "p" + std::to_string(index);
+  std::ofstream(dir + "/" + stem + ".mlir") << text;
+  std::string args;
+  for (const auto &[arg, value] : typed) {
+    std::string error, file = stem + "." + arg + ".npy";
+    if (!shardc_test::saveNpy(dir + "/" + file, value, error)) {
+      std::fprintf(stderr, "random_programs: --write: %s\n", error.c_str());
+      return false;
+    }
+    args += " --in " + arg + "=" + file;
+  }
+  double tol = 0;
+  for (double t : g.tolerance)
+    tol = std::max(tol, t);
+  std::ofstream cases(dir + "/cases.txt", std::ios::app);
+  for (size_t k = 0; k < meshes.size(); ++k)
+    cases << stem << "_m" << k << " " << stem << ".mlir " << meshes[k] << " "
+          << 2 * (4 * tol + 1e-6) << args << "\n";
+  return true;
 }
 
 Array fromTyped(const shardc_test::TypedArray &t, Dtype d) {
@@ -281,24 +318,35 @@ int main(int argc, char **argv) {
     std::vector<Array> oneRank;
     std::string failedMesh;
     std::vector<std::string> meshes = meshesFor(p, o.meshes, meshRng);
-    if (gpu) { // PTX only: compile for each mesh, run nothing
+    if (!o.write.empty()) {
+      if (!writeCase(o.write, index, text, typed, meshes, g))
+        return 1;
+      continue;
+    }
+    if (gpu) { // GPU objects only: compile for each mesh, run nothing
       for (const std::string &mesh : meshes) {
         shardc::CompileOptions options;
         options.meshSizes = mesh;
         options.gpu = gpu;
-        options.emit = shardc::Phase::Ptx;
         std::string diagnostics;
         failedMesh = mesh;
-        if (!shardc::compileText(text, name, options, diagnostics)) {
+        std::optional<shardc::CompileResult> compiled =
+            shardc::compileText(text, name, options, diagnostics);
+        if (compiled && compiled->object.empty()) {
+          fail("GPU compile on " + mesh + " made no object", &compileErrors);
+          break;
+        }
+        if (!compiled) {
           // A clean refusal of an op the GPU target has no recipe for yet
-          // is not a failure; any other error is.
-          if (diagnostics.find("has no kernel recipe for") != std::string::npos) {
+          // (by the tile phase, or by the host phase's check) is not a
+          // failure; any other error is.
+          if (diagnostics.find("kernel recipe") != std::string::npos) {
             ++refused;
             std::printf("refused program %d (seed %llu) on %s: %s", index,
                         static_cast<unsigned long long>(seed), mesh.c_str(),
                         diagnostics.substr(0, diagnostics.find('\n') + 1).c_str());
           } else {
-            fail("PTX for " + mesh + ":\n" + diagnostics, &compileErrors);
+            fail("GPU object for " + mesh + ":\n" + diagnostics, &compileErrors);
           }
           break;
         }
@@ -363,7 +411,7 @@ int main(int argc, char **argv) {
         std::string stem = o.keep + "/random-" + std::to_string(seed);
         std::ofstream(stem + ".mlir") << text;
         std::string command = gpu ? "shardc compile " + stem + ".mlir --mesh " + failedMesh +
-                                        " --target ptx --gpu " + o.ptxArch + " --emit=ptx"
+                                        " --target ptx --gpu " + o.ptxArch
                                   : "shardc run " + stem + ".mlir --mesh " + failedMesh;
         for (const auto &[arg, value] : typed) {
           std::string error;
@@ -409,8 +457,8 @@ int main(int argc, char **argv) {
               static_cast<long long>(mismatches), static_cast<long long>(compileErrors),
               static_cast<long long>(referenceErrors), seconds);
   if (gpu)
-    std::printf("PTX for %s: %lld compiles, %lld programs refused (an op without a GPU kernel "
-                "recipe yet)\n",
+    std::printf("GPU objects for %s: %lld compiles, %lld programs refused (an op without a GPU "
+                "kernel recipe yet)\n",
                 o.ptxArch.c_str(), static_cast<long long>(runs), static_cast<long long>(refused));
   if (o.coverageCheck && !missing.empty()) {
     std::printf("coverage: never generated or emitted:");

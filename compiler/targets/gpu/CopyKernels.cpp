@@ -11,6 +11,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace shardc {
@@ -104,6 +105,32 @@ void wrapStore(memref::StoreOp store) {
   store->moveBefore(inner.getBody()->getTerminator());
 }
 
+/// A strided copy out of a constant of the program (host memory): the
+/// whole constant is first copied into a dense buffer (the host phase makes
+/// that an upload), and the copy then reads the same view of that buffer.
+memref::CopyOp stageConstant(memref::CopyOp copy) {
+  SmallVector<Operation *> views; // from the constant out to the copy's source
+  Value v = copy.getSource();
+  while (!v.getDefiningOp<memref::GetGlobalOp>()) {
+    Operation *view = v.getDefiningOp();
+    views.push_back(view);
+    v = cast<ViewLikeOpInterface>(view).getViewSource();
+  }
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  auto type = cast<MemRefType>(v.getType());
+  Value staged = memref::AllocOp::create(b, loc, MemRefType::get(type.getShape(),
+                                                                 type.getElementType()));
+  memref::CopyOp::create(b, loc, v, staged);
+  IRMapping map;
+  map.map(v, staged);
+  for (Operation *view : llvm::reverse(views))
+    b.clone(*view, map);
+  auto staging = memref::CopyOp::create(b, loc, map.lookup(copy.getSource()), copy.getTarget());
+  copy.erase();
+  return staging;
+}
+
 struct GpuCopyKernels : shardc::impl::GpuCopyKernelsBase<GpuCopyKernels> {
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
@@ -112,8 +139,8 @@ struct GpuCopyKernels : shardc::impl::GpuCopyKernelsBase<GpuCopyKernels> {
         return;
       if (isDense(copy.getSource()) && isDense(copy.getTarget()))
         return;
-      if (readsHostMemory(copy.getSource()) || readsHostMemory(copy.getTarget()))
-        return;
+      if (readsHostMemory(copy.getTarget()))
+        return; // refused by the host phase
       copies.push_back(copy);
     });
     SmallVector<memref::StoreOp> stores;
@@ -125,6 +152,9 @@ struct GpuCopyKernels : shardc::impl::GpuCopyKernelsBase<GpuCopyKernels> {
     });
     for (memref::StoreOp store : stores)
       wrapStore(store);
+    for (memref::CopyOp &copy : copies)
+      if (readsHostMemory(copy.getSource()))
+        copy = stageConstant(copy);
     for (memref::CopyOp copy : copies)
       if (!buildNest(copy)) {
         copy.emitError() << "gpu-copy-kernels: a copy of dynamic shape " << copy.getSource().getType()

@@ -39,6 +39,34 @@ LLVM::LLVMFuncOp declare(ModuleOp module, llvm::StringRef name, LLVM::LLVMFuncti
   return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
 }
 
+/// Whether `v` is an address into a global: through GEPs, and through the
+/// memref descriptors finalize-memref-to-llvm builds (a field extracted
+/// from a chain of insertvalues is the value inserted at its position).
+bool readsGlobal(Value v) {
+  for (int steps = 0; steps < 64; ++steps) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    if (isa<LLVM::AddressOfOp>(def))
+      return true;
+    if (auto gep = dyn_cast<LLVM::GEPOp>(def)) {
+      v = gep.getBase();
+      continue;
+    }
+    auto extract = dyn_cast<LLVM::ExtractValueOp>(def);
+    if (!extract)
+      return false;
+    Value container = extract.getContainer();
+    auto insert = container.getDefiningOp<LLVM::InsertValueOp>();
+    while (insert && insert.getPosition() != extract.getPosition())
+      insert = insert.getContainer().getDefiningOp<LLVM::InsertValueOp>();
+    if (!insert)
+      return false;
+    v = insert.getValue();
+  }
+  return false;
+}
+
 struct Rewriter {
   ModuleOp module;
   MLIRContext *ctx;
@@ -118,7 +146,11 @@ struct Rewriter {
     Value bytes = copy.getLen();
     if (bytes.getType() != i64)
       bytes = LLVM::ZExtOp::create(b, copy.getLoc(), i64, bytes);
-    LLVM::CallOp::create(b, copy.getLoc(), declare(module, "shardrt_cuda_copy", type),
+    // Out of a constant of the program (a global, in host memory): an
+    // upload; otherwise both buffers are on the device.
+    llvm::StringRef callee =
+        readsGlobal(copy.getSrc()) ? "shardrt_cuda_upload" : "shardrt_cuda_copy";
+    LLVM::CallOp::create(b, copy.getLoc(), declare(module, callee, type),
                          ValueRange{copy.getDst(), copy.getSrc(), bytes});
     copy.erase();
     return success();

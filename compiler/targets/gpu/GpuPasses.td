@@ -159,8 +159,11 @@ def GpuCopyKernels : Pass<"gpu-copy-kernels"> {
     block, element i at the row-major indices of i, and a guard for the last
     block. Runs after bufferization, before `gpu-map-foralls`, and in the
     sequential CPU fork before `gpu-sequential-forall`, so the nest is tested
-    on the CPU too. A copy reading or writing host memory (a
-    `memref.get_global`) is left alone and refused by the host phase.
+    on the CPU too. A strided copy out of a constant of the program (a view
+    of a `memref.get_global`, in host memory) first copies the whole
+    constant into a dense buffer, which the host phase uploads, and reads
+    the same view of that buffer. A copy into host memory is left alone
+    and refused by the host phase.
 
     A `memref.store` outside the tiles into a buffer (a rank-0 tensor made
     from a host scalar, such as the offset of a rank's shard read from a
@@ -181,6 +184,32 @@ def GpuCopyKernels : Pass<"gpu-copy-kernels"> {
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
                            "mlir::arith::ArithDialect"];
+}
+
+def GpuCheckKernels : Pass<"gpu-check-kernels", "mlir::ModuleOp"> {
+  let summary = "Refuse kernels that would assemble but be wrong or slow in ways ptxas does not see";
+  let description = [{
+    The gate before NVVM: every `gpu.func` kernel of every `gpu.module` is
+    checked, and each finding is an error at the op (an internal error of
+    the recipe that made it, exit 3), never a kernel that runs wrongly:
+
+    - a `memref.alloc` or `memref.alloca` in workgroup (shared) memory:
+      MLIR 22 lowers it to a per-thread buffer silently, so threads would
+      not share it (workgroup memory must be a kernel attribution);
+    - a `memref.alloc` in any other memory space: a `malloc` per thread;
+    - a call (`func.call`) in a kernel: kernels call nothing but the
+      libdevice functions NVVM lowering itself introduces;
+    - a kernel argument that is neither a statically shaped identity-layout
+      memref nor an integer, index or float scalar (the bare-pointer
+      convention the host's launches use).
+
+    ```mlir
+    gpu.func @k() kernel {
+      %a = memref.alloc() : memref<32xf32, #gpu.address_space<workgroup>>   // error
+      gpu.return
+    }
+    ```
+  }];
 }
 
 def GpuLowerLaunches : Pass<"gpu-lower-launches", "mlir::ModuleOp"> {

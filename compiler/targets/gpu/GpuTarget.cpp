@@ -87,7 +87,9 @@ std::string tilePipeline() {
 /// moved into them (kernels take bare pointers), then one gpu.module per
 /// kernel.
 constexpr llvm::StringLiteral kOutlinePipeline =
-    "convert-linalg-to-loops, canonicalize, cse, gpu-sink-views, gpu-kernel-outlining";
+    "convert-linalg-to-loops, canonicalize, cse, gpu-sink-views, gpu-kernel-outlining, "
+    // The gate: nothing that assembles but runs wrongly.
+    "gpu-check-kernels";
 
 /// Every linalg op must now sit in a kernel: the ones outside have no GPU
 /// recipe yet.
@@ -243,6 +245,14 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
         return binaryOp.emitError() << "GPU target: the PTX of " << m.name
                                     << " does not assemble (an internal error): "
                                     << llvm::toString(assembled.takeError());
+      // libdevice is linked before PTX is printed, so a kernel module
+      // declares no function: an .extern one (malloc, a missing math
+      // function) would fail to load on the device.
+      if (size_t at = m.ptx.find(".extern .func"); at != std::string::npos)
+        return binaryOp.emitError()
+               << "GPU target: the PTX of " << m.name << " calls an external function ("
+               << llvm::StringRef(m.ptx).substr(at).take_until([](char c) { return c == '\n'; })
+               << "), which would not load on the device (an internal error)";
       m.ptxasReport = std::move(assembled->report);
       m.cubin = std::move(assembled->cubin);
       auto launch = launches.find(m.name);

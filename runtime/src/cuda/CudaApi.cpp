@@ -142,6 +142,7 @@ const shardrt_symbol *shardrt_cuda_symbols(void) {
       {"shardrt_cuda_free", address(&shardrt_cuda_free)},
       {"shardrt_cuda_constant", address(&shardrt_cuda_constant)},
       {"shardrt_cuda_copy", address(&shardrt_cuda_copy)},
+      {"shardrt_cuda_upload", address(&shardrt_cuda_upload)},
       {"shardrt_cuda_memset", address(&shardrt_cuda_memset)},
       {"shardrt_cuda_launch", address(&shardrt_cuda_launch)},
       {"shardrt_cuda_all_reduce", address(&shardrt_cuda_all_reduce)},

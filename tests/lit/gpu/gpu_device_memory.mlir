@@ -62,3 +62,23 @@ llvm.func @helper(%n: i64) {
   %a = llvm.call @malloc(%n) : (i64) -> !llvm.ptr
   llvm.return
 }
+
+// -----
+
+// A copy out of a global (a constant of the program, in host memory),
+// through the memref descriptor finalize-memref-to-llvm builds: an upload.
+llvm.mlir.global private constant @k(dense<[1.0, 2.0]> : tensor<2xf32>) : !llvm.array<2 x f32>
+// CHECK-LABEL: llvm.func @main_shardc_body
+// CHECK: llvm.call @shardrt_cuda_upload(%arg0, %{{.*}}, %{{.*}})
+// CHECK-NOT: llvm.call @shardrt_cuda_copy
+llvm.func @main_shardc_body(%dst: !llvm.ptr) {
+  %g = llvm.mlir.addressof @k : !llvm.ptr
+  %p = llvm.getelementptr %g[0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<2 x f32>
+  %u = llvm.mlir.undef : !llvm.struct<(ptr, ptr, i64)>
+  %d0 = llvm.insertvalue %p, %u[0] : !llvm.struct<(ptr, ptr, i64)>
+  %d1 = llvm.insertvalue %p, %d0[1] : !llvm.struct<(ptr, ptr, i64)>
+  %aligned = llvm.extractvalue %d1[1] : !llvm.struct<(ptr, ptr, i64)>
+  %n = llvm.mlir.constant(8 : i64) : i64
+  "llvm.intr.memcpy"(%dst, %aligned, %n) <{isVolatile = false}> : (!llvm.ptr, !llvm.ptr, i64) -> ()
+  llvm.return
+}

@@ -264,7 +264,7 @@ TEST_CASE("the symbol table lists what generated code calls") {
   }
   CHECK(names == std::vector<std::string>{
                      "shardrt_cuda_alloc", "shardrt_cuda_free", "shardrt_cuda_constant",
-                     "shardrt_cuda_copy",
+                     "shardrt_cuda_copy", "shardrt_cuda_upload",
                      "shardrt_cuda_memset", "shardrt_cuda_launch", "shardrt_cuda_all_reduce",
                      "shardrt_cuda_all_reduce_start", "shardrt_cuda_all_reduce_done",
                      "shardrt_cuda_all_gather", "shardrt_cuda_reduce_scatter",
