@@ -211,6 +211,9 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   p.add("one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map}");
   if (options.gpuSequential) {
+    // As the GPU target's tile pipeline (GpuTarget.cpp) up to its kernels.
+    p.add("canonicalize");
+    p.add("gpu-host-loops");
     p.add("gpu-copy-kernels");
     p.add("gpu-sequential-forall");
   }

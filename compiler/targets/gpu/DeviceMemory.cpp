@@ -39,32 +39,37 @@ LLVM::LLVMFuncOp declare(ModuleOp module, llvm::StringRef name, LLVM::LLVMFuncti
   return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
 }
 
-/// Whether `v` is an address into a global: through GEPs, and through the
-/// memref descriptors finalize-memref-to-llvm builds (a field extracted
-/// from a chain of insertvalues is the value inserted at its position).
-bool readsGlobal(Value v) {
+/// Host memory an address points into: a global (a constant of the
+/// program) or a stack slot; traced through GEPs and through the memref
+/// descriptors finalize-memref-to-llvm builds (a field extracted from a
+/// chain of insertvalues is the value inserted at its position).
+enum class Host { None, Global, Stack };
+
+Host hostMemory(Value v) {
   for (int steps = 0; steps < 64; ++steps) {
     Operation *def = v.getDefiningOp();
     if (!def)
-      return false;
+      return Host::None;
     if (isa<LLVM::AddressOfOp>(def))
-      return true;
+      return Host::Global;
+    if (isa<LLVM::AllocaOp>(def))
+      return Host::Stack;
     if (auto gep = dyn_cast<LLVM::GEPOp>(def)) {
       v = gep.getBase();
       continue;
     }
     auto extract = dyn_cast<LLVM::ExtractValueOp>(def);
     if (!extract)
-      return false;
+      return Host::None;
     Value container = extract.getContainer();
     auto insert = container.getDefiningOp<LLVM::InsertValueOp>();
     while (insert && insert.getPosition() != extract.getPosition())
       insert = insert.getContainer().getDefiningOp<LLVM::InsertValueOp>();
     if (!insert)
-      return false;
+      return Host::None;
     v = insert.getValue();
   }
-  return false;
+  return Host::None;
 }
 
 struct Rewriter {
@@ -147,9 +152,12 @@ struct Rewriter {
     if (bytes.getType() != i64)
       bytes = LLVM::ZExtOp::create(b, copy.getLoc(), i64, bytes);
     // Out of a constant of the program (a global, in host memory): an
-    // upload; otherwise both buffers are on the device.
-    llvm::StringRef callee =
-        readsGlobal(copy.getSrc()) ? "shardrt_cuda_upload" : "shardrt_cuda_copy";
+    // upload; into a stack slot (a scalar the host reads): a download;
+    // otherwise both buffers are on the device.
+    llvm::StringRef callee = hostMemory(copy.getSrc()) == Host::Global ? "shardrt_cuda_upload"
+                             : hostMemory(copy.getDst()) == Host::Stack
+                                 ? "shardrt_cuda_download"
+                                 : "shardrt_cuda_copy";
     LLVM::CallOp::create(b, copy.getLoc(), declare(module, callee, type),
                          ValueRange{copy.getDst(), copy.getSrc(), bytes});
     copy.erase();

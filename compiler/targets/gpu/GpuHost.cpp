@@ -43,6 +43,35 @@ bool isHostMemory(Value memref) {
   return def && isa<memref::GetGlobalOp, memref::AllocaOp>(def);
 }
 
+/// A host load of one element of a device buffer (a scalar the host needs:
+/// an index read after a collective, for the next op's offsets) becomes a
+/// copy of that element into a stack slot and a load from the slot; the
+/// host phase makes the copy a download, which waits for the rank's work.
+void readScalarsFromDevice(ModuleOp module) {
+  SmallVector<memref::LoadOp> loads;
+  module.walk([&](memref::LoadOp load) {
+    if (!isHostMemory(load.getMemRef()) && !load->getParentOfType<gpu::LaunchOp>() &&
+        !load->getParentOfType<gpu::GPUModuleOp>())
+      loads.push_back(load);
+  });
+  for (memref::LoadOp load : loads) {
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    auto type = cast<MemRefType>(load.getMemRef().getType());
+    Value element = load.getMemRef();
+    if (type.getRank() > 0) {
+      SmallVector<OpFoldResult> offsets(load.getIndices().begin(), load.getIndices().end());
+      SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
+      element = memref::SubViewOp::create(b, loc, element, offsets, ones, ones);
+      element = memref::CollapseShapeOp::create(b, loc, element, ArrayRef<ReassociationIndices>{});
+    }
+    Value slot = memref::AllocaOp::create(b, loc, MemRefType::get({}, type.getElementType()));
+    memref::CopyOp::create(b, loc, element, slot);
+    load.replaceAllUsesWith(memref::LoadOp::create(b, loc, slot, ValueRange()).getResult());
+    load.erase();
+  }
+}
+
 /// Refuses host code that would read or write a device buffer's elements,
 /// naming the op: a GPU artifact's buffers live on the device.
 LogicalResult checkHostCode(ModuleOp module) {
@@ -62,9 +91,14 @@ LogicalResult checkHostCode(ModuleOp module) {
             op))
       return refuse("access");
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-      // A dense copy out of a constant becomes an upload.
-      if (isHostMemory(copy.getTarget()))
+      // A dense copy out of a constant becomes an upload, one of a single
+      // element into a stack slot a download (readScalarsFromDevice).
+      auto target = cast<MemRefType>(copy.getTarget().getType());
+      if (isHostMemory(copy.getTarget()) &&
+          !(copy.getTarget().getDefiningOp<memref::AllocaOp>() && target.getRank() == 0))
         return refuse("copy device memory into host memory through");
+      if (target.getRank() == 0)
+        return WalkResult::advance();
       auto dense = [](Value v) {
         auto type = cast<MemRefType>(v.getType());
         return type.getLayout().isIdentity() && type.hasStaticShape();
@@ -145,6 +179,7 @@ LogicalResult shardc::lowerGpuHost(ModuleOp module, llvm::StringRef entry,
   SmallVector<MemRefType> buffers;
   for (Type t : body.getArgumentTypes())
     buffers.push_back(cast<MemRefType>(t));
+  readScalarsFromDevice(module);
   if (failed(checkHostCode(module)) || failed(setImages(module, modules, options)))
     return failure();
   std::string errors;

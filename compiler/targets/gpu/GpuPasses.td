@@ -186,6 +186,38 @@ def GpuCopyKernels : Pass<"gpu-copy-kernels"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def GpuHostLoops : Pass<"gpu-host-loops"> {
+  let summary = "Host loops that touch buffers become one-thread kernels";
+  let description = [{
+    Some ops lower to a sequential loop on the host rather than to a linalg
+    op the tile phase takes: `scatter_add` adds its updates position after
+    position, in order, so that equal indices always sum in the same
+    order. After bufferization such a loop reads and writes buffers, which
+    on the GPU only kernels may do. Each outermost `scf.for` outside the
+    tiles whose body loads, stores or runs a linalg op on a buffer (and
+    calls nothing) is wrapped in a one-block, one-thread nest: the loop runs
+    whole, in order, on one GPU thread, which keeps the CPU target's order
+    and so its results. Slow, and correct; a parallel recipe replaces it
+    where one exists. The body's temporary buffers (static shapes) move
+    before the loop, one buffer for every iteration, and its copies become
+    `linalg.copy` loops, so the kernel allocates and calls nothing. Runs
+    after bufferization, before `gpu-copy-kernels` and `gpu-map-foralls`,
+    and in the sequential CPU fork before `gpu-sequential-forall`.
+
+    ```mlir
+    scf.for %i = %c0 to %n step %c1 { ... memref.load %idx[%i] ... memref.store ... }
+    →
+    scf.forall (%b) in (1) {
+      scf.forall (%t) in (1) {
+        scf.for %i = %c0 to %n step %c1 { ... }
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<x>]}
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 def GpuCheckKernels : Pass<"gpu-check-kernels", "mlir::ModuleOp"> {
   let summary = "Refuse kernels that would assemble but be wrong or slow in ways ptxas does not see";
   let description = [{

@@ -67,16 +67,21 @@ LogicalResult parseInto(ModuleOp module, llvm::StringRef text, OpPassManager &pm
 std::string tilePipeline() {
   // The CPU target's tensor phase (elementwise chains fused into one
   // generic each: one kernel each), then the tile phase: each op with a
-  // recipe into block and thread foralls.
-  return shardc::tensorPhasePasses() + ", gpu-tile-and-fuse, canonicalize, cse, "
-         // Buffers: results written in place where bufferization can;
-         // function arguments and results stay dense memrefs (the kernels
-         // take bare pointers).
-         "eliminate-empty-tensors, "
+  // recipe into block and thread foralls. Up to gpu-copy-kernels this is
+  // the sequential CPU fork's pipeline pass for pass (CpuTarget.cpp), so
+  // what the fork runs and tests is what becomes kernels here.
+  return shardc::tensorPhasePasses() + ", gpu-tile-and-fuse, "
+         // Each destination chain private (CSE may have merged two), then
+         // results written in place where bufferization can; function
+         // arguments and results stay dense memrefs (kernels take bare
+         // pointers).
+         "cpu-guard-empty-tensor-elimination, eliminate-empty-tensors, "
          "one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map}, canonicalize, "
-         // Strided copies bufferization added: kernels of their own.
-         "gpu-copy-kernels, "
+         "function-boundary-type-conversion=identity-layout-map}, "
+         // Self-copies removed, loops no longer carry the buffers they
+         // update in place; then host loops over buffers (scatter_add) and
+         // the strided copies bufferization added: kernels of their own.
+         "canonicalize, gpu-host-loops, gpu-copy-kernels, "
          // Foralls to gpu.launch (after CSE, so that the self-copies
          // bufferization leaves are copies of one value, which
          // gpu-map-foralls drops).
