@@ -58,11 +58,17 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     pad decomposition), so that the fill is tiled rather than made by
     bufferization outside any kernel.
 
+    A `linalg.generic` that reads an input through anything but a
+    projected permutation (`reverse` reads column `3 - j`: a tile of its
+    result is not a box-shaped slice of that operand, which tiling needs)
+    first reads that input with `tensor.extract` in its body, at the map's
+    position of the `linalg.index` values; the op is then tiled like an
+    elementwise one (tiling offsets the indices) and reads the operand
+    whole.
+
     Other ops are left as they are: ops inside loops (scatter_add's loop
-    over its positions), ops over no elements, and ops that read
-    an operand through anything but a projected permutation, zeros allowed
-    (`reverse` reads column `3 - j`: a tile of its result is not a
-    box-shaped slice of its operand, which tiling needs).
+    over its positions, which `gpu-host-loops` makes a kernel after
+    bufferization) and ops over no elements.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
                            "mlir::gpu::GPUDialect", "mlir::affine::AffineDialect",

@@ -42,8 +42,8 @@ constexpr int64_t kThreadRun = 4;
 /// Which recipe takes an op, if any. Both need an op on tensors over at
 /// least one element whose operands are all read through projected
 /// permutations, zeros allowed (so a tile of the result reads a box of
-/// each operand; `reverse`'s `3 - j` does not, and waits for a recipe of
-/// its own). The output recipe takes those with a parallel loop (the
+/// each operand; `reverse`'s `3 - j` does not until readThroughExtracts
+/// has made it read that operand element by element). The output recipe takes those with a parallel loop (the
 /// outputs to spread over threads), the single-thread recipe those without
 /// (rank-0 results: full reductions, scalar ops).
 enum class Recipe { None, Output, SingleThread };
@@ -55,6 +55,70 @@ Recipe recipeFor(linalg::LinalgOp op) {
       }))
     return Recipe::None;
   return op.getNumParallelLoops() > 0 ? Recipe::Output : Recipe::SingleThread;
+}
+
+/// An op on tensors that reads an input through a map that is not a
+/// projected permutation (`reverse`'s `4 - j`) becomes one that reads it
+/// with `tensor.extract` at the map's position, computed in the body from
+/// `linalg.index`: its remaining maps are projected permutations, so the
+/// output recipe tiles it like any elementwise op (tiling offsets the
+/// indices), and the input is read whole from each tile. False when the op
+/// is not of that kind.
+bool readThroughExtracts(RewriterBase &rw, linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0)
+    return false;
+  auto isBox = [](AffineMap m) { return m.isProjectedPermutation(/*allowZeroInResults=*/true); };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  const unsigned numInputs = op.getNumDpsInputs();
+  SmallVector<unsigned> extracted;
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (!isBox(maps[i]))
+      extracted.push_back(i);
+  if (extracted.empty() || !llvm::all_of(ArrayRef<AffineMap>(maps).drop_front(numInputs), isBox))
+    return false;
+  for (unsigned i : extracted)
+    if (!isa<RankedTensorType>(op.getDpsInputOperand(i)->get().getType()))
+      return false;
+
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> newMaps;
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (!llvm::is_contained(extracted, i)) {
+      inputs.push_back(op.getDpsInputOperand(i)->get());
+      newMaps.push_back(maps[i]);
+    }
+  for (unsigned o = 0; o < op.getNumDpsInits(); ++o)
+    newMaps.push_back(maps[numInputs + o]);
+  rw.setInsertionPoint(op);
+  auto generic = linalg::GenericOp::create(rw, op.getLoc(), op.getResultTypes(), inputs,
+                                           op.getDpsInits(), newMaps, op.getIteratorTypesArray());
+  generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  // The body: kept arguments map to the new block's, extracted ones to
+  // the element read at the map's position.
+  Block *old = op.getBody();
+  Block *body = rw.createBlock(&generic.getRegion());
+  IRMapping mapping;
+  OpBuilder b = OpBuilder::atBlockBegin(body);
+  SmallVector<Value> indices;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    indices.push_back(linalg::IndexOp::create(b, op.getLoc(), d));
+  for (unsigned i = 0; i < old->getNumArguments(); ++i) {
+    BlockArgument arg = old->getArgument(i);
+    if (i < numInputs && llvm::is_contained(extracted, i)) {
+      SmallVector<Value> at;
+      for (AffineExpr e : maps[i].getResults())
+        at.push_back(affine::AffineApplyOp::create(
+            b, op.getLoc(), AffineMap::get(op.getNumLoops(), 0, e), indices));
+      mapping.map(arg, tensor::ExtractOp::create(b, op.getLoc(), op.getDpsInputOperand(i)->get(),
+                                                 at));
+    } else {
+      mapping.map(arg, body->addArgument(arg.getType(), arg.getLoc()));
+    }
+  }
+  for (Operation &inner : *old)
+    b.clone(inner, mapping);
+  rw.replaceOp(op, generic->getResults());
+  return true;
 }
 
 /// Block mapping for `rank` tiled loops, outermost first: z, y, x up to rank
@@ -193,6 +257,16 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
       linalg::populateDecomposePadPatterns(patterns);
       if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
         return signalPassFailure();
+    }
+    {
+      SmallVector<linalg::GenericOp> generics;
+      getOperation()->walk([&](linalg::GenericOp op) {
+        if (!op->getParentOfType<scf::ForallOp>() && !op->getParentOfType<LoopLikeOpInterface>())
+          generics.push_back(op);
+      });
+      IRRewriter rw(&getContext());
+      for (linalg::GenericOp op : generics)
+        readThroughExtracts(rw, op);
     }
     SmallVector<linalg::LinalgOp> roots, single;
     getOperation()->walk([&](linalg::LinalgOp op) {

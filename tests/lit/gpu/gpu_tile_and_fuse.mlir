@@ -101,20 +101,37 @@ func.func @reductions(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf
 
 // -----
 
-// Not tiled: a reversed read (not a projected permutation) and an op over
-// no elements.
+// Not tiled: an op over no elements.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.forall
 // CHECK: return
-func.func @left_alone(%a: tensor<8x4xf32>, %z: tensor<5x0xf32>) -> (tensor<8x4xf32>, tensor<5x0xf32>) {
-  %e = tensor.empty() : tensor<8x4xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, 3 - j)>, affine_map<(i, j) -> (i, j)>],
-                       iterator_types = ["parallel", "parallel"]}
-      ins(%a : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    linalg.yield %x : f32
-  } -> tensor<8x4xf32>
+func.func @left_alone(%z: tensor<5x0xf32>) -> tensor<5x0xf32> {
   %ez = tensor.empty() : tensor<5x0xf32>
   %c = linalg.copy ins(%z : tensor<5x0xf32>) outs(%ez : tensor<5x0xf32>) -> tensor<5x0xf32>
-  return %r, %c : tensor<8x4xf32>, tensor<5x0xf32>
+  return %c : tensor<5x0xf32>
+}
+
+// -----
+
+// A read through a map that is not a projected permutation (reverse's
+// 7 - j): the operand is read element by element in the body, and the op
+// tiles like an elementwise one.
+// CHECK-LABEL: func.func @reverse
+// CHECK: scf.forall
+// CHECK: linalg.generic
+// CHECK-SAME: outs(
+// CHECK-NOT: ins(
+// CHECK: linalg.index 0
+// CHECK: tensor.extract %arg0[
+// CHECK: {mapping = [#gpu.thread<x>]}
+#rev = affine_map<(d0) -> (7 - d0)>
+#id = affine_map<(d0) -> (d0)>
+func.func @reverse(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %y : tensor<8xf32>
 }
