@@ -515,6 +515,24 @@ std::string formatReport(const Signature &sig) {
                            static_cast<double>(o.work));
     }
   }
+  if (!sig.kernels.empty()) {
+    // A GPU artifact: its kernels, and the ones ptxas says spill.
+    int64_t spilling = 0;
+    for (const KernelRecord &k : sig.kernels)
+      spilling += k.spillStoreBytes + k.spillLoadBytes > 0;
+    os << "GPU kernels (" << sig.target << "): " << sig.kernels.size() << ", " << spilling
+       << " spilling registers\n";
+    for (const KernelRecord &k : sig.kernels)
+      os << llvm::format("  %-28s grid %lldx%lldx%lld block %lldx%lldx%lld %3lld registers "
+                         "%6lld B shared%s  at %s\n",
+                         k.module.c_str(), static_cast<long long>(k.grid[0]),
+                         static_cast<long long>(k.grid[1]), static_cast<long long>(k.grid[2]),
+                         static_cast<long long>(k.block[0]), static_cast<long long>(k.block[1]),
+                         static_cast<long long>(k.block[2]), static_cast<long long>(k.registers),
+                         static_cast<long long>(k.sharedBytes),
+                         k.spillStoreBytes + k.spillLoadBytes > 0 ? "  SPILLS" : "",
+                         k.location.c_str());
+  }
   os << formatMemory(sig);
   return text;
 }

@@ -114,6 +114,8 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
   manifest="$TMP/ptx_out/manifest.json"
   grep -q '"target": "ptx-sm_90a"' "$manifest" || fail object_sm_90a "manifest target is not ptx-sm_90a"
   grep -q '"registers": [1-9]' "$manifest" || fail object_sm_90a "manifest lists no kernel registers"
+  grep -q "^GPU kernels (ptx-sm_90a): [1-9][0-9]*, 0 spilling registers" "$TMP/ptx_out/report.txt" ||
+    fail object_sm_90a "report.txt does not list the GPU kernels"
   grep -q '"location": ".*linear_regression_step.mlir:[0-9]*:[0-9]*"' "$manifest" ||
     fail object_sm_90a "manifest kernels name no source location"
   undefined=$("$NM" --undefined-only "$TMP/ptx_out/model.o" | awk '{print $NF}' | sort -u | tr '\n' ' ')
