@@ -4,10 +4,12 @@ shardc_executable(name, model, target = "cpu", gpu = "sm_90", mesh = "")
 compiles `model` with shardc (a genrule: `shardc compile --target ...`) and
 links its object with the standalone main and a static shardrt
 (//runtime/exe:main) into `name`, a program that needs no LLVM, MLIR or
-MPI at run time (it needs glibc 2.36 and libstdc++ of GCC 12 or later).
+MPI at run time (it needs glibc 2.36 and libstdc++ of GCC 12 or later). `main` replaces
+the standalone main (benchmarks bring their own).
 """
 
-def shardc_executable(name, model, target = "cpu", gpu = "sm_90", mesh = "", testonly = False, **kwargs):
+def shardc_executable(name, model, target = "cpu", gpu = "sm_90", mesh = "", testonly = False,
+                      main = "//runtime/exe:main", **kwargs):
     flags = "--target " + target
     if target == "ptx":
         flags += " --gpu " + gpu
@@ -28,7 +30,7 @@ def shardc_executable(name, model, target = "cpu", gpu = "sm_90", mesh = "", tes
     native.cc_binary(
         name = name,
         srcs = [name + "_model.o"],
-        deps = ["//runtime/exe:main"],
+        deps = [main],
         testonly = testonly,
         **kwargs
     )

@@ -73,6 +73,10 @@ int32_t shardrt_cuda_download(void *host_dst, const void *device_src, int64_t by
  * any (with its message), SHARDRT_ERR_BACKEND on a timeout. */
 int32_t shardrt_cuda_synchronize(void);
 
+/* The rank's stream, as a CUstream, for host programs that enqueue work of
+ * their own on it (benchmarks calling cuBLAS); NULL when unbound. */
+void *shardrt_cuda_stream(void);
+
 /* Bytes the rank's allocator holds from the driver (in use + cached), and
  * in use by the program; for tests and the run's report. */
 void shardrt_cuda_memory_stats(int64_t *held_bytes, int64_t *used_bytes);

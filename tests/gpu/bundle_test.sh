@@ -26,6 +26,8 @@ else
   n=$(grep -c "^FAIL .* exit 5 .*no CUDA device" "$B/results/results.txt")
   [[ $n -eq 3 ]] || fail no_device "expected 3 cases failing with 'no CUDA device', got $n"
   echo "ok   no_device ($n cases: exit 5, no CUDA device)"
+  grep -q "^error: no CUDA device" "$B/results/bench.txt" ||
+    fail no_device "the GEMM benchmark did not stop with 'no CUDA device'"
 fi
 
 # The sample cases on the CPU executables (the random programs' CPU

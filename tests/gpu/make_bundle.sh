@@ -2,10 +2,11 @@
 # Builds the GPU device bundle (a solid tar.xz), run by Bazel's
 # //tests/gpu:bundle genrule:
 #   make_bundle.sh OUT.tar.xz EXE_DIR GPU_EXE_DIR NPY_TOOL NPYCMP RUN_SH INPUTS_SH CASES_BZL \
-#                  SHARDC RANDOM_PROGRAMS
+#                  SHARDC RANDOM_PROGRAMS BENCH_DIR
 # EXE_DIR holds the CPU executables (<case>_cpu), GPU_EXE_DIR the GPU ones
 # (<case>_sm_90, <case>_sm_90a). The CPU executables run here to make each
 # case's expected outputs, which the GPU's must match within tolerances.
+# bench/gpu's programs come along as bin/bench_*; run.sh runs them last.
 # Random programs (every op and collective kind, f64 to bool) are added as
 # cases too: written by RANDOM_PROGRAMS --write, compiled here with SHARDC
 # --exe for the CPU and for sm_90; a program the GPU target refuses (an op
@@ -14,7 +15,7 @@ set -euo pipefail
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 out=$(abs "$1") cpu=$(abs "$2") gpu=$(abs "$3") npy=$(abs "$4") npycmp=$(abs "$5")
 run_sh=$(abs "$6") inputs_sh=$(abs "$7") cases_bzl=$(abs "$8")
-shardc=$(abs "$9") random_programs=$(abs "${10}")
+shardc=$(abs "$9") random_programs=$(abs "${10}") bench=$(abs "${11}")
 samples=$PWD/samples # the genrule runs in the execution root
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -26,6 +27,7 @@ for d in linear_regression masked_regression mlp mlp_train attention; do
   cp -r "$samples/$d" "$root/inputs/samples/"
 done
 cp "$npycmp" "$root/bin/npycmp"
+for b in gemm_f32 gemm_bf16 chain; do cp "$bench/$b" "$root/bin/bench_$b"; done
 cp "$run_sh" "$root/run.sh"
 cp "$inputs_sh" "$root/inputs.sh"
 chmod +x "$root/run.sh"

@@ -4,8 +4,10 @@
 # every output against the CPU target's (expected/) within the case's
 # tolerances. Writes results/results.txt as it goes (one PASS or FAIL line
 # per case), stops starting cases after 4 minutes (the rest fail as "not
-# run"), and ends with "N passed, N failed".
-#   bash run.sh [--quick]     --quick: the 1-rank cases and one 4-rank case
+# run"), and prints "N passed, N failed"; then the benchmarks
+# (results/bench.txt), whose ratios do not change the exit status.
+#   bash run.sh [--quick]     --quick: the 1-rank cases and one 4-rank case,
+#                             and only the f32 GEMM benchmark
 set -u
 cd "$(dirname "$0")"
 quick=0
@@ -54,4 +56,14 @@ while IFS=$'\t' read -r case exe rtol atol args; do
   fi
 done <cases.tsv
 record "$passed passed, $failed failed"
+
+# Benchmarks: shardc against cuBLAS and a device copy, in the same run.
+: >results/bench.txt
+benches="gemm_f32 gemm_bf16 chain"
+[[ $quick == 1 ]] && benches="gemm_f32"
+for b in $benches; do
+  timeout 120 "bin/bench_$b" "$b" --reps 10 >>results/bench.txt 2>&1 ||
+    echo "bench $b failed (exit $?)" >>results/bench.txt
+done
+cat results/bench.txt
 [[ $failed -eq 0 ]]

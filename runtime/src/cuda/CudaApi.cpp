@@ -95,6 +95,11 @@ int32_t shardrt_cuda_synchronize(void) {
   return rd ? rd->synchronize() : SHARDRT_ERR_ARGUMENT;
 }
 
+void *shardrt_cuda_stream(void) {
+  RankDevice *rd = RankDevice::current();
+  return rd ? static_cast<void *>(rd->rankStream()) : nullptr;
+}
+
 void shardrt_cuda_memory_stats(int64_t *held_bytes, int64_t *used_bytes) {
   RankDevice *rd = RankDevice::current();
   *held_bytes = rd ? static_cast<int64_t>(rd->allocator().heldBytes()) : 0;

@@ -51,6 +51,7 @@ public:
   int32_t synchronize(const char *after = nullptr);
 
   const Allocator &allocator() const { return memory; }
+  CUstream rankStream() const { return stream; }
 
 private:
   RankDevice(const DriverTable &driver, int ordinal, int rank);
