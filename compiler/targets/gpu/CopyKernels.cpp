@@ -88,22 +88,7 @@ bool buildNest(memref::CopyOp copy) {
   return true;
 }
 
-/// Wraps a host-side store into a device buffer (a rank-0 tensor made from
-/// a host scalar, such as a rank's offset) into a one-thread nest: the
-/// scalar becomes the kernel's argument.
-void wrapStore(memref::StoreOp store) {
-  OpBuilder b(store);
-  Location loc = store.getLoc();
-  MLIRContext *ctx = b.getContext();
-  auto outer = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
-      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  b.setInsertionPointToStart(outer.getBody());
-  auto inner = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
-      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  store->moveBefore(inner.getBody()->getTerminator());
-}
+
 
 /// A strided copy out of a constant of the program (host memory): the
 /// whole constant is first copied into a dense buffer (the host phase makes
@@ -150,8 +135,10 @@ struct GpuCopyKernels : shardc::impl::GpuCopyKernelsBase<GpuCopyKernels> {
           !store.getMemRef().getDefiningOp<memref::AllocaOp>())
         stores.push_back(store);
     });
+    // A host scalar stored into a buffer (a rank's offset as a rank-0
+    // tensor) becomes the argument of a one-thread kernel.
     for (memref::StoreOp store : stores)
-      wrapStore(store);
+      shardc::runOnOneGpuThread(store);
     for (memref::CopyOp &copy : copies)
       if (readsHostMemory(copy.getSource()))
         copy = stageConstant(copy);
@@ -165,3 +152,17 @@ struct GpuCopyKernels : shardc::impl::GpuCopyKernelsBase<GpuCopyKernels> {
 };
 
 } // namespace
+
+void shardc::runOnOneGpuThread(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto outer = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
+      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  b.setInsertionPointToStart(outer.getBody());
+  auto inner = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
+      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  op->moveBefore(inner.getBody()->getTerminator());
+}

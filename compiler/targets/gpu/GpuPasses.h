@@ -17,6 +17,11 @@ namespace shardc {
 #define GEN_PASS_REGISTRATION
 #include "compiler/targets/gpu/GpuPasses.h.inc"
 
+/// Moves `op` into a new one-block, one-thread nest of mapped foralls at
+/// its place: the single-thread shape gpu-copy-kernels and gpu-host-loops
+/// give host work on buffers (CopyKernels.cpp).
+void runOnOneGpuThread(mlir::Operation *op);
+
 } // namespace shardc
 
 #endif // SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_H

@@ -53,17 +53,7 @@ void wrap(scf::ForOp loop) {
     linalg::CopyOp::create(cb, c.getLoc(), ValueRange{c.getSource()}, ValueRange{c.getTarget()});
     c.erase();
   }
-  OpBuilder b(loop);
-  Location loc = loop.getLoc();
-  MLIRContext *ctx = b.getContext();
-  auto outer = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
-      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  b.setInsertionPointToStart(outer.getBody());
-  auto inner = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
-      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  loop->moveBefore(inner.getBody()->getTerminator());
+  shardc::runOnOneGpuThread(loop);
 }
 
 struct GpuHostLoops : shardc::impl::GpuHostLoopsBase<GpuHostLoops> {
