@@ -25,6 +25,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -54,7 +55,9 @@ void registerCompilerDialects(DialectRegistry &registry) {
 
 namespace {
 
-LogicalResult run(ModuleOp module, llvm::function_ref<void(OpPassManager &)> build) {
+/// Runs the passes `build` adds, timed as `phase` under `timing` when given.
+LogicalResult run(ModuleOp module, TimingScope *timing, llvm::StringRef phase,
+                  llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
   // Idempotent; without it applyPassManagerCLOptions fails silently for hosts
   // that never registered the pass-manager options.
@@ -62,6 +65,9 @@ LogicalResult run(ModuleOp module, llvm::function_ref<void(OpPassManager &)> bui
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   build(pm);
+  TimingScope scope = timing ? timing->nest(phase) : TimingScope();
+  if (timing)
+    pm.enableTiming(scope);
   return pm.run(module);
 }
 
@@ -160,6 +166,7 @@ std::optional<CompileResult> lowerForGpu(ModuleOp module, llvm::StringRef entry,
   // the artifact runs on whatever CPU hosts the GPU.
   CpuTargetOptions host;
   host.cpu = "x86-64";
+  host.timing = options.timing;
   if (options.emit == Phase::LLVM) {
     FailureOr<std::string> ir = emitLLVMIR(module, host);
     if (failed(ir))
@@ -190,7 +197,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   // updates written out (passes/Pipelines.h narrates each phase's passes).
   GlobalPhaseOptions global;
   global.meshSizes = options.meshSizes;
-  if (failed(run(module, [&](OpPassManager &pm) { buildGlobalPhase(pm, global); })))
+  if (failed(run(module, options.timing, "global phase",
+                     [&](OpPassManager &pm) { buildGlobalPhase(pm, global); })))
     return std::nullopt;
   FailureOr<func::FuncOp> entry = findEntry(module, options.entry);
   if (failed(entry))
@@ -207,7 +215,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   // provenance as a remark.
   PropagationPhaseOptions propagation;
   propagation.explain = options.explain;
-  if (failed(run(module, [&](OpPassManager &pm) { buildPropagationPhase(pm, propagation); })))
+  if (failed(run(module, options.timing, "propagation phase",
+                     [&](OpPassManager &pm) { buildPropagationPhase(pm, propagation); })))
     return std::nullopt;
   if (stopHere(Phase::Propagated))
     return result;
@@ -215,7 +224,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   // Phase 2: partitioning. The signature, the collectives and the memory
   // estimate are read right after it, where placements and byte counts are
   // exact and types still global.
-  if (failed(run(module, buildPartitionPhase)))
+  if (failed(run(module, options.timing, "partition phase", buildPartitionPhase)))
     return std::nullopt;
   if (failed(readSignature(*entry, result.signature)))
     return std::nullopt;
@@ -237,7 +246,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   // Phase 3: the local program.
   LocalPhaseOptions local;
   local.combineBytes = options.combineBytes;
-  if (failed(run(module, [&](OpPassManager &pm) { buildLocalPhase(pm, local); })))
+  if (failed(run(module, options.timing, "local phase",
+                     [&](OpPassManager &pm) { buildLocalPhase(pm, local); })))
     return std::nullopt;
   readCombined(module, entryName, result.signature);
   readOverlap(module, entryName, result.signature);
@@ -248,7 +258,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   // target), collectives to runtime calls, then LLVM and machine code.
   if (failed(checkLowerable(module)))
     return std::nullopt;
-  if (failed(run(module, buildLoweringPhase)))
+  if (failed(run(module, options.timing, "lowering phase", buildLoweringPhase)))
     return std::nullopt;
   if (options.gpu)
     return lowerForGpu(module, entryName, *options.gpu, options, std::move(result));
@@ -256,6 +266,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   cpu.cpu = options.cpu;
   cpu.profile = options.profile;
   cpu.gpuSequential = options.gpuSequential;
+  cpu.timing = options.timing;
   if (failed(lowerToLLVMDialect(module, entryName, cpu)))
     return std::nullopt;
   embedArtifactRecord(module, result.signature);

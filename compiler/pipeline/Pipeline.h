@@ -37,6 +37,7 @@ class MLIRContext;
 class DialectRegistry;
 class Diagnostic;
 class Location;
+class TimingScope;
 } // namespace mlir
 
 namespace shardc {
@@ -75,6 +76,10 @@ struct CompileOptions {
   /// Tests only: compile with the GPU target's tile phase, its tiles run in
   /// index order on this CPU (CpuTargetOptions::gpuSequential).
   bool gpuSequential = false;
+  /// `--timing`: each phase is timed as a scope nested in this one, its
+  /// passes (and the CPU target's LLVM optimization and code generation)
+  /// nested in it; the caller's timing manager prints the tree.
+  mlir::TimingScope *timing = nullptr;
   /// `--target ptx`: compile for the GPU target instead (GpuTarget.h). As
   /// far as it is built: `emit` Gpu or Ptx print its kernels; without them
   /// compiling fails after the PTX is made (no host object yet).

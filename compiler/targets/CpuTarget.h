@@ -32,6 +32,10 @@
 
 #include <string>
 
+namespace mlir {
+class TimingScope;
+} // namespace mlir
+
 namespace shardc {
 
 /// CpuTargetOptions::cpu value meaning "the machine running the compiler":
@@ -56,6 +60,9 @@ struct CpuTargetOptions {
   /// execute the tiles in index order (gpu-sequential-forall), so a program
   /// tiled for the GPU runs here and can be compared with this target's.
   bool gpuSequential = false;
+  /// When set, the MLIR pipeline's passes, the translation, LLVM's IR
+  /// optimization and its code generation are timed as scopes nested here.
+  mlir::TimingScope *timing = nullptr;
 };
 
 /// Suffix of the exported host entry point: `<entry>_shardc`.

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineMap.h"
 
 using namespace mlir;
@@ -50,22 +51,54 @@ Value panelView(OpBuilder &b, Location loc, Value panels, Value p, Value kb, int
   return memref::SubViewOp::create(b, loc, viewType, panels, offsets, sizes, strides);
 }
 
-/// dst = src, or dst[i, j] = src[j, i] when `transposed`, widening a 16-bit
-/// float source into an f32 panel. The transposing generic iterates src in
-/// row-major order, so the copy reads the operand contiguously (the strided
-/// side is the small, cache-resident scratch).
-void copyPanelData(OpBuilder &b, Location loc, Value src, Value dst, bool transposed) {
+/// dst[k, r] = src[r, k] into a panel of static width `w` (a full
+/// micro-panel): per k, one load from each of the w source rows (each row is
+/// read in order as k advances) makes one vector, stored whole. The loop
+/// body is already straight-line vector code, so it is fast without LLVM
+/// unrolling anything (the CPU target's LLVM pipeline does not unroll).
+void copyTransposedPanel(OpBuilder &b, Location loc, Value src, Value dst, int64_t w) {
   Type from = cast<MemRefType>(src.getType()).getElementType();
   Type to = cast<MemRefType>(dst.getType()).getElementType();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value kb = b.createOrFold<memref::DimOp>(loc, dst, 0);
+  auto loop = scf::ForOp::create(b, loc, zero, kb, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value k = loop.getInductionVar();
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < w; ++r) {
+    Value row = arith::ConstantIndexOp::create(b, loc, r);
+    Value v = memref::LoadOp::create(b, loc, src, ValueRange{row, k});
+    if (from != to)
+      v = arith::ExtFOp::create(b, loc, to, v);
+    elements.push_back(v);
+  }
+  Value vec = vector::FromElementsOp::create(b, loc, VectorType::get({w}, to), elements);
+  vector::StoreOp::create(b, loc, vec, dst, ValueRange{k, zero});
+}
+
+/// dst = src, or dst[i, j] = src[j, i] when `transposed`, widening a 16-bit
+/// float source into an f32 panel. A full panel (static width) is copied by
+/// copyTransposedPanel; a partial one, at an edge, by a generic that
+/// iterates dst in row-major order (each k gathers one value per row).
+void copyPanelData(OpBuilder &b, Location loc, Value src, Value dst, bool transposed) {
+  auto dstType = cast<MemRefType>(dst.getType());
+  Type from = cast<MemRefType>(src.getType()).getElementType();
+  Type to = dstType.getElementType();
   if (!transposed && from == to) {
     linalg::CopyOp::create(b, loc, src, dst);
     return;
   }
+  if (transposed && !dstType.isDynamicDim(1)) {
+    copyTransposedPanel(b, loc, src, dst, dstType.getDimSize(1));
+    return;
+  }
   MLIRContext *ctx = b.getContext();
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
-  SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {d0, d1}, ctx),
-                                 transposed ? AffineMap::get(2, 0, {d1, d0}, ctx)
-                                            : AffineMap::get(2, 0, {d0, d1}, ctx)};
+  SmallVector<AffineMap> maps = {transposed ? AffineMap::get(2, 0, {d1, d0}, ctx)
+                                            : AffineMap::get(2, 0, {d0, d1}, ctx),
+                                 AffineMap::get(2, 0, {d0, d1}, ctx)};
   SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
   linalg::GenericOp::create(b, loc, ValueRange{src}, ValueRange{dst}, maps, iterators,
                             [&](OpBuilder &nb, Location nloc, ValueRange args) {

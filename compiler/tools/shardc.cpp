@@ -34,6 +34,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
@@ -103,9 +104,9 @@ cl::opt<std::string> emitArg("emit",
                                       "target)"),
                              cl::value_desc("PHASE"), cl::sub(allCmds), cl::cat(category));
 cl::opt<std::string> targetArg("target",
-                               cl::desc("cpu (default) or ptx (NVIDIA GPUs, being built: "
-                                        "--emit=gpu|ptx print its kernels; no object yet, see "
-                                        "docs/gpu.md)"),
+                               cl::desc("cpu (default) or ptx (NVIDIA GPUs: an object whose "
+                                        "kernels run through the CUDA driver, run by a "
+                                        "--exe executable; see docs/gpu.md)"),
                                cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(buildCmds),
                                cl::cat(category));
 cl::opt<std::string> gpuArg("gpu", cl::desc("with --target ptx: the GPU arch, sm_90 (default) or "
@@ -136,6 +137,10 @@ cl::opt<bool> profileArg(
              "per collective after the run; `compile` makes an object that `run --profile` can "
              "profile"),
     cl::sub(buildCmds), cl::cat(category));
+cl::opt<bool> timingArg("timing",
+                        cl::desc("print the compile's time per phase and per pass (wall "
+                                 "clock) to standard error"),
+                        cl::sub(buildCmds), cl::cat(category));
 cl::opt<bool> quietArg("quiet", cl::desc("print only errors"), cl::sub(buildCmds),
                        cl::cat(category));
 cl::opt<bool> exeArg("exe",
@@ -195,7 +200,7 @@ struct Args {
       matmulPrecision;
   std::optional<shardc::Phase> emit;
   bool report = false, quiet = false, explain = false, timeSteps = false, profile = false,
-       exe = false;
+       exe = false, timing = false;
   std::string checkReplicas = "last";
   std::optional<int64_t> memoryBudget;
   int64_t combineBytes = int64_t(4) << 20;
@@ -261,6 +266,7 @@ std::optional<Args> readArgs(int &status) {
   a.exe = exeArg;
   a.timeSteps = timeStepsArg;
   a.profile = profileArg;
+  a.timing = timingArg;
   a.checkReplicas = checkReplicasArg;
   a.explain = explainShardingArg;
   if (emitArg.getNumOccurrences()) {
@@ -539,6 +545,14 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   options.memoryBudget = a.memoryBudget;
   options.combineBytes = a.combineBytes;
   options.profile = a.profile;
+  // The tree is printed when `timer` goes, after the compile: parsing is
+  // not in it (it is quick, and the model is parsed before the options are
+  // known).
+  mlir::DefaultTimingManager timer;
+  timer.setEnabled(a.timing);
+  mlir::TimingScope root = timer.getRootScope();
+  if (a.timing)
+    options.timing = &root;
   if (a.command == "explain" && !a.emit) {
     // Explaining needs the program up to partitioning, and no object.
     options.emit = shardc::Phase::Partitioned;

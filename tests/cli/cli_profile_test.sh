@@ -7,7 +7,10 @@
 #   - the table is printed under --quiet too;
 #   - an artifact compiled with --profile is profiled when run, and runs
 #     unprofiled without it; one compiled without it is refused (exit 5),
-#     saying how to fix that.
+#     saying how to fix that;
+#   - `compile --timing` prints the compile's time per phase, with the
+#     passes under them and LLVM's optimization and code generation, to
+#     standard error, and writes the same artifact.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
@@ -54,6 +57,20 @@ if expect_ok compile_profiled -- compile "$LR" --mesh data=2 -o "$TMP/profiled" 
     check run_profiled_plain "step 2 loss" contains "$TMP/run_profiled_plain.out" \
       "step 2: loss = 2.67843"
   fi
+fi
+
+# Compile time by phase.
+if expect_ok compile_timing -- compile "$LR" --mesh data=2 -o "$TMP/timed" --timing --quiet; then
+  err="$TMP/compile_timing.err"
+  for phase in "global phase" "propagation phase" "partition phase" "local phase" \
+    "lowering phase" "CPU target: to the LLVM dialect" "translation to LLVM IR" \
+    "LLVM IR optimization" "LLVM code generation"; do
+    check compile_timing "phase: $phase" grep -qE "[0-9]%\) +$phase\$" "$err"
+  done
+  check compile_timing "passes nested in a phase" grep -qE "[0-9]%\) +GArrayPropagate\$" "$err"
+  check compile_timing "a total" grep -qE "\(100.0%\) +Total\$" "$err"
+  check compile_timing "nothing on stdout" test ! -s "$TMP/compile_timing.out"
+  check compile_timing "the artifact" test -s "$TMP/timed/model.o"
 fi
 
 finish

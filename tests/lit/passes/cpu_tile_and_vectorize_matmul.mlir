@@ -23,8 +23,13 @@
 // loop.
 // CHECK: scf.parallel (%[[M0:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[C32]])
 // CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16x4xf32>
-// The A panels: MR rows of A read along k, written k-major.
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<4x16xf32, strided<[32, 1], offset: ?>>) outs(%{{.*}} : memref<16x4xf32, strided<[4, 1], offset: ?>>)
+// The A panels: per k, one value from each of the MR rows of A makes one
+// vector of the k-major panel.
+// CHECK: scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[C16]] step
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<64x32xf32>
+// CHECK-NEXT: %[[ROW:.*]] = vector.from_elements {{.*}} : vector<4xf32>
+// CHECK-NEXT: vector.store %[[ROW]], %[[AP]][%[[Q]], %[[K]], %{{.*}}] : memref<8x16x4xf32>, vector<4xf32>
 // CHECK: %[[ACC:.*]] = vector.transfer_read %[[C]][%[[I:.*]], %[[J:.*]]], %{{.*}} : memref<64x64xf32>, vector<4x16xf32>
 // CHECK-NEXT: %[[RES:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C16]] step %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
 // CHECK: vector.transfer_read %[[BP]]{{.*}} : memref<2x16x16xf32>, vector<1x16xf32>
@@ -71,7 +76,9 @@ func.func @remainders(%A: memref<33x65xf64>, %B: memref<65x17xf64>, %C: memref<3
 // transpose of a whole operand, and the same register kernel.
 // CHECK-LABEL: func.func @transposed_operands
 // CHECK-SAME: (%[[A:[^:]+]]: memref<32x64xf32>, %[[B:[^:]+]]: memref<64x32xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<16x16xf32, strided<[32, 1], offset: ?>>) outs(%{{.*}} : memref<16x16xf32, strided<[16, 1], offset: ?>>)
+// CHECK-COUNT-16: memref.load %[[B]]
+// CHECK-NEXT: vector.from_elements {{.*}} : vector<16xf32>
+// CHECK-NEXT: vector.store {{.*}} : memref<2x16x16xf32>, vector<16xf32>
 // CHECK: linalg.copy ins(%{{.*}} : memref<16x4xf32, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<16x4xf32, strided<[4, 1], offset: ?>>)
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: linalg.matmul
@@ -113,8 +120,8 @@ func.func @batched(%A: memref<3x8x16xf32>, %B: memref<3x16x16xf32>, %C: memref<3
 // CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<16x16xbf16, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<16x16xf32, strided<[16, 1], offset: ?>>)
 // CHECK: arith.extf %{{.*}} : bf16 to f32
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<4x16xbf16, strided<[32, 1], offset: ?>>) outs(%{{.*}} : memref<16x4xf32, strided<[4, 1], offset: ?>>)
-// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-COUNT-4: arith.extf %{{.*}} : bf16 to f32
+// CHECK: vector.from_elements {{.*}} : vector<4xf32>
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK: return
