@@ -279,6 +279,33 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def CpuMergeIdenticalFunctions : Pass<"cpu-merge-identical-functions", "::mlir::ModuleOp"> {
+  let summary = "Keep one copy of private functions that are the same but for their name";
+  let description = [{
+    A model repeats itself: a training step computes the same product for
+    every layer and again in the backward pass, so the outlined kernels of
+    cpu-outline-parallel-loops and cpu-outline-loop-nests come in identical
+    copies (the bench transformer step: 304 functions, 211 different). LLVM
+    would optimize and generate code for each copy; this pass keeps the
+    first of each set of private functions that have the same type,
+    attributes (but for their name) and body, locations ignored, and points
+    every use of the others at it. It repeats until nothing merges, so that
+    the dispatch declarations of merged parallel loops (identical once their
+    `shardc.parallel_body` names the same function) merge too. What the
+    functions compute is unchanged: only their number shrinks.
+
+    ```mlir
+    func.func private @f_nest3(%a: memref<8xf32>) { ... }
+    func.func private @f_nest7(%a: memref<8xf32>) { ... }   // same body
+    call @f_nest7(%x) : (memref<8xf32>) -> ()
+    →
+    func.func private @f_nest3(%a: memref<8xf32>) { ... }
+    call @f_nest3(%x) : (memref<8xf32>) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def CpuInstrumentProfile : Pass<"cpu-instrument-profile", "::mlir::ModuleOp"> {
   let summary = "Time every kernel and collective call (shardc --profile)";
   let description = [{

@@ -257,8 +257,12 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   p.add("cpu-outline-parallel-loops");
   // Profiling times kernels by their calls: every nest gets a function.
   p.add(profile ? "cpu-outline-loop-nests{min-nests=0}" : "cpu-outline-loop-nests");
+  // One copy of each kernel, however often the model repeats it. Not when
+  // profiling, where each call site is reported under its own kernel name.
   if (profile)
     p.add("cpu-instrument-profile");
+  else
+    p.add("cpu-merge-identical-functions");
   p.add("convert-scf-to-cf");
   // x86-64 has no bf16 arithmetic, and LLVM's fallback rounds f32 -> bf16 by
   // calling __truncsfbf2, which libgcc 12 lacks: the object would not load.
@@ -752,16 +756,19 @@ FailureOr<Compiled> translateAndOptimize(ModuleOp module, const shardc::CpuTarge
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = options.optLevel >= 2;
-  tuning.SLPVectorization = options.optLevel >= 2;
   // No loop unrolling. The kernels that need straight-line code get it from
   // MLIR (the GEMM's register tile and packing copies are vector code), and
   // LLVM's vectorizer still interleaves the loops it vectorizes. Unrolling
   // the rest (static-shape loop nests, fully or by the micro-op buffer, each
   // copy with its own alias checks) tripled the code and the compile time
   // (73.7k against 22.1k lines of IR for the bench's transformer step) for
-  // no measured gain (bench/kernels, bench/train).
+  // no measured gain (bench/kernels, bench/train; compile --timing shows
+  // where a compile's time goes).
   tuning.LoopUnrolling = false;
-  if (getenv("XUNROLL")) tuning.LoopUnrolling = atoi(getenv("XUNROLL"));
+  // Nor SLP vectorization: the code that wants vectors is vector code
+  // already, and the SLP vectorizer took a tenth of LLVM's time on a
+  // training step for no measured gain.
+  tuning.SLPVectorization = false;
   llvm::PassBuilder builder(out.machine.get(), tuning);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
