@@ -39,7 +39,9 @@ def GArrayAutodiff : Pass<"garray-autodiff", "::mlir::ModuleOp"> {
     %g = garray.add (garray.mul %gs, %x), (garray.mul %gs, %x)
     ```
     A differentiated op without an adjoint is an error naming it and its
-    location. Private callees left without uses are erased.
+    location. Private callees left without uses are erased. Then every
+    `garray.stop_gradient` (whose adjoint is no cotangent at all) is replaced
+    by its operand: it means something to differentiation only.
   }];
 }
 

@@ -328,6 +328,7 @@ FactorRule ShiftOp::getFactorRule() {
 FactorRule SignOp::getFactorRule() { return elementwise(*this, none()); }
 
 FactorRule SinOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule StopGradientOp::getFactorRule() { return elementwise(*this, oneOf({0})); }
 
 // A dim taken whole is shared; a sliced one is whole on every device (its
 // elements come from anywhere in the operand's dim).

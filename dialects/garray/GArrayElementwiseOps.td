@@ -133,6 +133,15 @@ def GArray_SignOp : GArray_UnaryOp<"sign", GArray_NumberElements,
     "-1, 0 or 1 by the sign of `x`; on floats, NaN and signed zeros map to "
     "themselves.">;
 def GArray_SinOp : GArray_UnaryOp<"sin", GArray_FloatElements, "Sine (radians).">;
+def GArray_StopGradientOp : GArray_UnaryOp<"stop_gradient", GArray_AnyElements,
+    "The operand, unchanged; no gradient flows back through it (as "
+    "`jax.lax.stop_gradient`). A stable log-softmax shifts by the row maximum "
+    "under it: the shift cancels in the value, so its gradient is zero in "
+    "exact arithmetic, and without it the backward pass would differentiate "
+    "the maximum (a tie count and a cotangent, each reduced across devices "
+    "when the row is sharded) only to add about zero. garray-autodiff "
+    "replaces every `stop_gradient` by its operand once it has differentiated "
+    "the module.", "stay pending (linear)">;
 def GArray_SqrtOp : GArray_UnaryOp<"sqrt", GArray_FloatElements,
     "Square root; NaN below zero.">;
 def GArray_TanhOp : GArray_UnaryOp<"tanh", GArray_FloatElements, "Hyperbolic tangent.">;

@@ -176,6 +176,8 @@ LogicalResult vjp(CeilOp, Adj &, Value, Grads &) { return success(); }
 LogicalResult vjp(FloorOp, Adj &, Value, Grads &) { return success(); }
 LogicalResult vjp(RoundOp, Adj &, Value, Grads &) { return success(); }
 LogicalResult vjp(SignOp, Adj &, Value, Grads &) { return success(); }
+// The point of the op: no cotangent for its operand.
+LogicalResult vjp(StopGradientOp, Adj &, Value, Grads &) { return success(); }
 
 //===----------------------------------------------------------------------===//
 // Shape ops
@@ -459,6 +461,6 @@ void mlir::garray::registerVjpModels(DialectRegistry &registry) {
            DivOp, DotGeneralOp, ExpOp, Expm1Op, FloorOp, GatherOp, LogOp, Log1pOp, LogisticOp,
            MaxOp, MeanOp, MinOp, MulOp, NegOp, PadOp, PowOp, ReduceOp, RemOp, ReshapeOp,
            ReverseOp, RoundOp, RsqrtOp, ScatterAddOp, SelectOp, ShardingConstraintOp, ShiftOp,
-           SignOp, SinOp, SliceOp, SqrtOp, SubOp, TanhOp, TransposeOp>(ctx);
+           SignOp, SinOp, SliceOp, SqrtOp, StopGradientOp, SubOp, TanhOp, TransposeOp>(ctx);
   });
 }

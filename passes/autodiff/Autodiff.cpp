@@ -152,8 +152,16 @@ struct GArrayAutodiff : shardc::impl::GArrayAutodiffBase<GArrayAutodiff> {
     ModuleOp module = getOperation();
     SmallVector<ValueAndGradOp> calls;
     module.walk([&](ValueAndGradOp op) { calls.push_back(op); });
+    // stop_gradient means something to differentiation only: once it is
+    // done, each is its operand.
+    auto dropStopGradients = [&] {
+      module.walk([](StopGradientOp op) {
+        op.getResult().replaceAllUsesWith(op.getOperand());
+        op.erase();
+      });
+    };
     if (calls.empty())
-      return;
+      return dropStopGradients();
     SymbolTableCollection symbols;
     llvm::SetVector<func::FuncOp> callees;
     llvm::SetVector<Block *> blocks;
@@ -185,6 +193,7 @@ struct GArrayAutodiff : shardc::impl::GArrayAutodiffBase<GArrayAutodiff> {
     for (func::FuncOp f : callees)
       if (f.isPrivate() && SymbolTable::symbolKnownUseEmpty(f, module))
         f.erase();
+    dropStopGradients();
   }
 };
 

@@ -260,6 +260,8 @@ Value body(NotOp, OpBuilder &b, Location l, ValueRange a) {
   return arith::XOrIOp::create(b, l, a[0], intConstant(b, l, a[0].getType(), APInt::getAllOnes(w)));
 }
 Value body(SignOp, OpBuilder &b, Location l, ValueRange a) { return sign(b, l, a[0]); }
+// garray-autodiff removes these; one left by a pipeline without it copies.
+Value body(StopGradientOp, OpBuilder &, Location, ValueRange a) { return a[0]; }
 
 Value body(AddOp, OpBuilder &b, Location l, ValueRange a) {
   return floatOrInt<arith::AddFOp, arith::AddIOp>(b, l, a);
@@ -345,6 +347,6 @@ template <typename... Ops> void addPatterns(RewritePatternSet &patterns) {
 
 void shardc::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
   addPatterns<AbsOp, CeilOp, ClampOp, CosOp, ExpOp, Expm1Op, FloorOp, LogOp, Log1pOp,
-              LogisticOp, NegOp, NotOp, RoundOp, RsqrtOp, SignOp, SinOp, SqrtOp, TanhOp, AddOp, AndOp, DivOp, MaxOp, MinOp, MulOp, OrOp,
+              LogisticOp, NegOp, NotOp, RoundOp, RsqrtOp, SignOp, SinOp, SqrtOp, StopGradientOp, TanhOp, AddOp, AndOp, DivOp, MaxOp, MinOp, MulOp, OrOp,
               PowOp, RemOp, SubOp, XorOp, CompareOp, SelectOp, ConvertOp>(patterns);
 }

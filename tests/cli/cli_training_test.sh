@@ -86,6 +86,44 @@ for n in 1 2 3; do
   fi
 done
 
+# A cross-entropy over a vocabulary sharded on "model", its shift under
+# stop_gradient: the backward pass reuses the forward's reduced maximum
+# and sum, so the local program all-reduces 4 values (the forward's max,
+# sum and picked log-probabilities, and the backward's sum of the
+# log-probabilities' cotangent), where the same model shifting by a
+# differentiated maximum all-reduces 6. Loss and gradient agree with that
+# model's, and across meshes (3 shards of 16 classes: uneven).
+VCE="$ROOT/tests/cli/vocab_cross_entropy.mlir"
+sed -e 's/  %shift = garray.stop_gradient %mx : tensor<8x1xf32>/  %shift = garray.neg %mx : tensor<8x1xf32>\n  %back = garray.neg %shift : tensor<8x1xf32>/' \
+  -e 's/broadcast_in_dim %shift,/broadcast_in_dim %back,/' "$VCE" >"$TMP/vce_unstopped.mlir"
+for variant in vce:"$VCE":4 vce_unstopped:"$TMP/vce_unstopped.mlir":6; do
+  IFS=: read -r name model want <<<"$variant"
+  if expect_ok "${name}_local" -- compile "$model" --emit=local --combine-bytes=0; then
+    got=$(count_of "$TMP/${name}_local.out" "comm.all_reduce")
+    check "${name}_local" "$want comm.all_reduce (got $got)" test "$got" = "$want"
+  fi
+done
+"$NPY" write "$TMP/vce_w.npy" f32 4,16 $(seq -31 32 | awk '{printf "%g ", $1 / 16}') || exit 1
+"$NPY" write "$TMP/vce_x.npy" f32 8,4 $(seq 1 32 | awk '{printf "%g ", (($1 * 7) % 11 - 5) / 4}') || exit 1
+"$NPY" write "$TMP/vce_onehot.npy" f32 8,16 $(for r in 0 1 2 3 4 5 6 7; do
+  for c in $(seq 0 15); do [[ $c -eq $(((r * 5 + 3) % 16)) ]] && printf '1 ' || printf '0 '; done
+done) || exit 1
+VCE_IN=(--in "w=$TMP/vce_w.npy" --in "x=$TMP/vce_x.npy" --in "onehot=$TMP/vce_onehot.npy")
+if expect_ok vce_ref -- run "$TMP/vce_unstopped.mlir" --mesh model=1 "${VCE_IN[@]}" \
+    --out "$TMP/vce_ref" --quiet; then
+  ref_loss=$("$NPY" print "$TMP/vce_ref/loss.npy" | cut -d: -f2)
+  ref_grad=$("$NPY" print "$TMP/vce_ref/grad.npy" | cut -d: -f2)
+  for n in 1 2 3 4; do
+    if expect_ok "vce_run$n" -- run "$VCE" --mesh "model=$n" "${VCE_IN[@]}" --out "$TMP/vce$n" \
+        --quiet; then
+      # shellcheck disable=SC2086
+      check "vce_run$n" "loss" "$NPY" check "$TMP/vce$n/loss.npy" f32 scalar $ref_loss
+      # shellcheck disable=SC2086
+      check "vce_run$n" "gradient" "$NPY" check "$TMP/vce$n/grad.npy" f32 4,16 $ref_grad
+    fi
+  done
+fi
+
 expect_error steps_zero 2 "--steps 0" "positive" -- run "$LR" "${SEED_IN[@]}" --steps 0
 expect_error steps_word 2 "--steps x" -- run "$LR" "${SEED_IN[@]}" --steps x
 expect_error steps_missing 2 "--steps needs a value" -- run "$LR" "${SEED_IN[@]}" --steps

@@ -40,8 +40,10 @@ func.func @unary(%x: tensor<8x2xf32>) -> tensor<8x2xf32> {
   %4 = garray.sqrt %3 : tensor<8x2xf32>
   // CHECK: %[[TANH:.*]] = garray.tanh %[[SQRT]] : tensor<8x2xf32>
   %5 = garray.tanh %4 : tensor<8x2xf32>
-  // CHECK: return %[[TANH]]
-  return %5 : tensor<8x2xf32>
+  // CHECK: %[[SG:.*]] = garray.stop_gradient %[[TANH]] : tensor<8x2xf32>
+  %6 = garray.stop_gradient %5 : tensor<8x2xf32>
+  // CHECK: return %[[SG]]
+  return %6 : tensor<8x2xf32>
 }
 
 // -----

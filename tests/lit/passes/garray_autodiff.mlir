@@ -68,3 +68,36 @@ func.func @unused(%a: tensor<f32>, %b: tensor<3xf32>) -> (tensor<f32>, tensor<3x
       : (tensor<f32>, tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
   return %l, %g : tensor<f32>, tensor<3xf32>
 }
+
+// -----
+
+// stop_gradient: the value flows, the gradient does not. d/dx sum(x *
+// stop_gradient(x)) is x, not 2x; and no stop_gradient is left, in the
+// differentiated function or in one that is not.
+// CHECK-LABEL: func.func @stopped
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[SQ:.*]] = garray.mul %[[X]], %[[X]] : tensor<4xf32>
+// CHECK: %[[L:.*]] = garray.reduce <sum> %[[SQ]], dims = [0]
+// CHECK: %[[GS:.*]] = garray.broadcast_in_dim
+// CHECK: %[[G:.*]] = garray.mul %[[GS]], %[[X]]
+// CHECK-NOT: garray.add
+// CHECK: return %[[L]], %[[G]]
+// CHECK-LABEL: func.func @forward_only
+// CHECK-NEXT: %[[E:.*]] = garray.exp %{{.*}}
+// CHECK-NEXT: return %[[E]]
+// CHECK-NOT: stop_gradient
+func.func private @half_sq(%x: tensor<4xf32>) -> tensor<f32> {
+  %c = garray.stop_gradient %x : tensor<4xf32>
+  %s = garray.mul %x, %c : tensor<4xf32>
+  %l = garray.reduce <sum> %s, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @stopped(%x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
+  %l, %g = garray.value_and_grad @half_sq(%x) wrt [0] : (tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>)
+  return %l, %g : tensor<f32>, tensor<4xf32>
+}
+func.func @forward_only(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = garray.stop_gradient %x : tensor<4xf32>
+  %e = garray.exp %c : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
