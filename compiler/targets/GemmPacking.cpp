@@ -176,7 +176,9 @@ public:
   /// Packs `src` into `panels` (micro-panels [k, width]): `kMajor` when the
   /// source's rows are k (B, or a transposed A), so its columns split into
   /// panels; otherwise its rows do. A partial last panel is zero-padded.
-  Split pack(Value src, bool kMajor, Value panels, int64_t width) {
+  /// With `fullPanels` false, only the partial last panel: the caller packs
+  /// each full one (packFullPanel) where it is used.
+  Split pack(Value src, bool kMajor, Value panels, int64_t width, bool fullPanels = true) {
     Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
     Split s = split(dim(rw, loc, src, kMajor ? 1 : 0), width);
     auto copyPanel = [&](Value i, Value count, Value dst) {
@@ -187,9 +189,8 @@ public:
       else
         copyPanelData(rw, loc, view2d(rw, loc, src, start, zero, count, kExtent), dst, true);
     };
-    forLoop(s.full, [&](Value i) {
-      copyPanel(i, index(rw, loc, width), panelView(rw, loc, panels, i, kExtent, width));
-    });
+    if (fullPanels)
+      forLoop(s.full, [&](Value i) { packFullPanel(src, kMajor, panels, width, i); });
     whenNonEmpty(s.tail, [&] {
       Value dst = panelView(rw, loc, panels, s.full, kExtent, width);
       linalg::FillOp::create(rw, loc, zeroOf(dst), dst);
@@ -197,6 +198,19 @@ public:
       copyPanel(s.full, s.tail, view2d(rw, loc, dst, zero, zero, kExtent, s.tail));
     });
     return s;
+  }
+
+  /// Full micro-panel `i` of `src` into `panels`.
+  void packFullPanel(Value src, bool kMajor, Value panels, int64_t width, Value i) {
+    Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
+    Value start = arith::MulIOp::create(rw, loc, i, index(rw, loc, width));
+    Value count = index(rw, loc, width);
+    OpFoldResult zero = rw.getIndexAttr(0);
+    Value dst = panelView(rw, loc, panels, i, kExtent, width);
+    if (kMajor)
+      copyPanelData(rw, loc, view2d(rw, loc, src, zero, start, kExtent, count), dst, false);
+    else
+      copyPanelData(rw, loc, view2d(rw, loc, src, start, zero, count, kExtent), dst, true);
   }
 
   /// C's tile (q, p) += A's panel q · B's panel p, in place.
@@ -228,6 +242,15 @@ public:
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPointToStart(loop.getBody());
     body(loop.getInductionVar());
+  }
+
+  /// The same as an scf.parallel: for iterations that write disjoint tiles.
+  void parallelLoop(Value count, llvm::function_ref<void(Value)> body) {
+    auto loop = scf::ParallelOp::create(rw, loc, ValueRange{index(rw, loc, 0)}, ValueRange{count},
+                                        ValueRange{index(rw, loc, 1)});
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(loop.getBody()->getTerminator());
+    body(loop.getInductionVars()[0]);
   }
 
   /// `body` under `size > 0`. Edges are guarded: at a static edge a
@@ -264,7 +287,7 @@ private:
 FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linalg::MatmulOp block,
                                                    Operation *mLoop, Layout layout,
                                                    Value bPanels, int64_t mc, int64_t kc,
-                                                   int64_t mr, int64_t nr) {
+                                                   int64_t mr, int64_t nr, bool parallelColumns) {
   Location loc = block.getLoc();
   Value a = block.getDpsInputs()[0], b = block.getDpsInputs()[1], c = block.getDpsInits()[0];
   Type elem = cast<MemRefType>(c.getType()).getElementType();
@@ -286,7 +309,11 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // block does not depend on it.
   bool hoist = mLoop && !mLoop->isAncestor(b.getParentRegion()->getParentOp());
   rewriter.setInsertionPoint(hoist ? mLoop : block.getOperation());
-  packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr);
+  // With parallel columns each column packs its own full B panel, in the
+  // parallel loop: with one M block each panel serves one column of tiles
+  // anyway, and the copy is shared out like the products.
+  packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr,
+              /*fullPanels=*/!parallelColumns);
 
   // A's micro-panels, per block. The block's loops recompute B's split here
   // rather than use values from the packing site.
@@ -297,10 +324,19 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
 
   SmallVector<linalg::MatmulOp> micros;
   // Full tiles. A's micro-panel stays in L1 while B's (the packed block, in
-  // L2) stream past; consecutive tiles of C lie on the same MR rows.
-  packer.forLoop(cols.full, [&](Value p) {
+  // L2) stream past; consecutive tiles of C lie on the same MR rows. Each
+  // column of panels writes its own tiles of C, so when the M loop runs
+  // once (a short M) the columns are a parallel loop, for the rank's
+  // kernel threads to share.
+  auto columns = [&](Value p) {
+    if (parallelColumns)
+      packer.packFullPanel(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr, p);
     packer.forLoop(rows.full, [&](Value q) { micros.push_back(packer.tile(c, q, p, k)); });
-  });
+  };
+  if (parallelColumns)
+    packer.parallelLoop(cols.full, columns);
+  else
+    packer.forLoop(cols.full, columns);
   // Edge tiles, in one loop so that one register kernel serves them all
   // (LLVM's time grows with every copy of it): first the last, NR-partial
   // column of panels (tiles (q, np), MR x tail), then the last, MR-partial

@@ -73,10 +73,12 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// Rewrites the cache-block matmul `block` (inside the N, K, M block loops;
 /// `mLoop` is the M loop or null) as described above. Returns the micro
 /// matmuls (A transposed, [kb, mr] · [kb, nr] → [mr, nr]) for register
-/// tiling.
+/// tiling. `parallelColumns` makes the loop over full columns of tiles an
+/// scf.parallel (for a GEMM whose M loop runs once).
 mlir::FailureOr<llvm::SmallVector<mlir::linalg::MatmulOp>>
 packBlock(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp block, mlir::Operation *mLoop,
-          Layout layout, mlir::Value bPanels, int64_t mc, int64_t kc, int64_t mr, int64_t nr);
+          Layout layout, mlir::Value bPanels, int64_t mc, int64_t kc, int64_t mr, int64_t nr,
+          bool parallelColumns);
 
 } // namespace shardc::gemm
 

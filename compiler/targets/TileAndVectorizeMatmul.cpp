@@ -172,13 +172,18 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const Gemm
   for (LoopLikeOpInterface loop : llvm::reverse(blocks->loops))
     moveLoopInvariantCode(loop);
   Operation *mLoop = blocks->loops.size() == 3 ? blocks->loops[2].getOperation() : nullptr;
-  FailureOr<SmallVector<linalg::MatmulOp>> micros =
-      shardc::gemm::packBlock(rewriter, block, mLoop, layout, bPanels, t.mc, t.kc, t.mr, t.nr);
+  // With one M block there is nothing for threads to share there: they
+  // share the block's columns of tiles instead (a weight gradient of a
+  // narrow layer, [32, 1024] = g^T h).
+  int64_t m = cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(0);
+  bool oneMBlock = !ShapedType::isDynamic(m) && m <= t.mc;
+  FailureOr<SmallVector<linalg::MatmulOp>> micros = shardc::gemm::packBlock(
+      rewriter, block, mLoop, layout, bPanels, t.mc, t.kc, t.mr, t.nr, oneMBlock);
   if (failed(micros))
     return failure();
   // The M blocks write disjoint rows of C with their own A panels: a
   // parallel loop (threads run whole blocks; see cpu-outline-parallel-loops).
-  if (auto loop = dyn_cast_or_null<scf::ForOp>(mLoop))
+  if (auto loop = dyn_cast_or_null<scf::ForOp>(mLoop); loop && !oneMBlock)
     toParallel(rewriter, loop);
   // Register tiles: each micro matmul is exactly MR x NR; only K is tiled,
   // and that loop carries the accumulator.

@@ -254,7 +254,8 @@ template <typename T> T draw(std::mt19937 &gen) {
 /// "" when the compiled dot_general matches the reference, else the first
 /// mismatch. Error bound: K·eps·Σ|a·b| (exact for integers), plus the final
 /// rounding of a 16-bit float result.
-template <typename T> std::string check(const DotCase &c, const std::string &cpu) {
+template <typename T>
+std::string check(const DotCase &c, const std::string &cpu, std::vector<T> *result = nullptr) {
   Program p = compileAndLoad(modelText(c, elemName<T>()), cpu);
   if (!p.entry)
     return "compile/load failed:\n" + p.diagnostics;
@@ -264,12 +265,14 @@ template <typename T> std::string check(const DotCase &c, const std::string &cpu
     v = draw<T>(gen);
   for (T &v : b)
     v = draw<T>(gen);
-  Shape result = resultShape(c);
-  std::vector<T> out(numel(result), static_cast<T>(-12345));
+  Shape resultDims = resultShape(c);
+  std::vector<T> out(numel(resultDims), static_cast<T>(-12345));
   std::vector<void *> buffers = {a.data(), b.data(), out.data()};
   std::string error;
   if (!runOneRank(p.entry, buffers, error))
     return "run failed: " + error;
+  if (result)
+    *result = out;
   std::vector<double> expected, magnitude;
   reference(c, a, b, expected, magnitude);
   int64_t k = 1;
@@ -348,4 +351,39 @@ TEST_CASE("dot_general in bf16 and f16 sums in f32 and rounds once", "[exec][dot
       CHECK(check<__bf16>(c, cpu) == "");
       CHECK(check<_Float16>(c, cpu) == "");
     }
+}
+
+TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and 3 threads",
+          "[exec][dot_general][threads]") {
+  // Large enough to be dispatched to the rank's kernel threads: many M
+  // blocks (threads take blocks), and one M block with a wide N (threads
+  // take columns of tiles, each packing its own B panels; 600 columns leave
+  // a partial panel). Each output element is summed in the same order
+  // whatever the thread count, so the results must be identical, bit for
+  // bit, and match the reference.
+  const std::vector<DotCase> shared = {
+      {"many M blocks: 300x600 @ 600x130", {300, 600}, {600, 130}, {}, {}, {1}, {0}},
+      {"one M block: 40x2000 @ 2000x600", {40, 2000}, {2000, 600}, {}, {}, {1}, {0}},
+      {"one M block, transposed lhs: (2000x40)^T @ 2000x600", {2000, 40}, {2000, 600}, {}, {},
+       {0}, {0}},
+  };
+  for (const DotCase &c : shared) {
+    INFO(c.name);
+    std::vector<std::vector<float>> results;
+    for (const char *threads : {"1", "2", "3"}) {
+      setenv("SHARDRT_THREADS", threads, 1);
+      std::vector<float> out;
+      CHECK(check<float>(c, "host", &out) == "");
+      results.push_back(out);
+    }
+    unsetenv("SHARDRT_THREADS");
+    for (size_t t = 1; t < results.size(); ++t) {
+      INFO((t + 1) << " threads against 1");
+      REQUIRE(results[t].size() == results[0].size());
+      size_t differing = 0;
+      for (size_t i = 0; i < results[0].size(); ++i)
+        differing += results[t][i] != results[0][i];
+      CHECK(differing == 0);
+    }
+  }
 }

@@ -141,3 +141,28 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
   linalg.matmul ins(%A, %B : memref<8x8xi32>, memref<8x8xi32>) outs(%C : memref<8x8xi32>)
   return
 }
+
+// -----
+
+// One M block (M = 16 <= the M cache tile, 32): the rank's kernel threads
+// share the block's columns of tiles instead, each packing the B panel it
+// uses (there is no M loop to run in parallel, and the B panels serve one
+// column of tiles each anyway).
+// CHECK-LABEL: func.func @one_m_block
+// CHECK-SAME: (%[[A:[^:]+]]: memref<16x32xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<16x64xf32>)
+// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: vector.store {{.*}} : memref<8x16x4xf32>, vector<4xf32>
+// CHECK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: %[[PANEL:.*]] = memref.subview %[[BP]][%[[P]], 0, 0] [1, 16, 16]
+// CHECK: %[[BCOLS:.*]] = memref.subview %[[B]]
+// CHECK: linalg.copy ins(%[[BCOLS]] : {{.*}}) outs(%[[PANEL]] : {{.*}})
+// CHECK: scf.for
+// CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
+// CHECK: scf.reduce
+func.func @one_m_block(%A: memref<16x32xf32>, %B: memref<32x64xf32>, %C: memref<16x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<16x32xf32>, memref<32x64xf32>) outs(%C : memref<16x64xf32>)
+  return
+}
