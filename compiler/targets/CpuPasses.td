@@ -279,6 +279,32 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def CpuApproximateMath : Pass<"cpu-approximate-math"> {
+  let summary = "exp and tanh on f32 as polynomials LLVM can vectorize";
+  let description = [{
+    LLVM has no vector form of `llvm.exp` or `llvm.tanh` without a vector
+    math library: a vectorized loop calls libm's `expf` or `tanhf` once per
+    lane, and a GELU over a 1024 x 1024 activation spent its time in
+    `tanhf`. This pass rewrites f32 `math.exp` and `math.tanh` (scalars and
+    vectors; 16-bit floats are computed in f32 by then) into MLIR's
+    polynomial approximations (populateMathPolynomialApproximationPatterns):
+    plain arithmetic, which the loop vectorizer turns into vector code.
+    Measured against double precision over [-104, 89] and [-10, 10]
+    (200,000 points): exp within 2.9e-7 relative where the result is a
+    normal f32 (about 2.4 ulp; libm's is within 1), flushed to zero below
+    that; tanh within 2.6e-7. NaN, infinities and signed zeros come out as
+    libm's. Other functions (log, pow, trigonometry) stay libm calls.
+
+    ```mlir
+    %y = math.tanh %x : f32
+    →
+    (a clamp, a rational polynomial in arith ops, a select for small |x|)
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def CpuMergeIdenticalFunctions : Pass<"cpu-merge-identical-functions", "::mlir::ModuleOp"> {
   let summary = "Keep one copy of private functions that are the same but for their name";
   let description = [{

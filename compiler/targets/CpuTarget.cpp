@@ -270,6 +270,10 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // roundings back to bf16 become integer ops in arith-expand below.
   p.add("math-extend-to-supported-types{target-type=f32}");
   p.add("arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}");
+  // exp and tanh as arithmetic the loop vectorizer vectorizes, instead
+  // of a libm call per lane (after the extension above, so that 16-bit
+  // floats, computed in f32, get them too).
+  p.add("cpu-approximate-math");
 
   addLlvmDialectPhase(p);
   return p.str();
