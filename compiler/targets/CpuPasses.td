@@ -167,8 +167,13 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     ```
     The M block loop is an scf.parallel (each block packs its own A panels),
     as is a batched matmul's batch loop, so cpu-outline-parallel-loops can
-    run them on the rank's kernel threads. Other element types and matmuls
-    are left to convert-linalg-to-parallel-loops.
+    run them on the rank's kernel threads; when M fits one block, the loop
+    over the block's full columns of tiles is the scf.parallel instead, each
+    column packing its own B panel. A C zero-filled right before the matmul
+    (nothing touching memory in between) loses its fill: in the first K
+    block each tile is zeroed just before it is read, in L1, and edge tiles
+    do not read C in. Other element types and matmuls are left to
+    convert-linalg-to-parallel-loops.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",

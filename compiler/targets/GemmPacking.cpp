@@ -158,8 +158,8 @@ namespace {
 class BlockPacker {
 public:
   BlockPacker(RewriterBase &rewriter, Location loc, const Scratch &scratch, int64_t mr,
-              int64_t nr)
-      : rw(rewriter), loc(loc), scratch(scratch), mr(mr), nr(nr) {}
+              int64_t nr, Value firstK)
+      : rw(rewriter), loc(loc), scratch(scratch), mr(mr), nr(nr), firstK(firstK) {}
 
   /// Full and partial micro-panels of an extent.
   struct Split {
@@ -218,6 +218,10 @@ public:
     Value row = arith::MulIOp::create(rw, loc, q, index(rw, loc, mr));
     Value col = arith::MulIOp::create(rw, loc, p, index(rw, loc, nr));
     Value cTile = view2d(rw, loc, c, row, col, rw.getIndexAttr(mr), rw.getIndexAttr(nr));
+    // C starts at zero: its tile is zeroed where it is about to be read (in
+    // L1), in the first K block only, instead of by a pass over all of C.
+    if (firstK)
+      ifThen(firstK, [&] { linalg::FillOp::create(rw, loc, zeroOf(c), cTile); });
     return micro(q, p, k, cTile);
   }
 
@@ -231,7 +235,14 @@ public:
     Value cPart = view2d(rw, loc, c, row, col, rows, cols);
     Value tmpPart = view2d(rw, loc, scratch.cTile, zero, zero, rows, cols);
     linalg::FillOp::create(rw, loc, zeroOf(c), scratch.cTile);
-    linalg::CopyOp::create(rw, loc, cPart, tmpPart);
+    if (firstK) {
+      // C starts at zero: in the first K block there is nothing to read.
+      Value later = arith::XOrIOp::create(
+          rw, loc, firstK, arith::ConstantOp::create(rw, loc, rw.getBoolAttr(true)));
+      ifThen(later, [&] { linalg::CopyOp::create(rw, loc, cPart, tmpPart); });
+    } else {
+      linalg::CopyOp::create(rw, loc, cPart, tmpPart);
+    }
     linalg::MatmulOp op = micro(q, p, k, scratch.cTile);
     linalg::CopyOp::create(rw, loc, tmpPart, cPart);
     return op;
@@ -253,16 +264,20 @@ public:
     body(loop.getInductionVars()[0]);
   }
 
+  /// `body` under `condition`.
+  void ifThen(Value condition, llvm::function_ref<void()> body) {
+    auto guard = scf::IfOp::create(rw, loc, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard insertion(rw);
+    rw.setInsertionPointToStart(guard.thenBlock());
+    body();
+  }
+
   /// `body` under `size > 0`. Edges are guarded: at a static edge a
   /// zero-size view's offset would be one past the end, which the verifier
   /// refuses.
   void whenNonEmpty(Value size, llvm::function_ref<void()> body) {
-    Value nonEmpty =
-        arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::ugt, size, index(rw, loc, 0));
-    auto guard = scf::IfOp::create(rw, loc, nonEmpty, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard insertion(rw);
-    rw.setInsertionPointToStart(guard.thenBlock());
-    body();
+    ifThen(arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::ugt, size, index(rw, loc, 0)),
+           body);
   }
 
 private:
@@ -280,6 +295,7 @@ private:
   Location loc;
   const Scratch &scratch;
   int64_t mr, nr;
+  Value firstK; // i1, true in the first K block when C starts at zero; or null
 };
 
 } // namespace
@@ -287,7 +303,8 @@ private:
 FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linalg::MatmulOp block,
                                                    Operation *mLoop, Layout layout,
                                                    Value bPanels, int64_t mc, int64_t kc,
-                                                   int64_t mr, int64_t nr, bool parallelColumns) {
+                                                   int64_t mr, int64_t nr, bool parallelColumns,
+                                                   Value firstK) {
   Location loc = block.getLoc();
   Value a = block.getDpsInputs()[0], b = block.getDpsInputs()[1], c = block.getDpsInits()[0];
   Type elem = cast<MemRefType>(c.getType()).getElementType();
@@ -303,7 +320,7 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   rewriter.setInsertionPointAfter(block);
   memref::DeallocOp::create(rewriter, loc, scratch.aPanels);
   memref::DeallocOp::create(rewriter, loc, scratch.cTile);
-  BlockPacker packer(rewriter, loc, scratch, mr, nr);
+  BlockPacker packer(rewriter, loc, scratch, mr, nr, firstK);
 
   // B's micro-panels, once per (N, K) block: before the M loop when B's
   // block does not depend on it.

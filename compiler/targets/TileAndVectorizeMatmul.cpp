@@ -34,7 +34,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -158,9 +160,39 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::MatmulOp op
   return tiled;
 }
 
+/// The `linalg.fill` of zero that starts `op`'s C, when nothing between them
+/// touches memory: the recipe then zeroes each tile of C where it first
+/// uses it instead (GemmPacking.h, firstK). Null when there is none, or
+/// when K is not a static positive size (no K block would zero C).
+linalg::FillOp zeroFillOf(linalg::MatmulOp op) {
+  Value c = op.getDpsInits()[0];
+  auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
+  std::optional<shardc::gemm::Layout> layout = shardc::gemm::layoutOf(op);
+  if (!layout)
+    return {};
+  int64_t k = aType.getDimSize(layout->aTransposed ? 0 : 1);
+  if (ShapedType::isDynamic(k) || k <= 0)
+    return {};
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.getDpsInits()[0] != c)
+        return {};
+      Attribute value;
+      if (!matchPattern(fill.getDpsInputs()[0], m_Constant(&value)))
+        return {};
+      auto f = dyn_cast<FloatAttr>(value);
+      return f && f.getValue().isPosZero() ? fill : linalg::FillOp();
+    }
+    if (!isMemoryEffectFree(prev))
+      return {};
+  }
+  return {};
+}
+
 /// Steps 1-4 of the recipe for one matmul.
 LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t,
                          shardc::gemm::Layout layout) {
+  linalg::FillOp zeroFill = zeroFillOf(op);
   Value bPanels = shardc::gemm::allocatePanels(rewriter, op, t.nc, t.kc, t.nr);
   // Cache blocks, loops N, K, M.
   FailureOr<scf::SCFTilingResult> blocks = tile(rewriter, op, {t.mc, t.nc, t.kc}, {1, 2, 0});
@@ -177,8 +209,21 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const Gemm
   // narrow layer, [32, 1024] = g^T h).
   int64_t m = cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(0);
   bool oneMBlock = !ShapedType::isDynamic(m) && m <= t.mc;
+  // A C that starts at zero is zeroed tile by tile in the first K block
+  // (the K block loop is the second: loops N, K, M), not by a pass of its
+  // own over all of C: with a small K that pass and the first read of C
+  // back were a large share of the GEMM.
+  Value firstK;
+  if (zeroFill && blocks->loops.size() == 3) {
+    auto kLoop = cast<scf::ForOp>(blocks->loops[1].getOperation());
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(kLoop.getBody());
+    firstK = arith::CmpIOp::create(rewriter, kLoop.getLoc(), arith::CmpIPredicate::eq,
+                                   kLoop.getInductionVar(), kLoop.getLowerBound());
+    rewriter.eraseOp(zeroFill);
+  }
   FailureOr<SmallVector<linalg::MatmulOp>> micros = shardc::gemm::packBlock(
-      rewriter, block, mLoop, layout, bPanels, t.mc, t.kc, t.mr, t.nr, oneMBlock);
+      rewriter, block, mLoop, layout, bPanels, t.mc, t.kc, t.mr, t.nr, oneMBlock, firstK);
   if (failed(micros))
     return failure();
   // The M blocks write disjoint rows of C with their own A panels: a

@@ -166,3 +166,44 @@ func.func @one_m_block(%A: memref<16x32xf32>, %B: memref<32x64xf32>, %C: memref<
   linalg.matmul ins(%A, %B : memref<16x32xf32>, memref<32x64xf32>) outs(%C : memref<16x64xf32>)
   return
 }
+
+// -----
+
+// C starts at zero (a fill of 0.0 right before): the fill over all of C is
+// gone; in the first K block each full tile of C is zeroed just before it
+// is read, and an edge tile does not read C into its scratch tile.
+// CHECK-LABEL: func.func @zero_filled
+// CHECK-SAME: (%[[A:[^:]+]]: memref<64x32xf32>, %[[B:[^:]+]]: memref<32x40xf32>, %[[C:[^:]+]]: memref<64x40xf32>)
+// CHECK-NOT: linalg.fill {{.*}} outs(%[[C]] : memref<64x40xf32>)
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K0]], %{{.*}} : index
+// CHECK: %[[LATER:.*]] = arith.cmpi ne, %[[K0]], %{{.*}} : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
+// CHECK: vector.transfer_read %[[C]]
+// CHECK: scf.if %[[LATER]] {
+// CHECK-NEXT: linalg.copy
+func.func @zero_filled(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %C: memref<64x40xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%C : memref<64x40xf32>)
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x40xf32>) outs(%C : memref<64x40xf32>)
+  return
+}
+
+// -----
+
+// Something that writes memory between the fill and the matmul: the fill
+// stays, and no tile is zeroed by the recipe.
+// CHECK-LABEL: func.func @fill_not_adjacent
+// CHECK: linalg.fill {{.*}} outs(%{{.*}} : memref<64x40xf32>)
+// CHECK-NOT: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
+// CHECK: return
+func.func @fill_not_adjacent(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %C: memref<64x40xf32>) {
+  %z = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  linalg.fill ins(%z : f32) outs(%C : memref<64x40xf32>)
+  memref.store %one, %C[%c0, %c0] : memref<64x40xf32>
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x40xf32>) outs(%C : memref<64x40xf32>)
+  return
+}
