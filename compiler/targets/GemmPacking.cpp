@@ -69,12 +69,12 @@ void copyTransposedPanel(OpBuilder &b, Location loc, Value src, Value dst, int64
   SmallVector<Value> elements;
   for (int64_t r = 0; r < w; ++r) {
     Value row = arith::ConstantIndexOp::create(b, loc, r);
-    Value v = memref::LoadOp::create(b, loc, src, ValueRange{row, k});
-    if (from != to)
-      v = arith::ExtFOp::create(b, loc, to, v);
-    elements.push_back(v);
+    elements.push_back(memref::LoadOp::create(b, loc, src, ValueRange{row, k}));
   }
-  Value vec = vector::FromElementsOp::create(b, loc, VectorType::get({w}, to), elements);
+  // A 16-bit source is widened once per vector, not once per element.
+  Value vec = vector::FromElementsOp::create(b, loc, VectorType::get({w}, from), elements);
+  if (from != to)
+    vec = arith::ExtFOp::create(b, loc, VectorType::get({w}, to), vec);
   vector::StoreOp::create(b, loc, vec, dst, ValueRange{k, zero});
 }
 

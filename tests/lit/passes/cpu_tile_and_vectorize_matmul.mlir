@@ -114,14 +114,16 @@ func.func @batched(%A: memref<3x8x16xf32>, %B: memref<3x16x16xf32>, %C: memref<3
 // -----
 
 // bf16 operands into an f32 accumulator: the packing copies widen them into
-// f32 panels (A's transposing copy and B's row copy both extend), and the
+// f32 panels (A's transposing copy and B's row copy both extend; the
+// transposing copy widens each vector of MR values at once), and the
 // register tile is the f32 one.
 // CHECK-LABEL: func.func @bf16_into_f32
 // CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<16x16xbf16, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<16x16xf32, strided<[16, 1], offset: ?>>)
 // CHECK: arith.extf %{{.*}} : bf16 to f32
-// CHECK-COUNT-4: arith.extf %{{.*}} : bf16 to f32
-// CHECK: vector.from_elements {{.*}} : vector<4xf32>
+// CHECK: %[[ROW16:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
+// CHECK-NEXT: %[[ROW32:.*]] = arith.extf %[[ROW16]] : vector<4xbf16> to vector<4xf32>
+// CHECK-NEXT: vector.store %[[ROW32]], {{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK: return
