@@ -8,14 +8,21 @@
 // sequentially: determinism is the generated code's contract (disjoint
 // outputs, fixed summation order per output), not the pool's scheduling.
 //
-// Workers sleep on a condition variable between loops; a loop publishes
+// Workers wait on a condition variable between loops; a loop publishes
 // (generation, body, ctx, count) under the mutex and the caller waits for
-// the workers' chunks to finish. Loops from inside a body (a nested
+// the workers' chunks to finish. A step's kernels come back to back, so a
+// worker that finishes a chunk first spins a short while (kSpin) for the
+// next loop before it sleeps, and the caller spins for the workers before
+// it does: waking a sleeping thread costs tens of microseconds, more than a
+// small kernel takes. Spinning is only done when the pool has a core per
+// thread. Loops from inside a body (a nested
 // parallel loop) run inline on the calling thread.
 #include "Cpus.h"
 #include "shardrt.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -35,9 +42,25 @@ int envInt(const char *name) {
 
 thread_local bool tlsInsideBody = false;
 
+/// How long a pool thread spins for the next loop, or the caller for its
+/// workers, before it sleeps.
+constexpr std::chrono::microseconds kSpin{100};
+
+/// Spins while `waiting()` holds, for at most kSpin; returns whether it
+/// stopped holding.
+template <typename Waiting> bool spinWhile(Waiting waiting) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0; waiting(); ++i) {
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > until)
+      return false;
+    __builtin_ia32_pause();
+  }
+  return true;
+}
+
 class Pool {
 public:
-  explicit Pool(int threads) {
+  explicit Pool(int threads) : spin(threads <= shardrt::cpusAvailable()) {
     for (int t = 1; t < threads; ++t)
       workers.emplace_back([this, t] { work(t); });
   }
@@ -64,6 +87,8 @@ public:
     }
     wake.notify_all();
     runChunk(0, count, fn, arg);
+    if (spin)
+      spinWhile([&] { return pending.load(std::memory_order_acquire) != 0; });
     std::unique_lock<std::mutex> lock(mutex);
     done.wait(lock, [&] { return pending == 0; });
   }
@@ -85,6 +110,11 @@ private:
       shardrt_loop_body fn;
       void *arg;
       int64_t count;
+      if (spin)
+        spinWhile([&] {
+          return !stopping.load(std::memory_order_acquire) &&
+                 generation.load(std::memory_order_acquire) == seen;
+        });
       {
         std::unique_lock<std::mutex> lock(mutex);
         wake.wait(lock, [&] { return stopping || generation != seen; });
@@ -104,15 +134,17 @@ private:
     }
   }
 
+  const bool spin; // a core per pool thread: waiting spins before it sleeps
   std::vector<std::thread> workers;
   std::mutex mutex;
   std::condition_variable wake, done;
-  bool stopping = false;
-  uint64_t generation = 0;
+  // Written under the mutex; atomic so that spinners can read them without it.
+  std::atomic<bool> stopping{false};
+  std::atomic<uint64_t> generation{0};
+  std::atomic<int> pending{0};
   shardrt_loop_body body = nullptr;
   void *ctx = nullptr;
   int64_t total = 0;
-  int pending = 0;
 };
 
 thread_local Pool *tlsPool = nullptr;

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -58,6 +59,29 @@ TEST_CASE("parallel_for runs every iteration once, in count * t / T chunks") {
         shardrt_parallel_for(count, mark, &m);
         for (int64_t i = 0; i < count; ++i)
           CHECK(m.hits[i] == 2);
+      }
+    });
+  }
+}
+
+TEST_CASE("many back-to-back loops, some while workers spin, some after they sleep") {
+  // With a core per thread, workers spin a while for the next loop before
+  // they sleep, and the caller spins for them: loops that follow at once
+  // meet spinning workers, loops after a pause sleeping ones. Every
+  // iteration of every loop runs once, and each loop ends only when all of
+  // it has run.
+  for (int threads : {2, 3}) {
+    INFO("SHARDRT_THREADS=" << threads);
+    onThreadWith(threads, [&] {
+      Marks m(37);
+      for (int round = 1; round <= 2000; ++round) {
+        shardrt_parallel_for(37, mark, &m);
+        if (round % 500 == 0)
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        bool all = true;
+        for (int64_t i = 0; i < 37; ++i)
+          all &= m.hits[i] == round;
+        REQUIRE(all);
       }
     });
   }
