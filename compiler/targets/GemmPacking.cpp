@@ -181,21 +181,14 @@ public:
   Split pack(Value src, bool kMajor, Value panels, int64_t width, bool fullPanels = true) {
     Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
     Split s = split(dim(rw, loc, src, kMajor ? 1 : 0), width);
-    auto copyPanel = [&](Value i, Value count, Value dst) {
-      Value start = arith::MulIOp::create(rw, loc, i, index(rw, loc, width));
-      OpFoldResult zero = rw.getIndexAttr(0);
-      if (kMajor)
-        copyPanelData(rw, loc, view2d(rw, loc, src, zero, start, kExtent, count), dst, false);
-      else
-        copyPanelData(rw, loc, view2d(rw, loc, src, start, zero, count, kExtent), dst, true);
-    };
     if (fullPanels)
       forLoop(s.full, [&](Value i) { packFullPanel(src, kMajor, panels, width, i); });
     whenNonEmpty(s.tail, [&] {
       Value dst = panelView(rw, loc, panels, s.full, kExtent, width);
       linalg::FillOp::create(rw, loc, zeroOf(dst), dst);
       OpFoldResult zero = rw.getIndexAttr(0);
-      copyPanel(s.full, s.tail, view2d(rw, loc, dst, zero, zero, kExtent, s.tail));
+      copyPanel(src, kMajor, width, s.full, s.tail,
+                view2d(rw, loc, dst, zero, zero, kExtent, s.tail));
     });
     return s;
   }
@@ -203,10 +196,15 @@ public:
   /// Full micro-panel `i` of `src` into `panels`.
   void packFullPanel(Value src, bool kMajor, Value panels, int64_t width, Value i) {
     Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
+    copyPanel(src, kMajor, width, i, index(rw, loc, width),
+              panelView(rw, loc, panels, i, kExtent, width));
+  }
+
+  /// The `count` source lines of panel `i` (`width` per panel) into `dst`.
+  void copyPanel(Value src, bool kMajor, int64_t width, Value i, Value count, Value dst) {
+    Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
     Value start = arith::MulIOp::create(rw, loc, i, index(rw, loc, width));
-    Value count = index(rw, loc, width);
     OpFoldResult zero = rw.getIndexAttr(0);
-    Value dst = panelView(rw, loc, panels, i, kExtent, width);
     if (kMajor)
       copyPanelData(rw, loc, view2d(rw, loc, src, zero, start, kExtent, count), dst, false);
     else

@@ -164,13 +164,10 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::MatmulOp op
 /// touches memory: the recipe then zeroes each tile of C where it first
 /// uses it instead (GemmPacking.h, firstK). Null when there is none, or
 /// when K is not a static positive size (no K block would zero C).
-linalg::FillOp zeroFillOf(linalg::MatmulOp op) {
+linalg::FillOp zeroFillOf(linalg::MatmulOp op, shardc::gemm::Layout layout) {
   Value c = op.getDpsInits()[0];
   auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
-  std::optional<shardc::gemm::Layout> layout = shardc::gemm::layoutOf(op);
-  if (!layout)
-    return {};
-  int64_t k = aType.getDimSize(layout->aTransposed ? 0 : 1);
+  int64_t k = aType.getDimSize(layout.aTransposed ? 0 : 1);
   if (ShapedType::isDynamic(k) || k <= 0)
     return {};
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
@@ -192,7 +189,7 @@ linalg::FillOp zeroFillOf(linalg::MatmulOp op) {
 /// Steps 1-4 of the recipe for one matmul.
 LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t,
                          shardc::gemm::Layout layout) {
-  linalg::FillOp zeroFill = zeroFillOf(op);
+  linalg::FillOp zeroFill = zeroFillOf(op, layout);
   Value bPanels = shardc::gemm::allocatePanels(rewriter, op, t.nc, t.kc, t.nr);
   // Cache blocks, loops N, K, M.
   FailureOr<scf::SCFTilingResult> blocks = tile(rewriter, op, {t.mc, t.nc, t.kc}, {1, 2, 0});

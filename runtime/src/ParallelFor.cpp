@@ -18,6 +18,7 @@
 // thread. Loops from inside a body (a nested
 // parallel loop) run inline on the calling thread.
 #include "Cpus.h"
+#include "Spin.h"
 #include "shardrt.h"
 
 #include <algorithm>
@@ -43,20 +44,9 @@ int envInt(const char *name) {
 thread_local bool tlsInsideBody = false;
 
 /// How long a pool thread spins for the next loop, or the caller for its
-/// workers, before it sleeps.
+/// workers, before it sleeps (the pool spins only with a core per thread,
+/// so it never yields).
 constexpr std::chrono::microseconds kSpin{100};
-
-/// Spins while `waiting()` holds, for at most kSpin; returns whether it
-/// stopped holding.
-template <typename Waiting> bool spinWhile(Waiting waiting) {
-  const auto until = std::chrono::steady_clock::now() + kSpin;
-  for (int i = 0; waiting(); ++i) {
-    if ((i & 63) == 63 && std::chrono::steady_clock::now() > until)
-      return false;
-    __builtin_ia32_pause();
-  }
-  return true;
-}
 
 class Pool {
 public:
@@ -88,7 +78,8 @@ public:
     wake.notify_all();
     runChunk(0, count, fn, arg);
     if (spin)
-      spinWhile([&] { return pending.load(std::memory_order_acquire) != 0; });
+      shardrt::spinWhile(kSpin, /*yield=*/false,
+                         [&] { return pending.load(std::memory_order_acquire) != 0; });
     std::unique_lock<std::mutex> lock(mutex);
     done.wait(lock, [&] { return pending == 0; });
   }
@@ -111,7 +102,7 @@ private:
       void *arg;
       int64_t count;
       if (spin)
-        spinWhile([&] {
+        shardrt::spinWhile(kSpin, /*yield=*/false, [&] {
           return !stopping.load(std::memory_order_acquire) &&
                  generation.load(std::memory_order_acquire) == seen;
         });

@@ -40,6 +40,7 @@
 #include "Dtype.h"
 #include "Error.h"
 #include "Reduce.h"
+#include "Spin.h"
 
 #include <algorithm>
 #include <atomic>
@@ -51,8 +52,6 @@
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include <sched.h> // sched_yield
 
 namespace shardrt {
 namespace {
@@ -488,16 +487,7 @@ private:
   /// Spins while `waiting()` holds, for at most kSpin, yielding the core
   /// now and then when ranks outnumber cores.
   template <typename Waiting> void spinWhile(Waiting waiting) const {
-    const auto until = std::chrono::steady_clock::now() + kSpin;
-    for (int i = 0; waiting(); ++i) {
-      if ((i & 255) == 255) {
-        if (std::chrono::steady_clock::now() > until)
-          break;
-        if (oversubscribed)
-          sched_yield();
-      }
-      __builtin_ia32_pause();
-    }
+    shardrt::spinWhile(kSpin, oversubscribed, waiting);
   }
 
   /// Now plus the world's collective timeout, clamped so that the deadline
