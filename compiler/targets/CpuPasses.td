@@ -165,6 +165,11 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
           %r = scf.for %kk iter_args(%a = %acc) { ... vector.fma ... }
           vector.transfer_write %r, %C[..] } } }
     ```
+    When M spans several cache blocks, their size is lowered (to a multiple
+    of tile-rows) until their count is a multiple of `m-block-multiple`: the
+    kernel threads take equal contiguous shares of the blocks, and 1024 rows
+    in blocks of 144 (7 full and one of 16) gave one of two threads 576 rows
+    and the other 448; in 8 blocks of 128 each gets 512.
     The M block loop is an scf.parallel (each block packs its own A panels),
     as is a batched matmul's batch loop, so cpu-outline-parallel-loops can
     run them on the rank's kernel threads; when M fits one block, the loop
@@ -184,6 +189,11 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
            "Vector registers per row of the register tile (N = this x lanes)">,
     ListOption<"cacheTiles", "cache-tiles", "int64_t",
                "Cache block sizes M,N,K (default 144,4096,256)">,
+    Option<"mBlockMultiple", "m-block-multiple", "int64_t", /*default=*/"4",
+           "When M spans several cache blocks, make their count a multiple of "
+           "this, of nearly equal size (at most the M cache block, a multiple "
+           "of tile-rows), so 1, 2 or 4 kernel threads get equal shares; 1 "
+           "keeps full blocks and a short last one">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",

@@ -37,6 +37,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -160,10 +161,50 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, linalg::MatmulOp op
   return tiled;
 }
 
-/// The `linalg.fill` of zero that starts `op`'s C, when nothing between them
-/// touches memory: the recipe then zeroes each tile of C where it first
-/// uses it instead (GemmPacking.h, firstK). Null when there is none, or
-/// when K is not a static positive size (no K block would zero C).
+/// Whether `fill` is a linalg.fill of +0.0 into exactly `c`.
+bool isZeroFillOf(linalg::FillOp fill, Value c) {
+  Attribute value;
+  if (fill.getDpsInits()[0] != c || !matchPattern(fill.getDpsInputs()[0], m_Constant(&value)))
+    return false;
+  auto f = dyn_cast<FloatAttr>(value);
+  return f && f.getValue().isPosZero();
+}
+
+/// A zero fill of a C that `op` owns outright: C is a memref.alloc of this
+/// function used directly (no view of it can alias it) and nothing uses it
+/// between the fill and `op` in their block, so nothing else can read or
+/// write it there. Bufferization and CSE often leave such a fill far above
+/// its matmul (with other kernels in between).
+linalg::FillOp distantZeroFillOf(linalg::MatmulOp op) {
+  Value c = op.getDpsInits()[0];
+  if (!c.getDefiningOp<memref::AllocOp>())
+    return {};
+  Block *block = op->getBlock();
+  linalg::FillOp found;
+  for (Operation *user : c.getUsers()) {
+    if (isa<ViewLikeOpInterface>(user))
+      return {};
+    auto fill = dyn_cast<linalg::FillOp>(user);
+    if (fill && fill->getBlock() == block && fill->isBeforeInBlock(op) && isZeroFillOf(fill, c) &&
+        (!found || found->isBeforeInBlock(fill)))
+      found = fill;
+  }
+  if (!found)
+    return {};
+  for (Operation *user : c.getUsers()) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (user != found && user != op.getOperation() &&
+        (!inBlock || (found->isBeforeInBlock(inBlock) && inBlock->isBeforeInBlock(op))))
+      return {};
+  }
+  return found;
+}
+
+/// The `linalg.fill` of zero that starts `op`'s C: right before it with
+/// nothing between that touches memory, or further up (distantZeroFillOf).
+/// The recipe then zeroes each tile of C where it first uses it instead
+/// (GemmPacking.h, firstK). Null when there is none, or when K is not a
+/// static positive size (no K block would zero C).
 linalg::FillOp zeroFillOf(linalg::MatmulOp op, shardc::gemm::Layout layout) {
   Value c = op.getDpsInits()[0];
   auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
@@ -171,24 +212,31 @@ linalg::FillOp zeroFillOf(linalg::MatmulOp op, shardc::gemm::Layout layout) {
   if (ShapedType::isDynamic(k) || k <= 0)
     return {};
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
-      if (fill.getDpsInits()[0] != c)
-        return {};
-      Attribute value;
-      if (!matchPattern(fill.getDpsInputs()[0], m_Constant(&value)))
-        return {};
-      auto f = dyn_cast<FloatAttr>(value);
-      return f && f.getValue().isPosZero() ? fill : linalg::FillOp();
-    }
+    if (auto fill = dyn_cast<linalg::FillOp>(prev))
+      if (fill.getDpsInits()[0] == c)
+        return isZeroFillOf(fill, c) ? fill : linalg::FillOp();
     if (!isMemoryEffectFree(prev))
-      return {};
+      break;
   }
-  return {};
+  return distantZeroFillOf(op);
+}
+
+/// The M block size for `m` rows: at most `t.mc`, a multiple of MR, and,
+/// when M spans several blocks, such that their count is a multiple of
+/// `multiple` (CpuPasses.td, m-block-multiple): the kernel threads take the
+/// M blocks in equal contiguous shares (shardrt_parallel_for).
+int64_t balancedBlockRows(int64_t m, const GemmTiles &t, int64_t multiple) {
+  if (ShapedType::isDynamic(m) || m <= t.mc || multiple <= 1)
+    return t.mc;
+  int64_t blocks = llvm::alignTo(llvm::divideCeil(m, t.mc), multiple);
+  return std::min(t.mc, static_cast<int64_t>(llvm::alignTo(llvm::divideCeil(m, blocks), t.mr)));
 }
 
 /// Steps 1-4 of the recipe for one matmul.
-LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, const GemmTiles &t,
-                         shardc::gemm::Layout layout) {
+LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles t,
+                         shardc::gemm::Layout layout, int64_t mBlockMultiple) {
+  t.mc = balancedBlockRows(cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(0), t,
+                           mBlockMultiple);
   linalg::FillOp zeroFill = zeroFillOf(op, layout);
   Value bPanels = shardc::gemm::allocatePanels(rewriter, op, t.nc, t.kc, t.nr);
   // Cache blocks, loops N, K, M.
@@ -376,7 +424,7 @@ struct CpuTileAndVectorizeMatmul
                           "width, and cache-tiles of 3 positive sizes";
         return signalPassFailure();
       }
-      if (failed(tileMatmul(rewriter, op, *t, layout))) {
+      if (failed(tileMatmul(rewriter, op, *t, layout, mBlockMultiple))) {
         op.emitError() << "cpu-tile-and-vectorize-matmul: tiling failed";
         return signalPassFailure();
       }

@@ -1,4 +1,5 @@
-// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16" | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16 m-block-multiple=1" | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16" | FileCheck %s --check-prefix=BALANCE
 // RUN: not shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="tile-rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOPT
 //
 // cpu-tile-and-vectorize-matmul: cache blocks (loops N, K, M); B packed into
@@ -207,5 +208,71 @@ func.func @fill_not_adjacent(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %C: m
   linalg.fill ins(%z : f32) outs(%C : memref<64x40xf32>)
   memref.store %one, %C[%c0, %c0] : memref<64x40xf32>
   linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x40xf32>) outs(%C : memref<64x40xf32>)
+  return
+}
+
+// -----
+
+// A C allocated here whose zero fill lies further up, with other kernels in
+// between that cannot touch it (they never use it): the fill is gone and
+// the first K block zeroes each tile, as with an adjacent fill.
+// CHECK-LABEL: func.func @distant_fill
+// CHECK: %[[C:.*]] = memref.alloc() : memref<64x40xf32>
+// CHECK-NOT: linalg.fill {{.*}} outs(%[[C]] : memref<64x40xf32>)
+// CHECK: linalg.fill {{.*}} outs(%{{.*}} : memref<8x8xf32>)
+// CHECK: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
+func.func @distant_fill(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %D: memref<8x8xf32>) -> memref<64x40xf32> {
+  %z = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %C = memref.alloc() : memref<64x40xf32>
+  linalg.fill ins(%z : f32) outs(%C : memref<64x40xf32>)
+  linalg.fill ins(%one : f32) outs(%D : memref<8x8xf32>)
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x40xf32>) outs(%C : memref<64x40xf32>)
+  return %C : memref<64x40xf32>
+}
+
+// -----
+
+// The same, but C is read between the fill and the matmul: the fill stays.
+// CHECK-LABEL: func.func @distant_fill_used
+// CHECK: %[[C:.*]] = memref.alloc() : memref<64x40xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[C]] : memref<64x40xf32>)
+// CHECK-NOT: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
+// CHECK: return
+func.func @distant_fill_used(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %D: memref<64x40xf32>) -> memref<64x40xf32> {
+  %z = arith.constant 0.0 : f32
+  %C = memref.alloc() : memref<64x40xf32>
+  linalg.fill ins(%z : f32) outs(%C : memref<64x40xf32>)
+  linalg.copy ins(%C : memref<64x40xf32>) outs(%D : memref<64x40xf32>)
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x40xf32>) outs(%C : memref<64x40xf32>)
+  return %C : memref<64x40xf32>
+}
+
+// -----
+
+// C is used through a view: the fill stays (a view could alias it).
+// CHECK-LABEL: func.func @distant_fill_viewed
+// CHECK: linalg.fill {{.*}} outs(%{{.*}} : memref<64x40xf32>)
+// CHECK-NOT: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
+// CHECK: return
+func.func @distant_fill_viewed(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %D: memref<8x8xf32>) -> memref<8x40xf32, strided<[40, 1]>> {
+  %z = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %C = memref.alloc() : memref<64x40xf32>
+  %V = memref.subview %C[0, 0] [8, 40] [1, 1] : memref<64x40xf32> to memref<8x40xf32, strided<[40, 1]>>
+  linalg.fill ins(%z : f32) outs(%C : memref<64x40xf32>)
+  linalg.fill ins(%one : f32) outs(%D : memref<8x8xf32>)
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x40xf32>) outs(%C : memref<64x40xf32>)
+  return %V : memref<8x40xf32, strided<[40, 1]>>
+}
+
+// -----
+
+// M spans 3 blocks of 32: by default (m-block-multiple=4) they become 4 of
+// 24 rows, so 2 or 4 kernel threads get equal shares.
+// BALANCE-LABEL: func.func @balanced_blocks
+// BALANCE: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%c24)
+func.func @balanced_blocks(%A: memref<96x32xf32>, %B: memref<32x32xf32>, %C: memref<96x32xf32>) {
+  linalg.matmul ins(%A, %B : memref<96x32xf32>, memref<32x32xf32>) outs(%C : memref<96x32xf32>)
   return
 }
