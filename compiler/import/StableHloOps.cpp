@@ -15,7 +15,8 @@
 //     the values.
 //
 // Reduce, gather and scatter have bodies or index maps to read: their own
-// files.
+// files. erf, erfc and is_finite are built from several garray ops
+// (SpecialFunctions.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -392,7 +393,10 @@ const OpImport kTable[] = {
     {"stablehlo.gather", kGatherAttrs, importGather},
     {"stablehlo.scatter", kScatterAttrs, importScatter},
     {"stablehlo.optimization_barrier", {}, importBarrier},
+    {"stablehlo.is_finite", {}, importIsFinite},
     {"chlo.square", {}, importSquare},
+    {"chlo.erf", {}, importErf},
+    {"chlo.erfc", {}, importErfc},
 };
 
 } // namespace
@@ -408,7 +412,7 @@ std::string supportedOpsSummary() {
   std::string out;
   for (const OpImport &entry : kTable) {
     llvm::StringRef name = entry.name;
-    name.consume_front("stablehlo."); // chlo.square keeps its dialect
+    name.consume_front("stablehlo."); // chlo ops keep their dialect
     out += (out.empty() ? "" : ", ") + name.str();
   }
   return "the importer maps " + out +

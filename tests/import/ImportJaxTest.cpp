@@ -91,7 +91,8 @@ void checkBytesAgainstXla(const std::string &name) {
 } // namespace
 
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
-  for (const char *name : {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding"})
+  for (const char *name :
+       {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations"})
     checkBytesAgainstXla(name);
 }
 
@@ -113,4 +114,9 @@ TEST_CASE("a transformer block's training step matches JAX", "[import][exec]") {
 
 TEST_CASE("an embedding lookup with token cross-entropy matches JAX", "[import][exec]") {
   checkProgram("embedding", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("exact GELU, erf, erfc, logsumexp and an is_finite guard match JAX", "[import][exec]") {
+  checkProgram("activations",
+               {"", "data=1,model=1", "data=3,model=1", "data=2,model=3", "data=4,model=2"});
 }

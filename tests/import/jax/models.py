@@ -167,10 +167,40 @@ def embedding():
                   donate_argnums=(0,))
 
 
+# --- activations JAX builds from several HLO ops, a logsumexp loss, a guarded
+# sign (Lion-like) update: chlo.erf/erfc (exact GELU), is_finite ------------
+
+def activations_step(state, x, y):
+    params, m = state
+
+    def loss(p):
+        h = x @ p["W1"]
+        a = (jax.nn.gelu(h, approximate=False) + jax.nn.softplus(h) + jax.nn.elu(h)
+             + jax.nn.silu(h) + jax.scipy.special.erf(h) + jax.scipy.special.erfc(2.0 * h))
+        out = a @ p["W2"]
+        return jnp.mean(jax.nn.logsumexp(out, axis=-1)) + jnp.mean(jnp.abs(out - y))
+    l, g = jax.value_and_grad(loss)(params)
+    finite = jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in jax.tree.leaves(g)]))
+    m = jax.tree.map(lambda m, g: 0.9 * m + 0.1 * g, m, g)
+    params = jax.tree.map(lambda p, m: jnp.where(finite, p - 0.01 * jnp.sign(m), p), params, m)
+    return (params, m), {"loss": l, "finite": finite}
+
+
+def activations():
+    rng = np.random.default_rng(5)
+    params = {"W1": grid(rng, (8, 12), 0.5), "W2": grid(rng, (12, 5), 0.5)}
+    specs = {"W1": P(None, "model"), "W2": P("model", None)}
+    state = (params, jax.tree.map(np.zeros_like, params))
+    x, y = grid(rng, (24, 8), 2.0), grid(rng, (24, 5), 1.0)
+    return Export(activations_step, (state, x, y), {"data": 2, "model": 2},
+                  ((specs, specs), P("data", None), P("data", None)), donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
     "mlp_1d": mlp_1d,
     "transformer": transformer,
     "embedding": embedding,
+    "activations": activations,
 }

@@ -12,6 +12,7 @@
 // RUN: not shardc compile %t/pretty.mlir 2>&1 | FileCheck %s --check-prefix=PRETTY
 // RUN: not shardc import %t/unsigned_compare.mlir 2>&1 | FileCheck %s --check-prefix=UNSIGNED
 // RUN: not shardc import %t/interior_pad.mlir 2>&1 | FileCheck %s --check-prefix=INTERIOR
+// RUN: not shardc import %t/erf_f64.mlir 2>&1 | FileCheck %s --check-prefix=ERF64
 // RUN: not shardc import %t/reduce_body.mlir 2>&1 | FileCheck %s --check-prefix=BODY
 // RUN: not shardc import %t/argmax_no_nan.mlir 2>&1 | FileCheck %s --check-prefix=ARGMAX
 // RUN: not shardc import %t/scatter_set.mlir 2>&1 | FileCheck %s --check-prefix=SCATTER
@@ -120,6 +121,16 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   }) : () -> ()
 }) : () -> ()
 
+//--- erf_f64.mlir
+// ERF64: erf_f64.mlir:[[@LINE+4]]:{{[0-9]+}}: error: 'chlo.erf' on 'f64' is not supported: shardc computes it with an f32 approximation; convert the operand to f32 first
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf64>) -> tensor<4xf64>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf64>):
+    %0 = "chlo.erf"(%a) : (tensor<4xf64>) -> tensor<4xf64>
+    "func.return"(%0) : (tensor<4xf64>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
 //--- interior_pad.mlir
 // INTERIOR: error: interior padding (array<i64: 1>) is not supported
 "builtin.module"() ({
@@ -209,12 +220,12 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 //--- no_place.mlir
 // An op JAX gives no file location (only a name) is placed at its line.
-// PLACE: no_place.mlir:[[@LINE+5]]:10: error: 'chlo.erf' has no garray counterpart
+// PLACE: no_place.mlir:[[@LINE+5]]:10: error: 'chlo.lgamma' has no garray counterpart
 // PLACE-SAME: chlo.square
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
   ^bb0(%a: tensor<4xf32> loc(unknown)):
-    %0 = "chlo.erf"(%a) : (tensor<4xf32>) -> tensor<4xf32> loc("erf")
+    %0 = "chlo.lgamma"(%a) : (tensor<4xf32>) -> tensor<4xf32> loc("lgamma")
     "func.return"(%0) : (tensor<4xf32>) -> () loc(unknown)
   }) : () -> () loc(unknown)
 }) : () -> () loc(unknown)
