@@ -208,17 +208,23 @@ def export(name, e, out_dir):
           f"{collectives['count']} collectives, {collectives['bytes_per_device']} B/device")
 
 
+def load_models(path):
+    """The models file at `path` as a module (it defines EXPORTS)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location("models", path)
+    models = importlib.util.module_from_spec(spec)
+    sys.modules["models"] = models
+    spec.loader.exec_module(models)
+    return models
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("models", help="a Python file defining EXPORTS")
     parser.add_argument("names", nargs="*", help="which exports (default: all)")
     parser.add_argument("--out", required=True, help="the folder to write")
     a = parser.parse_args()
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    spec = importlib.util.spec_from_file_location("models", a.models)
-    models = importlib.util.module_from_spec(spec)
-    sys.modules["models"] = models
-    spec.loader.exec_module(models)
+    models = load_models(a.models)
     names = a.names or list(models.EXPORTS)
     for name in names:
         export(name, models.EXPORTS[name](), a.out)

@@ -1,4 +1,5 @@
-"""Times JAX's own loop over one export of bench/train/models.py.
+"""Times JAX's own loop over one export of bench/train/models.py (or of
+the models file BENCH_MODELS names).
 
     tools/jax_env.sh bench/train/jax_steps.py NAME STEPS
 
@@ -12,12 +13,13 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jax_export  # noqa: E402  (sets the virtual device count first)
 import jax  # noqa: E402
 from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
 
-import models  # noqa: E402
+models = jax_export.load_models(  # noqa: E402
+    os.environ.get("BENCH_MODELS", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                "models.py")))
 
 
 def main():

@@ -8,8 +8,14 @@ make a step take well over 100 ms on the bench machines.
                          masked softmax cross-entropy, Adam
     transformer_<mesh>:  pre-LayerNorm block, width 256, MLP 1024, batch 8,
                          sequence 128, 2 heads, causal attention, GELU, Adam
-    <mesh>: 1x1, 2x1, 2x2 (data x model) or 4 (data only)
+    <mesh>: AxB (data x model, e.g. 1x1, 2x1, 2x2, 1x4) or N (data only)
+
+Other sizes: BENCH_MLP_SIZES / BENCH_TRANSFORMER_SIZES override any of a
+model's sizes, e.g. BENCH_MLP_SIZES="batch=8192,hidden=2048" (names as in
+MLP_SIZES / TRANSFORMER_SIZES below).
 """
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,8 +23,29 @@ from jax.sharding import PartitionSpec as P
 
 from jax_export import Export
 
-MESHES = {"1x1": {"data": 1, "model": 1}, "2x1": {"data": 2, "model": 1},
-          "2x2": {"data": 2, "model": 2}, "4": {"data": 4}}
+MLP_SIZES = {"batch": 4096, "inputs": 512, "hidden": 1024, "classes": 32}
+TRANSFORMER_SIZES = {"batch": 8, "seq": 128, "width": 256, "mlp": 1024, "heads": 2}
+
+
+def sizes(model, defaults):
+    """`defaults` with BENCH_<MODEL>_SIZES's overrides ("name=value,...")."""
+    var = "BENCH_%s_SIZES" % model.upper()
+    out = dict(defaults)
+    for item in filter(None, os.environ.get(var, "").replace(" ", "").split(",")):
+        key, _, value = item.partition("=")
+        if key not in out or not value.isdigit() or int(value) < 1:
+            raise SystemExit("%s: %r is not name=positive integer with a name among %s"
+                             % (var, item, ", ".join(out)))
+        out[key] = int(value)
+    return out
+
+
+def parse_mesh(text):
+    """"AxB" -> data=A, model=B; "N" -> data=N."""
+    parts = text.split("x")
+    if not all(p.isdigit() and int(p) > 0 for p in parts) or len(parts) > 2:
+        raise SystemExit("mesh %r: expected AxB (data x model, e.g. 2x2) or N (data)" % text)
+    return dict(zip(("data", "model"), map(int, parts)))
 
 
 def grid(rng, shape, scale):
@@ -63,7 +90,8 @@ def mlp_step(state, x, labels):
 
 def mlp(mesh):
     rng = np.random.default_rng(10)
-    n, d_in, hidden, classes = 4096, 512, 1024, 32
+    z = sizes("mlp", MLP_SIZES)
+    n, d_in, hidden, classes = z["batch"], z["inputs"], z["hidden"], z["classes"]
     params = {"W1": grid(rng, (d_in, hidden), 0.0625), "b1": np.zeros(hidden, np.float32),
               "W2": grid(rng, (hidden, classes), 0.0625), "b2": np.zeros(classes, np.float32)}
     ax = model_axis(mesh)
@@ -98,16 +126,19 @@ def block(p, x, heads):
     return x + jax.nn.gelu(h @ p["W1"], approximate=True) @ p["W2"]
 
 
-def transformer_step(state, x, target):
-    params, m, v, t = state
-    loss, grads = jax.value_and_grad(
-        lambda p: jnp.mean((block(p, x, heads=2) - target) ** 2))(params)
-    return adam(params, grads, m, v, t), {"loss": loss}
+def transformer_step(heads):
+    def step(state, x, target):
+        params, m, v, t = state
+        loss, grads = jax.value_and_grad(
+            lambda p: jnp.mean((block(p, x, heads=heads) - target) ** 2))(params)
+        return adam(params, grads, m, v, t), {"loss": loss}
+    return step
 
 
 def transformer(mesh):
     rng = np.random.default_rng(11)
-    B, S, D, F = 8, 128, 256, 1024
+    z = sizes("transformer", TRANSFORMER_SIZES)
+    B, S, D, F, heads = z["batch"], z["seq"], z["width"], z["mlp"], z["heads"]
     params = {"ln1_g": np.ones(D, np.float32), "ln1_b": np.zeros(D, np.float32),
               "Wq": grid(rng, (D, D), 0.0625), "Wk": grid(rng, (D, D), 0.0625),
               "Wv": grid(rng, (D, D), 0.0625), "Wo": grid(rng, (D, D), 0.0625),
@@ -119,12 +150,26 @@ def transformer(mesh):
              "W1": P(None, ax), "W2": P(ax, None)}
     state, state_specs = with_adam(params, specs)
     x, target = grid(rng, (B, S, D), 1.0), grid(rng, (B, S, D), 1.0)
-    return Export(transformer_step, (state, x, target), mesh,
+    return Export(transformer_step(heads), (state, x, target), mesh,
                   (state_specs, P("data", None, None), P("data", None, None)),
                   donate_argnums=(0,))
 
 
-EXPORTS = {}
-for _name, _mesh in MESHES.items():
-    EXPORTS["mlp_" + _name] = (lambda m: lambda: mlp(m))(_mesh)
-    EXPORTS["transformer_" + _name] = (lambda m: lambda: transformer(m))(_mesh)
+BUILDERS = {"mlp": mlp, "transformer": transformer}
+
+
+class _Exports(dict):
+    """EXPORTS: "<model>_<mesh>" for any mesh parse_mesh reads; listing it
+    gives the default meshes."""
+
+    def __missing__(self, name):
+        model, _, mesh = name.rpartition("_")
+        if model not in BUILDERS:
+            raise KeyError(name)
+        return lambda: BUILDERS[model](parse_mesh(mesh))
+
+
+EXPORTS = _Exports()
+for _model in BUILDERS:
+    for _mesh in ("1x1", "2x1", "2x2", "4"):
+        EXPORTS[_model + "_" + _mesh] = EXPORTS.__missing__(_model + "_" + _mesh)

@@ -4,6 +4,12 @@
 #   bash bench/train/run.sh [MODELS] [MESHES] [STEPS]
 #     MODELS  "mlp transformer" (default)     MESHES  "1x1 2x1 2x2 4" (default)
 #     STEPS   timed steps per run, after 2 warm-up steps (default 10)
+#   A mesh is AxB (data x model) or N (data only), at most 8 devices.
+#   Environment:
+#     BENCH_MLP_SIZES, BENCH_TRANSFORMER_SIZES   other sizes, e.g.
+#         BENCH_MLP_SIZES="batch=8192,hidden=2048" (bench/train/models.py)
+#     BENCH_MODELS   another models file defining EXPORTS["<model>_<mesh>"]
+#                    (default bench/train/models.py)
 #
 # JAX's own program is exported (tools/jax_export.py) and shardc compiles
 # that file, so both sides run the same model by construction, from the
@@ -16,6 +22,9 @@
 # relative difference, and the host CPU. JAX comes from tools/jax_env.sh's
 # virtual environment; nothing else here needs Python.
 set -euo pipefail
+# A models file given relative to the caller's directory, before the cd.
+models_file=$(realpath "${BENCH_MODELS:-$(dirname "$0")/models.py}")
+export BENCH_MODELS=$models_file
 cd "$(dirname "$0")/../.."
 models=${1:-mlp transformer}
 meshes=${2:-1x1 2x1 2x2 4}
@@ -32,6 +41,7 @@ bazel shutdown >/dev/null 2>&1 || true
 cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 width=$(grep -q avx512f /proc/cpuinfo && echo "AVX-512" || echo "AVX2")
 echo "host: $cpu ($width, $(nproc) cores); $(py -c 'import jax; print("jax", jax.__version__)' 2>/dev/null)"
+echo "models: $models_file${BENCH_MLP_SIZES:+; BENCH_MLP_SIZES=$BENCH_MLP_SIZES}${BENCH_TRANSFORMER_SIZES:+; BENCH_TRANSFORMER_SIZES=$BENCH_TRANSFORMER_SIZES}"
 printf '%-12s %-5s %12s %12s %7s %14s %14s %9s %9s\n' model mesh "shardc ms" "jax ms" ratio \
   "shardc loss" "jax loss" "rel diff" "compile s"
 
@@ -40,7 +50,11 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 for model in $models; do
   for mesh in $meshes; do
     name=${model}_${mesh}
-    py tools/jax_export.py bench/train/models.py "$name" --out "$work" >/dev/null 2>&1
+    if ! py tools/jax_export.py "$models_file" "$name" --out "$work" >"$work/export.log" 2>&1; then
+      echo "bench/train: exporting $name failed:" >&2
+      tail -5 "$work/export.log" >&2
+      exit 1
+    fi
     ins=()
     for f in "$work/$name/inputs/"*.npy; do
       ins+=(--in "$(basename "$f" .npy)=$f")
