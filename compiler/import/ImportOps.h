@@ -68,6 +68,7 @@ std::optional<mlir::garray::ReductionKind> combinerKind(mlir::Block &body, mlir:
 mlir::FailureOr<Values> importReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importConvolution(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importErf(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importErfc(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importIsFinite(mlir::Operation *op, mlir::garray::OpEmitter &e);

@@ -16,7 +16,8 @@
 //
 // Reduce, gather and scatter have bodies or index maps to read: their own
 // files. erf, erfc and is_finite are built from several garray ops
-// (SpecialFunctions.cpp).
+// (SpecialFunctions.cpp), convolution from slices and dot_generals
+// (ConvolutionImport.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -340,6 +341,9 @@ constexpr llvm::StringLiteral kPadAttrs[] = {"edge_padding_low", "edge_padding_h
 constexpr llvm::StringLiteral kConcatAttrs[] = {"dimension"};
 constexpr llvm::StringLiteral kReverseAttrs[] = {"dimensions"};
 constexpr llvm::StringLiteral kDotAttrs[] = {"dot_dimension_numbers", "precision_config"};
+constexpr llvm::StringLiteral kConvAttrs[] = {
+    "dimension_numbers", "feature_group_count", "batch_group_count", "lhs_dilation",
+    "rhs_dilation", "padding", "window_strides", "window_reversal", "precision_config"};
 constexpr llvm::StringLiteral kReduceAttrs[] = {"dimensions"};
 constexpr llvm::StringLiteral kGatherAttrs[] = {"dimension_numbers", "slice_sizes",
                                                 "indices_are_sorted"};
@@ -389,6 +393,7 @@ const OpImport kTable[] = {
     {"stablehlo.concatenate", kConcatAttrs, importConcatenate},
     {"stablehlo.reverse", kReverseAttrs, importReverse},
     {"stablehlo.dot_general", kDotAttrs, importDotGeneral},
+    {"stablehlo.convolution", kConvAttrs, importConvolution},
     {"stablehlo.reduce", kReduceAttrs, importReduce},
     {"stablehlo.gather", kGatherAttrs, importGather},
     {"stablehlo.scatter", kScatterAttrs, importScatter},

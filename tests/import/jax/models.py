@@ -196,6 +196,46 @@ def activations():
                   ((specs, specs), P("data", None), P("data", None)), donate_argnums=(0,))
 
 
+# --- a small CNN: convolutions strided, dilated, depthwise (feature groups;
+# its kernel gradient has batch groups), VALID and SAME, NHWC and NCHW ------
+
+def cnn_step(state, x, labels):
+    params, m = state
+
+    def loss(p):
+        dn = ("NHWC", "HWIO", "NHWC")
+        h = jax.nn.relu(jax.lax.conv_general_dilated(x, p["K1"], (1, 1), "SAME",
+                                                     dimension_numbers=dn))
+        h = jax.nn.relu(jax.lax.conv_general_dilated(h, p["K2"], (2, 2), "SAME",
+                                                     dimension_numbers=dn))
+        h = jax.lax.conv_general_dilated(h, p["Kd"], (1, 1), "SAME", dimension_numbers=dn,
+                                         feature_group_count=8)
+        h = jnp.transpose(h, (0, 3, 1, 2))
+        h = jax.nn.relu(jax.lax.conv_general_dilated(h, p["K3"], (1, 1), "VALID",
+                                                     rhs_dilation=(2, 2),
+                                                     dimension_numbers=("NCHW", "OIHW", "NCHW")))
+        logits = h.mean(axis=(2, 3)) @ p["W"]
+        logp = jax.nn.log_softmax(logits)
+        return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=-1))
+    l, g = jax.value_and_grad(loss)(params)
+    m = jax.tree.map(lambda m, g: 0.9 * m + g, m, g)
+    return (jax.tree.map(lambda p, m: p - 0.05 * m, params, m), m), {"loss": l}
+
+
+def cnn():
+    rng = np.random.default_rng(6)
+    params = {"K1": grid(rng, (3, 3, 3, 4), 0.5), "K2": grid(rng, (3, 3, 4, 8), 0.25),
+              "Kd": grid(rng, (3, 3, 1, 8), 0.5), "K3": grid(rng, (6, 8, 2, 2), 0.25),
+              "W": grid(rng, (6, 5), 0.5)}
+    specs = {"K1": P(), "K2": P(None, None, None, "model"), "Kd": P(),
+             "K3": P("model"), "W": P()}
+    state = (params, jax.tree.map(np.zeros_like, params))
+    x = grid(rng, (8, 10, 10, 3), 1.0)
+    labels = rng.integers(0, 5, size=8).astype(np.int32)
+    return Export(cnn_step, (state, x, labels), {"data": 2, "model": 2},
+                  ((specs, specs), P("data"), P("data")), donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -203,4 +243,5 @@ EXPORTS = {
     "transformer": transformer,
     "embedding": embedding,
     "activations": activations,
+    "cnn": cnn,
 }

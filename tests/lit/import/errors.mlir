@@ -13,6 +13,7 @@
 // RUN: not shardc import %t/unsigned_compare.mlir 2>&1 | FileCheck %s --check-prefix=UNSIGNED
 // RUN: not shardc import %t/interior_pad.mlir 2>&1 | FileCheck %s --check-prefix=INTERIOR
 // RUN: not shardc import %t/erf_f64.mlir 2>&1 | FileCheck %s --check-prefix=ERF64
+// RUN: not shardc import %t/big_conv.mlir 2>&1 | FileCheck %s --check-prefix=BIGCONV
 // RUN: not shardc import %t/reduce_body.mlir 2>&1 | FileCheck %s --check-prefix=BODY
 // RUN: not shardc import %t/argmax_no_nan.mlir 2>&1 | FileCheck %s --check-prefix=ARGMAX
 // RUN: not shardc import %t/scatter_set.mlir 2>&1 | FileCheck %s --check-prefix=SCATTER
@@ -128,6 +129,16 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf64>):
     %0 = "chlo.erf"(%a) : (tensor<4xf64>) -> tensor<4xf64>
     "func.return"(%0) : (tensor<4xf64>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- big_conv.mlir
+// BIGCONV: big_conv.mlir:[[@LINE+4]]:{{[0-9]+}}: error: this convolution (window [40, 40], output [40, 40]) would import as 1600 matrix products, one per window tap or output position; shardc imports convolutions of at most 1024
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<1x79x79x1xf32>, tensor<40x40x1x1xf32>) -> tensor<1x40x40x1xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<1x79x79x1xf32>, %k: tensor<40x40x1x1xf32>):
+    %0 = "stablehlo.convolution"(%a, %k) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64}> : (tensor<1x79x79x1xf32>, tensor<40x40x1x1xf32>) -> tensor<1x40x40x1xf32>
+    "func.return"(%0) : (tensor<1x40x40x1xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
 
