@@ -40,6 +40,7 @@ const CachedRule *FactorRuleCache::lookup(Operation *op) {
   k.propertiesOf = op->getPropertiesStorageSize() ? op : nullptr;
   k.attrs = op->getRawDictionaryAttrs();
   k.numOperands = op->getNumOperands();
+  k.zeroOperands = garray::zeroOperandMask(op);
   k.types.clear();
   for (Value v : op->getOperands())
     k.types.push_back(v.getType());
@@ -55,6 +56,7 @@ const CachedRule *FactorRuleCache::lookup(Operation *op) {
   for (Type t : k.types)
     mix(t.getAsOpaquePointer());
   h = h * 31 + k.numOperands;
+  h = h * 31 + k.zeroOperands;
   // DenseMap<unsigned> reserves ~0u and ~0u - 1 (empty, tombstone keys).
   unsigned key = static_cast<unsigned>(h ^ (h >> 32));
   auto &bucket = byHash[key >= ~0u - 1 ? 0 : key];

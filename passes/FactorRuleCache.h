@@ -2,7 +2,9 @@
 //
 // A factor rule is a pure function of what an op *is*: its name, its
 // attributes (inherent properties and the discardable dictionary) and its
-// operand and result types; never of which values it reads. Large programs
+// operand and result types; of the values it reads only whether some are
+// all zeros, for the few ops whose rule asks (garray::zeroOperandMask: a
+// pending sum passes add/sub/select next to zeros), which is part of the key. Large programs
 // repeat a few signatures many times (a 100k-op chain of `add`s on one type
 // has one), so passes that visit every op ask this cache instead of
 // ShardingRuleOpInterface::getFactorRule(), which builds the rule's vectors
@@ -57,11 +59,13 @@ private:
     mlir::DictionaryAttr attrs;
     llvm::SmallVector<mlir::Type, 4> types; // operands, then results
     unsigned numOperands;
+    unsigned zeroOperands; // garray::zeroOperandMask
     /// Whether `op` has this key, read from the op in place (a key is built
     /// only for a new entry).
     bool matches(mlir::Operation *op) const {
       if (name != op->getName().getAsOpaquePointer() || attrs != op->getRawDictionaryAttrs() ||
           numOperands != op->getNumOperands() ||
+          zeroOperands != mlir::garray::zeroOperandMask(op) ||
           types.size() != numOperands + op->getNumResults() ||
           !propertiesOf != !op->getPropertiesStorageSize())
         return false;

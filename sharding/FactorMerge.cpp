@@ -202,10 +202,19 @@ PendingThrough pendingThrough(const FactorRule &rule, const std::vector<TensorSh
            std::none_of(s.pending.begin(), s.pending.end(), [&](int a) { return taken[a]; });
   };
   if (flow.mode == PendingFlow::Mode::AllSame && n > 0) {
-    bool all = std::all_of(operands.begin(), operands.end(), [&](const TensorSharding &s) {
-      return passes(s) && sortedAxes(s.pending) == sortedAxes(operands[0].pending);
-    });
-    out.keep.assign(n, all);
+    // The flow's operands pending alike, the others not pending at all.
+    int first = -1;
+    for (size_t i = 0; i < n && first < 0; ++i)
+      if (flow.inFlow(static_cast<int>(i)))
+        first = static_cast<int>(i);
+    bool all = first >= 0;
+    for (size_t i = 0; i < n && all; ++i)
+      all = flow.inFlow(static_cast<int>(i))
+                ? passes(operands[i]) &&
+                      sortedAxes(operands[i].pending) == sortedAxes(operands[first].pending)
+                : !operands[i].isPending();
+    for (size_t i = 0; i < n; ++i)
+      out.keep[i] = all && flow.inFlow(static_cast<int>(i));
   } else if (flow.mode == PendingFlow::Mode::OneOf) {
     for (int i : flow.operands)
       if (passes(operands[i]) && !repeated[i]) {
@@ -239,13 +248,15 @@ PendingThrough pendingThrough(const FactorRule &rule, const std::vector<TensorSh
       w.reason = R::OtherKind;
     } else if (std::any_of(s.pending.begin(), s.pending.end(), [&](int a) { return taken[a]; })) {
       w.reason = R::AxesTaken;
+    } else if (!flow.inFlow(static_cast<int>(i))) {
+      w.reason = R::NotThisSlot;
     } else if (flow.mode == PendingFlow::Mode::AllSame) {
       w = {R::NotAllSame, firstWhere([&](size_t j) {
-             return !passes(operands[j]) || sortedAxes(operands[j].pending) != sortedAxes(s.pending);
+             return flow.inFlow(static_cast<int>(j))
+                        ? !passes(operands[j]) ||
+                              sortedAxes(operands[j].pending) != sortedAxes(s.pending)
+                        : operands[j].isPending();
            })};
-    } else if (std::find(flow.operands.begin(), flow.operands.end(), static_cast<int>(i)) ==
-               flow.operands.end()) {
-      w.reason = R::NotThisSlot;
     } else if (repeated[i]) {
       w.reason = R::Repeated;
     } else {
@@ -269,10 +280,8 @@ bool mayStayPending(const PendingFlow &flow, unsigned i) {
   case PendingFlow::Mode::None:
     return false;
   case PendingFlow::Mode::AllSame:
-    return true;
   case PendingFlow::Mode::OneOf:
-    return std::find(flow.operands.begin(), flow.operands.end(), static_cast<int>(i)) !=
-           flow.operands.end();
+    return flow.inFlow(static_cast<int>(i));
   }
   return false;
 }

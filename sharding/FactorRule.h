@@ -25,6 +25,7 @@
 #include "sharding/Sharding.h"
 
 #include <string>
+#include <algorithm>
 #include <vector>
 
 namespace shardc {
@@ -44,8 +45,10 @@ struct PendingFlow {
   enum class Mode {
     /// Any pending operand is reduced first (non-linear ops: exp, compare...).
     None,
-    /// Every operand pending over the same axes with `kind`: the result is
-    /// pending too (add/sub for sum, max for max, min for min).
+    /// Every operand of `operands` (all when empty) pending over the same
+    /// axes with `kind`, and no other operand pending: the result is pending
+    /// too (add/sub for sum, max for max, min for min; select's branches,
+    /// which a replicated predicate picks between elementwise).
     AllSame,
     /// Exactly one operand, from `operands`, may be pending with `kind`; the
     /// others must be reduced (mul, div's numerator, dot, reduce-sum, neg).
@@ -54,6 +57,12 @@ struct PendingFlow {
   Mode mode = Mode::None;
   Reduction kind = Reduction::Sum;
   std::vector<int> operands;
+  /// Whether operand `i` is one `mode` lets stay pending.
+  bool inFlow(int i) const {
+    return mode != Mode::None &&
+           ((mode == Mode::AllSame && operands.empty()) ||
+            std::find(operands.begin(), operands.end(), i) != operands.end());
+  }
 };
 
 struct FactorRule {

@@ -18,6 +18,7 @@
 #include "dialects/garray/OpEmitter.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -39,6 +40,10 @@ struct OpImport {
 
 /// The entry for `name`, or null when the op has no garray counterpart.
 const OpImport *lookupOpImport(llvm::StringRef name);
+
+/// Unrolls every stablehlo.while whose trip count is known (UnrollWhile.cpp),
+/// before the ops are imported; an error on a loop of another form.
+mlir::LogicalResult unrollStaticWhileLoops(mlir::ModuleOp module);
 
 /// What the importer maps, for error messages.
 std::string supportedOpsSummary();
@@ -68,6 +73,9 @@ std::optional<mlir::garray::ReductionKind> combinerKind(mlir::Block &body, mlir:
 mlir::FailureOr<Values> importReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importDynamicSlice(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importDynamicUpdateSlice(mlir::Operation *op,
+                                                 mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importConvolution(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importErf(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importErfc(mlir::Operation *op, mlir::garray::OpEmitter &e);

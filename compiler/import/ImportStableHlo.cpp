@@ -388,6 +388,8 @@ LogicalResult Importer::importBody(func::FuncOp func) {
 }
 
 LogicalResult Importer::run() {
+  if (failed(import::unrollStaticWhileLoops(module_)))
+    return failure();
   SmallVector<func::FuncOp> funcs;
   for (Operation &op : llvm::make_early_inc_range(module_.getBody()->getOperations())) {
     llvm::StringRef name = op.getName().getStringRef();

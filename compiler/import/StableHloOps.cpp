@@ -17,7 +17,9 @@
 // Reduce, gather and scatter have bodies or index maps to read: their own
 // files. erf, erfc and is_finite are built from several garray ops
 // (SpecialFunctions.cpp), convolution from slices and dot_generals
-// (ConvolutionImport.cpp).
+// (ConvolutionImport.cpp), dynamic slices from slices or one-hot sums
+// (DynamicSliceImport.cpp). A while loop with a known trip count is
+// unrolled before any op is imported (UnrollWhile.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -341,6 +343,7 @@ constexpr llvm::StringLiteral kPadAttrs[] = {"edge_padding_low", "edge_padding_h
 constexpr llvm::StringLiteral kConcatAttrs[] = {"dimension"};
 constexpr llvm::StringLiteral kReverseAttrs[] = {"dimensions"};
 constexpr llvm::StringLiteral kDotAttrs[] = {"dot_dimension_numbers", "precision_config"};
+constexpr llvm::StringLiteral kDynamicSliceAttrs[] = {"slice_sizes"};
 constexpr llvm::StringLiteral kConvAttrs[] = {
     "dimension_numbers", "feature_group_count", "batch_group_count", "lhs_dilation",
     "rhs_dilation", "padding", "window_strides", "window_reversal", "precision_config"};
@@ -391,6 +394,8 @@ const OpImport kTable[] = {
     {"stablehlo.slice", kSliceAttrs, importSlice},
     {"stablehlo.pad", kPadAttrs, importPad},
     {"stablehlo.concatenate", kConcatAttrs, importConcatenate},
+    {"stablehlo.dynamic_slice", kDynamicSliceAttrs, importDynamicSlice},
+    {"stablehlo.dynamic_update_slice", {}, importDynamicUpdateSlice},
     {"stablehlo.reverse", kReverseAttrs, importReverse},
     {"stablehlo.dot_general", kDotAttrs, importDotGeneral},
     {"stablehlo.convolution", kConvAttrs, importConvolution},

@@ -121,7 +121,31 @@ static void sharedOrWhole(FactorRuleBuilder &b, const std::vector<int64_t> &in,
 }
 
 FactorRule AbsOp::getFactorRule() { return elementwise(*this, none()); }
-FactorRule AddOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }
+unsigned mlir::garray::zeroOperandMask(Operation *op) {
+  if (!isa<AddOp, SubOp, SelectOp, ScatterAddOp, PadOp>(op))
+    return 0;
+  unsigned mask = 0;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (i < 32 && isAllZeros(v))
+      mask |= 1u << i;
+  return mask;
+}
+
+/// The pending flow of an op linear in sum partials of `candidates` (alike:
+/// Σ(a_d + b_d) = Σa_d + Σb_d): those candidates that are not all zeros. A
+/// device holding 0 sums to 0, so a zero operand need not be pending for the
+/// others to stay pending (x + 0, select(p, x, 0)).
+static PendingFlow sumOfNonZero(Operation *op, std::vector<int> candidates) {
+  std::vector<int> flowing;
+  for (int i : candidates)
+    if (!isAllZeros(op->getOperand(i)))
+      flowing.push_back(i);
+  PendingFlow flow = allSame(Reduction::Sum);
+  flow.operands = flowing.empty() ? candidates : flowing;
+  return flow;
+}
+
+FactorRule AddOp::getFactorRule() { return elementwise(*this, sumOfNonZero(*this, {0, 1})); }
 FactorRule AndOp::getFactorRule() { return elementwise(*this, none()); }
 
 FactorRule ArgMaxOp::getFactorRule() { return argReduction(getOperand(), getDim()); }
@@ -246,8 +270,9 @@ FactorRule OrOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule PowOp::getFactorRule() { return elementwise(*this, none()); }
 
 // An unpadded dim is shared; a padded one is whole on every device. The
-// padding value (rank 0) indexes no factor. A partial sum is reduced first:
-// each device would add the padding value once.
+// padding value (rank 0) indexes no factor. A partial sum is reduced first
+// (each device would add the padding value once), unless the padding is
+// zero: then every device's padding sums to 0 and the result is pending.
 FactorRule PadOp::getFactorRule() {
   FactorRuleBuilder b;
   std::vector<int64_t> in = shapeOf(getOperand()), out = shapeOf(getResult());
@@ -255,7 +280,8 @@ FactorRule PadOp::getFactorRule() {
   sharedOrWhole(
       b, in, out, [&](int64_t d) { return getLow()[d] == 0 && getHigh()[d] == 0; }, operand,
       result);
-  return b.operand(operand).operand({}).result(result).pending(none()).build();
+  PendingFlow flow = isAllZeros(getPaddingValue()) ? oneOf({0}) : none();
+  return b.operand(operand).operand({}).result(result).pending(flow).build();
 }
 
 // A pending partial flows into a reduction of the same kind (a sum of partial
@@ -309,9 +335,11 @@ FactorRule ScatterAddOp::getFactorRule() {
       .build();
 }
 
-// Both branches share the predicate's factors; a pending branch is reduced
-// first (no flow: the predicate can never be a pending sum).
-FactorRule SelectOp::getFactorRule() { return elementwise(*this, none()); }
+// Both branches share the predicate's factors. The predicate (replicated
+// along any pending axes, never a pending sum itself) picks elementwise, so
+// select(p, a, b) summed over devices is select(p, sum a, sum b): branches
+// pending alike stay pending, and a branch of zeros need not be pending.
+FactorRule SelectOp::getFactorRule() { return elementwise(*this, sumOfNonZero(*this, {1, 2})); }
 
 // Every dim is shared, the shifted one too: the local program exchanges the
 // boundary elements between neighbouring shards (a halo), so keeping the dim
@@ -341,7 +369,7 @@ FactorRule SliceOp::getFactorRule() {
 }
 FactorRule SqrtOp::getFactorRule() { return elementwise(*this, none()); }
 
-FactorRule SubOp::getFactorRule() { return elementwise(*this, allSame(Reduction::Sum)); }
+FactorRule SubOp::getFactorRule() { return elementwise(*this, sumOfNonZero(*this, {0, 1})); }
 
 FactorRule TanhOp::getFactorRule() { return elementwise(*this, none()); }
 

@@ -86,6 +86,17 @@ ReductionKind fromCore(shardc::Reduction kind);
 /// are logical (sum, max: or; prod, min: and), as the runtime combines i1
 /// partials.
 TypedAttr reductionIdentity(Builder &b, Type element, ReductionKind kind);
+/// Whether every element of `v` is zero in every layout: a splat zero
+/// constant, seen through broadcasts, reshapes and ops that only move the
+/// value between layouts (reshards, gathers, slices of the mesh). Such an
+/// operand of a sum may be read as a pending sum over any axes (each device
+/// holding 0 sums to 0), which the factor rules of add, sub, select, pad and
+/// scatter_add use.
+bool isAllZeros(Value v);
+/// The operands of `op` that are all zeros, as a bit mask, for the ops whose
+/// factor rule depends on it (add, sub, select, scatter_add, pad); 0 for every
+/// other op. A cache of factor rules keys on it with the op's signature.
+unsigned zeroOperandMask(Operation *op);
 /// Translates axis names to indices; `rank` pads missing trailing dims.
 /// Unknown axes are reported through `emitError` when given.
 FailureOr<shardc::TensorSharding>

@@ -171,7 +171,8 @@ def GArray_ClampOp : GArray_SameTypeElementwiseOp<"clamp", GArray_NumberElements
 
 def GArray_AddOp : GArray_BinaryOp<"add", GArray_NumberElements,
     "Sum (wrapping on integers).",
-    "stay pending when both are pending sums over the same axes">;
+    "stay pending when both are pending sums over the same axes, or one is "
+    "and the other is all zeros (garray::isAllZeros)">;
 def GArray_AndOp : GArray_BinaryOp<"and", GArray_IntegerElements,
     "Bitwise and; logical and on i1.">;
 def GArray_DivOp : GArray_BinaryOp<"div", GArray_NumberElements,
@@ -201,7 +202,8 @@ def GArray_RemOp : GArray_BinaryOp<"rem", GArray_NumberElements,
     "negative value rem -1 is 0.">;
 def GArray_SubOp : GArray_BinaryOp<"sub", GArray_NumberElements,
     "Difference (wrapping on integers).",
-    "stay pending when both are pending sums over the same axes">;
+    "stay pending when both are pending sums over the same axes, or one is "
+    "and the other is all zeros (garray::isAllZeros)">;
 def GArray_XorOp : GArray_BinaryOp<"xor", GArray_IntegerElements,
     "Bitwise exclusive or; logical xor on i1.">;
 
@@ -237,7 +239,10 @@ def GArray_CompareOp : GArray_Op<"compare", [Pure,
     ```mlir
     %m = garray.compare <lt> %a, %b : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xi1>
     ```
-    Pending partial values: reduced first.
+    Pending partial values: branches that are pending sums over the same
+    axes stay pending (summed over devices, select(p, a, b) is
+    select(p, sum a, sum b)), and a branch of all zeros need not be pending
+    (`select %p, %x, %zeros`).
 
     **Constraints:**
     - `compare_c1`: `lhs` and `rhs` have one type;

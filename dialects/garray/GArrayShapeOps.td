@@ -148,7 +148,8 @@ def GArray_PadOp : GArray_Op<"pad", [Pure,
     Factor rule: an unpadded dimension is a shared parallel factor; a padded
     dimension needs the whole dimension on every device. Pending partial sums
     are reduced first (padding a partial sum with `v` on every device would
-    add `v` once per device).
+    add `v` once per device), unless `v` is zero: the result is then pending
+    too.
 
     **Constraints:**
     - `pad_c1`: `low` and `high` have one entry per operand dimension;

@@ -235,30 +235,30 @@ LogicalResult ScatterAddOp::verify() {
   return success();
 }
 
-bool ScatterAddOp::hasZeroBase() {
+bool mlir::garray::isAllZeros(Value v) {
   // Look through ops that only move the global value between layouts: the
-  // partitioner places the decomposed zero base with one (an all_slice when
-  // the op's trailing dims are split), and the base is still all zeros. The
-  // factor rule read again after partitioning must be the one propagation
-  // chose (index dims a sum), or the padding of uneven index shards would go
-  // unmasked.
-  Value base = getBase();
-  while (Operation *def = base.getDefiningOp()) {
+  // partitioner places a zero operand with one (an all_slice when the op's
+  // trailing dims are split), and it is still all zeros. A factor rule read
+  // again after partitioning must be the one propagation chose (for
+  // scatter_add, or the padding of uneven index shards would go unmasked).
+  while (Operation *def = v.getDefiningOp()) {
     if (!isa<ReshardOp, ShardingConstraintOp, AllGatherOp, AllSliceOp, AllToAllOp,
-             CollectivePermuteOp>(def))
+             CollectivePermuteOp, BroadcastInDimOp, ReshapeOp>(def))
       break;
-    base = def->getOperand(0);
+    v = def->getOperand(0);
   }
   DenseElementsAttr value;
-  if (!matchPattern(base, m_Constant(&value)) || !value.isSplat())
+  if (!matchPattern(v, m_Constant(&value)) || !value.isSplat())
     return false;
-  Attribute v = value.getSplatValue<Attribute>();
-  if (auto f = dyn_cast<FloatAttr>(v))
+  Attribute a = value.getSplatValue<Attribute>();
+  if (auto f = dyn_cast<FloatAttr>(a))
     return f.getValue().isZero();
-  if (auto i = dyn_cast<IntegerAttr>(v))
+  if (auto i = dyn_cast<IntegerAttr>(a))
     return i.getValue().isZero();
   return false;
 }
+
+bool ScatterAddOp::hasZeroBase() { return isAllZeros(getBase()); }
 
 TypedAttr mlir::garray::reductionIdentity(Builder &b, Type element, ReductionKind kind) {
   if (auto f = dyn_cast<FloatType>(element)) {

@@ -318,10 +318,19 @@ private:
                shardc::reductionName(flow.kind) + " partials";
       case R::AxesTaken:
         return "a pending partial is reduced first: its axes also split the op's own dims";
-      case R::NotAllSame:
-        return "a pending partial passes through this op only when every operand is pending "
-               "over the same axes, and operand #" +
-               std::to_string(w.other) + " is not";
+      case R::NotAllSame: {
+        std::string which = "every operand is";
+        if (!flow.operands.empty()) {
+          which = flow.operands.size() == 1 ? "operand" : "operands";
+          for (size_t k = 0; k < flow.operands.size(); ++k)
+            which += (k ? (k + 1 == flow.operands.size() ? " and #" : ", #") : " #") +
+                     std::to_string(flow.operands[k]);
+          which += flow.operands.size() == 1 ? " is" : " are";
+        }
+        return "a pending partial passes through this op only when " + which +
+               " pending over the same axes (and no other operand is), and operand #" +
+               std::to_string(w.other) + (flow.inFlow(w.other) ? " is not" : " is");
+      }
       case R::NotThisSlot:
         return "a pending partial passes through this op only as operand #" +
                std::to_string(flow.operands.empty() ? 0 : flow.operands.front());

@@ -93,6 +93,8 @@ void checkBytesAgainstXla(const std::string &name) {
 // Not `cnn`: its convolutions become one product per window tap, and when
 // the contracted channels are sharded each tap's overlapping slice is
 // gathered on its own (17,680 B/device against XLA's 14,480; docs/import.md).
+// Not `loops`: XLA's count has each collective of a while body once, not
+// once per iteration, so it is no bound on what a step moves.
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations"})
@@ -127,4 +129,9 @@ TEST_CASE("exact GELU, erf, erfc, logsumexp and an is_finite guard match JAX", "
 TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matches JAX",
           "[import][exec]") {
   checkProgram("cnn", {"", "data=1,model=1", "data=3,model=1", "data=2,model=3", "data=8"});
+}
+
+TEST_CASE("lax.scan over layers and time and a fori_loop (unrolled) match JAX",
+          "[import][exec]") {
+  checkProgram("loops", {"", "data=1", "data=3", "data=4"});
 }

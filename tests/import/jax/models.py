@@ -236,6 +236,40 @@ def cnn():
                   ((specs, specs), P("data"), P("data")), donate_argnums=(0,))
 
 
+# --- loops: lax.scan over stacked layers and over time, lax.fori_loop, a
+# while_loop with a carried bound (while loops with known trip counts, unrolled; the scan
+# body reads xs[i] and writes ys[i], dynamic_slice/dynamic_update_slice) --
+
+def loops_step(params, xs, target):
+    def loss(p):
+        def layer(h, w):
+            return jnp.tanh(h @ w), jnp.sum(h)
+        h0 = jnp.mean(xs, axis=0)
+        h, sums = jax.lax.scan(layer, h0, p["layers"])           # over 3 layers
+        def cell(c, x):
+            c = jnp.tanh(x @ p["Wx"] + c @ p["Wh"])
+            return c, c
+        c, cs = jax.lax.scan(cell, h, xs)                        # over 4 time steps
+        c = jax.lax.fori_loop(0, 2, lambda i, c: c * 0.5 + i.astype(jnp.float32), c)
+        return jnp.mean((c - target) ** 2) + 0.01 * jnp.mean(cs ** 2) + 0.001 * jnp.sum(sums)
+    l, g = jax.value_and_grad(loss)(params)
+    # A while_loop whose bound is carried (a constant passed on unchanged).
+    _, _, decayed = jax.lax.while_loop(lambda s: s[0] < s[1],
+                                       lambda s: (s[0] + 1, s[1], s[2] * 0.9), (0, 3, l))
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), {"loss": l, "decayed": decayed}
+
+
+def loops():
+    rng = np.random.default_rng(7)
+    params = {"layers": grid(rng, (3, 8, 8), 0.5), "Wx": grid(rng, (8, 8), 0.5),
+              "Wh": grid(rng, (8, 8), 0.5)}
+    xs = grid(rng, (4, 6, 8), 1.0)
+    target = grid(rng, (6, 8), 1.0)
+    return Export(loops_step, (params, xs, target), {"data": 2},
+                  ({"layers": P(), "Wx": P(), "Wh": P()}, P(None, "data"), P("data")),
+                  donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -244,4 +278,5 @@ EXPORTS = {
     "embedding": embedding,
     "activations": activations,
     "cnn": cnn,
+    "loops": loops,
 }

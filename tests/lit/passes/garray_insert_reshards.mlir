@@ -229,7 +229,7 @@ garray.mesh @mesh ["data" = 2]
 // when every operand is one over the same axes, and the reason says that
 // (not "a non-linear use": add is linear).
 // CHECK-LABEL: func.func @partial_plus_bias
-// CHECK: garray.reshard {{.*}} reason = "a pending partial passes through this op only when every operand is pending over the same axes, and operand #1 is not (operand #0 of garray.add at {{.*}}.mlir:[[@LINE+5]]:8: has P(None, None) unreduced=sum(\22data\22), needs P(None, None))"
+// CHECK: garray.reshard {{.*}} reason = "a pending partial passes through this op only when operands #0 and #1 are pending over the same axes (and no other operand is), and operand #1 is not (operand #0 of garray.add at {{.*}}.mlir:[[@LINE+5]]:8: has P(None, None) unreduced=sum(\22data\22), needs P(None, None))"
 func.func @partial_plus_bias(%x: tensor<4x8xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "data")>},
                              %w: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>},
                              %b: tensor<4x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, None)>}) -> tensor<4x4xf32> {

@@ -7,7 +7,7 @@ module {
     %3 = garray.dot_general %0, %1, batch = [0] x [0], contracting = [2] x [2] {garray.sharding = #garray.sharding<@mesh, P("data", None, None), unreduced = sum("model")>} : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x8xf32>
     %4 = garray.constant {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} dense<2.500000e-01> : tensor<2x8x8xf32>
     %5 = garray.mul %3, %4 {garray.sharding = #garray.sharding<@mesh, P("data", None, None), unreduced = sum("model")>} : tensor<2x8x8xf32>
-    %6 = garray.all_reduce <sum> %5 on @mesh ["model"] {bytes_per_device = 256 : i64, garray.sharding = #garray.sharding<@mesh, P("data", None, None)>, reason = "pending sum over \22model\22 reduced once for its 1 use, since operand #1 of garray.select at samples/attention.mlir:46:9 needs the whole value"} : tensor<2x8x8xf32>
+    %6 = garray.all_reduce <sum> %5 on @mesh ["model"] {bytes_per_device = 256 : i64, garray.sharding = #garray.sharding<@mesh, P("data", None, None)>, reason = "a pending partial passes through this op only when operands #1 and #2 are pending over the same axes (and no other operand is), and operand #2 is not (operand #1 of garray.select at samples/attention.mlir:46:9: has P(\22data\22, None, None) unreduced=sum(\22model\22), needs P(\22data\22, None, None))"} : tensor<2x8x8xf32>
     %7 = garray.iota dim = 1 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : tensor<2x8x8xi64>
     %8 = garray.iota dim = 2 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : tensor<2x8x8xi64>
     %9 = garray.compare <ge> %7, %8 {garray.sharding = #garray.sharding<@mesh, P("data", None, None)>} : (tensor<2x8x8xi64>, tensor<2x8x8xi64>) -> tensor<2x8x8xi1>

@@ -7,7 +7,7 @@ module {
     %3 = garray.constant {garray.sharding = #garray.sharding<@mesh, P("data", "model")>} dense<0.000000e+00> : tensor<8x32xf32>
     %4 = garray.max %2, %3 {garray.sharding = #garray.sharding<@mesh, P("data", "model")>} : tensor<8x32xf32>
     %5 = garray.dot_general %4, %arg3, batch = [] x [], contracting = [1] x [0] {garray.sharding = #garray.sharding<@mesh, P("data", None), unreduced = sum("model")>} : (tensor<8x32xf32>, tensor<32x4xf32>) -> tensor<8x4xf32>
-    %6 = garray.all_reduce <sum> %5 on @mesh ["model"] {bytes_per_device = 64 : i64, garray.sharding = #garray.sharding<@mesh, P("data", None)>, reason = "a pending partial passes through this op only when every operand is pending over the same axes, and operand #1 is not (operand #0 of garray.add at samples/mlp.mlir:43:13: has P(\22data\22, None) unreduced=sum(\22model\22), needs P(\22data\22, None))"} : tensor<8x4xf32>
+    %6 = garray.all_reduce <sum> %5 on @mesh ["model"] {bytes_per_device = 64 : i64, garray.sharding = #garray.sharding<@mesh, P("data", None)>, reason = "a pending partial passes through this op only when operands #0 and #1 are pending over the same axes (and no other operand is), and operand #1 is not (operand #0 of garray.add at samples/mlp.mlir:43:13: has P(\22data\22, None) unreduced=sum(\22model\22), needs P(\22data\22, None))"} : tensor<8x4xf32>
     %7 = garray.broadcast_in_dim %arg4, dims = [1] {garray.sharding = #garray.sharding<@mesh, P("data", None)>} : (tensor<4xf32>) -> tensor<8x4xf32>
     %8 = garray.add %6, %7 {garray.sharding = #garray.sharding<@mesh, P("data", None)>} : tensor<8x4xf32>
     %9 = garray.reduce <max> %8, dims = [1] keepdims {garray.sharding = #garray.sharding<@mesh, P("data", None)>} : (tensor<8x4xf32>) -> tensor<8x1xf32>

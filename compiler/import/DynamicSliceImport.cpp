@@ -1,0 +1,187 @@
+//===- DynamicSliceImport.cpp - dynamic_slice and dynamic_update_slice ----===//
+//
+// lax.dynamic_slice / dynamic_update_slice (and what lax.scan's body reads
+// and writes per step: `xs[i]`, `ys.at[i].set(y)`) in garray ops. Start
+// indices are clamped so the slice fits, as StableHLO defines:
+//
+//   - a start that is a constant (as every index is once a loop with a
+//     known trip count is unrolled, UnrollWhile.cpp): a static slice, or,
+//     for an update, the update padded into place and selected by a
+//     constant mask;
+//   - a start known only when running (a function argument): along that
+//     dim, each of the `size` positions is a one-hot sum,
+//     sum_k select(iota == start + j, x, 0), exact (it adds zeros), and an
+//     update of size 1 is broadcast along the dim and selected where
+//     iota == start. Larger dynamic updates, and dynamic slices of more
+//     than kMaxDynamicSize positions, are refused with an error.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/import/ImportOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace shardc::import {
+namespace {
+
+constexpr int64_t kMaxDynamicSize = 64;
+
+/// A scalar integer constant's value, or nullopt.
+std::optional<int64_t> constantIndex(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  auto value = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
+  if (!value || value.getNumElements() != 1)
+    return std::nullopt;
+  return (*value.getValues<APInt>().begin()).getSExtValue();
+}
+
+Value zeroLike(OpEmitter &e, Type tensorType) {
+  auto t = cast<RankedTensorType>(tensorType);
+  return ConstantOp::create(e.b, e.loc,
+                            DenseElementsAttr::get(t, e.b.getZeroAttr(t.getElementType())));
+}
+
+Value scalarInt(OpEmitter &e, Type element, int64_t v) {
+  auto t = RankedTensorType::get({}, element);
+  return ConstantOp::create(e.b, e.loc,
+                            DenseElementsAttr::get(t, e.b.getIntegerAttr(element, v)));
+}
+
+/// `start` clamped to [0, hi] (a rank-0 integer value).
+Value clampIndex(OpEmitter &e, Value start, int64_t hi) {
+  Type element = tensorType(start).getElementType();
+  return ClampOp::create(e.b, e.loc, start.getType(), scalarInt(e, element, 0), start,
+                         scalarInt(e, element, hi));
+}
+
+/// An i1 tensor of `shape`: iota along `dim` compared with `bound`.
+Value iotaCompare(OpEmitter &e, ArrayRef<int64_t> shape, int64_t dim, ComparisonDirection d,
+                  Value bound) {
+  Type element = tensorType(bound).getElementType();
+  auto type = RankedTensorType::get(shape, element);
+  Value iota = IotaOp::create(e.b, e.loc, type, e.b.getI64IntegerAttr(dim));
+  return e.compare(d, iota, e.broadcastScalar(bound, type));
+}
+
+Value andOf(OpEmitter &e, Value a, Value b) {
+  return a ? AndOp::create(e.b, e.loc, a.getType(), a, b).getResult() : b;
+}
+
+} // namespace
+
+FailureOr<Values> importDynamicSlice(Operation *op, OpEmitter &e) {
+  Value x = op->getOperand(0);
+  RankedTensorType t = tensorType(x);
+  int64_t rank = t.getRank();
+  std::optional<SmallVector<int64_t>> sizes = readI64Array(op, "slice_sizes");
+  if (!sizes)
+    return failure();
+  if (static_cast<int64_t>(sizes->size()) != rank ||
+      static_cast<int64_t>(op->getNumOperands()) != rank + 1)
+    return op->emitError() << "'stablehlo.dynamic_slice' needs one start index and one slice "
+                              "size per operand dimension";
+  // Constant starts (clamped) and the full extent of the dynamic dims.
+  SmallVector<int64_t> start(rank, 0), limit(t.getShape()), stride(rank, 1), dynamic;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = t.getDimSize(d), z = (*sizes)[d];
+    if (z < 0 || z > dim)
+      return op->emitError() << "slice size " << z << " of dim " << d << " exceeds its " << dim;
+    std::optional<int64_t> c = constantIndex(op->getOperand(d + 1));
+    if (c) {
+      start[d] = std::clamp<int64_t>(*c, 0, dim - z);
+      limit[d] = start[d] + z;
+    } else if (z != dim) {
+      dynamic.push_back(d);
+    }
+  }
+  Value cur = x;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(limit[d] - start[d]);
+  if (ArrayRef<int64_t>(shape) != t.getShape())
+    cur = SliceOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x,
+                          e.b.getDenseI64ArrayAttr(start), e.b.getDenseI64ArrayAttr(limit),
+                          e.b.getDenseI64ArrayAttr(stride));
+  for (int64_t d : dynamic) {
+    int64_t z = (*sizes)[d];
+    if (z > kMaxDynamicSize || t.getElementType().isInteger(1))
+      return op->emitError() << "a dynamic_slice of " << z << " positions of dim " << d
+                             << " from a start known only when running"
+                             << (t.getElementType().isInteger(1) ? ", of booleans," : "")
+                             << " is not supported (at most " << kMaxDynamicSize
+                             << " positions of numbers); slice with a constant start";
+    Value s = clampIndex(e, op->getOperand(d + 1), t.getDimSize(d) - z);
+    SmallVector<Value> pieces;
+    for (int64_t j = 0; j < z; ++j) {
+      Value at = j ? e.add(s, scalarInt(e, tensorType(s).getElementType(), j)) : s;
+      Value mask = iotaCompare(e, tensorType(cur).getShape(), d, ComparisonDirection::eq, at);
+      Value picked = e.select(mask, cur, zeroLike(e, cur.getType()));
+      pieces.push_back(e.sum(picked, {d}, /*keepdims=*/true));
+    }
+    if (pieces.size() == 1) {
+      cur = pieces.front();
+    } else {
+      SmallVector<int64_t> joined(tensorType(cur).getShape());
+      joined[d] = z;
+      cur = ConcatenateOp::create(e.b, e.loc,
+                                  RankedTensorType::get(joined, t.getElementType()), pieces,
+                                  e.b.getI64IntegerAttr(d));
+    }
+  }
+  return Values{cur};
+}
+
+FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {
+  Value x = op->getOperand(0), u = op->getOperand(1);
+  RankedTensorType t = tensorType(x), ut = tensorType(u);
+  int64_t rank = t.getRank();
+  if (ut.getRank() != rank || static_cast<int64_t>(op->getNumOperands()) != rank + 2)
+    return op->emitError() << "'stablehlo.dynamic_update_slice' needs an update of the "
+                              "operand's rank and one start index per dimension";
+  Value full = u, mask;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = t.getDimSize(d), z = ut.getDimSize(d);
+    if (z == dim)
+      continue;
+    RankedTensorType ft = tensorType(full);
+    std::optional<int64_t> c = constantIndex(op->getOperand(d + 2));
+    if (c) {
+      // Padded into place; the mask keeps [s, s + z).
+      int64_t s = std::clamp<int64_t>(*c, 0, dim - z);
+      SmallVector<int64_t> lo(rank, 0), hi(rank, 0), shape(ft.getShape());
+      lo[d] = s;
+      hi[d] = dim - s - z;
+      shape[d] = dim;
+      Value zero = zeroLike(e, RankedTensorType::get({}, t.getElementType()));
+      full = PadOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), full,
+                           zero, e.b.getDenseI64ArrayAttr(lo), e.b.getDenseI64ArrayAttr(hi));
+      Type i32 = e.b.getI32Type();
+      Value from = iotaCompare(e, t.getShape(), d, ComparisonDirection::ge, scalarInt(e, i32, s));
+      Value to =
+          iotaCompare(e, t.getShape(), d, ComparisonDirection::lt, scalarInt(e, i32, s + z));
+      mask = andOf(e, andOf(e, mask, from), to);
+    } else if (z == 1) {
+      // Broadcast along the dim; the mask keeps the start.
+      SmallVector<int64_t> shape(ft.getShape()), dims;
+      shape[d] = dim;
+      for (int64_t i = 0; i < rank; ++i)
+        dims.push_back(i);
+      full = BroadcastInDimOp::create(e.b, e.loc,
+                                      RankedTensorType::get(shape, t.getElementType()), full,
+                                      e.b.getDenseI64ArrayAttr(dims));
+      Value s = clampIndex(e, op->getOperand(d + 2), dim - 1);
+      mask = andOf(e, mask, iotaCompare(e, t.getShape(), d, ComparisonDirection::eq, s));
+    } else {
+      return op->emitError() << "a dynamic_update_slice of " << z << " positions of dim " << d
+                             << " at a start known only when running is not supported (one "
+                                "position, or a constant start)";
+    }
+  }
+  if (!mask)
+    return Values{full};
+  return Values{e.select(mask, full, x)};
+}
+
+} // namespace shardc::import
