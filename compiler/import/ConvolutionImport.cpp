@@ -13,9 +13,9 @@
 //     all of k over (W..., C), the positions concatenated back,
 // whichever makes fewer products: a forward 3x3 convolution has 9 taps,
 // its kernel gradient (a convolution whose window is the whole image) 9
-// output positions. Padding is garray.pad (negative padding a slice);
-// lhs_dilation, the gradient of a strided convolution, inserts zeros by a
-// reshape and an edge pad. Feature groups (depthwise convolutions) and
+// output positions. Padding and lhs_dilation (the gradient of a strided
+// convolution: zeros between neighbours) are padded as stablehlo.pad pads
+// (padGeneral, WindowImport.cpp). Feature groups (depthwise convolutions) and
 // batch groups (their kernel gradients) become a group dim that every
 // product is batched over (dot_general batch dims), so a group dim sharded
 // over the mesh stays sharded. Refused with an error: window reversal, and
@@ -140,43 +140,16 @@ public:
                            e.b.getDenseI64ArrayAttr(limit), e.b.getDenseI64ArrayAttr(stride));
   }
 
-  /// `x` with `low`/`high` zeros around dim `d` (negative: that many cut).
-  Value padDim(Value x, int64_t d, int64_t low, int64_t high) {
-    RankedTensorType t = tensorType(x);
-    int64_t rank = t.getRank();
-    if (low < 0 || high < 0) {
-      SmallVector<int64_t> start(rank, 0), limit(t.getShape()), stride(rank, 1);
-      start[d] = std::max<int64_t>(0, -low);
-      limit[d] = t.getDimSize(d) - std::max<int64_t>(0, -high);
-      x = slice(x, start, limit, stride);
-      t = tensorType(x);
-    }
-    if (low <= 0 && high <= 0)
-      return x;
-    SmallVector<int64_t> lo(rank, 0), hi(rank, 0), shape(t.getShape());
-    lo[d] = std::max<int64_t>(0, low);
-    hi[d] = std::max<int64_t>(0, high);
-    shape[d] += lo[d] + hi[d];
-    Value zero = e.splat(RankedTensorType::get({}, t.getElementType()), 0.0);
-    return PadOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x, zero,
-                         e.b.getDenseI64ArrayAttr(lo), e.b.getDenseI64ArrayAttr(hi));
-  }
-
-  /// `k - 1` zeros between neighbours along dim `d`: [.., n, ..] becomes
-  /// [.., n, 1, ..], padded to [.., n, k, ..], merged to n·k and the
-  /// trailing k - 1 cut.
-  Value dilate(Value x, int64_t d, int64_t k) {
-    RankedTensorType t = tensorType(x);
-    int64_t n = t.getDimSize(d);
-    if (k == 1 || n == 0)
-      return x;
-    SmallVector<int64_t> shape(t.getShape());
-    shape.insert(shape.begin() + d + 1, 1);
-    Value y = padDim(reshape(x, shape), d + 1, 0, k - 1);
-    SmallVector<int64_t> merged(t.getShape());
-    merged[d] = n * k;
-    y = reshape(y, merged);
-    return padDim(y, d, 0, -(k - 1));
+  /// `x` with `low`/`high` zeros around dim `d` (negative: that many cut),
+  /// and `interior` zeros between neighbours along it (padGeneral).
+  Value padDim(Value x, int64_t d, int64_t low, int64_t high, int64_t interior = 0) {
+    int64_t rank = tensorType(x).getRank();
+    SmallVector<int64_t> lo(rank, 0), hi(rank, 0), in(rank, 0);
+    lo[d] = low;
+    hi[d] = high;
+    in[d] = interior;
+    Value zero = e.splat(RankedTensorType::get({}, tensorType(x).getElementType()), 0.0);
+    return padGeneral(e, x, zero, lo, hi, in);
   }
 
   /// dot_general with batch dims `lb`/`rb` and contracting dims `lc`/`rc`:
@@ -359,17 +332,9 @@ FailureOr<Values> importConvolution(Operation *op, OpEmitter &e) {
                               ArrayRef<int64_t>(*rhsDilation)})
     if (llvm::any_of(a, [](int64_t v) { return v < 1; }))
       return op->emitError() << "window strides and dilations must be positive";
-  SmallVector<int64_t> low(n, 0), high(n, 0);
-  if (Attribute attr = op->getAttr("padding")) {
-    auto padding = dyn_cast<DenseIntElementsAttr>(attr);
-    if (!padding || padding.getNumElements() != static_cast<int64_t>(2 * n))
-      return op->emitError() << "`padding` must be a dense " << n << "x2 integer attribute";
-    auto values = llvm::to_vector(padding.getValues<int64_t>());
-    for (size_t i = 0; i < n; ++i) {
-      low[i] = values[2 * i];
-      high[i] = values[2 * i + 1];
-    }
-  }
+  SmallVector<int64_t> low, high;
+  if (failed(readPadding(op, n, low, high)))
+    return failure();
 
   Value lhs = op->getOperand(0), k = op->getOperand(1);
   RankedTensorType resultType = tensorType(op->getResult(0));
@@ -395,8 +360,7 @@ FailureOr<Values> importConvolution(Operation *op, OpEmitter &e) {
   lhs = c.transpose(lhs, lhsPerm);
   k = c.transpose(k, kPerm);
   for (size_t i = 0; i < n; ++i) {
-    lhs = c.dilate(lhs, i + 1, (*lhsDilation)[i]);
-    lhs = c.padDim(lhs, i + 1, low[i], high[i]);
+    lhs = c.padDim(lhs, i + 1, low[i], high[i], (*lhsDilation)[i] - 1);
   }
   RankedTensorType lt = tensorType(lhs), kt = tensorType(k);
   // Groups: feature groups split the input features (and the kernel's

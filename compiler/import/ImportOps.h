@@ -60,6 +60,19 @@ mlir::RankedTensorType tensorType(mlir::Value v);
 /// `<{...}>`, held as properties) and its discardable ones.
 llvm::SmallVector<mlir::NamedAttribute> attributesOf(mlir::Operation *op);
 
+/// The `padding` attribute of a window op (convolution, reduce_window), an
+/// n x 2 list of (low, high) per spatial dim, into `low` and `high` (zeros
+/// when absent); an error on `op` when malformed.
+mlir::LogicalResult readPadding(mlir::Operation *op, size_t n,
+                                llvm::SmallVectorImpl<int64_t> &low,
+                                llvm::SmallVectorImpl<int64_t> &high);
+
+/// `x` padded with the rank-0 `value` as stablehlo.pad pads: `low`/`high`
+/// edges per dim (negative: cut) and `interior` copies between neighbours.
+mlir::Value padGeneral(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Value value,
+                       llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
+                       llvm::ArrayRef<int64_t> interior);
+
 /// broadcast_in_dim with `dims` in any order (garray wants them increasing:
 /// the operand is transposed first when they are not).
 mlir::Value broadcastAnyOrder(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Type to,
@@ -73,6 +86,8 @@ std::optional<mlir::garray::ReductionKind> combinerKind(mlir::Block &body, mlir:
 mlir::FailureOr<Values> importReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importPad(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importReduceWindow(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importDynamicSlice(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importDynamicUpdateSlice(mlir::Operation *op,
                                                  mlir::garray::OpEmitter &e);

@@ -340,7 +340,8 @@ LogicalResult Importer::importOp(Operation *op) {
         return op->emitError() << "attribute `" << n << "` of '" << name
                                << "' is not supported by the importer";
     }
-    if (op->getNumRegions() && name != "stablehlo.reduce" && name != "stablehlo.scatter")
+    if (op->getNumRegions() && name != "stablehlo.reduce" && name != "stablehlo.scatter" &&
+        name != "stablehlo.reduce_window")
       return op->emitError() << "'" << name << "' with a region is not supported";
     FailureOr<Values> built = entry->build(op, e);
     if (failed(built))

@@ -15,7 +15,7 @@
 //     the values.
 //
 // Reduce, gather and scatter have bodies or index maps to read: their own
-// files. erf, erfc and is_finite are built from several garray ops
+// files, as do pad and reduce_window (WindowImport.cpp). erf, erfc and is_finite are built from several garray ops
 // (SpecialFunctions.cpp), convolution from slices and dot_generals
 // (ConvolutionImport.cpp), dynamic slices from slices or one-hot sums
 // (DynamicSliceImport.cpp). A while loop with a known trip count is
@@ -251,21 +251,6 @@ FailureOr<Values> importSlice(Operation *op, OpEmitter &e) {
                     .getResult()};
 }
 
-FailureOr<Values> importPad(Operation *op, OpEmitter &e) {
-  auto low = readI64Array(op, "edge_padding_low");
-  auto high = low ? readI64Array(op, "edge_padding_high") : std::nullopt;
-  auto interior = high ? readI64Array(op, "interior_padding") : std::nullopt;
-  if (!interior)
-    return failure();
-  if (llvm::any_of(*interior, [](int64_t p) { return p != 0; }))
-    return op->emitError() << "interior padding (" << e.b.getDenseI64ArrayAttr(*interior)
-                           << ") is not supported: garray.pad pads edges only";
-  return Values{PadOp::create(e.b, e.loc, op->getResult(0).getType(), op->getOperand(0),
-                              op->getOperand(1), e.b.getDenseI64ArrayAttr(*low),
-                              e.b.getDenseI64ArrayAttr(*high))
-                    .getResult()};
-}
-
 FailureOr<Values> importConcatenate(Operation *op, OpEmitter &e) {
   std::optional<int64_t> dim = readI64(op, "dimension");
   if (!dim)
@@ -344,6 +329,9 @@ constexpr llvm::StringLiteral kConcatAttrs[] = {"dimension"};
 constexpr llvm::StringLiteral kReverseAttrs[] = {"dimensions"};
 constexpr llvm::StringLiteral kDotAttrs[] = {"dot_dimension_numbers", "precision_config"};
 constexpr llvm::StringLiteral kDynamicSliceAttrs[] = {"slice_sizes"};
+constexpr llvm::StringLiteral kReduceWindowAttrs[] = {"window_dimensions", "window_strides",
+                                                      "base_dilations", "window_dilations",
+                                                      "padding"};
 constexpr llvm::StringLiteral kConvAttrs[] = {
     "dimension_numbers", "feature_group_count", "batch_group_count", "lhs_dilation",
     "rhs_dilation", "padding", "window_strides", "window_reversal", "precision_config"};
@@ -400,6 +388,7 @@ const OpImport kTable[] = {
     {"stablehlo.dot_general", kDotAttrs, importDotGeneral},
     {"stablehlo.convolution", kConvAttrs, importConvolution},
     {"stablehlo.reduce", kReduceAttrs, importReduce},
+    {"stablehlo.reduce_window", kReduceWindowAttrs, importReduceWindow},
     {"stablehlo.gather", kGatherAttrs, importGather},
     {"stablehlo.scatter", kScatterAttrs, importScatter},
     {"stablehlo.optimization_barrier", {}, importBarrier},

@@ -97,7 +97,8 @@ void checkBytesAgainstXla(const std::string &name) {
 // once per iteration, so it is no bound on what a step moves.
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
-       {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations"})
+       {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
+        "pooling"})
     checkBytesAgainstXla(name);
 }
 
@@ -134,4 +135,9 @@ TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matc
 TEST_CASE("lax.scan over layers and time and a fori_loop (unrolled) match JAX",
           "[import][exec]") {
   checkProgram("loops", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("average pooling and cumsum (reduce_window, interior padding) match JAX",
+          "[import][exec]") {
+  checkProgram("pooling", {"", "data=1", "data=3", "data=4"});
 }

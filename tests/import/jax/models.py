@@ -270,6 +270,28 @@ def loops():
                   donate_argnums=(0,))
 
 
+# --- windows: average pooling (reduce_window add; its gradient pads with
+# interior padding), strided, and jnp.cumsum (a padded reduce_window) ------
+
+def pooling_step(params, x, y):
+    def loss(p):
+        h = jax.nn.relu(jax.lax.conv_general_dilated(x, p["K"], (1, 1), "SAME",
+                                                     dimension_numbers=("NHWC", "HWIO", "NHWC")))
+        h = jax.lax.reduce_window(h, 0.0, jax.lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4.0
+        c = jnp.cumsum(h, axis=1)
+        return jnp.mean((c.mean(axis=(1, 2)) @ p["W"] - y) ** 2)
+    l, g = jax.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), l
+
+
+def pooling():
+    rng = np.random.default_rng(8)
+    params = {"K": grid(rng, (3, 3, 2, 4), 0.5), "W": grid(rng, (4, 3), 0.5)}
+    x, y = grid(rng, (8, 8, 8, 2), 1.0), grid(rng, (8, 3), 1.0)
+    return Export(pooling_step, (params, x, y), {"data": 2},
+                  ({"K": P(), "W": P()}, P("data"), P("data")), donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -279,4 +301,5 @@ EXPORTS = {
     "activations": activations,
     "cnn": cnn,
     "loops": loops,
+    "pooling": pooling,
 }

@@ -11,7 +11,7 @@
 // RUN: not shardc import %t/pretty.mlir 2>&1 | FileCheck %s --check-prefix=PRETTY
 // RUN: not shardc compile %t/pretty.mlir 2>&1 | FileCheck %s --check-prefix=PRETTY
 // RUN: not shardc import %t/unsigned_compare.mlir 2>&1 | FileCheck %s --check-prefix=UNSIGNED
-// RUN: not shardc import %t/interior_pad.mlir 2>&1 | FileCheck %s --check-prefix=INTERIOR
+// RUN: not shardc import %t/select_and_scatter.mlir 2>&1 | FileCheck %s --check-prefix=SELSCAT
 // RUN: not shardc import %t/erf_f64.mlir 2>&1 | FileCheck %s --check-prefix=ERF64
 // RUN: not shardc import %t/big_conv.mlir 2>&1 | FileCheck %s --check-prefix=BIGCONV
 // RUN: not shardc import %t/reduce_body.mlir 2>&1 | FileCheck %s --check-prefix=BODY
@@ -142,13 +142,22 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   }) : () -> ()
 }) : () -> ()
 
-//--- interior_pad.mlir
-// INTERIOR: error: interior padding (array<i64: 1>) is not supported
+//--- select_and_scatter.mlir
+// The gradient of max pooling.
+// SELSCAT: error: 'stablehlo.select_and_scatter' has no garray counterpart
 "builtin.module"() ({
-  "func.func"() <{function_type = (tensor<4xf32>, tensor<f32>) -> tensor<7xf32>, sym_name = "main"}> ({
-  ^bb0(%a: tensor<4xf32>, %z: tensor<f32>):
-    %0 = "stablehlo.pad"(%a, %z) <{edge_padding_high = array<i64: 0>, edge_padding_low = array<i64: 0>, interior_padding = array<i64: 1>}> : (tensor<4xf32>, tensor<f32>) -> tensor<7xf32>
-    "func.return"(%0) : (tensor<7xf32>) -> ()
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>, %s: tensor<2xf32>, %z: tensor<f32>):
+    %0 = "stablehlo.select_and_scatter"(%a, %s, %z) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %c = "stablehlo.compare"(%x, %y) <{comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      "stablehlo.return"(%c) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %t = "stablehlo.add"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%t) : (tensor<f32>) -> ()
+    }) : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
 
