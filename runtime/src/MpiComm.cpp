@@ -42,6 +42,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include <sched.h>
@@ -113,6 +114,52 @@ uint64_t groupHash(const int64_t *members, int64_t n) {
   return h;
 }
 
+/// An all-reduce's buffers up to this size take one round of messages of
+/// the whole buffer; larger ones two rounds of a slice each (see allReduce).
+/// On two ranks of one host (bench/collectives) one round took 10.3 us at
+/// 16 KiB against two rounds' 13.1 us; at 64 KiB both took 23-24 us, and
+/// above that two rounds win (52 against 66 us at 256 KiB).
+constexpr int64_t kOneRoundBytes = int64_t(32) << 10;
+
+/// Receive buffers kept between collectives: a fresh allocation of a large
+/// buffer is fresh pages from the kernel, faulted in on every call.
+class ScratchPool {
+public:
+  struct Buffer {
+    std::unique_ptr<char[]> data;
+    int64_t bytes = 0;
+    char *get() const { return data.get(); }
+  };
+
+  /// A buffer of at least `bytes`, uninitialized: the smallest kept one
+  /// that fits, else a new one.
+  Buffer take(int64_t bytes) {
+    auto best = spare.end();
+    for (auto it = spare.begin(); it != spare.end(); ++it)
+      if (it->bytes >= bytes && (best == spare.end() || it->bytes < best->bytes))
+        best = it;
+    if (best == spare.end())
+      return Buffer{std::unique_ptr<char[]>(new char[std::max<int64_t>(bytes, 1)]), bytes};
+    Buffer b = std::move(*best);
+    spare.erase(best);
+    return b;
+  }
+
+  /// Keeps `b` for later, up to kKept buffers (the smallest is dropped).
+  void give(Buffer b) {
+    if (!b.data)
+      return;
+    spare.push_back(std::move(b));
+    if (spare.size() > kKept)
+      spare.erase(std::min_element(spare.begin(), spare.end(),
+                                   [](const Buffer &x, const Buffer &y) { return x.bytes < y.bytes; }));
+  }
+
+private:
+  static constexpr size_t kKept = 16;
+  std::vector<Buffer> spare;
+};
+
 class MpiComm final : public shardrt_comm {
 public:
   MpiComm(int32_t rank, int32_t size, MPI_Comm world, double timeoutSeconds,
@@ -123,8 +170,13 @@ public:
   const char *backendName() const override { return "mpi"; }
 
   // All-reduce over point-to-point messages on the group's communicator,
-  // in two phases, so that every element is reduced in group order exactly
-  // as the threads backend does (the two backends give the same bits):
+  // so that every element is reduced in group order exactly as the threads
+  // backend does (the two backends give the same bits). Buffers up to
+  // kOneRoundBytes that fit one message (chunkBytes) take one round:
+  //  1. each member sends its whole buffer to every other member and
+  //     receives theirs;
+  //  2. it reduces every element in group order into its buffer.
+  // Larger ones take two rounds of a g-th of the bytes each:
   //  1. each member sends slice m of its buffer to member m and receives
   //     its own slice p from every other member;
   //  2. it reduces slice p in group order into its buffer, sends it to every
@@ -132,7 +184,8 @@ public:
   // Slices are the threads backend's (the first count % g one element
   // longer); messages are cut to chunkBytes. Members post in one program
   // order and MPI never overtakes messages between two ranks on one
-  // communicator and tag, so several pending all-reduces match correctly.
+  // communicator and tag, so several pending all-reduces match correctly;
+  // every member picks the same form, from the count and dtype.
   // start posts phase 1; done completes it and runs phase 2.
   shardrt_status allReduce(const AllReduceArgs &args, const Group &group) override {
     int64_t id = 0;
@@ -155,21 +208,23 @@ public:
     p.count = args.count;
     p.dtype = args.dtype;
     p.op = args.op;
-    p.what = where(CollectiveKind::AllReduce, group);
+    p.members.assign(group.members, group.members + group.size);
     const int64_t es = static_cast<int64_t>(shardrt_dtype_size(args.dtype));
-    const int64_t n = p.slice(p.pos).second;
+    p.oneRound = args.count * es <= std::min(kOneRoundBytes, chunkBytes);
+    const int64_t n = p.oneRound ? p.count : p.slice(p.pos).second;
     p.incoming.resize(static_cast<size_t>(p.g));
     shardrt_status s = SHARDRT_OK;
     for (int64_t m = 0; m < p.g && !s; ++m) {
       if (m == p.pos)
         continue;
-      p.incoming[m].resize(static_cast<size_t>(n * es));
-      s = post(p, /*send=*/false, p.incoming[m].data(), n * es, m);
-      auto [mlo, mn] = p.slice(m);
+      p.incoming[m] = scratch.take(n * es);
+      s = post(p, /*send=*/false, p.incoming[m].get(), n * es, m);
+      auto [mlo, mn] = p.oneRound ? std::pair<int64_t, int64_t>{0, p.count} : p.slice(m);
       if (!s)
         s = post(p, /*send=*/true, p.buf + mlo * es, mn * es, m);
     }
     if (s) {
+      release(p);
       pendingReduces.erase(id);
       return s;
     }
@@ -189,33 +244,31 @@ public:
     }
     PendingReduce p = std::move(it->second);
     pendingReduces.erase(it);
-    if (shardrt_status s = waitAll(static_cast<int>(p.reqs.size()), p.reqs.data(), p.what))
-      return s;
-    p.reqs.clear();
-    // Phase 2: this member's slice, reduced in group order.
-    const int64_t es = static_cast<int64_t>(shardrt_dtype_size(p.dtype));
-    auto [lo, n] = p.slice(p.pos);
-    char *mine = p.buf + lo * es;
-    if (n > 0) {
+    shardrt_status s = waitAll(p);
+    if (!s) {
+      // Phase 2: this member's part, reduced in group order into its buffer
+      // (the sends that read it have completed).
+      const int64_t es = static_cast<int64_t>(shardrt_dtype_size(p.dtype));
+      auto [lo, n] = p.oneRound ? std::pair<int64_t, int64_t>{0, p.count} : p.slice(p.pos);
+      char *mine = p.buf + lo * es;
       std::vector<const void *> srcs(static_cast<size_t>(p.g));
       for (int64_t m = 0; m < p.g; ++m)
-        srcs[m] = m == p.pos ? static_cast<const void *>(mine) : p.incoming[m].data();
-      std::vector<char> reduced(static_cast<size_t>(n * es));
-      reduceInOrder(reduced.data(), srcs.data(), p.g, n, p.dtype, p.op);
-      std::memcpy(mine, reduced.data(), static_cast<size_t>(n * es));
-    }
-    shardrt_status s = SHARDRT_OK;
-    for (int64_t m = 0; m < p.g && !s; ++m) {
-      if (m == p.pos)
-        continue;
-      auto [mlo, mn] = p.slice(m);
-      s = post(p, /*send=*/false, p.buf + mlo * es, mn * es, m);
+        srcs[m] = m == p.pos ? static_cast<const void *>(mine) : p.incoming[m].get();
+      void *out = mine;
+      reduceInOrderTo(&out, 1, srcs.data(), p.g, n, p.dtype, p.op);
+      for (int64_t m = 0; m < p.g && !s && !p.oneRound; ++m) {
+        if (m == p.pos)
+          continue;
+        auto [mlo, mn] = p.slice(m);
+        s = post(p, /*send=*/false, p.buf + mlo * es, mn * es, m);
+        if (!s)
+          s = post(p, /*send=*/true, mine, n * es, m);
+      }
       if (!s)
-        s = post(p, /*send=*/true, mine, n * es, m);
+        s = waitAll(p);
     }
-    if (s)
-      return s;
-    return waitAll(static_cast<int>(p.reqs.size()), p.reqs.data(), p.what);
+    release(p);
+    return s;
   }
 
   shardrt_status allGather(const AllGatherArgs &args, const Group &group) override {
@@ -488,10 +541,12 @@ private:
     const auto start = Clock::now();
     const auto limit = std::chrono::duration<double>(std::min(timeoutSeconds, 1e7));
     // Poll (MPI progresses a nonblocking collective only while it is
-    // tested), yielding so that ranks sharing cores (mpirun --oversubscribe)
-    // still run; sleep only once a collective has waited 10 ms, so a long
-    // wait for a late peer does not burn a core. Sleeping sooner (after a
-    // fixed number of polls) made a 64 KiB all-reduce 10x slower than
+    // tested): for 20 us without a pause, as MPI's own blocking collectives
+    // do (yielding from the start cost a 16 KiB all-reduce 10-15 %), then
+    // yielding so that ranks sharing cores (mpirun --oversubscribe) still
+    // run; sleep only once a collective has waited 10 ms, so a long wait
+    // for a late peer does not burn a core. Sleeping sooner (after a fixed
+    // number of polls) made a 64 KiB all-reduce 10x slower than
     // MPI_Allreduce (bench/collectives).
     for (;;) {
       int done = 0;
@@ -507,6 +562,8 @@ private:
         endJob();
       }
       auto waited = Clock::now() - start;
+      if (waited < std::chrono::microseconds(20))
+        continue;
       if (waited < std::chrono::milliseconds(10))
         sched_yield();
       else
@@ -599,15 +656,16 @@ private:
   std::map<std::vector<int64_t>, MPI_Comm> groups;
 
   /// A started all_reduce (see allReduce): its messages in flight, and the
-  /// copies of this member's slice received in phase 1.
+  /// copies of this member's part received in phase 1.
   struct PendingReduce {
     MPI_Comm comm = MPI_COMM_NULL;
     int64_t g = 0, pos = 0; // group size, this member's position
+    std::vector<int64_t> members;
     char *buf = nullptr;
     int64_t count = 0;
     int32_t dtype = 0, op = 0;
-    std::string what;
-    std::vector<std::vector<char>> incoming; // by member
+    bool oneRound = false;
+    std::vector<ScratchPool::Buffer> incoming; // by member
     std::vector<MPI_Request> reqs;
 
     /// Member m's slice: [first, first + size) elements.
@@ -616,6 +674,25 @@ private:
       return {m * base + std::min(m, rem), base + (m < rem ? 1 : 0)};
     }
   };
+
+  /// Waits for `p`'s messages in flight; errors name the collective.
+  shardrt_status waitAll(PendingReduce &p) {
+    shardrt_status s = SHARDRT_OK;
+    if (!p.reqs.empty()) {
+      Group group{p.members.data(), p.g, p.pos};
+      s = waitAll(static_cast<int>(p.reqs.size()), p.reqs.data(),
+                  where(CollectiveKind::AllReduce, group));
+    }
+    p.reqs.clear();
+    return s;
+  }
+
+  /// Gives `p`'s receive buffers back to the pool.
+  void release(PendingReduce &p) {
+    for (ScratchPool::Buffer &b : p.incoming)
+      scratch.give(std::move(b));
+    p.incoming.clear();
+  }
 
   /// Posts a send to (or a receive from) member `peer` of `p`'s group of
   /// `bytes` at `data`, in messages of at most chunkBytes.
@@ -630,13 +707,16 @@ private:
                                 &p.reqs.back());
       if (rc != MPI_SUCCESS) {
         p.reqs.pop_back();
-        return mpiFailure(rc, send ? "MPI_Isend" : "MPI_Irecv", p.what);
+        Group group{p.members.data(), p.g, p.pos};
+        return mpiFailure(rc, send ? "MPI_Isend" : "MPI_Irecv",
+                          where(CollectiveKind::AllReduce, group));
       }
     }
     return SHARDRT_OK;
   }
   std::map<int64_t, PendingReduce> pendingReduces;
   int64_t nextRequest = 1;
+  ScratchPool scratch; // all_reduce receive buffers, reused across calls
 };
 
 MpiComm *processComm = nullptr;

@@ -23,6 +23,12 @@ const char *reduceOpName(int32_t op);
 void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t count,
                    int32_t dtype, int32_t op);
 
+/// The same reduction written to each of `numOuts` outputs, which may alias
+/// the sources element for element (an all-reduce in place): the result of a
+/// cache-sized chunk is formed aside, then copied to every output.
+void reduceInOrderTo(void *const *outs, int64_t numOuts, const void *const *srcs,
+                     int64_t numSrcs, int64_t count, int32_t dtype, int32_t op);
+
 /// The all-reduce of two buffers in one pass: a[i] = b[i] = a[i] op b[i]
 /// (a first, as reduceInOrder with srcs {a, b}) for i in [0, count).
 /// Returns false, touching nothing, for the dtypes it does not handle in

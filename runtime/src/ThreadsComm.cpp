@@ -65,26 +65,17 @@ constexpr std::chrono::microseconds kSpin{200};
 
 /// Reduces elements [lo, lo + n) of the g member buffers `bufs`, in group
 /// order, and writes the result into every one of them. Two members: one
-/// pass, a[i] = b[i] = a[i] op b[i]. Otherwise a cache-sized chunk at a
-/// time is reduced from every member, then copied to every member.
+/// pass, a[i] = b[i] = a[i] op b[i]; otherwise through a cache-sized chunk.
 void reduceIntoAll(void *const *bufs, int64_t g, int64_t lo, int64_t n, int32_t dtype,
                    int32_t op) {
   const int64_t es = static_cast<int64_t>(shardrt_dtype_size(dtype));
   if (g == 2 && reducePairInPlace(static_cast<char *>(bufs[0]) + lo * es,
                                   static_cast<char *>(bufs[1]) + lo * es, n, dtype, op))
     return;
-  constexpr int64_t kChunkBytes = 16 << 10;
-  alignas(64) char chunk[kChunkBytes];
-  const int64_t step = std::max<int64_t>(1, kChunkBytes / es);
-  std::vector<const void *> srcs(static_cast<size_t>(g));
-  for (int64_t off = lo; off < lo + n; off += step) {
-    const int64_t c = std::min(step, lo + n - off);
-    for (int64_t m = 0; m < g; ++m)
-      srcs[m] = static_cast<const char *>(bufs[m]) + off * es;
-    reduceInOrder(chunk, srcs.data(), g, c, dtype, op);
-    for (int64_t m = 0; m < g; ++m)
-      std::memcpy(static_cast<char *>(bufs[m]) + off * es, chunk, static_cast<size_t>(c * es));
-  }
+  std::vector<void *> at(static_cast<size_t>(g));
+  for (int64_t m = 0; m < g; ++m)
+    at[m] = static_cast<char *>(bufs[m]) + lo * es;
+  reduceInOrderTo(at.data(), g, at.data(), g, n, dtype, op);
 }
 
 /// What a member asked for, compared across the group before commit.
