@@ -2,14 +2,27 @@
 // and the collectives over device groups that those ranks run.
 //
 // Protocol.  Each distinct group (its ordered member list) has a Rendezvous,
-// created lazily under the world mutex.  A collective runs in phases:
+// created lazily under the world mutex and then cached by each member, and
+// each member numbers its calls over the group 1, 2, ...; call k of a group
+// of g completes a phase when a counter of the group reaches g * k.  A
+// collective runs in phases:
 //  1. exchange: each member posts its buffer pointer and a description of the
-//     call, then waits (with the timeout) until every member has posted.  The
-//     last to arrive checks that the descriptions agree.  This is the only
-//     phase that can fail; once it completes, the collective has *committed*.
+//     call in its slot, then adds itself to `arrivals`; the last to arrive
+//     checks that the descriptions agree and publishes the outcome
+//     (`decided`).  This is the only phase that can fail; once the last
+//     member has arrived, the collective has *committed*.  A member that
+//     gives up before that (abort, timeout, a peer that returned) takes its
+//     arrival back with a compare-and-swap, so the count it saw below g * k
+//     can never reach it: giving up and committing exclude each other.
 //  2. compute: each member reads its peers' buffers, in group order.
-//  3. drain: a second rendezvous, so no member returns (and lets its caller
-//     reuse or free a buffer) while a peer is still reading it.
+//  3. drain: each member adds itself to `departures` and waits for g * k,
+//     so no member returns (and lets its caller reuse or free a buffer)
+//     while a peer is still reading it.
+// Waiters spin without any lock first; only a waiter that must sleep takes
+// the world mutex (and counts itself in `sleepers`, which the member that
+// completes a phase reads to decide whether to wake anyone), so a
+// collective whose members arrive within microseconds of each other takes
+// no lock at all.
 // In all_reduce member p reads and writes only slice p of every member's
 // buffer: it reduces the slice chunk by chunk (in group order) and writes each
 // chunk back to every member before the drain, since no peer reads that
@@ -33,8 +46,11 @@
 //  - The world's first failure is kept; later ones are consequences.
 //  - A rank whose function has returned can never arrive, so waiting for it
 //    aborts at once instead of waiting for the timeout.
-//  - All rendezvous state is guarded by the one world mutex, so an abort can
-//    wake every waiter without a lost wake-up.
+//  - A sleeping waiter sleeps on its rendezvous's condition variable under
+//    the world mutex, so an abort can wake every waiter without a lost
+//    wake-up; a member completing a phase reads `sleepers` after its
+//    (sequentially consistent) update, and a sleeper increments it before
+//    its last check, so one of the two always sees the other.
 #include "Comm.h"
 #include "Cpus.h"
 #include "Dtype.h"
@@ -117,19 +133,27 @@ struct CallDesc {
   }
 };
 
+/// One member's part of a Rendezvous, on a cache line of its own: written by
+/// that member before it arrives, read by every member after commit.
+struct alignas(64) Slot {
+  void *posted = nullptr;
+  CallDesc desc;
+  // The last call this member arrived for (names the missing members when
+  // a wait fails).
+  std::atomic<uint64_t> arrivedCall{0};
+};
+
 struct Rendezvous {
-  explicit Rendezvous(std::vector<int64_t> m)
-      : members(std::move(m)), present(members.size(), 0), posted(members.size(), nullptr),
-        descs(members.size()) {}
+  explicit Rendezvous(std::vector<int64_t> m) : members(std::move(m)), slots(members.size()) {}
   const std::vector<int64_t> members;
+  std::vector<Slot> slots; // by position
+  // Counted over every call of the group (see the file comment).
+  alignas(64) std::atomic<uint64_t> arrivals{0};
+  alignas(64) std::atomic<uint64_t> decided{0}; // the last call whose exchange is decided
+  bool mismatch = false;                         // that call's outcome, written before `decided`
+  alignas(64) std::atomic<uint64_t> departures{0};
+  std::atomic<int> sleepers{0}; // waiters asleep on cv, counted under the world mutex
   std::condition_variable cv;
-  // Bumped (under the world mutex) each time a phase completes; atomic so
-  // that waiters can spin on it without the mutex before they sleep.
-  std::atomic<uint64_t> generation{0};
-  size_t arrived = 0;
-  std::vector<char> present; // by position: arrived in the current phase
-  std::vector<void *> posted;
-  std::vector<CallDesc> descs;
 };
 
 /// One asynchronous all_reduce of a group (allReduceStart/Done): members
@@ -215,22 +239,24 @@ public:
     const int64_t base = args.count / g, rem = args.count % g;
     const int64_t lo = pos * base + std::min(pos, rem);
     const int64_t n = base + (pos < rem ? 1 : 0);
-    std::vector<void *> bufs(static_cast<size_t>(g));
     CallDesc desc{CollectiveKind::AllReduce, args.count, 0, args.dtype, args.op};
-
-    std::unique_lock<std::mutex> lock(world->mu);
-    Rendezvous &rv = rendezvousFor(group.members, g);
-    if (shardrt_status s = exchange(lock, rv, pos, args.buf, desc))
+    uint64_t call = 0;
+    Rendezvous &rv = join(group.members, g, &call);
+    if (shardrt_status s = exchange(rv, pos, call, args.buf, desc))
       return s;
-    std::copy(rv.posted.begin(), rv.posted.end(), bufs.begin());
-    lock.unlock();
-
+    void *small[8];
+    std::vector<void *> large;
+    void **bufs = small;
+    if (g > 8) {
+      large.resize(static_cast<size_t>(g));
+      bufs = large.data();
+    }
+    for (int64_t m = 0; m < g; ++m)
+      bufs[m] = rv.slots[m].posted;
     // Only this member touches slice `pos` of any buffer, so it can write
     // the reduced slice back while its peers work on theirs.
-    reduceIntoAll(bufs.data(), g, lo, n, args.dtype, args.op);
-
-    lock.lock();
-    drain(lock, rv); // every slice has been written to every member
+    reduceIntoAll(bufs, g, lo, n, args.dtype, args.op);
+    drain(rv, call); // every slice has been written to every member
     return SHARDRT_OK;
   }
 
@@ -329,8 +355,10 @@ public:
     return SHARDRT_OK;
   }
 
-  /// Forgets this rank's asynchronous bookkeeping (a new run of the world).
-  void resetAsync() {
+  /// Forgets this rank's per-run state: its cached rendezvous and call
+  /// numbers, and its asynchronous bookkeeping (a new run of the world).
+  void resetRun() {
+    joined.clear();
     asyncSeq.clear();
     requests.clear();
   }
@@ -392,9 +420,15 @@ public:
   }
 
   shardrt_status barrier() override {
-    std::unique_lock<std::mutex> lock(world->mu);
-    Rendezvous &rv = rendezvousFor(world->allRanks.data(), world->numRanks);
-    return exchange(lock, rv, rank, nullptr, CallDesc{});
+    uint64_t call = 0;
+    Rendezvous &rv = join(world->allRanks.data(), world->numRanks, &call);
+    if (shardrt_status s = exchange(rv, rank, call, nullptr, CallDesc{}))
+      return s;
+    // Nothing is read after commit, so nobody waits for the departures; the
+    // count only has to stay g * call (a member's next call cannot touch its
+    // slot before the last one has decided).
+    rv.departures.fetch_add(1);
+    return SHARDRT_OK;
   }
 
   void fail(shardrt_status status, const std::string &message) override {
@@ -421,25 +455,39 @@ private:
   template <typename Read>
   shardrt_status withPeers(const Group &group, const void *in, const CallDesc &desc, Read read) {
     std::vector<const char *> ins(static_cast<size_t>(group.size));
-    std::unique_lock<std::mutex> lock(world->mu);
-    Rendezvous &rv = rendezvousFor(group.members, group.size);
-    if (shardrt_status s = exchange(lock, rv, group.position, const_cast<void *>(in), desc))
+    uint64_t call = 0;
+    Rendezvous &rv = join(group.members, group.size, &call);
+    if (shardrt_status s = exchange(rv, group.position, call, const_cast<void *>(in), desc))
       return s;
     for (int64_t m = 0; m < group.size; ++m)
-      ins[m] = static_cast<const char *>(rv.posted[m]);
-    lock.unlock();
+      ins[m] = static_cast<const char *>(rv.slots[m].posted);
     read(ins);
-    lock.lock();
-    drain(lock, rv);
+    drain(rv, call);
     return SHARDRT_OK;
   }
 
-  Rendezvous &rendezvousFor(const int64_t *members, int64_t size) {
+  /// The group's rendezvous, and this member's number for the call it is
+  /// making over it (1, 2, ...). Found in this rank's cache without a lock;
+  /// made, the first time, under the world mutex.
+  Rendezvous &join(const int64_t *members, int64_t size, uint64_t *call) {
+    for (Joined &j : joined)
+      if (static_cast<int64_t>(j.members.size()) == size &&
+          std::equal(j.members.begin(), j.members.end(), members)) {
+        *call = ++j.calls;
+        return *j.rv;
+      }
     std::vector<int64_t> key(members, members + size);
-    auto it = world->rendezvous.find(key);
-    if (it == world->rendezvous.end())
-      it = world->rendezvous.emplace(key, std::make_unique<Rendezvous>(key)).first;
-    return *it->second;
+    Rendezvous *rv;
+    {
+      std::lock_guard<std::mutex> lock(world->mu);
+      auto it = world->rendezvous.find(key);
+      if (it == world->rendezvous.end())
+        it = world->rendezvous.emplace(key, std::make_unique<Rendezvous>(key)).first;
+      rv = it->second.get();
+    }
+    joined.push_back(Joined{std::move(key), rv, 1});
+    *call = 1;
+    return *rv;
   }
 
   std::string where(const CallDesc &desc, const Rendezvous &rv) const {
@@ -459,20 +507,22 @@ private:
     return SHARDRT_ERR_ABORTED;
   }
 
-  static void completePhaseLocked(Rendezvous &rv) {
-    rv.arrived = 0;
-    std::fill(rv.present.begin(), rv.present.end(), 0);
-    rv.generation.fetch_add(1, std::memory_order_release);
-    rv.cv.notify_all();
+  /// Wakes the members asleep on `rv` after this one completed a phase.
+  void wake(Rendezvous &rv) {
+    if (rv.sleepers.load() > 0) {
+      std::lock_guard<std::mutex> lock(world->mu);
+      rv.cv.notify_all();
+    }
   }
 
-  /// Spins, without the mutex, until generation `gen` of `rv` completes or
-  /// kSpin passes; returns with the mutex held again. The caller rechecks
-  /// everything under the mutex, so this only saves a sleep.
-  void spinUnlocked(std::unique_lock<std::mutex> &lock, const Rendezvous &rv, uint64_t gen) {
-    lock.unlock();
-    spinWhile([&] { return rv.generation.load(std::memory_order_acquire) == gen; });
-    lock.lock();
+  /// Takes this member's arrival for the call whose exchange completes at
+  /// `target` back, unless the last member has arrived (commit).
+  static bool retract(Rendezvous &rv, uint64_t target) {
+    uint64_t seen = rv.arrivals.load();
+    while (seen < target)
+      if (rv.arrivals.compare_exchange_weak(seen, seen - 1))
+        return true;
+    return false;
   }
 
   /// Spins while `waiting()` holds, for at most kSpin, yielding the core
@@ -514,66 +564,127 @@ private:
     return SHARDRT_ERR_ABORTED;
   }
 
-  /// Phase 1 (see the file comment).  Returns OK once every member has
-  /// posted, else an error with the world aborted.
-  shardrt_status exchange(std::unique_lock<std::mutex> &lock, Rendezvous &rv, int64_t pos,
-                          void *ptr, const CallDesc &desc) {
-    if (world->aborted)
+  /// Phase 1 (see the file comment) of this member's call `call` over
+  /// `rv`.  Returns OK once every member has posted the same call, else an
+  /// error with the world aborted.
+  shardrt_status exchange(Rendezvous &rv, int64_t pos, uint64_t call, void *ptr,
+                          const CallDesc &desc) {
+    if (world->abortedFlag.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(world->mu);
       return abortedLocked(desc, rv);
-    rv.posted[pos] = ptr;
-    rv.descs[pos] = desc;
-    rv.present[pos] = 1;
-    const uint64_t gen = rv.generation.load();
-    if (++rv.arrived == rv.members.size()) {
-      for (size_t i = 1; i < rv.members.size(); ++i)
-        if (!(rv.descs[i] == rv.descs[0]))
-          return failLocked(
-              SHARDRT_ERR_ARGUMENT,
-              format("rank %d: collective mismatch over group %s: rank %lld called %s but "
-                     "rank %lld called %s; every member must make the same call",
-                     rank, formatIds(rv.members.data(), (int64_t)rv.members.size()).c_str(),
-                     (long long)rv.members[0], rv.descs[0].describe().c_str(),
-                     (long long)rv.members[i], rv.descs[i].describe().c_str()));
-      completePhaseLocked(rv);
+    }
+    Slot &mine = rv.slots[pos];
+    mine.posted = ptr;
+    mine.desc = desc;
+    mine.arrivedCall.store(call, std::memory_order_relaxed);
+    const uint64_t g = rv.members.size(), target = g * call;
+    if (rv.arrivals.fetch_add(1) + 1 == target) {
+      // The last to arrive: every slot is written, and no member can leave
+      // before the outcome is published.
+      size_t bad = 0;
+      for (size_t i = 1; i < g && !bad; ++i)
+        if (!(rv.slots[i].desc == rv.slots[0].desc))
+          bad = i;
+      if (bad) {
+        std::lock_guard<std::mutex> lock(world->mu);
+        rv.mismatch = true;
+        rv.decided.store(call);
+        rv.cv.notify_all();
+        return failLocked(
+            SHARDRT_ERR_ARGUMENT,
+            format("rank %d: collective mismatch over group %s: rank %lld called %s but "
+                   "rank %lld called %s; every member must make the same call",
+                   rank, formatIds(rv.members.data(), (int64_t)g).c_str(),
+                   (long long)rv.members[0], rv.slots[0].desc.describe().c_str(),
+                   (long long)rv.members[bad], rv.slots[bad].desc.describe().c_str()));
+      }
+      rv.mismatch = false;
+      rv.decided.store(call);
+      wake(rv);
       return SHARDRT_OK;
     }
-    spinUnlocked(lock, rv, gen);
+    spinWhile([&] { return rv.decided.load(std::memory_order_acquire) < call; });
+    std::unique_lock<std::mutex> lock(world->mu, std::defer_lock);
+    if (rv.decided.load() < call) {
+      lock.lock();
+      ++rv.sleepers;
+      shardrt_status s = sleepUntilDecided(lock, rv, call, desc);
+      --rv.sleepers;
+      if (s)
+        return s;
+    }
+    if (!rv.mismatch)
+      return SHARDRT_OK;
+    if (!lock.owns_lock())
+      lock.lock();
+    return abortedLocked(desc, rv);
+  }
+
+  /// The sleeping part of exchange, under the world mutex: until call
+  /// `call` over `rv` is decided, or this member gives up (and retracts).
+  shardrt_status sleepUntilDecided(std::unique_lock<std::mutex> &lock, Rendezvous &rv,
+                                   uint64_t call, const CallDesc &desc) {
+    const uint64_t target = rv.members.size() * call;
     const auto deadline = timeoutDeadline();
-    while (rv.generation == gen) {
-      if (world->aborted)
-        return abortedLocked(desc, rv);
-      for (size_t i = 0; i < rv.members.size(); ++i)
-        if (!rv.present[i] && world->finished[rv.members[i]])
-          return failLocked(SHARDRT_ERR_ABORTED,
-                            format("%s cannot complete: rank %lld returned from its rank "
-                                   "function without joining it",
-                                   where(desc, rv).c_str(), (long long)rv.members[i]));
-      if (rv.cv.wait_until(lock, deadline) == std::cv_status::timeout &&
-          rv.generation == gen && !world->aborted) {
-        std::string missing;
-        for (size_t i = 0; i < rv.members.size(); ++i)
-          if (!rv.present[i])
-            missing += (missing.empty() ? "" : ",") + std::to_string(rv.members[i]);
-        return failLocked(SHARDRT_ERR_ABORTED,
-                          format("%s timed out after %g s waiting for ranks %s",
-                                 where(desc, rv).c_str(), world->timeoutSeconds,
-                                 missing.c_str()));
+    while (rv.decided.load() < call) {
+      shardrt_status status = SHARDRT_OK;
+      std::string message;
+      if (world->aborted) {
+        status = SHARDRT_ERR_ABORTED;
+      } else {
+        for (size_t i = 0; i < rv.members.size() && !status; ++i)
+          if (rv.slots[i].arrivedCall.load() < call && world->finished[rv.members[i]]) {
+            status = SHARDRT_ERR_ABORTED;
+            message = format("%s cannot complete: rank %lld returned from its rank function "
+                             "without joining it",
+                             where(desc, rv).c_str(), (long long)rv.members[i]);
+          }
+        if (!status && std::chrono::steady_clock::now() >= deadline) {
+          std::string missing;
+          for (size_t i = 0; i < rv.members.size(); ++i)
+            if (rv.slots[i].arrivedCall.load() < call)
+              missing += (missing.empty() ? "" : ",") + std::to_string(rv.members[i]);
+          status = SHARDRT_ERR_ABORTED;
+          message = format("%s timed out after %g s waiting for ranks %s",
+                           where(desc, rv).c_str(), world->timeoutSeconds, missing.c_str());
+        }
       }
+      if (status) {
+        if (retract(rv, target))
+          return message.empty() ? abortedLocked(desc, rv) : failLocked(status, message);
+        // Committed meanwhile: the last member only has the check left.
+        rv.cv.wait(lock);
+        continue;
+      }
+      rv.cv.wait_until(lock, deadline);
     }
     return SHARDRT_OK;
   }
 
   /// Phases after commit: wait for every member, ignoring aborts (see the
   /// file comment for why this cannot hang).
-  void drain(std::unique_lock<std::mutex> &lock, Rendezvous &rv) {
-    const uint64_t gen = rv.generation.load();
-    if (++rv.arrived == rv.members.size()) {
-      completePhaseLocked(rv);
+  void drain(Rendezvous &rv, uint64_t call) {
+    const uint64_t target = rv.members.size() * call;
+    if (rv.departures.fetch_add(1) + 1 == target) {
+      wake(rv);
       return;
     }
-    spinUnlocked(lock, rv, gen);
-    rv.cv.wait(lock, [&] { return rv.generation.load() != gen; });
+    spinWhile([&] { return rv.departures.load(std::memory_order_acquire) < target; });
+    if (rv.departures.load() >= target)
+      return;
+    std::unique_lock<std::mutex> lock(world->mu);
+    ++rv.sleepers;
+    rv.cv.wait(lock, [&] { return rv.departures.load() >= target; });
+    --rv.sleepers;
   }
+
+  /// A group this rank has called a collective over in this run.
+  struct Joined {
+    std::vector<int64_t> members;
+    Rendezvous *rv;
+    uint64_t calls; // this member's calls over the group so far
+  };
+  std::vector<Joined> joined; // touched only by this rank's thread
 
   shardrt_world *const world;
 };
@@ -675,7 +786,7 @@ shardrt_status shardrt_threads_run(shardrt_world *world, shardrt_rank_fn fn, voi
       world->rendezvous.clear();
       world->asyncReduces.clear();
       for (auto &comm : world->comms)
-        comm->resetAsync();
+        comm->resetRun();
       std::fill(world->finished.begin(), world->finished.end(), 0);
       world->timeoutSeconds = timeout;
     }

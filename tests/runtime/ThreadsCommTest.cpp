@@ -457,6 +457,50 @@ TEST_CASE("a collective times out after SHARDRT_TIMEOUT_S") {
   }
 }
 
+TEST_CASE("a timeout racing a late arrival either commits or gives up, never half") {
+  // Rank 0 waits a few hundred microseconds at most; rank 1 arrives after a
+  // delay around that bound. Either the all-reduce commits (both buffers
+  // summed) or rank 0 takes its arrival back before rank 1 can commit (both
+  // buffers untouched, both ranks fail). The buffers live on each rank's
+  // stack frame, so the sanitizer builds catch a peer reading one after its
+  // rank has returned.
+  setenv("SHARDRT_TIMEOUT_S", "0.0002", 1);
+  int committed = 0, gaveUp = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    std::vector<int32_t> status(2, -1);
+    std::vector<std::vector<float>> seen(2);
+    shardrt_status s = runWorld(2, [&](shardrt_comm *comm) {
+      int32_t r = shardrt_comm_rank(comm);
+      std::vector<float> v(64, float(r + 1));
+      if (r == 1) {
+        auto until = std::chrono::steady_clock::now() +
+                     std::chrono::microseconds(200 + 5 * (iter % 80));
+        while (std::chrono::steady_clock::now() < until) {
+        }
+      }
+      const int64_t group[] = {0, 1};
+      status[r] = shardrt_all_reduce_on(comm, v.data(), 64, SHARDRT_F32, SHARDRT_SUM, group, 1, 2);
+      seen[r] = v;
+      return status[r];
+    });
+    if (s == SHARDRT_OK) {
+      ++committed;
+      for (int r = 0; r < 2; ++r)
+        CHECK(seen[r] == std::vector<float>(64, 3.0f));
+    } else {
+      ++gaveUp;
+      CHECK(s == SHARDRT_ERR_ABORTED);
+      for (int r = 0; r < 2; ++r) {
+        CHECK(status[r] == SHARDRT_ERR_ABORTED);
+        CHECK(seen[r] == std::vector<float>(64, float(r + 1)));
+      }
+    }
+  }
+  unsetenv("SHARDRT_TIMEOUT_S");
+  INFO("committed " << committed << ", gave up " << gaveUp);
+  CHECK(committed + gaveUp == 200);
+}
+
 TEST_CASE("SHARDRT_TIMEOUT_S must be a positive number") {
   for (const char *bad : {"abc", "0", "-1", "5s"}) {
     setenv("SHARDRT_TIMEOUT_S", bad, 1);
