@@ -130,14 +130,7 @@ public:
 
   Value slice(Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
               ArrayRef<int64_t> stride) {
-    SmallVector<int64_t> shape;
-    for (size_t d = 0; d < start.size(); ++d)
-      shape.push_back(llvm::divideCeil(limit[d] - start[d], stride[d]));
-    auto type = RankedTensorType::get(shape, tensorType(x).getElementType());
-    if (type == x.getType())
-      return x;
-    return SliceOp::create(e.b, e.loc, type, x, e.b.getDenseI64ArrayAttr(start),
-                           e.b.getDenseI64ArrayAttr(limit), e.b.getDenseI64ArrayAttr(stride));
+    return stridedSlice(e, x, start, limit, stride);
   }
 
   /// `x` with `low`/`high` zeros around dim `d` (negative: that many cut),

@@ -73,6 +73,11 @@ mlir::Value padGeneral(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Value va
                        llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                        llvm::ArrayRef<int64_t> interior);
 
+/// `x[start:limit:stride]` per dim; `x` itself when that is all of it.
+mlir::Value stridedSlice(mlir::garray::OpEmitter &e, mlir::Value x,
+                         llvm::ArrayRef<int64_t> start, llvm::ArrayRef<int64_t> limit,
+                         llvm::ArrayRef<int64_t> stride);
+
 /// broadcast_in_dim with `dims` in any order (garray wants them increasing:
 /// the operand is transposed first when they are not).
 mlir::Value broadcastAnyOrder(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Type to,

@@ -35,17 +35,6 @@ RankedTensorType withShape(Value v, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, tensorType(v).getElementType());
 }
 
-Value sliceOf(OpEmitter &e, Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
-              ArrayRef<int64_t> stride) {
-  SmallVector<int64_t> shape;
-  for (size_t d = 0; d < start.size(); ++d)
-    shape.push_back(llvm::divideCeil(limit[d] - start[d], stride[d]));
-  if (ArrayRef<int64_t>(shape) == tensorType(x).getShape())
-    return x;
-  return SliceOp::create(e.b, e.loc, withShape(x, shape), x, e.b.getDenseI64ArrayAttr(start),
-                         e.b.getDenseI64ArrayAttr(limit), e.b.getDenseI64ArrayAttr(stride));
-}
-
 /// `x` padded with the rank-0 `value`: `low`/`high` per dim (negative:
 /// cut), only non-negative amounts.
 Value padEdges(OpEmitter &e, Value x, Value value, ArrayRef<int64_t> low,
@@ -71,6 +60,17 @@ void forEachIndex(ArrayRef<int64_t> bounds, SmallVector<int64_t> &index,
 
 } // namespace
 
+Value stridedSlice(OpEmitter &e, Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
+                   ArrayRef<int64_t> stride) {
+  SmallVector<int64_t> shape;
+  for (size_t d = 0; d < start.size(); ++d)
+    shape.push_back(llvm::divideCeil(limit[d] - start[d], stride[d]));
+  if (ArrayRef<int64_t>(shape) == tensorType(x).getShape())
+    return x;
+  return SliceOp::create(e.b, e.loc, withShape(x, shape), x, e.b.getDenseI64ArrayAttr(start),
+                         e.b.getDenseI64ArrayAttr(limit), e.b.getDenseI64ArrayAttr(stride));
+}
+
 Value padGeneral(OpEmitter &e, Value x, Value value, ArrayRef<int64_t> low,
                  ArrayRef<int64_t> high, ArrayRef<int64_t> interior) {
   int64_t rank = tensorType(x).getRank();
@@ -91,7 +91,7 @@ Value padGeneral(OpEmitter &e, Value x, Value value, ArrayRef<int64_t> low,
     y = e.reshape(y, withShape(x, merged));
     SmallVector<int64_t> start(rank, 0), limit(merged), stride(rank, 1);
     limit[d] -= k;
-    x = sliceOf(e, y, start, limit, stride);
+    x = stridedSlice(e, y, start, limit, stride);
   }
   // Negative edges cut, then positive ones pad.
   SmallVector<int64_t> start(rank, 0), limit(tensorType(x).getShape()), stride(rank, 1);
@@ -102,7 +102,7 @@ Value padGeneral(OpEmitter &e, Value x, Value value, ArrayRef<int64_t> low,
     lo[d] = std::max<int64_t>(0, low[d]);
     hi[d] = std::max<int64_t>(0, high[d]);
   }
-  x = sliceOf(e, x, start, limit, stride);
+  x = stridedSlice(e, x, start, limit, stride);
   return padEdges(e, x, value, lo, hi);
 }
 
@@ -211,7 +211,7 @@ FailureOr<Values> importReduceWindow(Operation *op, OpEmitter &e) {
       start.push_back(index[d] * (*windowDilation)[d]);
       limit.push_back(start.back() + (out[d] - 1) * (*strides)[d] + 1);
     }
-    Value tap = sliceOf(e, padded, start, limit, *strides);
+    Value tap = stridedSlice(e, padded, start, limit, *strides);
     acc = acc ? combine(acc, tap) : tap;
   });
   // The init is combined once more, as reduce_window's definition says,
