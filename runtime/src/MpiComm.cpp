@@ -145,9 +145,11 @@ public:
     return b;
   }
 
-  /// Keeps `b` for later, up to kKept buffers (the smallest is dropped).
+  /// Keeps `b` for later, up to kKept buffers (the smallest is dropped);
+  /// one over kMaxKeptBytes is freed, so a rare huge all-reduce does not
+  /// hold its memory for the rest of the run.
   void give(Buffer b) {
-    if (!b.data)
+    if (!b.data || b.bytes > kMaxKeptBytes)
       return;
     spare.push_back(std::move(b));
     if (spare.size() > kKept)
@@ -157,6 +159,7 @@ public:
 
 private:
   static constexpr size_t kKept = 16;
+  static constexpr int64_t kMaxKeptBytes = int64_t(64) << 20;
   std::vector<Buffer> spare;
 };
 
