@@ -73,6 +73,15 @@ mlir::Value padGeneral(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Value va
                        llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                        llvm::ArrayRef<int64_t> interior);
 
+/// Window ops import at most this many window positions (taps): each is a
+/// slice and a few elementwise ops of the program.
+constexpr int64_t kMaxTaps = 1024;
+
+/// Runs `body` for every index below `bounds`, in row-major order, with
+/// `index` (of bounds.size() entries) set to it.
+void forEachIndex(llvm::ArrayRef<int64_t> bounds, llvm::SmallVector<int64_t> &index,
+                  llvm::function_ref<void()> body, size_t d = 0);
+
 /// `x[start:limit:stride]` per dim; `x` itself when that is all of it.
 mlir::Value stridedSlice(mlir::garray::OpEmitter &e, mlir::Value x,
                          llvm::ArrayRef<int64_t> start, llvm::ArrayRef<int64_t> limit,
@@ -93,6 +102,7 @@ mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitte
 mlir::FailureOr<Values> importScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importPad(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importReduceWindow(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importSelectAndScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importDynamicSlice(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importDynamicUpdateSlice(mlir::Operation *op,
                                                  mlir::garray::OpEmitter &e);

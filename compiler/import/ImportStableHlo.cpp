@@ -341,7 +341,7 @@ LogicalResult Importer::importOp(Operation *op) {
                                << "' is not supported by the importer";
     }
     if (op->getNumRegions() && name != "stablehlo.reduce" && name != "stablehlo.scatter" &&
-        name != "stablehlo.reduce_window")
+        name != "stablehlo.reduce_window" && name != "stablehlo.select_and_scatter")
       return op->emitError() << "'" << name << "' with a region is not supported";
     FailureOr<Values> built = entry->build(op, e);
     if (failed(built))

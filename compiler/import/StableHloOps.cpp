@@ -15,7 +15,8 @@
 //     the values.
 //
 // Reduce, gather and scatter have bodies or index maps to read: their own
-// files, as do pad and reduce_window (WindowImport.cpp). erf, erfc and is_finite are built from several garray ops
+// files, as do pad and reduce_window (WindowImport.cpp) and select_and_scatter
+// (SelectAndScatterImport.cpp). erf, erfc and is_finite are built from several garray ops
 // (SpecialFunctions.cpp), convolution from slices and dot_generals
 // (ConvolutionImport.cpp), dynamic slices from slices or one-hot sums
 // (DynamicSliceImport.cpp). A while loop with a known trip count is
@@ -332,6 +333,8 @@ constexpr llvm::StringLiteral kDynamicSliceAttrs[] = {"slice_sizes"};
 constexpr llvm::StringLiteral kReduceWindowAttrs[] = {"window_dimensions", "window_strides",
                                                       "base_dilations", "window_dilations",
                                                       "padding"};
+constexpr llvm::StringLiteral kSelectAndScatterAttrs[] = {"window_dimensions", "window_strides",
+                                                          "padding"};
 constexpr llvm::StringLiteral kConvAttrs[] = {
     "dimension_numbers", "feature_group_count", "batch_group_count", "lhs_dilation",
     "rhs_dilation", "padding", "window_strides", "window_reversal", "precision_config"};
@@ -389,6 +392,7 @@ const OpImport kTable[] = {
     {"stablehlo.convolution", kConvAttrs, importConvolution},
     {"stablehlo.reduce", kReduceAttrs, importReduce},
     {"stablehlo.reduce_window", kReduceWindowAttrs, importReduceWindow},
+    {"stablehlo.select_and_scatter", kSelectAndScatterAttrs, importSelectAndScatter},
     {"stablehlo.gather", kGatherAttrs, importGather},
     {"stablehlo.scatter", kScatterAttrs, importScatter},
     {"stablehlo.optimization_barrier", {}, importBarrier},

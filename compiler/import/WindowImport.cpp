@@ -15,7 +15,8 @@
 // order with the body's op (add, multiply, max, min), and the init combined
 // once more unless it is the op's identity. Refused with an error: several
 // inputs, base dilation, a body that is not one such op, more than kMaxTaps
-// taps. select_and_scatter (max pooling's gradient) has no counterpart.
+// taps. select_and_scatter (max pooling's gradient) is built from the same
+// taps in SelectAndScatterImport.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -28,8 +29,6 @@ using namespace mlir::garray;
 
 namespace shardc::import {
 namespace {
-
-constexpr int64_t kMaxTaps = 1024;
 
 RankedTensorType withShape(Value v, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, tensorType(v).getElementType());
@@ -49,16 +48,15 @@ Value padEdges(OpEmitter &e, Value x, Value value, ArrayRef<int64_t> low,
                        e.b.getDenseI64ArrayAttr(high));
 }
 
-/// Runs `body` for every index below `bounds`, in row-major order.
+} // namespace
+
 void forEachIndex(ArrayRef<int64_t> bounds, SmallVector<int64_t> &index,
-                  llvm::function_ref<void()> body, size_t d = 0) {
+                  llvm::function_ref<void()> body, size_t d) {
   if (d == bounds.size())
     return body();
   for (index[d] = 0; index[d] < bounds[d]; ++index[d])
     forEachIndex(bounds, index, body, d + 1);
 }
-
-} // namespace
 
 Value stridedSlice(OpEmitter &e, Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
                    ArrayRef<int64_t> stride) {

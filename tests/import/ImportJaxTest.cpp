@@ -98,7 +98,7 @@ void checkBytesAgainstXla(const std::string &name) {
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
-        "pooling"})
+        "pooling", "maxpool"})
     checkBytesAgainstXla(name);
 }
 
@@ -140,4 +140,10 @@ TEST_CASE("lax.scan over layers and time and a fori_loop (unrolled) match JAX",
 TEST_CASE("average pooling and cumsum (reduce_window, interior padding) match JAX",
           "[import][exec]") {
   checkProgram("pooling", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("max pooling and its gradient (select_and_scatter: padding, overlaps, ties) match "
+          "JAX",
+          "[import][exec]") {
+  checkProgram("maxpool", {"", "data=1", "data=3", "data=4"});
 }

@@ -292,6 +292,34 @@ def pooling():
                   ({"K": P(), "W": P()}, P("data"), P("data")), donate_argnums=(0,))
 
 
+# --- max pooling: reduce_window max, whose gradient is select_and_scatter;
+# SAME padding (padded positions are never selected), overlapping windows,
+# and ties (the first maximum in window order takes the gradient) -----------
+
+def maxpool_step(params, x, y):
+    def loss(p):
+        h = jax.lax.conv_general_dilated(x, p["K"], (1, 1), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        # No activation: a border window whose real values are all negative
+        # tells a selected padding position from a real one.
+        h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+        h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        return jnp.mean((h.mean(axis=(1, 2)) @ p["W"] - y) ** 2)
+    l, g = jax.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), l
+
+
+def maxpool():
+    # Inputs and kernel on coarse grids, so that many windows hold several
+    # equal maxima of different positions: the tie rule decides the gradient.
+    rng = np.random.default_rng(9)
+    coarse = lambda shape, values: rng.choice(values, size=shape).astype(np.float32)
+    params = {"K": coarse((3, 3, 2, 4), [-0.5, 0.0, 0.5]), "W": grid(rng, (4, 3), 0.5)}
+    x, y = coarse((8, 9, 9, 2), [-1.0, 0.0, 1.0]), grid(rng, (8, 3), 1.0)
+    return Export(maxpool_step, (params, x, y), {"data": 2},
+                  ({"K": P(), "W": P()}, P("data"), P("data")), donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -302,4 +330,5 @@ EXPORTS = {
     "cnn": cnn,
     "loops": loops,
     "pooling": pooling,
+    "maxpool": maxpool,
 }

@@ -143,8 +143,8 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 }) : () -> ()
 
 //--- select_and_scatter.mlir
-// The gradient of max pooling.
-// SELSCAT: error: 'stablehlo.select_and_scatter' has no garray counterpart
+// A scatter body that multiplies is no pooling gradient.
+// SELSCAT: error: 'stablehlo.select_and_scatter' is imported when its select body is one compare (GE, GT, LE, LT) of its arguments and its scatter body adds
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>, sym_name = "main"}> ({
   ^bb0(%a: tensor<4xf32>, %s: tensor<2xf32>, %z: tensor<f32>):
@@ -154,7 +154,7 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
       "stablehlo.return"(%c) : (tensor<i1>) -> ()
     }, {
     ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %t = "stablehlo.add"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      %t = "stablehlo.multiply"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%t) : (tensor<f32>) -> ()
     }) : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
