@@ -41,6 +41,11 @@ struct OpImport {
 /// The entry for `name`, or null when the op has no garray counterpart.
 const OpImport *lookupOpImport(llvm::StringRef name);
 
+/// Replaces every stablehlo.case by all of its branches and selects of
+/// their results by the index (CaseToSelect.cpp), before the ops are
+/// imported.
+mlir::LogicalResult flattenCases(mlir::ModuleOp module);
+
 /// Unrolls every stablehlo.while whose trip count is known (UnrollWhile.cpp),
 /// before the ops are imported; an error on a loop of another form.
 mlir::LogicalResult unrollStaticWhileLoops(mlir::ModuleOp module);

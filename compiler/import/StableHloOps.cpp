@@ -20,7 +20,8 @@
 // (SpecialFunctions.cpp), convolution from slices and dot_generals
 // (ConvolutionImport.cpp), dynamic slices from slices or one-hot sums
 // (DynamicSliceImport.cpp). A while loop with a known trip count is
-// unrolled before any op is imported (UnrollWhile.cpp).
+// unrolled before any op is imported (UnrollWhile.cpp), and a case becomes
+// every branch and selects (CaseToSelect.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"

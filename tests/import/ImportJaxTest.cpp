@@ -98,7 +98,7 @@ void checkBytesAgainstXla(const std::string &name) {
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
-        "pooling", "maxpool"})
+        "pooling", "maxpool", "branches"})
     checkBytesAgainstXla(name);
 }
 
@@ -146,4 +146,9 @@ TEST_CASE("max pooling and its gradient (select_and_scatter: padding, overlaps, 
           "JAX",
           "[import][exec]") {
   checkProgram("maxpool", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("lax.cond and lax.switch on data (stablehlo.case, and in the gradient) match JAX",
+          "[import][exec]") {
+  checkProgram("branches", {"", "data=1", "data=3", "data=4"});
 }

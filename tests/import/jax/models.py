@@ -320,6 +320,28 @@ def maxpool():
                   ({"K": P(), "W": P()}, P("data"), P("data")), donate_argnums=(0,))
 
 
+# --- control flow on data: lax.cond and lax.switch (stablehlo.case, also in
+# the gradient), every branch computed and the results selected ------------
+
+def branches_step(params, x, y):
+    def loss(p):
+        h = x @ p["W1"]
+        h = jax.lax.cond(jnp.mean(h) > 0.0, jnp.tanh, lambda h: jax.nn.relu(h) * 0.5, h)
+        which = jnp.clip(jnp.floor(jnp.sum(y) * 2.0), 0, 2).astype(jnp.int32)
+        h = jax.lax.switch(which, [lambda h: h * 2.0, jnp.sin, lambda h: h * h], h)
+        return jnp.mean((h @ p["W2"] - y) ** 2)
+    l, g = jax.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), l
+
+
+def branches():
+    rng = np.random.default_rng(10)
+    params = {"W1": grid(rng, (6, 8), 0.5), "W2": grid(rng, (8, 3), 0.5)}
+    x, y = grid(rng, (8, 6), 1.0), grid(rng, (8, 3), 0.2) + 0.1
+    return Export(branches_step, (params, x, y), {"data": 2},
+                  ({"W1": P(), "W2": P()}, P("data"), P("data")), donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -331,4 +353,5 @@ EXPORTS = {
     "loops": loops,
     "pooling": pooling,
     "maxpool": maxpool,
+    "branches": branches,
 }
