@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The GPU bundle, checked where there is no GPU:
+#  - it holds files, not symbolic links into the build machine's tree;
 #  - its GPU executables start, read their signature and stop with exit 5,
 #    "no CUDA device" (when this machine has no CUDA driver);
 #  - run.sh and npycmp judge correctly: with the CPU executables of the
@@ -12,6 +13,10 @@ trap 'rm -rf "$TMP"' EXIT
 failed=0
 fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 tar -xJf "$ROOT/tests/gpu/bundle.tar.xz" -C "$TMP" || { echo "FAIL: cannot unpack"; exit 1; }
+# The bundle travels to another machine: links into this one would dangle.
+links=$(find "$TMP" -type l | head -3)
+[[ -z $links ]] || fail files "the bundle holds symbolic links: $links"
+echo "ok   files (no symbolic links)"
 B=$TMP/shardc-gpu-bundle
 rows=$(($(wc -l <"$B/cases.tsv") - 1))
 random=$(grep -c "^p[0-9]*_m" "$B/cases.tsv")

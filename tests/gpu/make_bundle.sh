@@ -23,8 +23,10 @@ root=$stage/shardc-gpu-bundle
 mkdir -p "$root/bin" "$root/expected" "$root/inputs/samples"
 source "$inputs_sh"
 make_inputs "$npy" "$root/inputs/gen"
+# -L: Bazel's inputs are symbolic links into the build machine's tree, which
+# would dangle on the GPU machine; the bundle must hold the files.
 for d in linear_regression masked_regression mlp mlp_train attention; do
-  cp -r "$samples/$d" "$root/inputs/samples/"
+  cp -rL "$samples/$d" "$root/inputs/samples/"
 done
 cp "$npycmp" "$root/bin/npycmp"
 for b in gemm_f32 gemm_bf16 chain; do cp "$bench/$b" "$root/bin/bench_$b"; done
@@ -69,6 +71,12 @@ while read -r name model mesh atol args; do
   printf '%s/sm_90\t%s_sm_90\t%s\t%s\t%s\n' "$name" "$name" 1e-5 "$atol" "$local_args" \
     >>"$root/cases.tsv"
 done <"$rp/cases.txt"
+links=$(find "$root" -type l)
+if [[ -n $links ]]; then
+  echo "the GPU bundle would hold symbolic links, which dangle on another machine:" >&2
+  echo "$links" >&2
+  exit 1
+fi
 (cd "$stage" && tar -cf - shardc-gpu-bundle | xz -9e -T1 >"$out.tmp")
 bytes=$(stat -c %s "$out.tmp")
 limit=$((48 * 1024 * 1024))
