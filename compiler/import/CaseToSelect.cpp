@@ -102,13 +102,8 @@ LogicalResult flatten(Operation *caseOp) {
 } // namespace
 
 LogicalResult flattenCases(ModuleOp module) {
-  // Post-order: a case inside a branch is flattened before its parent is.
-  SmallVector<Operation *> cases;
-  module.walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "stablehlo.case")
-      cases.push_back(op);
-  });
-  for (Operation *c : cases)
+  // A case inside a branch is flattened before its parent is.
+  for (Operation *c : opsNamed(module, "stablehlo.case"))
     if (failed(flatten(c)))
       return failure();
   return success();

@@ -41,6 +41,10 @@ struct OpImport {
 /// The entry for `name`, or null when the op has no garray counterpart.
 const OpImport *lookupOpImport(llvm::StringRef name);
 
+/// Every op named `name` in `module`, nested ones before those that hold
+/// them (post-order), for passes that rewrite them one by one.
+llvm::SmallVector<mlir::Operation *> opsNamed(mlir::ModuleOp module, llvm::StringRef name);
+
 /// Replaces every stablehlo.case by all of its branches and selects of
 /// their results by the index (CaseToSelect.cpp), before the ops are
 /// imported.

@@ -422,4 +422,13 @@ LogicalResult Importer::run() {
 
 LogicalResult importStableHlo(ModuleOp module) { return Importer(module).run(); }
 
+SmallVector<Operation *> import::opsNamed(ModuleOp module, llvm::StringRef name) {
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) { // post-order: nested ops first
+    if (op->getName().getStringRef() == name)
+      ops.push_back(op);
+  });
+  return ops;
+}
+
 } // namespace shardc

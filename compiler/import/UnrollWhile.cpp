@@ -228,14 +228,9 @@ LogicalResult unroll(Operation *loop, SymbolTable &symbols) {
 } // namespace
 
 LogicalResult unrollStaticWhileLoops(ModuleOp module) {
-  // Inner loops first (post-order), so an outer body copies unrolled code.
-  SmallVector<Operation *> loops;
-  module.walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "stablehlo.while")
-      loops.push_back(op);
-  });
+  // Inner loops first, so an outer body copies unrolled code.
   SymbolTable symbols(module);
-  for (Operation *loop : loops)
+  for (Operation *loop : opsNamed(module, "stablehlo.while"))
     if (failed(unroll(loop, symbols)))
       return failure();
   return success();

@@ -9,9 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 namespace shardrt {
 namespace {
@@ -182,22 +182,15 @@ void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t 
 void reduceInOrderTo(void *const *outs, int64_t numOuts, const void *const *srcs,
                      int64_t numSrcs, int64_t count, int32_t dtype, int32_t op) {
   constexpr int64_t kChunkBytes = 16 << 10;
-  constexpr int64_t kMaxSrcs = 64;
   alignas(64) char chunk[kChunkBytes];
   const int64_t es = static_cast<int64_t>(shardrt_dtype_size(dtype));
   const int64_t step = kChunkBytes / es;
-  const void *small[kMaxSrcs];
-  std::unique_ptr<const void *[]> large;
-  const void **at = small;
-  if (numSrcs > kMaxSrcs) {
-    large.reset(new const void *[static_cast<size_t>(numSrcs)]);
-    at = large.get();
-  }
+  std::vector<const void *> at(static_cast<size_t>(numSrcs));
   for (int64_t off = 0; off < count; off += step) {
     const int64_t n = std::min(step, count - off);
     for (int64_t m = 0; m < numSrcs; ++m)
       at[m] = static_cast<const char *>(srcs[m]) + off * es;
-    reduceInOrder(chunk, at, numSrcs, n, dtype, op);
+    reduceInOrder(chunk, at.data(), numSrcs, n, dtype, op);
     for (int64_t k = 0; k < numOuts; ++k)
       std::memcpy(static_cast<char *>(outs[k]) + off * es, chunk, static_cast<size_t>(n * es));
   }

@@ -244,18 +244,12 @@ public:
     Rendezvous &rv = join(group.members, g, &call);
     if (shardrt_status s = exchange(rv, pos, call, args.buf, desc))
       return s;
-    void *small[8];
-    std::vector<void *> large;
-    void **bufs = small;
-    if (g > 8) {
-      large.resize(static_cast<size_t>(g));
-      bufs = large.data();
-    }
+    std::vector<void *> bufs(static_cast<size_t>(g));
     for (int64_t m = 0; m < g; ++m)
       bufs[m] = rv.slots[m].posted;
     // Only this member touches slice `pos` of any buffer, so it can write
     // the reduced slice back while its peers work on theirs.
-    reduceIntoAll(bufs, g, lo, n, args.dtype, args.op);
+    reduceIntoAll(bufs.data(), g, lo, n, args.dtype, args.op);
     drain(rv, call); // every slice has been written to every member
     return SHARDRT_OK;
   }
