@@ -1,7 +1,7 @@
 // bench/gpu: a compiled model's step on one GPU against a baseline of the
 // same work in the same run (the bench's README section has the table):
 //
-//   BENCH gemm_f32|gemm_bf16|chain [--reps N]
+//   BENCH gemm_f32|gemm_bf16|chain|allreduce [--reps N]
 //
 // linked with the model's GPU object (bazel/shardc_executable.bzl's main is
 // replaced by this one). The model's inputs get deterministic values, its
@@ -12,7 +12,11 @@
 // /opt/torch/.venv or $VIRTUAL_ENV) for the GEMMs, on the same device
 // buffers and stream, whose result is also compared with shardc's; a
 // device-to-device copy of the same bytes for the elementwise chain.
+// `allreduce` (with any 1-rank model's bench) times shardrt's all-reduce of
+// f32 buffers from 8 B to 64 MiB at one rank, over NCCL, against a raw
+// ncclAllReduce on a communicator of its own, on the same stream.
 #include "runtime/exe/SignatureText.h"
+#include "runtime/src/cuda/Nccl.h"
 #include "shardrt.h"
 #include "shardrt_cuda.h"
 
@@ -86,11 +90,52 @@ float fromBf16(uint16_t h) {
   return f;
 }
 
+/// shardrt_cuda_all_reduce against a raw ncclAllReduce, both on the rank's
+/// stream, each timed to the stream being idle.
+int benchAllReduce(int reps) {
+  if (shardrt_cuda_connect() != SHARDRT_OK) {
+    std::fprintf(stderr, "error: %s\n", shardrt_last_error());
+    return 5;
+  }
+  std::printf("all_reduce f32 sum at 1 rank, collectives: %s\n", shardrt_cuda_collectives());
+  using namespace shardrt::cuda;
+  const NcclLoad &nccl = processNccl();
+  ncclComm_t raw = nullptr;
+  ncclUniqueId id{};
+  if (!nccl.table || nccl.table->getUniqueId(&id) != ncclSuccess ||
+      nccl.table->commInitRank(&raw, 1, id, 0) != ncclSuccess) {
+    std::printf("raw NCCL baseline unavailable: %s\n",
+                nccl.table ? "ncclCommInitRank failed" : nccl.reason.c_str());
+    return shardrt_cuda_unbind() == SHARDRT_OK ? 0 : 5;
+  }
+  const int64_t group[] = {0};
+  auto *stream = static_cast<CUstream>(shardrt_cuda_stream());
+  for (int64_t bytes = 8; bytes <= (int64_t(64) << 20); bytes *= 8) {
+    void *buf = shardrt_cuda_alloc(bytes, nullptr);
+    const int64_t count = bytes / 4;
+    double ours = medianMs(reps, [&] {
+      return shardrt_cuda_all_reduce(buf, count, SHARDRT_F32, SHARDRT_SUM, group, 1, 1) ==
+                 SHARDRT_OK &&
+             shardrt_cuda_synchronize() == SHARDRT_OK;
+    });
+    double theirs = medianMs(reps, [&] {
+      return nccl.table->allReduce(buf, buf, static_cast<size_t>(count), ncclFloat32, ncclSum,
+                                   raw, stream) == ncclSuccess &&
+             shardrt_cuda_synchronize() == SHARDRT_OK;
+    });
+    std::printf("  %9lld B: shardc %.4f ms, raw NCCL %.4f ms: ratio %.2f\n",
+                static_cast<long long>(bytes), ours, theirs, theirs / ours);
+    shardrt_cuda_free(buf);
+  }
+  nccl.table->commDestroy(raw);
+  return shardrt_cuda_unbind() == SHARDRT_OK ? 0 : 5;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s gemm_f32|gemm_bf16|chain [--reps N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s gemm_f32|gemm_bf16|chain|allreduce [--reps N]\n", argv[0]);
     return 2;
   }
   std::string kind = argv[1];
@@ -109,6 +154,10 @@ int main(int argc, char **argv) {
   }
   shardrt_cuda_device_info info;
   shardrt_cuda_device_info_get(0, &info);
+  if (kind == "allreduce") {
+    std::printf("GPU: %s (sm_%d%d), %d reps (median)\n", info.name, info.major, info.minor, reps);
+    return benchAllReduce(reps);
+  }
   // Buffers in entry order, inputs filled with a deterministic pattern.
   std::vector<void *> buffers;
   std::vector<int64_t> bytes;

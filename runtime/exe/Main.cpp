@@ -6,7 +6,8 @@
 // It reads the object's signature (`shardc_signature`), checks and scatters
 // the global inputs over the mesh, runs every rank as a thread of this
 // process (a GPU artifact's ranks on the visible GPUs round-robin, their
-// buffers in device memory), feeds outputs named like an input back into
+// buffers in device memory, their collectives on NCCL when each has a GPU
+// of its own), feeds outputs named like an input back into
 // it between steps (the buffers swap; state stays on the ranks, and on the
 // devices), gathers the outputs after the last step, requires their
 // replicas to agree exactly, and writes them as .npy. Exit statuses as
@@ -143,6 +144,14 @@ int32_t runRank(shardrt_comm *comm, void *user) {
   if (gpu) {
     if (shardrt_cuda_bind(r % run.gpus, r) != SHARDRT_OK)
       return 1;
+    if (shardrt_cuda_connect() != SHARDRT_OK) {
+      shardrt_cuda_unbind();
+      return 1;
+    }
+    if (r == 0 && !run.options.quiet) {
+      std::printf("collectives: %s\n", shardrt_cuda_collectives());
+      std::fflush(stdout);
+    }
     for (size_t k = 0; k < rank.host.size(); ++k) {
       int64_t bytes = bytesOf(rank.host[k]);
       buffers[k] = shardrt_cuda_alloc(bytes, nullptr);
@@ -344,8 +353,7 @@ int main(int argc, char **argv) {
     std::printf("running %s on %lld rank%s (", sig.target.c_str(), static_cast<long long>(n),
                 n == 1 ? "" : "s");
     if (sig.gpu())
-      std::printf("%d GPU%s%s)\n", run.gpus, run.gpus == 1 ? "" : "s",
-                  n > 1 ? "; collectives staged through host memory" : "");
+      std::printf("%d GPU%s)\n", run.gpus, run.gpus == 1 ? "" : "s");
     else
       std::printf("threads)\n");
   }

@@ -117,12 +117,37 @@ int32_t shardrt_cuda_launch(const void *image, int64_t bytes, const char *name, 
                             int64_t grid_y, int64_t grid_z, int64_t block_x, int64_t block_y,
                             int64_t block_z, int32_t smem, void **params);
 
-/* Collectives on device buffers, staged through host memory: each waits for
- * the rank's stream, copies its input to the host, runs the host collective
- * of the same name (shardrt.h, same arguments and semantics, on the rank's
- * current communicator) and copies the result back. This is how ranks that
- * share a GPU communicate, and how every GPU artifact communicates until
- * the NCCL part exists. all_reduce_start does the whole collective; done
+/* Connects the calling rank's collectives: a collective call of every rank
+ * of its host communicator, after each has bound. When every rank has a GPU
+ * of its own and NCCL loads on every rank (from SHARDRT_NCCL_LIBRARY, a
+ * path; else libnccl.so.2 on the loader's path; else the nvidia-nccl-cu13
+ * Python wheel under $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local, /usr/local or
+ * /usr), rank 0 makes NCCL's unique id, the host communicator carries it to
+ * the others, and each joins the NCCL world; device-group communicators are
+ * split from it at their first use. Otherwise (ranks sharing a GPU, which
+ * NCCL refuses; no NCCL; SHARDRT_NCCL=0) collectives stay staged through
+ * host memory. SHARDRT_OK either way; SHARDRT_ERR_BACKEND when NCCL was
+ * chosen and failed. */
+shardrt_status shardrt_cuda_connect(void);
+/* How the calling rank's collectives run: "NCCL 2.28.9", or "staged through
+ * host memory: 4 ranks on 1 GPU (NCCL needs one GPU per rank)". "" when the
+ * thread is unbound. */
+const char *shardrt_cuda_collectives(void);
+/* Collectives on device buffers. Each takes the arguments of the host
+ * collective of the same name (shardrt.h) and gives its result.
+ *
+ * Over NCCL they are enqueued on the rank's stream and return at once; the
+ * stream orders them with the kernels around them, and the next download
+ * or synchronize waits for them, aborting the rank's NCCL communicators
+ * when NCCL reports an error, the world is aborted or SHARDRT_TIMEOUT_S
+ * passes (the watchdog). NCCL gives every member the same bits; they may
+ * differ from the CPU backends' in the last place.
+ *
+ * Staged, each waits for the rank's stream, copies its input to the host,
+ * runs the host collective on the rank's current communicator (so the bits
+ * are the CPU backends') and copies the result back.
+ *
+ * all_reduce_start enqueues (or, staged, runs) the whole collective; done
  * returns its status. */
 int32_t shardrt_cuda_all_reduce(void *buf, int64_t count, int32_t dtype, int32_t op,
                                 const int64_t *groups, int64_t num_groups, int64_t group_size);

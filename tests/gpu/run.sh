@@ -65,5 +65,10 @@ for b in $benches; do
   timeout 120 "bin/bench_$b" "$b" --reps 10 >>results/bench.txt 2>&1 ||
     echo "bench $b failed (exit $?)" >>results/bench.txt
 done
+# shardrt's all-reduce against raw NCCL at one rank (any bench binary).
+for b in $([[ $quick == 1 ]] || echo chain); do
+  timeout 120 "bin/bench_$b" allreduce --reps 10 >>results/bench.txt 2>&1 ||
+    echo "bench allreduce failed (exit $?)" >>results/bench.txt
+done
 cat results/bench.txt
 [[ $failed -eq 0 ]]

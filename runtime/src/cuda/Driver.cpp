@@ -43,6 +43,7 @@ bool resolveAll(void *lib, DriverTable &t, std::string &missing) {
   ok &= resolve(lib, "cuMemcpyDtoDAsync_v2", t.memcpyDtoDAsync, missing);
   ok &= resolve(lib, "cuMemcpyHtoDAsync_v2", t.memcpyHtoDAsync, missing);
   ok &= resolve(lib, "cuMemcpyDtoHAsync_v2", t.memcpyDtoHAsync, missing);
+  ok &= resolve(lib, "cuMemcpy2DAsync_v2", t.memcpy2DAsync, missing);
   ok &= resolve(lib, "cuMemsetD8Async", t.memsetD8Async, missing);
   ok &= resolve(lib, "cuMemsetD16Async", t.memsetD16Async, missing);
   ok &= resolve(lib, "cuMemsetD32Async", t.memsetD32Async, missing);

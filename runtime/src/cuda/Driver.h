@@ -35,6 +35,25 @@ inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+inline constexpr int CU_MEMORYTYPE_DEVICE = 2;
+
+/// cuMemcpy2DAsync's parameters (cuda.h's CUDA_MEMCPY2D_v2); shardrt only
+/// copies device to device, so the host and array fields stay null.
+struct CudaMemcpy2D {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t widthInBytes, height;
+};
 
 struct DriverTable {
   CUresult (*init)(unsigned flags);
@@ -57,6 +76,7 @@ struct DriverTable {
   CUresult (*memcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
   CUresult (*memcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
   CUresult (*memcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
+  CUresult (*memcpy2DAsync)(const CudaMemcpy2D *copy, CUstream stream);
   CUresult (*memsetD8Async)(CUdeviceptr ptr, unsigned char value, size_t count, CUstream stream);
   CUresult (*memsetD16Async)(CUdeviceptr ptr, unsigned short value, size_t count,
                              CUstream stream);

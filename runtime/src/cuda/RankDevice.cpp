@@ -3,6 +3,7 @@
 
 #include "runtime/src/Comm.h"
 #include "runtime/src/Error.h"
+#include "runtime/src/cuda/NcclRank.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -62,7 +63,15 @@ RankDevice::RankDevice(const DriverTable &driver, int ordinal, int rank)
     : driver(driver), ordinal(ordinal), rank(rank),
       memory(driver, envFlag("SHARDRT_CUDA_CACHE", true)) {}
 
+RankDevice::~RankDevice() = default;
+
 RankDevice *RankDevice::current() { return currentRank; }
+
+void RankDevice::attachNccl(NcclRank *nr) {
+  ncclRank.reset(nr);
+  if (nr)
+    collectivesMode = nr->describe();
+}
 
 RankDevice *RankDevice::bind(const DriverLoad &load, int ordinal, int rank) {
   if (!load.table) {
@@ -120,6 +129,9 @@ RankDevice *RankDevice::bind(const DriverLoad &load, int ordinal, int rank) {
 shardrt_status RankDevice::unbind() {
   std::string timeout;
   CUresult r = waitIdle(&timeout);
+  if (ncclRank && (failed() || !timeout.empty()))
+    ncclRank->abortAll();
+  ncclRank.reset();
   CUresult f = memory.releaseAll();
   driver.streamDestroy(stream);
   driver.primaryCtxRelease(device);
@@ -142,12 +154,17 @@ std::string RankDevice::where() const {
 }
 
 int32_t RankDevice::fail(const char *call, CUresult result, const std::string &detail) {
+  // A result of CUDA_SUCCESS marks a misuse shardrt found itself.
+  const std::string error =
+      result == CUDA_SUCCESS ? std::string() : " " + errorName(driver, result);
+  return failWith(result == CUDA_SUCCESS ? SHARDRT_ERR_ARGUMENT : SHARDRT_ERR_BACKEND,
+                  format("%s:%s%s", call, error.c_str(), detail.c_str()));
+}
+
+int32_t RankDevice::failWith(shardrt_status status, const std::string &message) {
   if (stickyError.empty()) {
-    // A result of CUDA_SUCCESS marks a misuse shardrt found itself.
-    const std::string error =
-        result == CUDA_SUCCESS ? std::string() : " " + errorName(driver, result);
-    stickyError = format("%s: %s:%s%s", where().c_str(), call, error.c_str(), detail.c_str());
-    stickyStatus = result == CUDA_SUCCESS ? SHARDRT_ERR_ARGUMENT : SHARDRT_ERR_BACKEND;
+    stickyError = where() + ": " + message;
+    stickyStatus = status;
     if (comm)
       shardrt_abort(comm, stickyError.c_str());
   }
@@ -160,7 +177,7 @@ int32_t RankDevice::report() const {
   return shardrt::fail(stickyStatus, "%s", stickyError.c_str());
 }
 
-CUresult RankDevice::waitIdle(std::string *timeoutMessage) {
+CUresult RankDevice::waitIdle(std::string *failure) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration<double>(std::min(timeoutSeconds, 1e7));
   auto pause = std::chrono::microseconds(10);
@@ -168,9 +185,24 @@ CUresult RankDevice::waitIdle(std::string *timeoutMessage) {
     CUresult r = driver.streamQuery(stream);
     if (r != CUDA_ERROR_NOT_READY)
       return r;
+    // The watchdog: NCCL work waiting for a peer that failed, or that never
+    // comes, finishes only once its communicators are aborted.
+    if (ncclRank) {
+      std::string why = ncclRank->asyncError();
+      if (why.empty() && comm && comm->isAborted(nullptr))
+        why = "the run was aborted while NCCL work was pending";
+      if (!why.empty()) {
+        ncclRank->abortAll();
+        *failure = format("%s: %s", where().c_str(), why.c_str());
+        return r;
+      }
+    }
     if (Clock::now() >= deadline) {
-      *timeoutMessage = format("%s: the GPU's work did not finish within %g s (SHARDRT_TIMEOUT_S)",
-                               where().c_str(), timeoutSeconds);
+      if (ncclRank)
+        ncclRank->abortAll();
+      *failure = format("%s: the GPU's work did not finish within %g s (SHARDRT_TIMEOUT_S)%s",
+                        where().c_str(), timeoutSeconds,
+                        ncclRank ? "; NCCL communicators aborted" : "");
       return r;
     }
     std::this_thread::sleep_for(pause);
@@ -263,6 +295,35 @@ int32_t RankDevice::copy(void *dst, const void *src, int64_t bytes) {
     return SHARDRT_OK;
   CUresult r = driver.memcpyDtoDAsync(dptr(dst), dptr(src), static_cast<size_t>(bytes), stream);
   return r == CUDA_SUCCESS ? SHARDRT_OK : fail("cuMemcpyDtoDAsync", r);
+}
+
+int32_t RankDevice::copy2D(void *dst, int64_t dstPitch, const void *src, int64_t srcPitch,
+                           int64_t width, int64_t height) {
+  if (failed())
+    return report();
+  if (width <= 0 || height <= 0)
+    return SHARDRT_OK;
+  // cuMemcpy2D takes pitches up to the device's limit (2^31 - 1 bytes on
+  // current GPUs); wider rows go one copy each.
+  constexpr int64_t kMaxPitch = (int64_t(1) << 31) - 1;
+  if (dstPitch > kMaxPitch || srcPitch > kMaxPitch) {
+    for (int64_t row = 0; row < height; ++row)
+      if (int32_t s = copy(static_cast<char *>(dst) + row * dstPitch,
+                           static_cast<const char *>(src) + row * srcPitch, width))
+        return s;
+    return SHARDRT_OK;
+  }
+  CudaMemcpy2D c{};
+  c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.srcDevice = dptr(src);
+  c.srcPitch = static_cast<size_t>(srcPitch);
+  c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.dstDevice = dptr(dst);
+  c.dstPitch = static_cast<size_t>(dstPitch);
+  c.widthInBytes = static_cast<size_t>(width);
+  c.height = static_cast<size_t>(height);
+  CUresult r = driver.memcpy2DAsync(&c, stream);
+  return r == CUDA_SUCCESS ? SHARDRT_OK : fail("cuMemcpy2DAsync", r);
 }
 
 int32_t RankDevice::memset(void *ptr, int32_t value, int64_t count, int32_t elemBytes) {

@@ -14,9 +14,12 @@
 #include "shardrt.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace shardrt::cuda {
+
+class NcclRank;
 
 class RankDevice {
 public:
@@ -27,6 +30,7 @@ public:
   static RankDevice *current();
   /// Waits, frees the rank's memory, drops the binding.
   shardrt_status unbind();
+  ~RankDevice(); // unbind() deletes the binding
 
   /// "rank 2, GPU 1 (NVIDIA H200, sm_90)".
   std::string where() const;
@@ -35,6 +39,9 @@ public:
   /// Records the rank's first failure (`call` failed with `result`, plus
   /// `detail`), sets the thread's last error, aborts the rank's world.
   int32_t fail(const char *call, CUresult result, const std::string &detail = "");
+  /// Records the rank's first failure as "<where>: <message>" with
+  /// `status`, as fail() does.
+  int32_t failWith(shardrt_status status, const std::string &message);
   /// The sticky error as the thread's last error; SHARDRT_OK when none.
   int32_t report() const;
 
@@ -42,6 +49,10 @@ public:
   void free(void *ptr);
   void *constant(const void *host, int64_t bytes);
   int32_t copy(void *dst, const void *src, int64_t bytes);
+  /// `height` rows of `width` bytes, rows `srcPitch` apart at `src` and
+  /// `dstPitch` apart at `dst`, device to device.
+  int32_t copy2D(void *dst, int64_t dstPitch, const void *src, int64_t srcPitch, int64_t width,
+                 int64_t height);
   int32_t memset(void *ptr, int32_t value, int64_t count, int32_t elemBytes);
   int32_t upload(void *dst, const void *src, int64_t bytes);
   int32_t download(void *dst, const void *src, int64_t bytes);
@@ -52,10 +63,21 @@ public:
 
   const Allocator &allocator() const { return memory; }
   CUstream rankStream() const { return stream; }
+  int deviceOrdinal() const { return ordinal; }
+
+  /// The rank's NCCL communicators once connected (shardrt_cuda_connect),
+  /// else null: collectives are then staged through host memory.
+  NcclRank *nccl() const { return ncclRank.get(); }
+  void attachNccl(NcclRank *nr);
+  /// How the rank's collectives run, for the run's report.
+  const std::string &collectives() const { return collectivesMode; }
+  void setCollectives(std::string mode) { collectivesMode = std::move(mode); }
 
 private:
   RankDevice(const DriverTable &driver, int ordinal, int rank);
-  CUresult waitIdle(std::string *timeoutMessage);
+  /// Polls the stream until idle; on a timeout, an NCCL error or an abort
+  /// of the world, aborts the NCCL communicators and says why in `failure`.
+  CUresult waitIdle(std::string *failure);
 
   const DriverTable &driver;
   const int ordinal, rank;
@@ -70,6 +92,8 @@ private:
   shardrt_comm *comm = nullptr; // the world this rank runs in, for aborts
   std::string stickyError;
   shardrt_status stickyStatus = SHARDRT_OK;
+  std::unique_ptr<NcclRank> ncclRank;
+  std::string collectivesMode = "staged through host memory";
 };
 
 /// Forgets every device's loaded modules (tests that swap drivers).

@@ -128,6 +128,20 @@ CUresult memcpyDtoH(void *d, CUdeviceptr s, size_t n, CUstream) {
   std::memcpy(d, hostOf(s), n);
   return CUDA_SUCCESS;
 }
+CUresult memcpy2D(const CudaMemcpy2D *c, CUstream) {
+  if (c->srcMemoryType != CU_MEMORYTYPE_DEVICE || c->dstMemoryType != CU_MEMORYTYPE_DEVICE ||
+      c->widthInBytes > c->srcPitch || c->widthInBytes > c->dstPitch)
+    return kInvalidValue;
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    ++state->copies2D;
+  }
+  for (size_t row = 0; row < c->height; ++row)
+    std::memmove(hostOf(c->dstDevice) + c->dstXInBytes + (c->dstY + row) * c->dstPitch,
+                 hostOf(c->srcDevice) + c->srcXInBytes + (c->srcY + row) * c->srcPitch,
+                 c->widthInBytes);
+  return CUDA_SUCCESS;
+}
 template <typename T> CUresult fill(CUdeviceptr p, T v, size_t n) {
   for (size_t i = 0; i < n; ++i)
     std::memcpy(hostOf(p) + i * sizeof(T), &v, sizeof(T));
@@ -178,7 +192,7 @@ const DriverTable kTable = {
     deviceGetName, deviceGetAttribute, deviceTotalMem, primaryCtxRetain, primaryCtxRelease,
     ctxSetCurrent, streamCreate,     streamDestroy,  streamQuery,      memAlloc,
     memFree,       memGetInfo,       memcpyDtoD,     memcpyHtoD,       memcpyDtoH,
-    memsetD8,      memsetD16,        memsetD32,      moduleLoadData,   moduleUnload,
+    memcpy2D,      memsetD8,      memsetD16,        memsetD32,      moduleLoadData,   moduleUnload,
     moduleGetFunction, funcSetAttribute, launchKernel,
 };
 

@@ -34,7 +34,7 @@ struct FakeDriverState {
   uint64_t capacity = 1ull << 30;   // device memory per process, all devices together
   uint64_t inUse = 0;
   std::map<unsigned long long, std::vector<unsigned char>> blocks;
-  int allocCalls = 0, freeCalls = 0, moduleLoads = 0, attributeCalls = 0;
+  int allocCalls = 0, freeCalls = 0, moduleLoads = 0, attributeCalls = 0, copies2D = 0;
   std::map<std::string, KernelFn> kernels;   // by name
   std::vector<Launch> launches;
   int launchError = 0;          // returned by the next launches when non-zero

@@ -1,0 +1,337 @@
+// shardrt's NCCL collectives against the fake driver and the fake NCCL
+// (FakeNccl.h): when a run connects over NCCL and when it stays staged,
+// every collective's result against the host collective of the same name
+// on the same inputs (every dtype and reduction, pieces that need 2-D
+// copies, device groups split from the world), and the errors: a failed
+// NCCL call, an asynchronous NCCL error, a timeout.
+#include "shardrt_cuda.h"
+
+#include "tests/runtime/TestUtil.h"
+#include "tests/runtime/cuda/FakeDriver.h"
+#include "tests/runtime/cuda/FakeNccl.h"
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using shardrt_test::fake;
+using shardrt_test::FakeDriverGuard;
+using shardrt_test::FakeNcclGuard;
+using shardrt_test::fakeNcclCalls;
+
+namespace {
+
+constexpr int32_t kDtypes[] = {SHARDRT_F32, SHARDRT_F64, SHARDRT_F16, SHARDRT_BF16,
+                               SHARDRT_I64, SHARDRT_I32, SHARDRT_I8,  SHARDRT_BOOL};
+constexpr int32_t kOps[] = {SHARDRT_SUM, SHARDRT_MAX, SHARDRT_MIN, SHARDRT_PROD};
+
+/// A rank's input: small integers, exact in every dtype; 0/1 for bool, 1/2
+/// for products (no overflow), different on every rank and element.
+std::vector<unsigned char> input(int32_t dtype, int32_t op, int32_t rank, int64_t count) {
+  std::vector<unsigned char> buf(static_cast<size_t>(count) * shardrt_dtype_size(dtype));
+  for (int64_t i = 0; i < count; ++i) {
+    double v = dtype == SHARDRT_BOOL   ? (rank + i) % 3 == 0
+               : op == SHARDRT_PROD   ? 1 + (rank + i) % 2
+                                      : ((rank * 7 + i * 5) % 11) - 5;
+    shardrt_test::storeValue(buf.data(), i, dtype, v);
+  }
+  return buf;
+}
+
+/// Runs `device` on device copies of `in` (out: `outBytes`) and `host` on
+/// host copies; "" when both give the same bytes, else what differed.
+std::string compare(const std::string &what, const std::vector<unsigned char> &in,
+                    size_t outBytes, const std::function<int32_t(const void *, void *)> &device,
+                    const std::function<int32_t(const void *, void *)> &host) {
+  std::vector<unsigned char> hostOut(outBytes, 0xAB), deviceOut(outBytes, 0xCD);
+  if (host(in.data(), hostOut.data()) != SHARDRT_OK)
+    return what + ": host collective failed: " + shardrt_last_error();
+  void *dIn = shardrt_cuda_alloc(static_cast<int64_t>(in.size()), nullptr);
+  void *dOut = shardrt_cuda_alloc(static_cast<int64_t>(outBytes), nullptr);
+  if (!dIn || !dOut)
+    return what + ": alloc failed";
+  int32_t s = shardrt_cuda_upload(dIn, in.data(), static_cast<int64_t>(in.size()));
+  if (s == SHARDRT_OK)
+    s = device(dIn, dOut);
+  if (s == SHARDRT_OK)
+    s = shardrt_cuda_download(deviceOut.data(), dOut, static_cast<int64_t>(outBytes));
+  shardrt_cuda_free(dIn);
+  shardrt_cuda_free(dOut);
+  if (s != SHARDRT_OK)
+    return what + ": device collective failed: " + shardrt_last_error();
+  return deviceOut == hostOut ? "" : what + ": results differ";
+}
+
+/// The same for an in-place all_reduce.
+std::string compareAllReduce(int32_t dtype, int32_t op, int32_t rank, int64_t count,
+                             const std::vector<int64_t> &groups, int64_t groupSize) {
+  const std::vector<unsigned char> in = input(dtype, op, rank, count);
+  const int64_t numGroups = static_cast<int64_t>(groups.size()) / groupSize;
+  return compare(
+      std::string("all_reduce ") + shardrt_dtype_name(dtype) + " op " + std::to_string(op), in,
+      in.size(),
+      [&](const void *dIn, void *dOut) {
+        shardrt_cuda_copy(dOut, dIn, static_cast<int64_t>(in.size()));
+        return shardrt_cuda_all_reduce(dOut, count, dtype, op, groups.data(), numGroups,
+                                       groupSize);
+      },
+      [&](const void *hIn, void *hOut) {
+        std::memcpy(hOut, hIn, in.size());
+        return shardrt_all_reduce(hOut, count, dtype, op, groups.data(), numGroups, groupSize);
+      });
+}
+
+/// Every collective on 4 ranks, for the device groups `groups` (of
+/// `groupSize`): the list of what differed on `rank`.
+std::vector<std::string> everyCollective(int32_t rank, const std::vector<int64_t> &groups,
+                                         int64_t groupSize) {
+  std::vector<std::string> wrong;
+  auto note = [&](const std::string &s) {
+    if (!s.empty())
+      wrong.push_back(s);
+  };
+  const int64_t numGroups = static_cast<int64_t>(groups.size()) / groupSize;
+  const int64_t *g = groups.data();
+  for (int32_t dtype : kDtypes)
+    for (int32_t op : kOps)
+      note(compareAllReduce(dtype, op, rank, 5, groups, groupSize));
+  for (int64_t outer : {1, 3}) {
+    const int64_t inner = 2, piece = outer * inner;
+    const std::vector<unsigned char> in = input(SHARDRT_F32, SHARDRT_SUM, rank, piece);
+    note(compare(
+        "all_gather outer " + std::to_string(outer), in, in.size() * groupSize,
+        [&](const void *d, void *o) {
+          return shardrt_cuda_all_gather(d, o, outer, inner, SHARDRT_F32, g, numGroups,
+                                         groupSize);
+        },
+        [&](const void *h, void *o) {
+          return shardrt_all_gather(h, o, outer, inner, SHARDRT_F32, g, numGroups, groupSize);
+        }));
+    for (int32_t dtype : {SHARDRT_I32, SHARDRT_BOOL}) {
+      const std::vector<unsigned char> wide = input(dtype, SHARDRT_SUM, rank, piece * groupSize);
+      note(compare(
+          std::string("reduce_scatter ") + shardrt_dtype_name(dtype) + " outer " +
+              std::to_string(outer),
+          wide, wide.size() / groupSize,
+          [&](const void *d, void *o) {
+            return shardrt_cuda_reduce_scatter(d, o, outer, inner, dtype, SHARDRT_SUM, g,
+                                               numGroups, groupSize);
+          },
+          [&](const void *h, void *o) {
+            return shardrt_reduce_scatter(h, o, outer, inner, dtype, SHARDRT_SUM, g, numGroups,
+                                          groupSize);
+          }));
+    }
+  }
+  // Pieces of 6: split [2, g, 3] or [1, g, 6], concatenated [3, g, 2] or
+  // [1, g, 6]: packed and unpacked on each side.
+  for (const std::array<int64_t, 4> &shape :
+       {std::array<int64_t, 4>{2, 3, 3, 2}, {1, 6, 1, 6}, {1, 6, 2, 3}}) {
+    const int64_t so = shape[0], si = shape[1], co = shape[2], ci = shape[3];
+    const std::vector<unsigned char> in = input(SHARDRT_I64, SHARDRT_SUM, rank, 6 * groupSize);
+    note(compare(
+        "all_to_all " + std::to_string(so) + "x" + std::to_string(si) + " -> " +
+            std::to_string(co) + "x" + std::to_string(ci),
+        in, in.size(),
+        [&](const void *d, void *o) {
+          return shardrt_cuda_all_to_all(d, o, so, si, co, ci, SHARDRT_I64, g, numGroups,
+                                         groupSize);
+        },
+        [&](const void *h, void *o) {
+          return shardrt_all_to_all(h, o, so, si, co, ci, SHARDRT_I64, g, numGroups, groupSize);
+        }));
+  }
+  return wrong;
+}
+
+std::vector<std::string> permutes(int32_t rank) {
+  std::vector<std::string> wrong;
+  // A cycle with a fixed point, then one pair (every other rank gets zeros).
+  const std::vector<std::vector<int64_t>> cases = {{0, 1, 1, 2, 2, 0, 3, 3}, {0, 1}};
+  for (const std::vector<int64_t> &pairs : cases) {
+    const int64_t n = static_cast<int64_t>(pairs.size()) / 2;
+    const std::vector<unsigned char> in = input(SHARDRT_F16, SHARDRT_SUM, rank, 7);
+    std::string s = compare(
+        "collective_permute of " + std::to_string(n) + " pairs", in, in.size(),
+        [&](const void *d, void *o) {
+          return shardrt_cuda_collective_permute(d, o, 7, SHARDRT_F16, pairs.data(), n);
+        },
+        [&](const void *h, void *o) {
+          return shardrt_collective_permute(h, o, 7, SHARDRT_F16, pairs.data(), n);
+        });
+    if (!s.empty())
+      wrong.push_back(s);
+  }
+  return wrong;
+}
+
+std::string join(const std::vector<std::string> &lines) {
+  std::string all;
+  for (const std::string &l : lines)
+    all += l + "\n";
+  return all;
+}
+
+} // namespace
+
+TEST_CASE("with a GPU per rank, collectives run on NCCL and match the host collectives") {
+  FakeDriverGuard driver;
+  driver.setDevices(4);
+  FakeNcclGuard nccl;
+  constexpr int32_t n = 4;
+  std::vector<std::string> modes(n), wrong(n);
+  shardrt_status s = shardrt_test::runWorld(n, [&](shardrt_comm *comm) -> int32_t {
+    const int32_t rank = shardrt_comm_rank(comm);
+    if (shardrt_cuda_bind(rank, rank) != SHARDRT_OK)
+      return 1;
+    if (shardrt_cuda_connect() != SHARDRT_OK) {
+      shardrt_cuda_unbind();
+      return 1;
+    }
+    modes[rank] = shardrt_cuda_collectives();
+    std::vector<std::string> bad = everyCollective(rank, shardrt_test::iota(n), n);
+    for (const std::vector<int64_t> &groups :
+         {std::vector<int64_t>{0, 1, 2, 3}, {0, 2, 1, 3}, {1, 0, 3, 2}}) {
+      std::vector<std::string> more = everyCollective(rank, groups, 2);
+      bad.insert(bad.end(), more.begin(), more.end());
+    }
+    std::vector<std::string> more = permutes(rank);
+    bad.insert(bad.end(), more.begin(), more.end());
+    wrong[rank] = join(bad);
+    return shardrt_cuda_unbind() == SHARDRT_OK ? 0 : 1;
+  });
+  INFO(shardrt_last_error());
+  REQUIRE(s == SHARDRT_OK);
+  for (int32_t r = 0; r < n; ++r) {
+    CHECK(modes[r] == "NCCL 2.28.9");
+    INFO("rank " << r);
+    CHECK(wrong[r] == "");
+  }
+  const shardrt_test::FakeNcclCalls calls = fakeNcclCalls();
+  CHECK(calls.initRank == n);
+  // Three device-group tables besides the whole world, split once each.
+  CHECK(calls.split == 3 * n);
+  CHECK(calls.allReduce > 0);
+  CHECK(calls.allGather > 0);
+  CHECK(calls.reduceScatter > 0);
+  CHECK(calls.send > 0);
+  CHECK(calls.recv > 0);
+  CHECK(calls.destroy == 4 * n);
+  CHECK(calls.abort == 0);
+  CHECK(fake().copies2D > 0);
+}
+
+TEST_CASE("ranks sharing a GPU stay staged, and say why") {
+  FakeDriverGuard driver;
+  driver.setDevices(2);
+  FakeNcclGuard nccl;
+  constexpr int32_t n = 4;
+  std::vector<std::string> modes(n), wrong(n);
+  shardrt_status s = shardrt_test::runWorld(n, [&](shardrt_comm *comm) -> int32_t {
+    const int32_t rank = shardrt_comm_rank(comm);
+    if (shardrt_cuda_bind(rank % 2, rank) != SHARDRT_OK)
+      return 1;
+    if (shardrt_cuda_connect() != SHARDRT_OK) {
+      shardrt_cuda_unbind();
+      return 1;
+    }
+    modes[rank] = shardrt_cuda_collectives();
+    wrong[rank] = compareAllReduce(SHARDRT_F32, SHARDRT_SUM, rank, 9, shardrt_test::iota(n), n);
+    return shardrt_cuda_unbind() == SHARDRT_OK ? 0 : 1;
+  });
+  INFO(shardrt_last_error());
+  REQUIRE(s == SHARDRT_OK);
+  for (int32_t r = 0; r < n; ++r) {
+    CHECK(modes[r] ==
+          "staged through host memory: 4 ranks on 2 GPUs (NCCL needs one GPU per rank)");
+    CHECK(wrong[r] == "");
+  }
+  CHECK(fakeNcclCalls().initRank == 0);
+  CHECK(fakeNcclCalls().allReduce == 0);
+}
+
+TEST_CASE("SHARDRT_NCCL=0 keeps collectives staged") {
+  FakeDriverGuard driver;
+  driver.setDevices(2);
+  FakeNcclGuard nccl;
+  setenv("SHARDRT_NCCL", "0", 1);
+  std::vector<std::string> modes(2);
+  shardrt_status s = shardrt_test::runWorld(2, [&](shardrt_comm *comm) -> int32_t {
+    const int32_t rank = shardrt_comm_rank(comm);
+    if (shardrt_cuda_bind(rank, rank) != SHARDRT_OK)
+      return 1;
+    int32_t c = shardrt_cuda_connect();
+    modes[rank] = shardrt_cuda_collectives();
+    return shardrt_cuda_unbind() == SHARDRT_OK && c == SHARDRT_OK ? 0 : 1;
+  });
+  unsetenv("SHARDRT_NCCL");
+  REQUIRE(s == SHARDRT_OK);
+  CHECK(modes[0] == "staged through host memory: NCCL turned off (SHARDRT_NCCL=0)");
+  CHECK(modes[1] == modes[0]);
+  CHECK(fakeNcclCalls().initRank == 0);
+}
+
+TEST_CASE("a failed NCCL call names the call, the rank and the GPU") {
+  FakeDriverGuard driver;
+  FakeNcclGuard nccl;
+  std::string error;
+  int32_t status = SHARDRT_OK;
+  shardrt_status s = shardrt_test::runWorld(1, [&](shardrt_comm *) -> int32_t {
+    if (shardrt_cuda_bind(0, 0) != SHARDRT_OK || shardrt_cuda_connect() != SHARDRT_OK)
+      return 1;
+    void *buf = shardrt_cuda_alloc(64, nullptr);
+    const int64_t group[] = {0};
+    shardrt_test::failNextAllReduce(2);
+    status = shardrt_cuda_all_reduce(buf, 16, SHARDRT_F32, SHARDRT_SUM, group, 1, 1);
+    error = shardrt_last_error();
+    shardrt_cuda_unbind();
+    return 0;
+  });
+  CHECK(s != SHARDRT_OK); // the rank's failure aborted its world
+  CHECK(status == SHARDRT_ERR_BACKEND);
+  CHECK(error ==
+        "rank 0, GPU 0 (Fake H200, sm_90): ncclAllReduce: unhandled system error");
+}
+
+TEST_CASE("the watchdog aborts NCCL on an asynchronous error and on a timeout") {
+  FakeDriverGuard driver;
+  FakeNcclGuard nccl;
+  setenv("SHARDRT_TIMEOUT_S", "0.2", 1);
+  std::string asyncMessage, timeoutMessage;
+  int abortsAfterAsync = -1;
+  shardrt_test::runWorld(1, [&](shardrt_comm *) -> int32_t {
+    if (shardrt_cuda_bind(0, 0) != SHARDRT_OK || shardrt_cuda_connect() != SHARDRT_OK)
+      return 1;
+    fake().streamNeverIdle = true;
+    shardrt_test::setNcclAsyncError(6);
+    shardrt_cuda_synchronize();
+    asyncMessage = shardrt_last_error();
+    abortsAfterAsync = fakeNcclCalls().abort;
+    shardrt_test::setNcclAsyncError(0);
+    fake().streamNeverIdle = false;
+    shardrt_cuda_unbind();
+    return 0;
+  });
+  shardrt_test::runWorld(1, [&](shardrt_comm *) -> int32_t {
+    if (shardrt_cuda_bind(0, 0) != SHARDRT_OK || shardrt_cuda_connect() != SHARDRT_OK)
+      return 1;
+    fake().streamNeverIdle = true;
+    shardrt_cuda_synchronize();
+    timeoutMessage = shardrt_last_error();
+    fake().streamNeverIdle = false;
+    shardrt_cuda_unbind();
+    return 0;
+  });
+  unsetenv("SHARDRT_TIMEOUT_S");
+  CHECK(asyncMessage == "rank 0, GPU 0 (Fake H200, sm_90): ncclCommGetAsyncError: remote "
+                        "process exited or there was a network error");
+  CHECK(abortsAfterAsync == 1);
+  CHECK(timeoutMessage.find("did not finish within 0.2 s (SHARDRT_TIMEOUT_S); NCCL "
+                            "communicators aborted") != std::string::npos);
+  CHECK(fakeNcclCalls().abort == 2);
+}
