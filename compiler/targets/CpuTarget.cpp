@@ -198,8 +198,10 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // Tests of the GPU target: its tile phase (elementwise ops into mapped
   // foralls), then, once bufferized, the tiles run in index order; the rest
   // of this pipeline compiles them like any loop nest.
-  if (options.gpuSequential)
+  if (options.gpuSequential) {
+    p.add("gpu-split-reductions");
     p.add("gpu-tile-and-fuse");
+  }
   p.add("cpu-guard-empty-tensor-elimination");
   // A tensor.empty that is only materialized into an output buffer is replaced
   // by that buffer, so the producing op writes the output in place.

@@ -91,45 +91,53 @@ std::vector<double> reference(const std::string &kind, const TypedArray &a,
 }
 
 /// x for sum/max/min; p (entries +-1 and a few +-2, so every product is
-/// exact and fits i32) for prod.
-TypedInputs reduceInputs(const std::string &dtype, uint32_t seed) {
+/// exact and fits i32) for prod. A `shape` of more than 32 elements (the
+/// long reductions) gets small integers in every dtype, so that every sum is
+/// exact in any order and a lost or repeated element shows, and products of
+/// +-1 only.
+TypedInputs reduceInputs(const std::string &dtype, uint32_t seed,
+                         const std::vector<int64_t> &shape = {8, 4}) {
   Rng rng(seed);
   TypedInputs in;
+  const int64_t rows = shape[0], cols = shape[1];
+  const bool long_ = rows * cols > 32;
   if (dtype == "bool") {
-    in["x"] = randomInts(rng, dtype, {8, 4}, 0, 1);
-    in["p"] = randomInts(rng, dtype, {8, 4}, 0, 1);
+    in["x"] = randomInts(rng, dtype, shape, 0, 1);
+    in["p"] = randomInts(rng, dtype, shape, 0, 1);
     // Make "all" true somewhere, so and-reductions are not trivially false.
-    for (int64_t i = 0; i < 8; ++i)
-      in["p"].values[i * 4 + 2] = 1;
-    for (int64_t j = 0; j < 4; ++j)
-      in["p"].values[5 * 4 + j] = 1;
+    for (int64_t i = 0; i < rows; ++i)
+      in["p"].values[i * cols + 2] = 1;
+    for (int64_t j = 0; j < cols; ++j)
+      in["p"].values[5 * cols + j] = 1;
     return in;
   }
   // f16/bf16 sums of small integers are exact (|partial sums| <= 256).
   bool isHalf = dtype == "f16" || dtype == "bf16", isFloat = dtype[0] == 'f' || dtype == "bf16";
-  in["x"] = isHalf    ? randomInts(rng, dtype, {8, 4}, -8, 8)
-            : isFloat ? randomReals(rng, dtype, {8, 4}, -1.0f, 1.0f)
-                      : randomInts(rng, dtype, {8, 4}, -50, 50);
-  TypedArray p = randomInts(rng, dtype, {8, 4}, 0, 1);
+  in["x"] = isHalf || long_ ? randomInts(rng, dtype, shape, -8, 8)
+            : isFloat       ? randomReals(rng, dtype, shape, -1.0f, 1.0f)
+                            : randomInts(rng, dtype, shape, -50, 50);
+  TypedArray p = randomInts(rng, dtype, shape, 0, 1);
   for (size_t i = 0; i < p.values.size(); ++i)
-    p.values[i] = (p.values[i] ? 1 : -1) * (i % 5 == 0 ? 2 : 1);
+    p.values[i] = (p.values[i] ? 1 : -1) * (i % 5 == 0 && !long_ ? 2 : 1);
   in["p"] = p;
   return in;
 }
 
-void checkReductions(const std::string &dtype, int sharded, uint32_t seed) {
-  TypedInputs in = reduceInputs(dtype, seed);
+void checkReductions(const std::string &dtype, int sharded, uint32_t seed,
+                     const std::vector<int64_t> &xShape = {8, 4}) {
+  TypedInputs in = reduceInputs(dtype, seed, xShape);
+  const bool long_ = xShape[0] * xShape[1] > 32;
   std::map<std::string, Expected> expected;
   std::string body;
-  std::string xType = tensorType({8, 4}, dtype);
+  std::string xType = tensorType(xShape, dtype);
   for (const char *kind : kKinds)
     for (const DimSet &ds : kDimSets)
       for (bool keep : {false, true}) {
         std::string name = std::string(kind) + "_" + ds.tag + (keep ? "_k" : "");
         std::string operand = std::string(kind) == "prod" ? "p" : "x";
-        std::vector<int64_t> shape = reducedShape({8, 4}, ds.dims, keep);
+        std::vector<int64_t> shape = reducedShape(xShape, ds.dims, keep);
         std::string kindText(kind);
-        Tolerance tol = kindText == "sum" ? sumTolerance(dtype) : Tolerance{0, 0};
+        Tolerance tol = kindText == "sum" && !long_ ? sumTolerance(dtype) : Tolerance{0, 0};
         expected[name] = {dtype, shape, reference(kind, in.at(operand), ds.dims), tol};
         body += "  %" + name + " = garray.reduce <" + kind + "> %" + operand +
                 ", dims = " + dimList(ds.dims) + (keep ? " keepdims" : "") + " : (" + xType +
@@ -146,6 +154,20 @@ TEST_CASE("reduce: every kind, dims and keepdims, sharded on each dim", "[reduce
     for (int sharded : {0, 1}) {
       INFO("dtype " << dtype << ", x and p sharded on dim " << sharded);
       checkReductions(dtype, sharded, 11 + sharded);
+    }
+}
+
+// Long reductions with few outputs: the GPU target splits them into partial
+// reductions (gpu-split-reductions), which the GPU-sequential copy of this
+// test runs on the CPU. Every element must count once: the sums of small
+// integers are exact, so the check is exact.
+TEST_CASE("reduce: long reductions with few outputs", "[reduce]") {
+  for (std::string dtype : {"f32", "i32", "i64", "bool"})
+    for (const std::vector<int64_t> &shape : {std::vector<int64_t>{2048, 8}, {8, 4096}}) {
+      const int sharded = shape[0] > shape[1] ? 0 : 1;
+      INFO("dtype " << dtype << ", x " << shape[0] << "x" << shape[1] << " sharded on dim "
+                    << sharded);
+      checkReductions(dtype, sharded, 17, shape);
     }
 }
 

@@ -10,6 +10,50 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GpuSplitReductions : Pass<"gpu-split-reductions"> {
+  let summary = "Split long reductions with few outputs into partial reductions";
+  let description = [{
+    The first step of the GPU target's tile phase, target-independent. A
+    reduction with fewer than 8192 outputs whose one reduction dim is at
+    least 256 long would leave most of a GPU idle under the output recipe
+    (a thread per output, each running the whole reduction), and a full
+    reduction would run on one thread. Such an op is split by upstream
+    `linalg::splitReduction`: its reduction dim k of length L becomes
+    (k_outer, k_inner) with k = k_outer * P + k_inner, k_inner a new
+    parallel dim of P partials (innermost, so neighbouring threads read
+    neighbouring elements), and a second op combines the P partials into
+    the original output. P is the largest power of two that divides L,
+    leaves each partial at least 32 elements, and keeps outputs x P at
+    most 65536; no split when P would be below 8. The combining op is
+    considered again (a full reduction of 131072 elements becomes 4096
+    partials, then 128, then one thread adds 128). Several adjacent
+    reduction dims that every operand reads as one run are first collapsed
+    into one (`linalg::collapseOpIterationDims`).
+
+    Every sum keeps one order, fixed by the shapes: partial p adds elements
+    p, p + P, p + 2P, ... in order, and the partials are combined in index
+    order. That is not the CPU target's order, so GPU and CPU results of a
+    float sum differ in the last bits; replicas still agree exactly.
+
+    ```mlir
+    %s = linalg.generic {iterator_types = ["reduction"]}
+        ins(%x : tensor<131072xf32>) outs(%init : tensor<f32>) {...addf...}
+    →
+    %e = tensor.expand_shape %x [[0, 1]] : tensor<131072xf32> into tensor<32x4096xf32>
+    %p = linalg.generic {iterator_types = ["reduction", "parallel"]}
+        ins(%e) outs(%zeros : tensor<4096xf32>) {...addf...}
+    %s = linalg.generic {iterator_types = ["reduction"]}
+        ins(%p) outs(%init : tensor<f32>) {...addf...}   // split again
+    ```
+
+    Reductions whose combiner is not one operation with a neutral element,
+    with several outputs, dynamic shapes, or lengths with no such power of
+    two, are left whole.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
   let summary = "Tile each linalg op on tensors into block- and thread-mapped scf.foralls";
   let description = [{

@@ -70,7 +70,7 @@ std::string tilePipeline() {
   // recipe into block and thread foralls. Up to gpu-copy-kernels this is
   // the sequential CPU fork's pipeline pass for pass (CpuTarget.cpp), so
   // what the fork runs and tests is what becomes kernels here.
-  return shardc::tensorPhasePasses() + ", gpu-tile-and-fuse, "
+  return shardc::tensorPhasePasses() + ", gpu-split-reductions, gpu-tile-and-fuse, "
          // Each destination chain private (CSE may have merged two), then
          // results written in place where bufferization can; function
          // arguments and results stay dense memrefs (kernels take bare
