@@ -125,9 +125,10 @@ int32_t shardrt_cuda_launch(const void *image, int64_t bytes, const char *name, 
  * /usr), rank 0 makes NCCL's unique id, the host communicator carries it to
  * the others, and each joins the NCCL world; device-group communicators are
  * split from it at their first use. Otherwise (ranks sharing a GPU, which
- * NCCL refuses; no NCCL; SHARDRT_NCCL=0) collectives stay staged through
- * host memory. SHARDRT_OK either way; SHARDRT_ERR_BACKEND when NCCL was
- * chosen and failed. */
+ * NCCL refuses; no NCCL; SHARDRT_NCCL=0; NCCL that cannot make the world
+ * communicator on some rank) collectives stay staged through host memory,
+ * and shardrt_cuda_collectives() says why. SHARDRT_OK then too; an error
+ * only when the host communicator fails, or rank 0 cannot make an id. */
 shardrt_status shardrt_cuda_connect(void);
 /* How the calling rank's collectives run: "NCCL 2.28.9", or "staged through
  * host memory: 4 ranks on 1 GPU (NCCL needs one GPU per rank)". "" when the

@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 using shardrt::format;
@@ -105,10 +106,23 @@ shardrt_status shardrt_cuda_connect(void) {
         rank == 0 ? "ncclGetUniqueId: " + idError : "rank 0 could not make the NCCL unique id"));
   ncclUniqueId id{};
   std::memcpy(&id, words, sizeof(id));
-  NcclRank *joined = NcclRank::join(*rd, nccl, id, size, rank);
-  if (!joined)
-    return static_cast<shardrt_status>(rd->report());
-  rd->attachNccl(joined);
+  std::string joinError;
+  std::unique_ptr<NcclRank> joined(NcclRank::join(*rd, nccl, id, size, rank, joinError));
+  // NCCL that loads but cannot make a communicator here (an old driver, no
+  // shared memory in a container) leaves the run staged, and says why;
+  // every rank must agree, or some would wait in NCCL for the others.
+  int32_t joinedEverywhere = joined ? 1 : 0;
+  if (int32_t s = agree(&joinedEverywhere, 1, SHARDRT_MIN))
+    return static_cast<shardrt_status>(s);
+  if (!joinedEverywhere) {
+    if (joined)
+      joined->abortAll();
+    rd->setCollectives("staged through host memory: " +
+                       (joined ? std::string("NCCL failed on another rank")
+                               : "NCCL failed: " + joinError));
+    return SHARDRT_OK;
+  }
+  rd->attachNccl(joined.release());
   return SHARDRT_OK;
 }
 

@@ -55,12 +55,12 @@ struct Scratch {
 } // namespace
 
 NcclRank *NcclRank::join(RankDevice &rd, const NcclLoad &load, const ncclUniqueId &id, int size,
-                         int rank) {
+                         int rank, std::string &error) {
   auto nr = std::unique_ptr<NcclRank>(new NcclRank(rd, *load.table, load.version, size, rank));
   ncclResult_t r = load.table->commInitRank(&nr->world, size, id, rank);
   if (r != ncclSuccess) {
     nr->world = nullptr;
-    nr->check("ncclCommInitRank", r);
+    error = "ncclCommInitRank: " + ncclErrorText(*load.table, r);
     return nullptr;
   }
   return nr.release();

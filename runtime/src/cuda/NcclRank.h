@@ -35,9 +35,9 @@ class RankDevice;
 class NcclRank {
 public:
   /// Joins the world communicator as `rank` of `size` with the shared `id`;
-  /// null (and `rd` failed, naming ncclCommInitRank) when NCCL refuses.
+  /// null, with `error` saying why, when NCCL refuses.
   static NcclRank *join(RankDevice &rd, const NcclLoad &nccl, const ncclUniqueId &id, int size,
-                        int rank);
+                        int rank, std::string &error);
   ~NcclRank();
 
   int32_t allReduce(void *buf, int64_t count, int32_t dtype, int32_t op, const int64_t *groups,

@@ -276,6 +276,32 @@ TEST_CASE("SHARDRT_NCCL=0 keeps collectives staged") {
   CHECK(fakeNcclCalls().initRank == 0);
 }
 
+TEST_CASE("NCCL that cannot make the world communicator leaves the run staged") {
+  FakeDriverGuard driver;
+  driver.setDevices(2);
+  FakeNcclGuard nccl;
+  shardrt_test::failInitRank(1);
+  std::vector<std::string> modes(2), wrong(2);
+  shardrt_status s = shardrt_test::runWorld(2, [&](shardrt_comm *comm) -> int32_t {
+    const int32_t rank = shardrt_comm_rank(comm);
+    if (shardrt_cuda_bind(rank, rank) != SHARDRT_OK)
+      return 1;
+    int32_t c = shardrt_cuda_connect();
+    modes[rank] = shardrt_cuda_collectives();
+    wrong[rank] = compareAllReduce(SHARDRT_I32, SHARDRT_MAX, rank, 6, shardrt_test::iota(2), 2);
+    return shardrt_cuda_unbind() == SHARDRT_OK && c == SHARDRT_OK ? 0 : 1;
+  });
+  INFO(shardrt_last_error());
+  REQUIRE(s == SHARDRT_OK);
+  for (int32_t r = 0; r < 2; ++r) {
+    CHECK(modes[r] ==
+          "staged through host memory: NCCL failed: ncclCommInitRank: unhandled cuda error");
+    CHECK(wrong[r] == "");
+  }
+  CHECK(fakeNcclCalls().initRank == 2);
+  CHECK(fakeNcclCalls().allReduce == 0);
+}
+
 TEST_CASE("a failed NCCL call names the call, the rank and the GPU") {
   FakeDriverGuard driver;
   FakeNcclGuard nccl;

@@ -52,7 +52,7 @@ struct State {
   // (group, from, to) -> messages in send order
   std::map<std::tuple<Group *, int, int>, std::deque<std::shared_ptr<Message>>> mailbox;
   FakeNcclCalls calls;
-  ncclResult_t failAllReduce = 0, asyncError = 0;
+  ncclResult_t failAllReduce = 0, asyncError = 0, failInit = 0;
 };
 
 State *state = new State;
@@ -210,6 +210,8 @@ ncclResult_t commInitRank(ncclComm_t *comm, int n, ncclUniqueId id, int rank) {
     return kInvalidArgument;
   std::unique_lock<std::mutex> lock(state->mutex);
   ++state->calls.initRank;
+  if (state->failInit)
+    return state->failInit;
   const std::string key(id.internal, sizeof(id.internal));
   std::shared_ptr<Group> &g = state->joining[key];
   if (!g)
@@ -370,6 +372,11 @@ FakeNcclCalls fakeNcclCalls() {
 void failNextAllReduce(int result) {
   std::lock_guard<std::mutex> lock(state->mutex);
   state->failAllReduce = result;
+}
+
+void failInitRank(int result) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->failInit = result;
 }
 
 void setNcclAsyncError(int result) {

@@ -26,6 +26,8 @@ struct FakeNcclCalls {
 FakeNcclCalls fakeNcclCalls();
 /// The next ncclAllReduce returns `result` (without meeting its peers).
 void failNextAllReduce(int result);
+/// Every ncclCommInitRank from now on returns `result` (0: none).
+void failInitRank(int result);
 /// ncclCommGetAsyncError reports `result` from now on (0: none).
 void setNcclAsyncError(int result);
 
