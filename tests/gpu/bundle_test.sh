@@ -20,8 +20,11 @@ echo "ok   files (no symbolic links)"
 B=$TMP/shardc-gpu-bundle
 rows=$(($(wc -l <"$B/cases.tsv") - 1))
 random=$(grep -c "^p[0-9]*_m" "$B/cases.tsv")
-[[ $rows -ge 40 && $random -ge 20 ]] || fail cases "only $rows cases in cases.tsv ($random random)"
-echo "ok   cases ($rows, $random of them random programs; refused: $(wc -l <"$B/refused.txt"))"
+recipe=$(grep -c "^recipe_" "$B/cases.tsv")
+[[ $rows -ge 40 && $random -ge 20 && $recipe -ge 8 ]] ||
+  fail cases "only $rows cases in cases.tsv ($random random, $recipe recipe models)"
+echo "ok   cases ($rows, $random of them random programs, $recipe recipe models; refused:" \
+  "$(wc -l <"$B/refused.txt"))"
 
 skipped=0
 if ldconfig -p 2>/dev/null | grep -q "libcuda.so.1"; then
@@ -37,10 +40,11 @@ else
     fail no_device "the GEMM benchmark did not stop with 'no CUDA device'"
 fi
 
-# The sample cases on the CPU executables (the random programs' CPU
-# executables made the expected values and are not in the bundle).
+# The sample cases on the CPU executables (the random programs' and the
+# recipe models' CPU executables made the expected values and are not in
+# the bundle).
 cp "$B/cases.tsv" "$TMP/all_cases.tsv"
-grep -v "^p[0-9]*_m" "$TMP/all_cases.tsv" >"$B/cases.tsv"
+grep -v -e "^p[0-9]*_m" -e "^recipe_" "$TMP/all_cases.tsv" >"$B/cases.tsv"
 samples=$(($(wc -l <"$B/cases.tsv") - 1))
 while IFS=$'\t' read -r case exe rest; do
   [[ $case == case ]] && continue
@@ -48,7 +52,7 @@ while IFS=$'\t' read -r case exe rest; do
 done <"$B/cases.tsv"
 bash "$B/run.sh" >"$TMP/cpu.out" 2>&1 || fail cpu_cases "run.sh failed: $(tail -3 "$TMP/cpu.out")"
 grep -q "^$samples passed, 0 failed$" "$TMP/cpu.out" || fail cpu_cases "not every case passed"
-echo "ok   cpu_cases ($(tail -1 "$TMP/cpu.out"))"
+echo "ok   cpu_cases ($(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$TMP/cpu.out" | tail -1))"
 
 # One expected element changed: that case fails and says where.
 "$ROOT/tests/cli/npy_tool" write "$B/expected/mlp_1rank/loss.npy" f32 scalar 123.5 >/dev/null

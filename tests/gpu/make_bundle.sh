@@ -2,7 +2,7 @@
 # Builds the GPU device bundle (a solid tar.xz), run by Bazel's
 # //tests/gpu:bundle genrule:
 #   make_bundle.sh OUT.tar.xz EXE_DIR GPU_EXE_DIR NPY_TOOL NPYCMP RUN_SH INPUTS_SH CASES_BZL \
-#                  SHARDC RANDOM_PROGRAMS BENCH_DIR
+#                  SHARDC RANDOM_PROGRAMS BENCH_DIR MODELS_DIR
 # EXE_DIR holds the CPU executables (<case>_cpu), GPU_EXE_DIR the GPU ones
 # (<case>_sm_90, <case>_sm_90a). The CPU executables run here to make each
 # case's expected outputs, which the GPU's must match within tolerances.
@@ -10,12 +10,15 @@
 # Random programs (every op and collective kind, f64 to bool) are added as
 # cases too: written by RANDOM_PROGRAMS --write, compiled here with SHARDC
 # --exe for the CPU and for sm_90; a program the GPU target refuses (an op
-# without a recipe yet) is listed in refused.txt instead.
+# without a recipe yet) is listed in refused.txt instead. The recipe models
+# (MODELS_DIR/*.mlir: the GPU recipes at sizes the samples do not reach)
+# are compiled the same way, on each mesh their "// MESHES:" line names,
+# with their "// TOLERANCE:" line's rtol and atol.
 set -euo pipefail
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 out=$(abs "$1") cpu=$(abs "$2") gpu=$(abs "$3") npy=$(abs "$4") npycmp=$(abs "$5")
 run_sh=$(abs "$6") inputs_sh=$(abs "$7") cases_bzl=$(abs "$8")
-shardc=$(abs "$9") random_programs=$(abs "${10}") bench=$(abs "${11}")
+shardc=$(abs "$9") random_programs=$(abs "${10}") bench=$(abs "${11}") models=$(abs "${12}")
 samples=$PWD/samples # the genrule runs in the execution root
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -71,6 +74,25 @@ while read -r name model mesh atol args; do
   printf '%s/sm_90\t%s_sm_90\t%s\t%s\t%s\n' "$name" "$name" 1e-5 "$atol" "$local_args" \
     >>"$root/cases.tsv"
 done <"$rp/cases.txt"
+# Recipe models: one scalar input s; both archs; expected from the CPU.
+mkdir -p "$root/inputs/recipe"
+"$npy" write "$root/inputs/recipe/s.npy" f32 scalar 0.37 >/dev/null
+for model in "$models"/*.mlir; do
+  base=$(basename "$model" .mlir)
+  read -r rtol atol < <(sed -n 's|^// TOLERANCE: ||p' "$model")
+  for mesh in $(sed -n 's|^// MESHES: ||p' "$model"); do
+    name=recipe_${base}_${mesh//[=,]/_}
+    "$shardc" compile "$model" --mesh "$mesh" --cpu x86-64-v3 --exe -o "$stage/cpu_$name" --quiet
+    (cd "$root" && "$stage/cpu_$name/main" --in s=inputs/recipe/s.npy --out "expected/$name" --quiet)
+    for arch in sm_90 sm_90a; do
+      "$shardc" compile "$model" --mesh "$mesh" --target ptx --gpu "$arch" --exe \
+        -o "$stage/gpu_${name}_$arch" --quiet
+      cp "$stage/gpu_${name}_$arch/main" "$root/bin/${name}_$arch"
+      printf '%s/%s\t%s_%s\t%s\t%s\t%s\n' "$name" "$arch" "$name" "$arch" "$rtol" "$atol" \
+        "--in s=inputs/recipe/s.npy" >>"$root/cases.tsv"
+    done
+  done
+done
 links=$(find "$root" -type l)
 if [[ -n $links ]]; then
   echo "the GPU bundle would hold symbolic links, which dangle on another machine:" >&2
