@@ -50,6 +50,11 @@ llvm::SmallVector<mlir::Operation *> opsNamed(mlir::ModuleOp module, llvm::Strin
 /// imported.
 mlir::LogicalResult flattenCases(mlir::ModuleOp module);
 
+/// Makes every unsigned integer type signless, first rewriting the ops
+/// whose results depend on the reading (UnsignedToSignless.cpp), before the
+/// ops are imported; an error on an op that has no such rewrite.
+mlir::LogicalResult unsignedToSignless(mlir::ModuleOp module);
+
 /// Unrolls every stablehlo.while whose trip count is known (UnrollWhile.cpp),
 /// before the ops are imported; an error on a loop of another form.
 mlir::LogicalResult unrollStaticWhileLoops(mlir::ModuleOp module);

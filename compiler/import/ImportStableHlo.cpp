@@ -389,7 +389,8 @@ LogicalResult Importer::importBody(func::FuncOp func) {
 }
 
 LogicalResult Importer::run() {
-  if (failed(import::flattenCases(module_)) || failed(import::unrollStaticWhileLoops(module_)))
+  if (failed(import::unsignedToSignless(module_)) || failed(import::flattenCases(module_)) ||
+      failed(import::unrollStaticWhileLoops(module_)))
     return failure();
   SmallVector<func::FuncOp> funcs;
   for (Operation &op : llvm::make_early_inc_range(module_.getBody()->getOperations())) {

@@ -10,7 +10,8 @@
 //   - a dot_general whose result type is wider than its operands' (bf16
 //     inputs, f32 result) converts the operands first, which is exact;
 //   - compare refuses UNSIGNED order on integers and TOTALORDER on floats,
-//     which garray's compare does not have;
+//     which garray's compare does not have (unsigned integers became
+//     signless ones, their comparisons rewritten, before: UnsignedToSignless.cpp);
 //   - optimization_barrier is dropped: it constrains XLA's scheduling, not
 //     the values.
 //
@@ -143,6 +144,10 @@ GARRAY_NAME(kPow, "pow")
 GARRAY_NAME(kRem, "rem")
 GARRAY_NAME(kSub, "sub")
 GARRAY_NAME(kXor, "xor")
+GARRAY_NAME(kShiftLeft, "shift_left")
+GARRAY_NAME(kShiftRightArithmetic, "shift_right_arithmetic")
+GARRAY_NAME(kShiftRightLogical, "shift_right_logical")
+GARRAY_NAME(kBitcastConvert, "bitcast_convert")
 #undef GARRAY_NAME
 
 /// `v` broadcast to `like`'s shape when it is a scalar and `like` is not.
@@ -374,6 +379,10 @@ const OpImport kTable[] = {
     {"stablehlo.remainder", {}, elementwise<kRem>},
     {"stablehlo.subtract", {}, elementwise<kSub>},
     {"stablehlo.xor", {}, elementwise<kXor>},
+    {"stablehlo.shift_left", {}, elementwise<kShiftLeft>},
+    {"stablehlo.shift_right_arithmetic", {}, elementwise<kShiftRightArithmetic>},
+    {"stablehlo.shift_right_logical", {}, elementwise<kShiftRightLogical>},
+    {"stablehlo.bitcast_convert", {}, elementwise<kBitcastConvert>},
     {"stablehlo.select", {}, importSelect},
     {"stablehlo.clamp", {}, importClamp},
     {"stablehlo.compare", kCompareAttrs, importCompare},

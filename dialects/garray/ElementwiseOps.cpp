@@ -150,6 +150,22 @@ bool ConvertOp::isExact(Type from, Type to) {
   return !to.isInteger(1) && to.getIntOrFloatBitWidth() >= bits;
 }
 
+LogicalResult BitcastConvertOp::verify() {
+  auto in = cast<RankedTensorType>(getOperand().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getShape() != out.getShape())
+    return emitOpError("bitcast_convert_c1: the operand has type ")
+           << in << " but the result has type " << out << "; bitcast_convert keeps the shape";
+  unsigned from = in.getElementType().getIntOrFloatBitWidth();
+  unsigned to = out.getElementType().getIntOrFloatBitWidth();
+  if (from != to || from == 1)
+    return emitOpError("bitcast_convert_c2: ")
+           << in.getElementType() << " (" << from << " bits) and " << out.getElementType()
+           << " (" << to << " bits) are not element types of one width; use `convert` to "
+              "change a value's type";
+  return success();
+}
+
 LogicalResult ConvertOp::verify() {
   auto in = cast<RankedTensorType>(getOperand().getType());
   auto out = cast<RankedTensorType>(getType());

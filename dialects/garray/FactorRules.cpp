@@ -385,3 +385,7 @@ FactorRule TransposeOp::getFactorRule() {
 }
 
 FactorRule XorOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule ShiftLeftOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule ShiftRightArithmeticOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule ShiftRightLogicalOp::getFactorRule() { return elementwise(*this, none()); }
+FactorRule BitcastConvertOp::getFactorRule() { return elementwise(*this, none()); }

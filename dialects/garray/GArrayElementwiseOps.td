@@ -200,6 +200,22 @@ def GArray_RemOp : GArray_BinaryOp<"rem", GArray_NumberElements,
     "Remainder of truncating division, with the sign of `lhs` (C's `fmod` and "
     "`%`). Integers never trap, as in XLA: `x rem 0` is `x` and the most "
     "negative value rem -1 is 0.">;
+def GArray_ShiftLeftOp : GArray_BinaryOp<"shift_left", GArray_IntegerElements,
+    "`lhs` shifted left by `rhs` bits, zeros shifted in. A shift amount "
+    "outside [0, bit width), read as unsigned, gives 0 (StableHLO's "
+    "`shift_left`; LLVM's `shl` would give poison).">;
+def GArray_ShiftRightArithmeticOp : GArray_BinaryOp<"shift_right_arithmetic",
+    GArray_IntegerElements,
+    "`lhs` shifted right by `rhs` bits, copies of the sign bit shifted in. A "
+    "shift amount outside [0, bit width), read as unsigned, gives -1 for a "
+    "negative `lhs` and 0 otherwise (StableHLO's `shift_right_arithmetic`).">;
+def GArray_ShiftRightLogicalOp : GArray_BinaryOp<"shift_right_logical",
+    GArray_IntegerElements,
+    "`lhs`, read as unsigned, shifted right by `rhs` bits, zeros shifted in. "
+    "A shift amount outside [0, bit width), read as unsigned, gives 0 "
+    "(StableHLO's `shift_right_logical`). With `xor`, `or` and wrapping "
+    "`add`, the ops counter-based random number generators (JAX's threefry) "
+    "are made of.">;
 def GArray_SubOp : GArray_BinaryOp<"sub", GArray_NumberElements,
     "Difference (wrapping on integers).",
     "stay pending when both are pending sums over the same axes, or one is "
@@ -340,6 +356,33 @@ def GArray_ConvertOp : GArray_Op<"convert", [Pure,
     /// description for the table).
     static bool isExact(::mlir::Type from, ::mlir::Type to);
   }];
+}
+
+def GArray_BitcastConvertOp : GArray_Op<"bitcast_convert", [Pure,
+    DeclareOpInterfaceMethods<GArray_ShardingRuleOpInterface>]> {
+  let summary = "Elementwise reinterpretation of the bits as another type";
+  let description = [{
+    Each element's bits, unchanged, read as the result's element type, which
+    has the same width: i32 and f32, i64 and f64 (and a type to itself).
+    JAX builds uniform floats this way from random bits.
+
+    ```mlir
+    %f = garray.bitcast_convert %bits : (tensor<8x4xi32>) -> tensor<8x4xf32>
+    ```
+
+    Pending partial values: reduced first.
+
+    **Constraints:**
+    - `bitcast_convert_c1`: the operand and the result have one shape;
+    - `bitcast_convert_c2`: their element types have the same bit width
+      (neither is i1).
+  }];
+  let arguments = (ins GArray_Tensor:$operand);
+  let results = (outs GArray_Tensor:$result);
+  let assemblyFormat = [{
+    $operand attr-dict `:` custom<ElementwiseTypes>(type($operand), type($result))
+  }];
+  let hasVerifier = 1;
 }
 
 #endif

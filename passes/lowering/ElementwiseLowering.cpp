@@ -304,6 +304,32 @@ Value body(SubOp, OpBuilder &b, Location l, ValueRange a) {
 }
 Value body(XorOp, OpBuilder &b, Location l, ValueRange a) { return arith::XOrIOp::create(b, l, a); }
 
+/// `shifted` where the amount a[1], read as unsigned, is below the bit
+/// width; `outOfRange` elsewhere (LLVM's shifts give poison there).
+Value guardShift(OpBuilder &b, Location l, ValueRange a, Value shifted, Value outOfRange) {
+  Type t = a[0].getType();
+  Value width = constantOf(b, l, t, t.getIntOrFloatBitWidth());
+  Value inRange = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, a[1], width);
+  return arith::SelectOp::create(b, l, inRange, shifted, outOfRange);
+}
+Value body(ShiftLeftOp, OpBuilder &b, Location l, ValueRange a) {
+  return guardShift(b, l, a, arith::ShLIOp::create(b, l, a), constantOf(b, l, a[0].getType(), 0));
+}
+Value body(ShiftRightLogicalOp, OpBuilder &b, Location l, ValueRange a) {
+  return guardShift(b, l, a, arith::ShRUIOp::create(b, l, a),
+                    constantOf(b, l, a[0].getType(), 0));
+}
+Value body(ShiftRightArithmeticOp, OpBuilder &b, Location l, ValueRange a) {
+  // Out of range, every bit is the sign bit: a shift by width - 1.
+  Type t = a[0].getType();
+  Value signFill =
+      arith::ShRSIOp::create(b, l, a[0], constantOf(b, l, t, t.getIntOrFloatBitWidth() - 1));
+  return guardShift(b, l, a, arith::ShRSIOp::create(b, l, a), signFill);
+}
+Value body(BitcastConvertOp op, OpBuilder &b, Location l, ValueRange a) {
+  return arith::BitcastOp::create(b, l, op.getType().getElementType(), a[0]);
+}
+
 Value body(CompareOp op, OpBuilder &b, Location l, ValueRange a) {
   Type t = a[0].getType();
   if (isa<FloatType>(t))
@@ -348,5 +374,6 @@ template <typename... Ops> void addPatterns(RewritePatternSet &patterns) {
 void shardc::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
   addPatterns<AbsOp, CeilOp, ClampOp, CosOp, ExpOp, Expm1Op, FloorOp, LogOp, Log1pOp,
               LogisticOp, NegOp, NotOp, RoundOp, RsqrtOp, SignOp, SinOp, SqrtOp, StopGradientOp, TanhOp, AddOp, AndOp, DivOp, MaxOp, MinOp, MulOp, OrOp,
-              PowOp, RemOp, SubOp, XorOp, CompareOp, SelectOp, ConvertOp>(patterns);
+              PowOp, RemOp, SubOp, XorOp, ShiftLeftOp, ShiftRightArithmeticOp,
+              ShiftRightLogicalOp, CompareOp, SelectOp, ConvertOp, BitcastConvertOp>(patterns);
 }

@@ -98,7 +98,7 @@ void checkBytesAgainstXla(const std::string &name) {
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
-        "pooling", "maxpool", "branches"})
+        "pooling", "maxpool", "branches", "dropout"})
     checkBytesAgainstXla(name);
 }
 
@@ -151,4 +151,9 @@ TEST_CASE("max pooling and its gradient (select_and_scatter: padding, overlaps, 
 TEST_CASE("lax.cond and lax.switch on data (stablehlo.case, and in the gradient) match JAX",
           "[import][exec]") {
   checkProgram("branches", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("dropout with jax.random in the step (threefry on unsigned words) matches JAX",
+          "[import][exec]") {
+  checkProgram("dropout", {"", "data=1", "data=3", "data=4"});
 }

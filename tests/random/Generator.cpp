@@ -14,7 +14,8 @@ const std::vector<const char *> &generatedOps() {
   static const std::vector<const char *> ops = {
       "abs", "ceil", "cos", "exp", "expm1", "floor", "log", "log1p", "logistic", "neg", "not",
       "round", "rsqrt", "sign", "sin", "sqrt", "tanh", "clamp", "add", "and", "div", "max",
-      "min", "mul", "or", "pow", "rem", "sub", "xor", "compare", "select", "convert",
+      "min", "mul", "or", "pow", "rem", "sub", "xor", "shift_left", "shift_right_logical",
+      "shift_right_arithmetic", "compare", "select", "convert",
       "constant", "iota", "broadcast_in_dim", "reshape", "transpose", "slice", "pad",
       "concatenate", "reverse", "shift", "dot_general", "reduce", "mean", "argmax", "argmin",
       "gather", "scatter_add", "sharding_constraint", "reshard", "sgd_update",
@@ -372,6 +373,14 @@ private:
       r = join(p, q);
       r.lo = name == "max" ? std::max(p.lo, q.lo) : std::min(p.lo, q.lo);
       r.hi = name == "max" ? std::max(p.hi, q.hi) : std::min(p.hi, q.hi);
+    } else if (name == "shift_left") {
+      r.lo = kI32Min, r.hi = kI32Max; // any bits
+    } else if (name == "shift_right_logical") {
+      r.lo = 0, r.hi = p.lo >= 0 ? p.hi : kI32Max; // a negative x shifted by 0 stays below 0
+      if (p.lo < 0)
+        r.lo = p.lo;
+    } else if (name == "shift_right_arithmetic") {
+      r.lo = std::min(p.lo, 0.0), r.hi = std::max(p.hi, 0.0);
     } else { // and, or, xor
       double m = std::max(p.mag(), q.mag()) + 1;
       double bits = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(m))));
@@ -471,8 +480,9 @@ private:
   }
 
   bool buildBinaryInt(Builder &b) {
-    static const std::vector<std::string> ops = {"add", "sub", "mul", "div", "rem",
-                                                 "max", "min", "and", "or",  "xor"};
+    static const std::vector<std::string> ops = {
+        "add", "sub", "mul", "div", "rem", "max", "min", "and", "or", "xor",
+        "shift_left", "shift_right_logical", "shift_right_arithmetic"};
     int x = pick(b, [&](int id) { return type(b, id).dtype == Dtype::I32; });
     if (x < 0)
       return false;

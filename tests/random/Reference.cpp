@@ -74,8 +74,9 @@ bool isUnary(const std::string &n) {
 }
 
 bool isBinary(const std::string &n) {
-  static const char *names[] = {"add", "sub", "mul", "div", "rem", "pow",
-                                "max", "min", "and", "or",  "xor"};
+  static const char *names[] = {"add", "sub", "mul", "div", "rem", "pow", "max", "min", "and",
+                                "or", "xor", "shift_left", "shift_right_logical",
+                                "shift_right_arithmetic"};
   for (const char *b : names)
     if (n == b)
       return true;
@@ -135,6 +136,24 @@ double binary(const std::string &n, Dtype d, double a, double b) {
     if (n == "and") return static_cast<double>(x & y);
     if (n == "or") return static_cast<double>(x | y);
     if (n == "xor") return static_cast<double>(x ^ y);
+    if (n.rfind("shift_", 0) == 0) {
+      // StableHLO's shifts on the dtype's w bits; an amount outside [0, w),
+      // read as unsigned, gives 0 (or the sign, arithmetic).
+      const int w = d == Dtype::I1 ? 1 : d == Dtype::I32 ? 32 : 64;
+      const uint64_t mask = w == 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+      const uint64_t bits = static_cast<uint64_t>(x) & mask;
+      const uint64_t amount = static_cast<uint64_t>(y) & mask;
+      auto fromBits = [&](uint64_t v) { // sign-extend w bits
+        v &= mask;
+        if (w < 64 && (v >> (w - 1)) & 1)
+          v |= ~mask;
+        return static_cast<double>(static_cast<int64_t>(v));
+      };
+      if (n == "shift_left") return amount >= uint64_t(w) ? 0 : fromBits(bits << amount);
+      if (n == "shift_right_logical") return amount >= uint64_t(w) ? 0 : fromBits(bits >> amount);
+      if (amount >= uint64_t(w)) return x < 0 ? -1 : 0;
+      return static_cast<double>(x >> amount);
+    }
   }
   throw std::runtime_error("reference: no binary op '" + n + "' on " + mlirName(d));
 }

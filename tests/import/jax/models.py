@@ -342,6 +342,32 @@ def branches():
                   ({"W1": P(), "W2": P()}, P("data"), P("data")), donate_argnums=(0,))
 
 
+# --- dropout with jax.random inside the step: threefry on uint32 words and
+# uint64 counters (shifts, xor, wrapping adds), bits bitcast to floats, a
+# Bernoulli mask; the key made from an int32 step counter ------------------
+
+def dropout_step(params, x, y, step):
+    key = jax.random.PRNGKey(step)
+    k1, k2 = jax.random.split(key)
+
+    def loss(p):
+        h = jnp.tanh(x @ p["W1"])
+        keep = jax.random.bernoulli(k1, 0.75, h.shape)
+        h = jnp.where(keep, h / 0.75, 0.0)
+        noise = jax.random.uniform(k2, y.shape, minval=-0.01, maxval=0.01)
+        return jnp.mean((h @ p["W2"] - y + noise) ** 2)
+    l, g = jax.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), l, step + 1
+
+
+def dropout():
+    rng = np.random.default_rng(11)
+    params = {"W1": grid(rng, (6, 16), 0.5), "W2": grid(rng, (16, 3), 0.5)}
+    x, y = grid(rng, (8, 6), 1.0), grid(rng, (8, 3), 0.2)
+    return Export(dropout_step, (params, x, y, np.int32(3)), {"data": 2},
+                  ({"W1": P(), "W2": P()}, P("data"), P("data"), P()), donate_argnums=(0, 3))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -354,4 +380,5 @@ EXPORTS = {
     "pooling": pooling,
     "maxpool": maxpool,
     "branches": branches,
+    "dropout": dropout,
 }

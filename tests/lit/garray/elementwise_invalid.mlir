@@ -671,3 +671,27 @@ func.func @add_property_storage(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = garray.add %a, %a {property_storage} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @shift_left_c2(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{shift_left_c2}}
+  %0 = garray.shift_left %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @bitcast_convert_c1(%x: tensor<4xi32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{bitcast_convert_c1: the operand has type 'tensor<4xi32>' but the result has type 'tensor<2x2xf32>'; bitcast_convert keeps the shape}}
+  %0 = garray.bitcast_convert %x : (tensor<4xi32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @bitcast_convert_c2(%x: tensor<4xi32>) -> tensor<4xf64> {
+  // expected-error @+1 {{bitcast_convert_c2: 'i32' (32 bits) and 'f64' (64 bits) are not element types of one width; use `convert` to change a value's type}}
+  %0 = garray.bitcast_convert %x : (tensor<4xi32>) -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}

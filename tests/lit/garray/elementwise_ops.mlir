@@ -176,3 +176,18 @@ func.func @more_unary_and_clamp(%x: tensor<8x4xf32>, %lo: tensor<8x4xf32>, %hi: 
   // CHECK: return %[[C]]
   return %3 : tensor<8x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @bits
+// CHECK: garray.shift_left %{{.*}}, %{{.*}} : tensor<4xi32>
+// CHECK: garray.shift_right_logical %{{.*}}, %{{.*}} : tensor<4xi32>
+// CHECK: garray.shift_right_arithmetic %{{.*}}, %{{.*}} : tensor<4xi32>
+// CHECK: garray.bitcast_convert %{{.*}} : (tensor<4xi32>) -> tensor<4xf32>
+func.func @bits(%x: tensor<4xi32>, %n: tensor<4xi32>) -> tensor<4xf32> {
+  %0 = garray.shift_left %x, %n : tensor<4xi32>
+  %1 = garray.shift_right_logical %0, %n : tensor<4xi32>
+  %2 = garray.shift_right_arithmetic %1, %n : tensor<4xi32>
+  %3 = garray.bitcast_convert %2 : (tensor<4xi32>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}

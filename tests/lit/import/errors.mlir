@@ -11,6 +11,8 @@
 // RUN: not shardc import %t/pretty.mlir 2>&1 | FileCheck %s --check-prefix=PRETTY
 // RUN: not shardc compile %t/pretty.mlir 2>&1 | FileCheck %s --check-prefix=PRETTY
 // RUN: not shardc import %t/unsigned_compare.mlir 2>&1 | FileCheck %s --check-prefix=UNSIGNED
+// RUN: not shardc import %t/unsigned_arg.mlir 2>&1 | FileCheck %s --check-prefix=UARG
+// RUN: not shardc import %t/unsigned_divide.mlir 2>&1 | FileCheck %s --check-prefix=UDIV
 // RUN: not shardc import %t/select_and_scatter.mlir 2>&1 | FileCheck %s --check-prefix=SELSCAT
 // RUN: not shardc import %t/erf_f64.mlir 2>&1 | FileCheck %s --check-prefix=ERF64
 // RUN: not shardc import %t/big_conv.mlir 2>&1 | FileCheck %s --check-prefix=BIGCONV
@@ -19,7 +21,7 @@
 // RUN: not shardc import %t/scatter_set.mlir 2>&1 | FileCheck %s --check-prefix=SCATTER
 // RUN: not shardc import %t/same_name.mlir 2>&1 | FileCheck %s --check-prefix=NAMES
 // RUN: not shardc import %t/unknown_attr.mlir 2>&1 | FileCheck %s --check-prefix=ATTR
-// RUN: not shardc import %t/uint.mlir 2>&1 | FileCheck %s --check-prefix=UINT
+// RUN: not shardc import %t/f8.mlir 2>&1 | FileCheck %s --check-prefix=F8
 // RUN: not shardc run %t/while.mlir 2>&1 | FileCheck %s --check-prefix=WHILE
 // RUN: not shardc import %t/no_place.mlir 2>&1 | FileCheck %s --check-prefix=PLACE
 // RUN: not shardc import %t/positional_name.mlir 2>&1 | FileCheck %s --check-prefix=POSITIONAL
@@ -119,6 +121,27 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xi32>):
     %0 = "stablehlo.compare"(%a, %a) <{compare_type = #stablehlo<comparison_type UNSIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
     "func.return"(%0) : (tensor<4xi1>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- unsigned_arg.mlir
+// UARG: unsigned_arg.mlir:[[@LINE+2]]:{{[0-9]+}}: error: argument #0 of @main has type 'tensor<2xui32>': shardc has no unsigned integers at a function's boundary; pass the bits as a signed integer of the same width (jax.lax.bitcast_convert_type) and convert them inside
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<2xui32>) -> tensor<2xui32>, sym_name = "main"}> ({
+  ^bb0(%k: tensor<2xui32>):
+    %r = "stablehlo.add"(%k, %k) : (tensor<2xui32>, tensor<2xui32>) -> tensor<2xui32>
+    "func.return"(%r) : (tensor<2xui32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- unsigned_divide.mlir
+// UDIV: unsigned_divide.mlir:[[@LINE+4]]:{{[0-9]+}}: error: 'stablehlo.divide' works on unsigned integers: shardc has no unsigned integers and reads them as signed ones of the same width, which this op would tell apart
+"builtin.module"() ({
+  "func.func"() <{function_type = () -> tensor<2xi32>, sym_name = "main"}> ({
+    %a = "stablehlo.constant"() <{value = dense<[4000000000, 6]> : tensor<2xui32>}> : () -> tensor<2xui32>
+    %q = "stablehlo.divide"(%a, %a) : (tensor<2xui32>, tensor<2xui32>) -> tensor<2xui32>
+    %r = "stablehlo.bitcast_convert"(%q) : (tensor<2xui32>) -> tensor<2xi32>
+    "func.return"(%r) : (tensor<2xi32>) -> ()
   }) : () -> ()
 }) : () -> ()
 
@@ -228,13 +251,13 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   }) : () -> ()
 }) : () -> ()
 
-//--- uint.mlir
-// UINT: error: operand #0 of 'stablehlo.add' has element type 'ui32', which garray does not have
+//--- f8.mlir
+// F8: error: operand #0 of 'stablehlo.add' has element type 'f8E4M3FN', which garray does not have
 "builtin.module"() ({
-  "func.func"() <{function_type = (tensor<4xui32>) -> tensor<4xui32>, sym_name = "main"}> ({
-  ^bb0(%a: tensor<4xui32>):
-    %0 = "stablehlo.add"(%a, %a) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
-    "func.return"(%0) : (tensor<4xui32>) -> ()
+  "func.func"() <{function_type = (tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf8E4M3FN>):
+    %0 = "stablehlo.add"(%a, %a) : (tensor<4xf8E4M3FN>, tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN>
+    "func.return"(%0) : (tensor<4xf8E4M3FN>) -> ()
   }) : () -> ()
 }) : () -> ()
 

@@ -1,0 +1,241 @@
+//===- UnsignedToSignless.cpp - unsigned integers as signless ones --------===//
+//
+// garray has no unsigned integers; JAX's random numbers are made of them
+// (threefry works on ui32 words and ui64 counters, then bitcasts bits to
+// floats). Most ops give the same bits whether their integers are read as
+// unsigned or as two's complement: wrapping add, subtract and multiply, the
+// bitwise ops and shifts, and everything that only moves elements. So before
+// any op is imported, every unsigned integer type becomes the signless type
+// of its width, and the few ops whose results depend on the reading are
+// first rewritten into ones that do not:
+//
+//   - an ordering compare flips both operands' sign bits (`xor` with
+//     0x80...0), which turns unsigned order into signed order; maximum and
+//     minimum do the same around a signed max/min;
+//   - a convert from an unsigned integer zero-extends: to a wider integer
+//     it converts and masks the high bits off, to a float it first widens to
+//     twice the width (u32 to f32 goes through i64, exactly);
+//   - ops whose unsigned meaning has no such rewrite (division, remainder,
+//     abs, sign, clamp, a float to unsigned convert, an unsigned value at
+//     the function boundary, ...) are errors that name the op.
+//
+// Constants keep their bits (DenseElementsAttr::bitcast).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/import/ImportOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+namespace shardc::import {
+namespace {
+
+bool isUnsigned(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && tensor.getElementType().isUnsignedInteger();
+}
+
+bool touchesUnsigned(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isUnsigned) ||
+         llvm::any_of(op->getResultTypes(), isUnsigned);
+}
+
+/// `t` with a signless element type of the same width (unchanged if not
+/// an unsigned tensor).
+Type signless(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  if (!tensor || !tensor.getElementType().isUnsignedInteger())
+    return t;
+  return tensor.clone(IntegerType::get(t.getContext(), tensor.getElementTypeBitWidth()));
+}
+
+/// Ops that give the same bits either way (their operands and results are
+/// only moved, or combined by wrapping arithmetic and bit operations).
+bool keepsBits(StringRef name) {
+  static const StringRef kNames[] = {
+      "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.and",
+      "stablehlo.or", "stablehlo.xor", "stablehlo.not", "stablehlo.negate",
+      "stablehlo.shift_left", "stablehlo.shift_right_logical",
+      "stablehlo.shift_right_arithmetic", "stablehlo.constant", "stablehlo.iota",
+      "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose",
+      "stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad", "stablehlo.reverse",
+      "stablehlo.select", "stablehlo.bitcast_convert", "stablehlo.optimization_barrier",
+      "stablehlo.while", "stablehlo.case", "stablehlo.return", "func.return", "func.call",
+      "stablehlo.reduce"};
+  return llvm::is_contained(kNames, name);
+}
+
+Operation *create(OpBuilder &b, Location loc, StringRef name, ValueRange operands, Type result,
+                  ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addTypes(result);
+  state.addAttributes(attrs);
+  return b.create(state);
+}
+
+/// A constant of `type` (a tensor) with every element `bits`.
+Value splat(OpBuilder &b, Location loc, Type type, const APInt &bits) {
+  auto tensor = cast<RankedTensorType>(type);
+  Attribute value = DenseElementsAttr::get(tensor, bits);
+  return create(b, loc, "stablehlo.constant", {}, tensor,
+                {NamedAttribute(b.getStringAttr("value"), value)})
+      ->getResult(0);
+}
+
+/// `x` with its sign bit flipped, which maps unsigned order onto signed.
+Value flipSign(OpBuilder &b, Location loc, Value x) {
+  unsigned w = cast<RankedTensorType>(x.getType()).getElementTypeBitWidth();
+  Value bit = splat(b, loc, x.getType(), APInt::getSignMask(w));
+  return create(b, loc, "stablehlo.xor", {x, bit}, x.getType())->getResult(0);
+}
+
+/// An unsigned integer tensor `x` zero-extended to `to` (an integer tensor
+/// of greater width, of either signedness): convert, then mask.
+Value zeroExtend(OpBuilder &b, Location loc, Value x, RankedTensorType to) {
+  unsigned from = cast<RankedTensorType>(x.getType()).getElementTypeBitWidth();
+  Value wide = create(b, loc, "stablehlo.convert", {x}, to)->getResult(0);
+  Value mask = splat(b, loc, to, APInt::getLowBitsSet(to.getElementTypeBitWidth(), from));
+  return create(b, loc, "stablehlo.and", {wide, mask}, to)->getResult(0);
+}
+
+LogicalResult refuse(Operation *op, StringRef what) {
+  return op->emitError() << "'" << op->getName() << "' " << what
+                         << ": shardc has no unsigned integers and reads them as signed ones "
+                            "of the same width, which this op would tell apart";
+}
+
+/// Rewrites `op`, whose operands or results are unsigned, into ops that do
+/// not depend on the reading; an error when there is no such rewrite.
+LogicalResult rewrite(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  // A reduce's body is judged with its reduce, below.
+  if (Operation *parent = op->getParentOp())
+    if (parent->getName().getStringRef() == "stablehlo.reduce")
+      return success();
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  MLIRContext *ctx = op->getContext();
+  if (name == "stablehlo.compare") {
+    if (!isUnsigned(op->getOperand(0).getType()))
+      return success();
+    std::optional<std::string> text = readAttrText(op, "comparison_direction");
+    if (!text)
+      return failure();
+    bool ordered = text->find("EQ") == std::string::npos && text->find("NE") == std::string::npos;
+    if (ordered)
+      for (unsigned i = 0; i < 2; ++i)
+        op->setOperand(i, flipSign(b, loc, op->getOperand(i)));
+    op->setAttr("compare_type", OpaqueAttr::get(StringAttr::get(ctx, "stablehlo"),
+                                                "comparison_type SIGNED", NoneType::get(ctx)));
+    return success();
+  }
+  if (name == "stablehlo.maximum" || name == "stablehlo.minimum") {
+    Value lhs = flipSign(b, loc, op->getOperand(0)), rhs = flipSign(b, loc, op->getOperand(1));
+    Value r = create(b, loc, name, {lhs, rhs}, op->getResult(0).getType())->getResult(0);
+    op->getResult(0).replaceAllUsesWith(flipSign(b, loc, r));
+    op->erase();
+    return success();
+  }
+  if (name == "stablehlo.convert") {
+    auto from = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto to = cast<RankedTensorType>(op->getResult(0).getType());
+    Type fe = from.getElementType(), te = to.getElementType();
+    if (isa<FloatType>(fe))
+      return refuse(op, "converts a float to an unsigned integer");
+    if (!fe.isUnsignedInteger())
+      return success(); // signed to unsigned: two's complement bits either way
+    unsigned fw = fe.getIntOrFloatBitWidth();
+    if (isa<IntegerType>(te)) {
+      if (te.getIntOrFloatBitWidth() > fw)
+        op->getResult(0).replaceAllUsesWith(zeroExtend(b, loc, op->getOperand(0), to));
+      else
+        return success(); // the same width or narrower keeps the low bits
+      op->erase();
+      return success();
+    }
+    if (fw >= 64)
+      return refuse(op, "converts a 64-bit unsigned integer to a float");
+    auto wide = to.clone(IntegerType::get(ctx, 2 * std::max(fw, 16u)));
+    Value exact = zeroExtend(b, loc, op->getOperand(0), wide);
+    op->setOperand(0, exact);
+    return success();
+  }
+  if (name == "stablehlo.reduce") {
+    // The body must combine bits the same way either way.
+    WalkResult walk = op->walk([&](Operation *inner) {
+      if (inner == op)
+        return WalkResult::advance();
+      StringRef n = inner->getName().getStringRef();
+      if (!keepsBits(n) || n == "stablehlo.reduce")
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return refuse(op, "reduces unsigned integers by an order (maximum or minimum)");
+    return success();
+  }
+  if (keepsBits(name))
+    return success();
+  return refuse(op, "works on unsigned integers");
+}
+
+} // namespace
+
+LogicalResult unsignedToSignless(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isPrivate())
+      continue;
+    FunctionType type = func.getFunctionType();
+    for (auto [i, t] : llvm::enumerate(type.getInputs()))
+      if (isUnsigned(t))
+        return func.emitError() << "argument #" << i << " of @" << func.getSymName()
+                                << " has type " << t
+                                << ": shardc has no unsigned integers at a function's boundary; "
+                                   "pass the bits as a signed integer of the same width "
+                                   "(jax.lax.bitcast_convert_type) and convert them inside";
+    for (auto [i, t] : llvm::enumerate(type.getResults()))
+      if (isUnsigned(t))
+        return func.emitError() << "result #" << i << " of @" << func.getSymName()
+                                << " has type " << t
+                                << ": shardc has no unsigned integers at a function's boundary; "
+                                   "return the bits as a signed integer of the same width "
+                                   "(jax.lax.bitcast_convert_type)";
+  }
+  SmallVector<Operation *> touched;
+  module.walk([&](Operation *op) {
+    if (touchesUnsigned(op))
+      touched.push_back(op);
+  });
+  for (Operation *op : touched)
+    if (failed(rewrite(op)))
+      return failure();
+  // Every unsigned type becomes signless, constants keep their bits.
+  module.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      r.setType(signless(r.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(signless(arg.getType()));
+    if (auto value = op->getAttrOfType<DenseElementsAttr>("value"))
+      if (value.getElementType().isUnsignedInteger())
+        op->setAttr("value",
+                    value.bitcast(cast<ShapedType>(signless(value.getType())).getElementType()));
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      FunctionType t = func.getFunctionType();
+      auto map = [](TypeRange types) {
+        return llvm::to_vector(llvm::map_range(types, [](Type x) { return signless(x); }));
+      };
+      func.setFunctionType(FunctionType::get(op->getContext(), map(t.getInputs()),
+                                             map(t.getResults())));
+    }
+  });
+  return success();
+}
+
+} // namespace shardc::import

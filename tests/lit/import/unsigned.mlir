@@ -1,0 +1,38 @@
+// RUN: shardc run %s | FileCheck %s
+//
+// Unsigned integers (JAX's random bits) are read as signless ones of the
+// same width; the ops whose results tell the two apart are rewritten first:
+// ordering compares and maximum flip the sign bits, a convert from an
+// unsigned integer zero-extends. Shifts by amounts outside [0, width) give
+// 0 (logical, left) or the sign (arithmetic); bitcast_convert keeps the bits.
+//
+// a = [1, 2^32 - 1, 2^31, 7], b = [2, 1, 2^31 - 1, 7] (ui32)
+// CHECK: result0 = [true, false, false, false]
+// CHECK: result1 = [2, 4294967295, 2147483648, 7]
+// CHECK: result2 = [1, 4.294967e+09, 2.147484e+09, 7]
+// CHECK: result3 = [0, 1, 0, 7]
+// CHECK: result4 = [4, 0, 4294967294, 0]
+// CHECK: result5 = [-4, -1, 4, -1]
+// CHECK: result6 = [1, 2]
+"builtin.module"() ({
+  "func.func"() <{function_type = () -> (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>), sym_name = "main"}> ({
+    %a = "stablehlo.constant"() <{value = dense<[1, 4294967295, 2147483648, 7]> : tensor<4xui32>}> : () -> tensor<4xui32>
+    %b = "stablehlo.constant"() <{value = dense<[2, 1, 2147483647, 7]> : tensor<4xui32>}> : () -> tensor<4xui32>
+    %lt = "stablehlo.compare"(%a, %b) <{compare_type = #stablehlo<comparison_type UNSIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xi1>
+    %mx = "stablehlo.maximum"(%a, %b) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    %mx64 = "stablehlo.convert"(%mx) : (tensor<4xui32>) -> tensor<4xi64>
+    %af = "stablehlo.convert"(%a) : (tensor<4xui32>) -> tensor<4xf32>
+    %s1 = "stablehlo.constant"() <{value = dense<[1, 31, 32, 0]> : tensor<4xui32>}> : () -> tensor<4xui32>
+    %sr = "stablehlo.shift_right_logical"(%a, %s1) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    %sr64 = "stablehlo.convert"(%sr) : (tensor<4xui32>) -> tensor<4xi64>
+    %s2 = "stablehlo.constant"() <{value = dense<[1, 32, 1, 40]> : tensor<4xui32>}> : () -> tensor<4xui32>
+    %sl = "stablehlo.shift_left"(%b, %s2) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    %sl64 = "stablehlo.convert"(%sl) : (tensor<4xui32>) -> tensor<4xi64>
+    %c = "stablehlo.constant"() <{value = dense<[-8, -1, 16, -5]> : tensor<4xi32>}> : () -> tensor<4xi32>
+    %s3 = "stablehlo.constant"() <{value = dense<[1, 40, 2, 31]> : tensor<4xi32>}> : () -> tensor<4xi32>
+    %sa = "stablehlo.shift_right_arithmetic"(%c, %s3) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+    %bits = "stablehlo.constant"() <{value = dense<[1065353216, 1073741824]> : tensor<2xui32>}> : () -> tensor<2xui32>
+    %f = "stablehlo.bitcast_convert"(%bits) : (tensor<2xui32>) -> tensor<2xf32>
+    "func.return"(%lt, %mx64, %af, %sr64, %sl64, %sa, %f) : (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
