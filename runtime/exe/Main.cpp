@@ -134,6 +134,62 @@ void printLoss(const shardrt_array &loss, int64_t step) {
   std::fflush(stdout);
 }
 
+bool envFlag(const char *name, bool fallback) {
+  const char *v = std::getenv(name);
+  return !v || !*v ? fallback : std::strcmp(v, "0") != 0;
+}
+
+/// A rank's step loop on a GPU, as graphs where it can be (see runRank).
+class StepGraphs {
+public:
+  explicit StepGraphs(bool enabled) : enabled(enabled) {
+    if (!enabled)
+      why = "launched kernel by kernel (graphs off, or 2 steps or fewer)";
+  }
+
+  /// Runs step `step`: replays its parity's graph, captures one, or runs
+  /// the entry eagerly. False when the rank failed.
+  bool run(int64_t step, void **buffers) {
+    const int parity = static_cast<int>(step % 2);
+    if (graphs[parity] > 0)
+      return shardrt_cuda_graph_launch(graphs[parity]) == SHARDRT_OK;
+    if (!enabled || step == 0) {
+      const int64_t waits = shardrt_cuda_host_waits();
+      shardc_entry(buffers);
+      if (enabled && shardrt_cuda_host_waits() != waits) {
+        enabled = false;
+        why = "launched kernel by kernel: the step waits for the GPU on the host (a staged "
+              "collective, or a value read on the host)";
+      }
+      return true;
+    }
+    if (shardrt_cuda_capture_begin() != SHARDRT_OK)
+      return false;
+    shardc_entry(buffers);
+    graphs[parity] = shardrt_cuda_capture_end();
+    if (graphs[parity] > 0)
+      return shardrt_cuda_graph_launch(graphs[parity]) == SHARDRT_OK;
+    // Not captured: this step and the rest run eagerly.
+    enabled = false;
+    why = std::string("launched kernel by kernel: ") + shardrt_last_error();
+    shardc_entry(buffers);
+    return true;
+  }
+
+  void report() const {
+    if (graphs[0] > 0 && graphs[1] > 0)
+      std::printf("steps: replayed as CUDA graphs (captured at steps 2 and 3)\n");
+    else
+      std::printf("steps: %s\n", why.c_str());
+    std::fflush(stdout);
+  }
+
+private:
+  bool enabled;
+  int64_t graphs[2] = {0, 0};
+  std::string why;
+};
+
 int32_t runRank(shardrt_comm *comm, void *user) {
   Run &run = *static_cast<Run *>(user);
   const int32_t r = shardrt_comm_rank(comm);
@@ -164,8 +220,20 @@ int32_t runRank(shardrt_comm *comm, void *user) {
     for (size_t k = 0; k < rank.host.size(); ++k)
       buffers[k] = rank.host[k].data;
   }
+  // On a GPU, a step that waits for nothing on the host is captured as a
+  // CUDA graph, one per parity of the step (the state buffers swap), and
+  // replayed; the first step runs eagerly (it loads modules, uploads
+  // constants and fills the allocator's cache) and tells whether the step
+  // waits. SHARDRT_CUDA_GRAPHS=0 launches every kernel on its own.
+  StepGraphs graphs(gpu && run.options.steps > 2 && envFlag("SHARDRT_CUDA_GRAPHS", true));
   for (int64_t step = 0; step < run.options.steps; ++step) {
-    shardc_entry(buffers.data());
+    if (!graphs.run(step, buffers.data())) {
+      shardrt_cuda_unbind();
+      return 1;
+    }
+    if (r == 0 && step + 1 == run.options.steps && gpu && !run.options.quiet &&
+        run.options.steps > 2)
+      graphs.report();
     if (gpu && shardrt_cuda_synchronize() != SHARDRT_OK) {
       shardrt_cuda_unbind();
       return 1;

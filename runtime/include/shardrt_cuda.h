@@ -73,6 +73,25 @@ int32_t shardrt_cuda_download(void *host_dst, const void *device_src, int64_t by
  * any (with its message), SHARDRT_ERR_BACKEND on a timeout. */
 int32_t shardrt_cuda_synchronize(void);
 
+/* Step graphs. A step of ~100 kernels is ~100 launches; captured once as a
+ * CUDA graph it is one. capture_begin starts capturing the rank's stream:
+ * what is enqueued until capture_end is recorded, not run (NCCL collectives
+ * included). A call that must wait for the GPU on the host (a download, an
+ * upload, a synchronize, so a staged collective too) cannot be captured: it
+ * returns at once and breaks the capture, which is not an error of the
+ * rank; capture_end then returns 0 and shardrt_last_error() says what broke
+ * it, and the caller runs the work again without a graph. Otherwise
+ * capture_end returns a graph (> 0), which graph_launch replays on the
+ * rank's stream, as often as wanted, on the same buffers. While a rank holds
+ * graphs its allocator keeps every block it got from the driver (the graphs
+ * hold their addresses); unbind destroys them. host_waits counts the rank's
+ * waits so far, so a host program can tell whether a step it ran could have
+ * been captured (none during the step). */
+shardrt_status shardrt_cuda_capture_begin(void);
+int64_t shardrt_cuda_capture_end(void);
+int32_t shardrt_cuda_graph_launch(int64_t graph);
+void shardrt_cuda_graph_destroy(int64_t graph);
+int64_t shardrt_cuda_host_waits(void);
 /* The rank's stream, as a CUstream, for host programs that enqueue work of
  * their own on it (benchmarks calling cuBLAS); NULL when unbound. */
 void *shardrt_cuda_stream(void);

@@ -23,7 +23,7 @@ CUresult Allocator::allocate(uint64_t bytes, CUdeviceptr *out,
   }
   CUdeviceptr ptr = 0;
   CUresult r = driver.memAlloc(&ptr, size);
-  if (r == CUDA_ERROR_OUT_OF_MEMORY && !cache.empty()) {
+  if (r == CUDA_ERROR_OUT_OF_MEMORY && !cache.empty() && !pinned) {
     // Cached blocks may still be read by enqueued work until the stream is
     // idle; only then can they go back to the driver.
     CUresult w = waitIdle();
@@ -51,7 +51,7 @@ bool Allocator::release(CUdeviceptr ptr, CUresult *driverResult) {
   const uint64_t size = it->second;
   live.erase(it);
   used -= size;
-  if (caching) {
+  if (caching || pinned) {
     cache.emplace(size, ptr);
     return true;
   }

@@ -49,6 +49,12 @@ public:
   /// Returns every block, cached or still in use, to the driver.
   CUresult releaseAll();
 
+  /// While pinned (a CUDA graph of the rank holds addresses of blocks it
+  /// allocated and freed when it was captured), an out-of-memory result no
+  /// longer empties the cache, and a freed block always goes to the cache.
+  void setPinned(bool p) { pinned = p; }
+  bool isPinned() const { return pinned; }
+
   uint64_t heldBytes() const { return held; }
   uint64_t usedBytes() const { return used; }
   int64_t liveBlocks() const { return static_cast<int64_t>(live.size()); }
@@ -56,6 +62,7 @@ public:
 private:
   const DriverTable &driver;
   const bool caching;
+  bool pinned = false;
   std::multimap<uint64_t, CUdeviceptr> cache;        // size class -> block
   std::unordered_map<CUdeviceptr, uint64_t> live;    // block -> size class
   uint64_t held = 0, used = 0;

@@ -95,6 +95,31 @@ int32_t shardrt_cuda_synchronize(void) {
   return rd ? rd->synchronize() : SHARDRT_ERR_ARGUMENT;
 }
 
+shardrt_status shardrt_cuda_capture_begin(void) {
+  RankDevice *rd = bound("shardrt_cuda_capture_begin");
+  return rd ? static_cast<shardrt_status>(rd->captureBegin()) : SHARDRT_ERR_ARGUMENT;
+}
+
+int64_t shardrt_cuda_capture_end(void) {
+  RankDevice *rd = bound("shardrt_cuda_capture_end");
+  return rd ? rd->captureEnd() : 0;
+}
+
+int32_t shardrt_cuda_graph_launch(int64_t graph) {
+  RankDevice *rd = bound("shardrt_cuda_graph_launch");
+  return rd ? rd->graphLaunch(graph) : SHARDRT_ERR_ARGUMENT;
+}
+
+void shardrt_cuda_graph_destroy(int64_t graph) {
+  if (RankDevice *rd = bound("shardrt_cuda_graph_destroy"))
+    rd->graphDestroy(graph);
+}
+
+int64_t shardrt_cuda_host_waits(void) {
+  RankDevice *rd = RankDevice::current();
+  return rd ? rd->hostWaits() : 0;
+}
+
 void *shardrt_cuda_stream(void) {
   RankDevice *rd = RankDevice::current();
   return rd ? static_cast<void *>(rd->rankStream()) : nullptr;

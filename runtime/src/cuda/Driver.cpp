@@ -52,6 +52,12 @@ bool resolveAll(void *lib, DriverTable &t, std::string &missing) {
   ok &= resolve(lib, "cuModuleGetFunction", t.moduleGetFunction, missing);
   ok &= resolve(lib, "cuFuncSetAttribute", t.funcSetAttribute, missing);
   ok &= resolve(lib, "cuLaunchKernel", t.launchKernel, missing);
+  ok &= resolve(lib, "cuStreamBeginCapture_v2", t.streamBeginCapture, missing);
+  ok &= resolve(lib, "cuStreamEndCapture", t.streamEndCapture, missing);
+  ok &= resolve(lib, "cuGraphInstantiateWithFlags", t.graphInstantiate, missing);
+  ok &= resolve(lib, "cuGraphLaunch", t.graphLaunch, missing);
+  ok &= resolve(lib, "cuGraphExecDestroy", t.graphExecDestroy, missing);
+  ok &= resolve(lib, "cuGraphDestroy", t.graphDestroy, missing);
   return ok;
 }
 

@@ -25,12 +25,19 @@ using CUcontext = struct CUctx_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
 inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+inline constexpr CUresult CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900;
+inline constexpr CUresult CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901;
+// Relaxed: calls that are not stream-ordered (cuMemAlloc on a cache miss)
+// may run while a rank captures; they are not recorded.
+inline constexpr int CU_STREAM_CAPTURE_MODE_RELAXED = 2;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
@@ -88,6 +95,12 @@ struct DriverTable {
   CUresult (*launchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                            unsigned by, unsigned bz, unsigned smem, CUstream stream,
                            void **params, void **extra);
+  CUresult (*streamBeginCapture)(CUstream stream, int mode);
+  CUresult (*streamEndCapture)(CUstream stream, CUgraph *graph);
+  CUresult (*graphInstantiate)(CUgraphExec *exec, CUgraph graph, unsigned long long flags);
+  CUresult (*graphLaunch)(CUgraphExec exec, CUstream stream);
+  CUresult (*graphExecDestroy)(CUgraphExec exec);
+  CUresult (*graphDestroy)(CUgraph graph);
 };
 
 /// What opening a driver library found: a filled table and the devices, or

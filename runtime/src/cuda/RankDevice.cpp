@@ -127,8 +127,17 @@ RankDevice *RankDevice::bind(const DriverLoad &load, int ordinal, int rank) {
 }
 
 shardrt_status RankDevice::unbind() {
+  if (capturing) { // a capture left open: end it, keep nothing
+    CUgraph g = nullptr;
+    driver.streamEndCapture(stream, &g);
+    if (g)
+      driver.graphDestroy(g);
+    capturing = false;
+  }
   std::string timeout;
   CUresult r = waitIdle(&timeout);
+  while (!graphs.empty())
+    graphDestroy(graphs.begin()->first);
   if (ncclRank && (failed() || !timeout.empty()))
     ncclRank->abortAll();
   ncclRank.reset();
@@ -210,9 +219,20 @@ CUresult RankDevice::waitIdle(std::string *failure) {
   }
 }
 
+bool RankDevice::breaksCapture(const char *what) {
+  if (!capturing)
+    return false;
+  if (captureBrokenBy.empty())
+    captureBrokenBy = what;
+  return true;
+}
+
 int32_t RankDevice::synchronize(const char *after) {
   if (failed())
     return report();
+  ++waits;
+  if (breaksCapture(after ? after : "a synchronize"))
+    return SHARDRT_OK;
   std::string timeout;
   CUresult r = waitIdle(&timeout);
   const std::string detail = after ? format(" (after %s)", after) : std::string();
@@ -356,6 +376,10 @@ int32_t RankDevice::memset(void *ptr, int32_t value, int64_t count, int32_t elem
 int32_t RankDevice::upload(void *dst, const void *src, int64_t bytes) {
   if (failed())
     return report();
+  if (breaksCapture("an upload")) {
+    ++waits;
+    return SHARDRT_OK;
+  }
   if (bytes <= 0)
     return SHARDRT_OK;
   CUresult r = driver.memcpyHtoDAsync(dptr(dst), src, static_cast<size_t>(bytes), stream);
@@ -368,6 +392,10 @@ int32_t RankDevice::upload(void *dst, const void *src, int64_t bytes) {
 int32_t RankDevice::download(void *dst, const void *src, int64_t bytes) {
   if (failed())
     return report();
+  if (breaksCapture("a download")) {
+    ++waits;
+    return SHARDRT_OK;
+  }
   if (bytes <= 0)
     return synchronize("a download");
   CUresult r = driver.memcpyDtoHAsync(dst, dptr(src), static_cast<size_t>(bytes), stream);
@@ -428,6 +456,75 @@ int32_t RankDevice::launch(const void *image, int64_t bytes, const char *kernel,
   if (syncEveryLaunch)
     return synchronize(format("kernel %s", kernel).c_str());
   return SHARDRT_OK;
+}
+
+int32_t RankDevice::captureBegin() {
+  if (failed())
+    return report();
+  if (capturing)
+    return fail("shardrt_cuda_capture_begin", CUDA_SUCCESS, " (the rank is capturing already)");
+  CUresult r = driver.streamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED);
+  if (r != CUDA_SUCCESS)
+    return fail("cuStreamBeginCapture", r);
+  capturing = true;
+  captureBrokenBy.clear();
+  return SHARDRT_OK;
+}
+
+int64_t RankDevice::captureEnd() {
+  if (!capturing) {
+    fail("shardrt_cuda_capture_end", CUDA_SUCCESS, " (the rank is not capturing)");
+    return 0;
+  }
+  capturing = false;
+  CUgraph graph = nullptr;
+  CUresult r = driver.streamEndCapture(stream, &graph);
+  CUgraphExec exec = nullptr;
+  if (r == CUDA_SUCCESS && captureBrokenBy.empty() && graph)
+    r = driver.graphInstantiate(&exec, graph, 0);
+  if (r != CUDA_SUCCESS || !captureBrokenBy.empty() || !exec) {
+    if (graph)
+      driver.graphDestroy(graph);
+    // Not the rank's failure: the caller runs the work without a graph.
+    shardrt::fail(SHARDRT_ERR_BACKEND, "%s: the step could not be captured as a CUDA graph: %s",
+                  where().c_str(),
+                  !captureBrokenBy.empty()
+                      ? ("it waits for the GPU on the host (" + captureBrokenBy + ")").c_str()
+                      : errorName(driver, r).c_str());
+    return 0;
+  }
+  const int64_t id = nextGraph++;
+  graphs.emplace(id, std::make_pair(graph, exec));
+  // The graph holds the addresses of the blocks its work used: they must
+  // stay with the rank as long as it lives.
+  memory.setPinned(true);
+  return id;
+}
+
+int32_t RankDevice::graphLaunch(int64_t graph) {
+  if (failed())
+    return report();
+  auto it = graphs.find(graph);
+  if (it == graphs.end())
+    return fail("shardrt_cuda_graph_launch", CUDA_SUCCESS,
+                format(" graph %lld does not exist", static_cast<long long>(graph)));
+  CUresult r = driver.graphLaunch(it->second.second, stream);
+  if (r != CUDA_SUCCESS)
+    return fail("cuGraphLaunch", r);
+  if (syncEveryLaunch)
+    return synchronize("a graph launch");
+  return SHARDRT_OK;
+}
+
+void RankDevice::graphDestroy(int64_t graph) {
+  auto it = graphs.find(graph);
+  if (it == graphs.end())
+    return;
+  driver.graphExecDestroy(it->second.second);
+  driver.graphDestroy(it->second.first);
+  graphs.erase(it);
+  if (graphs.empty())
+    memory.setPinned(false);
 }
 
 } // namespace shardrt::cuda

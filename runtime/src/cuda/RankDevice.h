@@ -14,6 +14,7 @@
 #include "shardrt.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -61,6 +62,18 @@ public:
   /// Polls the stream until idle or the timeout (SHARDRT_TIMEOUT_S).
   int32_t synchronize(const char *after = nullptr);
 
+  // Step graphs (shardrt_cuda.h). While capturing, work is recorded, not
+  // run; a call that would wait for the GPU breaks the capture instead of
+  // failing the rank.
+  int32_t captureBegin();
+  /// The captured graph's id (> 0), or 0 with the thread's last error
+  /// saying why the capture broke.
+  int64_t captureEnd();
+  int32_t graphLaunch(int64_t graph);
+  void graphDestroy(int64_t graph);
+  /// Host waits for the GPU so far (synchronizes, uploads, downloads).
+  int64_t hostWaits() const { return waits; }
+
   const Allocator &allocator() const { return memory; }
   CUstream rankStream() const { return stream; }
   int deviceOrdinal() const { return ordinal; }
@@ -78,6 +91,8 @@ private:
   /// Polls the stream until idle; on a timeout, an NCCL error or an abort
   /// of the world, aborts the NCCL communicators and says why in `failure`.
   CUresult waitIdle(std::string *failure);
+  /// True (and the capture broken by `what`) while capturing.
+  bool breaksCapture(const char *what);
 
   const DriverTable &driver;
   const int ordinal, rank;
@@ -93,6 +108,11 @@ private:
   std::string stickyError;
   shardrt_status stickyStatus = SHARDRT_OK;
   std::unique_ptr<NcclRank> ncclRank;
+  bool capturing = false;
+  std::string captureBrokenBy; // "" while the capture holds
+  int64_t waits = 0;
+  int64_t nextGraph = 1;
+  std::map<int64_t, std::pair<CUgraph, CUgraphExec>> graphs;
   std::string collectivesMode = "staged through host memory";
 };
 

@@ -23,6 +23,33 @@ std::vector<std::string> &names() {
 
 unsigned char *hostOf(CUdeviceptr p) { return reinterpret_cast<unsigned char *>(p); }
 
+/// Runs `work` now, or records it when `stream` is capturing.
+CUresult enqueue(CUstream stream, std::function<void()> work) {
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    auto it = state->capturing.find(stream);
+    if (it != state->capturing.end()) {
+      it->second.push_back(std::move(work));
+      return CUDA_SUCCESS;
+    }
+  }
+  work();
+  return CUDA_SUCCESS;
+}
+
+/// A host copy on a capturing stream: refused, and the capture is void.
+bool refusedInCapture(CUstream stream) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  if (!state->capturing.count(stream))
+    return false;
+  state->invalidated[stream] = true;
+  return true;
+}
+
+struct FakeGraph {
+  std::vector<std::function<void()>> work;
+};
+
 CUresult init(unsigned) { return CUDA_SUCCESS; }
 CUresult driverGetVersion(int *v) {
   *v = 13000;
@@ -116,19 +143,22 @@ CUresult memGetInfo(size_t *freeBytes, size_t *total) {
   *total = state->capacity;
   return CUDA_SUCCESS;
 }
-CUresult memcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) {
-  std::memmove(hostOf(d), hostOf(s), n);
-  return CUDA_SUCCESS;
+CUresult memcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream stream) {
+  return enqueue(stream, [=] { std::memmove(hostOf(d), hostOf(s), n); });
 }
-CUresult memcpyHtoD(CUdeviceptr d, const void *s, size_t n, CUstream) {
+CUresult memcpyHtoD(CUdeviceptr d, const void *s, size_t n, CUstream stream) {
+  if (refusedInCapture(stream))
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::memcpy(hostOf(d), s, n);
   return CUDA_SUCCESS;
 }
-CUresult memcpyDtoH(void *d, CUdeviceptr s, size_t n, CUstream) {
+CUresult memcpyDtoH(void *d, CUdeviceptr s, size_t n, CUstream stream) {
+  if (refusedInCapture(stream))
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::memcpy(d, hostOf(s), n);
   return CUDA_SUCCESS;
 }
-CUresult memcpy2D(const CudaMemcpy2D *c, CUstream) {
+CUresult memcpy2D(const CudaMemcpy2D *c, CUstream stream) {
   if (c->srcMemoryType != CU_MEMORYTYPE_DEVICE || c->dstMemoryType != CU_MEMORYTYPE_DEVICE ||
       c->widthInBytes > c->srcPitch || c->widthInBytes > c->dstPitch)
     return kInvalidValue;
@@ -136,20 +166,28 @@ CUresult memcpy2D(const CudaMemcpy2D *c, CUstream) {
     std::lock_guard<std::mutex> lock(state->mutex);
     ++state->copies2D;
   }
-  for (size_t row = 0; row < c->height; ++row)
-    std::memmove(hostOf(c->dstDevice) + c->dstXInBytes + (c->dstY + row) * c->dstPitch,
-                 hostOf(c->srcDevice) + c->srcXInBytes + (c->srcY + row) * c->srcPitch,
-                 c->widthInBytes);
-  return CUDA_SUCCESS;
+  CudaMemcpy2D copy = *c;
+  return enqueue(stream, [copy] {
+    for (size_t row = 0; row < copy.height; ++row)
+      std::memmove(hostOf(copy.dstDevice) + copy.dstXInBytes + (copy.dstY + row) * copy.dstPitch,
+                   hostOf(copy.srcDevice) + copy.srcXInBytes + (copy.srcY + row) * copy.srcPitch,
+                   copy.widthInBytes);
+  });
 }
 template <typename T> CUresult fill(CUdeviceptr p, T v, size_t n) {
   for (size_t i = 0; i < n; ++i)
     std::memcpy(hostOf(p) + i * sizeof(T), &v, sizeof(T));
   return CUDA_SUCCESS;
 }
-CUresult memsetD8(CUdeviceptr p, unsigned char v, size_t n, CUstream) { return fill(p, v, n); }
-CUresult memsetD16(CUdeviceptr p, unsigned short v, size_t n, CUstream) { return fill(p, v, n); }
-CUresult memsetD32(CUdeviceptr p, unsigned v, size_t n, CUstream) { return fill(p, v, n); }
+CUresult memsetD8(CUdeviceptr p, unsigned char v, size_t n, CUstream s) {
+  return enqueue(s, [=] { fill(p, v, n); });
+}
+CUresult memsetD16(CUdeviceptr p, unsigned short v, size_t n, CUstream s) {
+  return enqueue(s, [=] { fill(p, v, n); });
+}
+CUresult memsetD32(CUdeviceptr p, unsigned v, size_t n, CUstream s) {
+  return enqueue(s, [=] { fill(p, v, n); });
+}
 CUresult moduleLoadData(CUmodule *m, const void *image) {
   std::lock_guard<std::mutex> lock(state->mutex);
   ++state->moduleLoads;
@@ -171,7 +209,8 @@ CUresult funcSetAttribute(CUfunction, int, int) {
   return CUDA_SUCCESS;
 }
 CUresult launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                      unsigned by, unsigned bz, unsigned smem, CUstream, void **params, void **) {
+                      unsigned by, unsigned bz, unsigned smem, CUstream stream, void **params,
+                      void **) {
   KernelFn fn;
   Launch launch;
   {
@@ -180,10 +219,85 @@ CUresult launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsig
       return state->launchError;
     launch = Launch{names().at(reinterpret_cast<uintptr_t>(f) - 1), {gx, gy, gz}, {bx, by, bz},
                     smem};
-    state->launches.push_back(launch);
     fn = state->kernels.at(launch.kernel);
   }
-  fn(launch.grid, launch.block, params);
+  bool recording = false;
+  int count = 0;
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    recording = state->capturing.count(stream) > 0;
+    if (recording)
+      count = state->paramCounts.at(launch.kernel);
+  }
+  if (!recording) {
+    {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      state->launches.push_back(launch);
+    }
+    fn(launch.grid, launch.block, params);
+    return CUDA_SUCCESS;
+  }
+  // A launch reads its parameters when it is made (the driver copies
+  // them), so a recorded one keeps their values, as a graph node does;
+  // each is one pointer-sized value in these tests.
+  std::vector<void *> values(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i)
+    values[i] = *static_cast<void **>(params[i]);
+  return enqueue(stream, [=]() mutable {
+    {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      state->launches.push_back(launch);
+    }
+    std::vector<void *> slots(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      slots[i] = &values[i];
+    fn(launch.grid, launch.block, slots.data());
+  });
+}
+CUresult streamBeginCapture(CUstream s, int) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  if (state->capturing.count(s))
+    return kInvalidValue;
+  state->capturing[s];
+  state->invalidated[s] = false;
+  return CUDA_SUCCESS;
+}
+CUresult streamEndCapture(CUstream s, CUgraph *graph) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  auto it = state->capturing.find(s);
+  if (it == state->capturing.end())
+    return kInvalidValue;
+  auto work = std::move(it->second);
+  state->capturing.erase(it);
+  *graph = nullptr;
+  if (state->invalidated[s])
+    return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  *graph = reinterpret_cast<CUgraph>(new FakeGraph{std::move(work)});
+  return CUDA_SUCCESS;
+}
+CUresult graphInstantiate(CUgraphExec *exec, CUgraph g, unsigned long long) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  ++state->graphsLive;
+  *exec = reinterpret_cast<CUgraphExec>(new FakeGraph(*reinterpret_cast<FakeGraph *>(g)));
+  return CUDA_SUCCESS;
+}
+CUresult graphLaunch(CUgraphExec exec, CUstream s) {
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    ++state->graphLaunches;
+  }
+  for (const auto &work : reinterpret_cast<FakeGraph *>(exec)->work)
+    enqueue(s, work);
+  return CUDA_SUCCESS;
+}
+CUresult graphExecDestroy(CUgraphExec exec) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  --state->graphsLive;
+  delete reinterpret_cast<FakeGraph *>(exec);
+  return CUDA_SUCCESS;
+}
+CUresult graphDestroy(CUgraph g) {
+  delete reinterpret_cast<FakeGraph *>(g);
   return CUDA_SUCCESS;
 }
 
@@ -193,7 +307,8 @@ const DriverTable kTable = {
     ctxSetCurrent, streamCreate,     streamDestroy,  streamQuery,      memAlloc,
     memFree,       memGetInfo,       memcpyDtoD,     memcpyHtoD,       memcpyDtoH,
     memcpy2D,      memsetD8,      memsetD16,        memsetD32,      moduleLoadData,   moduleUnload,
-    moduleGetFunction, funcSetAttribute, launchKernel,
+    moduleGetFunction, funcSetAttribute, launchKernel, streamBeginCapture, streamEndCapture,
+    graphInstantiate, graphLaunch, graphExecDestroy, graphDestroy,
 };
 
 } // namespace

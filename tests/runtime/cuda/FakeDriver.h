@@ -36,10 +36,18 @@ struct FakeDriverState {
   std::map<unsigned long long, std::vector<unsigned char>> blocks;
   int allocCalls = 0, freeCalls = 0, moduleLoads = 0, attributeCalls = 0, copies2D = 0;
   std::map<std::string, KernelFn> kernels;   // by name
+  // Parameters of a kernel launched while capturing (each pointer-sized).
+  std::map<std::string, int> paramCounts;
   std::vector<Launch> launches;
   int launchError = 0;          // returned by the next launches when non-zero
   bool streamNeverIdle = false; // cuStreamQuery answers CUDA_ERROR_NOT_READY
   int retainedContexts = 0, liveStreams = 0;
+  // Capture: a capturing stream records its work (run when a graph of it
+  // is launched); host copies on it are CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+  // and invalidate the capture, as the driver's do.
+  std::map<void *, std::vector<std::function<void()>>> capturing; // by stream
+  std::map<void *, bool> invalidated;
+  int graphsLive = 0, graphLaunches = 0;
 };
 
 /// The fake's state; reset() clears it.
