@@ -107,6 +107,11 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
     if grep -q "\.extern\|malloc" "$out"; then
       fail "emit_ptx_$arch" "a kernel calls out (.extern or malloc)"
     fi
+    # Runs of 4 as 16-byte loads and stores (gpu-vectorize-threads): f32
+    # as v4.b32, the bf16 scale as v2.b32.
+    grep -q "ld\.global\.v4\.b32" "$out" && grep -q "st\.global\.v4\.b32" "$out" &&
+      grep -q "ld\.global\.v2\.b32" "$out" ||
+      fail "emit_ptx_$arch" "no vector loads and stores (ld/st.global.v4.b32, v2.b32)"
   done
   # The artifact: an object whose host code only calls shardrt's CUDA part,
   # the manifest's target and kernels (launch shape, ptxas's registers).

@@ -119,6 +119,42 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def GpuVectorizeThreads : Pass<"gpu-vectorize-threads"> {
+  let summary = "A thread's run of 4 elements as vector loads and stores";
+  let description = [{
+    On buffers, after bufferization, in the GPU target and its sequential
+    CPU fork alike. The output recipe gives each thread a run of 4
+    consecutive outputs of the innermost dim (16 bytes of f32); a thread's
+    elementwise op (every loop parallel, every loop but the innermost of
+    extent 1, operands read through projected permutations, byte-or-wider
+    elements, a body of elementwise ops) becomes
+
+    ```mlir
+    scf.if (%run == 4 and every operand that reads the run starts at an
+            address that is a multiple of the run's bytes) {
+      %a = vector.load %A[0, 0] {alignment = 16} : memref<1x?xf32, ...>, vector<4xf32>
+      %s = memref.load %S[0] ...; %b = vector.broadcast %s  // a broadcast operand
+      ... the body's ops on vector<4xf32> ...
+      vector.store %r, %OUT[0, 0] {alignment = 16}
+    } else {
+      linalg.generic ...  // the thread's op as it was
+    }
+    ```
+
+    so a run becomes one 16-byte load per operand and one store per result
+    (`ld.global.v4.f32`), and a thread at a tile's edge, or a run that is
+    not aligned (a view at an odd offset), takes the scalar loop. The
+    alignment is checked when the kernel runs (the address of each run:
+    the buffer's aligned pointer plus its offset), never assumed. The
+    vector path computes each element with the body's own scalar
+    operations, so results are the scalar path's bit for bit. Bool (i1)
+    operands are not vectorized: an i1 memref holds bytes, an i1 vector
+    bits.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 def GpuSequentialForall : Pass<"gpu-sequential-forall"> {
   let summary = "Run bufferized scf.foralls as scf.for nests in index order (CPU tests)";
   let description = [{
@@ -180,7 +216,9 @@ def GpuSinkViews : Pass<"gpu-sink-views"> {
     subview, whose offset may come from a host table read at
     `shardrt_rank()`; a reshape; a cast) and that a launch reads is cloned
     into the launch's start, views of views too, so only the buffer and the
-    view's index operands (as scalars) cross into the kernel. Run right
+    view's index operands (as scalars) cross into the kernel. Vector
+    constants a launch reads (a broadcast of a scalar constant, folded and
+    hoisted out by canonicalization) are cloned in the same way. Run right
     before `gpu-kernel-outlining`.
 
     ```mlir

@@ -82,6 +82,9 @@ std::string tilePipeline() {
          // update in place; then host loops over buffers (scatter_add) and
          // the strided copies bufferization added: kernels of their own.
          "canonicalize, gpu-host-loops, gpu-copy-kernels, "
+         // A thread's run of 4 as vector loads and stores where it is
+         // whole and aligned.
+         "gpu-vectorize-threads, "
          // Foralls to gpu.launch (after CSE, so that the self-copies
          // bufferization leaves are copies of one value, which
          // gpu-map-foralls drops).

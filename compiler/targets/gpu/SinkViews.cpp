@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/gpu/GpuPasses.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
@@ -34,8 +35,13 @@ void sinkViews(RewriterBase &rw, gpu::LaunchOp launch) {
     getUsedValuesDefinedAbove(body, captured);
     for (Value v : captured) {
       Operation *def = v.getDefiningOp();
-      if (!def || !isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
-                       memref::CastOp, memref::ReinterpretCastOp>(def))
+      // Vector constants too (gpu-vectorize-threads' broadcasts of a
+      // constant, hoisted out of the launch by canonicalization): a kernel
+      // takes scalars and pointers only.
+      bool vectorConstant = def && isa<arith::ConstantOp>(def) && isa<VectorType>(v.getType());
+      if (!def || (!vectorConstant &&
+                   !isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+                        memref::CastOp, memref::ReinterpretCastOp>(def)))
         continue;
       rw.setInsertionPointToStart(&body.front());
       Operation *clone = rw.clone(*def);
