@@ -42,6 +42,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -144,10 +145,12 @@ cl::opt<bool> timingArg("timing",
 cl::opt<bool> quietArg("quiet", cl::desc("print only errors"), cl::sub(buildCmds),
                        cl::cat(category));
 cl::opt<bool> exeArg("exe",
-                     cl::desc("also link OUT/<entry>, a standalone executable of the model (no "
-                              "LLVM, MLIR or MPI needed to run it; it takes --in/--out/--steps "
-                              "as `run` does); needs a C++ driver ($CXX or c++)"),
-                     cl::sub(compileCmd), cl::cat(category));
+                     cl::desc("compile: also link OUT/<entry>, a standalone executable of the "
+                              "model (no LLVM, MLIR or MPI needed to run it; it takes "
+                              "--in/--out/--steps as `run` does). run: run the model as that "
+                              "executable, as it is deployed (GPU models always run so). Needs "
+                              "a C++ driver ($CXX or c++)"),
+                     cl::sub(compileCmd), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> outDirArg("o", cl::desc("the artifact folder (default: out)"),
                                cl::value_desc("OUT/"), cl::sub(compileCmd), cl::cat(category));
 cl::opt<std::string> importOutArg("o",
@@ -752,27 +755,88 @@ bool writeOutputs(const std::string &dir, const shardc::ArraySet &outputs, std::
   return true;
 }
 
-/// A GPU artifact: its buffers are device memory, so it needs a CUDA
-/// device, and ranks bound to GPUs. What exists is the runtime's CUDA part
-/// (shardrt_cuda.h); the rank group that runs an artifact on it does not,
-/// so with a device present this says so rather than run anything.
-int runGpuArtifact(const Args &a, const shardc::Signature &sig) {
-  if (a.backend == "mpi") {
-    llvm::errs() << "shardc: error: --backend mpi runs CPU artifacts; this model was compiled "
-                    "for the GPU ("
-                 << sig.target << "); run it with the default --backend threads\n";
+/// Runs `m` as its standalone executable (runtime/exe): linked into a
+/// temporary file, given the run's inputs, output folder, steps and
+/// quietness, and its exit status passed on (the same statuses as run's).
+/// A GPU artifact always runs this way: the standalone main is the host
+/// program of the GPU target (ranks bound to GPUs, state kept on them,
+/// collectives over NCCL or staged, steps replayed as CUDA graphs).
+int runAsExecutable(const Args &a, const Model &m) {
+  const bool gpu = m.signature.target != "cpu-x86_64";
+  auto refuse = [&](const std::string &flag) {
+    llvm::errs() << "shardc: error: " << flag << " is not available when the model runs as its "
+                 << "standalone executable"
+                 << (gpu ? " (as a GPU model always does: " + m.signature.target + ")"
+                         : std::string(" (--exe)"))
+                 << "\n";
     return exitWith(ExitCode::Usage);
-  }
-  if (shardrt_cuda_init() != SHARDRT_OK) {
+  };
+  if (a.backend == "mpi")
+    return refuse("--backend mpi");
+  if (a.profile)
+    return refuse("--profile");
+  if (a.timeSteps)
+    return refuse("--time-steps");
+  if (a.checkReplicas == "every")
+    return refuse("--check-replicas every");
+  if (gpu && shardrt_cuda_init() != SHARDRT_OK) {
     llvm::errs() << "shardc: error: " << shardrt_last_error() << "; this model was compiled "
-                 << "for the GPU (" << sig.target
+                 << "for the GPU (" << m.signature.target
                  << "); --target cpu compiles it for this machine's CPUs\n";
     return exitWith(ExitCode::RunError);
   }
-  llvm::errs() << "shardc: error: found " << shardrt_cuda_device_count()
-               << " CUDA device(s), but `shardc run` does not run GPU artifacts yet (docs/gpu.md, "
-                  "build order); --target cpu runs this model on the CPUs\n";
-  return exitWith(ExitCode::RunError);
+  std::string program, error;
+  if (!shardc::linkExecutable(m.object, program, error)) {
+    llvm::errs() << "shardc: error: " << error << "\n";
+    return exitWith(ExitCode::CompileError);
+  }
+  llvm::SmallString<128> path;
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("shardc-run", "", fd, path)) {
+    llvm::errs() << "shardc: error: cannot create a temporary file: " << ec.message() << "\n";
+    return exitWith(ExitCode::RunError);
+  }
+  struct Remove {
+    llvm::SmallString<128> &path;
+    ~Remove() { llvm::sys::fs::remove(path); }
+  } remove{path};
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << program;
+    if (os.has_error()) {
+      llvm::errs() << "shardc: error: cannot write '" << path << "'\n";
+      return exitWith(ExitCode::RunError);
+    }
+  }
+  llvm::sys::fs::setPermissions(path, llvm::sys::fs::owner_all);
+  std::vector<std::string> args = {path.str().str()};
+  for (const auto &[given, file] : a.inputs) {
+    // `argK` names the K-th argument unless an argument is called that, as
+    // for an in-process run.
+    std::string name = given;
+    unsigned k;
+    llvm::StringRef n(given);
+    bool real = llvm::any_of(m.signature.inputs, [&](auto &t) { return t.name == given; });
+    if (!real && n.consume_front("arg") && !n.getAsInteger(10, k) &&
+        k < m.signature.inputs.size())
+      name = std::string(m.signature.inputs[k].name);
+    args.push_back("--in=" + name + "=" + file);
+  }
+  if (!a.runOut.empty())
+    args.push_back("--out=" + a.runOut);
+  if (a.steps)
+    args.push_back("--steps=" + std::to_string(*a.steps));
+  if (a.quiet)
+    args.push_back("--quiet");
+  std::vector<llvm::StringRef> argv(args.begin(), args.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(path, argv, std::nullopt, {}, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &message);
+  if (rc < 0) {
+    llvm::errs() << "shardc: error: the standalone executable did not run: " << message << "\n";
+    return exitWith(ExitCode::RunError);
+  }
+  return rc;
 }
 
 int runRun(const Args &a) {
@@ -781,8 +845,8 @@ int runRun(const Args &a) {
                                                                 : compileSource(a, status);
   if (!m || a.emit)
     return status;
-  if (m->signature.target != "cpu-x86_64")
-    return runGpuArtifact(a, m->signature);
+  if (m->signature.target != "cpu-x86_64" || a.exe)
+    return runAsExecutable(a, *m);
   shardc::releaseCompilerMemory();
   shardc::ArraySet inputs;
   for (const auto &input : a.inputs) {

@@ -140,7 +140,7 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
     SHARDRT_CUDA_DRIVER=$STUB expect_error run_on_stub 5 "no CUDA device" "link stub" -- \
       run "$TMP/ptx_out"
   fi
-  expect_error run_gpu_mpi $USAGE "--backend mpi runs CPU artifacts" "ptx-sm_90a" -- \
+  expect_error run_gpu_mpi $USAGE "--backend mpi is not available when the model runs as its standalone executable" "ptx-sm_90a" -- \
     run "$TMP/ptx_out" --backend mpi
   expect_ok emit_llvm_on_ptx -- compile "$SEED" --target ptx --emit=llvm
   grep -q "call i32 @shardrt_cuda_launch" "$TMP/emit_llvm_on_ptx.out" ||

@@ -60,6 +60,35 @@ if "$SHARDC" compile "$ROOT/samples/mlp.mlir" --mesh data=2,model=2 --cpu x86-64
 else
   fail compile_exe "shardc compile --exe failed: $(tail -3 "$TMP/compile_exe.log")"
 fi
+# `shardc run --exe` runs the model as that executable (how GPU models
+# run): the same outputs, bit for bit, and the same loss lines; arguments
+# named by position too; options the executable lacks are refused (2).
+cases=$((cases + 1))
+train_args=$(case_args mlp_train "$ROOT/samples" "$TMP/gen")
+# shellcheck disable=SC2086
+if "$SHARDC" run "$ROOT/samples/mlp_train.mlir" --mesh data=2,model=2 --cpu x86-64-v3 --exe \
+    $train_args --out "$TMP/run_exe" >"$TMP/run_exe.log" 2>&1; then
+  for f in "$TMP/mlp_train.exe"/*.npy; do
+    cmp -s "$f" "$TMP/run_exe/$(basename "$f")" ||
+      fail run_exe "$(basename "$f") differs from the executable's"
+  done
+  grep -q "^step 3: loss = " "$TMP/run_exe.log" || fail run_exe "no per-step loss printed"
+else
+  fail run_exe "shardc run --exe failed: $(tail -3 "$TMP/run_exe.log")"
+fi
+cases=$((cases + 1))
+"$SHARDC" run "$ROOT/samples/linear_regression_step.mlir" --mesh data=2 --exe \
+  --in arg0="$ROOT/samples/linear_regression/X.npy" --in arg1="$ROOT/samples/linear_regression/y.npy" \
+  --in arg2="$ROOT/samples/linear_regression/w.npy" --out "$TMP/run_exe_pos" --quiet \
+  >"$TMP/run_exe_pos.log" 2>&1 || fail run_exe_positional "$(tail -2 "$TMP/run_exe_pos.log")"
+cases=$((cases + 1))
+"$SHARDC" run "$ROOT/samples/linear_regression_step.mlir" --exe --profile \
+  --in X="$ROOT/samples/linear_regression/X.npy" >/dev/null 2>"$TMP/run_exe_profile.err"
+st=$?
+[[ $st -eq 2 ]] || fail run_exe_profile "exit status $st, expected 2"
+grep -qF -- "--profile is not available when the model runs as its standalone executable" \
+  "$TMP/run_exe_profile.err" || fail run_exe_profile "no message naming --profile"
+
 cases=$((cases + 1))
 CXX=/nonexistent/c++ "$SHARDC" compile "$ROOT/samples/mlp.mlir" --exe -o "$TMP/no_cxx" \
   >/dev/null 2>"$TMP/no_cxx.err"
