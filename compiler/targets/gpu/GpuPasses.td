@@ -142,7 +142,12 @@ def GpuVectorizeThreads : Pass<"gpu-vectorize-threads"> {
     ```
 
     so a run becomes one 16-byte load per operand and one store per result
-    (`ld.global.v4.f32`), and a thread at a tile's edge, or a run that is
+    (`ld.global.v4.f32`). A contraction's thread (the output recipe gives it
+    4 consecutive outputs and the whole K) is taken the same way, with one
+    reduction loop: `scf.for` over K in order, the 4 outputs carried as a
+    vector, A's element broadcast, B's run loaded (its row stride checked
+    to keep every run aligned); named ops (matmul, fill) are generalized
+    first. A thread at a tile's edge, or a run that is
     not aligned (a view at an odd offset), takes the scalar loop. The
     alignment is checked when the kernel runs (the address of each run:
     the buffer's aligned pointer plus its offset), never assumed. The

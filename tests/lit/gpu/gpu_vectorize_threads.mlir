@@ -3,13 +3,14 @@
 // gpu-vectorize-threads: a thread's elementwise op on its run of 4 becomes
 // vector loads, the body on vectors and vector stores, guarded by a run
 // check of extent 4 and alignment of every operand that reads the run, the
-// scalar op kept for the rest; broadcast operands are loaded once.
-// Transposed reads, bool operands and ops outside thread foralls stay.
+// scalar op kept for the rest; broadcast operands are loaded once. A
+// contraction's run loops over K in order with the 4 outputs carried as a
+// vector (named ops are generalized first). Transposed reads, bool
+// operands and ops outside thread foralls stay.
 
 // CHECK-LABEL: func.func @run
 // CHECK: scf.forall
-// CHECK: %[[N:.*]] = memref.dim %{{.*}}, %c1
-// CHECK: arith.cmpi eq, %[[N]], %c4
+// CHECK: arith.cmpi eq, %{{.*}}, %c4
 // CHECK: memref.extract_aligned_pointer_as_index
 // CHECK: memref.extract_strided_metadata
 // CHECK: arith.remui %{{.*}}, %c16
@@ -40,6 +41,36 @@ func.func @run(%a: memref<8x1000xf32>, %s: memref<8xf32>, %out: memref<8x1000xf3
       %r = math.tanh %m : f32
       linalg.yield %r : f32
     }
+  } {mapping = [#gpu.thread<x>]}
+  return
+}
+
+// -----
+
+// A matmul's run: K in order, A's element broadcast, B's run loaded (its
+// row stride checked too), C carried.
+// CHECK-LABEL: func.func @contraction
+// CHECK: memref.extract_strided_metadata
+// CHECK: arith.remui %{{.*}}, %c4
+// CHECK: scf.if
+// CHECK: %[[C:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<1x4xf32
+// CHECK: %[[R:.*]] = scf.for %[[K:.*]] = %{{.*}} to %c256 step %c1 iter_args(%[[ACC:.*]] = %[[C]]) -> (vector<4xf32>)
+// CHECK: %[[A:.*]] = memref.load %{{.*}}[%{{.*}}, %[[K]]]
+// CHECK: vector.broadcast %[[A]]
+// CHECK: vector.load %{{.*}}[%[[K]], %{{.*}}] {alignment = 16 : i64} : memref<256x4xf32
+// CHECK: arith.mulf {{.*}} : vector<4xf32>
+// CHECK: arith.addf {{.*}} : vector<4xf32>
+// CHECK: vector.store %[[R]]
+// CHECK: } else {
+// CHECK: linalg.generic
+func.func @contraction(%a: memref<512x256xf32>, %b: memref<256x384xf32>, %c: memref<512x384xf32>) {
+  scf.forall (%t) in (96) {
+    %j = affine.apply affine_map<(d0) -> (d0 * 4)>(%t)
+    %av = memref.subview %a[3, 0] [1, 256] [1, 1] : memref<512x256xf32> to memref<1x256xf32, strided<[256, 1], offset: 768>>
+    %bv = memref.subview %b[0, %j] [256, 4] [1, 1] : memref<256x384xf32> to memref<256x4xf32, strided<[384, 1], offset: ?>>
+    %cv = memref.subview %c[3, %j] [1, 4] [1, 1] : memref<512x384xf32> to memref<1x4xf32, strided<[384, 1], offset: ?>>
+    linalg.matmul ins(%av, %bv : memref<1x256xf32, strided<[256, 1], offset: 768>>, memref<256x4xf32, strided<[384, 1], offset: ?>>)
+                  outs(%cv : memref<1x4xf32, strided<[384, 1], offset: ?>>)
   } {mapping = [#gpu.thread<x>]}
   return
 }
