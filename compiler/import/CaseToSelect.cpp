@@ -27,15 +27,6 @@ using namespace mlir;
 namespace shardc::import {
 namespace {
 
-Operation *create(OpBuilder &b, Location loc, StringRef name, ValueRange operands, Type result,
-                  ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState state(loc, name);
-  state.addOperands(operands);
-  state.addTypes(result);
-  state.addAttributes(attrs);
-  return b.create(state);
-}
-
 LogicalResult flatten(Operation *caseOp) {
   Location loc = caseOp->getLoc();
   if (caseOp->getNumOperands() != 1 || caseOp->getNumRegions() == 0)
@@ -81,15 +72,13 @@ LogicalResult flatten(Operation *caseOp) {
                                  NoneType::get(ctx));
   SmallVector<Value> picked = results.back();
   for (int64_t k = n - 2; k >= 0; --k) {
-    Attribute value = DenseElementsAttr::get(indexType, APInt(32, k, /*isSigned=*/true));
-    Value constant = create(b, loc, "stablehlo.constant", {}, indexType,
-                            {NamedAttribute(StringAttr::get(ctx, "value"), value)})
-                         ->getResult(0);
-    Value pred = create(b, loc, "stablehlo.compare", {index, constant}, predType,
+    Value constant = stableHloConstant(
+        b, loc, DenseElementsAttr::get(indexType, APInt(32, k, /*isSigned=*/true)));
+    Value pred = createStableHlo(b, loc, "stablehlo.compare", {index, constant}, predType,
                         {NamedAttribute(StringAttr::get(ctx, "comparison_direction"), eq)})
                      ->getResult(0);
     for (size_t r = 0; r < picked.size(); ++r)
-      picked[r] = create(b, loc, "stablehlo.select", {pred, results[k][r], picked[r]},
+      picked[r] = createStableHlo(b, loc, "stablehlo.select", {pred, results[k][r], picked[r]},
                          caseOp->getResult(r).getType())
                       ->getResult(0);
   }

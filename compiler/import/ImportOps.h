@@ -50,6 +50,17 @@ llvm::SmallVector<mlir::Operation *> opsNamed(mlir::ModuleOp module, llvm::Strin
 /// imported.
 mlir::LogicalResult flattenCases(mlir::ModuleOp module);
 
+/// A StableHLO op `name`, in the generic form the importer reads, on
+/// `operands` with one result of `result`: how the rewrites that run
+/// before the import (case, while, unsigned) build the ops they add.
+mlir::Operation *createStableHlo(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                                 mlir::ValueRange operands, mlir::Type result,
+                                 llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+
+/// A `stablehlo.constant` holding `value`.
+mlir::Value stableHloConstant(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::DenseElementsAttr value);
+
 /// Makes every unsigned integer type signless, first rewriting the ops
 /// whose results depend on the reading (UnsignedToSignless.cpp), before the
 /// ops are imported; an error on an op that has no such rewrite.

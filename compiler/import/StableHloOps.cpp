@@ -39,6 +39,21 @@ namespace shardc::import {
 
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+Operation *createStableHlo(OpBuilder &b, Location loc, StringRef name, ValueRange operands,
+                           Type result, ArrayRef<NamedAttribute> attrs) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addTypes(result);
+  state.addAttributes(attrs);
+  return b.create(state);
+}
+
+Value stableHloConstant(OpBuilder &b, Location loc, DenseElementsAttr value) {
+  return createStableHlo(b, loc, "stablehlo.constant", {}, value.getType(),
+                         {NamedAttribute(b.getStringAttr("value"), value)})
+      ->getResult(0);
+}
+
 SmallVector<NamedAttribute> attributesOf(Operation *op) {
   SmallVector<NamedAttribute> all(op->getAttrs());
   if (auto props = dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))

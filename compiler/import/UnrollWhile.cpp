@@ -193,12 +193,10 @@ LogicalResult unroll(Operation *loop, SymbolTable &symbols) {
   // indices computed from it are constants to the importer too.
   auto counterAt = [&](int64_t t) {
     auto type = cast<RankedTensorType>(loop->getOperand(tc->counter).getType());
-    OperationState state(loop->getLoc(), "stablehlo.constant");
-    state.addAttribute("value", DenseElementsAttr::get(
-                                    type, APInt(type.getElementTypeBitWidth(),
-                                                tc->init + t * tc->stride, /*isSigned=*/true)));
-    state.addTypes(type);
-    return b.create(state)->getResult(0);
+    return stableHloConstant(
+        b, loop->getLoc(),
+        DenseElementsAttr::get(type, APInt(type.getElementTypeBitWidth(),
+                                           tc->init + t * tc->stride, /*isSigned=*/true)));
   };
   for (int64_t t = 0; t < tc->trips; ++t) {
     carried[tc->counter] = counterAt(t);

@@ -69,38 +69,25 @@ bool keepsBits(StringRef name) {
   return llvm::is_contained(kNames, name);
 }
 
-Operation *create(OpBuilder &b, Location loc, StringRef name, ValueRange operands, Type result,
-                  ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState state(loc, name);
-  state.addOperands(operands);
-  state.addTypes(result);
-  state.addAttributes(attrs);
-  return b.create(state);
-}
-
 /// A constant of `type` (a tensor) with every element `bits`.
 Value splat(OpBuilder &b, Location loc, Type type, const APInt &bits) {
-  auto tensor = cast<RankedTensorType>(type);
-  Attribute value = DenseElementsAttr::get(tensor, bits);
-  return create(b, loc, "stablehlo.constant", {}, tensor,
-                {NamedAttribute(b.getStringAttr("value"), value)})
-      ->getResult(0);
+  return stableHloConstant(b, loc, DenseElementsAttr::get(cast<RankedTensorType>(type), bits));
 }
 
 /// `x` with its sign bit flipped, which maps unsigned order onto signed.
 Value flipSign(OpBuilder &b, Location loc, Value x) {
   unsigned w = cast<RankedTensorType>(x.getType()).getElementTypeBitWidth();
   Value bit = splat(b, loc, x.getType(), APInt::getSignMask(w));
-  return create(b, loc, "stablehlo.xor", {x, bit}, x.getType())->getResult(0);
+  return createStableHlo(b, loc, "stablehlo.xor", {x, bit}, x.getType())->getResult(0);
 }
 
 /// An unsigned integer tensor `x` zero-extended to `to` (an integer tensor
 /// of greater width, of either signedness): convert, then mask.
 Value zeroExtend(OpBuilder &b, Location loc, Value x, RankedTensorType to) {
   unsigned from = cast<RankedTensorType>(x.getType()).getElementTypeBitWidth();
-  Value wide = create(b, loc, "stablehlo.convert", {x}, to)->getResult(0);
+  Value wide = createStableHlo(b, loc, "stablehlo.convert", {x}, to)->getResult(0);
   Value mask = splat(b, loc, to, APInt::getLowBitsSet(to.getElementTypeBitWidth(), from));
-  return create(b, loc, "stablehlo.and", {wide, mask}, to)->getResult(0);
+  return createStableHlo(b, loc, "stablehlo.and", {wide, mask}, to)->getResult(0);
 }
 
 LogicalResult refuse(Operation *op, StringRef what) {
@@ -136,7 +123,7 @@ LogicalResult rewrite(Operation *op) {
   }
   if (name == "stablehlo.maximum" || name == "stablehlo.minimum") {
     Value lhs = flipSign(b, loc, op->getOperand(0)), rhs = flipSign(b, loc, op->getOperand(1));
-    Value r = create(b, loc, name, {lhs, rhs}, op->getResult(0).getType())->getResult(0);
+    Value r = createStableHlo(b, loc, name, {lhs, rhs}, op->getResult(0).getType())->getResult(0);
     op->getResult(0).replaceAllUsesWith(flipSign(b, loc, r));
     op->erase();
     return success();

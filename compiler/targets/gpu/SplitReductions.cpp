@@ -44,19 +44,24 @@ constexpr int64_t kPerPartial = 32;
 /// The number of partials for `op`, or 0 when it is not to be split: a
 /// single static reduction dim, static parallel dims, one output, and a
 /// power of two dividing the reduction's length (no tail to mask).
+/// Whether `op` (static shapes) is long and has few outputs: the product of
+/// its reduction loops' extents at least kMinLength, of the others below
+/// kFewOutputs; `length` and `outputs` are those products.
+bool longWithFewOutputs(linalg::LinalgOp op, int64_t &length, int64_t &outputs) {
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  length = outputs = 1;
+  for (auto [d, range] : llvm::enumerate(op.getStaticLoopRanges()))
+    (llvm::is_contained(dims, d) ? length : outputs) *= range;
+  return length >= kMinLength && outputs < kFewOutputs;
+}
+
 int64_t partialsFor(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 1 || op.hasDynamicShape())
     return 0;
-  SmallVector<unsigned> reductionDims;
-  op.getReductionDims(reductionDims);
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  const int64_t length = ranges[reductionDims.front()];
-  int64_t outputs = 1;
-  for (auto [d, range] : llvm::enumerate(ranges))
-    if (d != reductionDims.front())
-      outputs *= range;
-  if (length < kMinLength || outputs >= kFewOutputs)
+  int64_t length, outputs;
+  if (!longWithFewOutputs(op, length, outputs))
     return 0;
   int64_t partials = 1;
   while (length % (partials * 2) == 0 && partials * 2 <= length / kPerPartial &&
@@ -77,11 +82,8 @@ linalg::LinalgOp collapseReductionDims(RewriterBase &rw, linalg::LinalgOp op) {
   for (size_t i = 1; i < dims.size(); ++i)
     if (dims[i] != dims[i - 1] + 1)
       return op;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t length = 1, outputs = 1;
-  for (auto [d, range] : llvm::enumerate(ranges))
-    (llvm::is_contained(dims, d) ? length : outputs) *= range;
-  if (length < kMinLength || outputs >= kFewOutputs)
+  int64_t length, outputs;
+  if (!longWithFewOutputs(op, length, outputs))
     return op;
   // Collapsing needs every dim read as itself: no constant indices
   // (keepdims' zeros), which upstream's collapse does not take.

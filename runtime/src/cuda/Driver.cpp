@@ -2,6 +2,7 @@
 #include "runtime/src/cuda/Driver.h"
 
 #include "runtime/src/Error.h"
+#include "runtime/src/cuda/Resolve.h"
 
 #include <dlfcn.h>
 
@@ -11,15 +12,6 @@
 
 namespace shardrt::cuda {
 namespace {
-
-/// Resolves `name` into `slot`; false (and `missing` set) when absent.
-template <typename Fn> bool resolve(void *library, const char *name, Fn *&slot,
-                                    std::string &missing) {
-  slot = reinterpret_cast<Fn *>(dlsym(library, name));
-  if (!slot && missing.empty())
-    missing = name;
-  return slot != nullptr;
-}
 
 bool resolveAll(void *lib, DriverTable &t, std::string &missing) {
   bool ok = true;

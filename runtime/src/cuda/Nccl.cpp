@@ -2,6 +2,7 @@
 #include "runtime/src/cuda/Nccl.h"
 
 #include "runtime/src/Error.h"
+#include "runtime/src/cuda/Resolve.h"
 
 #include <dlfcn.h>
 #include <glob.h>
@@ -16,14 +17,6 @@ namespace {
 constexpr const char *kLoaderName = "libnccl.so.2";
 constexpr const char *kWheelLibrary =
     "/lib/python3.*/*-packages/nvidia/nccl/lib/libnccl.so.2";
-
-template <typename Fn> bool resolve(void *library, const char *name, Fn *&slot,
-                                    std::string &missing) {
-  slot = reinterpret_cast<Fn *>(dlsym(library, name));
-  if (!slot && missing.empty())
-    missing = name;
-  return slot != nullptr;
-}
 
 bool resolveAll(void *lib, NcclTable &t, std::string &missing) {
   bool ok = true;

@@ -84,12 +84,12 @@ int32_t NcclRank::check(const char *call, ncclResult_t result) {
 }
 
 ncclComm_t NcclRank::commFor(const char *collective, const int64_t *groups, int64_t numGroups,
-                             int64_t groupSize, int64_t *position) {
-  int64_t group = -1;
+                             int64_t groupSize) {
+  int64_t group = -1, position = 0;
   for (int64_t i = 0; groups && i < numGroups * groupSize && group < 0; ++i)
     if (groups[i] == rank) {
       group = i / groupSize;
-      *position = i % groupSize;
+      position = i % groupSize;
     }
   if (group < 0) {
     rd.failWith(SHARDRT_ERR_ARGUMENT,
@@ -107,7 +107,7 @@ ncclComm_t NcclRank::commFor(const char *collective, const int64_t *groups, int6
   if (it != split.end())
     return it->second;
   ncclComm_t comm = nullptr;
-  ncclResult_t r = nccl.commSplit(world, static_cast<int>(group), static_cast<int>(*position),
+  ncclResult_t r = nccl.commSplit(world, static_cast<int>(group), static_cast<int>(position),
                                   &comm, nullptr);
   if (r != ncclSuccess) {
     check("ncclCommSplit", r);
@@ -125,19 +125,34 @@ int32_t NcclRank::validate(const char *collective, int32_t dtype, int32_t op) {
   return SHARDRT_OK;
 }
 
-int32_t NcclRank::copyRows(void *dst, int64_t dstPitch, const void *src, int64_t srcPitch,
-                           int64_t width, int64_t height) {
-  return rd.copy2D(dst, dstPitch, src, srcPitch, width, height);
+ncclComm_t NcclRank::begin(const char *collective, int32_t dtype, int32_t op,
+                           const int64_t *groups, int64_t numGroups, int64_t groupSize) {
+  if (rd.failed() || validate(collective, dtype, op) != SHARDRT_OK)
+    return nullptr;
+  return commFor(collective, groups, numGroups, groupSize);
+}
+
+int32_t NcclRank::toBlocks(void *blocked, const void *interleaved, int64_t members, int64_t rows,
+                           int64_t width) {
+  int32_t s = SHARDRT_OK;
+  for (int64_t m = 0; m < members && s == SHARDRT_OK; ++m)
+    s = rd.copy2D(bytesAt(blocked, m * rows * width), width, bytesAt(interleaved, m * width),
+                  members * width, width, rows);
+  return s;
+}
+
+int32_t NcclRank::fromBlocks(void *interleaved, const void *blocked, int64_t members,
+                             int64_t rows, int64_t width) {
+  int32_t s = SHARDRT_OK;
+  for (int64_t m = 0; m < members && s == SHARDRT_OK; ++m)
+    s = rd.copy2D(bytesAt(interleaved, m * width), members * width,
+                  bytesAt(blocked, m * rows * width), width, width, rows);
+  return s;
 }
 
 int32_t NcclRank::allReduce(void *buf, int64_t count, int32_t dtype, int32_t op,
                             const int64_t *groups, int64_t numGroups, int64_t groupSize) {
-  if (rd.failed())
-    return rd.report();
-  if (int32_t bad = validate("all_reduce", dtype, op))
-    return bad;
-  int64_t position = 0;
-  ncclComm_t comm = commFor("all_reduce", groups, numGroups, groupSize, &position);
+  ncclComm_t comm = begin("all_reduce", dtype, op, groups, numGroups, groupSize);
   if (!comm)
     return rd.report();
   if (count <= 0)
@@ -150,12 +165,7 @@ int32_t NcclRank::allReduce(void *buf, int64_t count, int32_t dtype, int32_t op,
 int32_t NcclRank::allGather(const void *in, void *out, int64_t outer, int64_t inner,
                             int32_t dtype, const int64_t *groups, int64_t numGroups,
                             int64_t groupSize) {
-  if (rd.failed())
-    return rd.report();
-  if (int32_t bad = validate("all_gather", dtype))
-    return bad;
-  int64_t position = 0;
-  ncclComm_t comm = commFor("all_gather", groups, numGroups, groupSize, &position);
+  ncclComm_t comm = begin("all_gather", dtype, SHARDRT_SUM, groups, numGroups, groupSize);
   if (!comm)
     return rd.report();
   const int64_t elem = static_cast<int64_t>(shardrt_dtype_size(dtype));
@@ -172,21 +182,13 @@ int32_t NcclRank::allGather(const void *in, void *out, int64_t outer, int64_t in
     return rd.report();
   int32_t s = check("ncclAllGather", nccl.allGather(in, gathered.ptr, static_cast<size_t>(piece),
                                                     ncclTypeOf(dtype), comm, rd.rankStream()));
-  for (int64_t m = 0; m < groupSize && s == SHARDRT_OK; ++m)
-    s = copyRows(bytesAt(out, m * inner * elem), groupSize * inner * elem,
-                 bytesAt(gathered.ptr, m * piece * elem), inner * elem, inner * elem, outer);
-  return s;
+  return s == SHARDRT_OK ? fromBlocks(out, gathered.ptr, groupSize, outer, inner * elem) : s;
 }
 
 int32_t NcclRank::reduceScatter(const void *in, void *out, int64_t outer, int64_t inner,
                                 int32_t dtype, int32_t op, const int64_t *groups,
                                 int64_t numGroups, int64_t groupSize) {
-  if (rd.failed())
-    return rd.report();
-  if (int32_t bad = validate("reduce_scatter", dtype, op))
-    return bad;
-  int64_t position = 0;
-  ncclComm_t comm = commFor("reduce_scatter", groups, numGroups, groupSize, &position);
+  ncclComm_t comm = begin("reduce_scatter", dtype, op, groups, numGroups, groupSize);
   if (!comm)
     return rd.report();
   const int64_t elem = static_cast<int64_t>(shardrt_dtype_size(dtype));
@@ -203,10 +205,7 @@ int32_t NcclRank::reduceScatter(const void *in, void *out, int64_t outer, int64_
   Scratch blocks(rd, groupSize * piece * elem);
   if (!blocks.ptr)
     return rd.report();
-  int32_t s = SHARDRT_OK;
-  for (int64_t m = 0; m < groupSize && s == SHARDRT_OK; ++m)
-    s = copyRows(bytesAt(blocks.ptr, m * piece * elem), inner * elem,
-                 bytesAt(in, m * inner * elem), groupSize * inner * elem, inner * elem, outer);
+  int32_t s = toBlocks(blocks.ptr, in, groupSize, outer, inner * elem);
   if (s == SHARDRT_OK)
     s = check("ncclReduceScatter", nccl.reduceScatter(blocks.ptr, out, static_cast<size_t>(piece),
                                                       type, nop, comm, rd.rankStream()));
@@ -216,12 +215,7 @@ int32_t NcclRank::reduceScatter(const void *in, void *out, int64_t outer, int64_
 int32_t NcclRank::allToAll(const void *in, void *out, int64_t splitOuter, int64_t splitInner,
                            int64_t concatOuter, int64_t concatInner, int32_t dtype,
                            const int64_t *groups, int64_t numGroups, int64_t groupSize) {
-  if (rd.failed())
-    return rd.report();
-  if (int32_t bad = validate("all_to_all", dtype))
-    return bad;
-  int64_t position = 0;
-  ncclComm_t comm = commFor("all_to_all", groups, numGroups, groupSize, &position);
+  ncclComm_t comm = begin("all_to_all", dtype, SHARDRT_SUM, groups, numGroups, groupSize);
   if (!comm)
     return rd.report();
   const int64_t elem = static_cast<int64_t>(shardrt_dtype_size(dtype));
@@ -236,11 +230,8 @@ int32_t NcclRank::allToAll(const void *in, void *out, int64_t splitOuter, int64_
   Scratch recvBlocks(rd, packOut ? groupSize * pieceBytes : 0);
   if ((packIn && !sendBlocks.ptr) || (packOut && !recvBlocks.ptr))
     return rd.report();
-  int32_t s = SHARDRT_OK;
-  for (int64_t j = 0; packIn && j < groupSize && s == SHARDRT_OK; ++j)
-    s = copyRows(bytesAt(sendBlocks.ptr, j * pieceBytes), splitInner * elem,
-                 bytesAt(in, j * splitInner * elem), groupSize * splitInner * elem,
-                 splitInner * elem, splitOuter);
+  int32_t s = packIn ? toBlocks(sendBlocks.ptr, in, groupSize, splitOuter, splitInner * elem)
+                    : SHARDRT_OK;
   if (s != SHARDRT_OK)
     return s;
   auto sendPiece = [&](int64_t j) -> const void * {
@@ -270,11 +261,8 @@ int32_t NcclRank::allToAll(const void *in, void *out, int64_t splitOuter, int64_
     return check(call, r);
   if ((s = check("ncclGroupEnd", end)) != SHARDRT_OK)
     return s;
-  for (int64_t m = 0; packOut && m < groupSize && s == SHARDRT_OK; ++m)
-    s = copyRows(bytesAt(out, m * concatInner * elem), groupSize * concatInner * elem,
-                 bytesAt(recvBlocks.ptr, m * pieceBytes), concatInner * elem, concatInner * elem,
-                 concatOuter);
-  return s;
+  return packOut ? fromBlocks(out, recvBlocks.ptr, groupSize, concatOuter, concatInner * elem)
+                 : SHARDRT_OK;
 }
 
 int32_t NcclRank::permute(const void *in, void *out, int64_t count, int32_t dtype,

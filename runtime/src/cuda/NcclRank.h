@@ -65,19 +65,25 @@ public:
 private:
   NcclRank(RankDevice &rd, const NcclTable &nccl, int version, int size, int rank)
       : rd(rd), nccl(nccl), version(version), size(size), rank(rank) {}
-  /// The communicator of the caller's group in `groups` and its position
-  /// there; null with `rd` failed when the rank is in no group or a split
-  /// fails.
+  /// The communicator of the caller's group in `groups`; null with `rd`
+  /// failed when the rank is in no group or a split fails.
   ncclComm_t commFor(const char *collective, const int64_t *groups, int64_t numGroups,
-                     int64_t groupSize, int64_t *position);
+                     int64_t groupSize);
+  /// What every group collective does first: the rank not failed, `dtype`
+  /// and `op` valid, the group's communicator; null (`rd` failed) if not.
+  ncclComm_t begin(const char *collective, int32_t dtype, int32_t op, const int64_t *groups,
+                   int64_t numGroups, int64_t groupSize);
   /// Fails `rd` when `dtype` or `op` is not one of shardrt's.
   int32_t validate(const char *collective, int32_t dtype, int32_t op = 0);
   /// Fails `rd` naming `call` when `result` is not ncclSuccess.
   int32_t check(const char *call, ncclResult_t result);
-  /// `height` rows of `width` bytes from `src` (rows `srcPitch` apart) to
-  /// `dst` (rows `dstPitch` apart), on the stream.
-  int32_t copyRows(void *dst, int64_t dstPitch, const void *src, int64_t srcPitch,
-                   int64_t width, int64_t height);
+  /// Between shardrt's interleaved layout [rows, members * width] and
+  /// NCCL's blocked one [members, rows, width] (`width` in bytes), by 2-D
+  /// copies on the stream.
+  int32_t toBlocks(void *blocked, const void *interleaved, int64_t members, int64_t rows,
+                   int64_t width);
+  int32_t fromBlocks(void *interleaved, const void *blocked, int64_t members, int64_t rows,
+                     int64_t width);
 
   RankDevice &rd;
   const NcclTable &nccl;

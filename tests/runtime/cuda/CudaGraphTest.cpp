@@ -21,21 +21,7 @@ namespace {
 
 const char kImage[] = "fake module";
 
-/// "add_one": params = {float *data, int64_t n}; data[i] += 1.
-void registerAddOne() {
-  fake().kernels["add_one"] = [](const unsigned *, const unsigned *, void **params) {
-    float *data = *static_cast<float **>(params[0]);
-    int64_t n = *static_cast<int64_t *>(params[1]);
-    for (int64_t i = 0; i < n; ++i)
-      data[i] += 1.0f;
-  };
-  fake().paramCounts["add_one"] = 2;
-}
-
-int32_t addOne(float *data, int64_t n) {
-  void *params[] = {&data, &n};
-  return shardrt_cuda_launch(kImage, sizeof(kImage), "add_one", 1, 1, 1, 32, 1, 1, 0, params);
-}
+int32_t addOne(float *data, int64_t n) { return shardrt_test::launchAddOne(kImage, data, n); }
 
 std::vector<float> read(const float *device, int n) {
   std::vector<float> host(static_cast<size_t>(n));
@@ -47,7 +33,7 @@ std::vector<float> read(const float *device, int n) {
 
 TEST_CASE("a captured step replays as one graph on the same buffers") {
   FakeDriverGuard guard;
-  registerAddOne();
+  shardrt_test::registerAddOne();
   REQUIRE(shardrt_cuda_bind(0, 0) == SHARDRT_OK);
   auto *a = static_cast<float *>(shardrt_cuda_alloc(4 * sizeof(float), nullptr));
   auto *b = static_cast<float *>(shardrt_cuda_alloc(4 * sizeof(float), nullptr));
@@ -88,7 +74,7 @@ TEST_CASE("a captured step replays as one graph on the same buffers") {
 
 TEST_CASE("a host wait during capture breaks it, not the rank") {
   FakeDriverGuard guard;
-  registerAddOne();
+  shardrt_test::registerAddOne();
   REQUIRE(shardrt_cuda_bind(0, 0) == SHARDRT_OK);
   auto *a = static_cast<float *>(shardrt_cuda_alloc(4 * sizeof(float), nullptr));
   const std::vector<float> zeros(4, 0.0f);
@@ -113,7 +99,7 @@ TEST_CASE("a host wait during capture breaks it, not the rank") {
 
 TEST_CASE("while a rank holds graphs, its freed blocks stay with it") {
   FakeDriverGuard guard;
-  registerAddOne();
+  shardrt_test::registerAddOne();
   setenv("SHARDRT_CUDA_CACHE", "0", 1); // frees would go to the driver
   REQUIRE(shardrt_cuda_bind(0, 0) == SHARDRT_OK);
   unsetenv("SHARDRT_CUDA_CACHE");

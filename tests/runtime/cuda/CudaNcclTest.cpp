@@ -177,6 +177,34 @@ std::string join(const std::vector<std::string> &lines) {
   return all;
 }
 
+/// What each rank of a connected run saw.
+struct ConnectedRun {
+  shardrt_status status = SHARDRT_OK;
+  std::vector<std::string> modes, wrong; // per rank
+};
+
+/// Runs `body(rank)` ("" or what went wrong) on every rank of an `n`-rank
+/// world, each bound to GPU `rank % gpus` and connected first.
+ConnectedRun runConnected(int32_t n, int32_t gpus,
+                          const std::function<std::string(int32_t)> &body) {
+  ConnectedRun run;
+  run.modes.resize(static_cast<size_t>(n));
+  run.wrong.resize(static_cast<size_t>(n));
+  run.status = shardrt_test::runWorld(n, [&](shardrt_comm *comm) -> int32_t {
+    const int32_t rank = shardrt_comm_rank(comm);
+    if (shardrt_cuda_bind(rank % gpus, rank) != SHARDRT_OK)
+      return 1;
+    if (shardrt_cuda_connect() != SHARDRT_OK) {
+      shardrt_cuda_unbind();
+      return 1;
+    }
+    run.modes[rank] = shardrt_cuda_collectives();
+    run.wrong[rank] = body(rank);
+    return shardrt_cuda_unbind() == SHARDRT_OK ? 0 : 1;
+  });
+  return run;
+}
+
 } // namespace
 
 TEST_CASE("with a GPU per rank, collectives run on NCCL and match the host collectives") {
@@ -184,16 +212,7 @@ TEST_CASE("with a GPU per rank, collectives run on NCCL and match the host colle
   driver.setDevices(4);
   FakeNcclGuard nccl;
   constexpr int32_t n = 4;
-  std::vector<std::string> modes(n), wrong(n);
-  shardrt_status s = shardrt_test::runWorld(n, [&](shardrt_comm *comm) -> int32_t {
-    const int32_t rank = shardrt_comm_rank(comm);
-    if (shardrt_cuda_bind(rank, rank) != SHARDRT_OK)
-      return 1;
-    if (shardrt_cuda_connect() != SHARDRT_OK) {
-      shardrt_cuda_unbind();
-      return 1;
-    }
-    modes[rank] = shardrt_cuda_collectives();
+  ConnectedRun run = runConnected(n, n, [](int32_t rank) {
     std::vector<std::string> bad = everyCollective(rank, shardrt_test::iota(n), n);
     for (const std::vector<int64_t> &groups :
          {std::vector<int64_t>{0, 1, 2, 3}, {0, 2, 1, 3}, {1, 0, 3, 2}}) {
@@ -202,15 +221,14 @@ TEST_CASE("with a GPU per rank, collectives run on NCCL and match the host colle
     }
     std::vector<std::string> more = permutes(rank);
     bad.insert(bad.end(), more.begin(), more.end());
-    wrong[rank] = join(bad);
-    return shardrt_cuda_unbind() == SHARDRT_OK ? 0 : 1;
+    return join(bad);
   });
   INFO(shardrt_last_error());
-  REQUIRE(s == SHARDRT_OK);
+  REQUIRE(run.status == SHARDRT_OK);
   for (int32_t r = 0; r < n; ++r) {
-    CHECK(modes[r] == "NCCL 2.28.9");
+    CHECK(run.modes[r] == "NCCL 2.28.9");
     INFO("rank " << r);
-    CHECK(wrong[r] == "");
+    CHECK(run.wrong[r] == "");
   }
   const shardrt_test::FakeNcclCalls calls = fakeNcclCalls();
   CHECK(calls.initRank == n);
@@ -231,25 +249,15 @@ TEST_CASE("ranks sharing a GPU stay staged, and say why") {
   driver.setDevices(2);
   FakeNcclGuard nccl;
   constexpr int32_t n = 4;
-  std::vector<std::string> modes(n), wrong(n);
-  shardrt_status s = shardrt_test::runWorld(n, [&](shardrt_comm *comm) -> int32_t {
-    const int32_t rank = shardrt_comm_rank(comm);
-    if (shardrt_cuda_bind(rank % 2, rank) != SHARDRT_OK)
-      return 1;
-    if (shardrt_cuda_connect() != SHARDRT_OK) {
-      shardrt_cuda_unbind();
-      return 1;
-    }
-    modes[rank] = shardrt_cuda_collectives();
-    wrong[rank] = compareAllReduce(SHARDRT_F32, SHARDRT_SUM, rank, 9, shardrt_test::iota(n), n);
-    return shardrt_cuda_unbind() == SHARDRT_OK ? 0 : 1;
+  ConnectedRun run = runConnected(n, 2, [](int32_t rank) {
+    return compareAllReduce(SHARDRT_F32, SHARDRT_SUM, rank, 9, shardrt_test::iota(n), n);
   });
   INFO(shardrt_last_error());
-  REQUIRE(s == SHARDRT_OK);
+  REQUIRE(run.status == SHARDRT_OK);
   for (int32_t r = 0; r < n; ++r) {
-    CHECK(modes[r] ==
+    CHECK(run.modes[r] ==
           "staged through host memory: 4 ranks on 2 GPUs (NCCL needs one GPU per rank)");
-    CHECK(wrong[r] == "");
+    CHECK(run.wrong[r] == "");
   }
   CHECK(fakeNcclCalls().initRank == 0);
   CHECK(fakeNcclCalls().allReduce == 0);
@@ -260,19 +268,11 @@ TEST_CASE("SHARDRT_NCCL=0 keeps collectives staged") {
   driver.setDevices(2);
   FakeNcclGuard nccl;
   setenv("SHARDRT_NCCL", "0", 1);
-  std::vector<std::string> modes(2);
-  shardrt_status s = shardrt_test::runWorld(2, [&](shardrt_comm *comm) -> int32_t {
-    const int32_t rank = shardrt_comm_rank(comm);
-    if (shardrt_cuda_bind(rank, rank) != SHARDRT_OK)
-      return 1;
-    int32_t c = shardrt_cuda_connect();
-    modes[rank] = shardrt_cuda_collectives();
-    return shardrt_cuda_unbind() == SHARDRT_OK && c == SHARDRT_OK ? 0 : 1;
-  });
+  ConnectedRun run = runConnected(2, 2, [](int32_t) { return std::string(); });
   unsetenv("SHARDRT_NCCL");
-  REQUIRE(s == SHARDRT_OK);
-  CHECK(modes[0] == "staged through host memory: NCCL turned off (SHARDRT_NCCL=0)");
-  CHECK(modes[1] == modes[0]);
+  REQUIRE(run.status == SHARDRT_OK);
+  CHECK(run.modes[0] == "staged through host memory: NCCL turned off (SHARDRT_NCCL=0)");
+  CHECK(run.modes[1] == run.modes[0]);
   CHECK(fakeNcclCalls().initRank == 0);
 }
 
@@ -281,22 +281,15 @@ TEST_CASE("NCCL that cannot make the world communicator leaves the run staged") 
   driver.setDevices(2);
   FakeNcclGuard nccl;
   shardrt_test::failInitRank(1);
-  std::vector<std::string> modes(2), wrong(2);
-  shardrt_status s = shardrt_test::runWorld(2, [&](shardrt_comm *comm) -> int32_t {
-    const int32_t rank = shardrt_comm_rank(comm);
-    if (shardrt_cuda_bind(rank, rank) != SHARDRT_OK)
-      return 1;
-    int32_t c = shardrt_cuda_connect();
-    modes[rank] = shardrt_cuda_collectives();
-    wrong[rank] = compareAllReduce(SHARDRT_I32, SHARDRT_MAX, rank, 6, shardrt_test::iota(2), 2);
-    return shardrt_cuda_unbind() == SHARDRT_OK && c == SHARDRT_OK ? 0 : 1;
+  ConnectedRun run = runConnected(2, 2, [](int32_t rank) {
+    return compareAllReduce(SHARDRT_I32, SHARDRT_MAX, rank, 6, shardrt_test::iota(2), 2);
   });
   INFO(shardrt_last_error());
-  REQUIRE(s == SHARDRT_OK);
+  REQUIRE(run.status == SHARDRT_OK);
   for (int32_t r = 0; r < 2; ++r) {
-    CHECK(modes[r] ==
+    CHECK(run.modes[r] ==
           "staged through host memory: NCCL failed: ncclCommInitRank: unhandled cuda error");
-    CHECK(wrong[r] == "");
+    CHECK(run.wrong[r] == "");
   }
   CHECK(fakeNcclCalls().initRank == 2);
   CHECK(fakeNcclCalls().allReduce == 0);

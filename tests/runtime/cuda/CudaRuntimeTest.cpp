@@ -16,27 +16,14 @@
 
 using shardrt_test::fake;
 using shardrt_test::FakeDriverGuard;
+using shardrt_test::launchAddOne;
+using shardrt_test::registerAddOne;
 
 namespace {
 
 // A module image: the fake only uses its address.
 const char kImage[] = "fake module";
 const char kOtherImage[] = "another fake module";
-
-/// Registers "add_one": params = {float *data, int64_t n}; data[i] += 1.
-void registerAddOne() {
-  fake().kernels["add_one"] = [](const unsigned *, const unsigned *, void **params) {
-    float *data = *static_cast<float **>(params[0]);
-    int64_t n = *static_cast<int64_t *>(params[1]);
-    for (int64_t i = 0; i < n; ++i)
-      data[i] += 1.0f;
-  };
-}
-
-int32_t launchAddOne(const void *image, float *data, int64_t n, int32_t smem = 0) {
-  void *params[] = {&data, &n};
-  return shardrt_cuda_launch(image, sizeof(kImage), "add_one", 2, 1, 1, 128, 1, 1, smem, params);
-}
 
 } // namespace
 

@@ -5,6 +5,7 @@
 #include "shardrt_cuda.h"
 
 #include "runtime/src/cuda/Driver.h"
+#include "tests/runtime/cuda/CheckList.h"
 
 #include <unistd.h>
 
@@ -12,23 +13,8 @@
 #include <cstdlib>
 #include <string>
 
-namespace {
-
-int failures = 0;
-
-void expect(bool ok, const std::string &what, const std::string &got) {
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) {
-    std::printf("     got: %s\n", got.c_str());
-    ++failures;
-  }
-}
-
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
-} // namespace
+using shardrt_test::contains;
+using shardrt_test::expect;
 
 int main() {
   using shardrt::cuda::openDriver;
@@ -66,8 +52,5 @@ int main() {
     std::printf("     (%s)\n", message.c_str());
   }
 
-  if (skipped)
-    std::printf("some cases skipped\n");
-  std::printf("%d failed\n", failures);
-  return failures == 0 ? 0 : 1;
+  return shardrt_test::finish(skipped);
 }

@@ -1,6 +1,8 @@
 // The fake driver's entry points (FakeDriver.h).
 #include "tests/runtime/cuda/FakeDriver.h"
 
+#include "shardrt_cuda.h"
+
 #include "runtime/src/cuda/RankDevice.h"
 
 #include <cstring>
@@ -314,6 +316,22 @@ const DriverTable kTable = {
 } // namespace
 
 FakeDriverState &fake() { return *state; }
+
+void registerAddOne() {
+  state->kernels["add_one"] = [](const unsigned *, const unsigned *, void **params) {
+    float *data = *static_cast<float **>(params[0]);
+    int64_t n = *static_cast<int64_t *>(params[1]);
+    for (int64_t i = 0; i < n; ++i)
+      data[i] += 1.0f;
+  };
+  state->paramCounts["add_one"] = 2;
+}
+
+int32_t launchAddOne(const void *image, float *data, int64_t n, int32_t smem) {
+  void *params[] = {&data, &n};
+  // The fake reads only the image's address, never its bytes.
+  return shardrt_cuda_launch(image, 1, "add_one", 2, 1, 1, 128, 1, 1, smem, params);
+}
 
 void resetFake() {
   FakeDriverState *old = state;

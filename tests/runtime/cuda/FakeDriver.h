@@ -54,6 +54,13 @@ struct FakeDriverState {
 FakeDriverState &fake();
 void resetFake();
 
+/// Registers "add_one", the kernel the tests launch: params = {float *data,
+/// int64_t n}; data[i] += 1 for i < n.
+void registerAddOne();
+/// Launches "add_one" of module `image` (2 blocks of 128 threads) on the
+/// calling rank.
+int32_t launchAddOne(const void *image, float *data, int64_t n, int32_t smem = 0);
+
 /// Installs the fake as the process's driver until the guard dies.
 class FakeDriverGuard {
 public:

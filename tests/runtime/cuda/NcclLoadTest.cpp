@@ -3,6 +3,7 @@
 // libnccl.so.2 (it loads without a driver); without it that case says it
 // was skipped (and the test says "some cases skipped").
 #include "runtime/src/cuda/Nccl.h"
+#include "tests/runtime/cuda/CheckList.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,21 +14,10 @@
 #include <string>
 #include <vector>
 
+using shardrt_test::contains;
+using shardrt_test::expect;
+
 namespace {
-
-int failures = 0;
-
-void expect(bool ok, const std::string &what, const std::string &got) {
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) {
-    std::printf("     got: %s\n", got.c_str());
-    ++failures;
-  }
-}
-
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
 
 std::string joined(const std::vector<std::string> &v) {
   std::string s;
@@ -51,7 +41,12 @@ int main() {
          "a wrong SHARDRT_NCCL_LIBRARY is named", missing.reason);
 
   // 2. Then the loader's name, then wheels under each prefix.
-  char dir[] = "/tmp/shardrt_nccl_XXXXXX";
+  // Under Bazel, the test's own temporary folder.
+  const char *tmp = std::getenv("TEST_TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/shardrt_nccl_XXXXXX";
+  std::vector<char> dirBuf(pattern.begin(), pattern.end());
+  dirBuf.push_back('\0');
+  char *dir = dirBuf.data();
   if (!mkdtemp(dir)) {
     std::printf("FAIL cannot make a temporary directory\n");
     return 1;
@@ -98,8 +93,5 @@ int main() {
   expect(ncclVersionText(22809) == "2.28.9", "versions read as major.minor.patch",
          ncclVersionText(22809));
 
-  if (skipped)
-    std::printf("some cases skipped\n");
-  std::printf("%d failed\n", failures);
-  return failures == 0 ? 0 : 1;
+  return shardrt_test::finish(skipped);
 }
