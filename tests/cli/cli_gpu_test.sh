@@ -113,6 +113,21 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
       grep -q "ld\.global\.v2\.b32" "$out" ||
       fail "emit_ptx_$arch" "no vector loads and stores (ld/st.global.v4.b32, v2.b32)"
   done
+  # A GEMM big enough for the staged recipe (gpu-stage-contractions): A
+  # and B through shared memory (16-byte vector reads of it), barriers
+  # between staging and compute, and fused multiply-adds.
+  cat >"$TMP/gemm.mlir" <<'MODEL'
+func.func @main(%a: tensor<256x96xf32> {garray.name = "a"}, %b: tensor<96x192xf32> {garray.name = "b"}) -> (tensor<256x192xf32> {garray.name = "c"}) {
+  %c = garray.dot_general %a, %b, batch = [] x [], contracting = [1] x [0] : (tensor<256x96xf32>, tensor<96x192xf32>) -> tensor<256x192xf32>
+  return %c : tensor<256x192xf32>
+}
+MODEL
+  expect_ok gemm_staged -- compile "$TMP/gemm.mlir" --target ptx --emit=ptx
+  out="$TMP/gemm_staged.out"
+  for want in "\.shared \.align 16 \.b8" "ld\.shared\.v4\.b32" "st\.shared\.b32" "bar\.sync" \
+    "fma\.rn\.f32" "used 1 barriers, 17408 bytes smem"; do
+    grep -q "$want" "$out" || fail gemm_staged "the GEMM's PTX shows no '$want'"
+  done
   # The artifact: an object whose host code only calls shardrt's CUDA part,
   # the manifest's target and kernels (launch shape, ptxas's registers).
   expect_ok object_sm_90a -- compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out" --quiet

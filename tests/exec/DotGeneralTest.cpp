@@ -17,6 +17,7 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/targets/ObjectLoader.h"
 #include "shardrt.h"
+#include "tests/exec/ExecHarness.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -170,6 +171,9 @@ Program compileAndLoad(const std::string &text, const std::string &cpu) {
   Program p;
   shardc::CompileOptions options;
   options.cpu = cpu;
+  // Linked with :gpu_sequential_mode: the GPU target's contraction
+  // recipes (staged tiles, thread runs), their tiles run on this CPU.
+  options.gpuSequential = shardc_test::gpuSequentialMode();
   std::optional<shardc::CompileResult> result =
       shardc::compileText(text, "dot_general.mlir", options, p.diagnostics);
   if (!result)
@@ -313,6 +317,20 @@ const std::vector<DotCase> &cases() {
       {"vector-matrix (X^T r) 64x40, 64", {64, 40}, {64}, {}, {}, {0}, {0}},
       {"vector dot product", {100}, {100}, {}, {}, {0}, {0}},
       {"outer product (no contracting dim)", {5}, {7}, {}, {}, {}, {}},
+      {"batch 2 x (70x40 @ (100x40)^T), both operands K-innermost",
+       {2, 70, 40},
+       {2, 100, 40},
+       {0},
+       {0},
+       {2},
+       {2}},
+      {"matmul 1030x40 @ 40x1100 (128-wide blocks, edge tiles, one K chunk short)",
+       {1030, 40},
+       {40, 1100},
+       {},
+       {},
+       {1},
+       {0}},
   };
   return all;
 }

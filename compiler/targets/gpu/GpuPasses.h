@@ -22,6 +22,10 @@ namespace shardc {
 /// give host work on buffers (CopyKernels.cpp).
 void runOnOneGpuThread(mlir::Operation *op);
 
+/// The mark gpu-tile-and-fuse puts on a contraction tile for
+/// gpu-stage-contractions: array<i64: BM, BN, BK, TM, TN>.
+inline constexpr llvm::StringLiteral kGpuStagedAttr = "shardc.gpu_staged";
+
 } // namespace shardc
 
 #endif // SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_H

@@ -94,6 +94,16 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     } {mapping = [#gpu.block<y>, #gpu.block<x>]}
     ```
 
+    The staged contraction recipe, for a contraction with one M, one N and
+    one K loop (any batch loops, every operand read through a projected
+    permutation, a body that reads no indices, elements of a byte or
+    more, static loops) with M and N at least 32 and K at least 16: block
+    tiles of 64 x 64 outputs (128 x 128 when M and N are both at least
+    1024), batch loops one per block, K untiled, and the tile's op marked
+    `shardc.gpu_staged` with its block and thread tiles for
+    `gpu-stage-contractions`, which writes the block's threads after
+    bufferization (shared-memory staging by K chunks).
+
     The single-thread recipe, for an op with no parallel loop (a full
     reduction, a rank-0 op): one block of one thread runs it, its loops in
     order (a block tree comes later).
@@ -160,6 +170,64 @@ def GpuVectorizeThreads : Pass<"gpu-vectorize-threads"> {
                            "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def GpuStageContractions : Pass<"gpu-stage-contractions"> {
+  let summary = "A contraction's block tile, staged through shared memory by K chunks";
+  let description = [{
+    On buffers, after bufferization, in the GPU target and its sequential
+    CPU fork alike. `gpu-tile-and-fuse` gives a contraction with one M, one
+    N and one K loop (any batch loops, operands read through projected
+    permutations in any order: transposed operands included) the staged
+    recipe: block tiles of BM x BN outputs, K untiled, the tile's op marked
+    `shardc.gpu_staged = array<i64: BM, BN, BK, TM, TN>`. This pass expands
+    each marked op into the block's program: 16 x 16 threads, each owning a
+    TM x TN patch of the tile (rows ty*TM.., columns tx*TN..), and K in
+    chunks of BK:
+
+    ```mlir
+    %As = memref.alloca() {alignment = 16} : memref<BK x (BM+pad) x eA, #gpu.address_space<workgroup>>
+    %Bs = memref.alloca() {alignment = 16} : memref<BK x (BN+pad) x eB, #gpu.address_space<workgroup>>
+    scf.for %k0 = 0 to K step BK {
+      %kc = min(BK, K - k0)
+      scf.forall (%ty, %tx) in (16, 16) {   // staging: each thread copies
+        ... A[m, k0 + kk] -> As[kk, m], B[k0 + kk, n] -> Bs[kk, n]   // BM*BK/256 elements
+      } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}        // of A and of B
+      scf.forall (%ty, %tx) in (16, 16) {   // compute
+        %acc = C[patch]                     // TM x TN scalars
+        %r = scf.for %kk = 0 to %kc iter_args(%acc) {
+          %a = vector.load %As[%kk, %ty * TM] : vector<TM x eA>
+          %b = vector.load %Bs[%kk, %tx * TN] : vector<TN x eB>
+          ... the op's body on (a[i], b[j], acc[i][j]) for each i, j ...
+        }
+        C[patch] = %r
+      } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+    }
+    ```
+
+    `gpu-map-foralls` puts a barrier after each thread forall and makes
+    the workgroup buffers attributions of the launch; in the sequential
+    fork (`workgroup-memory=0`) the buffers are plain stack buffers made
+    once at the function's entry, and the thread foralls run one after
+    the other, which is what the barriers guarantee on the GPU.
+
+    The staging threads walk the operand's innermost dim (coalesced global
+    reads) and zero the rows and columns past an edge tile. Each shared
+    row is padded by 16 bytes (fewer bank conflicts on the transposing
+    store, rows still 16-byte aligned for the vector loads). Each output
+    still adds its K terms in order 0, 1, ..., K - 1 onto C's value: the
+    output recipe's order, so results and replicas are unchanged; the sums
+    go through C once per chunk (the accumulators do not live across a
+    barrier in registers yet). Edge tiles guard C's loads and stores, and
+    the chunk loop runs `kc` steps, so no padded element is ever added.
+  }];
+  let options = [
+    Option<"workgroupMemory", "workgroup-memory", "bool", /*default=*/"true",
+           "Stage through GPU workgroup (shared) memory; off in the sequential CPU fork">,
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect"];
+}
+
 def GpuSequentialForall : Pass<"gpu-sequential-forall"> {
   let summary = "Run bufferized scf.foralls as scf.for nests in index order (CPU tests)";
   let description = [{
@@ -190,11 +258,17 @@ def GpuMapForalls : Pass<"gpu-map-foralls"> {
     `gpu.launch`: its block ids are linearized into grid x (fastest mapping
     index first: x, y, z or linear_dim_0, 1, ...) and delinearized into the
     loop's induction variables inside. The `#gpu.thread<x|y>`-mapped foralls
-    directly inside it (normalized, static counts, all of one shape) give
-    the block's shape, and their induction variables become the thread ids.
-    Every thread runs the block's code outside the thread foralls (address
-    arithmetic, views), which has no side effects in the tile phase's
-    recipes.
+    inside it, directly or in `scf.for` loops (normalized, static counts,
+    all of one shape), give the block's shape, and their induction
+    variables become the thread ids. Every thread runs the block's code
+    outside the thread foralls (address arithmetic, views, the loops around
+    thread foralls), which has no side effects in the tile phase's recipes.
+    Where a block has several thread foralls, or one in a loop, they talk
+    through shared memory, so each is followed by a `gpu.barrier`: that is
+    what makes the sequential fork's order (each thread forall whole before
+    the next) the GPU's. Workgroup-memory `memref.alloca`s of the block
+    become the launch's workgroup attributions (the kernel phase aligns
+    them to 16 bytes).
 
     ```mlir
     scf.forall (%i) = (0) to (2000) step (1024) {
@@ -290,8 +364,15 @@ def GpuHostLoops : Pass<"gpu-host-loops"> {
     tiles whose body loads, stores or runs a linalg op on a buffer (and
     calls nothing) is wrapped in a one-block, one-thread nest: the loop runs
     whole, in order, on one GPU thread, which keeps the CPU target's order
-    and so its results. Slow, and correct; a parallel recipe replaces it
-    where one exists. The body's temporary buffers (static shapes) move
+    and so its results. Where the loop is column-parallel (scatter_add's
+    rows: the only writes are elementwise linalg ops, identity maps, over
+    one static domain whose innermost extent D is 2 or more, on views that
+    keep their buffers' innermost dim whole, and its loads read buffers
+    those ops do not write), column j of every iteration touches column j
+    only: the loop then runs on one thread per column (blocks of 256, a
+    guard past D), each thread the whole loop, in order, on its column
+    (each op tiled to `[.., j]` of size `[.., 1]`), so every column's sums
+    are the one-thread loop's. The body's temporary buffers (static shapes) move
     before the loop, one buffer for every iteration, and its copies become
     `linalg.copy` loops, so the kernel allocates and calls nothing. Runs
     after bufferization, before `gpu-copy-kernels` and `gpu-map-foralls`,

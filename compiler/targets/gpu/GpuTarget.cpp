@@ -13,6 +13,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
@@ -51,6 +52,7 @@ void prepareContext(MLIRContext *ctx) {
     shardc::registerCpuTargetPasses();
     shardc::registerGpuTargetPasses();
     registerGpuKernelOutliningPass();
+    registerGpuLaunchSinkIndexComputationsPass();
     registerConvertGpuOpsToNVVMOps();
   });
 }
@@ -82,6 +84,8 @@ std::string tilePipeline() {
          // update in place; then host loops over buffers (scatter_add) and
          // the strided copies bufferization added: kernels of their own.
          "canonicalize, gpu-host-loops, gpu-copy-kernels, "
+         // Contraction tiles staged through shared memory by K chunks.
+         "gpu-stage-contractions, "
          // A thread's run of 4 as vector loads and stores where it is
          // whole and aligned.
          "gpu-vectorize-threads, "
@@ -95,7 +99,11 @@ std::string tilePipeline() {
 /// moved into them (kernels take bare pointers), then one gpu.module per
 /// kernel.
 constexpr llvm::StringLiteral kOutlinePipeline =
-    "convert-linalg-to-loops, canonicalize, cse, gpu-sink-views, gpu-kernel-outlining, "
+    "convert-linalg-to-loops, canonicalize, cse, gpu-sink-views, "
+    // Constants (tile sizes, bounds) and index math on them into the
+    // launches, so kernels fold them rather than take them as arguments
+    // (a division by a tile size is then a shift).
+    "gpu-launch-sink-index-computations, gpu-kernel-outlining, "
     // The gate: nothing that assembles but runs wrongly.
     "gpu-check-kernels";
 
@@ -112,6 +120,17 @@ LogicalResult checkEverythingInKernels(ModuleOp module) {
     return WalkResult::interrupt();
   });
   return failure(r.wasInterrupted());
+}
+
+/// Every kernel's workgroup buffers 16-byte aligned, as the staged
+/// recipes' vector loads from them claim (gpu-stage-contractions); a
+/// launch cannot say so itself, its outlined kernel can.
+void alignWorkgroupBuffers(ModuleOp module) {
+  module.walk([](mlir::gpu::GPUFuncOp fn) {
+    for (unsigned i = 0; i < fn.getNumWorkgroupAttributions(); ++i)
+      fn.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                     IntegerAttr::get(IntegerType::get(fn.getContext(), 64), 16));
+  });
 }
 
 /// A kernel's block size and the op that launches it.
@@ -201,6 +220,7 @@ LogicalResult shardc::lowerToGpuKernels(ModuleOp module, llvm::StringRef entry,
   PassManager outline(module.getContext());
   if (failed(parseInto(module, kOutlinePipeline, outline)) || failed(outline.run(module)))
     return failure();
+  alignWorkgroupBuffers(module);
   return success();
 }
 

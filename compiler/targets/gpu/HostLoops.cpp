@@ -6,12 +6,15 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/gpu/GpuPasses.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_GPUHOSTLOOPS
@@ -37,6 +40,118 @@ bool touchesBuffers(scf::ForOp loop) {
   return touches && movable;
 }
 
+/// The innermost extent every op of a column-parallel loop works on, or
+/// nullopt. A loop is column-parallel when the only things in it that
+/// write memory are linalg ops, all elementwise (parallel loops, identity
+/// maps) over one static domain whose innermost extent D is at least 2,
+/// each of whose operands is a view that keeps its buffer's innermost dim
+/// whole (extent D at every step, so column j is column j of the buffer),
+/// and the loads in it read buffers those ops do not write. Then column j
+/// of every iteration touches column j only, and the columns can run on
+/// different threads, each in the loop's order.
+std::optional<int64_t> columnParallelExtent(scf::ForOp loop) {
+  SmallVector<linalg::LinalgOp> ops;
+  bool other = false;
+  loop.walk([&](Operation *op) {
+    if (auto l = dyn_cast<linalg::LinalgOp>(op))
+      ops.push_back(l);
+    else if (isa<memref::StoreOp, memref::CopyOp>(op))
+      other = true;
+  });
+  if (other || ops.empty())
+    return std::nullopt;
+  SmallVector<int64_t> domain = ops.front().getStaticLoopRanges();
+  if (domain.empty() || ShapedType::isDynamicShape(domain) || domain.back() < 2)
+    return std::nullopt;
+  const int64_t extent = domain.back();
+  // The buffer under a chain of views that keep the innermost dim whole.
+  auto root = [&](Value v) -> std::optional<Value> {
+    while (true) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type || type.getRank() == 0 || type.getShape().back() != extent)
+        return std::nullopt;
+      if (auto sub = v.getDefiningOp<memref::SubViewOp>()) {
+        if (sub.getDroppedDims().test(sub.getSourceType().getRank() - 1))
+          return std::nullopt;
+        v = sub.getSource();
+      } else if (auto cast = v.getDefiningOp<memref::CastOp>()) {
+        v = cast.getSource();
+      } else {
+        return v;
+      }
+    }
+  };
+  llvm::SmallPtrSet<Value, 4> written;
+  for (linalg::LinalgOp op : ops) {
+    if (op.getStaticLoopRanges() != domain || op.getNumParallelLoops() != op.getNumLoops() ||
+        !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+      return std::nullopt;
+    for (OpOperand &operand : op->getOpOperands()) {
+      std::optional<Value> buffer = root(operand.get());
+      if (!buffer)
+        return std::nullopt;
+      if (op.isDpsInit(&operand))
+        written.insert(*buffer);
+    }
+  }
+  bool readsWritten = false;
+  loop.walk([&](memref::LoadOp load) {
+    Value v = load.getMemRef();
+    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    readsWritten |= written.contains(v);
+  });
+  if (readsWritten)
+    return std::nullopt;
+  return extent;
+}
+
+/// A column-parallel loop (columnParallelExtent) as a kernel: one thread
+/// per column of the innermost extent, 256 to a block, each running the
+/// whole loop, in order, on its column. Each column's sums are the
+/// one-thread loop's, in the same order.
+void runByColumns(scf::ForOp loop, int64_t extent) {
+  constexpr int64_t kThreads = 256;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  MLIRContext *ctx = b.getContext();
+  int64_t threads = std::min(kThreads, extent);
+  int64_t blocks = llvm::divideCeil(extent, threads);
+  auto outer = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)}, ValueRange(),
+      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  b.setInsertionPointToStart(outer.getBody());
+  auto inner = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(threads)}, ValueRange(),
+      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  b.setInsertionPointToStart(inner.getBody());
+  Value column = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, outer.getInductionVar(0),
+                            arith::ConstantIndexOp::create(b, loc, threads)),
+      inner.getInductionVar(0));
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                                       arith::ConstantIndexOp::create(b, loc, extent));
+  auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+  loop->moveBefore(guard.thenBlock()->getTerminator());
+  // Each op on the thread's column: its tiled form at [0, ..., column]
+  // of sizes [d0, ..., 1].
+  SmallVector<linalg::LinalgOp> ops;
+  loop.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  for (linalg::LinalgOp op : ops) {
+    OpBuilder ob(op);
+    SmallVector<OpFoldResult> offsets(op.getNumLoops(), ob.getIndexAttr(0)), sizes;
+    for (int64_t d : op.getStaticLoopRanges())
+      sizes.push_back(ob.getIndexAttr(d));
+    offsets.back() = column;
+    sizes.back() = ob.getIndexAttr(1);
+    FailureOr<TilingResult> tiled =
+        cast<TilingInterface>(op.getOperation()).getTiledImplementation(ob, offsets, sizes);
+    (void)tiled; // on buffers the tiled op writes in place; nothing to replace
+    op->erase();
+  }
+}
+
 void wrap(scf::ForOp loop) {
   // Bufferization's temporaries in the body are fresh buffers whose old
   // contents no iteration may read, so one buffer before the loop serves
@@ -53,7 +168,10 @@ void wrap(scf::ForOp loop) {
     linalg::CopyOp::create(cb, c.getLoc(), ValueRange{c.getSource()}, ValueRange{c.getTarget()});
     c.erase();
   }
-  shardc::runOnOneGpuThread(loop);
+  if (std::optional<int64_t> extent = columnParallelExtent(loop))
+    runByColumns(loop, *extent);
+  else
+    shardc::runOnOneGpuThread(loop);
 }
 
 struct GpuHostLoops : shardc::impl::GpuHostLoopsBase<GpuHostLoops> {

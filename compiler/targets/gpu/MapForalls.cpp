@@ -58,6 +58,16 @@ Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// Whether `inner` sits in `block` directly or inside scf.for loops only:
+/// code every thread of the block runs alike, so a barrier after `inner`
+/// is reached by all of them.
+bool inBlockUniformCode(scf::ForallOp inner, scf::ForallOp block) {
+  for (Operation *p = inner->getParentOp(); p != block.getOperation(); p = p->getParentOp())
+    if (!p || !isa<scf::ForOp>(p))
+      return false;
+  return true;
+}
+
 /// Inlines `forall`'s body before `forall` with its induction variables
 /// replaced by `ivs`, dropping its (empty, bufferized) in_parallel.
 void inlineBody(RewriterBase &rw, scf::ForallOp forall, ValueRange ivs) {
@@ -96,10 +106,10 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
     if (!tOrder || !tCounts || llvm::any_of(*tOrder, [](int64_t i) { return i > 1; }) ||
         llvm::any_of(inner.getStaticLowerBound(), [](int64_t v) { return v != 0; }) ||
         llvm::any_of(inner.getStaticStep(), [](int64_t v) { return v != 1; }) ||
-        inner->getParentOp() != forall.getOperation())
-      return inner.emitError() << "gpu-map-foralls: a thread forall must sit directly in its "
-                                  "block forall, normalized, with static counts mapped to "
-                                  "thread x and y";
+        !inBlockUniformCode(inner, forall))
+      return inner.emitError() << "gpu-map-foralls: a thread forall must sit in its block "
+                                  "forall (directly or in scf.for loops), normalized, with "
+                                  "static counts mapped to thread x and y";
     int64_t dims[2] = {1, 1};
     for (auto [i, c] : llvm::zip(*tOrder, *tCounts))
       dims[i] = c;
@@ -149,13 +159,37 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
   rw.eraseOp(forallBody->getTerminator());
   rw.inlineBlockBefore(forallBody, terminator, ivs);
   rw.eraseOp(forall);
+  // Several thread foralls (or one in a loop) communicate through shared
+  // memory: each one's writes are seen by the next only after a barrier,
+  // and the next may overwrite what it read only after one too.
+  bool barriers = threadLoops.size() > 1 ||
+                  llvm::any_of(threadLoops, [&](scf::ForallOp inner) {
+                    return inner->getParentOp() != launch.getOperation();
+                  });
   for (scf::ForallOp inner : threadLoops) {
     std::optional<SmallVector<int64_t>> tOrder = mappingIndices<gpu::GPUThreadMappingAttr>(inner);
     SmallVector<Value> tids;
     for (int64_t i : *tOrder)
       tids.push_back(i == 0 ? launch.getThreadIds().x : launch.getThreadIds().y);
+    if (barriers) {
+      rw.setInsertionPointAfter(inner);
+      gpu::BarrierOp::create(rw, loc);
+    }
     rw.setInsertionPoint(inner);
     inlineBody(rw, inner, tids);
+  }
+  // Workgroup buffers the block's program made become the launch's
+  // attributions: one per block, shared by its threads.
+  SmallVector<memref::AllocaOp> shared;
+  launch.getBody().walk([&](memref::AllocaOp alloca) {
+    if (auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(alloca.getType().getMemorySpace());
+        space && space.getValue() == gpu::AddressSpace::Workgroup)
+      shared.push_back(alloca);
+  });
+  for (memref::AllocaOp alloca : shared) {
+    BlockArgument buffer = launch.addWorkgroupAttribution(alloca.getType(), alloca.getLoc());
+    rw.replaceAllUsesWith(alloca.getResult(), buffer);
+    rw.eraseOp(alloca);
   }
   return success();
 }

@@ -49,10 +49,14 @@ constexpr int64_t kThreadRun = 4;
 enum class Recipe { None, Output, SingleThread };
 
 Recipe recipeFor(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || llvm::is_contained(op.getStaticLoopRanges(), 0) ||
-      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
-        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
-      }))
+  // The maps first: loop ranges are only defined where every loop is
+  // some operand's dim.
+  if (!op.hasPureTensorSemantics() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) {
+                      return m.isProjectedPermutation(/*allowZeroInResults=*/true);
+                    }) ||
+      !op.getShapesToLoopsMap() || llvm::is_contained(op.getStaticLoopRanges(), 0))
     return Recipe::None;
   return op.getNumParallelLoops() > 0 ? Recipe::Output : Recipe::SingleThread;
 }
@@ -62,8 +66,11 @@ Recipe recipeFor(linalg::LinalgOp op) {
 /// with `tensor.extract` at the map's position, computed in the body from
 /// `linalg.index`: its remaining maps are projected permutations, so the
 /// output recipe tiles it like any elementwise op (tiling offsets the
-/// indices), and the input is read whole from each tile. False when the op
-/// is not of that kind.
+/// indices), and the input is read whole from each tile. Where that input
+/// was the only one to span some loop (a reduction of a reversed operand),
+/// it also stays an input through its dims' map (`4 - j` read as `j`, the
+/// same extent), whose elements the body ignores: it keeps the loop's
+/// range. False when the op is not of that kind.
 bool readThroughExtracts(RewriterBase &rw, linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0)
     return false;
@@ -87,33 +94,72 @@ bool readThroughExtracts(RewriterBase &rw, linalg::GenericOp op) {
       inputs.push_back(op.getDpsInputOperand(i)->get());
       newMaps.push_back(maps[i]);
     }
-  for (unsigned o = 0; o < op.getNumDpsInits(); ++o)
-    newMaps.push_back(maps[numInputs + o]);
+  // Shape-only inputs, while some loop is no remaining operand's dim.
+  SmallVector<AffineMap> outMaps(maps.begin() + numInputs, maps.end());
+  auto covered = [&] {
+    SmallVector<AffineMap> all(newMaps);
+    all.append(outMaps);
+    return static_cast<bool>(inversePermutation(concatAffineMaps(all, op.getContext())));
+  };
+  unsigned numShapeOnly = 0;
+  for (unsigned i : extracted) {
+    if (covered())
+      break;
+    SmallVector<AffineExpr> dims;
+    for (AffineExpr e : maps[i].getResults()) {
+      std::optional<unsigned> only;
+      for (unsigned d = 0; d < op.getNumLoops(); ++d)
+        if (e.isFunctionOfDim(d)) {
+          if (only)
+            return false;
+          only = d;
+        }
+      if (!only)
+        return false;
+      dims.push_back(getAffineDimExpr(*only, op.getContext()));
+    }
+    AffineMap dimsMap = AffineMap::get(op.getNumLoops(), 0, dims, op.getContext());
+    if (!dimsMap.isProjectedPermutation())
+      return false;
+    inputs.push_back(op.getDpsInputOperand(i)->get());
+    newMaps.push_back(dimsMap);
+    ++numShapeOnly;
+  }
+  if (!covered())
+    return false;
+  newMaps.append(outMaps);
   rw.setInsertionPoint(op);
   auto generic = linalg::GenericOp::create(rw, op.getLoc(), op.getResultTypes(), inputs,
                                            op.getDpsInits(), newMaps, op.getIteratorTypesArray());
   generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-  // The body: kept arguments map to the new block's, extracted ones to
-  // the element read at the map's position.
+  // The body: kept arguments map to the new block's (inputs, the
+  // shape-only inputs' unused ones, outputs), extracted ones to the
+  // element read at the map's position.
   Block *old = op.getBody();
   Block *body = rw.createBlock(&generic.getRegion());
   IRMapping mapping;
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (!llvm::is_contained(extracted, i))
+      mapping.map(old->getArgument(i), body->addArgument(old->getArgument(i).getType(),
+                                                         old->getArgument(i).getLoc()));
+  for (unsigned k = 0; k < numShapeOnly; ++k) {
+    BlockArgument arg = old->getArgument(extracted[k]);
+    body->addArgument(arg.getType(), arg.getLoc());
+  }
+  for (unsigned i = numInputs; i < old->getNumArguments(); ++i)
+    mapping.map(old->getArgument(i),
+                body->addArgument(old->getArgument(i).getType(), old->getArgument(i).getLoc()));
   OpBuilder b = OpBuilder::atBlockBegin(body);
   SmallVector<Value> indices;
   for (unsigned d = 0; d < op.getNumLoops(); ++d)
     indices.push_back(linalg::IndexOp::create(b, op.getLoc(), d));
-  for (unsigned i = 0; i < old->getNumArguments(); ++i) {
-    BlockArgument arg = old->getArgument(i);
-    if (i < numInputs && llvm::is_contained(extracted, i)) {
-      SmallVector<Value> at;
-      for (AffineExpr e : maps[i].getResults())
-        at.push_back(affine::AffineApplyOp::create(
-            b, op.getLoc(), AffineMap::get(op.getNumLoops(), 0, e), indices));
-      mapping.map(arg, tensor::ExtractOp::create(b, op.getLoc(), op.getDpsInputOperand(i)->get(),
-                                                 at));
-    } else {
-      mapping.map(arg, body->addArgument(arg.getType(), arg.getLoc()));
-    }
+  for (unsigned i : extracted) {
+    SmallVector<Value> at;
+    for (AffineExpr e : maps[i].getResults())
+      at.push_back(affine::AffineApplyOp::create(
+          b, op.getLoc(), AffineMap::get(op.getNumLoops(), 0, e), indices));
+    mapping.map(old->getArgument(i),
+                tensor::ExtractOp::create(b, op.getLoc(), op.getDpsInputOperand(i)->get(), at));
   }
   for (Operation &inner : *old)
     b.clone(inner, mapping);
@@ -207,6 +253,61 @@ LogicalResult tileByOutput(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success(succeeded(threads));
 }
 
+/// The staged contraction recipe (gpu-stage-contractions): the tile of a
+/// block and of a thread, when `op` takes it. A contraction with one M, N
+/// and K loop, any batch loops, every operand read through a projected
+/// permutation, a body that does not read indices, byte-or-wider elements,
+/// static loops, and M, N and K long enough for staging to pay (shorter
+/// ones keep the output recipe). 128 x 128 blocks of 8 x 8 per thread where
+/// both M and N fill eight of them, else 64 x 64 of 4 x 4.
+struct StagedTile {
+  int64_t bm, bn, bk, tm, tn;
+  unsigned m, n;
+};
+
+std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.hasIndexSemantics() ||
+      op.getNumReductionLoops() != 1 || op.hasDynamicShape() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type elem = getElementTypeOrSelf(operand.get().getType());
+    if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8)
+      return std::nullopt;
+  }
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
+  if (m < 32 || n < 32 || k < 16)
+    return std::nullopt;
+  if (m >= 1024 && n >= 1024)
+    return StagedTile{128, 128, 16, 8, 8, dims->m[0], dims->n[0]};
+  return StagedTile{64, 64, 32, 4, 4, dims->m[0], dims->n[0]};
+}
+
+/// Block tiles of `tile` (batch loops one at a time, K untiled), each
+/// tile's op marked for gpu-stage-contractions, which writes its threads.
+LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, const StagedTile &tile) {
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  for (unsigned d : parallel)
+    sizes[d] = 1;
+  sizes[tile.m] = tile.bm;
+  sizes[tile.n] = tile.bn;
+  FailureOr<scf::SCFTilingResult> blocks = tileToForall(
+      rewriter, op, sizes, blockMapping(rewriter.getContext(), static_cast<int64_t>(parallel.size())));
+  if (failed(blocks) || blocks->tiledOps.size() != 1)
+    return failure();
+  blocks->tiledOps.front()->setAttr(
+      shardc::kGpuStagedAttr,
+      rewriter.getDenseI64ArrayAttr({tile.bm, tile.bn, tile.bk, tile.tm, tile.tn}));
+  return success();
+}
+
 /// `op` inside one forall of `count` = 1 iteration mapped to `mapping`, its
 /// results written whole into the forall's shared outputs.
 Operation *wrapInForall(RewriterBase &rw, Operation *op, Attribute mapping) {
@@ -283,11 +384,20 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : single)
       runOnOneThread(rewriter, op);
-    for (linalg::LinalgOp op : roots)
+    for (linalg::LinalgOp op : roots) {
+      if (std::optional<StagedTile> tile = stagedTileFor(op)) {
+        if (failed(tileStaged(rewriter, op, *tile))) {
+          op.emitError() << "gpu-tile-and-fuse: the staged contraction recipe could not tile "
+                            "this op";
+          return signalPassFailure();
+        }
+        continue;
+      }
       if (failed(tileByOutput(rewriter, op))) {
         op.emitError() << "gpu-tile-and-fuse: the output recipe could not tile this op";
         return signalPassFailure();
       }
+    }
   }
 };
 

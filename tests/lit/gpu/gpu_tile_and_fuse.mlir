@@ -135,3 +135,59 @@ func.func @reverse(%x: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// A reduction of a reversed operand: the reversed input is the only one
+// spanning the reduced loop, so it also stays an input through its dims'
+// map (its elements unused) and the loop keeps its range.
+// CHECK-LABEL: func.func @reverse_reduced
+// CHECK: scf.forall
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<4x?xf32>)
+// CHECK: tensor.extract %arg0[
+// CHECK: {mapping = [#gpu.thread<x>]}
+#rrev = affine_map<(d0, d1) -> (d0, 6 - d1)>
+#rout = affine_map<(d0, d1) -> (d1)>
+func.func @reverse_reduced(%x: tensor<4x7xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
+  %y = linalg.generic {indexing_maps = [#rrev, #rout], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<4x7xf32>) outs(%init : tensor<7xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<7xf32>
+  return %y : tensor<7xf32>
+}
+
+// -----
+
+// The staged contraction recipe: M, N and K long enough, so 64 x 64
+// blocks (batch loops one at a time, K untiled), each block's op marked
+// for gpu-stage-contractions; M and N both of 1024 or more take 128 x 128
+// blocks of 8 x 8 per thread. A K of 8 keeps the output recipe.
+
+// CHECK-LABEL: func.func @staged
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (2, 70, 100) step (1, 64, 64)
+// CHECK: linalg.batch_matmul {shardc.gpu_staged = array<i64: 64, 64, 32, 4, 4>}
+// CHECK-NOT: #gpu.thread
+// CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+func.func @staged(%a: tensor<2x70x40xf32>, %b: tensor<2x40x100xf32>, %c: tensor<2x70x100xf32>) -> tensor<2x70x100xf32> {
+  %m = linalg.batch_matmul ins(%a, %b : tensor<2x70x40xf32>, tensor<2x40x100xf32>) outs(%c : tensor<2x70x100xf32>) -> tensor<2x70x100xf32>
+  return %m : tensor<2x70x100xf32>
+}
+
+// CHECK-LABEL: func.func @staged_wide
+// CHECK: step (128, 128)
+// CHECK: linalg.matmul {shardc.gpu_staged = array<i64: 128, 128, 16, 8, 8>}
+func.func @staged_wide(%a: tensor<1024x16xf32>, %b: tensor<16x1100xf32>, %c: tensor<1024x1100xf32>) -> tensor<1024x1100xf32> {
+  %m = linalg.matmul ins(%a, %b : tensor<1024x16xf32>, tensor<16x1100xf32>) outs(%c : tensor<1024x1100xf32>) -> tensor<1024x1100xf32>
+  return %m : tensor<1024x1100xf32>
+}
+
+// CHECK-LABEL: func.func @short_k
+// CHECK-NOT: shardc.gpu_staged
+// CHECK: #gpu.thread<x>
+func.func @short_k(%a: tensor<64x8xf32>, %b: tensor<8x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %m = linalg.matmul ins(%a, %b : tensor<64x8xf32>, tensor<8x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}

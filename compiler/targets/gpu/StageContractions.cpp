@@ -1,0 +1,304 @@
+//===- StageContractions.cpp - gpu-stage-contractions ----------------------===//
+//
+// The staged contraction recipe's block program (GpuPasses.td has it with
+// an example): a marked contraction tile on buffers becomes shared-memory
+// staging of A and B by K chunks and a TM x TN patch of outputs per
+// thread.
+//
+// Invariants: every output adds its K terms in order, each with the op's
+// own body, onto C's value, as the output recipe does; no element past an
+// edge is read from global memory, added, or stored.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/gpu/GpuPasses.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_GPUSTAGECONTRACTIONS
+#include "compiler/targets/gpu/GpuPasses.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+
+namespace {
+
+/// Threads of a staged block: 16 x 16.
+constexpr int64_t kThreadsPerDim = 16;
+constexpr int64_t kThreads = kThreadsPerDim * kThreadsPerDim;
+/// Bytes each shared row is padded by, and the alignment of shared buffers.
+constexpr int64_t kRowPadBytes = 16;
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type elem) {
+  return arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
+}
+
+int64_t bytesOf(Type elem) { return llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8); }
+
+/// The op's loops by role (one M, N and K loop; the rest batch), and its
+/// operands: A the input that holds M, B the one that holds N.
+struct Contraction {
+  linalg::LinalgOp op;
+  unsigned m, n, k;
+  OpOperand *a, *b, *c;
+  int64_t bm, bn, bk, tm, tn;
+
+  /// The indices of `operand` at loop values `ivs` (batch loops at 0: a
+  /// block tile holds one batch element).
+  SmallVector<Value> at(OpOperand *operand, ArrayRef<Value> ivs) {
+    SmallVector<Value> indices;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      indices.push_back(ivs[map.getDimPosition(r)]);
+    return indices;
+  }
+};
+
+std::optional<Contraction> readMarked(linalg::LinalgOp op) {
+  auto params = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuStagedAttr);
+  if (!params || params.size() != 5 || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
+    return std::nullopt;
+  Contraction c{op,
+                dims->m[0],
+                dims->n[0],
+                dims->k[0],
+                op.getDpsInputOperand(0),
+                op.getDpsInputOperand(1),
+                op.getDpsInitOperand(0),
+                params[0],
+                params[1],
+                params[2],
+                params[3],
+                params[4]};
+  return c;
+}
+
+/// A 16 x 16 thread forall at the builder's point; `body` fills it.
+void threadForall(OpBuilder &b, Location loc,
+                  llvm::function_ref<void(OpBuilder &, Value ty, Value tx)> body) {
+  MLIRContext *ctx = b.getContext();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1),
+               n = b.getIndexAttr(kThreadsPerDim);
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{zero, zero}, ArrayRef<OpFoldResult>{n, n},
+      ArrayRef<OpFoldResult>{one, one}, ValueRange{},
+      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimY),
+                      gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forall.getBody()->getTerminator());
+  body(b, forall.getInductionVar(0), forall.getInductionVar(1));
+}
+
+/// `v` if `cond`, else `other`, reading `v` only when `cond` holds.
+Value loadIf(OpBuilder &b, Location loc, Value cond, Value memref, ValueRange indices,
+             Value other) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &t, Location l) {
+        scf::YieldOp::create(t, l, ValueRange{memref::LoadOp::create(t, l, memref, indices)});
+      },
+      [&](OpBuilder &e, Location l) { scf::YieldOp::create(e, l, ValueRange{other}); });
+  return ifOp.getResult(0);
+}
+
+class Stager {
+public:
+  Stager(Contraction c, bool workgroup) : c(c), workgroup(workgroup) {}
+
+  void run(RewriterBase &rw) {
+    linalg::LinalgOp op = c.op;
+    Location loc = op.getLoc();
+    rw.setInsertionPoint(op);
+    SmallVector<Range> ranges = op.createLoopRanges(rw, loc);
+    auto size = [&](unsigned loop) {
+      return getValueOrCreateConstantIndexOp(rw, loc, ranges[loop].size);
+    };
+    rows = size(c.m);
+    cols = size(c.n);
+    Value depth = size(c.k);
+    sharedA = sharedBuffer(rw, c.bm, c.a);
+    sharedB = sharedBuffer(rw, c.bn, c.b);
+    rw.setInsertionPoint(op);
+    auto chunks = scf::ForOp::create(rw, loc, index(rw, loc, 0), depth, index(rw, loc, c.bk));
+    rw.setInsertionPointToStart(chunks.getBody());
+    Value k0 = chunks.getInductionVar();
+    Value kc = arith::MinSIOp::create(rw, loc, index(rw, loc, c.bk),
+                                      arith::SubIOp::create(rw, loc, depth, k0));
+    threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
+      Value t = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
+      stage(b, t, k0, kc, c.a, sharedA, c.m, c.bm);
+      stage(b, t, k0, kc, c.b, sharedB, c.n, c.bn);
+    });
+    threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) { compute(b, ty, tx, kc); });
+    rw.eraseOp(op);
+  }
+
+private:
+  Contraction c;
+  bool workgroup;
+  Value rows, cols, sharedA, sharedB;
+
+  /// [BK][tile + pad] elements of `operand`, 16-byte aligned: in the
+  /// block (workgroup memory), or once at the function's entry.
+  Value sharedBuffer(RewriterBase &rw, int64_t tile, OpOperand *operand) {
+    Type elem = cast<MemRefType>(operand->get().getType()).getElementType();
+    int64_t pad = std::max<int64_t>(1, kRowPadBytes / bytesOf(elem));
+    Attribute space;
+    if (workgroup)
+      space = gpu::AddressSpaceAttr::get(rw.getContext(), gpu::AddressSpace::Workgroup);
+    else
+      rw.setInsertionPointToStart(&c.op->getParentOfType<FunctionOpInterface>()
+                                       .getFunctionBody()
+                                       .front());
+    auto type = MemRefType::get({c.bk, tile + pad}, elem, MemRefLayoutAttrInterface{}, space);
+    return memref::AllocaOp::create(rw, c.op.getLoc(), type, rw.getI64IntegerAttr(kRowPadBytes));
+  }
+
+  /// Thread `t`'s share of copying the chunk [k0, k0 + kc) of `operand`
+  /// (whose tile loop is `loop`, `tile` long) into `shared`: elements
+  /// t, t + 256, ... of the chunk, walking the operand's innermost dim
+  /// first, so neighbouring threads read neighbouring addresses.
+  void stage(OpBuilder &b, Value t, Value k0, Value kc, OpOperand *operand, Value shared,
+             unsigned loop, int64_t tile) {
+    Location loc = c.op.getLoc();
+    AffineMap map = c.op.getMatchingIndexingMap(operand);
+    bool kFastest = map.getDimPosition(map.getNumResults() - 1) == c.k;
+    Value extent = loop == c.m ? rows : cols;
+    Type elem = cast<MemRefType>(shared.getType()).getElementType();
+    Value zero = zeroOf(b, loc, elem);
+    for (int64_t r = 0; r < c.bk * tile / kThreads; ++r) {
+      Value e = arith::AddIOp::create(b, loc, index(b, loc, r * kThreads), t);
+      Value fast = index(b, loc, kFastest ? c.bk : tile);
+      Value inner = arith::RemUIOp::create(b, loc, e, fast);
+      Value outer = arith::DivUIOp::create(b, loc, e, fast);
+      Value kk = kFastest ? inner : outer;
+      Value mn = kFastest ? outer : inner;
+      Value inside = arith::AndIOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kk, kc),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, mn, extent));
+      SmallVector<Value> ivs(c.op.getNumLoops(), index(b, loc, 0));
+      ivs[loop] = mn;
+      ivs[c.k] = arith::AddIOp::create(b, loc, k0, kk);
+      Value v = loadIf(b, loc, inside, operand->get(), c.at(operand, ivs), zero);
+      memref::StoreOp::create(b, loc, v, shared, ValueRange{kk, mn});
+    }
+  }
+
+  /// Thread (ty, tx)'s TM x TN patch: C's values, then the chunk's kc
+  /// steps of the op's body in K order, then C's values again.
+  void compute(OpBuilder &b, Value ty, Value tx, Value kc) {
+    linalg::LinalgOp op = c.op;
+    Location loc = op.getLoc();
+    Value row0 = arith::MulIOp::create(b, loc, ty, index(b, loc, c.tm));
+    Value col0 = arith::MulIOp::create(b, loc, tx, index(b, loc, c.tn));
+    Type elemC = cast<MemRefType>(c.c->get().getType()).getElementType();
+    Value zero = zeroOf(b, loc, elemC);
+    SmallVector<Value> inside, indicesC;
+    SmallVector<SmallVector<Value>> atC;
+    SmallVector<Value> initial;
+    for (int64_t i = 0; i < c.tm; ++i)
+      for (int64_t j = 0; j < c.tn; ++j) {
+        Value row = arith::AddIOp::create(b, loc, row0, index(b, loc, i));
+        Value col = arith::AddIOp::create(b, loc, col0, index(b, loc, j));
+        inside.push_back(arith::AndIOp::create(
+            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cols)));
+        SmallVector<Value> ivs(op.getNumLoops(), index(b, loc, 0));
+        ivs[c.m] = row;
+        ivs[c.n] = col;
+        atC.push_back(c.at(c.c, ivs));
+        initial.push_back(loadIf(b, loc, inside.back(), c.c->get(), atC.back(), zero));
+      }
+    auto steps =
+        scf::ForOp::create(b, loc, index(b, loc, 0), kc, index(b, loc, 1), initial,
+                           [&](OpBuilder &s, Location l, Value kk, ValueRange acc) {
+                             Value va = loadRun(s, sharedA, kk, row0, c.tm);
+                             Value vb = loadRun(s, sharedB, kk, col0, c.tn);
+                             SmallVector<Value> next;
+                             for (int64_t i = 0; i < c.tm; ++i)
+                               for (int64_t j = 0; j < c.tn; ++j)
+                                 next.push_back(applyBody(
+                                     s, vector::ExtractOp::create(s, l, va, i),
+                                     vector::ExtractOp::create(s, l, vb, j), acc[i * c.tn + j]));
+                             scf::YieldOp::create(s, l, next);
+                           });
+    for (size_t k = 0; k < inside.size(); ++k)
+      scf::IfOp::create(b, loc, inside[k], [&](OpBuilder &t, Location l) {
+        memref::StoreOp::create(t, l, steps.getResult(k), c.c->get(), atC[k]);
+        scf::YieldOp::create(t, l);
+      });
+  }
+
+  /// `count` consecutive elements of row `kk` of `shared` from `start`,
+  /// as one vector load (aligned: rows and starts are multiples of it).
+  Value loadRun(OpBuilder &b, Value shared, Value kk, Value start, int64_t count) {
+    Type elem = cast<MemRefType>(shared.getType()).getElementType();
+    int64_t align = std::min<int64_t>(kRowPadBytes, count * bytesOf(elem));
+    return vector::LoadOp::create(b, c.op.getLoc(), VectorType::get({count}, elem), shared,
+                                  ValueRange{kk, start}, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(align));
+  }
+
+  /// The op's body on one (a, b, acc) triple: its yielded value. Float
+  /// ops may contract (a multiply and the add of its product become one
+  /// FMA, one rounding), as the CPU target's GEMM kernels do.
+  Value applyBody(OpBuilder &b, Value a, Value bv, Value acc) {
+    Block *body = c.op.getBlock();
+    IRMapping map;
+    map.map(body->getArgument(c.a->getOperandNumber()), a);
+    map.map(body->getArgument(c.b->getOperandNumber()), bv);
+    map.map(body->getArgument(c.c->getOperandNumber()), acc);
+    for (Operation &inner : body->without_terminator()) {
+      Operation *clone = b.clone(inner, map);
+      auto fm = dyn_cast<arith::ArithFastMathInterface>(clone);
+      if (!fm || !isa<arith::MulFOp, arith::AddFOp>(clone))
+        continue;
+      arith::FastMathFlagsAttr flags = fm.getFastMathFlagsAttr();
+      clone->setAttr(fm.getFastMathAttrName(),
+                     arith::FastMathFlagsAttr::get(
+                         b.getContext(), (flags ? flags.getValue() : arith::FastMathFlags::none) |
+                                             arith::FastMathFlags::contract));
+    }
+    return map.lookupOrDefault(body->getTerminator()->getOperand(0));
+  }
+};
+
+struct GpuStageContractions : shardc::impl::GpuStageContractionsBase<GpuStageContractions> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> marked;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(shardc::kGpuStagedAttr))
+        marked.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : marked) {
+      std::optional<Contraction> c = readMarked(op);
+      if (!c || !op.hasPureBufferSemantics() || !op->getParentOfType<scf::ForallOp>()) {
+        op.emitError() << "gpu-stage-contractions: a marked op must be a bufferized "
+                          "contraction tile in a block forall (an internal error of the "
+                          "staged recipe)";
+        return signalPassFailure();
+      }
+      Stager(*c, workgroupMemory).run(rewriter);
+    }
+  }
+};
+
+} // namespace
