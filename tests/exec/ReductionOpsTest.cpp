@@ -171,6 +171,16 @@ TEST_CASE("reduce: long reductions with few outputs", "[reduce]") {
     }
 }
 
+// Long rows whose length has no power-of-two split (2050 = 2 x 1025): the
+// GPU target reduces each row, and the whole array, in a block tree
+// (gpu-block-reductions): 256 strided partials, then pairwise steps.
+TEST_CASE("reduce: long rows and odd lengths", "[reduce]") {
+  for (std::string dtype : {"f32", "f64", "i32", "i64", "bool"}) {
+    INFO("dtype " << dtype << ", x 6x2050 sharded on dim 0");
+    checkReductions(dtype, 0, 19, {6, 2050});
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // mean
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,10 @@
 
 #include "mlir/Pass/Pass.h"
 
+namespace mlir::linalg {
+class LinalgOp;
+} // namespace mlir::linalg
+
 namespace shardc {
 
 #define GEN_PASS_DECL
@@ -25,6 +29,14 @@ void runOnOneGpuThread(mlir::Operation *op);
 /// The mark gpu-tile-and-fuse puts on a contraction tile for
 /// gpu-stage-contractions: array<i64: BM, BN, BK, TM, TN>.
 inline constexpr llvm::StringLiteral kGpuStagedAttr = "shardc.gpu_staged";
+
+/// The mark gpu-tile-and-fuse puts on a reduction tile for
+/// gpu-block-reductions (a unit attribute).
+inline constexpr llvm::StringLiteral kGpuBlockTreeAttr = "shardc.gpu_block_tree";
+
+/// Whether `op`'s body folds into its one output through a single
+/// operation with a neutral element (what a block tree combines with).
+bool gpuBlockTreeCombines(mlir::linalg::LinalgOp op);
 
 } // namespace shardc
 

@@ -104,9 +104,16 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     `gpu-stage-contractions`, which writes the block's threads after
     bufferization (shared-memory staging by K chunks).
 
+    The block-tree recipe, for a reduction with one reduced loop of 512
+    or more that every input reading it reads innermost, one output of a
+    byte or more, and a body folding into it through one operation with a
+    neutral element: a block per output (parallel loops tiled by 1, a full
+    reduction in one block), the tile's op marked `shardc.gpu_block_tree`
+    for `gpu-block-reductions`.
+
     The single-thread recipe, for an op with no parallel loop (a full
-    reduction, a rank-0 op): one block of one thread runs it, its loops in
-    order (a block tree comes later).
+    reduction, a rank-0 op) that no block tree takes: one block of one
+    thread runs it, its loops in order.
 
     Before tiling, `tensor.pad` becomes a fill and an insert_slice (upstream
     pad decomposition), so that the fill is tiled rather than made by
@@ -226,6 +233,47 @@ def GpuStageContractions : Pass<"gpu-stage-contractions"> {
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect",
                            "mlir::gpu::GPUDialect"];
+}
+
+def GpuBlockReductions : Pass<"gpu-block-reductions"> {
+  let summary = "A reduction tile's block as 256 strided partials and a pairwise tree";
+  let description = [{
+    On buffers, after bufferization, in the GPU target and its sequential
+    CPU fork alike. `gpu-tile-and-fuse` gives a reduction with one reduced
+    loop of 512 or more, read innermost by every input that reads it, one
+    output of a byte or more and a body that folds into it through one
+    operation with a neutral element (add, mul, max, min, and, or, ...),
+    the block-tree recipe: a block per output (the parallel loops tiled by
+    1; a full reduction is one block), the tile's op marked
+    `shardc.gpu_block_tree`. This pass writes the block's program:
+
+    ```mlir
+    %p = memref.alloca() {alignment = 16} : memref<256xf32, #gpu.address_space<workgroup>>
+    scf.forall (%t) in (256) {          // elements t, t + 256, ... in order
+      %r = scf.for %j = %t to %L step %c256 iter_args(%a = %neutral) { ...the body... }
+      memref.store %r, %p[%t]
+    } {mapping = [#gpu.thread<x>]}
+    scf.forall (%t) in (256) {          // then s = 64, 32, ..., 1
+      scf.if %t < 128 { %p[%t] = combine(%p[%t], %p[%t + 128]) }
+    } {mapping = [#gpu.thread<x>]}
+    ...
+    scf.forall (%t) in (256) {
+      scf.if %t == 0 { %out[..] = combine(%out[..], %p[0]) }
+    } {mapping = [#gpu.thread<x>]}
+    ```
+
+    Neighbouring threads read neighbouring elements (coalesced), where the
+    output recipe would give each thread a whole row. `gpu-map-foralls`
+    puts a barrier after each thread forall. The order of the sum is fixed
+    by the shapes (each partial in index order, the tree pairwise), so
+    replicas agree bit for bit; it is not the CPU target's order.
+  }];
+  let options = [
+    Option<"workgroupMemory", "workgroup-memory", "bool", /*default=*/"true",
+           "Partials in GPU workgroup (shared) memory; off in the sequential CPU fork">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect"];
 }
 
 def GpuSequentialForall : Pass<"gpu-sequential-forall"> {

@@ -84,8 +84,9 @@ std::string tilePipeline() {
          // update in place; then host loops over buffers (scatter_add) and
          // the strided copies bufferization added: kernels of their own.
          "canonicalize, gpu-host-loops, gpu-copy-kernels, "
-         // Contraction tiles staged through shared memory by K chunks.
-         "gpu-stage-contractions, "
+         // Contraction tiles staged through shared memory by K chunks; long
+         // reductions as block trees.
+         "gpu-stage-contractions, gpu-block-reductions, "
          // A thread's run of 4 as vector loads and stores where it is
          // whole and aligned.
          "gpu-vectorize-threads, "

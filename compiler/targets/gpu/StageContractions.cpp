@@ -10,6 +10,7 @@
 // edge is read from global memory, added, or stored.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/targets/gpu/BlockProgram.h"
 #include "compiler/targets/gpu/GpuPasses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,11 +35,11 @@ namespace {
 /// Threads of a staged block: 16 x 16.
 constexpr int64_t kThreadsPerDim = 16;
 constexpr int64_t kThreads = kThreadsPerDim * kThreadsPerDim;
-/// Bytes each shared row is padded by, and the alignment of shared buffers.
+/// Bytes each shared row is padded by (the buffers are 16-byte aligned).
 constexpr int64_t kRowPadBytes = 16;
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
+  return shardc::gpu::indexConstant(b, loc, v);
 }
 
 Value zeroOf(OpBuilder &b, Location loc, Type elem) {
@@ -91,30 +92,11 @@ std::optional<Contraction> readMarked(linalg::LinalgOp op) {
 /// A 16 x 16 thread forall at the builder's point; `body` fills it.
 void threadForall(OpBuilder &b, Location loc,
                   llvm::function_ref<void(OpBuilder &, Value ty, Value tx)> body) {
-  MLIRContext *ctx = b.getContext();
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1),
-               n = b.getIndexAttr(kThreadsPerDim);
-  auto forall = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{zero, zero}, ArrayRef<OpFoldResult>{n, n},
-      ArrayRef<OpFoldResult>{one, one}, ValueRange{},
-      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimY),
-                      gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(forall.getBody()->getTerminator());
-  body(b, forall.getInductionVar(0), forall.getInductionVar(1));
+  shardc::gpu::threadForall(b, loc, {kThreadsPerDim, kThreadsPerDim},
+                            [&](OpBuilder &t, ValueRange ids) { body(t, ids[0], ids[1]); });
 }
 
-/// `v` if `cond`, else `other`, reading `v` only when `cond` holds.
-Value loadIf(OpBuilder &b, Location loc, Value cond, Value memref, ValueRange indices,
-             Value other) {
-  auto ifOp = scf::IfOp::create(
-      b, loc, cond,
-      [&](OpBuilder &t, Location l) {
-        scf::YieldOp::create(t, l, ValueRange{memref::LoadOp::create(t, l, memref, indices)});
-      },
-      [&](OpBuilder &e, Location l) { scf::YieldOp::create(e, l, ValueRange{other}); });
-  return ifOp.getResult(0);
-}
+using shardc::gpu::loadIf;
 
 class Stager {
 public:
@@ -154,20 +136,11 @@ private:
   bool workgroup;
   Value rows, cols, sharedA, sharedB;
 
-  /// [BK][tile + pad] elements of `operand`, 16-byte aligned: in the
-  /// block (workgroup memory), or once at the function's entry.
+  /// [BK][tile + pad] elements of `operand`, shared by the block.
   Value sharedBuffer(RewriterBase &rw, int64_t tile, OpOperand *operand) {
     Type elem = cast<MemRefType>(operand->get().getType()).getElementType();
     int64_t pad = std::max<int64_t>(1, kRowPadBytes / bytesOf(elem));
-    Attribute space;
-    if (workgroup)
-      space = gpu::AddressSpaceAttr::get(rw.getContext(), gpu::AddressSpace::Workgroup);
-    else
-      rw.setInsertionPointToStart(&c.op->getParentOfType<FunctionOpInterface>()
-                                       .getFunctionBody()
-                                       .front());
-    auto type = MemRefType::get({c.bk, tile + pad}, elem, MemRefLayoutAttrInterface{}, space);
-    return memref::AllocaOp::create(rw, c.op.getLoc(), type, rw.getI64IntegerAttr(kRowPadBytes));
+    return shardc::gpu::blockBuffer(rw, c.op, {c.bk, tile + pad}, elem, workgroup);
   }
 
   /// Thread `t`'s share of copying the chunk [k0, k0 + kc) of `operand`

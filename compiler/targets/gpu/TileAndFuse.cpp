@@ -308,6 +308,61 @@ LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, const Stag
   return success();
 }
 
+Operation *wrapInForall(RewriterBase &rw, Operation *op, Attribute mapping);
+
+/// Whether the block-tree recipe (gpu-block-reductions) takes `op`: one
+/// reduced loop of kBlockTreeMinLength or more, read innermost by every
+/// input that reads it (neighbouring threads, neighbouring elements), one
+/// output of a byte or more, static loops, and a body that folds into the
+/// output through one operation with a neutral element.
+constexpr int64_t kBlockTreeMinLength = 512;
+
+bool takesBlockTree(linalg::LinalgOp op) {
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 || reductions.size() != 1 ||
+      op.hasDynamicShape() || op.hasIndexSemantics() ||
+      op.getStaticLoopRanges()[reductions[0]] < kBlockTreeMinLength)
+    return false;
+  Type elem = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8)
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return false;
+    if (!map.isFunctionOfDim(reductions[0]))
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() != reductions[0])
+      return false;
+  }
+  return shardc::gpuBlockTreeCombines(op);
+}
+
+/// Block tiles of one output each (a full reduction in one block), each
+/// tile's op marked for gpu-block-reductions.
+LogicalResult tileBlockTree(RewriterBase &rewriter, linalg::LinalgOp op) {
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  Operation *tile;
+  if (parallel.empty()) {
+    tile = wrapInForall(rewriter, op, gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX));
+  } else {
+    SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+    for (unsigned d : parallel)
+      sizes[d] = 1;
+    FailureOr<scf::SCFTilingResult> blocks = tileToForall(
+        rewriter, op, sizes, blockMapping(ctx, static_cast<int64_t>(parallel.size())));
+    if (failed(blocks) || blocks->tiledOps.size() != 1)
+      return failure();
+    tile = blocks->tiledOps.front();
+  }
+  tile->setAttr(shardc::kGpuBlockTreeAttr, UnitAttr::get(ctx));
+  return success();
+}
+
 /// `op` inside one forall of `count` = 1 iteration mapped to `mapping`, its
 /// results written whole into the forall's shared outputs.
 Operation *wrapInForall(RewriterBase &rw, Operation *op, Attribute mapping) {
@@ -382,13 +437,28 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
         single.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : single)
-      runOnOneThread(rewriter, op);
+    for (linalg::LinalgOp op : single) {
+      if (!takesBlockTree(op)) {
+        runOnOneThread(rewriter, op);
+        continue;
+      }
+      if (failed(tileBlockTree(rewriter, op))) {
+        op.emitError() << "gpu-tile-and-fuse: the block-tree recipe could not tile this op";
+        return signalPassFailure();
+      }
+    }
     for (linalg::LinalgOp op : roots) {
       if (std::optional<StagedTile> tile = stagedTileFor(op)) {
         if (failed(tileStaged(rewriter, op, *tile))) {
           op.emitError() << "gpu-tile-and-fuse: the staged contraction recipe could not tile "
                             "this op";
+          return signalPassFailure();
+        }
+        continue;
+      }
+      if (takesBlockTree(op)) {
+        if (failed(tileBlockTree(rewriter, op))) {
+          op.emitError() << "gpu-tile-and-fuse: the block-tree recipe could not tile this op";
           return signalPassFailure();
         }
         continue;

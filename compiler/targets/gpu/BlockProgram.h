@@ -1,0 +1,41 @@
+//===- BlockProgram.h - building a block's program on buffers --*- C++ -*-===//
+//
+// The pieces the buffer-level recipes (gpu-stage-contractions,
+// gpu-block-reductions) write a thread block's program from: thread
+// foralls, which gpu-map-foralls separates by barriers, and buffers the
+// block's threads share. In the sequential CPU fork the same program runs
+// with each thread forall whole before the next, which is what the
+// barriers guarantee on the GPU, and the shared buffers are plain ones.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_TARGETS_GPU_BLOCKPROGRAM_H
+#define SHARDC_COMPILER_TARGETS_GPU_BLOCKPROGRAM_H
+
+#include "mlir/IR/Builders.h"
+
+namespace shardc::gpu {
+
+/// An index constant.
+mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+/// A thread forall of `counts` threads at the builder's point (one count:
+/// thread x; two: thread y, then x); `body` fills it with the thread ids in
+/// the same order.
+void threadForall(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> counts,
+                  llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange)> body);
+
+/// A buffer of `shape` x `elem` shared by the threads of the block that
+/// runs `at`, aligned to 16 bytes: in workgroup memory before `at` (a
+/// kernel attribution once gpu-map-foralls has run), or, with `workgroup`
+/// false (the sequential fork, where blocks run one after another), a
+/// plain buffer made once at the start of `at`'s function.
+mlir::Value blockBuffer(mlir::OpBuilder &b, mlir::Operation *at, llvm::ArrayRef<int64_t> shape,
+                        mlir::Type elem, bool workgroup);
+
+/// `memref[indices]` if `cond`, else `other`; the load only when `cond`.
+mlir::Value loadIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, mlir::Value memref,
+                   mlir::ValueRange indices, mlir::Value other);
+
+} // namespace shardc::gpu
+
+#endif // SHARDC_COMPILER_TARGETS_GPU_BLOCKPROGRAM_H

@@ -1,0 +1,173 @@
+//===- BlockReductions.cpp - gpu-block-reductions ---------------------------===//
+//
+// The block-tree reduction recipe's block program (GpuPasses.td has it with
+// an example): a marked reduction tile (one output, its reduced dim whole)
+// on buffers becomes 256 threads each reducing a strided run of the
+// reduced dim into a shared partial, a pairwise tree over the partials,
+// and one thread combining the result into the output.
+//
+// Invariants: every element is read once, by one thread, and the order in
+// which partials combine is fixed by the shapes (never by timing), so
+// replicas stay bit-identical; the order differs from the CPU target's.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/gpu/BlockProgram.h"
+#include "compiler/targets/gpu/GpuPasses.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_GPUBLOCKREDUCTIONS
+#include "compiler/targets/gpu/GpuPasses.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using shardc::gpu::indexConstant;
+
+namespace {
+
+constexpr int64_t kThreads = 256;
+
+/// The reduction's combiner: the one op that folds a value into the
+/// output's running value, and that value.
+struct Combiner {
+  Operation *op;
+  Value other;
+};
+
+std::optional<Combiner> combinerOf(linalg::LinalgOp op) {
+  SmallVector<Operation *> combiners;
+  BlockArgument out = op.getRegionOutputArgs()[0];
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) || combiners.size() != 1 ||
+      !out.hasOneUse() || combiners[0]->getNumOperands() != 2 ||
+      !arith::getNeutralElement(combiners[0]))
+    return std::nullopt;
+  Operation *c = combiners[0];
+  Value other = c->getOperand(0) == out ? c->getOperand(1) : c->getOperand(0);
+  if (other == out)
+    return std::nullopt;
+  return Combiner{c, other};
+}
+
+/// `combiner` on (`acc`, `value`) at the builder's point.
+Value combine(OpBuilder &b, const Combiner &combiner, Value out, Value acc, Value value) {
+  IRMapping map;
+  map.map(out, acc);
+  map.map(combiner.other, value);
+  return b.clone(*combiner.op, map)->getResult(0);
+}
+
+/// The indices of `operand` with the reduction loop at `j` and the other
+/// loops (size 1 in a block's tile) at 0.
+SmallVector<Value> indicesAt(OpBuilder &b, Location loc, linalg::LinalgOp op, OpOperand *operand,
+                             unsigned reductionLoop, Value j) {
+  SmallVector<Value> indices;
+  Value zero = indexConstant(b, loc, 0);
+  for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    indices.push_back(dim && dim.getPosition() == reductionLoop ? j : zero);
+  }
+  return indices;
+}
+
+LogicalResult buildTree(RewriterBase &rw, linalg::LinalgOp op, bool workgroup) {
+  Location loc = op.getLoc();
+  std::optional<Combiner> combiner = combinerOf(op);
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (!combiner || reductions.size() != 1 || op.getNumDpsInits() != 1 ||
+      ShapedType::isDynamic(ranges[reductions[0]]))
+    return failure();
+  const unsigned r = reductions[0];
+  const int64_t length = ranges[r];
+  OpOperand *init = op.getDpsInitOperand(0);
+  Type elem = getElementTypeOrSelf(init->get().getType());
+  BlockArgument out = op.getRegionOutputArgs()[0];
+  Block *body = op.getBlock();
+
+  Value partials = shardc::gpu::blockBuffer(rw, op, {kThreads}, elem, workgroup);
+  rw.setInsertionPoint(op);
+  // Each thread: elements t, t + 256, ... in order, from the neutral value.
+  shardc::gpu::threadForall(rw, loc, {kThreads}, [&](OpBuilder &b, ValueRange ids) {
+    Value t = ids[0];
+    Value neutral = arith::ConstantOp::create(b, loc, *arith::getNeutralElement(combiner->op));
+    auto run = scf::ForOp::create(
+        b, loc, t, indexConstant(b, loc, length), indexConstant(b, loc, kThreads),
+        ValueRange{neutral}, [&](OpBuilder &s, Location l, Value j, ValueRange acc) {
+          IRMapping map;
+          for (OpOperand *input : op.getDpsInputOperands())
+            map.map(body->getArgument(input->getOperandNumber()),
+                    memref::LoadOp::create(s, l, input->get(), indicesAt(s, l, op, input, r, j)));
+          map.map(out, acc[0]);
+          for (Operation &inner : body->without_terminator())
+            s.clone(inner, map);
+          scf::YieldOp::create(s, l, map.lookupOrDefault(body->getTerminator()->getOperand(0)));
+        });
+    memref::StoreOp::create(b, loc, run.getResult(0), partials, ValueRange{t});
+  });
+  // The tree: partial t takes in partial t + s, for s = 128, 64, ..., 1.
+  for (int64_t s = kThreads / 2; s >= 1; s /= 2)
+    shardc::gpu::threadForall(rw, loc, {kThreads}, [&](OpBuilder &b, ValueRange ids) {
+      Value t = ids[0];
+      Value active =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, indexConstant(b, loc, s));
+      scf::IfOp::create(b, loc, active, [&](OpBuilder &then, Location l) {
+        Value mine = memref::LoadOp::create(then, l, partials, ValueRange{t});
+        Value theirs = memref::LoadOp::create(
+            then, l, partials,
+            ValueRange{arith::AddIOp::create(then, l, t, indexConstant(then, l, s))});
+        memref::StoreOp::create(then, l, combine(then, *combiner, out, mine, theirs), partials,
+                                ValueRange{t});
+        scf::YieldOp::create(then, l);
+      });
+    });
+  // Thread 0 folds the total into the output's value.
+  shardc::gpu::threadForall(rw, loc, {kThreads}, [&](OpBuilder &b, ValueRange ids) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ids[0],
+                                        indexConstant(b, loc, 0));
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location l) {
+      SmallVector<Value> at = indicesAt(then, l, op, init, r, indexConstant(then, l, 0));
+      Value current = memref::LoadOp::create(then, l, init->get(), at);
+      Value total = memref::LoadOp::create(then, l, partials, ValueRange{indexConstant(then, l, 0)});
+      memref::StoreOp::create(then, l, combine(then, *combiner, out, current, total), init->get(),
+                              at);
+      scf::YieldOp::create(then, l);
+    });
+  });
+  rw.eraseOp(op);
+  return success();
+}
+
+struct GpuBlockReductions : shardc::impl::GpuBlockReductionsBase<GpuBlockReductions> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> marked;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(shardc::kGpuBlockTreeAttr))
+        marked.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : marked)
+      if (!op.hasPureBufferSemantics() || !op->getParentOfType<scf::ForallOp>() ||
+          failed(buildTree(rewriter, op, workgroupMemory))) {
+        op.emitError() << "gpu-block-reductions: a marked op must be a bufferized reduction "
+                          "tile with one combiner, in a block forall (an internal error of the "
+                          "block-tree recipe)";
+        return signalPassFailure();
+      }
+  }
+};
+
+} // namespace
+
+bool shardc::gpuBlockTreeCombines(mlir::linalg::LinalgOp op) {
+  return combinerOf(op).has_value();
+}

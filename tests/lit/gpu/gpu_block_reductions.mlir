@@ -1,0 +1,55 @@
+// RUN: shardc-opt %s --gpu-block-reductions | FileCheck %s
+// RUN: shardc-opt %s --gpu-block-reductions="workgroup-memory=0" | FileCheck %s --check-prefix=SEQ
+// RUN: shardc-opt %s --gpu-block-reductions --gpu-map-foralls | FileCheck %s --check-prefix=LAUNCH
+//
+// gpu-block-reductions: a marked row-reduction tile becomes 256 threads
+// each folding elements t, t + 256, ... from the combiner's neutral value
+// into a workgroup array, a pairwise tree (s = 128 down to 1, threads
+// below s), and thread 0 folding the total into the output. In the
+// sequential fork the array is a plain buffer at the function's entry;
+// gpu-map-foralls puts a barrier after every thread forall.
+
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[P:.*]] = memref.alloca() {alignment = 16 : i64} : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.forall (%[[T:.*]]) in (256)
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[R:.*]] = scf.for %[[J:.*]] = %[[T]] to %c2050 step %c256 iter_args(%[[A:.*]] = %[[Z]])
+// CHECK: memref.load %{{.*}}[%{{.*}}, %[[J]]]
+// CHECK: arith.addf
+// CHECK: memref.store %[[R]], %[[P]][%[[T]]]
+// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: scf.forall
+// CHECK: arith.cmpi ult, %{{.*}}, %c128
+// CHECK: memref.load %[[P]]
+// CHECK: arith.addf
+// CHECK-COUNT-7: arith.cmpi ult
+// CHECK: arith.cmpi eq
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<1xf32
+// CHECK: arith.addf
+// CHECK: memref.store
+// CHECK-NOT: linalg.generic
+
+// SEQ-LABEL: func.func @rows
+// SEQ-NEXT: memref.alloca() {alignment = 16 : i64} : memref<256xf32>
+
+// LAUNCH: gpu.launch
+// LAUNCH-SAME: workgroup(
+// LAUNCH-COUNT-10: gpu.barrier
+// LAUNCH-NOT: gpu.barrier
+// LAUNCH: gpu.terminator
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%x: memref<6x2050xf32>, %s: memref<6xf32>) {
+  scf.forall (%i) in (6) {
+    %xi = memref.subview %x[%i, 0] [1, 2050] [1, 1] : memref<6x2050xf32> to memref<1x2050xf32, strided<[2050, 1], offset: ?>>
+    %si = memref.subview %s[%i] [1] [1] : memref<6xf32> to memref<1xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+        ins(%xi : memref<1x2050xf32, strided<[2050, 1], offset: ?>>)
+        outs(%si : memref<1xf32, strided<[1], offset: ?>>) attrs = {shardc.gpu_block_tree} {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  } {mapping = [#gpu.block<x>]}
+  return
+}
