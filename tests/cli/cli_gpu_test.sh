@@ -128,6 +128,11 @@ MODEL
     "fma\.rn\.f32" "used 1 barriers, 17408 bytes smem"; do
     grep -q "$want" "$out" || fail gemm_staged "the GEMM's PTX shows no '$want'"
   done
+  # The accumulators stay in registers across the K chunks: no local
+  # memory (a stack frame) in any kernel.
+  if grep -q "[1-9][0-9]* bytes stack frame\|ld\.local\|st\.local" "$out"; then
+    fail gemm_staged "a kernel keeps values in local memory (stack frame, ld/st.local)"
+  fi
   # The artifact: an object whose host code only calls shardrt's CUDA part,
   # the manifest's target and kernels (launch shape, ptxas's registers).
   expect_ok object_sm_90a -- compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out" --quiet

@@ -52,6 +52,22 @@ Value shardc::gpu::blockBuffer(OpBuilder &b, Operation *at, ArrayRef<int64_t> sh
   return memref::AllocaOp::create(b, at->getLoc(), type, b.getI64IntegerAttr(16));
 }
 
+Value shardc::gpu::privateBuffer(OpBuilder &b, Operation *at, int64_t threads, int64_t count,
+                                Type elem, bool kernel) {
+  OpBuilder::InsertionGuard guard(b);
+  if (kernel)
+    b.setInsertionPoint(at);
+  else
+    b.setInsertionPointToStart(
+        &at->getParentOfType<FunctionOpInterface>().getFunctionBody().front());
+  return memref::AllocaOp::create(b, at->getLoc(),
+                                  MemRefType::get({kernel ? 1 : threads, count}, elem));
+}
+
+Value shardc::gpu::privateSlot(OpBuilder &b, Location loc, Value thread, bool kernel) {
+  return kernel ? indexConstant(b, loc, 0) : thread;
+}
+
 Value shardc::gpu::loadIf(OpBuilder &b, Location loc, Value cond, Value memref, ValueRange indices,
                           Value other) {
   auto ifOp = scf::IfOp::create(

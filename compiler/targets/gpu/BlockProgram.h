@@ -32,6 +32,17 @@ void threadForall(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t
 mlir::Value blockBuffer(mlir::OpBuilder &b, mlir::Operation *at, llvm::ArrayRef<int64_t> shape,
                         mlir::Type elem, bool workgroup);
 
+/// Values each thread keeps across the block's thread foralls (a
+/// contraction's accumulators): `count` elements per thread. In a kernel,
+/// one [1, count] buffer made in the block's code before `at`, which every
+/// thread runs, so each has its own (thread-private memory, which LLVM
+/// keeps in registers when every index is a constant); in the sequential
+/// fork, one [threads, count] buffer at the function's entry, a row per
+/// thread. privateSlot gives a thread's row.
+mlir::Value privateBuffer(mlir::OpBuilder &b, mlir::Operation *at, int64_t threads, int64_t count,
+                          mlir::Type elem, bool kernel);
+mlir::Value privateSlot(mlir::OpBuilder &b, mlir::Location loc, mlir::Value thread, bool kernel);
+
 /// `memref[indices]` if `cond`, else `other`; the load only when `cond`.
 mlir::Value loadIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond, mlir::Value memref,
                    mlir::ValueRange indices, mlir::Value other);

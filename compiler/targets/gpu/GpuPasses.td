@@ -193,37 +193,43 @@ def GpuStageContractions : Pass<"gpu-stage-contractions"> {
     ```mlir
     %As = memref.alloca() {alignment = 16} : memref<BK x (BM+pad) x eA, #gpu.address_space<workgroup>>
     %Bs = memref.alloca() {alignment = 16} : memref<BK x (BN+pad) x eB, #gpu.address_space<workgroup>>
+    %acc = memref.alloca() : memref<1 x (TM*TN) x eC>   // block code: one per thread
+    scf.forall (%ty, %tx) in (16, 16) { %acc[0, ..] = C[patch] }
     scf.for %k0 = 0 to K step BK {
       %kc = min(BK, K - k0)
       scf.forall (%ty, %tx) in (16, 16) {   // staging: each thread copies
         ... A[m, k0 + kk] -> As[kk, m], B[k0 + kk, n] -> Bs[kk, n]   // BM*BK/256 elements
       } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}        // of A and of B
       scf.forall (%ty, %tx) in (16, 16) {   // compute
-        %acc = C[patch]                     // TM x TN scalars
-        %r = scf.for %kk = 0 to %kc iter_args(%acc) {
+        %a0 = %acc[0, ..]                   // TM x TN scalars
+        %r = scf.for %kk = 0 to %kc iter_args(%a0) {
           %a = vector.load %As[%kk, %ty * TM] : vector<TM x eA>
           %b = vector.load %Bs[%kk, %tx * TN] : vector<TN x eB>
           ... the op's body on (a[i], b[j], acc[i][j]) for each i, j ...
         }
-        C[patch] = %r
+        %acc[0, ..] = %r
       } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
     }
+    scf.forall (%ty, %tx) in (16, 16) { C[patch] = %acc[0, ..] }
     ```
 
     `gpu-map-foralls` puts a barrier after each thread forall and makes
-    the workgroup buffers attributions of the launch; in the sequential
-    fork (`workgroup-memory=0`) the buffers are plain stack buffers made
-    once at the function's entry, and the thread foralls run one after
-    the other, which is what the barriers guarantee on the GPU.
+    the workgroup buffers attributions of the launch. The accumulators are
+    made in the block's code, which every thread runs: each thread has its
+    own, indexed by constants only, which LLVM keeps in registers across
+    the chunk loop and its barriers (ptxas reports no stack frame). In the
+    sequential fork (`workgroup-memory=0`) the buffers are plain stack
+    buffers made once at the function's entry, the accumulators a row per
+    thread, and the thread foralls run one after the other, which is what
+    the barriers guarantee on the GPU.
 
     The staging threads walk the operand's innermost dim (coalesced global
     reads) and zero the rows and columns past an edge tile. Each shared
     row is padded by 16 bytes (fewer bank conflicts on the transposing
     store, rows still 16-byte aligned for the vector loads). Each output
     still adds its K terms in order 0, 1, ..., K - 1 onto C's value: the
-    output recipe's order, so results and replicas are unchanged; the sums
-    go through C once per chunk (the accumulators do not live across a
-    barrier in registers yet). Edge tiles guard C's loads and stores, and
+    output recipe's order, so results and replicas are unchanged. Edge
+    tiles guard C's loads and stores, and
     the chunk loop runs `kc` steps, so no padded element is ever added.
   }];
   let options = [

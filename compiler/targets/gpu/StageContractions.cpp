@@ -35,6 +35,7 @@ namespace {
 /// Threads of a staged block: 16 x 16.
 constexpr int64_t kThreadsPerDim = 16;
 constexpr int64_t kThreads = kThreadsPerDim * kThreadsPerDim;
+static_assert(kThreads == 256);
 /// Bytes each shared row is padded by (the buffers are 16-byte aligned).
 constexpr int64_t kRowPadBytes = 16;
 
@@ -115,7 +116,18 @@ public:
     Value depth = size(c.k);
     sharedA = sharedBuffer(rw, c.bm, c.a);
     sharedB = sharedBuffer(rw, c.bn, c.b);
+    Type elemC = cast<MemRefType>(c.c->get().getType()).getElementType();
+    accumulators = shardc::gpu::privateBuffer(rw, op, kThreads, c.tm * c.tn, elemC, workgroup);
     rw.setInsertionPoint(op);
+    // The patch's outputs from C into the accumulators.
+    threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
+      Patch patch = patchOf(b, ty, tx);
+      Value zero = zeroOf(b, loc, elemC);
+      for (size_t k = 0; k < patch.inside.size(); ++k)
+        memref::StoreOp::create(b, loc,
+                                loadIf(b, loc, patch.inside[k], c.c->get(), patch.atC[k], zero),
+                                accumulators, slot(b, patch.thread, k));
+    });
     auto chunks = scf::ForOp::create(rw, loc, index(rw, loc, 0), depth, index(rw, loc, c.bk));
     rw.setInsertionPointToStart(chunks.getBody());
     Value k0 = chunks.getInductionVar();
@@ -128,13 +140,25 @@ public:
       stage(b, t, k0, kc, c.b, sharedB, c.n, c.bn);
     });
     threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) { compute(b, ty, tx, kc); });
+    // The accumulators back into C.
+    rw.setInsertionPointAfter(chunks);
+    threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
+      Patch patch = patchOf(b, ty, tx);
+      for (size_t k = 0; k < patch.inside.size(); ++k)
+        scf::IfOp::create(b, loc, patch.inside[k], [&](OpBuilder &t, Location l) {
+          memref::StoreOp::create(
+              t, l, memref::LoadOp::create(t, l, accumulators, slot(t, patch.thread, k)),
+              c.c->get(), patch.atC[k]);
+          scf::YieldOp::create(t, l);
+        });
+    });
     rw.eraseOp(op);
   }
 
 private:
   Contraction c;
   bool workgroup;
-  Value rows, cols, sharedA, sharedB;
+  Value rows, cols, sharedA, sharedB, accumulators;
 
   /// [BK][tile + pad] elements of `operand`, shared by the block.
   Value sharedBuffer(RewriterBase &rw, int64_t tile, OpOperand *operand) {
@@ -173,31 +197,54 @@ private:
     }
   }
 
-  /// Thread (ty, tx)'s TM x TN patch: C's values, then the chunk's kc
-  /// steps of the op's body in K order, then C's values again.
-  void compute(OpBuilder &b, Value ty, Value tx, Value kc) {
-    linalg::LinalgOp op = c.op;
-    Location loc = op.getLoc();
-    Value row0 = arith::MulIOp::create(b, loc, ty, index(b, loc, c.tm));
-    Value col0 = arith::MulIOp::create(b, loc, tx, index(b, loc, c.tn));
-    Type elemC = cast<MemRefType>(c.c->get().getType()).getElementType();
-    Value zero = zeroOf(b, loc, elemC);
-    SmallVector<Value> inside, indicesC;
+  /// Thread (ty, tx)'s TM x TN patch of the tile: its place in C, which
+  /// of it lies inside the tile (an edge tile's patch may not), and where
+  /// its first row and column are.
+  struct Patch {
+    Value thread, row0, col0;
+    SmallVector<Value> inside;
     SmallVector<SmallVector<Value>> atC;
-    SmallVector<Value> initial;
+  };
+
+  Patch patchOf(OpBuilder &b, Value ty, Value tx) {
+    Location loc = c.op.getLoc();
+    Patch p;
+    p.thread = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
+    p.row0 = arith::MulIOp::create(b, loc, ty, index(b, loc, c.tm));
+    p.col0 = arith::MulIOp::create(b, loc, tx, index(b, loc, c.tn));
     for (int64_t i = 0; i < c.tm; ++i)
       for (int64_t j = 0; j < c.tn; ++j) {
-        Value row = arith::AddIOp::create(b, loc, row0, index(b, loc, i));
-        Value col = arith::AddIOp::create(b, loc, col0, index(b, loc, j));
-        inside.push_back(arith::AndIOp::create(
+        Value row = arith::AddIOp::create(b, loc, p.row0, index(b, loc, i));
+        Value col = arith::AddIOp::create(b, loc, p.col0, index(b, loc, j));
+        p.inside.push_back(arith::AndIOp::create(
             b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows),
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cols)));
-        SmallVector<Value> ivs(op.getNumLoops(), index(b, loc, 0));
+        SmallVector<Value> ivs(c.op.getNumLoops(), index(b, loc, 0));
         ivs[c.m] = row;
         ivs[c.n] = col;
-        atC.push_back(c.at(c.c, ivs));
-        initial.push_back(loadIf(b, loc, inside.back(), c.c->get(), atC.back(), zero));
+        p.atC.push_back(c.at(c.c, ivs));
       }
+    return p;
+  }
+
+  /// Accumulator k of `thread` (privateSlot).
+  SmallVector<Value> slot(OpBuilder &b, Value thread, int64_t k) {
+    Location loc = c.op.getLoc();
+    return {shardc::gpu::privateSlot(b, loc, thread, workgroup), index(b, loc, k)};
+  }
+
+  /// Thread (ty, tx)'s patch over one chunk: its accumulators, the
+  /// chunk's kc steps of the op's body in K order, its accumulators again.
+  void compute(OpBuilder &b, Value ty, Value tx, Value kc) {
+    Location loc = c.op.getLoc();
+    Value thread = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
+    Value row0 = arith::MulIOp::create(b, loc, ty, index(b, loc, c.tm));
+    Value col0 = arith::MulIOp::create(b, loc, tx, index(b, loc, c.tn));
+    SmallVector<Value> initial;
+    for (int64_t k = 0; k < c.tm * c.tn; ++k)
+      initial.push_back(memref::LoadOp::create(b, loc, accumulators, slot(b, thread, k)));
     auto steps =
         scf::ForOp::create(b, loc, index(b, loc, 0), kc, index(b, loc, 1), initial,
                            [&](OpBuilder &s, Location l, Value kk, ValueRange acc) {
@@ -211,11 +258,8 @@ private:
                                      vector::ExtractOp::create(s, l, vb, j), acc[i * c.tn + j]));
                              scf::YieldOp::create(s, l, next);
                            });
-    for (size_t k = 0; k < inside.size(); ++k)
-      scf::IfOp::create(b, loc, inside[k], [&](OpBuilder &t, Location l) {
-        memref::StoreOp::create(t, l, steps.getResult(k), c.c->get(), atC[k]);
-        scf::YieldOp::create(t, l);
-      });
+    for (int64_t k = 0; k < c.tm * c.tn; ++k)
+      memref::StoreOp::create(b, loc, steps.getResult(k), accumulators, slot(b, thread, k));
   }
 
   /// `count` consecutive elements of row `kk` of `shared` from `start`,

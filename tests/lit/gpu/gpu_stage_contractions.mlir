@@ -3,21 +3,28 @@
 // RUN: shardc-opt %s --gpu-stage-contractions --gpu-map-foralls | FileCheck %s --check-prefix=LAUNCH
 //
 // gpu-stage-contractions: a marked contraction tile on buffers becomes
-// workgroup buffers for A (k-major) and B, padded by 16 bytes a row; a
-// loop over K chunks of BK = 32 holding a staging thread forall (each
-// thread copies 64 * 32 / 256 = 8 elements of each operand, guarded at
-// the tile's and the chunk's edge) and a compute thread forall (each
-// thread's 4 x 4 outputs read from C, the op's body over the chunk's steps
+// workgroup buffers for A (k-major) and B, padded by 16 bytes a row, and
+// thread-private accumulators (a [1, 16] buffer in the block's code: one
+// per thread); a thread forall loads each thread's 4 x 4 outputs from C
+// (guarded at the tile's edge); a loop over K chunks of BK = 32 holds a
+// staging thread forall (each thread copies 64 * 32 / 256 = 8 elements of
+// each operand, guarded at the tile's and the chunk's edge) and a compute
+// thread forall (the accumulators, the op's body over the chunk's steps
 // with A's and B's runs as vector loads, multiplies and adds free to
-// contract, C written back, guarded). In the sequential fork the buffers
-// are plain ones at the function's entry. gpu-map-foralls then puts a
-// barrier after each thread forall and makes the buffers the launch's
-// workgroup attributions.
+// contract, the accumulators again); a last thread forall writes them to
+// C, guarded. In the sequential fork the buffers are plain ones at the
+// function's entry, the accumulators a row per thread. gpu-map-foralls
+// then puts a barrier after each thread forall and makes the shared
+// buffers the launch's workgroup attributions.
 
 // CHECK-LABEL: func.func @tile
 // CHECK: scf.forall
 // CHECK-DAG: %[[AS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<1x16xf32>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
+// CHECK-COUNT-16: memref.store %{{.*}}, %[[ACC]][%c0{{.*}}, %c{{[0-9]+}}{{.*}}] : memref<1x16xf32>
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // CHECK: scf.for %[[K0:.*]] = %c0 to %c100 step %c32
 // CHECK: %[[KC:.*]] = arith.minsi
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
@@ -25,19 +32,24 @@
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[BS]]
 // CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
-// CHECK-COUNT-16: scf.if
+// CHECK-COUNT-16: memref.load %[[ACC]]
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[KC]] step %c1{{.*}} iter_args(
 // CHECK: vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: vector.load %[[BS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
 // CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
 // CHECK: scf.yield
-// CHECK-COUNT-16: memref.store
+// CHECK-COUNT-16: memref.store %{{.*}}, %[[ACC]]
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK: }
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
+// CHECK-COUNT-16: scf.if
 // CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // CHECK-NOT: linalg.matmul
 // CHECK: } {mapping = [#gpu.block<y>, #gpu.block<x>]}
 
 // SEQ-LABEL: func.func @tile
+// SEQ-NEXT: memref.alloca() : memref<256x16xf32>
 // SEQ-NEXT: memref.alloca() {alignment = 16 : i64} : memref<32x68xf32>
 // SEQ-NEXT: memref.alloca() {alignment = 16 : i64} : memref<32x68xf32>
 // SEQ: scf.forall
@@ -46,14 +58,17 @@
 // LAUNCH: gpu.launch
 // LAUNCH-SAME: threads(%{{[^)]*}}) in (%{{[a-z0-9]+}} = %c16, %{{[a-z0-9]+}} = %c16{{(_[0-9]+)?}}, %{{[a-z0-9]+}} = %c1{{(_[0-9]+)?}})
 // LAUNCH-SAME: workgroup(%[[A:[a-z0-9_]+]] : memref<32x68xf32, #gpu.address_space<workgroup>>, %[[B:[a-z0-9_]+]] : memref<32x68xf32, #gpu.address_space<workgroup>>)
-// LAUNCH-NOT: memref.alloca
+// LAUNCH-NOT: memref.alloca{{.*}}workgroup
+// LAUNCH: memref.alloca() : memref<1x16xf32>
+// LAUNCH: gpu.barrier
 // LAUNCH: scf.for
 // LAUNCH: memref.store %{{.*}}, %[[A]]
 // LAUNCH: gpu.barrier
 // LAUNCH: vector.load %[[A]]
 // LAUNCH: gpu.barrier
 // LAUNCH-NEXT: }
-// LAUNCH: gpu.terminator
+// LAUNCH: gpu.barrier
+// LAUNCH-NEXT: gpu.terminator
 func.func @tile(%a: memref<128x100xf32>, %b: memref<100x128xf32>, %c: memref<128x128xf32>) {
   scf.forall (%i, %j) = (0, 0) to (128, 128) step (64, 64) {
     %sa = memref.subview %a[%i, 0] [64, 100] [1, 1] : memref<128x100xf32> to memref<64x100xf32, strided<[100, 1], offset: ?>>
