@@ -171,14 +171,17 @@ TEST_CASE("reduce: long reductions with few outputs", "[reduce]") {
     }
 }
 
-// Long rows whose length has no power-of-two split (2050 = 2 x 1025): the
-// GPU target reduces each row, and the whole array, in a block tree
-// (gpu-block-reductions): 256 strided partials, then pairwise steps.
+// Rows whose length has no power-of-two split (2050 = 2 x 1025, 300 =
+// 4 x 75): the GPU target reduces each long row, and the whole array, in
+// a block tree of 256 threads (gpu-block-reductions: strided partials,
+// then pairwise steps), and the 300-long rows eight to a block, 32
+// threads each (20 rows: an edge block of 4, or of 2 on two ranks).
 TEST_CASE("reduce: long rows and odd lengths", "[reduce]") {
-  for (std::string dtype : {"f32", "f64", "i32", "i64", "bool"}) {
-    INFO("dtype " << dtype << ", x 6x2050 sharded on dim 0");
-    checkReductions(dtype, 0, 19, {6, 2050});
-  }
+  for (std::string dtype : {"f32", "f64", "i32", "i64", "bool"})
+    for (const std::vector<int64_t> &shape : {std::vector<int64_t>{6, 2050}, {20, 300}}) {
+      INFO("dtype " << dtype << ", x " << shape[0] << "x" << shape[1] << " sharded on dim 0");
+      checkReductions(dtype, 0, 19, shape);
+    }
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,10 +1,10 @@
 //===- BlockReductions.cpp - gpu-block-reductions ---------------------------===//
 //
 // The block-tree reduction recipe's block program (GpuPasses.td has it with
-// an example): a marked reduction tile (one output, its reduced dim whole)
-// on buffers becomes 256 threads each reducing a strided run of the
-// reduced dim into a shared partial, a pairwise tree over the partials,
-// and one thread combining the result into the output.
+// an example): a marked reduction tile (R outputs, their reduced dim
+// whole) on buffers becomes T threads per output each reducing a strided
+// run of the reduced dim into a shared partial, a pairwise tree over the
+// partials, and one thread per output combining the result into it.
 //
 // Invariants: every element is read once, by one thread, and the order in
 // which partials combine is fixed by the shapes (never by timing), so
@@ -32,8 +32,6 @@ using namespace mlir;
 using shardc::gpu::indexConstant;
 
 namespace {
-
-constexpr int64_t kThreads = 256;
 
 /// The reduction's combiner: the one op that folds a value into the
 /// output's running value, and that value.
@@ -64,28 +62,34 @@ Value combine(OpBuilder &b, const Combiner &combiner, Value out, Value acc, Valu
   return b.clone(*combiner.op, map)->getResult(0);
 }
 
-/// The indices of `operand` with the reduction loop at `j` and the other
-/// loops (size 1 in a block's tile) at 0.
+/// The indices of `operand` at loop values `ivs` (a map's constant zeros
+/// at 0).
 SmallVector<Value> indicesAt(OpBuilder &b, Location loc, linalg::LinalgOp op, OpOperand *operand,
-                             unsigned reductionLoop, Value j) {
+                             ArrayRef<Value> ivs) {
   SmallVector<Value> indices;
-  Value zero = indexConstant(b, loc, 0);
   for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
     auto dim = dyn_cast<AffineDimExpr>(e);
-    indices.push_back(dim && dim.getPosition() == reductionLoop ? j : zero);
+    indices.push_back(dim ? ivs[dim.getPosition()] : indexConstant(b, loc, 0));
   }
   return indices;
 }
 
+/// The block's program for the tile `op` marked [rows R, threads T]: R
+/// outputs along the tile's innermost parallel loop (the others have
+/// extent 1), each reduced by T threads.
 LogicalResult buildTree(RewriterBase &rw, linalg::LinalgOp op, bool workgroup) {
   Location loc = op.getLoc();
   std::optional<Combiner> combiner = combinerOf(op);
-  SmallVector<unsigned> reductions;
+  auto params = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuBlockTreeAttr);
+  SmallVector<unsigned> reductions, parallel;
   op.getReductionDims(reductions);
+  op.getParallelDims(parallel);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (!combiner || reductions.size() != 1 || op.getNumDpsInits() != 1 ||
-      ShapedType::isDynamic(ranges[reductions[0]]))
+  if (!combiner || !params || params.size() != 2 || reductions.size() != 1 ||
+      op.getNumDpsInits() != 1 || ShapedType::isDynamic(ranges[reductions[0]]) ||
+      (params[0] > 1 && parallel.empty()))
     return failure();
+  const int64_t rowsPerBlock = params[0], threads = params[1];
   const unsigned r = reductions[0];
   const int64_t length = ranges[r];
   OpOperand *init = op.getDpsInitOperand(0);
@@ -93,50 +97,78 @@ LogicalResult buildTree(RewriterBase &rw, linalg::LinalgOp op, bool workgroup) {
   BlockArgument out = op.getRegionOutputArgs()[0];
   Block *body = op.getBlock();
 
-  Value partials = shardc::gpu::blockBuffer(rw, op, {kThreads}, elem, workgroup);
   rw.setInsertionPoint(op);
-  // Each thread: elements t, t + 256, ... in order, from the neutral value.
-  shardc::gpu::threadForall(rw, loc, {kThreads}, [&](OpBuilder &b, ValueRange ids) {
-    Value t = ids[0];
+  // The tile's outputs along its innermost parallel loop (fewer than R in
+  // an edge tile).
+  Value rows = indexConstant(rw, loc, 1);
+  if (!parallel.empty())
+    rows = getValueOrCreateConstantIndexOp(rw, loc,
+                                           op.createLoopRanges(rw, loc)[parallel.back()].size);
+  Value partials =
+      shardc::gpu::blockBuffer(rw, op, {rowsPerBlock, threads}, elem, workgroup);
+  rw.setInsertionPoint(op);
+  // Loop values with the row's loop at `row` and the reduction's at `j`.
+  auto loopsAt = [&](OpBuilder &b, Value row, Value j) {
+    SmallVector<Value> ivs(op.getNumLoops(), indexConstant(b, loc, 0));
+    if (!parallel.empty())
+      ivs[parallel.back()] = row;
+    ivs[r] = j;
+    return ivs;
+  };
+  auto rowInside = [&](OpBuilder &b, Value row) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
+  };
+  // Each thread: elements t, t + T, ... of its row in order, from the
+  // neutral value (rows past an edge tile's end keep the neutral value).
+  shardc::gpu::threadForall(rw, loc, {rowsPerBlock, threads}, [&](OpBuilder &b, ValueRange ids) {
+    Value row = ids[0], t = ids[1];
     Value neutral = arith::ConstantOp::create(b, loc, *arith::getNeutralElement(combiner->op));
+    Value end = arith::SelectOp::create(b, loc, rowInside(b, row), indexConstant(b, loc, length),
+                                        indexConstant(b, loc, 0));
     auto run = scf::ForOp::create(
-        b, loc, t, indexConstant(b, loc, length), indexConstant(b, loc, kThreads),
-        ValueRange{neutral}, [&](OpBuilder &s, Location l, Value j, ValueRange acc) {
+        b, loc, t, end, indexConstant(b, loc, threads), ValueRange{neutral},
+        [&](OpBuilder &s, Location l, Value j, ValueRange acc) {
           IRMapping map;
           for (OpOperand *input : op.getDpsInputOperands())
             map.map(body->getArgument(input->getOperandNumber()),
-                    memref::LoadOp::create(s, l, input->get(), indicesAt(s, l, op, input, r, j)));
+                    memref::LoadOp::create(s, l, input->get(),
+                                           indicesAt(s, l, op, input, loopsAt(s, row, j))));
           map.map(out, acc[0]);
           for (Operation &inner : body->without_terminator())
             s.clone(inner, map);
           scf::YieldOp::create(s, l, map.lookupOrDefault(body->getTerminator()->getOperand(0)));
         });
-    memref::StoreOp::create(b, loc, run.getResult(0), partials, ValueRange{t});
+    memref::StoreOp::create(b, loc, run.getResult(0), partials, ValueRange{row, t});
   });
-  // The tree: partial t takes in partial t + s, for s = 128, 64, ..., 1.
-  for (int64_t s = kThreads / 2; s >= 1; s /= 2)
-    shardc::gpu::threadForall(rw, loc, {kThreads}, [&](OpBuilder &b, ValueRange ids) {
-      Value t = ids[0];
+  // The tree: partial t takes in partial t + s, for s = T/2, ..., 1.
+  for (int64_t s = threads / 2; s >= 1; s /= 2)
+    shardc::gpu::threadForall(rw, loc, {rowsPerBlock, threads}, [&](OpBuilder &b, ValueRange ids) {
+      Value row = ids[0], t = ids[1];
       Value active =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, indexConstant(b, loc, s));
       scf::IfOp::create(b, loc, active, [&](OpBuilder &then, Location l) {
-        Value mine = memref::LoadOp::create(then, l, partials, ValueRange{t});
+        Value mine = memref::LoadOp::create(then, l, partials, ValueRange{row, t});
         Value theirs = memref::LoadOp::create(
             then, l, partials,
-            ValueRange{arith::AddIOp::create(then, l, t, indexConstant(then, l, s))});
+            ValueRange{row, arith::AddIOp::create(then, l, t, indexConstant(then, l, s))});
         memref::StoreOp::create(then, l, combine(then, *combiner, out, mine, theirs), partials,
-                                ValueRange{t});
+                                ValueRange{row, t});
         scf::YieldOp::create(then, l);
       });
     });
-  // Thread 0 folds the total into the output's value.
-  shardc::gpu::threadForall(rw, loc, {kThreads}, [&](OpBuilder &b, ValueRange ids) {
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ids[0],
-                                        indexConstant(b, loc, 0));
+  // Thread 0 of each row inside the tile folds the total into its output.
+  shardc::gpu::threadForall(rw, loc, {rowsPerBlock, threads}, [&](OpBuilder &b, ValueRange ids) {
+    Value row = ids[0];
+    Value first = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ids[1], indexConstant(b, loc, 0)),
+        rowInside(b, row));
     scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location l) {
-      SmallVector<Value> at = indicesAt(then, l, op, init, r, indexConstant(then, l, 0));
+      SmallVector<Value> at =
+          indicesAt(then, l, op, init, loopsAt(then, row, indexConstant(then, l, 0)));
       Value current = memref::LoadOp::create(then, l, init->get(), at);
-      Value total = memref::LoadOp::create(then, l, partials, ValueRange{indexConstant(then, l, 0)});
+      Value total =
+          memref::LoadOp::create(then, l, partials, ValueRange{row, indexConstant(then, l, 0)});
       memref::StoreOp::create(then, l, combine(then, *combiner, out, current, total), init->get(),
                               at);
       scf::YieldOp::create(then, l);

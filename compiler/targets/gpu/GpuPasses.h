@@ -31,7 +31,8 @@ void runOnOneGpuThread(mlir::Operation *op);
 inline constexpr llvm::StringLiteral kGpuStagedAttr = "shardc.gpu_staged";
 
 /// The mark gpu-tile-and-fuse puts on a reduction tile for
-/// gpu-block-reductions (a unit attribute).
+/// gpu-block-reductions: array<i64: R, T>, R outputs of the tile's
+/// innermost parallel loop a block, T threads each.
 inline constexpr llvm::StringLiteral kGpuBlockTreeAttr = "shardc.gpu_block_tree";
 
 /// Whether `op`'s body folds into its one output through a single

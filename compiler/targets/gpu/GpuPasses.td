@@ -104,12 +104,14 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     `gpu-stage-contractions`, which writes the block's threads after
     bufferization (shared-memory staging by K chunks).
 
-    The block-tree recipe, for a reduction with one reduced loop of 512
-    or more that every input reading it reads innermost, one output of a
-    byte or more, and a body folding into it through one operation with a
-    neutral element: a block per output (parallel loops tiled by 1, a full
-    reduction in one block), the tile's op marked `shardc.gpu_block_tree`
-    for `gpu-block-reductions`.
+    The block-tree recipe, for a reduction with one reduced loop that
+    every input reading it reads innermost, one output of a byte or more,
+    and a body folding into it through one operation with a neutral
+    element: rows of 512 or more a block each (parallel loops tiled by 1,
+    a full reduction in one block), rows of 64 to 511 eight to a block
+    along the innermost parallel loop; the tile's op marked
+    `shardc.gpu_block_tree` with its rows and threads a row for
+    `gpu-block-reductions`.
 
     The single-thread recipe, for an op with no parallel loop (a full
     reduction, a rank-0 op) that no block tree takes: one block of one
@@ -246,27 +248,31 @@ def GpuBlockReductions : Pass<"gpu-block-reductions"> {
   let description = [{
     On buffers, after bufferization, in the GPU target and its sequential
     CPU fork alike. `gpu-tile-and-fuse` gives a reduction with one reduced
-    loop of 512 or more, read innermost by every input that reads it, one
-    output of a byte or more and a body that folds into it through one
-    operation with a neutral element (add, mul, max, min, and, or, ...),
-    the block-tree recipe: a block per output (the parallel loops tiled by
-    1; a full reduction is one block), the tile's op marked
-    `shardc.gpu_block_tree`. This pass writes the block's program:
+    loop, read innermost by every input that reads it, one output of a
+    byte or more and a body that folds into it through one operation with
+    a neutral element (add, mul, max, min, and, or, ...), the block-tree
+    recipe: rows of 512 or more a block each, of 256 threads (a full
+    reduction is one block); rows of 64 to 511 eight to a block along the
+    innermost parallel loop, 32 threads each. The tile's op is marked
+    `shardc.gpu_block_tree = array<i64: R, T>` (R rows, T threads a row).
+    This pass writes the block's program:
 
     ```mlir
-    %p = memref.alloca() {alignment = 16} : memref<256xf32, #gpu.address_space<workgroup>>
-    scf.forall (%t) in (256) {          // elements t, t + 256, ... in order
-      %r = scf.for %j = %t to %L step %c256 iter_args(%a = %neutral) { ...the body... }
-      memref.store %r, %p[%t]
-    } {mapping = [#gpu.thread<x>]}
-    scf.forall (%t) in (256) {          // then s = 64, 32, ..., 1
-      scf.if %t < 128 { %p[%t] = combine(%p[%t], %p[%t + 128]) }
-    } {mapping = [#gpu.thread<x>]}
+    %p = memref.alloca() {alignment = 16} : memref<R x T x f32, #gpu.address_space<workgroup>>
+    scf.forall (%row, %t) in (R, T) {   // elements t, t + T, ... in order
+      %r = scf.for %j = %t to %L step %T iter_args(%a = %neutral) { ...the body... }
+      memref.store %r, %p[%row, %t]
+    } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+    scf.forall (%row, %t) in (R, T) {   // then s = T/4, ..., 1
+      scf.if %t < T/2 { %p[%row, %t] = combine(%p[%row, %t], %p[%row, %t + T/2]) }
+    } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
     ...
-    scf.forall (%t) in (256) {
-      scf.if %t == 0 { %out[..] = combine(%out[..], %p[0]) }
-    } {mapping = [#gpu.thread<x>]}
+    scf.forall (%row, %t) in (R, T) {
+      scf.if %t == 0 { %out[.., row] = combine(%out[.., row], %p[%row, 0]) }
+    } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
     ```
+
+    An edge tile's rows past its end read nothing and write nothing.
 
     Neighbouring threads read neighbouring elements (coalesced), where the
     output recipe would give each thread a whole row. `gpu-map-foralls`

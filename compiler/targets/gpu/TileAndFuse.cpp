@@ -310,39 +310,51 @@ LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, const Stag
 
 Operation *wrapInForall(RewriterBase &rw, Operation *op, Attribute mapping);
 
-/// Whether the block-tree recipe (gpu-block-reductions) takes `op`: one
-/// reduced loop of kBlockTreeMinLength or more, read innermost by every
-/// input that reads it (neighbouring threads, neighbouring elements), one
-/// output of a byte or more, static loops, and a body that folds into the
-/// output through one operation with a neutral element.
-constexpr int64_t kBlockTreeMinLength = 512;
+/// The block-tree recipe (gpu-block-reductions): R outputs a block, T
+/// threads each. Rows of 512 or more take a block of 256 threads each;
+/// shorter rows (64 or more) eight to a block, 32 threads each (a warp
+/// per row), when the reduction has parallel loops.
+struct BlockTree {
+  int64_t rows, threads;
+};
 
-bool takesBlockTree(linalg::LinalgOp op) {
+/// Whether the block-tree recipe takes `op`: one reduced loop, read
+/// innermost by every input that reads it (neighbouring threads,
+/// neighbouring elements), one output of a byte or more, static loops, and
+/// a body that folds into the output through one operation with a neutral
+/// element.
+std::optional<BlockTree> blockTreeFor(linalg::LinalgOp op) {
   SmallVector<unsigned> reductions;
   op.getReductionDims(reductions);
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 || reductions.size() != 1 ||
-      op.hasDynamicShape() || op.hasIndexSemantics() ||
-      op.getStaticLoopRanges()[reductions[0]] < kBlockTreeMinLength)
-    return false;
+      op.hasDynamicShape() || op.hasIndexSemantics())
+    return std::nullopt;
+  const int64_t length = op.getStaticLoopRanges()[reductions[0]];
+  const bool rowsOfBlocks = length >= 512;
+  if (!rowsOfBlocks && (length < 64 || op.getNumParallelLoops() == 0))
+    return std::nullopt;
   Type elem = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
   if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() < 8)
-    return false;
+    return std::nullopt;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return false;
+      return std::nullopt;
     if (!map.isFunctionOfDim(reductions[0]))
       continue;
     auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
     if (!last || last.getPosition() != reductions[0])
-      return false;
+      return std::nullopt;
   }
-  return shardc::gpuBlockTreeCombines(op);
+  if (!shardc::gpuBlockTreeCombines(op))
+    return std::nullopt;
+  return rowsOfBlocks ? BlockTree{1, 256} : BlockTree{8, 32};
 }
 
-/// Block tiles of one output each (a full reduction in one block), each
-/// tile's op marked for gpu-block-reductions.
-LogicalResult tileBlockTree(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// Block tiles of `tree.rows` outputs along the innermost parallel loop
+/// (one along the others; a full reduction in one block), each tile's op
+/// marked for gpu-block-reductions.
+LogicalResult tileBlockTree(RewriterBase &rewriter, linalg::LinalgOp op, const BlockTree &tree) {
   MLIRContext *ctx = rewriter.getContext();
   SmallVector<unsigned> parallel;
   op.getParallelDims(parallel);
@@ -353,13 +365,14 @@ LogicalResult tileBlockTree(RewriterBase &rewriter, linalg::LinalgOp op) {
     SmallVector<int64_t> sizes(op.getNumLoops(), 0);
     for (unsigned d : parallel)
       sizes[d] = 1;
+    sizes[parallel.back()] = tree.rows;
     FailureOr<scf::SCFTilingResult> blocks = tileToForall(
         rewriter, op, sizes, blockMapping(ctx, static_cast<int64_t>(parallel.size())));
     if (failed(blocks) || blocks->tiledOps.size() != 1)
       return failure();
     tile = blocks->tiledOps.front();
   }
-  tile->setAttr(shardc::kGpuBlockTreeAttr, UnitAttr::get(ctx));
+  tile->setAttr(shardc::kGpuBlockTreeAttr, rewriter.getDenseI64ArrayAttr({tree.rows, tree.threads}));
   return success();
 }
 
@@ -438,11 +451,12 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : single) {
-      if (!takesBlockTree(op)) {
+      std::optional<BlockTree> tree = blockTreeFor(op);
+      if (!tree) {
         runOnOneThread(rewriter, op);
         continue;
       }
-      if (failed(tileBlockTree(rewriter, op))) {
+      if (failed(tileBlockTree(rewriter, op, *tree))) {
         op.emitError() << "gpu-tile-and-fuse: the block-tree recipe could not tile this op";
         return signalPassFailure();
       }
@@ -456,8 +470,8 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
         }
         continue;
       }
-      if (takesBlockTree(op)) {
-        if (failed(tileBlockTree(rewriter, op))) {
+      if (std::optional<BlockTree> tree = blockTreeFor(op)) {
+        if (failed(tileBlockTree(rewriter, op, *tree))) {
           op.emitError() << "gpu-tile-and-fuse: the block-tree recipe could not tile this op";
           return signalPassFailure();
         }

@@ -2,22 +2,24 @@
 // RUN: shardc-opt %s --gpu-block-reductions="workgroup-memory=0" | FileCheck %s --check-prefix=SEQ
 // RUN: shardc-opt %s --gpu-block-reductions --gpu-map-foralls | FileCheck %s --check-prefix=LAUNCH
 //
-// gpu-block-reductions: a marked row-reduction tile becomes 256 threads
-// each folding elements t, t + 256, ... from the combiner's neutral value
-// into a workgroup array, a pairwise tree (s = 128 down to 1, threads
-// below s), and thread 0 folding the total into the output. In the
+// gpu-block-reductions: a marked row-reduction tile of [R = 1 row, T =
+// 256 threads] becomes 256 threads each folding elements t, t + 256, ...
+// from the combiner's neutral value into a workgroup array, a pairwise
+// tree (s = 128 down to 1, threads below s), and thread 0 folding the
+// total into the output. In the
 // sequential fork the array is a plain buffer at the function's entry;
 // gpu-map-foralls puts a barrier after every thread forall.
 
 // CHECK-LABEL: func.func @rows
-// CHECK: %[[P:.*]] = memref.alloca() {alignment = 16 : i64} : memref<256xf32, #gpu.address_space<workgroup>>
-// CHECK: scf.forall (%[[T:.*]]) in (256)
+// CHECK: %[[P:.*]] = memref.alloca() {alignment = 16 : i64} : memref<1x256xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.forall (%[[ROW:.*]], %[[T:.*]]) in (1, 256)
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[R:.*]] = scf.for %[[J:.*]] = %[[T]] to %c2050 step %c256 iter_args(%[[A:.*]] = %[[Z]])
+// CHECK: %[[END:.*]] = arith.select %{{.*}}, %c2050{{.*}}, %c0
+// CHECK: %[[R:.*]] = scf.for %[[J:.*]] = %[[T]] to %[[END]] step %c256{{.*}} iter_args(%[[A:.*]] = %[[Z]])
 // CHECK: memref.load %{{.*}}[%{{.*}}, %[[J]]]
 // CHECK: arith.addf
-// CHECK: memref.store %[[R]], %[[P]][%[[T]]]
-// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: memref.store %[[R]], %[[P]][%[[ROW]], %[[T]]]
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // CHECK: scf.forall
 // CHECK: arith.cmpi ult, %{{.*}}, %c128
 // CHECK: memref.load %[[P]]
@@ -30,7 +32,7 @@
 // CHECK-NOT: linalg.generic
 
 // SEQ-LABEL: func.func @rows
-// SEQ-NEXT: memref.alloca() {alignment = 16 : i64} : memref<256xf32>
+// SEQ-NEXT: memref.alloca() {alignment = 16 : i64} : memref<1x256xf32>
 
 // LAUNCH: gpu.launch
 // LAUNCH-SAME: workgroup(
@@ -45,7 +47,7 @@ func.func @rows(%x: memref<6x2050xf32>, %s: memref<6xf32>) {
     %si = memref.subview %s[%i] [1] [1] : memref<6xf32> to memref<1xf32, strided<[1], offset: ?>>
     linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
         ins(%xi : memref<1x2050xf32, strided<[2050, 1], offset: ?>>)
-        outs(%si : memref<1xf32, strided<[1], offset: ?>>) attrs = {shardc.gpu_block_tree} {
+        outs(%si : memref<1xf32, strided<[1], offset: ?>>) attrs = {shardc.gpu_block_tree = array<i64: 1, 256>} {
     ^bb0(%a: f32, %acc: f32):
       %r = arith.addf %a, %acc : f32
       linalg.yield %r : f32

@@ -195,18 +195,23 @@ func.func @short_k(%a: tensor<64x8xf32>, %b: tensor<8x64xf32>, %c: tensor<64x64x
 // -----
 
 // The block-tree recipe: a sum over a long innermost dim takes a block per
-// row, its tile marked for gpu-block-reductions; a full reduction is one
-// block; a long reduction over the outer dim (read with a stride) keeps
-// the output recipe.
+// row of 256 threads, its tile marked for gpu-block-reductions; a full
+// reduction is one block; rows of 64 to 511 go eight to a block, 32
+// threads each; a long reduction over the outer dim (read with a stride)
+// keeps the output recipe.
 
 // CHECK-LABEL: func.func @block_tree
 // CHECK: scf.forall (%{{.*}}) in (6)
 // CHECK: linalg.generic
-// CHECK-SAME: shardc.gpu_block_tree
+// CHECK-SAME: shardc.gpu_block_tree = array<i64: 1, 256>
 // CHECK: {mapping = [#gpu.block<x>]}
 // CHECK: scf.forall (%{{.*}}) in (1)
 // CHECK: linalg.generic
-// CHECK-SAME: shardc.gpu_block_tree
+// CHECK-SAME: shardc.gpu_block_tree = array<i64: 1, 256>
+// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: scf.forall (%{{.*}}) = (0) to (20) step (8)
+// CHECK: linalg.generic
+// CHECK-SAME: shardc.gpu_block_tree = array<i64: 8, 32>
 // CHECK: {mapping = [#gpu.block<x>]}
 // CHECK-NOT: shardc.gpu_block_tree
 // CHECK: #gpu.thread<x>
@@ -216,7 +221,8 @@ func.func @short_k(%a: tensor<64x8xf32>, %b: tensor<8x64xf32>, %c: tensor<64x64x
 #bt_full_out = affine_map<(d0) -> ()>
 #bt_col_in = affine_map<(d0, d1) -> (d1, d0)>
 func.func @block_tree(%x: tensor<6x2050xf32>, %s: tensor<6xf32>, %f: tensor<12300xf32>, %t: tensor<f32>,
-                      %y: tensor<2050x6xf32>) -> (tensor<6xf32>, tensor<f32>, tensor<6xf32>) {
+                      %y: tensor<2050x6xf32>, %z: tensor<20x300xf32>, %s20: tensor<20xf32>)
+    -> (tensor<6xf32>, tensor<f32>, tensor<6xf32>, tensor<20xf32>) {
   %r = linalg.generic {indexing_maps = [#bt_in, #bt_row], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<6x2050xf32>) outs(%s : tensor<6xf32>) {
   ^bb0(%a: f32, %acc: f32):
@@ -229,11 +235,17 @@ func.func @block_tree(%x: tensor<6x2050xf32>, %s: tensor<6xf32>, %f: tensor<1230
     %v = arith.maximumf %a, %acc : f32
     linalg.yield %v : f32
   } -> tensor<f32>
+  %w = linalg.generic {indexing_maps = [#bt_in, #bt_row], iterator_types = ["parallel", "reduction"]}
+      ins(%z : tensor<20x300xf32>) outs(%s20 : tensor<20xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %v = arith.maximumf %a, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<20xf32>
   %c = linalg.generic {indexing_maps = [#bt_col_in, #bt_row], iterator_types = ["parallel", "reduction"]}
       ins(%y : tensor<2050x6xf32>) outs(%s : tensor<6xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %v = arith.addf %a, %acc : f32
     linalg.yield %v : f32
   } -> tensor<6xf32>
-  return %r, %m, %c : tensor<6xf32>, tensor<f32>, tensor<6xf32>
+  return %r, %m, %c, %w : tensor<6xf32>, tensor<f32>, tensor<6xf32>, tensor<20xf32>
 }
