@@ -219,6 +219,7 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
     p.add("gpu-copy-kernels");
     p.add("gpu-stage-contractions{workgroup-memory=0}");
     p.add("gpu-block-reductions{workgroup-memory=0}");
+    p.add("gpu-stage-transposes{workgroup-memory=0}");
     p.add("gpu-vectorize-threads");
     p.add("gpu-sequential-forall");
   }

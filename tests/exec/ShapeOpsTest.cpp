@@ -313,6 +313,19 @@ std::vector<Case> cases() {
                    return generate({12, 4, 8},
                                    [&](auto i) { return at(in[0], {i[1], i[2], i[0]}); });
                  }});
+  // Larger than a 32 x 32 tile, with edge tiles: the GPU target moves them
+  // through a shared tile (gpu-stage-transposes).
+  all.push_back({"transpose [72,100] (edge tiles)", {{72, 100}}, {100, 72},
+                 "garray.transpose %x0, permutation = [1, 0] : ({X0}) -> {Y}",
+                 [](const std::vector<Array> &in) {
+                   return generate({100, 72}, [&](auto i) { return at(in[0], {i[1], i[0]}); });
+                 }});
+  all.push_back({"transpose [8,70,36] by [2,0,1] (edge tiles, a loop along)", {{8, 70, 36}},
+                 {36, 8, 70}, "garray.transpose %x0, permutation = [2, 0, 1] : ({X0}) -> {Y}",
+                 [](const std::vector<Array> &in) {
+                   return generate({36, 8, 70},
+                                   [&](auto i) { return at(in[0], {i[1], i[2], i[0]}); });
+                 }});
   // Dim 0 whole (kept sharded, limit localized), dim 1 strided.
   all.push_back({"slice whole rows, strided columns", {{8, 8}}, {8, 3},
                  "garray.slice %x0, start = [0, 1], limit = [8, 7], strides = [1, 2] "

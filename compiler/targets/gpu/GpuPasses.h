@@ -35,6 +35,10 @@ inline constexpr llvm::StringLiteral kGpuStagedAttr = "shardc.gpu_staged";
 /// innermost parallel loop a block, T threads each.
 inline constexpr llvm::StringLiteral kGpuBlockTreeAttr = "shardc.gpu_block_tree";
 
+/// The mark gpu-tile-and-fuse puts on a transpose tile for
+/// gpu-stage-transposes: array<i64: output's innermost loop, input's>.
+inline constexpr llvm::StringLiteral kGpuTransposeAttr = "shardc.gpu_transpose";
+
 /// Whether `op`'s body folds into its one output through a single
 /// operation with a neutral element (what a block tree combines with).
 bool gpuBlockTreeCombines(mlir::linalg::LinalgOp op);

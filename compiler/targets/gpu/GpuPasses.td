@@ -113,6 +113,12 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     `shardc.gpu_block_tree` with its rows and threads a row for
     `gpu-block-reductions`.
 
+    The transpose recipe, for a copy (one input yielded as it is, every
+    loop parallel, an identity output) whose input's innermost dim is
+    another loop than the output's, both 8 or longer: blocks of 32 x 32
+    over those two loops (one along the others), the tile's op marked
+    `shardc.gpu_transpose` for `gpu-stage-transposes`.
+
     The single-thread recipe, for an op with no parallel loop (a full
     reduction, a rank-0 op) that no block tree takes: one block of one
     thread runs it, its loops in order.
@@ -283,6 +289,42 @@ def GpuBlockReductions : Pass<"gpu-block-reductions"> {
   let options = [
     Option<"workgroupMemory", "workgroup-memory", "bool", /*default=*/"true",
            "Partials in GPU workgroup (shared) memory; off in the sequential CPU fork">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect"];
+}
+
+def GpuStageTransposes : Pass<"gpu-stage-transposes"> {
+  let summary = "A transpose tile through a padded workgroup array, both sides coalesced";
+  let description = [{
+    On buffers, after bufferization, in the GPU target and its sequential
+    CPU fork alike. `gpu-tile-and-fuse` gives a copy whose input's
+    innermost dim is another loop than the output's (a transpose, and the
+    transposing copies dot_general's lowering makes) the transpose recipe:
+    blocks of 32 x 32 over those two loops, one along the others, the
+    tile's op marked `shardc.gpu_transpose = array<i64: out-loop,
+    in-loop>`. This pass writes the block's program, 8 x 32 threads each
+    moving 4 elements a phase:
+
+    ```mlir
+    %tile = memref.alloca() {alignment = 16} : memref<32x33xf32, #gpu.address_space<workgroup>>
+    scf.forall (%ty, %tx) in (8, 32) {   // read: tx along the input's innermost dim
+      scf.if (inside) { %tile[ty + 8k, tx] = %in[.. tx (in-loop) .., ty + 8k (out-loop) ..] }
+    } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+    scf.forall (%ty, %tx) in (8, 32) {   // write: tx along the output's innermost dim
+      scf.if (inside) { %out[.., ty + 8k (in-loop), tx (out-loop)] = %tile[tx, ty + 8k] }
+    } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+    ```
+
+    Neighbouring threads read neighbouring input elements and write
+    neighbouring output elements, where the output recipe's threads read
+    the input with a stride. The array's rows are padded by one element,
+    so a warp's column read falls on 32 banks. `gpu-map-foralls` puts a
+    barrier after each thread forall.
+  }];
+  let options = [
+    Option<"workgroupMemory", "workgroup-memory", "bool", /*default=*/"true",
+           "The tile in GPU workgroup (shared) memory; off in the sequential CPU fork">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect"];

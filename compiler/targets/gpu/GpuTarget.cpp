@@ -84,9 +84,9 @@ std::string tilePipeline() {
          // update in place; then host loops over buffers (scatter_add) and
          // the strided copies bufferization added: kernels of their own.
          "canonicalize, gpu-host-loops, gpu-copy-kernels, "
-         // Contraction tiles staged through shared memory by K chunks; long
-         // reductions as block trees.
-         "gpu-stage-contractions, gpu-block-reductions, "
+         // Contraction tiles staged through shared memory by K chunks, long
+         // reductions as block trees, transposes through a shared tile.
+         "gpu-stage-contractions, gpu-block-reductions, gpu-stage-transposes, "
          // A thread's run of 4 as vector loads and stores where it is
          // whole and aligned.
          "gpu-vectorize-threads, "

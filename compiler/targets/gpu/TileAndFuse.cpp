@@ -310,6 +310,49 @@ LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, const Stag
 
 Operation *wrapInForall(RewriterBase &rw, Operation *op, Attribute mapping);
 
+/// The transpose recipe (gpu-stage-transposes), when it takes `op`: a copy
+/// (one input, yielded as it is) over parallel loops into an identity
+/// output, whose input's innermost dim is another loop than the output's,
+/// with both loops at least 8 long, static, of elements of a byte or more.
+/// Blocks of 32 x 32 over those two loops (one along the others). Returns
+/// the two loops: the output's innermost, then the input's.
+std::optional<std::pair<unsigned, unsigned>> transposeLoopsOf(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops() || op.getNumLoops() < 2 ||
+      op.hasDynamicShape() || op.hasIndexSemantics())
+    return std::nullopt;
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 1 ||
+      body->getTerminator()->getOperand(0) != body->getArgument(0))
+    return std::nullopt;
+  AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  Type elem = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  if (!out.isIdentity() || !in.isPermutation() || !elem.isIntOrFloat() ||
+      elem.getIntOrFloatBitWidth() < 8)
+    return std::nullopt;
+  unsigned outLoop = op.getNumLoops() - 1, inLoop = in.getDimPosition(in.getNumResults() - 1);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (inLoop == outLoop || ranges[inLoop] < 8 || ranges[outLoop] < 8)
+    return std::nullopt;
+  return std::make_pair(outLoop, inLoop);
+}
+
+LogicalResult tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op,
+                            std::pair<unsigned, unsigned> loops) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+  sizes[loops.first] = 32;
+  sizes[loops.second] = 32;
+  FailureOr<scf::SCFTilingResult> blocks = tileToForall(
+      rewriter, op, sizes,
+      blockMapping(rewriter.getContext(), static_cast<int64_t>(op.getNumLoops())));
+  if (failed(blocks) || blocks->tiledOps.size() != 1)
+    return failure();
+  blocks->tiledOps.front()->setAttr(shardc::kGpuTransposeAttr,
+                                    rewriter.getDenseI64ArrayAttr({loops.first, loops.second}));
+  return success();
+}
+
 /// The block-tree recipe (gpu-block-reductions): R outputs a block, T
 /// threads each. Rows of 512 or more take a block of 256 threads each;
 /// shorter rows (64 or more) eight to a block, 32 threads each (a warp
@@ -466,6 +509,13 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
         if (failed(tileStaged(rewriter, op, *tile))) {
           op.emitError() << "gpu-tile-and-fuse: the staged contraction recipe could not tile "
                             "this op";
+          return signalPassFailure();
+        }
+        continue;
+      }
+      if (auto loops = transposeLoopsOf(op)) {
+        if (failed(tileTranspose(rewriter, op, *loops))) {
+          op.emitError() << "gpu-tile-and-fuse: the transpose recipe could not tile this op";
           return signalPassFailure();
         }
         continue;

@@ -249,3 +249,24 @@ func.func @block_tree(%x: tensor<6x2050xf32>, %s: tensor<6xf32>, %f: tensor<1230
   } -> tensor<6xf32>
   return %r, %m, %c, %w : tensor<6xf32>, tensor<f32>, tensor<6xf32>, tensor<20xf32>
 }
+
+// -----
+
+// The transpose recipe: a copy whose input's innermost dim is another loop
+// than the output's takes 32 x 32 blocks over those two loops, marked for
+// gpu-stage-transposes; an 8 x 4 one (a loop under 8) keeps the output
+// recipe.
+
+// CHECK-LABEL: func.func @transposes
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (70, 100) step (32, 32)
+// CHECK: linalg.transpose
+// CHECK-SAME: shardc.gpu_transpose = array<i64: 1, 0>
+// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK-NOT: shardc.gpu_transpose
+// CHECK: #gpu.thread<x>
+func.func @transposes(%x: tensor<100x70xf32>, %y: tensor<70x100xf32>, %a: tensor<8x4xf32>, %b: tensor<4x8xf32>)
+    -> (tensor<70x100xf32>, tensor<4x8xf32>) {
+  %t = linalg.transpose ins(%x : tensor<100x70xf32>) outs(%y : tensor<70x100xf32>) permutation = [1, 0]
+  %s = linalg.transpose ins(%a : tensor<8x4xf32>) outs(%b : tensor<4x8xf32>) permutation = [1, 0]
+  return %t, %s : tensor<70x100xf32>, tensor<4x8xf32>
+}
