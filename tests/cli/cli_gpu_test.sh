@@ -72,8 +72,9 @@ expect_error emit_gpu_on_cpu $USAGE "--emit=gpu" "--target ptx" -- compile "$SEE
 # op without a recipe is named with its location (the seed's dot_general).
 EW="$ROOT/tests/cli/gpu_elementwise.mlir"
 expect_ok emit_gpu -- compile "$EW" --target ptx --emit=gpu
-for want in "gpu.launch_func +@main_shardc_body_kernel::@main_shardc_body_kernel blocks in" \
-  "gpu.module @main_shardc_body_kernel_0" "gpu.func @main_shardc_body_kernel.* kernel" "math.tanh" "arith.mulf .*: bf16"; do
+# Kernels are named <function>_<recipe>, modules made unique.
+for want in "gpu.launch_func +@main_shardc_body_output::@main_shardc_body_output blocks in" \
+  "gpu.module @main_shardc_body_output_0" "gpu.func @main_shardc_body_output.* kernel" "math.tanh" "arith.mulf .*: bf16"; do
   if ! grep -Eq -- "$want" "$TMP/emit_gpu.out"; then
     fail emit_gpu "--emit=gpu shows no '$want'"
   fi
@@ -125,7 +126,7 @@ MODEL
   expect_ok gemm_staged -- compile "$TMP/gemm.mlir" --target ptx --emit=ptx
   out="$TMP/gemm_staged.out"
   for want in "\.shared \.align 16 \.b8" "ld\.shared\.v4\.b32" "st\.shared\.b32" "bar\.sync" \
-    "fma\.rn\.f32" "used 1 barriers, 17408 bytes smem"; do
+    "fma\.rn\.f32" "used 1 barriers, 17408 bytes smem" "\.entry main_shardc_body_gemm("; do
     grep -q "$want" "$out" || fail gemm_staged "the GEMM's PTX shows no '$want'"
   done
   # The accumulators stay in registers across the K chunks: no local

@@ -61,6 +61,7 @@ bool buildNest(memref::CopyOp copy) {
       b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
   auto outer = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)},
                                      ValueRange(), blockMapping);
+  shardc::setGpuRecipe(outer, "copy");
   b.setInsertionPointToStart(outer.getBody());
   auto inner = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kThreads)},
                                      ValueRange(), threadMapping);
@@ -138,7 +139,7 @@ struct GpuCopyKernels : shardc::impl::GpuCopyKernelsBase<GpuCopyKernels> {
     // A host scalar stored into a buffer (a rank's offset as a rank-0
     // tensor) becomes the argument of a one-thread kernel.
     for (memref::StoreOp store : stores)
-      shardc::runOnOneGpuThread(store);
+      shardc::runOnOneGpuThread(store, "store");
     for (memref::CopyOp &copy : copies)
       if (readsHostMemory(copy.getSource()))
         copy = stageConstant(copy);
@@ -153,13 +154,18 @@ struct GpuCopyKernels : shardc::impl::GpuCopyKernelsBase<GpuCopyKernels> {
 
 } // namespace
 
-void shardc::runOnOneGpuThread(Operation *op) {
+void shardc::setGpuRecipe(Operation *blockForall, llvm::StringRef recipe) {
+  blockForall->setAttr(kGpuRecipeAttr, StringAttr::get(blockForall->getContext(), recipe));
+}
+
+void shardc::runOnOneGpuThread(Operation *op, llvm::StringRef recipe) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   MLIRContext *ctx = b.getContext();
   auto outer = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
       b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  shardc::setGpuRecipe(outer, recipe);
   b.setInsertionPointToStart(outer.getBody());
   auto inner = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),

@@ -22,9 +22,16 @@ namespace shardc {
 #include "compiler/targets/gpu/GpuPasses.h.inc"
 
 /// Moves `op` into a new one-block, one-thread nest of mapped foralls at
-/// its place: the single-thread shape gpu-copy-kernels and gpu-host-loops
-/// give host work on buffers (CopyKernels.cpp).
-void runOnOneGpuThread(mlir::Operation *op);
+/// its place, made by `recipe`: the single-thread shape gpu-copy-kernels
+/// and gpu-host-loops give host work on buffers (CopyKernels.cpp).
+void runOnOneGpuThread(mlir::Operation *op, llvm::StringRef recipe);
+
+/// The recipe a block forall was made by ("gemm", "block_tree", ...), which
+/// gpu-map-foralls names its kernel after: <function>_<recipe>.
+inline constexpr llvm::StringLiteral kGpuRecipeAttr = "shardc.gpu_recipe";
+
+/// Marks `blockForall` as made by `recipe`.
+void setGpuRecipe(mlir::Operation *blockForall, llvm::StringRef recipe);
 
 /// The mark gpu-tile-and-fuse puts on a contraction tile for
 /// gpu-stage-contractions: array<i64: BM, BN, BK, TM, TN>.

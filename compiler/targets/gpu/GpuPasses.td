@@ -370,7 +370,11 @@ def GpuMapForalls : Pass<"gpu-map-foralls"> {
     what makes the sequential fork's order (each thread forall whole before
     the next) the GPU's. Workgroup-memory `memref.alloca`s of the block
     become the launch's workgroup attributions (the kernel phase aligns
-    them to 16 bytes).
+    them to 16 bytes). A block forall marked `shardc.gpu_recipe` by the
+    pass that made it names its kernel `<function>_<recipe>`
+    (`main_gemm`, `main_block_tree`, ...; outlining makes the modules'
+    names unique), so PTX, the manifest and profilers say what each
+    kernel is.
 
     ```mlir
     scf.forall (%i) = (0) to (2000) step (1024) {

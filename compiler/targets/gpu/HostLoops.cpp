@@ -120,6 +120,7 @@ void runByColumns(scf::ForOp loop, int64_t extent) {
   auto outer = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)}, ValueRange(),
       b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+  shardc::setGpuRecipe(outer, "by_columns");
   b.setInsertionPointToStart(outer.getBody());
   auto inner = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(threads)}, ValueRange(),
@@ -171,7 +172,7 @@ void wrap(scf::ForOp loop) {
   if (std::optional<int64_t> extent = columnParallelExtent(loop))
     runByColumns(loop, *extent);
   else
-    shardc::runOnOneGpuThread(loop);
+    shardc::runOnOneGpuThread(loop, "host_loop");
 }
 
 struct GpuHostLoops : shardc::impl::GpuHostLoopsBase<GpuHostLoops> {

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_GPUMAPFORALLS
@@ -136,6 +137,14 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
   auto launch = gpu::LaunchOp::create(rw, loc, index(rw, loc, grid), index(rw, loc, 1),
                                       index(rw, loc, 1), index(rw, loc, blockDims[0]),
                                       index(rw, loc, blockDims[1]), index(rw, loc, 1));
+  // The kernel's name says what made it: <function>_<recipe>
+  // (gpu-kernel-outlining makes repeated names unique).
+  if (auto recipe = forall->getAttrOfType<StringAttr>(shardc::kGpuRecipeAttr))
+    if (auto fn = forall->getParentOfType<FunctionOpInterface>()) {
+      auto name = FlatSymbolRefAttr::get(
+          rw.getContext(), (fn.getName() + "_" + recipe.getValue()).str());
+      launch.setFunctionAttr(name);
+    }
   Block &body = launch.getBody().front();
   rw.setInsertionPointToEnd(&body);
   auto terminator = gpu::TerminatorOp::create(rw, loc);

@@ -235,6 +235,7 @@ LogicalResult tileByOutput(RewriterBase &rewriter, linalg::LinalgOp op) {
       tileToForall(rewriter, op, blockSizes, blockMapping(ctx, numParallel));
   if (failed(blocks) || blocks->tiledOps.size() != 1)
     return failure();
+  shardc::setGpuRecipe(blocks->loops.front().getOperation(), "output");
 
   // Threads: one per row of the block and per run of kThreadRun outputs of
   // a full tile's row, a static count (edge tiles give their threads
@@ -302,6 +303,7 @@ LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, const Stag
       rewriter, op, sizes, blockMapping(rewriter.getContext(), static_cast<int64_t>(parallel.size())));
   if (failed(blocks) || blocks->tiledOps.size() != 1)
     return failure();
+  shardc::setGpuRecipe(blocks->loops.front().getOperation(), "gemm");
   blocks->tiledOps.front()->setAttr(
       shardc::kGpuStagedAttr,
       rewriter.getDenseI64ArrayAttr({tile.bm, tile.bn, tile.bk, tile.tm, tile.tn}));
@@ -348,6 +350,7 @@ LogicalResult tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op,
       blockMapping(rewriter.getContext(), static_cast<int64_t>(op.getNumLoops())));
   if (failed(blocks) || blocks->tiledOps.size() != 1)
     return failure();
+  shardc::setGpuRecipe(blocks->loops.front().getOperation(), "transpose");
   blocks->tiledOps.front()->setAttr(shardc::kGpuTransposeAttr,
                                     rewriter.getDenseI64ArrayAttr({loops.first, loops.second}));
   return success();
@@ -404,6 +407,7 @@ LogicalResult tileBlockTree(RewriterBase &rewriter, linalg::LinalgOp op, const B
   Operation *tile;
   if (parallel.empty()) {
     tile = wrapInForall(rewriter, op, gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX));
+    shardc::setGpuRecipe(tile->getParentOp(), "block_tree");
   } else {
     SmallVector<int64_t> sizes(op.getNumLoops(), 0);
     for (unsigned d : parallel)
@@ -414,6 +418,7 @@ LogicalResult tileBlockTree(RewriterBase &rewriter, linalg::LinalgOp op, const B
     if (failed(blocks) || blocks->tiledOps.size() != 1)
       return failure();
     tile = blocks->tiledOps.front();
+    shardc::setGpuRecipe(blocks->loops.front().getOperation(), "block_tree");
   }
   tile->setAttr(shardc::kGpuBlockTreeAttr, rewriter.getDenseI64ArrayAttr({tree.rows, tree.threads}));
   return success();
@@ -456,6 +461,7 @@ void runOnOneThread(RewriterBase &rw, linalg::LinalgOp op) {
   MLIRContext *ctx = rw.getContext();
   Operation *inBlock =
       wrapInForall(rw, op, gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX));
+  shardc::setGpuRecipe(inBlock->getParentOp(), "single_thread");
   wrapInForall(rw, inBlock, gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX));
 }
 

@@ -17,7 +17,7 @@
 // CHECK: %[[V:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<4x3xf32>
 // CHECK: memref.store %[[V]], %{{.*}}[%[[ROW]], %[[COL]]] : memref<4x3xf32, strided<[6, 1], offset: 3>>
 // CHECK: {mapping = [#gpu.thread<x>]}
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "copy"}
 func.func @strided(%a: memref<4x3xf32>, %b: memref<4x6xf32>) {
   %sub = memref.subview %b[0, 3] [4, 3] [1, 1] : memref<4x6xf32> to memref<4x3xf32, strided<[6, 1], offset: 3>>
   memref.copy %a, %sub : memref<4x3xf32> to memref<4x3xf32, strided<[6, 1], offset: 3>>
@@ -31,7 +31,7 @@ func.func @strided(%a: memref<4x3xf32>, %b: memref<4x6xf32>) {
 // CHECK-NEXT: scf.forall (%{{.*}}) in (1)
 // CHECK-NEXT: memref.store %arg0, %arg1[] : memref<i64>
 // CHECK: {mapping = [#gpu.thread<x>]}
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "store"}
 func.func @scalar(%v: i64, %buf: memref<i64>) {
   memref.store %v, %buf[] : memref<i64>
   return
@@ -61,7 +61,7 @@ memref.global "private" constant @table : memref<4xi64> = dense<[0, 1, 2, 3]>
 // CHECK: %[[V:.*]] = memref.subview %[[S]][2] [2] [1]
 // CHECK: scf.forall
 // CHECK: memref.load %[[V]]
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "copy"}
 func.func @constant_view(%c: memref<2xi64>) {
   %t = memref.get_global @table : memref<4xi64>
   %s = memref.subview %t[2] [2] [1] : memref<4xi64> to memref<2xi64, strided<[1], offset: 2>>

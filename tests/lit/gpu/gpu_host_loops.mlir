@@ -16,7 +16,7 @@
 // CHECK: memref.load %arg0
 // CHECK: linalg.copy ins(%{{.*}} : memref<1xf32, strided<[1], offset: ?>>) outs(%[[T]] : memref<1xf32>)
 // CHECK: {mapping = [#gpu.thread<x>]}
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "host_loop"}
 func.func @scatter(%idx: memref<4xi64>, %upd: memref<4xf32>, %out: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -68,7 +68,7 @@ func.func @calls(%out: memref<4xi64>) {
 // CHECK: linalg.generic
 // CHECK-SAME: memref<1xf32
 // CHECK: {mapping = [#gpu.thread<x>]}
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "by_columns"}
 #id = affine_map<(d0) -> (d0)>
 func.func @rows(%idx: memref<4xindex>, %upd: memref<4x300xf32>, %out: memref<8x300xf32>) {
   %c0 = arith.constant 0 : index

@@ -3,10 +3,11 @@
 // gpu-map-foralls: a block forall becomes a gpu.launch whose grid x is the
 // product of its trip counts (delinearized, fastest mapping index first)
 // and whose block is the shape of its thread foralls; self-copies left by
-// bufferization go.
+// bufferization go. The launch is named after the recipe that made the
+// forall, so the outlined kernel is <function>_<recipe>.
 
 // CHECK-LABEL: func.func @launch
-// CHECK: gpu.launch blocks(%[[BX:[^,]*]], {{.*}}) in (%{{[^ ]*}} = %c6, {{.*}} threads({{.*}}) in (%{{[^ ]*}} = %c256,
+// CHECK: gpu.launch blocks(%[[BX:[^,]*]], {{.*}}) in (%{{[^ ]*}} = %c6, {{.*}} threads({{.*}}) in (%{{[^ ]*}} = %c256, {{.*}} function(@launch_output)
 // x (the 2 column tiles) is the fastest part of the block id, then the 3
 // rows:
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
@@ -26,7 +27,7 @@ func.func @launch(%m: memref<3x2000xf32>) {
       memref.store %c, %m[%i, %k] : memref<3x2000xf32>
     } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
     memref.copy %m, %m : memref<3x2000xf32> to memref<3x2000xf32>
-  } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+  } {mapping = [#gpu.block<y>, #gpu.block<x>], shardc.gpu_recipe = "output"}
   return
 }
 

@@ -14,7 +14,7 @@
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x?xf32>)
 // CHECK: arith.mulf
 // CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
-// CHECK: } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK: } {mapping = [#gpu.block<y>, #gpu.block<x>], shardc.gpu_recipe = "output"}
 // CHECK: return %[[R]]
 func.func @rows(%a: tensor<3x2000xf32>) -> tensor<3x2000xf32> {
   %e = tensor.empty() : tensor<3x2000xf32>
@@ -36,7 +36,7 @@ func.func @rows(%a: tensor<3x2000xf32>) -> tensor<3x2000xf32> {
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (32, 8) shared_outs
 // CHECK: linalg.fill
 // CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
-// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>], shardc.gpu_recipe = "output"}
 func.func @short_rows() -> tensor<100x30xf32> {
   %c = arith.constant 1.0 : f32
   %e = tensor.empty() : tensor<100x30xf32>
@@ -52,7 +52,7 @@ func.func @short_rows() -> tensor<100x30xf32> {
 // CHECK: scf.forall {{.*}} step (1, 1, 8, 128)
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (8, 32) shared_outs
 // CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
-// CHECK: {mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+// CHECK: {mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>], shardc.gpu_recipe = "output"}
 func.func @rank4(%a: tensor<2x3x16x128xf32>) -> tensor<2x3x16x128xf32> {
   %e = tensor.empty() : tensor<2x3x16x128xf32>
   %r = linalg.copy ins(%a : tensor<2x3x16x128xf32>) outs(%e : tensor<2x3x16x128xf32>) -> tensor<2x3x16x128xf32>
@@ -69,12 +69,12 @@ func.func @rank4(%a: tensor<2x3x16x128xf32>) -> tensor<2x3x16x128xf32> {
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 1)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x2xf32>) outs(%{{.*}} : tensor<1x2xf32>)
 // CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
-// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>], shardc.gpu_recipe = "output"}
 // CHECK: scf.forall (%{{.*}}) = (0) to (4) step (4)
 // CHECK: scf.forall (%{{.*}}) in (1)
 // CHECK: linalg.reduce ins(%{{.*}} : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>) dimensions = [1]
 // CHECK: {mapping = [#gpu.thread<x>]}
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "output"}
 // The full reduction: one thread of one block, its loops in order.
 // CHECK: scf.forall (%{{.*}}) in (1) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<f32>)
 // CHECK-NEXT: scf.forall (%{{.*}}) in (1) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<f32>)
@@ -82,7 +82,7 @@ func.func @rank4(%a: tensor<2x3x16x128xf32>) -> tensor<2x3x16x128xf32> {
 // CHECK: tensor.parallel_insert_slice
 // CHECK: {mapping = [#gpu.thread<x>]}
 // CHECK: tensor.parallel_insert_slice
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "single_thread"}
 func.func @reductions(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>, %rows: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<4x2xf32>, tensor<4xf32>, tensor<f32>) {
   %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
@@ -170,7 +170,7 @@ func.func @reverse_reduced(%x: tensor<4x7xf32>, %init: tensor<7xf32>) -> tensor<
 // CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (2, 70, 100) step (1, 64, 64)
 // CHECK: linalg.batch_matmul {shardc.gpu_staged = array<i64: 64, 64, 32, 4, 4>}
 // CHECK-NOT: #gpu.thread
-// CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+// CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>], shardc.gpu_recipe = "gemm"}
 func.func @staged(%a: tensor<2x70x40xf32>, %b: tensor<2x40x100xf32>, %c: tensor<2x70x100xf32>) -> tensor<2x70x100xf32> {
   %m = linalg.batch_matmul ins(%a, %b : tensor<2x70x40xf32>, tensor<2x40x100xf32>) outs(%c : tensor<2x70x100xf32>) -> tensor<2x70x100xf32>
   return %m : tensor<2x70x100xf32>
@@ -204,15 +204,15 @@ func.func @short_k(%a: tensor<64x8xf32>, %b: tensor<8x64xf32>, %c: tensor<64x64x
 // CHECK: scf.forall (%{{.*}}) in (6)
 // CHECK: linalg.generic
 // CHECK-SAME: shardc.gpu_block_tree = array<i64: 1, 256>
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "block_tree"}
 // CHECK: scf.forall (%{{.*}}) in (1)
 // CHECK: linalg.generic
 // CHECK-SAME: shardc.gpu_block_tree = array<i64: 1, 256>
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "block_tree"}
 // CHECK: scf.forall (%{{.*}}) = (0) to (20) step (8)
 // CHECK: linalg.generic
 // CHECK-SAME: shardc.gpu_block_tree = array<i64: 8, 32>
-// CHECK: {mapping = [#gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<x>], shardc.gpu_recipe = "block_tree"}
 // CHECK-NOT: shardc.gpu_block_tree
 // CHECK: #gpu.thread<x>
 #bt_in = affine_map<(d0, d1) -> (d0, d1)>
@@ -261,7 +261,7 @@ func.func @block_tree(%x: tensor<6x2050xf32>, %s: tensor<6xf32>, %f: tensor<1230
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (70, 100) step (32, 32)
 // CHECK: linalg.transpose
 // CHECK-SAME: shardc.gpu_transpose = array<i64: 1, 0>
-// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK: {mapping = [#gpu.block<y>, #gpu.block<x>], shardc.gpu_recipe = "transpose"}
 // CHECK-NOT: shardc.gpu_transpose
 // CHECK: #gpu.thread<x>
 func.func @transposes(%x: tensor<100x70xf32>, %y: tensor<70x100xf32>, %a: tensor<8x4xf32>, %b: tensor<4x8xf32>)
