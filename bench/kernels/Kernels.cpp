@@ -68,6 +68,7 @@ struct Options {
   int reps = 7;
   int threads = 1;
   std::string cpu = "host";
+  std::string only; // run only the forms whose name contains this ("" = all)
 };
 
 //===----------------------------------------------------------------------===//
@@ -391,9 +392,12 @@ int main(int argc, char **argv) {
       opts.cpu = argv[++i];
     } else if (arg == "--threads" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
       opts.threads = std::atoi(argv[++i]);
+    } else if (arg == "--only" && i + 1 < argc) {
+      opts.only = argv[++i];
     } else {
       std::fprintf(stderr, "usage: kernels [--reps N (default 7)] [--cpu NAME (default host)] "
-                           "[--threads N (default 1)]\n");
+                           "[--threads N (default 1)] [--only TEXT (forms whose name "
+                           "contains it; \"elementwise\" for that one)]\n");
       return static_cast<int>(ExitCode::Usage);
     }
   }
@@ -450,10 +454,13 @@ int main(int argc, char **argv) {
       {"f16 1024 NN", 1, 1024, 1024, 1024, false, false, "f16"},
       {"f16 mlp dx 4096x512x1024 NT", 1, 4096, 512, 1024, false, true, "f16"},
   };
+  auto selected = [&](llvm::StringRef name) { return name.contains(opts.only); };
   for (const GemmForm &f : forms)
-    if (ExitCode e = benchGemm(f, opts); e != ExitCode::Ok)
+    if (selected(std::string("gemm ") + f.name))
+      if (ExitCode e = benchGemm(f, opts); e != ExitCode::Ok)
+        return static_cast<int>(e);
+  if (selected("elementwise 16M"))
+    if (ExitCode e = benchElementwise(int64_t(16) << 20, opts); e != ExitCode::Ok)
       return static_cast<int>(e);
-  if (ExitCode e = benchElementwise(int64_t(16) << 20, opts); e != ExitCode::Ok)
-    return static_cast<int>(e);
   return static_cast<int>(ExitCode::Ok);
 }
