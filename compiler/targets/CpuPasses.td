@@ -147,7 +147,9 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     4. register tiling: tile each micro matmul's K by 1;
     5. vectorize the tiles (vector.contract), fold subviews into the
        transfers, CSE, and hoist the accumulator's transfer_read/write out of
-       the K loop, so it lives in registers across K;
+       the K loop, so it lives in registers across K, and unroll the K
+       loops of full tiles by `unroll-k` (the summation order is unchanged;
+       edge tiles keep one step per iteration, to bound the code size);
     6. lower vector.contract to outer products and those to vector.fma: per K
        step, MR scalar loads of A (broadcast from memory) times tile-vectors
        aligned loads of B.
@@ -189,6 +191,9 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
            "Vector registers per row of the register tile (N = this x lanes)">,
     ListOption<"cacheTiles", "cache-tiles", "int64_t",
                "Cache block sizes M,N,K (default 144,4096,256)">,
+    Option<"unrollK", "unroll-k", "int64_t", /*default=*/"1",
+           "Unroll the K loop of each full register tile by this factor "
+           "(1: no unrolling)">,
     Option<"mBlockMultiple", "m-block-multiple", "int64_t", /*default=*/"4",
            "When M spans several cache blocks, make their count a multiple of "
            "this, of nearly equal size (at most the M cache block, a multiple "

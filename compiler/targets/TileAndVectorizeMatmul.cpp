@@ -31,6 +31,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Dominance.h"
@@ -334,7 +335,8 @@ std::optional<Accumulator> findAccumulator(scf::ForOp loop) {
 /// same but gives up whenever C's buffer has any subview user anywhere (the
 /// remainder tiles always create some); here the pattern is pinned to the
 /// contraction this pass created, and C cannot alias A or B (file header).
-void hoistAccumulators(RewriterBase &rewriter, Operation *root) {
+void hoistAccumulators(RewriterBase &rewriter, Operation *root,
+                       SmallVectorImpl<scf::ForOp> &kLoops) {
   bool changed = true;
   while (changed) {
     changed = false;
@@ -356,6 +358,10 @@ void hoistAccumulators(RewriterBase &rewriter, Operation *root) {
       rewriter.modifyOpInPlace(acc->write, [&] {
         acc->write.getValueToStoreMutable().assign(newLoop->getOperation()->getResults().back());
       });
+      // Only tiles of C itself (edge tiles go through a scratch tile).
+      if (!acc->read.getBase().getDefiningOp<memref::AllocaOp>() &&
+          !acc->read.getBase().getDefiningOp<memref::AllocOp>())
+        kLoops.push_back(cast<scf::ForOp>(newLoop->getOperation()));
       changed = true;
       return WalkResult::interrupt();
     });
@@ -383,7 +389,7 @@ struct CpuTileAndVectorizeMatmul
       cache = {144, 4096, 256};
     int64_t bits = elem.getIntOrFloatBitWidth();
     if (cache.size() != 3 || llvm::any_of(cache, [](int64_t s) { return s <= 0; }) ||
-        tileRows <= 0 || tileVectors <= 0 || vectorBits < bits || vectorBits % bits != 0)
+        tileRows <= 0 || tileVectors <= 0 || unrollK <= 0 || vectorBits < bits || vectorBits % bits != 0)
       return failure();
     return GemmTiles{cache[0], cache[1], cache[2], tileRows, tileVectors * (vectorBits / bits)};
   }
@@ -420,6 +426,7 @@ struct CpuTileAndVectorizeMatmul
                        << static_cast<int64_t>(vectorBits)
                        << ", tile-rows=" << static_cast<int64_t>(tileRows)
                        << ", tile-vectors=" << static_cast<int64_t>(tileVectors)
+                       << ", unroll-k=" << static_cast<int64_t>(unrollK)
                        << "): expected positive sizes, vector-bits a multiple of the element "
                           "width, and cache-tiles of 3 positive sizes";
         return signalPassFailure();
@@ -469,7 +476,13 @@ struct CpuTileAndVectorizeMatmul
     eliminateCommonSubExpressions(rewriter, dominance, root);
     // The accumulator's indices must be computed outside the K loop.
     root->walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
-    hoistAccumulators(rewriter, root);
+    SmallVector<scf::ForOp> kLoops;
+    hoistAccumulators(rewriter, root, kLoops);
+    // Unrolling is an optimization only: a loop it cannot unroll stays a
+    // correct loop of single K steps.
+    if (unrollK > 1)
+      for (scf::ForOp loop : kLoops)
+        (void)loopUnrollByFactor(loop, unrollK);
 
     // Step 6.
     RewritePatternSet lowering(ctx);

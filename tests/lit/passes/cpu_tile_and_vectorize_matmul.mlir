@@ -1,5 +1,6 @@
 // RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16 m-block-multiple=1" | FileCheck %s
 // RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16" | FileCheck %s --check-prefix=BALANCE
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16 m-block-multiple=1 unroll-k=4" | FileCheck %s --check-prefix=UNROLL
 // RUN: not shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="tile-rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOPT
 //
 // cpu-tile-and-vectorize-matmul: cache blocks (loops N, K, M); B packed into
@@ -8,7 +9,7 @@
 // the K loop and written after it, FMAs in between. With 256-bit vectors an
 // f32 tile is 4 x 16 and an f64 tile 4 x 8.
 
-// BADOPT: error: cpu-tile-and-vectorize-matmul: invalid tile options (vector-bits=256, tile-rows=0, tile-vectors=2): expected positive sizes
+// BADOPT: error: cpu-tile-and-vectorize-matmul: invalid tile options (vector-bits=256, tile-rows=0, tile-vectors=2, unroll-k=1): expected positive sizes
 
 // Sizes that divide the tiles: only full tiles, no linalg.matmul left.
 // CHECK-LABEL: func.func @full_tiles
@@ -42,6 +43,13 @@
 // CHECK-NOT: linalg.matmul
 // CHECK: memref.dealloc %[[BP]]
 // CHECK: return
+// With unroll-k=4, a full tile's K loop does four K steps per iteration,
+// in order.
+// UNROLL-LABEL: func.func @full_tiles
+// UNROLL: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// UNROLL-COUNT-16: vector.fma {{.*}} : vector<16xf32>
+// UNROLL-NOT: vector.fma
+// UNROLL: scf.yield
 func.func @full_tiles(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<64x64xf32>) {
   linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x64xf32>) outs(%C : memref<64x64xf32>)
   return
@@ -53,6 +61,19 @@ func.func @full_tiles(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<6
 // tiles run the same vector kernel in a zeroed scratch tile, copied back;
 // nothing is left to scalar loops. The full tiles' kernel comes first,
 // then the edge tiles' one.
+// With unroll-k=4, K = 17 in blocks of 16 and 1: the full tiles' K loop
+// does groups of four steps and then the rest one by one; the edge tiles'
+// K loop (through the scratch tile) is not unrolled.
+// UNROLL-LABEL: func.func @remainders
+// UNROLL: %[[SCRATCH:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf64>
+// UNROLL: %[[MAIN:.*]] = scf.for {{.*}} step %c4 iter_args({{.*}}) -> (vector<4x8xf64>)
+// UNROLL-COUNT-16: vector.fma
+// UNROLL-NOT: vector.fma
+// UNROLL: scf.yield
+// UNROLL-NEXT: }
+// UNROLL-NEXT: scf.for {{.*}} step %c1 iter_args(%{{.*}} = %[[MAIN]]) -> (vector<4x8xf64>)
+// UNROLL: vector.transfer_read %[[SCRATCH]]{{.*}} : memref<4x8xf64>, vector<4x8xf64>
+// UNROLL-NEXT: scf.for {{.*}} step %c1 iter_args
 // CHECK-LABEL: func.func @remainders
 // CHECK: linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : memref<?x8xf64, strided<[8, 1], offset: {{.*}}>>)
 // CHECK: %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf64>
