@@ -769,7 +769,8 @@ FailureOr<Compiled> translateAndOptimize(ModuleOp module, const shardc::CpuTarge
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = options.optLevel >= 2;
   // No loop unrolling. The kernels that need straight-line code get it from
-  // MLIR (the GEMM's register tile and packing copies are vector code), and
+  // MLIR (the GEMM's register tile and packing copies are vector code, and
+  // the recipe unrolls its full tiles' K loops itself: unroll-k), and
   // LLVM's vectorizer still interleaves the loops it vectorizes. Unrolling
   // the rest (static-shape loop nests, fully or by the micro-op buffer, each
   // copy with its own alias checks) tripled the code and the compile time
