@@ -13,6 +13,19 @@
 
 using namespace mlir;
 
+SmallVector<linalg::LinalgOp> shardc::gpu::markedTiles(Operation *root, StringRef attr) {
+  SmallVector<linalg::LinalgOp> marked;
+  root->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(attr))
+      marked.push_back(op);
+  });
+  return marked;
+}
+
+bool shardc::gpu::isBlockTile(linalg::LinalgOp op) {
+  return op.hasPureBufferSemantics() && op->getParentOfType<scf::ForallOp>();
+}
+
 Value shardc::gpu::indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }

@@ -1,9 +1,10 @@
 //===- BlockProgram.h - building a block's program on buffers --*- C++ -*-===//
 //
 // The pieces the buffer-level recipes (gpu-stage-contractions,
-// gpu-block-reductions) write a thread block's program from: thread
-// foralls, which gpu-map-foralls separates by barriers, and buffers the
-// block's threads share. In the sequential CPU fork the same program runs
+// gpu-block-reductions, gpu-stage-transposes) write a thread block's
+// program from: thread foralls, which gpu-map-foralls separates by
+// barriers, and buffers the block's threads share; and how each finds the
+// tiles gpu-tile-and-fuse marked for it. In the sequential CPU fork the same program runs
 // with each thread forall whole before the next, which is what the
 // barriers guarantee on the GPU, and the shared buffers are plain ones.
 //
@@ -11,9 +12,19 @@
 #ifndef SHARDC_COMPILER_TARGETS_GPU_BLOCKPROGRAM_H
 #define SHARDC_COMPILER_TARGETS_GPU_BLOCKPROGRAM_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 
 namespace shardc::gpu {
+
+/// The ops under `root` that gpu-tile-and-fuse marked with `attr` for a
+/// recipe, in walk order.
+llvm::SmallVector<mlir::linalg::LinalgOp> markedTiles(mlir::Operation *root,
+                                                      llvm::StringRef attr);
+
+/// What every recipe needs of a marked tile: bufferized, inside a block
+/// forall (anything else is an internal error of gpu-tile-and-fuse).
+bool isBlockTile(mlir::linalg::LinalgOp op);
 
 /// An index constant.
 mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc, int64_t v);

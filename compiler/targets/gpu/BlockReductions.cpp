@@ -181,15 +181,9 @@ LogicalResult buildTree(RewriterBase &rw, linalg::LinalgOp op, bool workgroup) {
 struct GpuBlockReductions : shardc::impl::GpuBlockReductionsBase<GpuBlockReductions> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> marked;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(shardc::kGpuBlockTreeAttr))
-        marked.push_back(op);
-    });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : marked)
-      if (!op.hasPureBufferSemantics() || !op->getParentOfType<scf::ForallOp>() ||
-          failed(buildTree(rewriter, op, workgroupMemory))) {
+    for (linalg::LinalgOp op : shardc::gpu::markedTiles(getOperation(), shardc::kGpuBlockTreeAttr))
+      if (!shardc::gpu::isBlockTile(op) || failed(buildTree(rewriter, op, workgroupMemory))) {
         op.emitError() << "gpu-block-reductions: a marked op must be a bufferized reduction "
                           "tile with one combiner, in a block forall (an internal error of the "
                           "block-tree recipe)";

@@ -299,15 +299,10 @@ private:
 struct GpuStageContractions : shardc::impl::GpuStageContractionsBase<GpuStageContractions> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> marked;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(shardc::kGpuStagedAttr))
-        marked.push_back(op);
-    });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : marked) {
+    for (linalg::LinalgOp op : shardc::gpu::markedTiles(getOperation(), shardc::kGpuStagedAttr)) {
       std::optional<Contraction> c = readMarked(op);
-      if (!c || !op.hasPureBufferSemantics() || !op->getParentOfType<scf::ForallOp>()) {
+      if (!c || !shardc::gpu::isBlockTile(op)) {
         op.emitError() << "gpu-stage-contractions: a marked op must be a bufferized "
                           "contraction tile in a block forall (an internal error of the "
                           "staged recipe)";

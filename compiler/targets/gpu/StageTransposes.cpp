@@ -95,15 +95,9 @@ LogicalResult stage(RewriterBase &rw, linalg::LinalgOp op, bool workgroup) {
 struct GpuStageTransposes : shardc::impl::GpuStageTransposesBase<GpuStageTransposes> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> marked;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(shardc::kGpuTransposeAttr))
-        marked.push_back(op);
-    });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : marked)
-      if (!op.hasPureBufferSemantics() || !op->getParentOfType<scf::ForallOp>() ||
-          failed(stage(rewriter, op, workgroupMemory))) {
+    for (linalg::LinalgOp op : shardc::gpu::markedTiles(getOperation(), shardc::kGpuTransposeAttr))
+      if (!shardc::gpu::isBlockTile(op) || failed(stage(rewriter, op, workgroupMemory))) {
         op.emitError() << "gpu-stage-transposes: a marked op must be a bufferized transpose "
                           "tile in a block forall (an internal error of the transpose recipe)";
         return signalPassFailure();
