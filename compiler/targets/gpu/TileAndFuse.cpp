@@ -254,6 +254,22 @@ LogicalResult tileByOutput(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success(succeeded(threads));
 }
 
+/// Block tiles of `op` by `sizes` (0 = not tiled), the forall made by
+/// `recipe`, and its one tiled op marked `mark` = `value` for the recipe's
+/// buffer-level pass (gpu-stage-contractions, gpu-stage-transposes,
+/// gpu-block-reductions), which writes the block's threads.
+LogicalResult tileMarkedBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
+                               ArrayRef<int64_t> sizes, int64_t mappedLoops, StringRef recipe,
+                               StringRef mark, ArrayRef<int64_t> value) {
+  FailureOr<scf::SCFTilingResult> blocks =
+      tileToForall(rewriter, op, sizes, blockMapping(rewriter.getContext(), mappedLoops));
+  if (failed(blocks) || blocks->tiledOps.size() != 1)
+    return failure();
+  shardc::setGpuRecipe(blocks->loops.front().getOperation(), recipe);
+  blocks->tiledOps.front()->setAttr(mark, rewriter.getDenseI64ArrayAttr(value));
+  return success();
+}
+
 /// The staged contraction recipe (gpu-stage-contractions): the tile of a
 /// block and of a thread, when `op` takes it. A contraction with one M, N
 /// and K loop, any batch loops, every operand read through a projected
@@ -299,15 +315,8 @@ LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, const Stag
     sizes[d] = 1;
   sizes[tile.m] = tile.bm;
   sizes[tile.n] = tile.bn;
-  FailureOr<scf::SCFTilingResult> blocks = tileToForall(
-      rewriter, op, sizes, blockMapping(rewriter.getContext(), static_cast<int64_t>(parallel.size())));
-  if (failed(blocks) || blocks->tiledOps.size() != 1)
-    return failure();
-  shardc::setGpuRecipe(blocks->loops.front().getOperation(), "gemm");
-  blocks->tiledOps.front()->setAttr(
-      shardc::kGpuStagedAttr,
-      rewriter.getDenseI64ArrayAttr({tile.bm, tile.bn, tile.bk, tile.tm, tile.tn}));
-  return success();
+  return tileMarkedBlocks(rewriter, op, sizes, static_cast<int64_t>(parallel.size()), "gemm",
+                          shardc::kGpuStagedAttr, {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn});
 }
 
 Operation *wrapInForall(RewriterBase &rw, Operation *op, Attribute mapping);
@@ -345,15 +354,8 @@ LogicalResult tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> sizes(op.getNumLoops(), 1);
   sizes[loops.first] = 32;
   sizes[loops.second] = 32;
-  FailureOr<scf::SCFTilingResult> blocks = tileToForall(
-      rewriter, op, sizes,
-      blockMapping(rewriter.getContext(), static_cast<int64_t>(op.getNumLoops())));
-  if (failed(blocks) || blocks->tiledOps.size() != 1)
-    return failure();
-  shardc::setGpuRecipe(blocks->loops.front().getOperation(), "transpose");
-  blocks->tiledOps.front()->setAttr(shardc::kGpuTransposeAttr,
-                                    rewriter.getDenseI64ArrayAttr({loops.first, loops.second}));
-  return success();
+  return tileMarkedBlocks(rewriter, op, sizes, static_cast<int64_t>(op.getNumLoops()),
+                          "transpose", shardc::kGpuTransposeAttr, {loops.first, loops.second});
 }
 
 /// The block-tree recipe (gpu-block-reductions): R outputs a block, T
@@ -404,24 +406,20 @@ LogicalResult tileBlockTree(RewriterBase &rewriter, linalg::LinalgOp op, const B
   MLIRContext *ctx = rewriter.getContext();
   SmallVector<unsigned> parallel;
   op.getParallelDims(parallel);
-  Operation *tile;
   if (parallel.empty()) {
-    tile = wrapInForall(rewriter, op, gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX));
+    Operation *tile =
+        wrapInForall(rewriter, op, gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX));
     shardc::setGpuRecipe(tile->getParentOp(), "block_tree");
-  } else {
-    SmallVector<int64_t> sizes(op.getNumLoops(), 0);
-    for (unsigned d : parallel)
-      sizes[d] = 1;
-    sizes[parallel.back()] = tree.rows;
-    FailureOr<scf::SCFTilingResult> blocks = tileToForall(
-        rewriter, op, sizes, blockMapping(ctx, static_cast<int64_t>(parallel.size())));
-    if (failed(blocks) || blocks->tiledOps.size() != 1)
-      return failure();
-    tile = blocks->tiledOps.front();
-    shardc::setGpuRecipe(blocks->loops.front().getOperation(), "block_tree");
+    tile->setAttr(shardc::kGpuBlockTreeAttr,
+                  rewriter.getDenseI64ArrayAttr({tree.rows, tree.threads}));
+    return success();
   }
-  tile->setAttr(shardc::kGpuBlockTreeAttr, rewriter.getDenseI64ArrayAttr({tree.rows, tree.threads}));
-  return success();
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  for (unsigned d : parallel)
+    sizes[d] = 1;
+  sizes[parallel.back()] = tree.rows;
+  return tileMarkedBlocks(rewriter, op, sizes, static_cast<int64_t>(parallel.size()),
+                          "block_tree", shardc::kGpuBlockTreeAttr, {tree.rows, tree.threads});
 }
 
 /// `op` inside one forall of `count` = 1 iteration mapped to `mapping`, its
@@ -465,6 +463,33 @@ void runOnOneThread(RewriterBase &rw, linalg::LinalgOp op) {
   wrapInForall(rw, inBlock, gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX));
 }
 
+/// Which recipe tiled an op, and whether it could.
+struct TileResult {
+  StringRef recipe;
+  LogicalResult tiled;
+};
+
+/// An op with parallel loops, by the first recipe that takes it: a staged
+/// contraction, a transpose, a block tree, else the output recipe.
+TileResult tileRoot(RewriterBase &rw, linalg::LinalgOp op) {
+  if (std::optional<StagedTile> tile = stagedTileFor(op))
+    return {"staged contraction", tileStaged(rw, op, *tile)};
+  if (auto loops = transposeLoopsOf(op))
+    return {"transpose", tileTranspose(rw, op, *loops)};
+  if (std::optional<BlockTree> tree = blockTreeFor(op))
+    return {"block-tree", tileBlockTree(rw, op, *tree)};
+  return {"output", tileByOutput(rw, op)};
+}
+
+/// An op with no parallel loop: a block tree when one takes it, else one
+/// thread.
+TileResult tileSingle(RewriterBase &rw, linalg::LinalgOp op) {
+  if (std::optional<BlockTree> tree = blockTreeFor(op))
+    return {"block-tree", tileBlockTree(rw, op, *tree)};
+  runOnOneThread(rw, op);
+  return {"single-thread", success()};
+}
+
 struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
   void runOnOperation() override {
     // tensor.pad would become a linalg.map and a copy only when bufferized,
@@ -499,45 +524,20 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
         single.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : single) {
-      std::optional<BlockTree> tree = blockTreeFor(op);
-      if (!tree) {
-        runOnOneThread(rewriter, op);
-        continue;
-      }
-      if (failed(tileBlockTree(rewriter, op, *tree))) {
-        op.emitError() << "gpu-tile-and-fuse: the block-tree recipe could not tile this op";
-        return signalPassFailure();
-      }
-    }
-    for (linalg::LinalgOp op : roots) {
-      if (std::optional<StagedTile> tile = stagedTileFor(op)) {
-        if (failed(tileStaged(rewriter, op, *tile))) {
-          op.emitError() << "gpu-tile-and-fuse: the staged contraction recipe could not tile "
-                            "this op";
-          return signalPassFailure();
-        }
-        continue;
-      }
-      if (auto loops = transposeLoopsOf(op)) {
-        if (failed(tileTranspose(rewriter, op, *loops))) {
-          op.emitError() << "gpu-tile-and-fuse: the transpose recipe could not tile this op";
-          return signalPassFailure();
-        }
-        continue;
-      }
-      if (std::optional<BlockTree> tree = blockTreeFor(op)) {
-        if (failed(tileBlockTree(rewriter, op, *tree))) {
-          op.emitError() << "gpu-tile-and-fuse: the block-tree recipe could not tile this op";
-          return signalPassFailure();
-        }
-        continue;
-      }
-      if (failed(tileByOutput(rewriter, op))) {
-        op.emitError() << "gpu-tile-and-fuse: the output recipe could not tile this op";
-        return signalPassFailure();
-      }
-    }
+    auto tiled = [&](linalg::LinalgOp op, TileResult result) {
+      if (succeeded(result.tiled))
+        return true;
+      op.emitError() << "gpu-tile-and-fuse: the " << result.recipe
+                     << " recipe could not tile this op";
+      signalPassFailure();
+      return false;
+    };
+    for (linalg::LinalgOp op : single)
+      if (!tiled(op, tileSingle(rewriter, op)))
+        return;
+    for (linalg::LinalgOp op : roots)
+      if (!tiled(op, tileRoot(rewriter, op)))
+        return;
   }
 };
 
