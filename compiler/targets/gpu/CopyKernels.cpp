@@ -54,26 +54,7 @@ bool buildNest(memref::CopyOp copy) {
     copy.erase();
     return true;
   }
-  MLIRContext *ctx = b.getContext();
-  int64_t blocks = (elements + kThreads - 1) / kThreads;
-  auto blockMapping = b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)});
-  auto threadMapping =
-      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
-  auto outer = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)},
-                                     ValueRange(), blockMapping);
-  shardc::setGpuRecipe(outer, "copy");
-  b.setInsertionPointToStart(outer.getBody());
-  auto inner = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kThreads)},
-                                     ValueRange(), threadMapping);
-  b.setInsertionPointToStart(inner.getBody());
-  Value block = outer.getInductionVar(0), thread = inner.getInductionVar(0);
-  Value threads = arith::ConstantIndexOp::create(b, loc, kThreads);
-  Value linear = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, block, threads), thread);
-  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
-                                        arith::ConstantIndexOp::create(b, loc, elements));
-  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  Value linear = shardc::buildLinearGrid(b, loc, elements, kThreads, "copy");
   // Row-major indices of `linear`, innermost dim first.
   SmallVector<Value> indices(type.getRank());
   Value rest = linear;
@@ -158,17 +139,37 @@ void shardc::setGpuRecipe(Operation *blockForall, llvm::StringRef recipe) {
   blockForall->setAttr(kGpuRecipeAttr, StringAttr::get(blockForall->getContext(), recipe));
 }
 
-void shardc::runOnOneGpuThread(Operation *op, llvm::StringRef recipe) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
+Value shardc::buildLinearGrid(OpBuilder &b, Location loc, int64_t count, int64_t threads,
+                              llvm::StringRef recipe) {
   MLIRContext *ctx = b.getContext();
+  int64_t blocks = llvm::divideCeil(count, threads);
   auto outer = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)}, ValueRange(),
       b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
   shardc::setGpuRecipe(outer, recipe);
   b.setInsertionPointToStart(outer.getBody());
   auto inner = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange(),
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(threads)}, ValueRange(),
       b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  op->moveBefore(inner.getBody()->getTerminator());
+  b.setInsertionPointToStart(inner.getBody());
+  Value block = outer.getInductionVar(0), thread = inner.getInductionVar(0);
+  if (blocks == 1 && threads == 1)
+    return thread;
+  Value item = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, block, arith::ConstantIndexOp::create(b, loc, threads)),
+      thread);
+  if (blocks * threads != count) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, item,
+                                          arith::ConstantIndexOp::create(b, loc, count));
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+  }
+  return item;
+}
+
+void shardc::runOnOneGpuThread(Operation *op, llvm::StringRef recipe) {
+  OpBuilder b(op);
+  buildLinearGrid(b, op->getLoc(), /*count=*/1, /*threads=*/1, recipe);
+  op->moveBefore(b.getInsertionBlock()->getTerminator());
 }

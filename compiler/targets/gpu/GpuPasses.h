@@ -7,6 +7,7 @@
 #ifndef SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_H
 #define SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::linalg {
@@ -21,9 +22,17 @@ namespace shardc {
 #define GEN_PASS_REGISTRATION
 #include "compiler/targets/gpu/GpuPasses.h.inc"
 
-/// Moves `op` into a new one-block, one-thread nest of mapped foralls at
-/// its place, made by `recipe`: the single-thread shape gpu-copy-kernels
-/// and gpu-host-loops give host work on buffers (CopyKernels.cpp).
+/// A one-dimensional grid over `count` items at `b`'s point: a block forall
+/// of ceil(count / threads) blocks, made by `recipe`, around a thread
+/// forall of `threads` threads, and, unless the blocks hold exactly
+/// `count` threads, an scf.if on item < count. Returns the thread's item,
+/// block * threads + thread, with `b` where its work goes (CopyKernels.cpp).
+mlir::Value buildLinearGrid(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
+                            int64_t threads, llvm::StringRef recipe);
+
+/// Moves `op` into a new one-block, one-thread grid at its place, made by
+/// `recipe`: the single-thread shape gpu-copy-kernels and gpu-host-loops
+/// give host work on buffers.
 void runOnOneGpuThread(mlir::Operation *op, llvm::StringRef recipe);
 
 /// The recipe a block forall was made by ("gemm", "block_tree", ...), which

@@ -113,28 +113,9 @@ std::optional<int64_t> columnParallelExtent(scf::ForOp loop) {
 void runByColumns(scf::ForOp loop, int64_t extent) {
   constexpr int64_t kThreads = 256;
   OpBuilder b(loop);
-  Location loc = loop.getLoc();
-  MLIRContext *ctx = b.getContext();
-  int64_t threads = std::min(kThreads, extent);
-  int64_t blocks = llvm::divideCeil(extent, threads);
-  auto outer = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(blocks)}, ValueRange(),
-      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  shardc::setGpuRecipe(outer, "by_columns");
-  b.setInsertionPointToStart(outer.getBody());
-  auto inner = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(threads)}, ValueRange(),
-      b.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)}));
-  b.setInsertionPointToStart(inner.getBody());
-  Value column = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, outer.getInductionVar(0),
-                            arith::ConstantIndexOp::create(b, loc, threads)),
-      inner.getInductionVar(0));
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
-                                       arith::ConstantIndexOp::create(b, loc, extent));
-  auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-  loop->moveBefore(guard.thenBlock()->getTerminator());
+  Value column = shardc::buildLinearGrid(b, loop.getLoc(), extent, std::min(kThreads, extent),
+                                         "by_columns");
+  loop->moveBefore(b.getInsertionBlock()->getTerminator());
   // Each op on the thread's column: its tiled form at [0, ..., column]
   // of sizes [d0, ..., 1].
   SmallVector<linalg::LinalgOp> ops;
