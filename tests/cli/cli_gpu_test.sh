@@ -134,6 +134,26 @@ MODEL
   if grep -q "[1-9][0-9]* bytes stack frame\|ld\.local\|st\.local" "$out"; then
     fail gemm_staged "a kernel keeps values in local memory (stack frame, ld/st.local)"
   fi
+  # f16 and bf16 GEMMs take the tensor cores on both archs: mma.sync
+  # m16n8k16 with f32 accumulators on ldmatrix fragments of shared tiles (B
+  # transposed), no local memory.
+  for dtype in f16 bf16; do
+    sed "s/f32>/$dtype>/g" "$TMP/gemm.mlir" >"$TMP/gemm_$dtype.mlir"
+    for arch in sm_90 sm_90a; do
+      name="gemm_mma_${dtype}_$arch"
+      expect_ok "$name" -- compile "$TMP/gemm_$dtype.mlir" --target ptx --gpu "$arch" --emit=ptx
+      out="$TMP/$name.out"
+      for want in "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.$dtype\.$dtype\.f32" \
+        "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" \
+        "ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16" "bar\.sync" \
+        "\.entry main_shardc_body_gemm_mma("; do
+        grep -q "$want" "$out" || fail "$name" "the $dtype GEMM's PTX shows no '$want'"
+      done
+      if grep -q "[1-9][0-9]* bytes stack frame\|ld\.local\|st\.local" "$out"; then
+        fail "$name" "a kernel keeps values in local memory (stack frame, ld/st.local)"
+      fi
+    done
+  done
   # The artifact: an object whose host code only calls shardrt's CUDA part,
   # the manifest's target and kernels (launch shape, ptxas's registers).
   expect_ok object_sm_90a -- compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out" --quiet

@@ -50,6 +50,18 @@ void shardc::gpu::threadForall(OpBuilder &b, Location loc, ArrayRef<int64_t> cou
   body(b, forall.getInductionVars());
 }
 
+void shardc::gpu::warpForall(OpBuilder &b, Location loc, int64_t count,
+                             llvm::function_ref<void(OpBuilder &, Value)> body) {
+  SmallVector<OpFoldResult> lbs = {b.getIndexAttr(0)}, ubs = {b.getIndexAttr(count)},
+                            steps = {b.getIndexAttr(1)};
+  Attribute warpX = mlir::gpu::GPUWarpMappingAttr::get(b.getContext(), mlir::gpu::MappingId::DimX);
+  auto forall =
+      scf::ForallOp::create(b, loc, lbs, ubs, steps, ValueRange{}, b.getArrayAttr({warpX}));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forall.getBody()->getTerminator());
+  body(b, forall.getInductionVars()[0]);
+}
+
 Value shardc::gpu::blockBuffer(OpBuilder &b, Operation *at, ArrayRef<int64_t> shape, Type elem,
                                bool workgroup) {
   OpBuilder::InsertionGuard guard(b);

@@ -35,6 +35,14 @@ mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 void threadForall(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> counts,
                   llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange)> body);
 
+/// A warp forall of `count` warps at the builder's point (#gpu.warp<x>):
+/// `body` is warp code, which every lane of warp `warp` runs alike (the
+/// tensor-core recipe's vector contractions); gpu-map-foralls gives it the
+/// block's threads, 32 a warp, so `count` x 32 must be the threads of the
+/// block's thread foralls.
+void warpForall(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
+                llvm::function_ref<void(mlir::OpBuilder &, mlir::Value warp)> body);
+
 /// A buffer of `shape` x `elem` shared by the threads of the block that
 /// runs `at`, aligned to 16 bytes: in workgroup memory before `at` (a
 /// kernel attribution once gpu-map-foralls has run), or, with `workgroup`

@@ -46,6 +46,17 @@ void setGpuRecipe(mlir::Operation *blockForall, llvm::StringRef recipe);
 /// gpu-stage-contractions: array<i64: BM, BN, BK, TM, TN>.
 inline constexpr llvm::StringLiteral kGpuStagedAttr = "shardc.gpu_staged";
 
+/// The mark gpu-tile-and-fuse puts on a contraction tile that
+/// gpu-stage-contractions computes on the tensor cores: array<i64: BM, BN,
+/// BK>.
+inline constexpr llvm::StringLiteral kGpuMmaAttr = "shardc.gpu_mma";
+
+/// Whether `op` is a contraction the tensor cores compute as it is: f16 or
+/// bf16 operands (both alike), an f32 output, and a body that adds the
+/// product of the operands, extended to f32, onto the output (mma.sync
+/// m16n8k16 with f32 accumulators).
+bool gpuTensorCoreContraction(mlir::linalg::LinalgOp op);
+
 /// The mark gpu-tile-and-fuse puts on a reduction tile for
 /// gpu-block-reductions: array<i64: R, T>, R outputs of the tile's
 /// innermost parallel loop a block, T threads each.

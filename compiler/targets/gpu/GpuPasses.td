@@ -370,7 +370,14 @@ def GpuMapForalls : Pass<"gpu-map-foralls"> {
     what makes the sequential fork's order (each thread forall whole before
     the next) the GPU's. Workgroup-memory `memref.alloca`s of the block
     become the launch's workgroup attributions (the kernel phase aligns
-    them to 16 bytes). A block forall marked `shardc.gpu_recipe` by the
+    them to 16 bytes). A `#gpu.warp<x>`-mapped forall of W warps holds warp
+    code (the tensor-core recipe's): every lane of warp w runs its body with
+    the induction variable w = (ty * bx + tx) floordiv 32, as affine.apply
+    (the mma lowering's slices may hold that, not arith), inside a
+    `no_inline` `scf.execute_region` that keeps the warp code apart until
+    `gpu-lower-mma`; W x 32 must be the
+    block's threads, and a barrier follows it as it follows thread foralls.
+    A block forall marked `shardc.gpu_recipe` by the
     pass that made it names its kernel `<function>_<recipe>`
     (`main_gemm`, `main_block_tree`, ...; outlining makes the modules'
     names unique), so PTX, the manifest and profilers say what each
@@ -390,7 +397,8 @@ def GpuMapForalls : Pass<"gpu-map-foralls"> {
     }
     ```
   }];
-  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
+                           "mlir::affine::AffineDialect", "mlir::scf::SCFDialect"];
 }
 
 def GpuSinkViews : Pass<"gpu-sink-views"> {
@@ -496,6 +504,53 @@ def GpuHostLoops : Pass<"gpu-host-loops"> {
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
                            "mlir::linalg::LinalgDialect"];
+}
+
+def GpuLowerMma : Pass<"gpu-lower-mma"> {
+  let summary = "A kernel's vector contractions on shared tiles to nvgpu.mma.sync and ldmatrix";
+  let description = [{
+    In each `gpu.module`, after outlining, before NVVM. The tensor-core
+    recipe of `gpu-stage-contractions` leaves warp code: 16 x 16 f16 tiles
+    of A and 16 x 8 tiles of B read from workgroup memory
+    (`vector.transfer_read`), extended to f32, and a `vector.contract`
+    adding their product onto a 16 x 8 f32 tile. This pass folds the
+    extensions into the contraction (f16 x f16 into f32) and rewrites each
+    such slice with upstream's VectorToGPU (the `nvgpu` path): the
+    contraction becomes `nvgpu.mma.sync` m16n8k16, the reads of A and B
+    `nvgpu.ldmatrix` (B transposed), the accumulators' reads and writes
+    per-lane loads and stores of each lane's fragment. The fragment layouts
+    are upstream's, by lane id.
+
+    bf16 has no path upstream (its rewriting deduces PTX types for f16
+    only). ldmatrix moves 16-bit elements as bits and mma.sync m16n8k16
+    lays out bf16 fragments as f16 ones, so a warp code that reads bf16
+    tiles first gets them typed f16 (the same bits: the staging stores
+    bitcast, the reads read f16), goes through the same rewriting, and
+    each `nvgpu.mma.sync` it yields becomes `nvvm.mma.sync` with bf16
+    multiplicands (A's 4 and B's 2 fragment rows as 32-bit registers, C
+    and the result 4 f32s in row order).
+
+    ```mlir
+    %a = vector.transfer_read %As[%r, %k] ... : memref<64x40xf16, 3>, vector<16x16xf16>
+    %b = vector.transfer_read %Bs[%k, %c] ... : memref<32x72xf16, 3>, vector<16x8xf16>
+    %d = vector.contract ... (arith.extf %a), (arith.extf %b), %acc
+    →
+    %a = nvgpu.ldmatrix %As[..] {numTiles = 4, transpose = false} -> vector<4x2xf16>
+    %b = nvgpu.ldmatrix %Bs[..] {numTiles = 2, transpose = true} -> vector<2x2xf16>
+    %d = nvgpu.mma.sync(%a, %b, %acc) {mmaShape = [16, 8, 16]}
+    ```
+
+    The warp code arrives in the `no_inline` `scf.execute_region` that
+    `gpu-map-foralls` put it in; only that region is rewritten (upstream's
+    rewriting would take the kernel's scalar index arithmetic for matrix
+    ops), then inlined. A contraction left over is an error at it: the recipe made something
+    the tensor cores cannot take (an internal error).
+  }];
+  let dependentDialects = ["mlir::nvgpu::NVGPUDialect", "mlir::gpu::GPUDialect",
+                           "mlir::scf::SCFDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::LLVM::LLVMDialect",
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+                           "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];
 }
 
 def GpuCheckKernels : Pass<"gpu-check-kernels", "mlir::ModuleOp"> {

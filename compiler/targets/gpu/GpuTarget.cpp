@@ -54,6 +54,7 @@ void prepareContext(MLIRContext *ctx) {
     registerGpuKernelOutliningPass();
     registerGpuLaunchSinkIndexComputationsPass();
     registerConvertGpuOpsToNVVMOps();
+    registerConvertNVGPUToNVVMPass();
   });
 }
 
@@ -245,7 +246,12 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
   // arguments as bare pointers (their shapes are static).
   OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
   if (failed(parseInto(module,
+                       // Tensor-core warp code to mma.sync and ldmatrix
+                       // first, on structured code and its affine index math.
+                       "gpu-lower-mma, canonicalize, cse, "
                        "convert-scf-to-cf, expand-strided-metadata, lower-affine, "
+                       // nvgpu before gpu: the latter leaves nvgpu ops.
+                       "convert-nvgpu-to-nvvm, "
                        "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}, canonicalize, cse, "
                        "reconcile-unrealized-casts",
                        kernels)))

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/gpu/GpuPasses.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -69,6 +70,19 @@ bool inBlockUniformCode(scf::ForallOp inner, scf::ForallOp block) {
   return true;
 }
 
+/// The warps of a warp forall (one loop mapped to #gpu.warp<x>,
+/// normalized, static), or nullopt.
+std::optional<int64_t> warpCount(scf::ForallOp forall) {
+  std::optional<SmallVector<int64_t>> order = mappingIndices<gpu::GPUWarpMappingAttr>(forall);
+  std::optional<SmallVector<int64_t>> counts = tripCounts(forall);
+  if (!order || !counts || order->size() != 1 || (*order)[0] != 0 ||
+      forall.getStaticLowerBound()[0] != 0 || forall.getStaticStep()[0] != 1)
+    return std::nullopt;
+  return (*counts)[0];
+}
+
+constexpr int64_t kWarpSize = 32;
+
 /// Inlines `forall`'s body before `forall` with its induction variables
 /// replaced by `ivs`, dropping its (empty, bufferized) in_parallel.
 void inlineBody(RewriterBase &rw, scf::ForallOp forall, ValueRange ivs) {
@@ -101,7 +115,16 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
   SmallVector<scf::ForallOp> threadLoops;
   forall.getBody()->walk([&](scf::ForallOp inner) { threadLoops.push_back(inner); });
   int64_t blockDims[2] = {1, 1};
-  for (auto [k, inner] : llvm::enumerate(threadLoops)) {
+  bool threadShapeSeen = false;
+  int64_t warpThreads = 0;
+  for (scf::ForallOp inner : threadLoops) {
+    if (std::optional<int64_t> warps = warpCount(inner)) {
+      if (!inBlockUniformCode(inner, forall) || (warpThreads && warpThreads != *warps * kWarpSize))
+        return inner.emitError() << "gpu-map-foralls: a warp forall must sit in its block "
+                                    "forall (directly or in scf.for loops), all of one count";
+      warpThreads = *warps * kWarpSize;
+      continue;
+    }
     std::optional<SmallVector<int64_t>> tOrder = mappingIndices<gpu::GPUThreadMappingAttr>(inner);
     std::optional<SmallVector<int64_t>> tCounts = tripCounts(inner);
     if (!tOrder || !tCounts || llvm::any_of(*tOrder, [](int64_t i) { return i > 1; }) ||
@@ -114,12 +137,19 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
     int64_t dims[2] = {1, 1};
     for (auto [i, c] : llvm::zip(*tOrder, *tCounts))
       dims[i] = c;
-    if (k > 0 && (dims[0] != blockDims[0] || dims[1] != blockDims[1]))
+    if (threadShapeSeen && (dims[0] != blockDims[0] || dims[1] != blockDims[1]))
       return inner.emitError() << "gpu-map-foralls: the thread foralls of one block differ in "
                                   "shape";
     blockDims[0] = dims[0];
     blockDims[1] = dims[1];
+    threadShapeSeen = true;
   }
+  if (warpThreads && !threadShapeSeen)
+    blockDims[0] = warpThreads;
+  else if (warpThreads && warpThreads != blockDims[0] * blockDims[1])
+    return forall.emitError() << "gpu-map-foralls: the block's warp foralls take "
+                              << warpThreads << " threads, its thread foralls "
+                              << blockDims[0] * blockDims[1];
   int64_t grid = 1;
   for (int64_t c : *counts)
     grid *= c;
@@ -176,15 +206,34 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
                     return inner->getParentOp() != launch.getOperation();
                   });
   for (scf::ForallOp inner : threadLoops) {
-    std::optional<SmallVector<int64_t>> tOrder = mappingIndices<gpu::GPUThreadMappingAttr>(inner);
-    SmallVector<Value> tids;
-    for (int64_t i : *tOrder)
-      tids.push_back(i == 0 ? launch.getThreadIds().x : launch.getThreadIds().y);
     if (barriers) {
       rw.setInsertionPointAfter(inner);
       gpu::BarrierOp::create(rw, loc);
     }
     rw.setInsertionPoint(inner);
+    SmallVector<Value> tids;
+    if (warpCount(inner)) {
+      // Warp code stays in a region of its own until gpu-lower-mma, which
+      // rewrites only inside it (upstream's rewriting takes any scalar
+      // add or multiply it walks over for a matrix op).
+      auto warpCode = scf::ExecuteRegionOp::create(rw, loc, TypeRange{});
+      warpCode.setNoInline(true);
+      rw.createBlock(&warpCode.getRegion());
+      rw.setInsertionPoint(scf::YieldOp::create(rw, loc));
+      AffineExpr tx, ty;
+      bindDims(rw.getContext(), tx, ty);
+      tids.push_back(affine::AffineApplyOp::create(
+          rw, loc, AffineMap::get(2, 0, (ty * blockDims[0] + tx).floorDiv(kWarpSize)),
+          ValueRange{launch.getThreadIds().x, launch.getThreadIds().y}));
+      Block *body = inner.getBody();
+      rw.eraseOp(body->getTerminator());
+      rw.inlineBlockBefore(body, rw.getInsertionBlock(), rw.getInsertionPoint(), tids);
+      rw.eraseOp(inner);
+      continue;
+    } else {
+      for (int64_t i : *mappingIndices<gpu::GPUThreadMappingAttr>(inner))
+        tids.push_back(i == 0 ? launch.getThreadIds().x : launch.getThreadIds().y);
+    }
     inlineBody(rw, inner, tids);
   }
   // Workgroup buffers the block's program made become the launch's

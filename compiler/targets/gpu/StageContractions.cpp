@@ -2,17 +2,23 @@
 //
 // The staged contraction recipe's block program (GpuPasses.td has it with
 // an example): a marked contraction tile on buffers becomes shared-memory
-// staging of A and B by K chunks and a TM x TN patch of outputs per
-// thread.
+// staging of A and B by K chunks, and either a TM x TN patch of outputs
+// per thread (the SIMT cores) or a patch of 16 x 8 tiles per warp (the
+// tensor cores, as vector.contract on shared tiles, which gpu-lower-mma
+// makes mma.sync in the kernel).
 //
-// Invariants: every output adds its K terms in order, each with the op's
-// own body, onto C's value, as the output recipe does; no element past an
-// edge is read from global memory, added, or stored.
+// Invariants: no element past an edge is read from global memory or
+// stored. On the SIMT cores every output adds its K terms in order, each
+// with the op's own body, onto C's value, as the output recipe does; on
+// the tensor cores the order within a K step of 16 is the hardware's
+// (fixed, so replicas still agree), and the staged zeros past an edge add
+// exact zeros.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/gpu/BlockProgram.h"
 #include "compiler/targets/gpu/GpuPasses.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -49,13 +55,21 @@ Value zeroOf(OpBuilder &b, Location loc, Type elem) {
 
 int64_t bytesOf(Type elem) { return llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8); }
 
+/// Warps of a tensor-core block (2 along M, 4 along N: 256 threads) and
+/// the mma.sync shape m16n8k16.
+constexpr int64_t kWarpsM = 2, kWarpsN = 4, kWarpSize = 32;
+static_assert(kWarpsM * kWarpsN * kWarpSize == kThreads);
+constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+
 /// The op's loops by role (one M, N and K loop; the rest batch), and its
-/// operands: A the input that holds M, B the one that holds N.
+/// operands: A the input that holds M, B the one that holds N. TM x TN
+/// outputs a thread on the SIMT cores; `mma` on the tensor cores.
 struct Contraction {
   linalg::LinalgOp op;
   unsigned m, n, k;
   OpOperand *a, *b, *c;
   int64_t bm, bn, bk, tm, tn;
+  bool mma;
 
   /// The indices of `operand` at loop values `ivs` (batch loops at 0: a
   /// block tile holds one batch element).
@@ -70,6 +84,11 @@ struct Contraction {
 
 std::optional<Contraction> readMarked(linalg::LinalgOp op) {
   auto params = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuStagedAttr);
+  auto mma = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuMmaAttr);
+  if (mma && mma.size() == 3 && shardc::gpuTensorCoreContraction(op) &&
+      mma[0] % (kWarpsM * kMmaM) == 0 && mma[1] % (kWarpsN * kMmaN) == 0 &&
+      mma[2] % kMmaK == 0)
+    params = DenseI64ArrayAttr::get(op.getContext(), {mma[0], mma[1], mma[2], 0, 0});
   if (!params || params.size() != 5 || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
@@ -86,7 +105,8 @@ std::optional<Contraction> readMarked(linalg::LinalgOp op) {
                 params[1],
                 params[2],
                 params[3],
-                params[4]};
+                params[4],
+                /*mma=*/bool(mma)};
   return c;
 }
 
@@ -114,20 +134,23 @@ public:
     rows = size(c.m);
     cols = size(c.n);
     Value depth = size(c.k);
-    sharedA = sharedBuffer(rw, c.bm, c.a);
-    sharedB = sharedBuffer(rw, c.bn, c.b);
+    // The tensor cores read A's tile by rows of K (ldmatrix), the SIMT
+    // threads by columns.
+    sharedA = sharedBuffer(rw, c.bm, c.a, /*kRows=*/!c.mma);
+    sharedB = sharedBuffer(rw, c.bn, c.b, /*kRows=*/true);
     Type elemC = cast<MemRefType>(c.c->get().getType()).getElementType();
-    accumulators = shardc::gpu::privateBuffer(rw, op, kThreads, c.tm * c.tn, elemC, workgroup);
-    rw.setInsertionPoint(op);
-    // The patch's outputs from C into the accumulators.
-    threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
-      Patch patch = patchOf(b, ty, tx);
-      Value zero = zeroOf(b, loc, elemC);
-      for (size_t k = 0; k < patch.inside.size(); ++k)
-        memref::StoreOp::create(b, loc,
-                                loadIf(b, loc, patch.inside[k], c.c->get(), patch.atC[k], zero),
-                                accumulators, slot(b, patch.thread, k));
-    });
+    if (c.mma) {
+      // A warp's accumulators are spread over its lanes, which a thread
+      // forall cannot name: they live in the block's shared memory.
+      accumulators = shardc::gpu::blockBuffer(rw, op, {c.bm, c.bn + padOf(elemC)}, elemC,
+                                              workgroup);
+      rw.setInsertionPoint(op);
+      copyTile(rw, /*intoShared=*/true);
+    } else {
+      accumulators = shardc::gpu::privateBuffer(rw, op, kThreads, c.tm * c.tn, elemC, workgroup);
+      rw.setInsertionPoint(op);
+      loadPatches(rw);
+    }
     auto chunks = scf::ForOp::create(rw, loc, index(rw, loc, 0), depth, index(rw, loc, c.bk));
     rw.setInsertionPointToStart(chunks.getBody());
     Value k0 = chunks.getInductionVar();
@@ -136,12 +159,46 @@ public:
     threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
       Value t = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
-      stage(b, t, k0, kc, c.a, sharedA, c.m, c.bm);
-      stage(b, t, k0, kc, c.b, sharedB, c.n, c.bn);
+      stage(b, t, k0, kc, c.a, sharedA, c.m, c.bm, /*kRows=*/!c.mma);
+      stage(b, t, k0, kc, c.b, sharedB, c.n, c.bn, /*kRows=*/true);
     });
-    threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) { compute(b, ty, tx, kc); });
+    if (c.mma)
+      shardc::gpu::warpForall(rw, loc, kWarpsM * kWarpsN,
+                              [&](OpBuilder &b, Value warp) { computeMma(b, warp); });
+    else
+      threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) { compute(b, ty, tx, kc); });
     // The accumulators back into C.
     rw.setInsertionPointAfter(chunks);
+    if (c.mma)
+      copyTile(rw, /*intoShared=*/false);
+    else
+      storePatches(rw);
+    rw.eraseOp(op);
+  }
+
+private:
+  Contraction c;
+  bool workgroup;
+  Value rows, cols, sharedA, sharedB, accumulators;
+
+  /// Each thread's patch of C into its accumulators (zeros past an edge).
+  void loadPatches(OpBuilder &rw) {
+    Location loc = c.op.getLoc();
+    threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
+      Patch patch = patchOf(b, ty, tx);
+      Type elem = cast<MemRefType>(accumulators.getType()).getElementType();
+      Value zero = zeroOf(b, loc, elem);
+      for (size_t k = 0; k < patch.inside.size(); ++k)
+        memref::StoreOp::create(b, loc,
+                                loadIf(b, loc, patch.inside[k], c.c->get(), patch.atC[k], zero),
+                                accumulators, slot(b, patch.thread, k));
+    });
+  }
+
+  /// Each thread's accumulators back into its patch of C (none past an
+  /// edge).
+  void storePatches(OpBuilder &rw) {
+    Location loc = c.op.getLoc();
     threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
       Patch patch = patchOf(b, ty, tx);
       for (size_t k = 0; k < patch.inside.size(); ++k)
@@ -152,27 +209,27 @@ public:
           scf::YieldOp::create(t, l);
         });
     });
-    rw.eraseOp(op);
   }
 
-private:
-  Contraction c;
-  bool workgroup;
-  Value rows, cols, sharedA, sharedB, accumulators;
+  /// Elements a shared row of `elem` is padded by.
+  static int64_t padOf(Type elem) { return std::max<int64_t>(1, kRowPadBytes / bytesOf(elem)); }
 
-  /// [BK][tile + pad] elements of `operand`, shared by the block.
-  Value sharedBuffer(RewriterBase &rw, int64_t tile, OpOperand *operand) {
+  /// [BK][tile + pad] elements of `operand` (rows of K), or [tile][BK +
+  /// pad], shared by the block.
+  Value sharedBuffer(RewriterBase &rw, int64_t tile, OpOperand *operand, bool kRows) {
     Type elem = cast<MemRefType>(operand->get().getType()).getElementType();
-    int64_t pad = std::max<int64_t>(1, kRowPadBytes / bytesOf(elem));
-    return shardc::gpu::blockBuffer(rw, c.op, {c.bk, tile + pad}, elem, workgroup);
+    if (kRows)
+      return shardc::gpu::blockBuffer(rw, c.op, {c.bk, tile + padOf(elem)}, elem, workgroup);
+    return shardc::gpu::blockBuffer(rw, c.op, {tile, c.bk + padOf(elem)}, elem, workgroup);
   }
 
   /// Thread `t`'s share of copying the chunk [k0, k0 + kc) of `operand`
-  /// (whose tile loop is `loop`, `tile` long) into `shared`: elements
-  /// t, t + 256, ... of the chunk, walking the operand's innermost dim
-  /// first, so neighbouring threads read neighbouring addresses.
+  /// (whose tile loop is `loop`, `tile` long) into `shared` (rows of K, or
+  /// rows of the tile loop): elements t, t + 256, ... of the chunk, walking
+  /// the operand's innermost dim first, so neighbouring threads read
+  /// neighbouring addresses.
   void stage(OpBuilder &b, Value t, Value k0, Value kc, OpOperand *operand, Value shared,
-             unsigned loop, int64_t tile) {
+             unsigned loop, int64_t tile, bool kRows) {
     Location loc = c.op.getLoc();
     AffineMap map = c.op.getMatchingIndexingMap(operand);
     bool kFastest = map.getDimPosition(map.getNumResults() - 1) == c.k;
@@ -193,8 +250,108 @@ private:
       ivs[loop] = mn;
       ivs[c.k] = arith::AddIOp::create(b, loc, k0, kk);
       Value v = loadIf(b, loc, inside, operand->get(), c.at(operand, ivs), zero);
-      memref::StoreOp::create(b, loc, v, shared, ValueRange{kk, mn});
+      memref::StoreOp::create(b, loc, v, shared, kRows ? ValueRange{kk, mn} : ValueRange{mn, kk});
     }
+  }
+
+  /// The tile's outputs between C and the shared accumulators (zeros past
+  /// an edge going in, nothing past it coming out): element t, t + 256, ...
+  /// of the tile, row by row, so neighbouring threads touch neighbouring
+  /// addresses of C.
+  void copyTile(OpBuilder &rw, bool intoShared) {
+    Location loc = c.op.getLoc();
+    threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
+      Value t = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
+      Type elem = cast<MemRefType>(accumulators.getType()).getElementType();
+      Value zero = zeroOf(b, loc, elem);
+      for (int64_t r = 0; r < c.bm * c.bn / kThreads; ++r) {
+        Value e = arith::AddIOp::create(b, loc, index(b, loc, r * kThreads), t);
+        Value i = arith::DivUIOp::create(b, loc, e, index(b, loc, c.bn));
+        Value j = arith::RemUIOp::create(b, loc, e, index(b, loc, c.bn));
+        Value inside = arith::AndIOp::create(
+            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, rows),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, cols));
+        SmallVector<Value> ivs(c.op.getNumLoops(), index(b, loc, 0));
+        ivs[c.m] = i;
+        ivs[c.n] = j;
+        SmallVector<Value> atC = c.at(c.c, ivs);
+        if (intoShared) {
+          memref::StoreOp::create(b, loc, loadIf(b, loc, inside, c.c->get(), atC, zero),
+                                  accumulators, ValueRange{i, j});
+          continue;
+        }
+        scf::IfOp::create(b, loc, inside, [&](OpBuilder &then, Location l) {
+          memref::StoreOp::create(then, l,
+                                  memref::LoadOp::create(then, l, accumulators, ValueRange{i, j}),
+                                  c.c->get(), atC);
+          scf::YieldOp::create(then, l);
+        });
+      }
+    });
+  }
+
+  /// Warp `warp`'s share of one chunk on the tensor cores: its WM x WN
+  /// patch of the tile (warps 2 x 4 over it) as 16 x 8 accumulator tiles,
+  /// read once from the shared accumulators, each K step of 16 adding
+  /// A's 16 x 16 tile times B's 16 x 8 one (vector.contract, the f16
+  /// operands extended to f32), written back once. Every lane runs this
+  /// alike (gpu-map-foralls), and gpu-lower-mma turns each contraction
+  /// into mma.sync and its reads into ldmatrix. Index math on the warp id
+  /// is affine.apply: the slice that lowering converts may hold those, not
+  /// arith ops. Past kc the staged chunk holds zeros, so whole K steps add
+  /// exact zeros.
+  void computeMma(OpBuilder &b, Value warp) {
+    Location loc = c.op.getLoc();
+    int64_t wm = c.bm / kWarpsM, wn = c.bn / kWarpsN;
+    AffineExpr w = b.getAffineDimExpr(0);
+    auto apply = [&](AffineExpr e) -> Value {
+      return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), ValueRange{warp});
+    };
+    auto read = [&](Value shared, Value row, Value col, int64_t h, int64_t wd) -> Value {
+      Type elem = cast<MemRefType>(shared.getType()).getElementType();
+      return vector::TransferReadOp::create(b, loc, VectorType::get({h, wd}, elem), shared,
+                                            ValueRange{row, col}, zeroOf(b, loc, elem),
+                                            ArrayRef<bool>{true, true});
+    };
+    auto widen = [&](Value v) -> Value {
+      auto type = cast<VectorType>(v.getType());
+      return arith::ExtFOp::create(b, loc, type.clone(b.getF32Type()), v);
+    };
+    SmallVector<Value> rowsOf, colsOf;
+    for (int64_t i = 0; i < wm / kMmaM; ++i)
+      rowsOf.push_back(apply(w.floorDiv(kWarpsN) * wm + i * kMmaM));
+    for (int64_t j = 0; j < wn / kMmaN; ++j)
+      colsOf.push_back(apply((w % kWarpsN) * wn + j * kMmaN));
+    SmallVector<Value> acc;
+    for (Value row : rowsOf)
+      for (Value col : colsOf)
+        acc.push_back(read(accumulators, row, col, kMmaM, kMmaN));
+    AffineExpr m, n, k;
+    bindDims(b.getContext(), m, n, k);
+    SmallVector<SmallVector<AffineExpr>> maps = {{m, k}, {k, n}, {m, n}};
+    SmallVector<ArrayRef<AffineExpr>> mapRefs(maps.begin(), maps.end());
+    SmallVector<vector::IteratorType> iterators = {vector::IteratorType::parallel,
+                                                   vector::IteratorType::parallel,
+                                                   vector::IteratorType::reduction};
+    for (int64_t k0 = 0; k0 < c.bk; k0 += kMmaK) {
+      Value kAt = index(b, loc, k0);
+      SmallVector<Value> as, bs;
+      for (Value row : rowsOf)
+        as.push_back(widen(read(sharedA, row, kAt, kMmaM, kMmaK)));
+      for (Value col : colsOf)
+        bs.push_back(widen(read(sharedB, kAt, col, kMmaK, kMmaN)));
+      for (size_t i = 0; i < rowsOf.size(); ++i)
+        for (size_t j = 0; j < colsOf.size(); ++j) {
+          Value &sum = acc[i * colsOf.size() + j];
+          sum = vector::ContractionOp::create(b, loc, as[i], bs[j], sum, mapRefs, iterators);
+        }
+    }
+    for (size_t i = 0; i < rowsOf.size(); ++i)
+      for (size_t j = 0; j < colsOf.size(); ++j)
+        vector::TransferWriteOp::create(b, loc, acc[i * colsOf.size() + j], accumulators,
+                                        ValueRange{rowsOf[i], colsOf[j]},
+                                        ArrayRef<bool>{true, true});
   }
 
   /// Thread (ty, tx)'s TM x TN patch of the tile: its place in C, which
@@ -296,11 +453,47 @@ private:
   }
 };
 
+} // namespace
+
+bool shardc::gpuTensorCoreContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
+  auto elemOf = [&](OpOperand *o) { return getElementTypeOrSelf(o->get().getType()); };
+  Type a = elemOf(op.getDpsInputOperand(0));
+  if (!(a.isF16() || a.isBF16()) || elemOf(op.getDpsInputOperand(1)) != a ||
+      !elemOf(op.getDpsInitOperand(0)).isF32())
+    return false;
+  // acc + ext(a) * ext(b), in either order of each pair, and nothing else.
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 5)
+    return false;
+  auto add = body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body->getArgument(2);
+  Value product = add.getLhs() == acc ? add.getRhs() : add.getRhs() == acc ? add.getLhs() : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  auto lhs = mul.getLhs().getDefiningOp<arith::ExtFOp>();
+  auto rhs = mul.getRhs().getDefiningOp<arith::ExtFOp>();
+  if (!lhs || !rhs)
+    return false;
+  Value argA = body->getArgument(0), argB = body->getArgument(1);
+  return (lhs.getIn() == argA && rhs.getIn() == argB) ||
+         (lhs.getIn() == argB && rhs.getIn() == argA);
+}
+
+namespace {
+
 struct GpuStageContractions : shardc::impl::GpuStageContractionsBase<GpuStageContractions> {
   using Base::Base;
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : shardc::gpu::markedTiles(getOperation(), shardc::kGpuStagedAttr)) {
+    SmallVector<linalg::LinalgOp> tiles =
+        shardc::gpu::markedTiles(getOperation(), shardc::kGpuStagedAttr);
+    llvm::append_range(tiles, shardc::gpu::markedTiles(getOperation(), shardc::kGpuMmaAttr));
+    for (linalg::LinalgOp op : tiles) {
       std::optional<Contraction> c = readMarked(op);
       if (!c || !shardc::gpu::isBlockTile(op)) {
         op.emitError() << "gpu-stage-contractions: a marked op must be a bufferized "

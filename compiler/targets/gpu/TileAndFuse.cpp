@@ -306,15 +306,24 @@ std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op) {
 }
 
 /// Block tiles of `tile` (batch loops one at a time, K untiled), each
-/// tile's op marked for gpu-stage-contractions, which writes its threads.
-LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, const StagedTile &tile) {
+/// tile's op marked for gpu-stage-contractions, which writes its threads:
+/// on the SIMT cores, or, for f16 or bf16 operands summed in f32, by warps
+/// on the tensor cores (64 x 64 blocks, K chunks of 32: the accumulators
+/// live in shared memory, which bounds the tile).
+LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, StagedTile tile) {
   SmallVector<unsigned> parallel;
   op.getParallelDims(parallel);
+  bool tensorCores = shardc::gpuTensorCoreContraction(op);
+  if (tensorCores)
+    tile = StagedTile{64, 64, 32, 0, 0, tile.m, tile.n};
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   for (unsigned d : parallel)
     sizes[d] = 1;
   sizes[tile.m] = tile.bm;
   sizes[tile.n] = tile.bn;
+  if (tensorCores)
+    return tileMarkedBlocks(rewriter, op, sizes, static_cast<int64_t>(parallel.size()),
+                            "gemm_mma", shardc::kGpuMmaAttr, {tile.bm, tile.bn, tile.bk});
   return tileMarkedBlocks(rewriter, op, sizes, static_cast<int64_t>(parallel.size()), "gemm",
                           shardc::kGpuStagedAttr, {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn});
 }

@@ -1,0 +1,114 @@
+// RUN: shardc-opt %s --gpu-stage-contractions | FileCheck %s
+// RUN: shardc-opt %s --gpu-stage-contractions="workgroup-memory=0" | FileCheck %s --check-prefix=SEQ
+// RUN: shardc-opt %s --gpu-stage-contractions --gpu-map-foralls | FileCheck %s --check-prefix=LAUNCH
+// RUN: shardc-opt %s --gpu-stage-contractions --gpu-map-foralls --gpu-lower-mma | FileCheck %s --check-prefix=MMA
+// RUN: shardc-opt %s --gpu-stage-contractions --gpu-map-foralls --gpu-lower-mma | FileCheck %s --check-prefix=BF16
+//
+// The tensor-core recipe: a contraction tile marked shardc.gpu_mma (f16
+// operands, f32 output) stages A by rows of K (64 x (32 + 8)) and B by
+// rows of N (32 x (64 + 8)) as the SIMT recipe does, but keeps the
+// accumulators in a shared 64 x (64 + 4) f32 tile, filled from C and
+// written back by thread foralls (16 elements a thread, guarded at the
+// edge). Each K chunk's compute is a forall of 8 warps: warp w's 32 x 16
+// patch is 2 x 2 accumulator tiles of 16 x 8, read once, each K step of
+// 16 adding A's 16 x 16 tiles times B's 16 x 8 ones (vector.contract of
+// the extended operands), written once. gpu-map-foralls gives the warp
+// code every lane, w = (16 ty + tx) floordiv 32, in a no_inline region;
+// gpu-lower-mma makes each contraction an mma.sync m16n8k16 on ldmatrix
+// fragments (B transposed) and inlines the region. bf16 tiles become f16
+// tiles of the same bits (stores bitcast), and each mma.sync an
+// nvvm.mma.sync on bf16 registers.
+
+// CHECK-LABEL: func.func @tile
+// CHECK-DAG: %[[AS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[BS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32x72xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() {alignment = 16 : i64} : memref<64x68xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
+// CHECK-COUNT-16: memref.store %{{.*}}, %[[ACC]]
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK: scf.for %{{.*}} = %c0 to %c100 step %c32
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[AS]]
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[BS]]
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK: scf.forall (%[[W:.*]]) in (8)
+// CHECK-COUNT-4: vector.transfer_read %[[ACC]]{{.*}} vector<16x8xf32>
+// CHECK: vector.transfer_read %[[AS]][%{{.*}}, %c0{{.*}}]{{.*}}vector<16x16xf16>
+// CHECK: arith.extf %{{.*}} : vector<16x16xf16> to vector<16x16xf32>
+// CHECK: vector.transfer_read %[[BS]][%c0{{.*}}, %{{.*}}]{{.*}}vector<16x8xf16>
+// CHECK-COUNT-4: vector.contract
+// CHECK: vector.transfer_read %[[AS]][%{{.*}}, %c16{{.*}}]
+// CHECK-COUNT-4: vector.contract
+// CHECK-COUNT-4: vector.transfer_write %{{.*}}, %[[ACC]]
+// CHECK: } {mapping = [#gpu.warp<x>]}
+// CHECK: }
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
+// CHECK-COUNT-16: scf.if
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK-NOT: linalg.matmul
+
+// SEQ-LABEL: func.func @tile
+// SEQ-DAG: memref.alloca() {alignment = 16 : i64} : memref<64x68xf32>
+// SEQ-DAG: memref.alloca() {alignment = 16 : i64} : memref<64x40xf16>
+// SEQ-DAG: memref.alloca() {alignment = 16 : i64} : memref<32x72xf16>
+// SEQ: scf.forall (%{{.*}}) in (8)
+
+// LAUNCH-LABEL: func.func @tile
+// LAUNCH: gpu.launch
+// LAUNCH-SAME: threads(%[[TX:[a-z0-9_]+]], %[[TY:[a-z0-9_]+]], %{{[a-z0-9_]+}}) in (%{{[a-z0-9]+}} = %c16, %{{[a-z0-9]+}} = %c16{{(_[0-9]+)?}}, %{{[a-z0-9]+}} = %c1{{(_[0-9]+)?}})
+// LAUNCH-SAME: workgroup(
+// LAUNCH: scf.for
+// LAUNCH: gpu.barrier
+// LAUNCH-NEXT: scf.execute_region no_inline {
+// LAUNCH-NEXT: %[[W:.*]] = affine.apply #{{.*}}(%[[TX]], %[[TY]])
+// LAUNCH: vector.contract
+// LAUNCH: scf.yield
+// LAUNCH-NEXT: }
+// LAUNCH-NEXT: gpu.barrier
+// LAUNCH-NOT: scf.forall
+
+// MMA-LABEL: func.func @tile
+// MMA-NOT: scf.execute_region
+// MMA: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// MMA: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// MMA: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// MMA-COUNT-7: nvgpu.mma.sync
+// MMA-NOT: vector.contract
+// MMA-NOT: nvgpu.mma.sync
+// MMA: gpu.terminator
+func.func @tile(%a: memref<128x100xf16>, %b: memref<100x128xf16>, %c: memref<128x128xf32>) {
+  scf.forall (%i, %j) = (0, 0) to (128, 128) step (64, 64) {
+    %sa = memref.subview %a[%i, 0] [64, 100] [1, 1] : memref<128x100xf16> to memref<64x100xf16, strided<[100, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [100, 64] [1, 1] : memref<100x128xf16> to memref<100x64xf16, strided<[128, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul {shardc.gpu_mma = array<i64: 64, 64, 32>}
+        ins(%sa, %sb : memref<64x100xf16, strided<[100, 1], offset: ?>>, memref<100x64xf16, strided<[128, 1], offset: ?>>)
+        outs(%sc : memref<64x64xf32, strided<[128, 1], offset: ?>>)
+  } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+  return
+}
+
+// BF16-LABEL: func.func @tile_bf16
+// BF16: gpu.launch
+// BF16-SAME: workgroup(%[[AS:[a-z0-9_]+]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[BS:[a-z0-9_]+]] : memref<32x72xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x68xf32, #gpu.address_space<workgroup>>)
+// BF16: %[[BITS:.*]] = arith.bitcast %{{.*}} : bf16 to f16
+// BF16-NEXT: memref.store %[[BITS]], %[[AS]]
+// BF16: nvgpu.ldmatrix %[[AS]]
+// BF16: vector.bitcast %{{.*}} : vector<2xf16> to vector<1xi32>
+// BF16: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// BF16-SAME: multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>
+// BF16-SAME: shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// BF16-COUNT-7: nvvm.mma.sync
+// BF16-NOT: nvgpu.mma.sync
+// BF16: gpu.terminator
+func.func @tile_bf16(%a: memref<128x100xbf16>, %b: memref<100x128xbf16>, %c: memref<128x128xf32>) {
+  scf.forall (%i, %j) = (0, 0) to (128, 128) step (64, 64) {
+    %sa = memref.subview %a[%i, 0] [64, 100] [1, 1] : memref<128x100xbf16> to memref<64x100xbf16, strided<[100, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [100, 64] [1, 1] : memref<100x128xbf16> to memref<100x64xbf16, strided<[128, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul {shardc.gpu_mma = array<i64: 64, 64, 32>}
+        ins(%sa, %sb : memref<64x100xbf16, strided<[100, 1], offset: ?>>, memref<100x64xbf16, strided<[128, 1], offset: ?>>)
+        outs(%sc : memref<64x64xf32, strided<[128, 1], offset: ?>>)
+  } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+  return
+}
