@@ -205,13 +205,13 @@ LogicalResult checkResources(const KernelLaunch &k, llvm::StringRef report,
 
 LogicalResult shardc::lowerToGpuKernels(ModuleOp module, llvm::StringRef entry,
                                         const GpuTargetOptions &options) {
-  // Contractions run with one thread per output in exact f32 so far; TF32
-  // needs the tensor-core recipe. Refused rather than silently exact.
+  // f32 contractions run exactly on the SIMT cores; the tensor-core recipe
+  // takes f16 and bf16 only so far. Refused rather than silently exact.
   if (options.matmulPrecision == gpu::MatmulPrecision::Tf32)
     return module.emitError()
            << "--matmul-precision tf32: the GPU target has no TF32 tensor-core contractions "
-              "yet (docs/gpu.md, kernel recipes); contractions run in exact f32, the default "
-              "(--matmul-precision exact)";
+              "yet (docs/gpu.md, kernel recipes; f16 and bf16 take the tensor cores); f32 "
+              "contractions run in exact f32, the default (--matmul-precision exact)";
   prepareContext(module.getContext());
   if (failed(addEntryBufferWrapper(module, entry)))
     return failure();
@@ -288,6 +288,14 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
                << "GPU target: the PTX of " << m.name << " calls an external function ("
                << llvm::StringRef(m.ptx).substr(at).take_until([](char c) { return c == '\n'; })
                << "), which would not load on the device (an internal error)";
+      // A tensor-core kernel that assembles without mma.sync on ldmatrix
+      // fragments would run, slowly, on the SIMT cores: refused.
+      if (llvm::StringRef(m.ptx).contains("_gemm_mma(") &&
+          (!llvm::StringRef(m.ptx).contains("mma.sync.aligned.m16n8k16") ||
+           !llvm::StringRef(m.ptx).contains("ldmatrix.sync.aligned")))
+        return binaryOp.emitError() << "GPU target: the tensor-core kernel " << m.name
+                                    << " has no mma.sync on ldmatrix fragments in its PTX "
+                                       "(an internal error)";
       m.ptxasReport = std::move(assembled->report);
       m.cubin = std::move(assembled->cubin);
       auto launch = launches.find(m.name);
