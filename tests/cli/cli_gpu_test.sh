@@ -154,6 +154,25 @@ MODEL
       fi
     done
   done
+  # Long rows reduce in block trees whose last five steps are warp
+  # shuffles (down by 16, ..., 1, then lane 0's total to every lane): f32
+  # as it is, f16 extended to 32 bits, f64 as two 32-bit halves.
+  cat >"$TMP/rows.mlir" <<'MODEL'
+func.func @main(%a: tensor<6x2050xf32> {garray.name = "a"}, %b: tensor<20x615xf16> {garray.name = "b"}, %d: tensor<8x700xf64> {garray.name = "d"}) -> (tensor<6xf32> {garray.name = "s"}, tensor<20xf16> {garray.name = "m"}, tensor<8xf64> {garray.name = "e"}) {
+  %s = garray.reduce <sum> %a, dims = [1] : (tensor<6x2050xf32>) -> tensor<6xf32>
+  %m = garray.reduce <max> %b, dims = [1] : (tensor<20x615xf16>) -> tensor<20xf16>
+  %e = garray.reduce <sum> %d, dims = [1] : (tensor<8x700xf64>) -> tensor<8xf64>
+  return %s, %m, %e : tensor<6xf32>, tensor<20xf16>, tensor<8xf64>
+}
+MODEL
+  expect_ok block_tree_shuffles -- compile "$TMP/rows.mlir" --target ptx --emit=ptx
+  out="$TMP/block_tree_shuffles.out"
+  [[ $(grep -c "\.entry main_shardc_body_block_tree" "$out") -eq 3 ]] ||
+    fail block_tree_shuffles "expected three block-tree kernels"
+  [[ $(grep -c "shfl\.sync\.down\.b32" "$out") -eq 20 ]] ||
+    fail block_tree_shuffles "expected 5 shuffles down a tree (10 for f64), 20 in all"
+  [[ $(grep -c "shfl\.sync\.idx\.b32" "$out") -eq 4 ]] ||
+    fail block_tree_shuffles "expected lane 0's total shuffled to every lane (2 for f64), 4 in all"
   # The artifact: an object whose host code only calls shardrt's CUDA part,
   # the manifest's target and kernels (launch shape, ptxas's registers).
   expect_ok object_sm_90a -- compile "$SEED" --target ptx --gpu sm_90a -o "$TMP/ptx_out" --quiet

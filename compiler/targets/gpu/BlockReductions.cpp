@@ -4,7 +4,9 @@
 // an example): a marked reduction tile (R outputs, their reduced dim
 // whole) on buffers becomes T threads per output each reducing a strided
 // run of the reduced dim into a shared partial, a pairwise tree over the
-// partials, and one thread per output combining the result into it.
+// partials (its last five steps, over 32 partials, as warp code that
+// gpu-lower-warp-trees makes warp shuffles), and one thread per output
+// combining the result into it.
 //
 // Invariants: every element is read once, by one thread, and the order in
 // which partials combine is fixed by the shapes (never by timing), so
@@ -15,11 +17,13 @@
 #include "compiler/targets/gpu/GpuPasses.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -61,6 +65,21 @@ Value combine(OpBuilder &b, const Combiner &combiner, Value out, Value acc, Valu
   map.map(combiner.other, value);
   return b.clone(*combiner.op, map)->getResult(0);
 }
+
+/// `combiner` on two vectors of the same type, element by element (its
+/// one op, an elementwise arith op, on vector operands).
+Value combineVectors(OpBuilder &b, const Combiner &combiner, Value out, Value acc, Value value) {
+  IRMapping unchanged;
+  Operation *c = b.clone(*combiner.op, unchanged);
+  c->setOperand(combiner.op->getOperand(0) == out ? 0 : 1, acc);
+  c->setOperand(combiner.op->getOperand(0) == out ? 1 : 0, value);
+  c->getResult(0).setType(acc.getType());
+  return c->getResult(0);
+}
+
+/// Lanes of a warp: the tree's last steps, over this many partials, are
+/// warp code.
+constexpr int64_t kWarpSize = 32;
 
 /// The indices of `operand` at loop values `ivs` (a map's constant zeros
 /// at 0).
@@ -140,8 +159,10 @@ LogicalResult buildTree(RewriterBase &rw, linalg::LinalgOp op, bool workgroup) {
         });
     memref::StoreOp::create(b, loc, run.getResult(0), partials, ValueRange{row, t});
   });
-  // The tree: partial t takes in partial t + s, for s = T/2, ..., 1.
-  for (int64_t s = threads / 2; s >= 1; s /= 2)
+  // The tree: partial t takes in partial t + s, for s = T/2, ..., 1; the
+  // steps down to 32 partials through the shared array, a barrier each.
+  const int64_t warpSteps = threads >= kWarpSize ? kWarpSize : 1;
+  for (int64_t s = threads / 2; s >= warpSteps; s /= 2)
     shardc::gpu::threadForall(rw, loc, {rowsPerBlock, threads}, [&](OpBuilder &b, ValueRange ids) {
       Value row = ids[0], t = ids[1];
       Value active =
@@ -156,6 +177,41 @@ LogicalResult buildTree(RewriterBase &rw, linalg::LinalgOp op, bool workgroup) {
         scf::YieldOp::create(then, l);
       });
     });
+  // The last five steps, over a row's first 32 partials, as warp code: the
+  // row's first warp halves the run (element t takes in t + s, as the
+  // array steps do, for s = 16, ..., 1) and stores the total as partial 0;
+  // gpu-lower-warp-trees makes the halving shuffles in a kernel.
+  if (warpSteps == kWarpSize) {
+    const int64_t warpsPerRow = threads / kWarpSize;
+    shardc::gpu::warpForall(rw, loc, rowsPerBlock * warpsPerRow, [&](OpBuilder &b, Value warp) {
+      AffineExpr w = b.getAffineDimExpr(0);
+      auto apply = [&](AffineExpr e) -> Value {
+        return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), ValueRange{warp});
+      };
+      Value row = apply(w.floorDiv(warpsPerRow));
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          apply(w % warpsPerRow), indexConstant(b, loc, 0));
+      scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location l) {
+        Value run = vector::TransferReadOp::create(
+            then, l, VectorType::get({kWarpSize}, elem), partials,
+            ValueRange{row, indexConstant(then, l, 0)},
+            arith::ConstantOp::create(then, l, *arith::getNeutralElement(combiner->op)),
+            ArrayRef<bool>{true});
+        for (int64_t half = kWarpSize / 2; half >= 1; half /= 2) {
+          auto part = [&](int64_t offset) -> Value {
+            return vector::ExtractStridedSliceOp::create(then, l, run, ArrayRef<int64_t>{offset},
+                                                         ArrayRef<int64_t>{half},
+                                                         ArrayRef<int64_t>{1});
+          };
+          run = combineVectors(then, *combiner, out, part(0), part(half));
+        }
+        Value total = vector::ExtractOp::create(then, l, run, ArrayRef<int64_t>{0});
+        memref::StoreOp::create(then, l, total, partials,
+                                ValueRange{row, indexConstant(then, l, 0)});
+        scf::YieldOp::create(then, l);
+      });
+    });
+  }
   // Thread 0 of each row inside the tile folds the total into its output.
   shardc::gpu::threadForall(rw, loc, {rowsPerBlock, threads}, [&](OpBuilder &b, ValueRange ids) {
     Value row = ids[0];

@@ -269,16 +269,27 @@ def GpuBlockReductions : Pass<"gpu-block-reductions"> {
       %r = scf.for %j = %t to %L step %T iter_args(%a = %neutral) { ...the body... }
       memref.store %r, %p[%row, %t]
     } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
-    scf.forall (%row, %t) in (R, T) {   // then s = T/4, ..., 1
+    scf.forall (%row, %t) in (R, T) {   // then s = T/4, ..., 32
       scf.if %t < T/2 { %p[%row, %t] = combine(%p[%row, %t], %p[%row, %t + T/2]) }
     } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
     ...
+    scf.forall (%w) in (R * T / 32) {   // warp code: the row's first warp
+      scf.if %w mod (T/32) == 0 {
+        %v = vector.transfer_read %p[%w floordiv (T/32), 0] : vector<32xf32>
+        %v16 = combine(%v[0:16], %v[16:32])   // ..., down to vector<1xf32>
+        %p[%w floordiv (T/32), 0] = %v1[0]
+      }
+    } {mapping = [#gpu.warp<x>]}
     scf.forall (%row, %t) in (R, T) {
       scf.if %t == 0 { %out[.., row] = combine(%out[.., row], %p[%row, 0]) }
     } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
     ```
 
     An edge tile's rows past its end read nothing and write nothing.
+
+    The halving pairs element t with t + s, as the array steps do, so the
+    tree is the same; in a kernel `gpu-lower-warp-trees` makes those five
+    steps warp shuffles (no shared memory, no barriers between them).
 
     Neighbouring threads read neighbouring elements (coalesced), where the
     output recipe would give each thread a whole row. `gpu-map-foralls`
@@ -291,7 +302,8 @@ def GpuBlockReductions : Pass<"gpu-block-reductions"> {
            "Partials in GPU workgroup (shared) memory; off in the sequential CPU fork">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect"];
+                           "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+                           "mlir::vector::VectorDialect", "mlir::affine::AffineDialect"];
 }
 
 def GpuStageTransposes : Pass<"gpu-stage-transposes"> {
@@ -504,6 +516,44 @@ def GpuHostLoops : Pass<"gpu-host-loops"> {
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
                            "mlir::linalg::LinalgDialect"];
+}
+
+def GpuLowerWarpTrees : Pass<"gpu-lower-warp-trees"> {
+  let summary = "A block tree's warp code (a halving of 32 partials) to warp shuffles";
+  let description = [{
+    In each `gpu.module`, after outlining, before NVVM. The block-tree
+    recipe of `gpu-block-reductions` leaves the last five steps of a row's
+    tree as warp code: a `vector.transfer_read` of 32 partials from
+    workgroup memory, halved five times (elements [0, s) combined with
+    [s, 2s) by the reduction's one op), the one element left extracted.
+    This pass rewrites that chain in the warp code's region to what each
+    lane does: read partial `lane`, then for s = 16, ..., 1 combine it with
+    the value `gpu.shuffle down` by s brings (lane t + s's), and take lane
+    0's result (`gpu.shuffle idx` 0), so every lane holds the total. Lane
+    0's combines pair the partials exactly as the halving does, so the
+    result is the same in the sequential fork and on the GPU. Elements of
+    fewer than 32 bits are shuffled extended to 32 (exactly); 64-bit ones
+    as they are (NVVM splits them in two).
+
+    ```mlir
+    %v = vector.transfer_read %p[%row, %c0] : memref<8x32xf32, 3>, vector<32xf32>
+    %lo = vector.extract_strided_slice %v {offsets = [0], sizes = [16], strides = [1]}
+    %hi = vector.extract_strided_slice %v {offsets = [16], sizes = [16], strides = [1]}
+    %v16 = arith.addf %lo, %hi : vector<16xf32>
+    ... %t = vector.extract %v1[0]
+    →
+    %x = memref.load %p[%row, %lane]
+    %y, %ok = gpu.shuffle down %x, %c16, %c32 : f32
+    %x16 = arith.addf %x, %y : f32
+    ... %t = gpu.shuffle idx %x1, %c0, %c32 : f32
+    ```
+
+    The warp code's `no_inline` region is then inlined, as `gpu-lower-mma`
+    does for the tensor cores' (which runs after this pass).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def GpuLowerMma : Pass<"gpu-lower-mma"> {

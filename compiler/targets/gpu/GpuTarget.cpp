@@ -246,9 +246,10 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
   // arguments as bare pointers (their shapes are static).
   OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
   if (failed(parseInto(module,
-                       // Tensor-core warp code to mma.sync and ldmatrix
-                       // first, on structured code and its affine index math.
-                       "gpu-lower-mma, canonicalize, cse, "
+                       // Warp code first, on structured code and its
+                       // affine index math: block trees' last steps to
+                       // shuffles, tensor-core tiles to mma.sync.
+                       "gpu-lower-warp-trees, gpu-lower-mma, canonicalize, cse, "
                        "convert-scf-to-cf, expand-strided-metadata, lower-affine, "
                        // nvgpu before gpu: the latter leaves nvgpu ops.
                        "convert-nvgpu-to-nvvm, "

@@ -1,14 +1,18 @@
 // RUN: shardc-opt %s --gpu-block-reductions | FileCheck %s
 // RUN: shardc-opt %s --gpu-block-reductions="workgroup-memory=0" | FileCheck %s --check-prefix=SEQ
 // RUN: shardc-opt %s --gpu-block-reductions --gpu-map-foralls | FileCheck %s --check-prefix=LAUNCH
+// RUN: shardc-opt %s --gpu-block-reductions --gpu-map-foralls --gpu-lower-warp-trees | FileCheck %s --check-prefix=SHUFFLE
 //
 // gpu-block-reductions: a marked row-reduction tile of [R = 1 row, T =
 // 256 threads] becomes 256 threads each folding elements t, t + 256, ...
 // from the combiner's neutral value into a workgroup array, a pairwise
-// tree (s = 128 down to 1, threads below s), and thread 0 folding the
-// total into the output. In the
-// sequential fork the array is a plain buffer at the function's entry;
-// gpu-map-foralls puts a barrier after every thread forall.
+// tree (s = 128 down to 32, threads below s), the last five steps as warp
+// code of the row's first warp (32 partials halved: element t takes in
+// t + s, s = 16, ..., 1; the total stored as partial 0), and thread 0
+// folding the total into the output. In the sequential fork the array is
+// a plain buffer at the function's entry; gpu-map-foralls puts a barrier
+// after every thread and warp forall; gpu-lower-warp-trees makes the
+// halving five shuffles down and one from lane 0.
 
 // CHECK-LABEL: func.func @rows
 // CHECK: %[[P:.*]] = memref.alloca() {alignment = 16 : i64} : memref<1x256xf32, #gpu.address_space<workgroup>>
@@ -24,7 +28,16 @@
 // CHECK: arith.cmpi ult, %{{.*}}, %c128
 // CHECK: memref.load %[[P]]
 // CHECK: arith.addf
-// CHECK-COUNT-7: arith.cmpi ult
+// CHECK-COUNT-2: arith.cmpi ult
+// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: %[[VALS:.*]] = vector.transfer_read %[[P]][%{{.*}}, %c0{{.*}}], %{{.*}} {in_bounds = [true]} : memref<1x256xf32, #gpu.address_space<workgroup>>, vector<32xf32>
+// CHECK-DAG: %[[LO:.*]] = vector.extract_strided_slice %[[VALS]] {offsets = [0], sizes = [16], strides = [1]}
+// CHECK-DAG: %[[HI:.*]] = vector.extract_strided_slice %[[VALS]] {offsets = [16], sizes = [16], strides = [1]}
+// CHECK: arith.addf %[[HI]], %[[LO]] : vector<16xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<1xf32>
+// CHECK: %[[TOTAL:.*]] = vector.extract %{{.*}}[0] : f32 from vector<1xf32>
+// CHECK: memref.store %[[TOTAL]], %[[P]]
+// CHECK: } {mapping = [#gpu.warp<x>]}
 // CHECK: arith.cmpi eq
 // CHECK: memref.load %{{.*}}[%{{.*}}] : memref<1xf32
 // CHECK: arith.addf
@@ -36,9 +49,24 @@
 
 // LAUNCH: gpu.launch
 // LAUNCH-SAME: workgroup(
-// LAUNCH-COUNT-10: gpu.barrier
+// LAUNCH-COUNT-4: gpu.barrier
+// LAUNCH: scf.execute_region no_inline
+// LAUNCH: vector.transfer_read
+// LAUNCH-COUNT-2: gpu.barrier
 // LAUNCH-NOT: gpu.barrier
 // LAUNCH: gpu.terminator
+
+// SHUFFLE: gpu.launch
+// SHUFFLE-NOT: scf.execute_region
+// SHUFFLE: %[[LANE:.*]] = gpu.lane_id
+// SHUFFLE: %[[AT:.*]] = arith.addi %c0{{.*}}, %[[LANE]] : index
+// SHUFFLE: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}, %[[AT]]] : memref<1x256xf32, #gpu.address_space<workgroup>>
+// SHUFFLE: %[[Y:.*]], %{{.*}} = gpu.shuffle  down %[[X]], %c16{{.*}}, %c32{{.*}} : f32
+// SHUFFLE: arith.addf %[[Y]], %[[X]] : f32
+// SHUFFLE-COUNT-4: gpu.shuffle  down
+// SHUFFLE: gpu.shuffle  idx %{{.*}}, %c0{{.*}}, %c32{{.*}} : f32
+// SHUFFLE-NOT: vector.
+// SHUFFLE: gpu.terminator
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
 func.func @rows(%x: memref<6x2050xf32>, %s: memref<6xf32>) {
