@@ -20,11 +20,6 @@ using namespace mlir;
 
 namespace {
 
-bool isWorkgroup(MemRefType type) {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
 LogicalResult checkKernel(gpu::GPUFuncOp kernel) {
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);
@@ -38,13 +33,13 @@ LogicalResult checkKernel(gpu::GPUFuncOp kernel) {
   WalkResult r = kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       op->emitError() << "gpu-check-kernels: a memref.alloc in kernel @" << kernel.getName()
-                      << (isWorkgroup(alloc.getType())
+                      << (shardc::isWorkgroupMemRef(alloc.getType())
                               ? " in workgroup memory would be a per-thread buffer (make it a "
                                 "workgroup attribution)"
                               : " would be a malloc per thread");
       return WalkResult::interrupt();
     }
-    if (auto alloca = dyn_cast<memref::AllocaOp>(op); alloca && isWorkgroup(alloca.getType())) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op); alloca && shardc::isWorkgroupMemRef(alloca.getType())) {
       op->emitError() << "gpu-check-kernels: a memref.alloca in workgroup memory in kernel @"
                       << kernel.getName()
                       << " would be a per-thread buffer (make it a workgroup attribution)";

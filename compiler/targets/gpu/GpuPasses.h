@@ -8,6 +8,7 @@
 #define SHARDC_COMPILER_TARGETS_GPU_GPUPASSES_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::linalg {
@@ -41,6 +42,17 @@ inline constexpr llvm::StringLiteral kGpuRecipeAttr = "shardc.gpu_recipe";
 
 /// Marks `blockForall` as made by `recipe`.
 void setGpuRecipe(mlir::Operation *blockForall, llvm::StringRef recipe);
+
+/// Whether `type` is a memref in GPU workgroup (shared) memory.
+bool isWorkgroupMemRef(mlir::Type type);
+
+/// The warp code under `root`: the no_inline scf.execute_region ops
+/// gpu-map-foralls puts each warp forall's body in, which the kernel
+/// passes gpu-lower-warp-trees and gpu-lower-mma rewrite (MapForalls.cpp).
+llvm::SmallVector<mlir::Operation *> warpCodeRegions(mlir::Operation *root);
+
+/// Inlines a warp code region where it stands, once rewritten.
+void inlineWarpCode(mlir::RewriterBase &rw, mlir::Operation *region);
 
 /// The mark gpu-tile-and-fuse puts on a contraction tile for
 /// gpu-stage-contractions: array<i64: BM, BN, BK, TM, TN>.

@@ -31,28 +31,23 @@ using namespace mlir;
 
 namespace {
 
-bool isWorkgroup(MemRefType type) {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
 /// Upstream's rewriting deduces PTX types for f16 only, but ldmatrix moves
 /// 16-bit elements as bits, and mma.sync m16n8k16 lays out bf16 fragments
 /// as f16 ones. So the shared bf16 tiles the warp code reads become f16
 /// tiles of the same bits: stores into them bitcast, the warp code's reads
 /// read f16 and extend that. Returns whether there was any (the mma.sync
 /// the rewriting then makes are bf16 ones, see rewriteBf16Mma).
-FailureOr<bool> retypeBf16Tiles(RewriterBase &rw, scf::ExecuteRegionOp region) {
+FailureOr<bool> retypeBf16Tiles(RewriterBase &rw, Operation *region) {
   llvm::SetVector<Value> tiles;
-  region.walk([&](vector::TransferReadOp read) {
+  region->walk([&](vector::TransferReadOp read) {
     if (read.getVectorType().getElementType().isBF16())
       tiles.insert(read.getBase());
   });
   Type f16 = rw.getF16Type();
   for (Value tile : tiles) {
     auto type = cast<MemRefType>(tile.getType());
-    if (!isa<BlockArgument>(tile) || !isWorkgroup(type))
-      return region.emitError() << "gpu-lower-mma: the warp code reads a bf16 tile that is not "
+    if (!isa<BlockArgument>(tile) || !shardc::isWorkgroupMemRef(type))
+      return region->emitError() << "gpu-lower-mma: the warp code reads a bf16 tile that is not "
                                    "a workgroup attribution (an internal error)";
     tile.setType(MemRefType::get(type.getShape(), f16, type.getLayout(), type.getMemorySpace()));
     for (OpOperand &use : llvm::make_early_inc_range(tile.getUses())) {
@@ -94,9 +89,9 @@ Value registerOf(RewriterBase &rw, Location loc, Value row) {
 /// as nvvm.mma.sync m16n8k16 with bf16 multiplicands: A's 4 and B's 2
 /// rows each one 32-bit register, C and the result 4 f32s in row order,
 /// as upstream's f16 lowering passes them.
-LogicalResult rewriteBf16Mma(RewriterBase &rw, scf::ExecuteRegionOp region) {
+LogicalResult rewriteBf16Mma(RewriterBase &rw, Operation *region) {
   SmallVector<nvgpu::MmaSyncOp> mmas;
-  region.walk([&](nvgpu::MmaSyncOp op) { mmas.push_back(op); });
+  region->walk([&](nvgpu::MmaSyncOp op) { mmas.push_back(op); });
   for (nvgpu::MmaSyncOp mma : mmas) {
     Location loc = mma.getLoc();
     VectorType a = mma.getMatrixA().getType(), b = mma.getMatrixB().getType(),
@@ -136,15 +131,10 @@ LogicalResult rewriteBf16Mma(RewriterBase &rw, scf::ExecuteRegionOp region) {
 struct GpuLowerMma : shardc::impl::GpuLowerMmaBase<GpuLowerMma> {
   void runOnOperation() override {
     Operation *root = getOperation();
-    // gpu-map-foralls left each warp forall's code in a no_inline
-    // execute_region: rewrite inside it, then inline it.
-    SmallVector<scf::ExecuteRegionOp> warpCode;
-    root->walk([&](scf::ExecuteRegionOp op) {
-      if (op.getNoInline() && op->getNumResults() == 0 && op.getRegion().hasOneBlock())
-        warpCode.push_back(op);
-    });
+    // Rewrite inside each warp code region (gpu-map-foralls), then
+    // inline it.
     IRRewriter rewriter(&getContext());
-    for (scf::ExecuteRegionOp region : warpCode) {
+    for (Operation *region : shardc::warpCodeRegions(root)) {
       FailureOr<bool> bf16 = retypeBf16Tiles(rewriter, region);
       if (failed(bf16))
         return signalPassFailure();
@@ -158,10 +148,7 @@ struct GpuLowerMma : shardc::impl::GpuLowerMmaBase<GpuLowerMma> {
       if (failed(applyPatternsGreedily(region, RewritePatternSet(&getContext()))) ||
           (*bf16 && failed(rewriteBf16Mma(rewriter, region))))
         return signalPassFailure();
-      Block *body = &region.getRegion().front();
-      rewriter.eraseOp(body->getTerminator());
-      rewriter.inlineBlockBefore(body, region);
-      rewriter.eraseOp(region);
+      shardc::inlineWarpCode(rewriter, region);
     }
     WalkResult left = root->walk([](vector::ContractionOp op) {
       op.emitError() << "gpu-lower-mma: a contraction of the tensor-core recipe did not become "

@@ -29,12 +29,6 @@ namespace {
 
 constexpr int64_t kWarpSize = 32;
 
-bool isWorkgroup(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  auto space = memref ? dyn_cast_or_null<gpu::AddressSpaceAttr>(memref.getMemorySpace()) : nullptr;
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
 /// One halving step: the op combining `lo` (elements [0, s)) with `hi`
 /// ([s, 2s)).
 struct Step {
@@ -56,7 +50,7 @@ int64_t offsetOf(vector::ExtractStridedSliceOp slice) {
 
 std::optional<Halving> matchHalving(vector::TransferReadOp read) {
   VectorType type = read.getVectorType();
-  if (type.getRank() != 1 || type.getDimSize(0) != kWarpSize || !isWorkgroup(read.getBase().getType()) ||
+  if (type.getRank() != 1 || type.getDimSize(0) != kWarpSize || !shardc::isWorkgroupMemRef(read.getBase().getType()) ||
       !read.getPermutationMap().isMinorIdentity() || read.getMask())
     return std::nullopt;
   Halving h{read, {}, nullptr};
@@ -139,17 +133,10 @@ void rewrite(RewriterBase &rw, Halving h) {
 
 struct GpuLowerWarpTrees : shardc::impl::GpuLowerWarpTreesBase<GpuLowerWarpTrees> {
   void runOnOperation() override {
-    // gpu-map-foralls left each warp forall's code in a no_inline
-    // execute_region.
-    SmallVector<scf::ExecuteRegionOp> warpCode;
-    getOperation()->walk([&](scf::ExecuteRegionOp op) {
-      if (op.getNoInline() && op->getNumResults() == 0 && op.getRegion().hasOneBlock())
-        warpCode.push_back(op);
-    });
     IRRewriter rw(&getContext());
-    for (scf::ExecuteRegionOp region : warpCode) {
+    for (Operation *region : shardc::warpCodeRegions(getOperation())) {
       SmallVector<Halving> halvings;
-      region.walk([&](vector::TransferReadOp read) {
+      region->walk([&](vector::TransferReadOp read) {
         if (std::optional<Halving> h = matchHalving(read))
           halvings.push_back(*h);
       });
@@ -157,10 +144,7 @@ struct GpuLowerWarpTrees : shardc::impl::GpuLowerWarpTreesBase<GpuLowerWarpTrees
         continue;
       for (Halving &h : halvings)
         rewrite(rw, h);
-      Block *body = &region.getRegion().front();
-      rw.eraseOp(body->getTerminator());
-      rw.inlineBlockBefore(body, region);
-      rw.eraseOp(region);
+      shardc::inlineWarpCode(rw, region);
     }
   }
 };

@@ -240,8 +240,7 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
   // attributions: one per block, shared by its threads.
   SmallVector<memref::AllocaOp> shared;
   launch.getBody().walk([&](memref::AllocaOp alloca) {
-    if (auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(alloca.getType().getMemorySpace());
-        space && space.getValue() == gpu::AddressSpace::Workgroup)
+    if (shardc::isWorkgroupMemRef(alloca.getType()))
       shared.push_back(alloca);
   });
   for (memref::AllocaOp alloca : shared) {
@@ -251,6 +250,32 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
   }
   return success();
 }
+
+} // namespace
+
+bool shardc::isWorkgroupMemRef(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  auto space = memref ? dyn_cast_or_null<gpu::AddressSpaceAttr>(memref.getMemorySpace()) : nullptr;
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+SmallVector<Operation *> shardc::warpCodeRegions(Operation *root) {
+  SmallVector<Operation *> regions;
+  root->walk([&](scf::ExecuteRegionOp op) {
+    if (op.getNoInline() && op->getNumResults() == 0 && op.getRegion().hasOneBlock())
+      regions.push_back(op);
+  });
+  return regions;
+}
+
+void shardc::inlineWarpCode(RewriterBase &rw, Operation *region) {
+  Block *body = &region->getRegion(0).front();
+  rw.eraseOp(body->getTerminator());
+  rw.inlineBlockBefore(body, region);
+  rw.eraseOp(region);
+}
+
+namespace {
 
 struct GpuMapForalls : shardc::impl::GpuMapForallsBase<GpuMapForalls> {
   void runOnOperation() override {
