@@ -231,6 +231,20 @@ def GpuStageContractions : Pass<"gpu-stage-contractions"> {
     thread, and the thread foralls run one after the other, which is what
     the barriers guarantee on the GPU.
 
+    A tile marked `shardc.gpu_mma = array<i64: 64, 64, 32>` instead (f16
+    or bf16 operands summed in f32) is computed on the tensor cores: A is
+    staged by rows of K (64 x (32 + 8)), the accumulators live in a shared
+    64 x (64 + 4) f32 tile (a thread forall fills it from C, another
+    writes it back), and each chunk's compute is a forall of 8 warps
+    (`#gpu.warp<x>`, 2 x 4 over the tile): warp code reading each 16 x 8
+    accumulator tile once, adding for each K step of 16 the product of A's
+    16 x 16 and B's 16 x 8 shared tiles (`vector.contract` of the
+    operands extended to f32), and writing it back, which `gpu-lower-mma`
+    makes `mma.sync` in the kernel. Index math on the warp id is
+    `affine.apply`. The order of a K step's 16 products is the hardware's
+    (fixed, so replicas agree), and whole K steps past `kc` add the staged
+    zeros.
+
     The staging threads walk the operand's innermost dim (coalesced global
     reads) and zero the rows and columns past an edge tile. Each shared
     row is padded by 16 bytes (fewer bank conflicts on the transposing

@@ -211,29 +211,29 @@ LogicalResult mapBlockForall(RewriterBase &rw, scf::ForallOp forall) {
       gpu::BarrierOp::create(rw, loc);
     }
     rw.setInsertionPoint(inner);
-    SmallVector<Value> tids;
     if (warpCount(inner)) {
-      // Warp code stays in a region of its own until gpu-lower-mma, which
-      // rewrites only inside it (upstream's rewriting takes any scalar
-      // add or multiply it walks over for a matrix op).
+      // Warp code stays in a region of its own until the kernel passes
+      // that rewrite it (gpu-lower-warp-trees, gpu-lower-mma) and only it:
+      // upstream's mma rewriting takes any scalar add or multiply it walks
+      // over for a matrix op.
       auto warpCode = scf::ExecuteRegionOp::create(rw, loc, TypeRange{});
       warpCode.setNoInline(true);
       rw.createBlock(&warpCode.getRegion());
       rw.setInsertionPoint(scf::YieldOp::create(rw, loc));
       AffineExpr tx, ty;
       bindDims(rw.getContext(), tx, ty);
-      tids.push_back(affine::AffineApplyOp::create(
+      Value warp = affine::AffineApplyOp::create(
           rw, loc, AffineMap::get(2, 0, (ty * blockDims[0] + tx).floorDiv(kWarpSize)),
-          ValueRange{launch.getThreadIds().x, launch.getThreadIds().y}));
+          ValueRange{launch.getThreadIds().x, launch.getThreadIds().y});
       Block *body = inner.getBody();
       rw.eraseOp(body->getTerminator());
-      rw.inlineBlockBefore(body, rw.getInsertionBlock(), rw.getInsertionPoint(), tids);
+      rw.inlineBlockBefore(body, rw.getInsertionBlock(), rw.getInsertionPoint(), warp);
       rw.eraseOp(inner);
       continue;
-    } else {
-      for (int64_t i : *mappingIndices<gpu::GPUThreadMappingAttr>(inner))
-        tids.push_back(i == 0 ? launch.getThreadIds().x : launch.getThreadIds().y);
     }
+    SmallVector<Value> tids;
+    for (int64_t i : *mappingIndices<gpu::GPUThreadMappingAttr>(inner))
+      tids.push_back(i == 0 ? launch.getThreadIds().x : launch.getThreadIds().y);
     inlineBody(rw, inner, tids);
   }
   // Workgroup buffers the block's program made become the launch's
