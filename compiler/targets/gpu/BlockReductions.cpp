@@ -58,23 +58,16 @@ std::optional<Combiner> combinerOf(linalg::LinalgOp op) {
   return Combiner{c, other};
 }
 
-/// `combiner` on (`acc`, `value`) at the builder's point.
+/// `combiner` on (`acc`, `value`) at the builder's point: scalars, or
+/// vectors of one type element by element (its one op is an elementwise
+/// arith op, whose result has its operands' type).
 Value combine(OpBuilder &b, const Combiner &combiner, Value out, Value acc, Value value) {
   IRMapping map;
   map.map(out, acc);
   map.map(combiner.other, value);
-  return b.clone(*combiner.op, map)->getResult(0);
-}
-
-/// `combiner` on two vectors of the same type, element by element (its
-/// one op, an elementwise arith op, on vector operands).
-Value combineVectors(OpBuilder &b, const Combiner &combiner, Value out, Value acc, Value value) {
-  IRMapping unchanged;
-  Operation *c = b.clone(*combiner.op, unchanged);
-  c->setOperand(combiner.op->getOperand(0) == out ? 0 : 1, acc);
-  c->setOperand(combiner.op->getOperand(0) == out ? 1 : 0, value);
-  c->getResult(0).setType(acc.getType());
-  return c->getResult(0);
+  Value result = b.clone(*combiner.op, map)->getResult(0);
+  result.setType(acc.getType());
+  return result;
 }
 
 /// Lanes of a warp: the tree's last steps, over this many partials, are
@@ -203,7 +196,7 @@ LogicalResult buildTree(RewriterBase &rw, linalg::LinalgOp op, bool workgroup) {
                                                          ArrayRef<int64_t>{half},
                                                          ArrayRef<int64_t>{1});
           };
-          run = combineVectors(then, *combiner, out, part(0), part(half));
+          run = combine(then, *combiner, out, part(0), part(half));
         }
         Value total = vector::ExtractOp::create(then, l, run, ArrayRef<int64_t>{0});
         memref::StoreOp::create(then, l, total, partials,

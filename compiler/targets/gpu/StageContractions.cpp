@@ -82,15 +82,25 @@ struct Contraction {
   }
 };
 
-std::optional<Contraction> readMarked(linalg::LinalgOp op) {
-  auto params = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuStagedAttr);
+/// The tile sizes a marked op carries: [BM, BN, BK, TM, TN] for the SIMT
+/// cores, or [BM, BN, BK] for the tensor cores (TM = TN = 0), whose block
+/// tile must hold whole warp tiles of m16n8k16 steps.
+std::optional<std::pair<SmallVector<int64_t>, bool>> tileSizesOf(linalg::LinalgOp op) {
+  if (auto staged = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuStagedAttr);
+      staged && staged.size() == 5)
+    return std::pair(llvm::to_vector(staged.asArrayRef()), false);
   auto mma = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuMmaAttr);
-  if (mma && mma.size() == 3 && shardc::gpuTensorCoreContraction(op) &&
-      mma[0] % (kWarpsM * kMmaM) == 0 && mma[1] % (kWarpsN * kMmaN) == 0 &&
-      mma[2] % kMmaK == 0)
-    params = DenseI64ArrayAttr::get(op.getContext(), {mma[0], mma[1], mma[2], 0, 0});
-  if (!params || params.size() != 5 || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+  if (!mma || mma.size() != 3 || !shardc::gpuTensorCoreContraction(op) ||
+      mma[0] % (kWarpsM * kMmaM) != 0 || mma[1] % (kWarpsN * kMmaN) != 0 || mma[2] % kMmaK != 0)
     return std::nullopt;
+  return std::pair(SmallVector<int64_t>{mma[0], mma[1], mma[2], 0, 0}, true);
+}
+
+std::optional<Contraction> readMarked(linalg::LinalgOp op) {
+  auto sizes = tileSizesOf(op);
+  if (!sizes || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  auto &[params, mma] = *sizes;
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
   if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
     return std::nullopt;
@@ -106,7 +116,7 @@ std::optional<Contraction> readMarked(linalg::LinalgOp op) {
                 params[2],
                 params[3],
                 params[4],
-                /*mma=*/bool(mma)};
+                mma};
   return c;
 }
 
@@ -115,6 +125,13 @@ void threadForall(OpBuilder &b, Location loc,
                   llvm::function_ref<void(OpBuilder &, Value ty, Value tx)> body) {
   shardc::gpu::threadForall(b, loc, {kThreadsPerDim, kThreadsPerDim},
                             [&](OpBuilder &t, ValueRange ids) { body(t, ids[0], ids[1]); });
+}
+
+/// Thread (ty, tx)'s number in its block, ty * 16 + tx.
+Value linearThread(OpBuilder &b, Location loc, Value ty, Value tx) {
+  return arith::AddIOp::create(b, loc,
+                               arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)),
+                               tx);
 }
 
 using shardc::gpu::loadIf;
@@ -157,8 +174,7 @@ public:
     Value kc = arith::MinSIOp::create(rw, loc, index(rw, loc, c.bk),
                                       arith::SubIOp::create(rw, loc, depth, k0));
     threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
-      Value t = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
+      Value t = linearThread(b, loc, ty, tx);
       stage(b, t, k0, kc, c.a, sharedA, c.m, c.bm, /*kRows=*/!c.mma);
       stage(b, t, k0, kc, c.b, sharedB, c.n, c.bn, /*kRows=*/true);
     });
@@ -261,8 +277,7 @@ private:
   void copyTile(OpBuilder &rw, bool intoShared) {
     Location loc = c.op.getLoc();
     threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
-      Value t = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
+      Value t = linearThread(b, loc, ty, tx);
       Type elem = cast<MemRefType>(accumulators.getType()).getElementType();
       Value zero = zeroOf(b, loc, elem);
       for (int64_t r = 0; r < c.bm * c.bn / kThreads; ++r) {
@@ -366,8 +381,7 @@ private:
   Patch patchOf(OpBuilder &b, Value ty, Value tx) {
     Location loc = c.op.getLoc();
     Patch p;
-    p.thread = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
+    p.thread = linearThread(b, loc, ty, tx);
     p.row0 = arith::MulIOp::create(b, loc, ty, index(b, loc, c.tm));
     p.col0 = arith::MulIOp::create(b, loc, tx, index(b, loc, c.tn));
     for (int64_t i = 0; i < c.tm; ++i)
@@ -395,8 +409,7 @@ private:
   /// chunk's kc steps of the op's body in K order, its accumulators again.
   void compute(OpBuilder &b, Value ty, Value tx, Value kc) {
     Location loc = c.op.getLoc();
-    Value thread = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, ty, index(b, loc, kThreadsPerDim)), tx);
+    Value thread = linearThread(b, loc, ty, tx);
     Value row0 = arith::MulIOp::create(b, loc, ty, index(b, loc, c.tm));
     Value col0 = arith::MulIOp::create(b, loc, tx, index(b, loc, c.tn));
     SmallVector<Value> initial;

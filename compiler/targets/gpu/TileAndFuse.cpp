@@ -276,10 +276,14 @@ LogicalResult tileMarkedBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
 /// permutation, a body that does not read indices, byte-or-wider elements,
 /// static loops, and M, N and K long enough for staging to pay (shorter
 /// ones keep the output recipe). 128 x 128 blocks of 8 x 8 per thread where
-/// both M and N fill eight of them, else 64 x 64 of 4 x 4.
+/// both M and N fill eight of them, else 64 x 64 of 4 x 4; f16 or bf16
+/// operands summed in f32 go to the tensor cores instead, 64 x 64 blocks
+/// with K chunks of 32 (their accumulators live in shared memory, which
+/// bounds the tile).
 struct StagedTile {
   int64_t bm, bn, bk, tm, tn;
   unsigned m, n;
+  bool tensorCores;
 };
 
 std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op) {
@@ -300,28 +304,25 @@ std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op) {
   int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
   if (m < 32 || n < 32 || k < 16)
     return std::nullopt;
+  if (shardc::gpuTensorCoreContraction(op))
+    return StagedTile{64, 64, 32, 0, 0, dims->m[0], dims->n[0], true};
   if (m >= 1024 && n >= 1024)
-    return StagedTile{128, 128, 16, 8, 8, dims->m[0], dims->n[0]};
-  return StagedTile{64, 64, 32, 4, 4, dims->m[0], dims->n[0]};
+    return StagedTile{128, 128, 16, 8, 8, dims->m[0], dims->n[0], false};
+  return StagedTile{64, 64, 32, 4, 4, dims->m[0], dims->n[0], false};
 }
 
 /// Block tiles of `tile` (batch loops one at a time, K untiled), each
-/// tile's op marked for gpu-stage-contractions, which writes its threads:
-/// on the SIMT cores, or, for f16 or bf16 operands summed in f32, by warps
-/// on the tensor cores (64 x 64 blocks, K chunks of 32: the accumulators
-/// live in shared memory, which bounds the tile).
-LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, StagedTile tile) {
+/// tile's op marked for gpu-stage-contractions, which writes its threads
+/// (or warps, on the tensor cores).
+LogicalResult tileStaged(RewriterBase &rewriter, linalg::LinalgOp op, const StagedTile &tile) {
   SmallVector<unsigned> parallel;
   op.getParallelDims(parallel);
-  bool tensorCores = shardc::gpuTensorCoreContraction(op);
-  if (tensorCores)
-    tile = StagedTile{64, 64, 32, 0, 0, tile.m, tile.n};
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   for (unsigned d : parallel)
     sizes[d] = 1;
   sizes[tile.m] = tile.bm;
   sizes[tile.n] = tile.bn;
-  if (tensorCores)
+  if (tile.tensorCores)
     return tileMarkedBlocks(rewriter, op, sizes, static_cast<int64_t>(parallel.size()),
                             "gemm_mma", shardc::kGpuMmaAttr, {tile.bm, tile.bn, tile.bk});
   return tileMarkedBlocks(rewriter, op, sizes, static_cast<int64_t>(parallel.size()), "gemm",
