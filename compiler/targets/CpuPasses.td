@@ -325,6 +325,36 @@ def CpuApproximateMath : Pass<"cpu-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def CpuRoundToBf16 : Pass<"cpu-round-to-bf16"> {
+  let summary = "f32 -> bf16 roundings as integer ops that vectorize";
+  let description = [{
+    x86-64 without AVX-512 BF16 has no instruction that rounds f32 to bf16,
+    so the rounding is integer arithmetic on the f32's bits. Upstream's
+    `arith-expand{include-bf16}` chooses the NaN result with a select whose
+    arm is the constant bf16 NaN; LLVM moves that select past the truncation
+    into the bf16 type, and x86 scalarizes a select of bf16 vectors, lane by
+    lane (a bf16 GEMM spent 30 % of its time rounding its f32 sums). This
+    pass rewrites `arith.truncf` f32 -> bf16 (scalars and vectors, default
+    rounding) first, choosing on the i32 bits between two computed values,
+    which LLVM keeps as one vector blend:
+
+    ```mlir
+    %r = arith.truncf %x : vector<8xf32> to vector<8xbf16>
+    →
+    %bits = arith.bitcast %x : vector<8xf32> to vector<8xi32>
+    %nan = (|bits| > 0x7f800000)
+    %rounded = bits + 0x7fff + ((bits >> 16) & 1)   // nearest, ties to even
+    %quiet = bits | 0x00400000                      // NaN: quieted, sign kept
+    %r = bitcast(trunci((select %nan, %quiet, %rounded) >> 16))
+    ```
+
+    The results are upstream's for every input but NaN, which keeps its
+    sign and top payload bits here (as `vcvtneps2bf16` does) instead of
+    becoming the positive canonical NaN.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def CpuMergeIdenticalFunctions : Pass<"cpu-merge-identical-functions", "::mlir::ModuleOp"> {
   let summary = "Keep one copy of private functions that are the same but for their name";
   let description = [{

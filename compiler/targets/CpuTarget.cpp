@@ -282,6 +282,9 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // of a libm call per lane (after the extension above, so that 16-bit
   // floats, computed in f32, get them too).
   p.add("cpu-approximate-math");
+  // Roundings to bf16 as vector integer code, before arith-expand would
+  // write them in a form x86 scalarizes.
+  p.add("cpu-round-to-bf16");
 
   addLlvmDialectPhase(p);
   return p.str();

@@ -24,6 +24,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -273,11 +276,14 @@ TEST_CASE("every elementwise op on every element type it admits", "[dtypes]") {
 TEST_CASE("conversions to bf16 round once", "[dtypes]") {
   const char *text = R"(garray.mesh @mesh ["data" = 4]
 func.func @main(%x: tensor<4xf64> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data")>},
-                %i: tensor<4xi32> {garray.name = "i", garray.sharding = #garray.sharding<@mesh, P("data")>})
-    -> (tensor<4xbf16> {garray.name = "xb"}, tensor<4xbf16> {garray.name = "ib"}) {
+                %i: tensor<4xi32> {garray.name = "i", garray.sharding = #garray.sharding<@mesh, P("data")>},
+                %f: tensor<12xf32> {garray.name = "f", garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<4xbf16> {garray.name = "xb"}, tensor<4xbf16> {garray.name = "ib"},
+        tensor<12xbf16> {garray.name = "fb"}) {
   %xb = garray.convert %x lossy : (tensor<4xf64>) -> tensor<4xbf16>
   %ib = garray.convert %i lossy : (tensor<4xi32>) -> tensor<4xbf16>
-  return %xb, %ib : tensor<4xbf16>, tensor<4xbf16>
+  %fb = garray.convert %f lossy : (tensor<12xf32>) -> tensor<12xbf16>
+  return %xb, %ib, %fb : tensor<4xbf16>, tensor<4xbf16>, tensor<12xbf16>
 }
 )";
   const double t = std::ldexp(1, -8), e = std::ldexp(1, -30);
@@ -287,16 +293,34 @@ func.func @main(%x: tensor<4xf64> {garray.name = "x", garray.sharding = #garray.
   const double p24 = std::ldexp(1, 24), p16 = std::ldexp(1, 16);
   TypedArray i{"i32", {4}, {p24 + p16 + 1, p24 + p16, -(p24 + p16 + 1), 257}};
   TypedArray ib{"bf16", {4}, {p24 + 2 * p16, p24, -(p24 + 2 * p16), 256}};
+  // f32 -> bf16 is integer code on the f32's bits (cpu-round-to-bf16): ties
+  // go to even, the largest f32 and the tie above bf16's largest round to
+  // infinity, what lies below that tie does not, a tiny f32 rounds to zero,
+  // and NaN stays NaN (its payload must not carry into the exponent).
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Every payload bit set: rounded like a number, it would carry into the
+  // sign and come out as -0.
+  const uint64_t fullNanBits = 0x7fffffffffffffff;
+  double fullNan;
+  std::memcpy(&fullNan, &fullNanBits, sizeof fullNan);
+  const double bf16Max = std::ldexp(255, 120), bf16Tie = std::ldexp(511, 119);
+  TypedArray f{"f32", {12}, {1 + t, 1 + 3 * t, -(1 + 3 * t), std::numeric_limits<float>::max(),
+                             bf16Tie, bf16Tie - std::ldexp(1, 104), std::ldexp(1, -149), -inf,
+                             fullNan, -nan, 1 + t + std::ldexp(1, -23), 0}};
+  TypedArray fb{"bf16", {12}, {1, 1 + 4 * t, -(1 + 4 * t), inf, inf, bf16Max, 0, -inf, nan, nan,
+                               1 + 2 * t, 0}};
   for (const char *mesh : kMeshes) {
     INFO("mesh " << mesh);
     Compiled c = compile(text, mesh);
     INFO(c.diagnostics);
     REQUIRE(c.ok);
-    TypedRunOutcome r = runTyped(c, {{"x", x}, {"i", i}});
+    TypedRunOutcome r = runTyped(c, {{"x", x}, {"i", i}, {"f", f}});
     INFO(r.error);
     REQUIRE(r.ok);
     CHECK(mismatchTyped("xb", r.outputs["xb"], xb, Tolerance{0, 0}) == "");
     CHECK(mismatchTyped("ib", r.outputs["ib"], ib, Tolerance{0, 0}) == "");
+    CHECK(mismatchTyped("fb", r.outputs["fb"], fb, Tolerance{0, 0}) == "");
   }
 }
 
