@@ -59,24 +59,46 @@ template <int32_t Op, typename T> void combineInto(T *out, const T *src, int64_t
     out[i] = combineAs<Op>(out[i], src[i]);
 }
 
+/// out[i] = a[i] op b[i], the first two sources in one pass; `out` may be
+/// either of them. Each case is a loop of its own: one whose output is
+/// exactly an input would fail the vectorizer's overlap check at run time.
+template <int32_t Op, typename T>
+void combineFirstPair(T *out, const T *a, const T *b, int64_t count) {
+  if (out == a)
+    return combineInto<Op>(out, b, count);
+  if (out == b) {
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = combineAs<Op>(a[i], out[i]);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = combineAs<Op>(a[i], b[i]);
+}
+
+template <int32_t Op, typename T>
+void reducePlainAs(T *out, const void *const *srcs, int64_t numSrcs, int64_t count) {
+  const T *first = static_cast<const T *>(srcs[0]);
+  if (numSrcs == 1) {
+    if (out != first)
+      std::memcpy(out, first, static_cast<size_t>(count) * sizeof(T));
+    return;
+  }
+  combineFirstPair<Op>(out, first, static_cast<const T *>(srcs[1]), count);
+  for (int64_t m = 2; m < numSrcs; ++m)
+    combineInto<Op>(out, static_cast<const T *>(srcs[m]), count);
+}
+
 template <typename T>
 void reducePlain(T *out, const void *const *srcs, int64_t numSrcs, int64_t count, int32_t op) {
-  std::memcpy(out, srcs[0], static_cast<size_t>(count) * sizeof(T));
-  for (int64_t m = 1; m < numSrcs; ++m) {
-    const T *src = static_cast<const T *>(srcs[m]);
-    switch (op) {
-    case SHARDRT_SUM:
-      combineInto<SHARDRT_SUM>(out, src, count);
-      break;
-    case SHARDRT_PROD:
-      combineInto<SHARDRT_PROD>(out, src, count);
-      break;
-    case SHARDRT_MAX:
-      combineInto<SHARDRT_MAX>(out, src, count);
-      break;
-    default:
-      combineInto<SHARDRT_MIN>(out, src, count);
-    }
+  switch (op) {
+  case SHARDRT_SUM:
+    return reducePlainAs<SHARDRT_SUM>(out, srcs, numSrcs, count);
+  case SHARDRT_PROD:
+    return reducePlainAs<SHARDRT_PROD>(out, srcs, numSrcs, count);
+  case SHARDRT_MAX:
+    return reducePlainAs<SHARDRT_MAX>(out, srcs, numSrcs, count);
+  default:
+    return reducePlainAs<SHARDRT_MIN>(out, srcs, numSrcs, count);
   }
 }
 
@@ -127,14 +149,32 @@ void reduceHalf(uint16_t *out, const void *const *srcs, int64_t numSrcs, int64_t
 void reduceBool(uint8_t *out, const void *const *srcs, int64_t numSrcs, int64_t count,
                 int32_t op) {
   bool any = op == SHARDRT_SUM || op == SHARDRT_MAX; // or; otherwise and
+  // The first two sources in one pass, as reducePlain (out may be either).
   const uint8_t *first = static_cast<const uint8_t *>(srcs[0]);
+  const uint8_t *second = numSrcs > 1 ? static_cast<const uint8_t *>(srcs[1]) : first;
   for (int64_t i = 0; i < count; ++i)
-    out[i] = first[i] != 0;
-  for (int64_t m = 1; m < numSrcs; ++m) {
+    out[i] = any ? ((first[i] != 0) | (second[i] != 0)) : ((first[i] != 0) & (second[i] != 0));
+  for (int64_t m = 2; m < numSrcs; ++m) {
     const uint8_t *src = static_cast<const uint8_t *>(srcs[m]);
     for (int64_t i = 0; i < count; ++i)
       out[i] = any ? (out[i] | (src[i] != 0)) : (out[i] & (src[i] != 0));
   }
+}
+
+/// Whether reduceInOrder may write `out` directly: every kernel above
+/// reads the first two sources at an element before writing it, and reads
+/// a 16-bit float block whole before storing it, so `out` may be the first
+/// or second source exactly; it must not overlap any other.
+bool canReduceInto(const void *out, const void *const *srcs, int64_t numSrcs, int64_t bytes) {
+  auto lo = reinterpret_cast<uintptr_t>(out);
+  for (int64_t m = 0; m < numSrcs; ++m) {
+    auto at = reinterpret_cast<uintptr_t>(srcs[m]);
+    bool disjoint = at + static_cast<uintptr_t>(bytes) <= lo ||
+                    lo + static_cast<uintptr_t>(bytes) <= at;
+    if (!disjoint && !(m < 2 && at == lo))
+      return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -181,9 +221,11 @@ void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t 
 
 void reduceInOrderTo(void *const *outs, int64_t numOuts, const void *const *srcs,
                      int64_t numSrcs, int64_t count, int32_t dtype, int32_t op) {
+  const int64_t es = static_cast<int64_t>(shardrt_dtype_size(dtype));
+  if (numOuts == 1 && canReduceInto(outs[0], srcs, numSrcs, count * es))
+    return reduceInOrder(outs[0], srcs, numSrcs, count, dtype, op);
   constexpr int64_t kChunkBytes = 16 << 10;
   alignas(64) char chunk[kChunkBytes];
-  const int64_t es = static_cast<int64_t>(shardrt_dtype_size(dtype));
   const int64_t step = kChunkBytes / es;
   std::vector<const void *> at(static_cast<size_t>(numSrcs));
   for (int64_t off = 0; off < count; off += step) {

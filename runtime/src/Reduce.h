@@ -19,13 +19,15 @@ inline bool isValidReduceOp(int32_t op) { return op >= SHARDRT_SUM && op <= SHAR
 const char *reduceOpName(int32_t op);
 
 /// out[i] = srcs[0][i] op srcs[1][i] op ... op srcs[numSrcs-1][i] for i in
-/// [0, count).  `out` must not overlap any source.  numSrcs >= 1.
+/// [0, count).  `out` may be srcs[0] or srcs[1] (exactly); it must not
+/// overlap any other source.  numSrcs >= 1.
 void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t count,
                    int32_t dtype, int32_t op);
 
 /// The same reduction written to each of `numOuts` outputs, which may alias
 /// the sources element for element (an all-reduce in place): the result of a
-/// cache-sized chunk is formed aside, then copied to every output.
+/// cache-sized chunk is formed aside, then copied to every output. One
+/// output that reduceInOrder may write (see there) is written directly.
 void reduceInOrderTo(void *const *outs, int64_t numOuts, const void *const *srcs,
                      int64_t numSrcs, int64_t count, int32_t dtype, int32_t op);
 
