@@ -266,6 +266,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   cpu.cpu = options.cpu;
   cpu.profile = options.profile;
   cpu.gpuSequential = options.gpuSequential;
+  cpu.gpuTf32 = options.gpuTf32;
   cpu.timing = options.timing;
   if (failed(lowerToLLVMDialect(module, entryName, cpu)))
     return std::nullopt;

@@ -76,6 +76,9 @@ struct CompileOptions {
   /// Tests only: compile with the GPU target's tile phase, its tiles run in
   /// index order on this CPU (CpuTargetOptions::gpuSequential).
   bool gpuSequential = false;
+  /// Tests only, with gpuSequential: f32 contractions on the TF32 tensor-core
+  /// recipe (CpuTargetOptions::gpuTf32).
+  bool gpuTf32 = false;
   /// `--timing`: each phase is timed as a scope nested in this one, its
   /// passes (and the CPU target's LLVM optimization and code generation)
   /// nested in it; the caller's timing manager prints the tree.

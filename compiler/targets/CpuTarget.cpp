@@ -202,7 +202,7 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // of this pipeline compiles them like any loop nest.
   if (options.gpuSequential) {
     p.add("gpu-split-reductions");
-    p.add("gpu-tile-and-fuse");
+    p.add(options.gpuTf32 ? "gpu-tile-and-fuse{tf32=1}" : "gpu-tile-and-fuse");
   }
   p.add("cpu-guard-empty-tensor-elimination");
   // A tensor.empty that is only materialized into an output buffer is replaced

@@ -60,6 +60,9 @@ struct CpuTargetOptions {
   /// execute the tiles in index order (gpu-sequential-forall), so a program
   /// tiled for the GPU runs here and can be compared with this target's.
   bool gpuSequential = false;
+  /// With gpuSequential: f32 contractions take the tensor-core recipe with
+  /// TF32 operands, as `--target ptx --matmul-precision=tf32` compiles them.
+  bool gpuTf32 = false;
   /// When set, the MLIR pipeline's passes, the translation, LLVM's IR
   /// optimization and its code generation are timed as scopes nested here.
   mlir::TimingScope *timing = nullptr;

@@ -115,8 +115,8 @@ cl::opt<std::string> gpuArg("gpu", cl::desc("with --target ptx: the GPU arch, sm
                             cl::value_desc("ARCH"), cl::sub(buildCmds), cl::cat(category));
 cl::opt<std::string> matmulPrecisionArg(
     "matmul-precision",
-    cl::desc("with --target ptx: f32 contractions in exact f32 (default: exact) or on TF32 "
-             "tensor cores (tf32, refused until the tensor-core recipe exists)"),
+    cl::desc("with --target ptx: f32 contractions in exact f32 on the SIMT cores (default: "
+             "exact) or on the tensor cores with operands rounded to TF32 (tf32)"),
     cl::value_desc("exact|tf32"), cl::sub(buildCmds), cl::cat(category));
 cl::opt<std::string> cpuArg("cpu",
                             cl::desc("LLVM CPU of the object: host (default) or e.g. x86-64-v2 "

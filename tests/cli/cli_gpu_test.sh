@@ -89,8 +89,6 @@ func.func @main(%x: tensor<8x4xf32> {garray.name = "x"}) -> (tensor<8x4xf32> {ga
   return %y : tensor<8x4xf32>
 }
 MODEL
-expect_error tf32_not_built $COMPILE "--matmul-precision tf32" "no TF32" "exact" -- \
-  compile "$EW" --target ptx --matmul-precision tf32 --emit=gpu
 expect_ok reverse_tiled -- compile "$TMP/reverse.mlir" --target ptx --emit=gpu
 grep -q "tensor.extract\|memref.load" "$TMP/reverse_tiled.out" ||
   fail reverse_tiled "the reversed read is not an element read"
@@ -154,6 +152,27 @@ MODEL
       fi
     done
   done
+  # f32 GEMMs stay exact on the SIMT cores unless TF32 is asked for; then
+  # they take the tensor cores too: mma.sync m16n8k8 on TF32 operands,
+  # rounded to nearest (ties away) as they are staged, A's fragments by
+  # ldmatrix (32-bit elements as pairs of 16-bit ones).
+  for arch in sm_90 sm_90a; do
+    name="gemm_tf32_$arch"
+    expect_ok "$name" -- compile "$TMP/gemm.mlir" --target ptx --gpu "$arch" \
+      --matmul-precision tf32 --emit=ptx
+    out="$TMP/$name.out"
+    for want in "mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32" \
+      "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" \
+      "and\.b32.*-8192" "\.entry main_shardc_body_gemm_mma("; do
+      grep -q "$want" "$out" || fail "$name" "the TF32 GEMM's PTX shows no '$want'"
+    done
+    if grep -q "[1-9][0-9]* bytes stack frame\|ld\.local\|st\.local" "$out"; then
+      fail "$name" "a kernel keeps values in local memory (stack frame, ld/st.local)"
+    fi
+  done
+  if grep -q "mma\.sync" "$TMP/gemm_staged.out"; then
+    fail gemm_staged "an f32 GEMM took the tensor cores without --matmul-precision tf32"
+  fi
   # Long rows reduce in block trees whose last five steps are warp
   # shuffles (down by 16, ..., 1, then lane 0's total to every lane): f32
   # as it is, f16 extended to 32 bits, f64 as two 32-bit halves.

@@ -174,6 +174,7 @@ Program compileAndLoad(const std::string &text, const std::string &cpu) {
   // Linked with :gpu_sequential_mode: the GPU target's contraction
   // recipes (staged tiles, thread runs), their tiles run on this CPU.
   options.gpuSequential = shardc_test::gpuSequentialMode();
+  options.gpuTf32 = shardc_test::gpuTf32Mode();
   std::optional<shardc::CompileResult> result =
       shardc::compileText(text, "dot_general.mlir", options, p.diagnostics);
   if (!result)
@@ -243,6 +244,16 @@ template <typename T> double accumulationEps() {
 template <> double accumulationEps<__bf16>() { return std::numeric_limits<float>::epsilon(); }
 template <> double accumulationEps<_Float16>() { return std::numeric_limits<float>::epsilon(); }
 
+/// Relative error of each product from rounding its operands: with TF32
+/// (gpu_tf32_mode), each f32 operand is rounded to 10 mantissa bits
+/// (2^-11 relative, ties away from zero), so a product is off by up to
+/// about 2^-10 of itself; 0 otherwise.
+template <typename T> double operandRoundoff() {
+  return std::is_same<T, float>::value && shardc_test::gpuTf32Mode()
+             ? std::ldexp(1.0, -10) + std::ldexp(1.0, -22)
+             : 0.0;
+}
+
 template <typename T> T draw(std::mt19937 &gen) {
   // Small integers for i32; a dyadic grid in [-1, 1) otherwise, exact in the
   // element type (steps of 2^-7 for the 16-bit floats, whose products are
@@ -256,8 +267,9 @@ template <typename T> T draw(std::mt19937 &gen) {
 }
 
 /// "" when the compiled dot_general matches the reference, else the first
-/// mismatch. Error bound: K·eps·Σ|a·b| (exact for integers), plus the final
-/// rounding of a 16-bit float result.
+/// mismatch. Error bound: K·eps·Σ|a·b| (exact for integers), plus the
+/// operands' rounding to TF32 (gpu_tf32_mode) and the final rounding of a
+/// 16-bit float result.
 template <typename T>
 std::string check(const DotCase &c, const std::string &cpu, std::vector<T> *result = nullptr) {
   Program p = compileAndLoad(modelText(c, elemName<T>()), cpu);
@@ -284,7 +296,7 @@ std::string check(const DotCase &c, const std::string &cpu, std::vector<T> *resu
     k *= c.lhs[d];
   double eps = accumulationEps<T>();
   for (size_t i = 0; i < out.size(); ++i) {
-    double bound = static_cast<double>(k) * eps * magnitude[i] +
+    double bound = (static_cast<double>(k) * eps + operandRoundoff<T>()) * magnitude[i] +
                    roundoff<T>() * std::fabs(expected[i]);
     double got = static_cast<double>(out[i]);
     if (!(std::fabs(got - expected[i]) <= bound)) {
@@ -369,6 +381,36 @@ TEST_CASE("dot_general in bf16 and f16 sums in f32 and rounds once", "[exec][dot
       CHECK(check<__bf16>(c, cpu) == "");
       CHECK(check<_Float16>(c, cpu) == "");
     }
+}
+
+TEST_CASE("f32 contractions are exact unless TF32 is asked for", "[exec][dot_general]") {
+  // 64 x 32 @ 32 x 64, B all ones, A's even rows 1 + 2^-11 (a TF32 tie,
+  // which rounds away from zero to 1 + 2^-10) and its odd rows 1 + 2^-12
+  // (below the tie: 1). Every sum is exact in f32 either way, so the
+  // result tells which operands were multiplied: with TF32 (the
+  // tensor-core recipe, gpu_tf32_mode) the rounded ones, else the given.
+  const DotCase c{"64x32 @ 32x64", {64, 32}, {32, 64}, {}, {}, {1}, {0}};
+  Program p = compileAndLoad(modelText(c, "f32"), "host");
+  INFO(p.diagnostics);
+  REQUIRE(p.entry);
+  const double tie = std::ldexp(1.0, -11), below = std::ldexp(1.0, -12);
+  std::vector<float> a(64 * 32), b(32 * 64, 1.0f), out(64 * 64, -1.0f);
+  for (int64_t i = 0; i < 64; ++i)
+    for (int64_t k = 0; k < 32; ++k)
+      a[i * 32 + k] = static_cast<float>(1.0 + (i % 2 == 0 ? tie : below));
+  std::vector<void *> buffers = {a.data(), b.data(), out.data()};
+  std::string error;
+  REQUIRE(runOneRank(p.entry, buffers, error));
+  const bool tf32 = shardc_test::gpuTf32Mode();
+  for (int64_t i = 0; i < 64; ++i) {
+    double want = tf32 ? 32.0 * (i % 2 == 0 ? 1.0 + 2 * tie : 1.0)
+                       : 32.0 * (1.0 + (i % 2 == 0 ? tie : below));
+    INFO("row " << i << (tf32 ? " (TF32)" : " (exact f32)"));
+    // The two readings differ by 2^-11 of the sum or more; f32 sums of
+    // these are exact, so a tolerance far below that decides.
+    CHECK(std::fabs(out[i * 64] - want) <= 1e-6 * want);
+    CHECK(std::fabs(out[i * 64 + 63] - want) <= 1e-6 * want);
+  }
 }
 
 TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and 3 threads",

@@ -290,12 +290,18 @@ bool &gpuSequentialMode() {
   return on;
 }
 
+bool &gpuTf32Mode() {
+  static bool on = false;
+  return on;
+}
+
 Compiled compile(const std::string &modelText, const std::string &mesh,
                  const std::string &bufferName, std::optional<shardc::Phase> emit) {
   Compiled c;
   shardc::CompileOptions options;
   options.meshSizes = mesh;
   options.gpuSequential = gpuSequentialMode();
+  options.gpuTf32 = gpuTf32Mode();
   llvm::raw_string_ostream emitStream(c.emitted);
   if (emit) {
     options.emit = emit;

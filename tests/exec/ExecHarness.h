@@ -153,6 +153,10 @@ struct Compiled {
 /// the same tests check the GPU tiling against the same references.
 bool &gpuSequentialMode();
 
+/// With gpuSequentialMode: f32 contractions take the TF32 tensor-core
+/// recipe (CompileOptions::gpuTf32). Turned on by :gpu_tf32_mode.
+bool &gpuTf32Mode();
+
 /// Parses `modelText` (named `bufferName` in diagnostics) and compiles it for
 /// `mesh` ("data=4", "data=2,model=2"; "" = the sizes the model declares).
 /// With `emit`, stops after that phase and returns its IR in `emitted`.

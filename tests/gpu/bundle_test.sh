@@ -21,7 +21,7 @@ B=$TMP/shardc-gpu-bundle
 rows=$(($(wc -l <"$B/cases.tsv") - 1))
 random=$(grep -c "^p[0-9]*_m" "$B/cases.tsv")
 recipe=$(grep -c "^recipe_" "$B/cases.tsv")
-[[ $rows -ge 40 && $random -ge 20 && $recipe -ge 8 ]] ||
+[[ $rows -ge 40 && $random -ge 20 && $recipe -ge 12 ]] ||
   fail cases "only $rows cases in cases.tsv ($random random, $recipe recipe models)"
 echo "ok   cases ($rows, $random of them random programs, $recipe recipe models; refused:" \
   "$(wc -l <"$B/refused.txt"))"

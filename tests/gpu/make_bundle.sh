@@ -13,7 +13,8 @@
 # without a recipe yet) is listed in refused.txt instead. The recipe models
 # (MODELS_DIR/*.mlir: the GPU recipes at sizes the samples do not reach)
 # are compiled the same way, on each mesh their "// MESHES:" line names,
-# with their "// TOLERANCE:" line's rtol and atol.
+# with their "// TOLERANCE:" line's rtol and atol, for the GPU with their
+# "// GPU FLAGS:" line's flags too.
 set -euo pipefail
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 out=$(abs "$1") cpu=$(abs "$2") gpu=$(abs "$3") npy=$(abs "$4") npycmp=$(abs "$5")
@@ -80,6 +81,7 @@ mkdir -p "$root/inputs/recipe"
 for model in "$models"/*.mlir; do
   base=$(basename "$model" .mlir)
   read -r rtol atol < <(sed -n 's|^// TOLERANCE: ||p' "$model")
+  read -r -a gpu_flags < <(sed -n 's|^// GPU FLAGS: ||p' "$model") || gpu_flags=()
   for mesh in $(sed -n 's|^// MESHES: ||p' "$model"); do
     name=recipe_${base}_${mesh//[=,]/_}
     # Four steps: on one GPU the standalone main replays steps 2-4 as CUDA
@@ -89,7 +91,7 @@ for model in "$models"/*.mlir; do
     (cd "$root" && "$stage/cpu_$name/main" $args --out "expected/$name" --quiet)
     for arch in sm_90 sm_90a; do
       "$shardc" compile "$model" --mesh "$mesh" --target ptx --gpu "$arch" --exe \
-        -o "$stage/gpu_${name}_$arch" --quiet
+        "${gpu_flags[@]}" -o "$stage/gpu_${name}_$arch" --quiet
       cp "$stage/gpu_${name}_$arch/main" "$root/bin/${name}_$arch"
       printf '%s/%s\t%s_%s\t%s\t%s\t%s\n' "$name" "$arch" "$name" "$arch" "$rtol" "$atol" \
         "$args" >>"$root/cases.tsv"

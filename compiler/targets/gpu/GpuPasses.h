@@ -66,8 +66,10 @@ inline constexpr llvm::StringLiteral kGpuMmaAttr = "shardc.gpu_mma";
 /// Whether `op` is a contraction the tensor cores compute as it is: f16 or
 /// bf16 operands (both alike), an f32 output, and a body that adds the
 /// product of the operands, extended to f32, onto the output (mma.sync
-/// m16n8k16 with f32 accumulators).
-bool gpuTensorCoreContraction(mlir::linalg::LinalgOp op);
+/// m16n8k16 with f32 accumulators). With `tf32`, also f32 operands whose
+/// product is added as it is (mma.sync m16n8k8 on TF32, which keeps 10 of
+/// the operands' 23 mantissa bits: --matmul-precision=tf32 only).
+bool gpuTensorCoreContraction(mlir::linalg::LinalgOp op, bool tf32);
 
 /// The mark gpu-tile-and-fuse puts on a reduction tile for
 /// gpu-block-reductions: array<i64: R, T>, R outputs of the tile's

@@ -102,7 +102,13 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     1024), batch loops one per block, K untiled, and the tile's op marked
     `shardc.gpu_staged` with its block and thread tiles for
     `gpu-stage-contractions`, which writes the block's threads after
-    bufferization (shared-memory staging by K chunks).
+    bufferization (shared-memory staging by K chunks). A contraction of
+    f16 or bf16 operands summed in f32 takes the tensor cores instead:
+    64 x 64 tiles with K chunks of 32, marked `shardc.gpu_mma`; with the
+    `tf32` option (`--matmul-precision=tf32`) so does one of f32 operands
+    summed in f32, whose products then keep 10 of the operands' 23
+    mantissa bits (mma.sync on TF32). Without it, f32 stays exact on the
+    SIMT cores.
 
     The block-tree recipe, for a reduction with one reduced loop that
     every input reading it reads innermost, one output of a byte or more,
@@ -139,6 +145,10 @@ def GpuTileAndFuse : Pass<"gpu-tile-and-fuse"> {
     over its positions, which `gpu-host-loops` makes a kernel after
     bufferization) and ops over no elements.
   }];
+  let options = [
+    Option<"tf32", "tf32", "bool", "false",
+           "f32 contractions summed in f32 take the tensor-core recipe too, on TF32">,
+  ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
                            "mlir::gpu::GPUDialect", "mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect"];
@@ -243,7 +253,11 @@ def GpuStageContractions : Pass<"gpu-stage-contractions"> {
     makes `mma.sync` in the kernel. Index math on the warp id is
     `affine.apply`. The order of a K step's 16 products is the hardware's
     (fixed, so replicas agree), and whole K steps past `kc` add the staged
-    zeros.
+    zeros. A marked tile of f32 operands (`gpu-tile-and-fuse`'s `tf32`
+    option) is TF32: each operand is rounded to TF32 as it is staged (to
+    nearest, ties away from zero: add 2^12 to the bits and clear the low
+    13; a NaN is quieted instead, so that it stays one), K steps are 8
+    long, and nothing is extended.
 
     The staging threads walk the operand's innermost dim (coalesced global
     reads) and zero the rows and columns past an edge tile. Each shared
@@ -593,6 +607,12 @@ def GpuLowerMma : Pass<"gpu-lower-mma"> {
     each `nvgpu.mma.sync` it yields becomes `nvvm.mma.sync` with bf16
     multiplicands (A's 4 and B's 2 fragment rows as 32-bit registers, C
     and the result 4 f32s in row order).
+
+    An f32 contraction (the TF32 recipe, operands already rounded when
+    staged) becomes `nvgpu.mma.sync` m16n8k8, which upstream's
+    `populateMmaSyncF32ToTF32Patterns` marks `tf32Enabled`
+    (`mma.sync...f32.tf32.tf32.f32`); A's reads are `nvgpu.ldmatrix`
+    (32-bit elements moved as pairs of 16-bit ones), B's plain loads.
 
     ```mlir
     %a = vector.transfer_read %As[%r, %k] ... : memref<64x40xf16, 3>, vector<16x16xf16>

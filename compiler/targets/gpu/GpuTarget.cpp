@@ -66,14 +66,16 @@ LogicalResult parseInto(ModuleOp module, llvm::StringRef text, OpPassManager &pm
   return success();
 }
 
-/// Kernels stage, part 1: on tensors, then buffers, then launches.
-std::string tilePipeline() {
+/// Kernels stage, part 1: on tensors, then buffers, then launches. `tf32`:
+/// f32 contractions take the tensor cores too (--matmul-precision=tf32).
+std::string tilePipeline(bool tf32) {
   // The CPU target's tensor phase (elementwise chains fused into one
   // generic each: one kernel each), then the tile phase: each op with a
   // recipe into block and thread foralls. Up to gpu-copy-kernels this is
   // the sequential CPU fork's pipeline pass for pass (CpuTarget.cpp), so
   // what the fork runs and tests is what becomes kernels here.
-  return shardc::tensorPhasePasses() + ", gpu-split-reductions, gpu-tile-and-fuse, "
+  return shardc::tensorPhasePasses() + ", gpu-split-reductions, " +
+         (tf32 ? "gpu-tile-and-fuse{tf32=1}, " : "gpu-tile-and-fuse, ") +
          // Each destination chain private (CSE may have merged two), then
          // results written in place where bufferization can; function
          // arguments and results stay dense memrefs (kernels take bare
@@ -205,18 +207,13 @@ LogicalResult checkResources(const KernelLaunch &k, llvm::StringRef report,
 
 LogicalResult shardc::lowerToGpuKernels(ModuleOp module, llvm::StringRef entry,
                                         const GpuTargetOptions &options) {
-  // f32 contractions run exactly on the SIMT cores; the tensor-core recipe
-  // takes f16 and bf16 only so far. Refused rather than silently exact.
-  if (options.matmulPrecision == gpu::MatmulPrecision::Tf32)
-    return module.emitError()
-           << "--matmul-precision tf32: the GPU target has no TF32 tensor-core contractions "
-              "yet (docs/gpu.md, kernel recipes; f16 and bf16 take the tensor cores); f32 "
-              "contractions run in exact f32, the default (--matmul-precision exact)";
   prepareContext(module.getContext());
   if (failed(addEntryBufferWrapper(module, entry)))
     return failure();
   PassManager tile(module.getContext());
-  if (failed(parseInto(module, tilePipeline(), tile)) || failed(tile.run(module)) ||
+  if (failed(parseInto(module, tilePipeline(options.matmulPrecision == gpu::MatmulPrecision::Tf32),
+                       tile)) ||
+      failed(tile.run(module)) ||
       failed(checkEverythingInKernels(module)))
     return failure();
   PassManager outline(module.getContext());
@@ -289,11 +286,13 @@ FailureOr<std::vector<shardc::PtxModule>> shardc::emitPtx(ModuleOp module,
                << "GPU target: the PTX of " << m.name << " calls an external function ("
                << llvm::StringRef(m.ptx).substr(at).take_until([](char c) { return c == '\n'; })
                << "), which would not load on the device (an internal error)";
-      // A tensor-core kernel that assembles without mma.sync on ldmatrix
-      // fragments would run, slowly, on the SIMT cores: refused.
-      if (llvm::StringRef(m.ptx).contains("_gemm_mma(") &&
-          (!llvm::StringRef(m.ptx).contains("mma.sync.aligned.m16n8k16") ||
-           !llvm::StringRef(m.ptx).contains("ldmatrix.sync.aligned")))
+      // A tensor-core kernel that assembles without mma.sync (on ldmatrix
+      // fragments, for 16-bit operands) would run, slowly, on the SIMT
+      // cores: refused.
+      llvm::StringRef ptx(m.ptx);
+      if (ptx.contains("_gemm_mma(") &&
+          !(ptx.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") ||
+            (ptx.contains("mma.sync.aligned.m16n8k16") && ptx.contains("ldmatrix.sync.aligned"))))
         return binaryOp.emitError() << "GPU target: the tensor-core kernel " << m.name
                                     << " has no mma.sync on ldmatrix fragments in its PTX "
                                        "(an internal error)";

@@ -47,7 +47,7 @@ namespace shardc {
 
 /// The first stage above. The module's public function is the entry the
 /// host calls; other functions are inlined into it. `--matmul-precision
-/// tf32` is refused (no tensor-core recipe yet).
+/// tf32` puts f32 contractions on the tensor cores too (TF32 operands).
 /// `entry` gets the CPU target's buffer wrapper first (outputs written into
 /// caller buffers).
 mlir::LogicalResult lowerToGpuKernels(mlir::ModuleOp module, llvm::StringRef entry,

@@ -3,8 +3,8 @@
 // The tensor-core recipe's warp code to mma.sync (GpuPasses.td): upstream's
 // VectorToGPU does the rewriting; this pass prepares its input (the 16-bit
 // operands' extensions folded into the contraction, bf16 tiles typed as
-// f16), makes the bf16 ones nvvm.mma.sync on bf16, and refuses what it
-// leaves.
+// f16), makes the bf16 ones nvvm.mma.sync on bf16 and the f32 ones TF32
+// ones, and refuses what it leaves.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/gpu/GpuPasses.h"
@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -145,7 +146,11 @@ struct GpuLowerMma : shardc::impl::GpuLowerMmaBase<GpuLowerMma> {
           failed(convertVectorToNVVMCompatibleMMASync(rewriter, region)))
         return signalPassFailure();
       // The rewriting leaves the vector ops it replaced, dead: erase them.
-      if (failed(applyPatternsGreedily(region, RewritePatternSet(&getContext()))) ||
+      // An f32 mma.sync is one on TF32 (gpu-stage-contractions rounded its
+      // operands when it staged them).
+      RewritePatternSet tf32(&getContext());
+      nvgpu::populateMmaSyncF32ToTF32Patterns(tf32, nvgpu::MmaSyncF32Lowering::TF32);
+      if (failed(applyPatternsGreedily(region, std::move(tf32))) ||
           (*bf16 && failed(rewriteBf16Mma(rewriter, region))))
         return signalPassFailure();
       shardc::inlineWarpCode(rewriter, region);

@@ -56,10 +56,31 @@ Value zeroOf(OpBuilder &b, Location loc, Type elem) {
 int64_t bytesOf(Type elem) { return llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8); }
 
 /// Warps of a tensor-core block (2 along M, 4 along N: 256 threads) and
-/// the mma.sync shape m16n8k16.
+/// the mma.sync shape: m16n8k16 for 16-bit operands, m16n8k8 for TF32.
 constexpr int64_t kWarpsM = 2, kWarpsN = 4, kWarpSize = 32;
 static_assert(kWarpsM * kWarpsN * kWarpSize == kThreads);
-constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+constexpr int64_t kMmaM = 16, kMmaN = 8;
+int64_t mmaKFor(Type operand) { return operand.isF32() ? 8 : 16; }
+
+/// `v` (f32) rounded to TF32 (10 mantissa bits) to nearest, ties away from
+/// zero, as cvt.rna.tf32.f32 does: mma.sync on TF32 would otherwise drop
+/// the 13 low bits. Infinities stay; a NaN stays a NaN (quieted, so that
+/// dropping its low bits cannot make it an infinity).
+Value roundToTf32(OpBuilder &b, Location loc, Value v) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](uint32_t x) -> Value {
+    return arith::ConstantIntOp::create(b, loc, static_cast<int32_t>(x), 32);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, v);
+  Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                      arith::AndIOp::create(b, loc, bits, constant(0x7fffffff)),
+                                      constant(0x7f800000));
+  Value source = arith::SelectOp::create(
+      b, loc, isNan, arith::OrIOp::create(b, loc, bits, constant(0x00400000)),
+      arith::AddIOp::create(b, loc, bits, constant(0x00001000)));
+  Value rounded = arith::AndIOp::create(b, loc, source, constant(0xffffe000));
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), rounded);
+}
 
 /// The op's loops by role (one M, N and K loop; the rest batch), and its
 /// operands: A the input that holds M, B the one that holds N. TM x TN
@@ -84,14 +105,16 @@ struct Contraction {
 
 /// The tile sizes a marked op carries: [BM, BN, BK, TM, TN] for the SIMT
 /// cores, or [BM, BN, BK] for the tensor cores (TM = TN = 0), whose block
-/// tile must hold whole warp tiles of m16n8k16 steps.
+/// tile must hold whole warp tiles of mma.sync steps. A tensor-core mark
+/// on an f32 contraction is TF32 (gpu-tile-and-fuse only makes it so).
 std::optional<std::pair<SmallVector<int64_t>, bool>> tileSizesOf(linalg::LinalgOp op) {
   if (auto staged = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuStagedAttr);
       staged && staged.size() == 5)
     return std::pair(llvm::to_vector(staged.asArrayRef()), false);
   auto mma = op->getAttrOfType<DenseI64ArrayAttr>(shardc::kGpuMmaAttr);
-  if (!mma || mma.size() != 3 || !shardc::gpuTensorCoreContraction(op) ||
-      mma[0] % (kWarpsM * kMmaM) != 0 || mma[1] % (kWarpsN * kMmaN) != 0 || mma[2] % kMmaK != 0)
+  if (!mma || mma.size() != 3 || !shardc::gpuTensorCoreContraction(op, /*tf32=*/true) ||
+      mma[0] % (kWarpsM * kMmaM) != 0 || mma[1] % (kWarpsN * kMmaN) != 0 ||
+      mma[2] % mmaKFor(getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType())) != 0)
     return std::nullopt;
   return std::pair(SmallVector<int64_t>{mma[0], mma[1], mma[2], 0, 0}, true);
 }
@@ -266,6 +289,8 @@ private:
       ivs[loop] = mn;
       ivs[c.k] = arith::AddIOp::create(b, loc, k0, kk);
       Value v = loadIf(b, loc, inside, operand->get(), c.at(operand, ivs), zero);
+      if (c.mma && elem.isF32())
+        v = roundToTf32(b, loc, v);
       memref::StoreOp::create(b, loc, v, shared, kRows ? ValueRange{kk, mn} : ValueRange{mn, kk});
     }
   }
@@ -308,9 +333,9 @@ private:
 
   /// Warp `warp`'s share of one chunk on the tensor cores: its WM x WN
   /// patch of the tile (warps 2 x 4 over it) as 16 x 8 accumulator tiles,
-  /// read once from the shared accumulators, each K step of 16 adding
-  /// A's 16 x 16 tile times B's 16 x 8 one (vector.contract, the f16
-  /// operands extended to f32), written back once. Every lane runs this
+  /// read once from the shared accumulators, each K step (16 for 16-bit
+  /// operands, 8 for TF32) adding A's 16 x K tile times B's K x 8 one
+  /// (vector.contract, 16-bit operands extended to f32), written back once. Every lane runs this
   /// alike (gpu-map-foralls), and gpu-lower-mma turns each contraction
   /// into mma.sync and its reads into ldmatrix. Index math on the warp id
   /// is affine.apply: the slice that lowering converts may hold those, not
@@ -331,8 +356,11 @@ private:
     };
     auto widen = [&](Value v) -> Value {
       auto type = cast<VectorType>(v.getType());
+      if (type.getElementType().isF32())
+        return v;
       return arith::ExtFOp::create(b, loc, type.clone(b.getF32Type()), v);
     };
+    const int64_t kStep = mmaKFor(cast<MemRefType>(sharedA.getType()).getElementType());
     SmallVector<Value> rowsOf, colsOf;
     for (int64_t i = 0; i < wm / kMmaM; ++i)
       rowsOf.push_back(apply(w.floorDiv(kWarpsN) * wm + i * kMmaM));
@@ -349,13 +377,13 @@ private:
     SmallVector<vector::IteratorType> iterators = {vector::IteratorType::parallel,
                                                    vector::IteratorType::parallel,
                                                    vector::IteratorType::reduction};
-    for (int64_t k0 = 0; k0 < c.bk; k0 += kMmaK) {
+    for (int64_t k0 = 0; k0 < c.bk; k0 += kStep) {
       Value kAt = index(b, loc, k0);
       SmallVector<Value> as, bs;
       for (Value row : rowsOf)
-        as.push_back(widen(read(sharedA, row, kAt, kMmaM, kMmaK)));
+        as.push_back(widen(read(sharedA, row, kAt, kMmaM, kStep)));
       for (Value col : colsOf)
-        bs.push_back(widen(read(sharedB, kAt, col, kMmaK, kMmaN)));
+        bs.push_back(widen(read(sharedB, kAt, col, kStep, kMmaN)));
       for (size_t i = 0; i < rowsOf.size(); ++i)
         for (size_t j = 0; j < colsOf.size(); ++j) {
           Value &sum = acc[i * colsOf.size() + j];
@@ -468,17 +496,19 @@ private:
 
 } // namespace
 
-bool shardc::gpuTensorCoreContraction(linalg::LinalgOp op) {
+bool shardc::gpuTensorCoreContraction(linalg::LinalgOp op, bool tf32) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return false;
   auto elemOf = [&](OpOperand *o) { return getElementTypeOrSelf(o->get().getType()); };
   Type a = elemOf(op.getDpsInputOperand(0));
-  if (!(a.isF16() || a.isBF16()) || elemOf(op.getDpsInputOperand(1)) != a ||
+  const bool extended = a.isF16() || a.isBF16();
+  if (!(extended || (tf32 && a.isF32())) || elemOf(op.getDpsInputOperand(1)) != a ||
       !elemOf(op.getDpsInitOperand(0)).isF32())
     return false;
-  // acc + ext(a) * ext(b), in either order of each pair, and nothing else.
+  // acc + ext(a) * ext(b) (acc + a * b for f32), in either order of each
+  // pair, and nothing else.
   Block *body = op.getBlock();
-  if (body->getOperations().size() != 5)
+  if (body->getOperations().size() != (extended ? 5u : 3u))
     return false;
   auto add = body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
   if (!add)
@@ -488,13 +518,15 @@ bool shardc::gpuTensorCoreContraction(linalg::LinalgOp op) {
   auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
   if (!mul)
     return false;
-  auto lhs = mul.getLhs().getDefiningOp<arith::ExtFOp>();
-  auto rhs = mul.getRhs().getDefiningOp<arith::ExtFOp>();
-  if (!lhs || !rhs)
-    return false;
   Value argA = body->getArgument(0), argB = body->getArgument(1);
-  return (lhs.getIn() == argA && rhs.getIn() == argB) ||
-         (lhs.getIn() == argB && rhs.getIn() == argA);
+  auto unextended = [&](Value v) -> Value {
+    if (!extended)
+      return v;
+    auto ext = v.getDefiningOp<arith::ExtFOp>();
+    return ext ? ext.getIn() : Value();
+  };
+  Value lhs = unextended(mul.getLhs()), rhs = unextended(mul.getRhs());
+  return lhs && rhs && ((lhs == argA && rhs == argB) || (lhs == argB && rhs == argA));
 }
 
 namespace {

@@ -279,14 +279,14 @@ LogicalResult tileMarkedBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
 /// both M and N fill eight of them, else 64 x 64 of 4 x 4; f16 or bf16
 /// operands summed in f32 go to the tensor cores instead, 64 x 64 blocks
 /// with K chunks of 32 (their accumulators live in shared memory, which
-/// bounds the tile).
+/// bounds the tile); with `tf32`, f32 operands summed in f32 too.
 struct StagedTile {
   int64_t bm, bn, bk, tm, tn;
   unsigned m, n;
   bool tensorCores;
 };
 
-std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op) {
+std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op, bool tf32) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.hasIndexSemantics() ||
       op.getNumReductionLoops() != 1 || op.hasDynamicShape() ||
       !llvm::all_of(op.getIndexingMapsArray(),
@@ -304,7 +304,7 @@ std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op) {
   int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
   if (m < 32 || n < 32 || k < 16)
     return std::nullopt;
-  if (shardc::gpuTensorCoreContraction(op))
+  if (shardc::gpuTensorCoreContraction(op, tf32))
     return StagedTile{64, 64, 32, 0, 0, dims->m[0], dims->n[0], true};
   if (m >= 1024 && n >= 1024)
     return StagedTile{128, 128, 16, 8, 8, dims->m[0], dims->n[0], false};
@@ -481,8 +481,8 @@ struct TileResult {
 
 /// An op with parallel loops, by the first recipe that takes it: a staged
 /// contraction, a transpose, a block tree, else the output recipe.
-TileResult tileRoot(RewriterBase &rw, linalg::LinalgOp op) {
-  if (std::optional<StagedTile> tile = stagedTileFor(op))
+TileResult tileRoot(RewriterBase &rw, linalg::LinalgOp op, bool tf32) {
+  if (std::optional<StagedTile> tile = stagedTileFor(op, tf32))
     return {"staged contraction", tileStaged(rw, op, *tile)};
   if (auto loops = transposeLoopsOf(op))
     return {"transpose", tileTranspose(rw, op, *loops)};
@@ -501,6 +501,7 @@ TileResult tileSingle(RewriterBase &rw, linalg::LinalgOp op) {
 }
 
 struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
+  using Base::Base;
   void runOnOperation() override {
     // tensor.pad would become a linalg.map and a copy only when bufferized,
     // outside any kernel: make it a fill (tiled below) and an insert_slice
@@ -546,7 +547,7 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
       if (!tiled(op, tileSingle(rewriter, op)))
         return;
     for (linalg::LinalgOp op : roots)
-      if (!tiled(op, tileRoot(rewriter, op)))
+      if (!tiled(op, tileRoot(rewriter, op, tf32)))
         return;
   }
 };

@@ -3,6 +3,8 @@
 // RUN: shardc-opt %s --gpu-stage-contractions --gpu-map-foralls | FileCheck %s --check-prefix=LAUNCH
 // RUN: shardc-opt %s --gpu-stage-contractions --gpu-map-foralls --gpu-lower-mma | FileCheck %s --check-prefix=MMA
 // RUN: shardc-opt %s --gpu-stage-contractions --gpu-map-foralls --gpu-lower-mma | FileCheck %s --check-prefix=BF16
+// RUN: shardc-opt %s --gpu-stage-contractions | FileCheck %s --check-prefix=TF32STAGE
+// RUN: shardc-opt %s --gpu-stage-contractions --gpu-map-foralls --gpu-lower-mma | FileCheck %s --check-prefix=TF32
 //
 // The tensor-core recipe: a contraction tile marked shardc.gpu_mma (f16
 // operands, f32 output) stages A by rows of K (64 x (32 + 8)) and B by
@@ -17,7 +19,11 @@
 // gpu-lower-mma makes each contraction an mma.sync m16n8k16 on ldmatrix
 // fragments (B transposed) and inlines the region. bf16 tiles become f16
 // tiles of the same bits (stores bitcast), and each mma.sync an
-// nvvm.mma.sync on bf16 registers.
+// nvvm.mma.sync on bf16 registers. An f32 tile (marked only under
+// --matmul-precision=tf32) stages each operand rounded to TF32 (add 2^12
+// to the bits, clear the low 13; a NaN quieted instead), takes K steps of
+// 8, and becomes mma.sync m16n8k8 with tf32Enabled (A by ldmatrix, B by
+// plain shared loads).
 
 // CHECK-LABEL: func.func @tile
 // CHECK-DAG: %[[AS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>
@@ -108,6 +114,50 @@ func.func @tile_bf16(%a: memref<128x100xbf16>, %b: memref<100x128xbf16>, %c: mem
     %sc = memref.subview %c[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
     linalg.matmul {shardc.gpu_mma = array<i64: 64, 64, 32>}
         ins(%sa, %sb : memref<64x100xbf16, strided<[100, 1], offset: ?>>, memref<100x64xbf16, strided<[128, 1], offset: ?>>)
+        outs(%sc : memref<64x64xf32, strided<[128, 1], offset: ?>>)
+  } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+  return
+}
+
+// TF32STAGE-LABEL: func.func @tile_tf32
+// TF32STAGE-DAG: %[[AS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<64x36xf32, #gpu.address_space<workgroup>>
+// TF32STAGE-DAG: %[[BS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>
+// TF32STAGE: scf.for %
+// TF32STAGE: %[[V:.*]] = scf.if
+// TF32STAGE: %[[BITS:.*]] = arith.bitcast %[[V]] : f32 to i32
+// TF32STAGE: %[[MAG:.*]] = arith.andi %[[BITS]], %c2147483647_i32
+// TF32STAGE: %[[NAN:.*]] = arith.cmpi ugt, %[[MAG]], %c2139095040_i32
+// TF32STAGE: %[[QUIET:.*]] = arith.ori %[[BITS]], %c4194304_i32
+// TF32STAGE: %[[UP:.*]] = arith.addi %[[BITS]], %c4096_i32
+// TF32STAGE: %[[PICK:.*]] = arith.select %[[NAN]], %[[QUIET]], %[[UP]] : i32
+// TF32STAGE: %[[CUT:.*]] = arith.andi %[[PICK]], %c-8192_i32
+// TF32STAGE: %[[R:.*]] = arith.bitcast %[[CUT]] : i32 to f32
+// TF32STAGE: memref.store %[[R]], %[[AS]]
+// TF32STAGE: scf.forall (%{{.*}}) in (8)
+// TF32STAGE-COUNT-2: vector.transfer_read %[[AS]][%{{.*}}, %c0{{.*}}]{{.*}}vector<16x8xf32>
+// TF32STAGE-NOT: arith.extf
+// TF32STAGE-COUNT-2: vector.transfer_read %[[BS]][%c0{{.*}}, %{{.*}}]{{.*}}vector<8x8xf32>
+// TF32STAGE-COUNT-4: vector.contract
+// TF32STAGE-COUNT-2: vector.transfer_read %[[AS]][%{{.*}}, %c8{{.*}}]
+// TF32STAGE-COUNT-2: vector.transfer_read %[[AS]][%{{.*}}, %c16{{.*}}]
+// TF32STAGE-COUNT-2: vector.transfer_read %[[AS]][%{{.*}}, %c24{{.*}}]
+// TF32STAGE-NOT: vector.transfer_read %[[AS]][
+// TF32STAGE: } {mapping = [#gpu.warp<x>]}
+
+// TF32-LABEL: func.func @tile_tf32
+// TF32: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x36xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// TF32: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+// TF32-COUNT-15: nvgpu.mma.sync{{.*}}tf32Enabled
+// TF32-NOT: nvgpu.mma.sync
+// TF32-NOT: vector.contract
+// TF32: gpu.terminator
+func.func @tile_tf32(%a: memref<128x100xf32>, %b: memref<100x128xf32>, %c: memref<128x128xf32>) {
+  scf.forall (%i, %j) = (0, 0) to (128, 128) step (64, 64) {
+    %sa = memref.subview %a[%i, 0] [64, 100] [1, 1] : memref<128x100xf32> to memref<64x100xf32, strided<[100, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [100, 64] [1, 1] : memref<100x128xf32> to memref<100x64xf32, strided<[128, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul {shardc.gpu_mma = array<i64: 64, 64, 32>}
+        ins(%sa, %sb : memref<64x100xf32, strided<[100, 1], offset: ?>>, memref<100x64xf32, strided<[128, 1], offset: ?>>)
         outs(%sc : memref<64x64xf32, strided<[128, 1], offset: ?>>)
   } {mapping = [#gpu.block<y>, #gpu.block<x>]}
   return
