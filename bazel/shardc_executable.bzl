@@ -1,16 +1,17 @@
 """Standalone executables of compiled models, for tests and the GPU bundle.
 
-shardc_executable(name, model, target = "cpu", gpu = "sm_90", mesh = "")
-compiles `model` with shardc (a genrule: `shardc compile --target ...`) and
+shardc_executable(name, model, target = "cpu", gpu = "sm_90", mesh = "", flags = "")
+compiles `model` with shardc (a genrule: `shardc compile --target ...`, plus
+`flags`) and
 links its object with the standalone main and a static shardrt
 (//runtime/exe:main) into `name`, a program that needs no LLVM, MLIR or
 MPI at run time (it needs glibc 2.36 and libstdc++ of GCC 12 or later). `main` replaces
 the standalone main (benchmarks bring their own).
 """
 
-def shardc_executable(name, model, target = "cpu", gpu = "sm_90", mesh = "", testonly = False,
-                      main = "//runtime/exe:main", **kwargs):
-    flags = "--target " + target
+def shardc_executable(name, model, target = "cpu", gpu = "sm_90", mesh = "", flags = "",
+                      testonly = False, main = "//runtime/exe:main", **kwargs):
+    flags = "--target " + target + (" " + flags if flags else "")
     if target == "ptx":
         flags += " --gpu " + gpu
     else:

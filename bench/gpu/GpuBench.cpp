@@ -1,7 +1,7 @@
 // bench/gpu: a compiled model's step on one GPU against a baseline of the
 // same work in the same run (the bench's README section has the table):
 //
-//   BENCH gemm_f32|gemm_bf16|chain|allreduce [--reps N]
+//   BENCH gemm_f32|gemm_tf32|gemm_bf16|chain|allreduce [--reps N]
 //
 // linked with the model's GPU object (bazel/shardc_executable.bzl's main is
 // replaced by this one). The model's inputs get deterministic values, its
@@ -10,7 +10,9 @@
 // cuBLAS (loaded with dlopen: SHARDRT_CUBLAS_LIBRARY, libcublas.so.13 from
 // the loader's path, the toolkit, or the Python wheel under
 // /opt/torch/.venv or $VIRTUAL_ENV) for the GEMMs, on the same device
-// buffers and stream, whose result is also compared with shardc's; a
+// buffers and stream, whose result is also compared with shardc's
+// (gemm_tf32, the f32 model compiled with --matmul-precision tf32: cuBLAS
+// GemmEx in f32 with CUBLAS_COMPUTE_32F_FAST_TF32); a
 // device-to-device copy of the same bytes for the elementwise chain.
 // `allreduce` (with any 1-rank model's bench) times shardrt's all-reduce of
 // f32 buffers from 8 B to 64 MiB at one rank, over NCCL, against a raw
@@ -135,7 +137,8 @@ int benchAllReduce(int reps) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s gemm_f32|gemm_bf16|chain|allreduce [--reps N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s gemm_f32|gemm_tf32|gemm_bf16|chain|allreduce [--reps N]\n",
+                 argv[0]);
     return 2;
   }
   std::string kind = argv[1];
@@ -239,18 +242,21 @@ int main(int argc, char **argv) {
   void *c = shardrt_cuda_alloc(bytes[2], nullptr);
   const float one = 1, zero = 0;
   // Row-major C = A B is column-major C^T = B^T A^T.
-  constexpr int kOpN = 0, kR16BF = 14, kR32F = 0, kCompute32F = 68, kDefaultAlgo = -1;
+  constexpr int kOpN = 0, kR16BF = 14, kR32F = 0, kCompute32F = 68, kCompute32FFastTf32 = 77,
+                kDefaultAlgo = -1;
   auto theirs = [&] {
     int r = kind == "gemm_f32"
                 ? sgemm(h, kOpN, kOpN, n, n, n, &one, buffers[1], n, buffers[0], n, &zero, c, n)
+            : kind == "gemm_tf32"
+                ? gemmEx(h, kOpN, kOpN, n, n, n, &one, buffers[1], kR32F, n, buffers[0], kR32F,
+                         n, &zero, c, kR32F, n, kCompute32FFastTf32, kDefaultAlgo)
                 : gemmEx(h, kOpN, kOpN, n, n, n, &one, buffers[1], kR16BF, n, buffers[0],
                          kR16BF, n, &zero, c, kR16BF, n, kCompute32F, kDefaultAlgo);
-    (void)kR32F;
     return r == 0 && shardrt_cuda_synchronize() == SHARDRT_OK;
   };
   const double base = medianMs(reps, theirs);
   // The two results, compared.
-  const size_t elems = static_cast<size_t>(n) * n, width = kind == "gemm_f32" ? 4 : 2;
+  const size_t elems = static_cast<size_t>(n) * n, width = kind == "gemm_bf16" ? 2 : 4;
   std::vector<unsigned char> a(elems * width), b(elems * width);
   shardrt_cuda_download(a.data(), buffers[2], bytes[2]);
   shardrt_cuda_download(b.data(), c, bytes[2]);
@@ -272,7 +278,10 @@ int main(int argc, char **argv) {
   std::printf("%s %d^3: shardc %.3f ms (%.2f TFLOP/s), cuBLAS %s %.3f ms (%.2f TFLOP/s): ratio "
               "%.3f; max relative difference %.2g\n",
               kind.c_str(), n, ours, flop / (ours * 1e9),
-              kind == "gemm_f32" ? "SGEMM" : "GemmEx bf16/f32", base, flop / (base * 1e9),
+              kind == "gemm_f32"    ? "SGEMM"
+              : kind == "gemm_tf32" ? "GemmEx f32/TF32"
+                                    : "GemmEx bf16/f32",
+              base, flop / (base * 1e9),
               base / ours, worst);
   return shardrt_cuda_unbind() == SHARDRT_OK ? 0 : 5;
 }

@@ -33,7 +33,7 @@ for d in linear_regression masked_regression mlp mlp_train attention; do
   cp -rL "$samples/$d" "$root/inputs/samples/"
 done
 cp "$npycmp" "$root/bin/npycmp"
-for b in gemm_f32 gemm_bf16 chain; do cp "$bench/$b" "$root/bin/bench_$b"; done
+for b in gemm_f32 gemm_tf32 gemm_bf16 chain; do cp "$bench/$b" "$root/bin/bench_$b"; done
 cp "$run_sh" "$root/run.sh"
 cp "$inputs_sh" "$root/inputs.sh"
 chmod +x "$root/run.sh"

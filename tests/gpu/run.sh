@@ -59,7 +59,7 @@ record "$passed passed, $failed failed"
 
 # Benchmarks: shardc against cuBLAS and a device copy, in the same run.
 : >results/bench.txt
-benches="gemm_f32 gemm_bf16 chain"
+benches="gemm_f32 gemm_tf32 gemm_bf16 chain"
 [[ $quick == 1 ]] && benches="gemm_f32"
 for b in $benches; do
   timeout 120 "bin/bench_$b" "$b" --reps 10 >>results/bench.txt 2>&1 ||
