@@ -428,7 +428,7 @@ public:
                        &reqs[count++]);
       if (rc != MPI_SUCCESS)
         return mpiFailure(rc, "starting the collective", where(CollectiveKind::Permute, group));
-      return waitAll(count, reqs, where(CollectiveKind::Permute, group));
+      return waitAll(count, reqs, [&] { return where(CollectiveKind::Permute, group); });
     });
   }
 
@@ -473,7 +473,7 @@ public:
     if (rc != MPI_SUCCESS)
       mpiFailure(rc, "MPI_Ibarrier", what);
     else
-      waitAll(1, &req, what);
+      waitAll(1, &req, [&] { return what; });
   }
 
   static constexpr int kJobFailedExitStatus = 5;
@@ -538,8 +538,11 @@ private:
   }
 
   /// Polls `count` requests until all complete; a timeout ends the job.
-  /// `what` names the operation for messages ("rank 2: collective ...").
-  shardrt_status waitAll(int count, MPI_Request *reqs, const std::string &what) {
+  /// `what()` names the operation for messages ("rank 2: collective ..."),
+  /// made only when one is needed: formatting it on every call cost a small
+  /// all-reduce a noticeable share of its time.
+  template <typename What>
+  shardrt_status waitAll(int count, MPI_Request *reqs, const What &what) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     const auto limit = std::chrono::duration<double>(std::min(timeoutSeconds, 1e7));
@@ -555,11 +558,11 @@ private:
       int done = 0;
       int rc = MPI_Testall(count, reqs, &done, MPI_STATUSES_IGNORE);
       if (rc != MPI_SUCCESS)
-        return mpiFailure(rc, "MPI_Test", what);
+        return mpiFailure(rc, "MPI_Test", what());
       if (done)
         return SHARDRT_OK;
       if (Clock::now() - start > limit) {
-        std::string message = format("%s timed out after %g s", what.c_str(), timeoutSeconds);
+        std::string message = format("%s timed out after %g s", what().c_str(), timeoutSeconds);
         fail(SHARDRT_ERR_ABORTED, message);
         setLastError(message);
         endJob();
@@ -578,14 +581,22 @@ private:
   shardrt_status complete(int rc, MPI_Request *req, CollectiveKind kind, const Group &group) {
     if (rc != MPI_SUCCESS)
       return mpiFailure(rc, "starting the collective", where(kind, group));
-    return waitAll(1, req, where(kind, group));
+    return waitAll(1, req, [&] { return where(kind, group); });
   }
 
   /// The cached communicator of `group`, creating it on first use.
   shardrt_status groupComm(const Group &group, CollectiveKind kind, MPI_Comm *out) {
+    // A step's collectives mostly use one group after another: the last
+    // one found is checked first, without building a key.
+    if (lastGroup && std::equal(group.members, group.members + group.size,
+                                lastGroup->first.begin(), lastGroup->first.end())) {
+      *out = lastGroup->second;
+      return SHARDRT_OK;
+    }
     std::vector<int64_t> key(group.members, group.members + group.size);
     auto it = groups.find(key);
     if (it != groups.end()) {
+      lastGroup = &*it;
       *out = it->second;
       return SHARDRT_OK;
     }
@@ -620,7 +631,8 @@ private:
       if (rc != MPI_SUCCESS)
         return mpiFailure(rc, "the group handshake", where(kind, group));
     }
-    if (shardrt_status s = waitAll(static_cast<int>(reqs.size()), reqs.data(), where(kind, group)))
+    if (shardrt_status s = waitAll(static_cast<int>(reqs.size()), reqs.data(),
+                                   [&] { return where(kind, group); }))
       return s;
     for (uint64_t h : theirs)
       if (h != mine) {
@@ -657,6 +669,7 @@ private:
   bool aborted = false;
   std::string firstMessage;
   std::map<std::vector<int64_t>, MPI_Comm> groups;
+  const std::pair<const std::vector<int64_t>, MPI_Comm> *lastGroup = nullptr; // in `groups`
 
   /// A started all_reduce (see allReduce): its messages in flight, and the
   /// copies of this member's part received in phase 1.
@@ -684,7 +697,7 @@ private:
     if (!p.reqs.empty()) {
       Group group{p.members.data(), p.g, p.pos};
       s = waitAll(static_cast<int>(p.reqs.size()), p.reqs.data(),
-                  where(CollectiveKind::AllReduce, group));
+                  [&] { return where(CollectiveKind::AllReduce, group); });
     }
     p.reqs.clear();
     return s;
