@@ -145,9 +145,9 @@ struct GpuLowerMma : shardc::impl::GpuLowerMmaBase<GpuLowerMma> {
       if (failed(applyPatternsGreedily(region, std::move(patterns))) ||
           failed(convertVectorToNVVMCompatibleMMASync(rewriter, region)))
         return signalPassFailure();
-      // The rewriting leaves the vector ops it replaced, dead: erase them.
-      // An f32 mma.sync is one on TF32 (gpu-stage-contractions rounded its
-      // operands when it staged them).
+      // The rewriting leaves the vector ops it replaced, dead: the greedy
+      // driver erases them, while marking each f32 mma.sync as one on TF32
+      // (gpu-stage-contractions rounded its operands when it staged them).
       RewritePatternSet tf32(&getContext());
       nvgpu::populateMmaSyncF32ToTF32Patterns(tf32, nvgpu::MmaSyncF32Lowering::TF32);
       if (failed(applyPatternsGreedily(region, std::move(tf32))) ||
