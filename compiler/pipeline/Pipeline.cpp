@@ -166,6 +166,8 @@ std::optional<CompileResult> lowerForGpu(ModuleOp module, llvm::StringRef entry,
   // the artifact runs on whatever CPU hosts the GPU.
   CpuTargetOptions host;
   host.cpu = "x86-64";
+  host.codegenThreads = options.compileThreads;
+  host.codegenPartitions = options.codegenPartitions;
   host.timing = options.timing;
   if (options.emit == Phase::LLVM) {
     FailureOr<std::string> ir = emitLLVMIR(module, host);
@@ -267,6 +269,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   cpu.profile = options.profile;
   cpu.gpuSequential = options.gpuSequential;
   cpu.gpuTf32 = options.gpuTf32;
+  cpu.codegenThreads = options.compileThreads;
+  cpu.codegenPartitions = options.codegenPartitions;
   cpu.timing = options.timing;
   if (failed(lowerToLLVMDialect(module, entryName, cpu)))
     return std::nullopt;

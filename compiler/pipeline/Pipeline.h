@@ -79,6 +79,13 @@ struct CompileOptions {
   /// Tests only, with gpuSequential: f32 contractions on the TF32 tensor-core
   /// recipe (CpuTargetOptions::gpuTf32).
   bool gpuTf32 = false;
+  /// `--compile-threads`: threads for LLVM's optimization and code
+  /// generation (CpuTargetOptions::codegenThreads; 0 = one per hardware
+  /// thread). The object does not depend on it.
+  unsigned compileThreads = 0;
+  /// Tests only: compile in this many partitions whatever the module's size
+  /// (CpuTargetOptions::codegenPartitions; 0 = by size).
+  unsigned codegenPartitions = 0;
   /// `--timing`: each phase is timed as a scope nested in this one, its
   /// passes (and the CPU target's LLVM optimization and code generation)
   /// nested in it; the caller's timing manager prints the tree.

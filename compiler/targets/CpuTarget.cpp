@@ -9,7 +9,8 @@
 //      unexpected external symbol appeared, then add the `void**` entry that
 //      unpacks the buffer array into memref descriptors.
 // emitLLVMIR / emitObject translate to LLVM IR, optimize with LLVM's default
-// pipeline and (for objects) run x86-64 code generation, all in process.
+// pipeline and (for objects) run x86-64 code generation, all in process and,
+// for large modules, in partitions on several threads (LlvmCodegen.h).
 //
 // Invariants: every failure is reported as an MLIR diagnostic on the module
 // (or the offending op) and returned as failure(); the entry ABI is the one
@@ -20,6 +21,7 @@
 
 #include "compiler/registration/RegisterUpstream.h"
 #include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/LlvmCodegen.h"
 #include "compiler/targets/gpu/GpuPasses.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -39,12 +41,10 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -702,35 +702,30 @@ void ensureTranslationRegistered(MLIRContext &ctx) {
   if (!hasTranslation(ctx.getLoadedDialect("llvm"))) registerLLVMDialectTranslation(ctx);
 }
 
-struct Compiled {
+/// A module translated to LLVM IR (not yet optimized), and how to compile it.
+struct Translated {
   std::unique_ptr<llvm::LLVMContext> context;
-  std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
+  shardc::LlvmCodegenOptions codegen;
+  std::unique_ptr<llvm::TargetMachine> machine; // for the whole module
 };
 
-FailureOr<Compiled> translateAndOptimize(ModuleOp module, const shardc::CpuTargetOptions &options) {
-  if (options.optLevel > 3) {
-    module.emitError() << "CPU optLevel " << options.optLevel << " is out of range 0..3";
-    return failure();
-  }
+FailureOr<Translated> translate(ModuleOp module, const shardc::CpuTargetOptions &options) {
   FailureOr<ResolvedCpu> cpu = resolveCpu(module, options);
   if (failed(cpu))
     return failure();
-  llvm::Triple triple(kTargetTriple);
-  std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-
-  static const llvm::CodeGenOptLevel kLevels[] = {
-      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less, llvm::CodeGenOptLevel::Default,
-      llvm::CodeGenOptLevel::Aggressive};
-  Compiled out;
-  out.machine.reset(target->createTargetMachine(triple, cpu->name, cpu->features,
-                                                llvm::TargetOptions(), llvm::Reloc::PIC_,
-                                                std::nullopt, kLevels[options.optLevel]));
-  if (!out.machine) {
-    module.emitError() << "could not create an x86-64 target machine for CPU " << cpu->name;
+  Translated out;
+  out.codegen.cpu = cpu->name;
+  out.codegen.features = cpu->features;
+  out.codegen.optLevel = options.optLevel;
+  out.codegen.partitions = options.codegenPartitions;
+  out.codegen.threads = options.codegenThreads;
+  auto machine = shardc::createX86TargetMachine(out.codegen);
+  if (!machine) {
+    module.emitError() << llvm::toString(machine.takeError());
     return failure();
   }
+  out.machine = std::move(*machine);
 
   ensureTranslationRegistered(*module.getContext());
   TimingScope translating =
@@ -761,70 +756,41 @@ FailureOr<Compiled> translateAndOptimize(ModuleOp module, const shardc::CpuTarge
     module.emitError() << "translated LLVM IR is invalid: " << verifyErrors;
     return failure();
   }
-
-  translating.stop();
-  TimingScope optimizing =
-      options.timing ? options.timing->nest("LLVM IR optimization") : TimingScope();
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = options.optLevel >= 2;
-  // No loop unrolling. The kernels that need straight-line code get it from
-  // MLIR (the GEMM's register tile and packing copies are vector code, and
-  // the recipe unrolls its full tiles' K loops itself: unroll-k), and
-  // LLVM's vectorizer still interleaves the loops it vectorizes. Unrolling
-  // the rest (static-shape loop nests, fully or by the micro-op buffer, each
-  // copy with its own alias checks) tripled the code and the compile time
-  // (73.7k against 22.1k lines of IR for the bench's transformer step) for
-  // no measured gain (bench/kernels, bench/train; compile --timing shows
-  // where a compile's time goes).
-  tuning.LoopUnrolling = false;
-  // Nor SLP vectorization: the code that wants vectors is vector code
-  // already, and the SLP vectorizer took a tenth of LLVM's time on a
-  // training step for no measured gain.
-  tuning.SLPVectorization = false;
-  llvm::PassBuilder builder(out.machine.get(), tuning);
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  static const llvm::OptimizationLevel kIrLevels[] = {
-      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
-      llvm::OptimizationLevel::O3};
-  llvm::ModulePassManager mpm =
-      options.optLevel == 0 ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                            : builder.buildPerModuleDefaultPipeline(kIrLevels[options.optLevel]);
-  mpm.run(*out.module, mam);
   return out;
 }
 
 } // namespace
 
 FailureOr<std::string> shardc::emitLLVMIR(ModuleOp module, const CpuTargetOptions &options) {
-  FailureOr<Compiled> compiled = translateAndOptimize(module, options);
-  if (failed(compiled)) return failure();
+  FailureOr<Translated> translated = translate(module, options);
+  if (failed(translated)) return failure();
+  TimingScope optimizing =
+      options.timing ? options.timing->nest("LLVM IR optimization") : TimingScope();
+  optimizeModule(*translated->module, *translated->machine, options.optLevel);
   std::string text;
   llvm::raw_string_ostream os(text);
-  compiled->module->print(os, /*AAW=*/nullptr);
+  translated->module->print(os, /*AAW=*/nullptr);
   return text;
 }
 
 FailureOr<std::string> shardc::emitObject(ModuleOp module, const CpuTargetOptions &options) {
-  FailureOr<Compiled> compiled = translateAndOptimize(module, options);
-  if (failed(compiled)) return failure();
-  llvm::SmallString<0> bytes;
-  llvm::raw_svector_ostream os(bytes);
-  TimingScope generating =
-      options.timing ? options.timing->nest("LLVM code generation") : TimingScope();
-  llvm::legacy::PassManager codegen;
-  if (compiled->machine->addPassesToEmitFile(codegen, os, /*DwoOut=*/nullptr,
-                                             llvm::CodeGenFileType::ObjectFile)) {
-    module.emitError() << "the x86-64 target cannot emit object files";
+  FailureOr<Translated> translated = translate(module, options);
+  if (failed(translated)) return failure();
+  unsigned partitions = translated->codegen.partitions
+                            ? translated->codegen.partitions
+                            : partitionCountFor(*translated->module);
+  translated->codegen.partitions = partitions;
+  TimingScope compiling =
+      options.timing ? options.timing->nest(llvm::formatv("LLVM IR optimization and code "
+                                                          "generation ({0} partition{1})",
+                                                          partitions, partitions == 1 ? "" : "s")
+                                                .str())
+                     : TimingScope();
+  llvm::Expected<std::string> object =
+      compileToObject(std::move(translated->module), translated->codegen);
+  if (!object) {
+    module.emitError() << "LLVM code generation failed: " << llvm::toString(object.takeError());
     return failure();
   }
-  codegen.run(*compiled->module);
-  return std::string(bytes.str());
+  return std::move(*object);
 }

@@ -63,6 +63,13 @@ struct CpuTargetOptions {
   /// With gpuSequential: f32 contractions take the tensor-core recipe with
   /// TF32 operands, as `--target ptx --matmul-precision=tf32` compiles them.
   bool gpuTf32 = false;
+  /// LLVM optimization and code generation in partitions (LlvmCodegen.h):
+  /// 0 chooses the count from the module's size, so the object does not
+  /// depend on the machine; 1 compiles the module whole.
+  unsigned codegenPartitions = 0;
+  /// Partitions compiled at once; 0 = one per hardware thread. Does not
+  /// change the object.
+  unsigned codegenThreads = 0;
   /// When set, the MLIR pipeline's passes, the translation, LLVM's IR
   /// optimization and its code generation are timed as scopes nested here.
   mlir::TimingScope *timing = nullptr;

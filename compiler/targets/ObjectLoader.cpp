@@ -191,8 +191,11 @@ llvm::Expected<std::unique_ptr<LoadedObject>> LoadedObject::load(llvm::StringRef
   for (const auto &entry : interface->SymbolFlags) defined.add(entry.first);
   if (llvm::Error error = jit.addObjectFile(main, std::move(buffer))) return std::move(error);
   if (!defined.empty()) {
-    auto linked =
-        jit.getExecutionSession().lookup(orc::makeJITDylibSearchOrder(&main), std::move(defined));
+    // All symbols, hidden ones too: a partitioned compile (LlvmCodegen.h)
+    // leaves the kernels one partition calls in another as hidden globals.
+    auto linked = jit.getExecutionSession().lookup(
+        orc::makeJITDylibSearchOrder(&main, orc::JITDylibLookupFlags::MatchAllSymbols),
+        std::move(defined));
     if (!linked)
       return loaded->withSessionErrors(
           llvm::joinErrors(makeError("linking the object failed"), linked.takeError()));

@@ -138,6 +138,11 @@ cl::opt<bool> profileArg(
              "per collective after the run; `compile` makes an object that `run --profile` can "
              "profile"),
     cl::sub(buildCmds), cl::cat(category));
+cl::opt<std::string> compileThreadsArg(
+    "compile-threads",
+    cl::desc("threads for LLVM's optimization and code generation (default: one per hardware "
+             "thread); the object is the same with any number"),
+    cl::value_desc("N"), cl::sub(buildCmds), cl::cat(category));
 cl::opt<bool> timingArg("timing",
                         cl::desc("print the compile's time per phase and per pass (wall "
                                  "clock) to standard error"),
@@ -210,6 +215,8 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> inputs;
   /// `run --steps N`; unset = one step, printing every output.
   std::optional<int64_t> steps;
+  /// `--compile-threads N`; 0 = one per hardware thread.
+  unsigned compileThreads = 0;
 };
 
 int usageError(const std::string &msg) {
@@ -283,6 +290,13 @@ std::optional<Args> readArgs(int &status) {
     if (llvm::StringRef(stepsArg).getAsInteger(10, n) || n < 1)
       return fail("--steps " + stepsArg + ": expected a positive number of steps");
     a.steps = n;
+  }
+  if (compileThreadsArg.getNumOccurrences()) {
+    unsigned n = 0;
+    if (llvm::StringRef(compileThreadsArg).getAsInteger(10, n) || n < 1 || n > 1024)
+      return fail("--compile-threads " + compileThreadsArg +
+                  ": expected a number of threads from 1 to 1024");
+    a.compileThreads = n;
   }
   if (timeoutArg.getNumOccurrences()) {
     double seconds = 0;
@@ -541,6 +555,7 @@ std::optional<Model> compileSource(const Args &a, int &status) {
     options.gpu = gpu;
   options.meshSizes = a.mesh;
   options.cpu = a.cpu;
+  options.compileThreads = a.compileThreads;
   options.entry = a.entry;
   options.emit = a.emit;
   options.emitStream = &llvm::outs();

@@ -109,6 +109,14 @@ expect_error mesh_not_a_number "$USAGE|$COMPILE" \
   "--mesh" "data=four" \
   -- compile "$SEED" --mesh data=four -o "$TMP/o13"
 
+expect_error compile_threads_zero $USAGE \
+  "--compile-threads 0" "from 1 to 1024" \
+  -- compile "$SEED" --compile-threads 0 -o "$TMP/o_threads0"
+
+expect_error compile_threads_not_a_number $USAGE \
+  "--compile-threads two" "from 1 to 1024" \
+  -- compile "$SEED" --compile-threads two -o "$TMP/o_threads1"
+
 # A hand-written collective_permute names devices; a --mesh that leaves
 # fewer is the reason its pairs are wrong, and the error says so.
 cat >"$TMP/permute.mlir" <<'EOF'

@@ -42,6 +42,22 @@ expect_ok run_steps -- run "$JAX/mlp_2x2.mlir" --steps 3 ${mlp_in[*]}
 check run_steps "prints the loss of each step" contains "$TMP/run_steps.out" "step 3: loss ="
 check run_steps "ran three steps" contains "$TMP/run_steps.out" "ran 3 steps on 4 ranks"
 
+# A transformer training step is large enough to compile in partitions
+# (LlvmCodegen.h): the object is the same on one thread and on three, and
+# the partitioned object runs.
+if expect_ok compile_one_thread -- compile "$JAX/transformer.mlir" --compile-threads 1 --timing \
+    -o "$TMP/transformer1" &&
+  expect_ok compile_three_threads -- compile "$JAX/transformer.mlir" --compile-threads 3 \
+    -o "$TMP/transformer3"; then
+  check compile_one_thread "compiles in partitions" \
+    grep -qE 'code generation \([0-9]+ partitions\)' "$TMP/compile_one_thread.err"
+  check compile_three_threads "the same object as on one thread" \
+    cmp -s "$TMP/transformer1/model.o" "$TMP/transformer3/model.o"
+  mapfile -t transformer_in < <(inputs_of transformer)
+  expect_ok run_partitioned -- run "$TMP/transformer3" --steps 2 ${transformer_in[*]}
+  check run_partitioned "ran two steps" contains "$TMP/run_partitioned.out" "ran 2 steps on 4 ranks"
+fi
+
 expect_ok report_jax -- report "$JAX/mlp_2x2.mlir"
 check report_jax "reports collectives" contains "$TMP/report_jax.out" 'collectives on mesh ["data"=2, "model"=2]'
 # Locations are the user's lines (the innermost call site of JAX's trace),

@@ -63,10 +63,11 @@ fi
 if expect_ok compile_timing -- compile "$LR" --mesh data=2 -o "$TMP/timed" --timing --quiet; then
   err="$TMP/compile_timing.err"
   for phase in "global phase" "propagation phase" "partition phase" "local phase" \
-    "lowering phase" "CPU target: to the LLVM dialect" "translation to LLVM IR" \
-    "LLVM IR optimization" "LLVM code generation"; do
+    "lowering phase" "CPU target: to the LLVM dialect" "translation to LLVM IR"; do
     check compile_timing "phase: $phase" grep -qE "[0-9]%\) +$phase\$" "$err"
   done
+  check compile_timing "phase: LLVM, with its partitions" \
+    grep -qE "[0-9]%\) +LLVM IR optimization and code generation \(1 partition\)\$" "$err"
   check compile_timing "passes nested in a phase" grep -qE "[0-9]%\) +GArrayPropagate\$" "$err"
   check compile_timing "a total" grep -qE "\(100.0%\) +Total\$" "$err"
   check compile_timing "nothing on stdout" test ! -s "$TMP/compile_timing.out"

@@ -61,3 +61,50 @@ TEST_CASE("compileModule works for a library caller that registers only the dial
   CHECK(!result->object.empty());
   CHECK(result->signature.mesh.deviceCount() == 2);
 }
+
+namespace {
+std::optional<shardc::CompileResult> compileWith(unsigned partitions, unsigned threads,
+                                                 std::string &diagnostics) {
+  mlir::DialectRegistry registry;
+  shardc::registerCompilerDialects(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(kModel, mlir::ParserConfig(&ctx));
+  if (!module)
+    return std::nullopt;
+  shardc::CompileOptions options;
+  options.meshSizes = "data=2";
+  options.codegenPartitions = partitions;
+  options.compileThreads = threads;
+  return shardc::compileModule(*module, options);
+}
+
+/// ELF relocatable (ET_REL) for x86-64.
+bool isRelocatableObject(const std::string &bytes) {
+  return bytes.size() > 20 && bytes.compare(0, 4, "\x7f" "ELF") == 0 && bytes[16] == 1 &&
+         bytes[17] == 0 && bytes[18] == 62;
+}
+} // namespace
+
+TEST_CASE("a partitioned compile gives one object, the same on any number of threads",
+          "[exec][api]") {
+  std::string diagnostics;
+  auto whole = compileWith(1, 1, diagnostics);
+  auto oneThread = compileWith(3, 1, diagnostics);
+  auto threeThreads = compileWith(3, 3, diagnostics);
+  INFO("diagnostics: " << diagnostics);
+  REQUIRE(whole);
+  REQUIRE(oneThread);
+  REQUIRE(threeThreads);
+  CHECK(isRelocatableObject(whole->object));
+  CHECK(isRelocatableObject(oneThread->object));
+  // The partitions are compiled apart and merged by LLD: another object.
+  CHECK(oneThread->object != whole->object);
+  // Threads only decide how many partitions compile at once.
+  CHECK(oneThread->object == threeThreads->object);
+}

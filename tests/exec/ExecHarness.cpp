@@ -295,6 +295,11 @@ bool &gpuTf32Mode() {
   return on;
 }
 
+unsigned &codegenPartitionsMode() {
+  static unsigned partitions = 0;
+  return partitions;
+}
+
 Compiled compile(const std::string &modelText, const std::string &mesh,
                  const std::string &bufferName, std::optional<shardc::Phase> emit) {
   Compiled c;
@@ -302,6 +307,7 @@ Compiled compile(const std::string &modelText, const std::string &mesh,
   options.meshSizes = mesh;
   options.gpuSequential = gpuSequentialMode();
   options.gpuTf32 = gpuTf32Mode();
+  options.codegenPartitions = codegenPartitionsMode();
   llvm::raw_string_ostream emitStream(c.emitted);
   if (emit) {
     options.emit = emit;

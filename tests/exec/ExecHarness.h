@@ -157,6 +157,12 @@ bool &gpuSequentialMode();
 /// recipe (CompileOptions::gpuTf32). Turned on by :gpu_tf32_mode.
 bool &gpuTf32Mode();
 
+/// When nonzero, compile() splits LLVM's optimization and code generation
+/// into this many partitions (CompileOptions::codegenPartitions) however
+/// small the module, so the split-and-merge path runs the same tests.
+/// Turned on by :partitioned_codegen_mode.
+unsigned &codegenPartitionsMode();
+
 /// Parses `modelText` (named `bufferName` in diagnostics) and compiles it for
 /// `mesh` ("data=4", "data=2,model=2"; "" = the sizes the model declares).
 /// With `emit`, stops after that phase and returns its IR in `emitted`.
