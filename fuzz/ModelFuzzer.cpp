@@ -18,6 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   std::string text(reinterpret_cast<const char *>(data), size);
   shardc::CompileOptions options;
+  options.verifyEachPass = true;
   std::string diagnostics;
   (void)shardc::compileText(text, "fuzz.mlir", options, diagnostics);
   return 0;

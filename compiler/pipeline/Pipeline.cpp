@@ -271,6 +271,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   cpu.gpuTf32 = options.gpuTf32;
   cpu.codegenThreads = options.compileThreads;
   cpu.codegenPartitions = options.codegenPartitions;
+  cpu.verifyEachPass = options.verifyEachPass;
   cpu.timing = options.timing;
   if (failed(lowerToLLVMDialect(module, entryName, cpu)))
     return std::nullopt;

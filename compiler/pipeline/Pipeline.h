@@ -79,6 +79,9 @@ struct CompileOptions {
   /// Tests only, with gpuSequential: f32 contractions on the TF32 tensor-core
   /// recipe (CpuTargetOptions::gpuTf32).
   bool gpuTf32 = false;
+  /// Tests: verify the IR after every pass of the CPU lowering, not just
+  /// at its end (CpuTargetOptions::verifyEachPass).
+  bool verifyEachPass = false;
   /// `--compile-threads`: threads for LLVM's optimization and code
   /// generation (CpuTargetOptions::codegenThreads; 0 = one per hardware
   /// thread). The object does not depend on it.

@@ -63,6 +63,9 @@ struct CpuTargetOptions {
   /// With gpuSequential: f32 contractions take the tensor-core recipe with
   /// TF32 operands, as `--target ptx --matmul-precision=tf32` compiles them.
   bool gpuTf32 = false;
+  /// Verify the IR after every pass of the lowering pipeline, not just at
+  /// its end: names the pass that broke it, at about twice the time.
+  bool verifyEachPass = false;
   /// LLVM optimization and code generation in partitions (LlvmCodegen.h):
   /// 0 chooses the count from the module's size, so the object does not
   /// depend on the machine; 1 compiles the module whole.

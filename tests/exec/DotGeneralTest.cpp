@@ -175,6 +175,7 @@ Program compileAndLoad(const std::string &text, const std::string &cpu) {
   // recipes (staged tiles, thread runs), their tiles run on this CPU.
   options.gpuSequential = shardc_test::gpuSequentialMode();
   options.gpuTf32 = shardc_test::gpuTf32Mode();
+  options.verifyEachPass = true;
   std::optional<shardc::CompileResult> result =
       shardc::compileText(text, "dot_general.mlir", options, p.diagnostics);
   if (!result)

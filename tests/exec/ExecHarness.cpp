@@ -308,6 +308,8 @@ Compiled compile(const std::string &modelText, const std::string &mesh,
   options.gpuSequential = gpuSequentialMode();
   options.gpuTf32 = gpuTf32Mode();
   options.codegenPartitions = codegenPartitionsMode();
+  options.verifyEachPass = true; // a broken pass is named, not just found
+
   llvm::raw_string_ostream emitStream(c.emitted);
   if (emit) {
     options.emit = emit;

@@ -328,6 +328,7 @@ int main(int argc, char **argv) {
         shardc::CompileOptions options;
         options.meshSizes = mesh;
         options.gpu = gpu;
+        options.verifyEachPass = true;
         std::string diagnostics;
         failedMesh = mesh;
         std::optional<shardc::CompileResult> compiled =
