@@ -30,10 +30,14 @@ constexpr llvm::StringLiteral kTargetTriple = "x86_64-unknown-linux-gnu";
 
 /// Instructions per partition, and at most this many partitions. A
 /// transformer training step's module (about 32k instructions, its largest
-/// function 7k) then compiles in 8 partitions; a partition's fixed cost
-/// (bitcode round trip, a target machine, its share of the merge) is a few
-/// milliseconds against 50-100 ms of work.
-constexpr size_t kInstructionsPerPartition = 4096;
+/// function 7k) compiles in 15 partitions, an MLP step's in 4; a
+/// partition's fixed cost (bitcode round trip, a target machine, its share
+/// of the merge) is a few milliseconds against 25-50 ms of work. Several
+/// partitions per thread balance the threads: SplitModule sizes partitions
+/// by whole functions, and with 4k instructions per partition the MLP's
+/// two were uneven (LLVM 0.51-0.64 s against 0.35-0.44 s with four, on
+/// 2 threads).
+constexpr size_t kInstructionsPerPartition = 2048;
 constexpr unsigned kMaxPartitions = 16;
 
 llvm::Error failure(const llvm::Twine &message) {
