@@ -40,9 +40,12 @@ llvm::Expected<std::string> shardc::mergeRelocatableObjects(llvm::ArrayRef<std::
   if (objects.size() == 1)
     return objects.front();
   TempDir dir;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("shardc-objects", dir.path))
-    return failure("cannot create a temporary folder for the partitions' objects: " +
-                   ec.message());
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("shardc-objects", dir.path)) {
+    llvm::SmallString<128> temp;
+    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, temp);
+    return failure("cannot create a temporary folder for the partitions' objects in " + temp +
+                   ": " + ec.message() + "; set TMPDIR to a writable folder");
+  }
   std::vector<std::string> paths;
   for (size_t i = 0; i < objects.size(); ++i) {
     paths.push_back(dir.file("part" + std::to_string(i) + ".o"));

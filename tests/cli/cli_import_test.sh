@@ -58,6 +58,13 @@ if expect_ok compile_one_thread -- compile "$JAX/transformer.mlir" --compile-thr
   check run_partitioned "ran two steps" contains "$TMP/run_partitioned.out" "ran 2 steps on 4 ranks"
 fi
 
+# The partitions' objects pass through $TMPDIR; one that cannot be used
+# is named, with the fix, and nothing is written.
+TMPDIR="$TMP/no/such/tmp" expect_error compile_no_tmpdir 3 "$TMP/no/such/tmp" \
+  "set TMPDIR to a writable folder" \
+  -- compile "$JAX/transformer.mlir" -o "$TMP/transformer_no_tmp"
+check compile_no_tmpdir "nothing is written" test ! -e "$TMP/transformer_no_tmp"
+
 expect_ok report_jax -- report "$JAX/mlp_2x2.mlir"
 check report_jax "reports collectives" contains "$TMP/report_jax.out" 'collectives on mesh ["data"=2, "model"=2]'
 # Locations are the user's lines (the innermost call site of JAX's trace),
