@@ -11,9 +11,10 @@
 //
 // P depends only on the module's size, never on the machine, so the object
 // is the same on every machine; T (one per hardware thread by default) only
-// decides how many partitions are compiled at once. Functions that another
-// partition calls become hidden globals (they keep their entry-prefixed
-// names), which is all the object changes: a kernel is optimized alone
+// decides how many partitions are compiled at once. The split makes every
+// internal function and constant a hidden global (names unchanged), so a
+// partition can call into another; that is all the object changes: a
+// kernel is optimized alone
 // either way (kernels are `noinline`, and are called through the runtime's
 // parallel_for or with memref descriptors whose shapes are constants inside
 // the kernel already). Small modules stay in one piece.

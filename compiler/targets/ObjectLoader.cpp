@@ -192,7 +192,7 @@ llvm::Expected<std::unique_ptr<LoadedObject>> LoadedObject::load(llvm::StringRef
   if (llvm::Error error = jit.addObjectFile(main, std::move(buffer))) return std::move(error);
   if (!defined.empty()) {
     // All symbols, hidden ones too: a partitioned compile (LlvmCodegen.h)
-    // leaves the kernels one partition calls in another as hidden globals.
+    // makes every internal function and constant a hidden global.
     auto linked = jit.getExecutionSession().lookup(
         orc::makeJITDylibSearchOrder(&main, orc::JITDylibLookupFlags::MatchAllSymbols),
         std::move(defined));

@@ -34,37 +34,12 @@ func.func @main(
   return %s : tensor<f32>
 }
 )";
-} // namespace
 
-TEST_CASE("compileModule works for a library caller that registers only the dialects",
-          "[exec][api]") {
-  mlir::DialectRegistry registry;
-  shardc::registerCompilerDialects(registry);
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(kModel, mlir::ParserConfig(&ctx));
-  REQUIRE(module);
-  shardc::CompileOptions options;
-  options.meshSizes = "data=2";
-  std::optional<shardc::CompileResult> result = shardc::compileModule(*module, options);
-  INFO("diagnostics: " << diagnostics);
-  // At the very least a failure must say why.
-  CHECK((result.has_value() || !diagnostics.empty()));
-  // And the model is fine, so it should compile.
-  REQUIRE(result.has_value());
-  CHECK(!result->object.empty());
-  CHECK(result->signature.mesh.deviceCount() == 2);
-}
-
-namespace {
-std::optional<shardc::CompileResult> compileWith(unsigned partitions, unsigned threads,
-                                                 std::string &diagnostics) {
+/// What a library caller does: registers the dialects, parses kModel and
+/// calls compileModule with `options`. `parsed` says whether kModel parsed;
+/// every diagnostic lands in `diagnostics`.
+std::optional<shardc::CompileResult> compileAsLibrary(const shardc::CompileOptions &options,
+                                                      bool &parsed, std::string &diagnostics) {
   mlir::DialectRegistry registry;
   shardc::registerCompilerDialects(registry);
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -75,12 +50,9 @@ std::optional<shardc::CompileResult> compileWith(unsigned partitions, unsigned t
   });
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(kModel, mlir::ParserConfig(&ctx));
+  parsed = static_cast<bool>(module);
   if (!module)
     return std::nullopt;
-  shardc::CompileOptions options;
-  options.meshSizes = "data=2";
-  options.codegenPartitions = partitions;
-  options.compileThreads = threads;
   return shardc::compileModule(*module, options);
 }
 
@@ -91,12 +63,37 @@ bool isRelocatableObject(const std::string &bytes) {
 }
 } // namespace
 
+TEST_CASE("compileModule works for a library caller that registers only the dialects",
+          "[exec][api]") {
+  shardc::CompileOptions options;
+  options.meshSizes = "data=2";
+  bool parsed = false;
+  std::string diagnostics;
+  std::optional<shardc::CompileResult> result = compileAsLibrary(options, parsed, diagnostics);
+  INFO("diagnostics: " << diagnostics);
+  REQUIRE(parsed);
+  // At the very least a failure must say why.
+  CHECK((result.has_value() || !diagnostics.empty()));
+  // And the model is fine, so it should compile.
+  REQUIRE(result.has_value());
+  CHECK(!result->object.empty());
+  CHECK(result->signature.mesh.deviceCount() == 2);
+}
+
 TEST_CASE("a partitioned compile gives one object, the same on any number of threads",
           "[exec][api]") {
   std::string diagnostics;
-  auto whole = compileWith(1, 1, diagnostics);
-  auto oneThread = compileWith(3, 1, diagnostics);
-  auto threeThreads = compileWith(3, 3, diagnostics);
+  auto compileWith = [&](unsigned partitions, unsigned threads) {
+    shardc::CompileOptions options;
+    options.meshSizes = "data=2";
+    options.codegenPartitions = partitions;
+    options.compileThreads = threads;
+    bool parsed = false;
+    return compileAsLibrary(options, parsed, diagnostics);
+  };
+  auto whole = compileWith(1, 1);
+  auto oneThread = compileWith(3, 1);
+  auto threeThreads = compileWith(3, 3);
   INFO("diagnostics: " << diagnostics);
   REQUIRE(whole);
   REQUIRE(oneThread);
