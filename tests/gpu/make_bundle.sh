@@ -35,8 +35,10 @@ done
 cp "$npycmp" "$root/bin/npycmp"
 for b in gemm_f32 gemm_tf32 gemm_bf16 chain; do cp "$bench/$b" "$root/bin/bench_$b"; done
 cp "$run_sh" "$root/run.sh"
+# profile.sh lies beside run.sh (both are the genrule's sources).
+cp "$(dirname "$run_sh")/profile.sh" "$root/profile.sh"
 cp "$inputs_sh" "$root/inputs.sh"
-chmod +x "$root/run.sh"
+chmod +x "$root/run.sh" "$root/profile.sh"
 printf 'case\texecutable\trtol\tatol\targs\n' >"$root/cases.tsv"
 while read -r name model mesh; do
   args=$(cd "$root" && case_args "$name" inputs/samples inputs/gen)

@@ -8,6 +8,8 @@
 # (results/bench.txt), whose ratios do not change the exit status.
 #   bash run.sh [--quick]     --quick: the 1-rank cases and one 4-rank case,
 #                             and only the f32 GEMM benchmark
+# NCCL and cuBLAS may come from Python wheels: set VIRTUAL_ENV to the
+# environment that holds them (on the machines tried, /opt/torch/.venv).
 set -u
 cd "$(dirname "$0")"
 quick=0
@@ -17,7 +19,13 @@ mkdir -p results
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || true
+  uname -srm
+  ldd --version 2>&1 | head -1
+  # A library the build machine linked that this one lacks fails every case
+  # the same way; say so once, up front.
+  ldd bin/npycmp 2>&1 | grep -i "not found" || echo "npycmp: every library found"
 } >results/device.txt
+cat results/device.txt
 start=$SECONDS passed=0 failed=0
 record() { echo "$*" | tee -a results/results.txt; }
 while IFS=$'\t' read -r case exe rtol atol args; do
@@ -31,7 +39,7 @@ while IFS=$'\t' read -r case exe rtol atol args; do
   dir=results/${case//\//.}
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
-  timeout 60 "bin/$exe" $args --out "$dir" >"$dir.log" 2>&1
+  timeout 30 "bin/$exe" $args --out "$dir" >"$dir.log" 2>&1
   rc=$?
   ms=$((($(date +%s%N) - t0) / 1000000))
   secs=$((ms / 1000)).$(printf '%03d' $((ms % 1000)))
@@ -62,12 +70,12 @@ record "$passed passed, $failed failed"
 benches="gemm_f32 gemm_tf32 gemm_bf16 chain"
 [[ $quick == 1 ]] && benches="gemm_f32"
 for b in $benches; do
-  timeout 120 "bin/bench_$b" "$b" --reps 10 >>results/bench.txt 2>&1 ||
+  timeout 60 "bin/bench_$b" "$b" --reps 10 >>results/bench.txt 2>&1 ||
     echo "bench $b failed (exit $?)" >>results/bench.txt
 done
 # shardrt's all-reduce against raw NCCL at one rank (any bench binary).
 for b in $([[ $quick == 1 ]] || echo chain); do
-  timeout 120 "bin/bench_$b" allreduce --reps 10 >>results/bench.txt 2>&1 ||
+  timeout 60 "bin/bench_$b" allreduce --reps 10 >>results/bench.txt 2>&1 ||
     echo "bench allreduce failed (exit $?)" >>results/bench.txt
 done
 cat results/bench.txt

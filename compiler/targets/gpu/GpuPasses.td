@@ -241,26 +241,58 @@ def GpuStageContractions : Pass<"gpu-stage-contractions"> {
     thread, and the thread foralls run one after the other, which is what
     the barriers guarantee on the GPU.
 
-    A tile marked `shardc.gpu_mma = array<i64: 64, 64, 32>` instead (f16
-    or bf16 operands summed in f32) is computed on the tensor cores: A is
-    staged by rows of K (64 x (32 + 8)), the accumulators live in a shared
-    64 x (64 + 4) f32 tile (a thread forall fills it from C, another
-    writes it back), and each chunk's compute is a forall of 8 warps
-    (`#gpu.warp<x>`, 2 x 4 over the tile): warp code reading each 16 x 8
-    accumulator tile once, adding for each K step of 16 the product of A's
-    16 x 16 and B's 16 x 8 shared tiles (`vector.contract` of the
-    operands extended to f32), and writing it back, which `gpu-lower-mma`
-    makes `mma.sync` in the kernel. Index math on the warp id is
-    `affine.apply`. The order of a K step's 16 products is the hardware's
-    (fixed, so replicas agree), and whole K steps past `kc` add the staged
-    zeros. A marked tile of f32 operands (`gpu-tile-and-fuse`'s `tf32`
-    option) is TF32: each operand is rounded to TF32 as it is staged (to
-    nearest, ties away from zero: add 2^12 to the bits and clear the low
-    13; a NaN is quieted instead, so that it stays one), K steps are 8
-    long, and nothing is extended.
+    A tile marked `shardc.gpu_mma = array<i64: BM, 64, 32>` instead (f16
+    or bf16 operands summed in f32; BM is 128, or 64 below 128 rows and for
+    TF32) is computed on the tensor cores: A is staged by rows of K (BM x
+    (32 + 8)), C's tile comes in and goes out through a shared BM x 64 f32
+    tile (rows padded by 16 bytes where that fits the 48 KiB of static
+    shared memory) by thread foralls, and the compute is a forall of 8
+    warps (`#gpu.warp<x>`, 4 x 2 over the tile: a 32 x 32 patch each at BM
+    = 128) whose warp code reads each 16 x 8 accumulator tile once, adds
+    for each K step of 16 the product of A's 16 x 16 and B's 16 x 8 shared
+    tiles (`vector.contract` of the operands extended to f32), and writes
+    it back once; `gpu-lower-mma` makes it `mma.sync` in the kernel. In a
+    kernel that warp code is the whole chunk loop, so the accumulators are
+    its loop-carried values (registers) from the first chunk to the last:
+
+    ```mlir
+    scf.forall (%w) in (8) {                       // mapping = [#gpu.warp<x>]
+      %acc0 = vector.transfer_read %C_tile[..]      // 16 x 8 tiles
+      %t = affine.apply (w * 32 + lane)             // gpu.lane_id
+      %next0 = (thread t's runs of chunk 0, as i32s)
+      scf.for %k0 = 0 to K step 32 iter_args(%acc = %acc0, %next = %next0) {
+        (store %next into the shared tiles) ; gpu.barrier
+        %following = (thread t's runs of chunk k0 + 32, as i32s)
+        %acc' = (the chunk's K steps: vector.contract on shared tiles)
+        gpu.barrier ; scf.yield %acc', %following
+      }
+      vector.transfer_write ... %C_tile[..]
+    }
+    ```
+
+    Each chunk is fetched one chunk ahead, so its loads are in flight while
+    the chunk before is computed; the fetched runs travel as i32s, since
+    upstream's mma rewriting drops a whole loop that carries a vector it
+    cannot make a fragment. In the sequential fork (`workgroup-memory=0`),
+    where warps run one after another and no lane exists, each chunk is a
+    staging thread forall and a warp forall that reads and writes the
+    accumulators through the shared tile instead. Index math in the warp
+    code is `affine.apply`, and its arithmetic avoids `arith.addi` and the
+    other ops upstream's rewriting takes for matrix ops. The order of a K
+    step's 16 products is the hardware's (fixed, so replicas agree), and
+    whole K steps past `kc` add the staged zeros. A marked tile of f32
+    operands (`gpu-tile-and-fuse`'s `tf32` option) is TF32: each operand
+    is rounded to TF32 as it is staged (to nearest, ties away from zero:
+    add 2^12 to the bits and clear the low 13; a NaN is quieted instead, so
+    that it stays one), K steps are 8 long, and nothing is extended.
 
     The staging threads walk the operand's innermost dim (coalesced global
-    reads) and zero the rows and columns past an edge tile. Each shared
+    reads) and zero the rows and columns past an edge tile. Where the
+    operand's innermost stride is 1 and its tile starts 16-byte aligned
+    (checked once per tile at run time), a thread copies 16-byte runs: one
+    vector load when the run lies inside, else element by element, and one
+    16-byte store when the shared rows run the same way as the operand's
+    (else a store per element: the transposing case). Each shared
     row is padded by 16 bytes (fewer bank conflicts on the transposing
     store, rows still 16-byte aligned for the vector loads). Each output
     still adds its K terms in order 0, 1, ..., K - 1 onto C's value: the

@@ -35,7 +35,7 @@ namespace {
 /// Upstream's rewriting deduces PTX types for f16 only, but ldmatrix moves
 /// 16-bit elements as bits, and mma.sync m16n8k16 lays out bf16 fragments
 /// as f16 ones. So the shared bf16 tiles the warp code reads become f16
-/// tiles of the same bits: stores into them bitcast, the warp code's reads
+/// tiles of the same bits: stores into them (scalar or vector) bitcast, the warp code's reads
 /// read f16 and extend that. Returns whether there was any (the mma.sync
 /// the rewriting then makes are bf16 ones, see rewriteBf16Mma).
 FailureOr<bool> retypeBf16Tiles(RewriterBase &rw, Operation *region) {
@@ -58,6 +58,12 @@ FailureOr<bool> retypeBf16Tiles(RewriterBase &rw, Operation *region) {
       if (auto store = dyn_cast<memref::StoreOp>(user); store && store.getMemRef() == tile) {
         Value bits = arith::BitcastOp::create(rw, loc, f16, store.getValueToStore());
         rw.modifyOpInPlace(store, [&] { store.getValueMutable().assign(bits); });
+        continue;
+      }
+      if (auto store = dyn_cast<vector::StoreOp>(user); store && store.getBase() == tile) {
+        Value bits = arith::BitcastOp::create(
+            rw, loc, store.getVectorType().clone(f16), store.getValueToStore());
+        rw.modifyOpInPlace(store, [&] { store.getValueToStoreMutable().assign(bits); });
         continue;
       }
       auto read = dyn_cast<vector::TransferReadOp>(user);

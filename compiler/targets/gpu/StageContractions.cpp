@@ -44,6 +44,8 @@ constexpr int64_t kThreads = kThreadsPerDim * kThreadsPerDim;
 static_assert(kThreads == 256);
 /// Bytes each shared row is padded by (the buffers are 16-byte aligned).
 constexpr int64_t kRowPadBytes = 16;
+/// The static shared memory a block may use.
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
   return shardc::gpu::indexConstant(b, loc, v);
@@ -55,9 +57,11 @@ Value zeroOf(OpBuilder &b, Location loc, Type elem) {
 
 int64_t bytesOf(Type elem) { return llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8); }
 
-/// Warps of a tensor-core block (2 along M, 4 along N: 256 threads) and
-/// the mma.sync shape: m16n8k16 for 16-bit operands, m16n8k8 for TF32.
-constexpr int64_t kWarpsM = 2, kWarpsN = 4, kWarpSize = 32;
+/// Warps of a tensor-core block (4 along M, 2 along N: 256 threads; a
+/// 128 x 64 tile gives each a 32 x 32 patch, which reads the fewest shared
+/// bytes per mma.sync) and the mma.sync shape: m16n8k16 for 16-bit
+/// operands, m16n8k8 for TF32.
+constexpr int64_t kWarpsM = 4, kWarpsN = 2, kWarpSize = 32;
 static_assert(kWarpsM * kWarpsN * kWarpSize == kThreads);
 constexpr int64_t kMmaM = 16, kMmaN = 8;
 int64_t mmaKFor(Type operand) { return operand.isF32() ? 8 : 16; }
@@ -65,21 +69,31 @@ int64_t mmaKFor(Type operand) { return operand.isF32() ? 8 : 16; }
 /// `v` (f32) rounded to TF32 (10 mantissa bits) to nearest, ties away from
 /// zero, as cvt.rna.tf32.f32 does: mma.sync on TF32 would otherwise drop
 /// the 13 low bits. Infinities stay; a NaN stays a NaN (quieted, so that
-/// dropping its low bits cannot make it an infinity).
+/// dropping its low bits cannot make it an infinity). `v` may be a vector
+/// of f32, rounded element by element.
 Value roundToTf32(OpBuilder &b, Location loc, Value v) {
-  Type i32 = b.getI32Type();
+  auto vector = dyn_cast<VectorType>(v.getType());
+  Type i32 = vector ? Type(vector.clone(b.getI32Type())) : Type(b.getI32Type());
   auto constant = [&](uint32_t x) -> Value {
-    return arith::ConstantIntOp::create(b, loc, static_cast<int32_t>(x), 32);
+    TypedAttr bits = b.getI32IntegerAttr(static_cast<int32_t>(x));
+    if (vector)
+      bits = DenseElementsAttr::get(cast<ShapedType>(i32), bits);
+    return arith::ConstantOp::create(b, loc, i32, bits);
   };
   Value bits = arith::BitcastOp::create(b, loc, i32, v);
   Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                       arith::AndIOp::create(b, loc, bits, constant(0x7fffffff)),
                                       constant(0x7f800000));
+  // addui_extended, not arith.addi: in a kernel this runs in the tensor
+  // cores' warp code, where upstream's mma rewriting would take an
+  // arith.addi for a matrix op. Its carry joins the NaN test (only a NaN's
+  // bits carry out), which keeps the canonicalizer from making it addi.
+  auto rounded = arith::AddUIExtendedOp::create(b, loc, bits, constant(0x00001000));
   Value source = arith::SelectOp::create(
-      b, loc, isNan, arith::OrIOp::create(b, loc, bits, constant(0x00400000)),
-      arith::AddIOp::create(b, loc, bits, constant(0x00001000)));
-  Value rounded = arith::AndIOp::create(b, loc, source, constant(0xffffe000));
-  return arith::BitcastOp::create(b, loc, b.getF32Type(), rounded);
+      b, loc, arith::OrIOp::create(b, loc, isNan, rounded.getOverflow()),
+      arith::OrIOp::create(b, loc, bits, constant(0x00400000)), rounded.getSum());
+  return arith::BitcastOp::create(b, loc, v.getType(),
+                                  arith::AndIOp::create(b, loc, source, constant(0xffffe000)));
 }
 
 /// The op's loops by role (one M, N and K loop; the rest batch), and its
@@ -159,6 +173,18 @@ Value linearThread(OpBuilder &b, Location loc, Value ty, Value tx) {
 
 using shardc::gpu::loadIf;
 
+/// An operand as the staging sees it: the operand, its shared tile
+/// (rows of K, or rows of its tile loop), its tile loop and length, and
+/// vectorReadable's i1 (or null).
+struct Staged {
+  OpOperand *operand;
+  Value shared;
+  unsigned loop;
+  int64_t tile;
+  bool kRows;
+  Value readable;
+};
+
 class Stager {
 public:
   Stager(Contraction c, bool workgroup) : c(c), workgroup(workgroup) {}
@@ -178,14 +204,36 @@ public:
     // threads by columns.
     sharedA = sharedBuffer(rw, c.bm, c.a, /*kRows=*/!c.mma);
     sharedB = sharedBuffer(rw, c.bn, c.b, /*kRows=*/true);
+    rw.setInsertionPoint(op);
+    readableA = vectorReadable(rw, c.a, c.m);
+    readableB = vectorReadable(rw, c.b, c.n);
     Type elemC = cast<MemRefType>(c.c->get().getType()).getElementType();
     if (c.mma) {
       // A warp's accumulators are spread over its lanes, which a thread
-      // forall cannot name: they live in the block's shared memory.
-      accumulators = shardc::gpu::blockBuffer(rw, op, {c.bm, c.bn + padOf(elemC)}, elemC,
-                                              workgroup);
+      // forall cannot name: C's tile comes in and goes out through the
+      // block's shared memory.
+      // Its rows are padded (fewer bank conflicts) when that still fits the
+      // 48 KiB of static shared memory a block may have.
+      auto bytesOfBuffer = [](Value buffer) {
+        auto type = cast<MemRefType>(buffer.getType());
+        return type.getNumElements() * bytesOf(type.getElementType());
+      };
+      int64_t pitch = c.bn + padOf(elemC);
+      if (bytesOfBuffer(sharedA) + bytesOfBuffer(sharedB) + c.bm * pitch * bytesOf(elemC) >
+          kStaticSharedBytes)
+        pitch = c.bn;
+      accumulators = shardc::gpu::blockBuffer(rw, op, {c.bm, pitch}, elemC, workgroup);
       rw.setInsertionPoint(op);
       copyTile(rw, /*intoShared=*/true);
+      if (workgroup) {
+        // In a kernel the chunk loop is warp code, so the accumulators
+        // stay in the lanes' registers from the first chunk to the last.
+        shardc::gpu::warpForall(rw, loc, kWarpsM * kWarpsN,
+                                [&](OpBuilder &b, Value warp) { computeMma(b, warp, depth); });
+        copyTile(rw, /*intoShared=*/false);
+        rw.eraseOp(op);
+        return;
+      }
     } else {
       accumulators = shardc::gpu::privateBuffer(rw, op, kThreads, c.tm * c.tn, elemC, workgroup);
       rw.setInsertionPoint(op);
@@ -198,12 +246,12 @@ public:
                                       arith::SubIOp::create(rw, loc, depth, k0));
     threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
       Value t = linearThread(b, loc, ty, tx);
-      stage(b, t, k0, kc, c.a, sharedA, c.m, c.bm, /*kRows=*/!c.mma);
-      stage(b, t, k0, kc, c.b, sharedB, c.n, c.bn, /*kRows=*/true);
+      stage(b, t, k0, kc, stagedA());
+      stage(b, t, k0, kc, stagedB());
     });
     if (c.mma)
       shardc::gpu::warpForall(rw, loc, kWarpsM * kWarpsN,
-                              [&](OpBuilder &b, Value warp) { computeMma(b, warp); });
+                              [&](OpBuilder &b, Value warp) { computeMma(b, warp, Value()); });
     else
       threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) { compute(b, ty, tx, kc); });
     // The accumulators back into C.
@@ -218,7 +266,12 @@ public:
 private:
   Contraction c;
   bool workgroup;
-  Value rows, cols, sharedA, sharedB, accumulators;
+  Value rows, cols, sharedA, sharedB, accumulators, readableA, readableB;
+
+  /// The tensor cores read A's tile by rows of K (ldmatrix), the SIMT
+  /// threads by columns.
+  Staged stagedA() const { return {c.a, sharedA, c.m, c.bm, /*kRows=*/!c.mma, readableA}; }
+  Staged stagedB() const { return {c.b, sharedB, c.n, c.bn, /*kRows=*/true, readableB}; }
 
   /// Each thread's patch of C into its accumulators (zeros past an edge).
   void loadPatches(OpBuilder &rw) {
@@ -262,37 +315,187 @@ private:
     return shardc::gpu::blockBuffer(rw, c.op, {tile, c.bk + padOf(elem)}, elem, workgroup);
   }
 
-  /// Thread `t`'s share of copying the chunk [k0, k0 + kc) of `operand`
-  /// (whose tile loop is `loop`, `tile` long) into `shared` (rows of K, or
-  /// rows of the tile loop): elements t, t + 256, ... of the chunk, walking
-  /// the operand's innermost dim first, so neighbouring threads read
-  /// neighbouring addresses.
-  void stage(OpBuilder &b, Value t, Value k0, Value kc, OpOperand *operand, Value shared,
-             unsigned loop, int64_t tile, bool kRows) {
+  /// Whether 16-byte runs of `operand` along its innermost dim may be
+  /// read as one vector load: an i1 computed once, in the block's code,
+  /// or null when the shape rules it out statically. The innermost dim
+  /// must be one the staging walks fastest (K, or the operand's tile
+  /// loop `loop`) with a stride of 1, the other strides whole 16-byte
+  /// multiples, and the tile's first element 16-byte aligned (its aligned
+  /// pointer plus offset), so that every run starting at a multiple of the
+  /// vector width is aligned too.
+  Value vectorReadable(OpBuilder &b, OpOperand *operand, unsigned loop) {
     Location loc = c.op.getLoc();
+    auto type = cast<MemRefType>(operand->get().getType());
     AffineMap map = c.op.getMatchingIndexingMap(operand);
-    bool kFastest = map.getDimPosition(map.getNumResults() - 1) == c.k;
-    Value extent = loop == c.m ? rows : cols;
-    Type elem = cast<MemRefType>(shared.getType()).getElementType();
+    unsigned innermost = map.getDimPosition(map.getNumResults() - 1);
+    const int64_t bytes = bytesOf(type.getElementType());
+    if ((innermost != c.k && innermost != loop) || 16 % bytes != 0 || bytes == 16)
+      return Value();
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, operand->get());
+    Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand->get());
+    auto multipleOf = [&](Value v, int64_t n) -> Value {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   arith::RemUIOp::create(b, loc, v, index(b, loc, n)),
+                                   index(b, loc, 0));
+    };
+    Value first = arith::AddIOp::create(
+        b, loc, pointer,
+        arith::MulIOp::create(b, loc, meta.getOffset(), index(b, loc, bytes)));
+    Value ok = multipleOf(first, 16);
+    ValueRange strides = meta.getStrides();
+    for (size_t d = 0; d < strides.size(); ++d) {
+      Value good = d + 1 == strides.size()
+                       ? Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, strides[d],
+                                                     index(b, loc, 1)))
+                       : multipleOf(strides[d], 16 / bytes);
+      ok = arith::AndIOp::create(b, loc, ok, good);
+    }
+    return ok;
+  }
+
+  /// Whether the operand's innermost dim is K (else its tile loop).
+  bool kFastest(const Staged &x) {
+    AffineMap map = c.op.getMatchingIndexingMap(x.operand);
+    return map.getDimPosition(map.getNumResults() - 1) == c.k;
+  }
+
+  /// Elements of a 16-byte run of the shared tile's element type.
+  static int64_t runWidth(const Staged &x) {
+    return 16 / bytesOf(cast<MemRefType>(x.shared.getType()).getElementType());
+  }
+
+  /// Whether a thread copies `x` by 16-byte runs (vectorReadable allows it,
+  /// and the chunk's fast dim and per-thread share hold whole runs).
+  bool byRuns(const Staged &x) {
+    const int64_t width = runWidth(x), fast = kFastest(x) ? c.bk : x.tile;
+    return x.readable && fast % width == 0 && (c.bk * x.tile / kThreads) % width == 0;
+  }
+
+  /// Where element `e` (an affine function of the thread t, dim 0) of a
+  /// chunk of `x` lies: its K and tile-loop indices in the chunk.
+  std::pair<Value, Value> chunkPosition(OpBuilder &b, const Staged &x, Value t, AffineExpr e) {
+    Location loc = c.op.getLoc();
+    const int64_t fast = kFastest(x) ? c.bk : x.tile;
+    auto apply = [&](AffineExpr expr) -> Value {
+      return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, expr), ValueRange{t});
+    };
+    Value kk = apply(kFastest(x) ? e % fast : e.floorDiv(fast));
+    Value mn = apply(kFastest(x) ? e.floorDiv(fast) : e % fast);
+    return {kk, mn};
+  }
+
+  /// The affine expression (of the thread t, dim 0) of the first element
+  /// of thread t's piece r: a run of `step` elements, or one element.
+  static AffineExpr pieceStart(OpBuilder &b, int64_t r, int64_t step) {
+    return (b.getAffineDimExpr(0) + r * kThreads) * step;
+  }
+
+  /// Thread `t`'s share of the chunk [k0, k0 + kc) of `x`, read from the
+  /// operand, walking its innermost dim first so neighbouring threads read
+  /// neighbouring addresses: by runs (byRuns), runs t, t + 256, ..., each
+  /// one 16-byte load when it lies inside the operand and `readable`
+  /// holds, else element by element (zeros past an edge); otherwise
+  /// elements t, t + 256, ... one by one. f32 operands of the tensor
+  /// cores come back rounded to TF32. deposit writes the pieces.
+  ///
+  /// Its index math is affine.apply and its arithmetic avoids arith.addi
+  /// and the other ops upstream's mma rewriting takes for matrix ops,
+  /// since in a kernel this runs inside the tensor cores' warp code.
+  SmallVector<Value> fetch(OpBuilder &b, Value t, Value k0, Value kc, const Staged &x) {
+    Location loc = c.op.getLoc();
+    Value extent = x.loop == c.m ? rows : cols;
+    Type elem = cast<MemRefType>(x.shared.getType()).getElementType();
     Value zero = zeroOf(b, loc, elem);
-    for (int64_t r = 0; r < c.bk * tile / kThreads; ++r) {
-      Value e = arith::AddIOp::create(b, loc, index(b, loc, r * kThreads), t);
-      Value fast = index(b, loc, kFastest ? c.bk : tile);
-      Value inner = arith::RemUIOp::create(b, loc, e, fast);
-      Value outer = arith::DivUIOp::create(b, loc, e, fast);
-      Value kk = kFastest ? inner : outer;
-      Value mn = kFastest ? outer : inner;
+    const bool runs = byRuns(x);
+    const int64_t step = runs ? runWidth(x) : 1, share = c.bk * x.tile / kThreads;
+    // Element e's place in the operand and whether it lies inside.
+    auto element = [&](AffineExpr e) -> std::pair<SmallVector<Value>, Value> {
+      auto [kk, mn] = chunkPosition(b, x, t, e);
       Value inside = arith::AndIOp::create(
           b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kk, kc),
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, mn, extent));
       SmallVector<Value> ivs(c.op.getNumLoops(), index(b, loc, 0));
-      ivs[loop] = mn;
-      ivs[c.k] = arith::AddIOp::create(b, loc, k0, kk);
-      Value v = loadIf(b, loc, inside, operand->get(), c.at(operand, ivs), zero);
-      if (c.mma && elem.isF32())
-        v = roundToTf32(b, loc, v);
-      memref::StoreOp::create(b, loc, v, shared, kRows ? ValueRange{kk, mn} : ValueRange{mn, kk});
+      ivs[x.loop] = mn;
+      AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
+      ivs[c.k] = affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, d0 + d1),
+                                               ValueRange{kk, k0});
+      return {c.at(x.operand, ivs), inside};
+    };
+    SmallVector<Value> pieces;
+    for (int64_t r = 0; r < share / step; ++r) {
+      AffineExpr e = pieceStart(b, r, step);
+      Value v;
+      if (!runs) {
+        auto [at, inside] = element(e);
+        v = loadIf(b, loc, inside, x.operand->get(), at, zero);
+      } else {
+        SmallVector<std::pair<SmallVector<Value>, Value>> xs;
+        for (int64_t j = 0; j < step; ++j)
+          xs.push_back(element(e + j));
+        // A run stays in one row of the chunk, so its ends bound it.
+        Value whole = arith::AndIOp::create(
+            b, loc, x.readable,
+            arith::AndIOp::create(b, loc, xs.front().second, xs.back().second));
+        auto vectorType = VectorType::get({step}, elem);
+        auto read = scf::IfOp::create(
+            b, loc, whole,
+            [&](OpBuilder &then, Location l) {
+              Value w = vector::LoadOp::create(then, l, vectorType, x.operand->get(),
+                                               xs.front().first, /*nontemporal=*/false,
+                                               llvm::MaybeAlign(16));
+              scf::YieldOp::create(then, l, w);
+            },
+            [&](OpBuilder &otherwise, Location l) {
+              SmallVector<Value> parts;
+              for (auto &[at, inside] : xs)
+                parts.push_back(loadIf(otherwise, l, inside, x.operand->get(), at, zero));
+              scf::YieldOp::create(
+                  otherwise, l,
+                  Value(vector::FromElementsOp::create(otherwise, l, vectorType, parts)));
+            });
+        v = read.getResult(0);
+      }
+      pieces.push_back(c.mma && elem.isF32() ? roundToTf32(b, loc, v) : v);
     }
+    return pieces;
+  }
+
+  /// Thread `t`'s pieces of a chunk of `x` (fetch) into its shared tile: a
+  /// run as one aligned 16-byte store when the shared rows run the same
+  /// way as the operand's (rows are padded to 16-byte multiples, runs
+  /// start at multiples of their width), else element by element (the
+  /// transposing case).
+  void deposit(OpBuilder &b, Value t, ArrayRef<Value> pieces, const Staged &x) {
+    Location loc = c.op.getLoc();
+    auto sharedType = cast<MemRefType>(x.shared.getType());
+    const int64_t step = byRuns(x) ? runWidth(x) : 1;
+    const bool rowStores = x.kRows != kFastest(x) &&
+                           (sharedType.getShape().back() * bytesOf(sharedType.getElementType())) %
+                                   16 ==
+                               0;
+    auto at = [&](std::pair<Value, Value> position) -> SmallVector<Value> {
+      auto [kk, mn] = position;
+      return x.kRows ? SmallVector<Value>{kk, mn} : SmallVector<Value>{mn, kk};
+    };
+    for (auto [r, v] : llvm::enumerate(pieces)) {
+      AffineExpr e = pieceStart(b, static_cast<int64_t>(r), step);
+      if (step == 1) {
+        memref::StoreOp::create(b, loc, v, x.shared, at(chunkPosition(b, x, t, e)));
+      } else if (rowStores) {
+        vector::StoreOp::create(b, loc, v, x.shared, at(chunkPosition(b, x, t, e)),
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+      } else {
+        for (int64_t j = 0; j < step; ++j)
+          memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, j), x.shared,
+                                  at(chunkPosition(b, x, t, e + j)));
+      }
+    }
+  }
+
+  /// Thread `t`'s share of copying the chunk [k0, k0 + kc) of `x` into its
+  /// shared tile.
+  void stage(OpBuilder &b, Value t, Value k0, Value kc, const Staged &x) {
+    deposit(b, t, fetch(b, t, k0, kc, x), x);
   }
 
   /// The tile's outputs between C and the shared accumulators (zeros past
@@ -331,34 +534,42 @@ private:
     });
   }
 
-  /// Warp `warp`'s share of one chunk on the tensor cores: its WM x WN
-  /// patch of the tile (warps 2 x 4 over it) as 16 x 8 accumulator tiles,
-  /// read once from the shared accumulators, each K step (16 for 16-bit
+  /// Warp `warp`'s share of the tile on the tensor cores: its WM x WN
+  /// patch (warps 2 x 4 over the tile) as 16 x 8 accumulator tiles, read
+  /// once from the shared accumulators, each K step (16 for 16-bit
   /// operands, 8 for TF32) adding A's 16 x K tile times B's K x 8 one
-  /// (vector.contract, 16-bit operands extended to f32), written back once. Every lane runs this
-  /// alike (gpu-map-foralls), and gpu-lower-mma turns each contraction
-  /// into mma.sync and its reads into ldmatrix. Index math on the warp id
-  /// is affine.apply: the slice that lowering converts may hold those, not
-  /// arith ops. Past kc the staged chunk holds zeros, so whole K steps add
-  /// exact zeros.
-  void computeMma(OpBuilder &b, Value warp) {
+  /// (vector.contract, 16-bit operands extended to f32), written back
+  /// once. Every lane runs this alike (gpu-map-foralls), and gpu-lower-mma
+  /// turns each contraction into mma.sync and its reads into ldmatrix.
+  /// Index math on the warp id is affine.apply: the slice that lowering
+  /// converts may hold those, not arith ops. Past kc the staged chunk holds
+  /// zeros, so whole K steps add exact zeros.
+  ///
+  /// Without `depth` this is one chunk, staged before it by a thread
+  /// forall (the sequential fork, where warps run one after another).
+  /// With it, the warp code is the whole chunk loop over K = `depth`: the
+  /// accumulators are its loop-carried values (registers, in each lane),
+  /// and each chunk is staged by thread warp * 32 + lane, then a barrier,
+  /// the K steps, and a barrier before the next chunk overwrites the tiles.
+  void computeMma(OpBuilder &b, Value warp, Value depth) {
     Location loc = c.op.getLoc();
     int64_t wm = c.bm / kWarpsM, wn = c.bn / kWarpsN;
     AffineExpr w = b.getAffineDimExpr(0);
     auto apply = [&](AffineExpr e) -> Value {
       return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), ValueRange{warp});
     };
-    auto read = [&](Value shared, Value row, Value col, int64_t h, int64_t wd) -> Value {
+    auto read = [&](OpBuilder &at, Value shared, Value row, Value col, int64_t h,
+                    int64_t wd) -> Value {
       Type elem = cast<MemRefType>(shared.getType()).getElementType();
-      return vector::TransferReadOp::create(b, loc, VectorType::get({h, wd}, elem), shared,
-                                            ValueRange{row, col}, zeroOf(b, loc, elem),
+      return vector::TransferReadOp::create(at, loc, VectorType::get({h, wd}, elem), shared,
+                                            ValueRange{row, col}, zeroOf(at, loc, elem),
                                             ArrayRef<bool>{true, true});
     };
-    auto widen = [&](Value v) -> Value {
+    auto widen = [&](OpBuilder &at, Value v) -> Value {
       auto type = cast<VectorType>(v.getType());
       if (type.getElementType().isF32())
         return v;
-      return arith::ExtFOp::create(b, loc, type.clone(b.getF32Type()), v);
+      return arith::ExtFOp::create(at, loc, type.clone(at.getF32Type()), v);
     };
     const int64_t kStep = mmaKFor(cast<MemRefType>(sharedA.getType()).getElementType());
     SmallVector<Value> rowsOf, colsOf;
@@ -369,7 +580,7 @@ private:
     SmallVector<Value> acc;
     for (Value row : rowsOf)
       for (Value col : colsOf)
-        acc.push_back(read(accumulators, row, col, kMmaM, kMmaN));
+        acc.push_back(read(b, accumulators, row, col, kMmaM, kMmaN));
     AffineExpr m, n, k;
     bindDims(b.getContext(), m, n, k);
     SmallVector<SmallVector<AffineExpr>> maps = {{m, k}, {k, n}, {m, n}};
@@ -377,24 +588,116 @@ private:
     SmallVector<vector::IteratorType> iterators = {vector::IteratorType::parallel,
                                                    vector::IteratorType::parallel,
                                                    vector::IteratorType::reduction};
-    for (int64_t k0 = 0; k0 < c.bk; k0 += kStep) {
-      Value kAt = index(b, loc, k0);
-      SmallVector<Value> as, bs;
-      for (Value row : rowsOf)
-        as.push_back(widen(read(sharedA, row, kAt, kMmaM, kStep)));
-      for (Value col : colsOf)
-        bs.push_back(widen(read(sharedB, kAt, col, kStep, kMmaN)));
-      for (size_t i = 0; i < rowsOf.size(); ++i)
-        for (size_t j = 0; j < colsOf.size(); ++j) {
-          Value &sum = acc[i * colsOf.size() + j];
-          sum = vector::ContractionOp::create(b, loc, as[i], bs[j], sum, mapRefs, iterators);
-        }
+    // One chunk's K steps onto `sums`.
+    auto kSteps = [&](OpBuilder &at, SmallVector<Value> &sums) {
+      for (int64_t k0 = 0; k0 < c.bk; k0 += kStep) {
+        Value kAt = index(at, loc, k0);
+        SmallVector<Value> as, bs;
+        for (Value row : rowsOf)
+          as.push_back(widen(at, read(at, sharedA, row, kAt, kMmaM, kStep)));
+        for (Value col : colsOf)
+          bs.push_back(widen(at, read(at, sharedB, kAt, col, kStep, kMmaN)));
+        for (size_t i = 0; i < rowsOf.size(); ++i)
+          for (size_t j = 0; j < colsOf.size(); ++j) {
+            Value &sum = sums[i * colsOf.size() + j];
+            sum = vector::ContractionOp::create(at, loc, as[i], bs[j], sum, mapRefs, iterators);
+          }
+      }
+    };
+    if (!depth) {
+      kSteps(b, acc);
+    } else {
+      acc = chunkLoop(b, warp, depth, acc, kSteps);
     }
     for (size_t i = 0; i < rowsOf.size(); ++i)
       for (size_t j = 0; j < colsOf.size(); ++j)
         vector::TransferWriteOp::create(b, loc, acc[i * colsOf.size() + j], accumulators,
                                         ValueRange{rowsOf[i], colsOf[j]},
                                         ArrayRef<bool>{true, true});
+  }
+
+  /// The kernel's chunk loop over K = `depth` in warp `warp`'s code,
+  /// carrying the accumulators `acc` (kSteps adds one chunk's K steps onto
+  /// them); returns their final values. Thread warp * 32 + lane stages its
+  /// share of each chunk, then a barrier, the K steps, and a barrier
+  /// before the next chunk overwrites the tiles. When both operands are
+  /// read by 16-byte runs, each chunk's runs are fetched one chunk ahead:
+  /// the loads of chunk k + 1 are in flight while chunk k's K steps run.
+  /// They travel between iterations as i32 scalars: upstream's mma
+  /// rewriting drops a whole loop that carries a vector it cannot make a
+  /// matrix fragment. Past the end a fetch reads nothing (kc is 0).
+  SmallVector<Value> chunkLoop(OpBuilder &b, Value warp, Value depth, ArrayRef<Value> acc,
+                               llvm::function_ref<void(OpBuilder &, SmallVector<Value> &)> kSteps) {
+    Location loc = c.op.getLoc();
+    AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
+    Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+    Value t = affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, d0 * kWarpSize + d1),
+                                            ValueRange{warp, lane});
+    // K steps of the chunk at k: min(BK, K - k), and 0 past the end.
+    auto chunkSize = [&](OpBuilder &at, Value k) -> Value {
+      Value left = affine::AffineMinOp::create(
+          at, loc, AffineMap::get(2, 0, {at.getAffineConstantExpr(c.bk), d1 - d0}, at.getContext()),
+          ValueRange{k, depth});
+      return affine::AffineMaxOp::create(
+          at, loc, AffineMap::get(1, 0, {at.getAffineConstantExpr(0), d0}, at.getContext()),
+          ValueRange{left});
+    };
+    const Staged a = stagedA(), bOp = stagedB();
+    const bool ahead = byRuns(a) && byRuns(bOp);
+    // A 16-byte run as four i32s and back.
+    auto pack = [&](OpBuilder &at, ArrayRef<Value> runs, SmallVector<Value> &into) {
+      for (Value run : runs) {
+        Value words = vector::BitCastOp::create(at, loc, VectorType::get({4}, at.getI32Type()), run);
+        for (int64_t w = 0; w < 4; ++w)
+          into.push_back(vector::ExtractOp::create(at, loc, words, w));
+      }
+    };
+    auto unpack = [&](OpBuilder &at, ValueRange words, const Staged &x) {
+      Type elem = cast<MemRefType>(x.shared.getType()).getElementType();
+      SmallVector<Value> runs;
+      for (size_t i = 0; i < words.size(); i += 4) {
+        Value v = vector::FromElementsOp::create(
+            at, loc, VectorType::get({4}, at.getI32Type()), words.slice(i, 4));
+        runs.push_back(
+            vector::BitCastOp::create(at, loc, VectorType::get({runWidth(x)}, elem), v));
+      }
+      return runs;
+    };
+    SmallVector<Value> init(acc);
+    size_t wordsA = 0;
+    if (ahead) {
+      Value zero = index(b, loc, 0);
+      pack(b, fetch(b, t, zero, chunkSize(b, zero), a), init);
+      wordsA = init.size() - acc.size();
+      pack(b, fetch(b, t, zero, chunkSize(b, zero), bOp), init);
+    }
+    auto chunks = scf::ForOp::create(
+        b, loc, index(b, loc, 0), depth, index(b, loc, c.bk), init,
+        [&](OpBuilder &s, Location l, Value k0, ValueRange carried) {
+          SmallVector<Value> next;
+          if (ahead) {
+            ValueRange words = carried.drop_front(acc.size());
+            deposit(s, t, unpack(s, words.take_front(wordsA), a), a);
+            deposit(s, t, unpack(s, words.drop_front(wordsA), bOp), bOp);
+          } else {
+            stage(s, t, k0, chunkSize(s, k0), a);
+            stage(s, t, k0, chunkSize(s, k0), bOp);
+          }
+          gpu::BarrierOp::create(s, l);
+          if (ahead) {
+            Value k1 = affine::AffineApplyOp::create(
+                s, l, AffineMap::get(1, 0, s.getAffineDimExpr(0) + c.bk), ValueRange{k0});
+            pack(s, fetch(s, t, k1, chunkSize(s, k1), a), next);
+            pack(s, fetch(s, t, k1, chunkSize(s, k1), bOp), next);
+          }
+          SmallVector<Value> sums(carried.take_front(acc.size()));
+          kSteps(s, sums);
+          gpu::BarrierOp::create(s, l);
+          sums.append(next);
+          scf::YieldOp::create(s, l, sums);
+        });
+    ResultRange sums = chunks.getResults().take_front(acc.size());
+    return SmallVector<Value>(sums.begin(), sums.end());
   }
 
   /// Thread (ty, tx)'s TM x TN patch of the tile: its place in C, which

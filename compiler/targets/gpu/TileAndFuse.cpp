@@ -277,9 +277,10 @@ LogicalResult tileMarkedBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
 /// static loops, and M, N and K long enough for staging to pay (shorter
 /// ones keep the output recipe). 128 x 128 blocks of 8 x 8 per thread where
 /// both M and N fill eight of them, else 64 x 64 of 4 x 4; f16 or bf16
-/// operands summed in f32 go to the tensor cores instead, 64 x 64 blocks
-/// with K chunks of 32 (their accumulators live in shared memory, which
-/// bounds the tile); with `tf32`, f32 operands summed in f32 too.
+/// operands summed in f32 go to the tensor cores instead, 128 x 64 blocks
+/// (64 x 64 below 128 rows, and for TF32) with K chunks of 32 (C's tile
+/// passes through shared memory, which bounds the tile); with `tf32`, f32
+/// operands summed in f32 too.
 struct StagedTile {
   int64_t bm, bn, bk, tm, tn;
   unsigned m, n;
@@ -304,8 +305,14 @@ std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op, bool tf32) {
   int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
   if (m < 32 || n < 32 || k < 16)
     return std::nullopt;
-  if (shardc::gpuTensorCoreContraction(op, tf32))
-    return StagedTile{64, 64, 32, 0, 0, dims->m[0], dims->n[0], true};
+  if (shardc::gpuTensorCoreContraction(op, tf32)) {
+    // 16-bit operands and 128 rows or more: 128 x 64 blocks (half the
+    // shared-memory reads per mma.sync of 64 x 64); f32 ones (TF32) stay
+    // 64 x 64, whose staged tiles fit the 48 KiB of shared memory.
+    bool wide = !getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType()).isF32() &&
+                m >= 128;
+    return StagedTile{wide ? 128 : 64, 64, 32, 0, 0, dims->m[0], dims->n[0], true};
+  }
   if (m >= 1024 && n >= 1024)
     return StagedTile{128, 128, 16, 8, 8, dims->m[0], dims->n[0], false};
   return StagedTile{64, 64, 32, 4, 4, dims->m[0], dims->n[0], false};

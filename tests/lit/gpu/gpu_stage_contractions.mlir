@@ -8,7 +8,10 @@
 // per thread); a thread forall loads each thread's 4 x 4 outputs from C
 // (guarded at the tile's edge); a loop over K chunks of BK = 32 holds a
 // staging thread forall (each thread copies 64 * 32 / 256 = 8 elements of
-// each operand, guarded at the tile's and the chunk's edge) and a compute
+// each operand as two runs of 4 along the operand's rows: one 16-byte
+// load when the run lies inside and the operand's alignment, checked once
+// in the block's code, allows, else 4 guarded loads; A's runs go to its
+// K-major tile element by element, B's as one 16-byte store) and a compute
 // thread forall (the accumulators, the op's body over the chunk's steps
 // with A's and B's runs as vector loads, multiplies and adds free to
 // contract, the accumulators again); a last thread forall writes them to
@@ -22,14 +25,21 @@
 // CHECK-DAG: %[[AS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<1x16xf32>
+// CHECK-DAG: memref.extract_aligned_pointer_as_index %{{.*}} : memref<64x100xf32, strided<[100, 1], offset: ?>>
+// CHECK-DAG: memref.extract_aligned_pointer_as_index %{{.*}} : memref<100x64xf32, strided<[128, 1], offset: ?>>
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
 // CHECK-COUNT-16: memref.store %{{.*}}, %[[ACC]][%c0{{.*}}, %c{{[0-9]+}}{{.*}}] : memref<1x16xf32>
 // CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
-// CHECK: scf.for %[[K0:.*]] = %c0 to %c100 step %c32
+// CHECK: scf.for %[[K0:.*]] = %c0{{.*}} to %c100 step %c32
 // CHECK: %[[KC:.*]] = arith.minsi
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
-// CHECK-COUNT-8: memref.store %{{.*}}, %[[AS]]
-// CHECK-COUNT-8: memref.store %{{.*}}, %[[BS]]
+// CHECK: scf.if %{{.*}} -> (vector<4xf32>)
+// CHECK-NEXT: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x100xf32, strided<[100, 1], offset: ?>>, vector<4xf32>
+// CHECK: } else {
+// CHECK: vector.from_elements %{{.*}} : vector<4xf32>
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[AS]][
+// CHECK-NOT: memref.store %{{.*}}, %[[BS]][
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 16)
 // CHECK-COUNT-16: memref.load %[[ACC]]

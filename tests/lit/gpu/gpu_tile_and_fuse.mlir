@@ -184,13 +184,13 @@ func.func @staged_wide(%a: tensor<1024x16xf32>, %b: tensor<16x1100xf32>, %c: ten
   return %m : tensor<1024x1100xf32>
 }
 
-// f16 or bf16 operands summed in f32: the tensor-core recipe's 64 x 64
-// blocks, K chunks of 32, marked shardc.gpu_mma. Mixed 16-bit operands
-// keep the SIMT recipe.
+// f16 or bf16 operands summed in f32: the tensor-core recipe's 128 x 64
+// blocks (64 x 64 below 128 rows), K chunks of 32, marked shardc.gpu_mma.
+// Mixed 16-bit operands keep the SIMT recipe.
 
 // CHECK-LABEL: func.func @tensor_cores
-// CHECK: step (64, 64)
-// CHECK: linalg.matmul {shardc.gpu_mma = array<i64: 64, 64, 32>}
+// CHECK: step (128, 64)
+// CHECK: linalg.matmul {shardc.gpu_mma = array<i64: 128, 64, 32>}
 // CHECK: } {mapping = [#gpu.block<y>, #gpu.block<x>], shardc.gpu_recipe = "gemm_mma"}
 func.func @tensor_cores(%a: tensor<1024x64xf16>, %b: tensor<64x1100xf16>, %c: tensor<1024x1100xf32>) -> tensor<1024x1100xf32> {
   %m = linalg.matmul ins(%a, %b : tensor<1024x64xf16>, tensor<64x1100xf16>) outs(%c : tensor<1024x1100xf32>) -> tensor<1024x1100xf32>
