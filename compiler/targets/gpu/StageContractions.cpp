@@ -5,7 +5,8 @@
 // staging of A and B by K chunks, and either a TM x TN patch of outputs
 // per thread (the SIMT cores) or a patch of 16 x 8 tiles per warp (the
 // tensor cores, as vector.contract on shared tiles, which gpu-lower-mma
-// makes mma.sync in the kernel).
+// makes mma.sync in the kernel). How each thread copies its share of the
+// operands is StagedOperands.h.
 //
 // Invariants: no element past an edge is read from global memory or
 // stored. On the SIMT cores every output adds its K terms in order, each
@@ -17,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/gpu/BlockProgram.h"
 #include "compiler/targets/gpu/GpuPasses.h"
+#include "compiler/targets/gpu/StagedOperands.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,24 +40,21 @@ using namespace mlir;
 
 namespace {
 
-/// Threads of a staged block: 16 x 16.
-constexpr int64_t kThreadsPerDim = 16;
-constexpr int64_t kThreads = kThreadsPerDim * kThreadsPerDim;
-static_assert(kThreads == 256);
-/// Bytes each shared row is padded by (the buffers are 16-byte aligned).
-constexpr int64_t kRowPadBytes = 16;
-/// The static shared memory a block may use.
-constexpr int64_t kStaticSharedBytes = 48 * 1024;
+using shardc::gpu::bytesOf;
+using shardc::gpu::Contraction;
+using shardc::gpu::kThreads;
+using shardc::gpu::kThreadsPerDim;
+using shardc::gpu::Staged;
+using shardc::gpu::zeroOf;
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
   return shardc::gpu::indexConstant(b, loc, v);
 }
 
-Value zeroOf(OpBuilder &b, Location loc, Type elem) {
-  return arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
-}
-
-int64_t bytesOf(Type elem) { return llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8); }
+/// Bytes each shared row is padded by (the buffers are 16-byte aligned).
+constexpr int64_t kRowPadBytes = 16;
+/// The static shared memory a block may use.
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
 /// Warps of a tensor-core block (4 along M, 2 along N: 256 threads; a
 /// 128 x 64 tile gives each a 32 x 32 patch, which reads the fewest shared
@@ -65,57 +64,6 @@ constexpr int64_t kWarpsM = 4, kWarpsN = 2, kWarpSize = 32;
 static_assert(kWarpsM * kWarpsN * kWarpSize == kThreads);
 constexpr int64_t kMmaM = 16, kMmaN = 8;
 int64_t mmaKFor(Type operand) { return operand.isF32() ? 8 : 16; }
-
-/// `v` (f32) rounded to TF32 (10 mantissa bits) to nearest, ties away from
-/// zero, as cvt.rna.tf32.f32 does: mma.sync on TF32 would otherwise drop
-/// the 13 low bits. Infinities stay; a NaN stays a NaN (quieted, so that
-/// dropping its low bits cannot make it an infinity). `v` may be a vector
-/// of f32, rounded element by element.
-Value roundToTf32(OpBuilder &b, Location loc, Value v) {
-  auto vector = dyn_cast<VectorType>(v.getType());
-  Type i32 = vector ? Type(vector.clone(b.getI32Type())) : Type(b.getI32Type());
-  auto constant = [&](uint32_t x) -> Value {
-    TypedAttr bits = b.getI32IntegerAttr(static_cast<int32_t>(x));
-    if (vector)
-      bits = DenseElementsAttr::get(cast<ShapedType>(i32), bits);
-    return arith::ConstantOp::create(b, loc, i32, bits);
-  };
-  Value bits = arith::BitcastOp::create(b, loc, i32, v);
-  Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                      arith::AndIOp::create(b, loc, bits, constant(0x7fffffff)),
-                                      constant(0x7f800000));
-  // addui_extended, not arith.addi: in a kernel this runs in the tensor
-  // cores' warp code, where upstream's mma rewriting would take an
-  // arith.addi for a matrix op. Its carry joins the NaN test (only a NaN's
-  // bits carry out), which keeps the canonicalizer from making it addi.
-  auto rounded = arith::AddUIExtendedOp::create(b, loc, bits, constant(0x00001000));
-  Value source = arith::SelectOp::create(
-      b, loc, arith::OrIOp::create(b, loc, isNan, rounded.getOverflow()),
-      arith::OrIOp::create(b, loc, bits, constant(0x00400000)), rounded.getSum());
-  return arith::BitcastOp::create(b, loc, v.getType(),
-                                  arith::AndIOp::create(b, loc, source, constant(0xffffe000)));
-}
-
-/// The op's loops by role (one M, N and K loop; the rest batch), and its
-/// operands: A the input that holds M, B the one that holds N. TM x TN
-/// outputs a thread on the SIMT cores; `mma` on the tensor cores.
-struct Contraction {
-  linalg::LinalgOp op;
-  unsigned m, n, k;
-  OpOperand *a, *b, *c;
-  int64_t bm, bn, bk, tm, tn;
-  bool mma;
-
-  /// The indices of `operand` at loop values `ivs` (batch loops at 0: a
-  /// block tile holds one batch element).
-  SmallVector<Value> at(OpOperand *operand, ArrayRef<Value> ivs) {
-    SmallVector<Value> indices;
-    AffineMap map = op.getMatchingIndexingMap(operand);
-    for (unsigned r = 0; r < map.getNumResults(); ++r)
-      indices.push_back(ivs[map.getDimPosition(r)]);
-    return indices;
-  }
-};
 
 /// The tile sizes a marked op carries: [BM, BN, BK, TM, TN] for the SIMT
 /// cores, or [BM, BN, BK] for the tensor cores (TM = TN = 0), whose block
@@ -173,18 +121,6 @@ Value linearThread(OpBuilder &b, Location loc, Value ty, Value tx) {
 
 using shardc::gpu::loadIf;
 
-/// An operand as the staging sees it: the operand, its shared tile
-/// (rows of K, or rows of its tile loop), its tile loop and length, and
-/// vectorReadable's i1 (or null).
-struct Staged {
-  OpOperand *operand;
-  Value shared;
-  unsigned loop;
-  int64_t tile;
-  bool kRows;
-  Value readable;
-};
-
 class Stager {
 public:
   Stager(Contraction c, bool workgroup) : c(c), workgroup(workgroup) {}
@@ -205,8 +141,8 @@ public:
     sharedA = sharedBuffer(rw, c.bm, c.a, /*kRows=*/!c.mma);
     sharedB = sharedBuffer(rw, c.bn, c.b, /*kRows=*/true);
     rw.setInsertionPoint(op);
-    readableA = vectorReadable(rw, c.a, c.m);
-    readableB = vectorReadable(rw, c.b, c.n);
+    readableA = staging.vectorReadable(rw, c.a, c.m);
+    readableB = staging.vectorReadable(rw, c.b, c.n);
     Type elemC = cast<MemRefType>(c.c->get().getType()).getElementType();
     if (c.mma) {
       // A warp's accumulators are spread over its lanes, which a thread
@@ -246,8 +182,8 @@ public:
                                       arith::SubIOp::create(rw, loc, depth, k0));
     threadForall(rw, loc, [&](OpBuilder &b, Value ty, Value tx) {
       Value t = linearThread(b, loc, ty, tx);
-      stage(b, t, k0, kc, stagedA());
-      stage(b, t, k0, kc, stagedB());
+      staging.stage(b, t, k0, kc, stagedA());
+      staging.stage(b, t, k0, kc, stagedB());
     });
     if (c.mma)
       shardc::gpu::warpForall(rw, loc, kWarpsM * kWarpsN,
@@ -265,13 +201,14 @@ public:
 
 private:
   Contraction c;
+  shardc::gpu::OperandStaging staging{c};
   bool workgroup;
   Value rows, cols, sharedA, sharedB, accumulators, readableA, readableB;
 
   /// The tensor cores read A's tile by rows of K (ldmatrix), the SIMT
   /// threads by columns.
-  Staged stagedA() const { return {c.a, sharedA, c.m, c.bm, /*kRows=*/!c.mma, readableA}; }
-  Staged stagedB() const { return {c.b, sharedB, c.n, c.bn, /*kRows=*/true, readableB}; }
+  Staged stagedA() const { return {c.a, sharedA, c.m, c.bm, rows, /*kRows=*/!c.mma, readableA}; }
+  Staged stagedB() const { return {c.b, sharedB, c.n, c.bn, cols, /*kRows=*/true, readableB}; }
 
   /// Each thread's patch of C into its accumulators (zeros past an edge).
   void loadPatches(OpBuilder &rw) {
@@ -313,189 +250,6 @@ private:
     if (kRows)
       return shardc::gpu::blockBuffer(rw, c.op, {c.bk, tile + padOf(elem)}, elem, workgroup);
     return shardc::gpu::blockBuffer(rw, c.op, {tile, c.bk + padOf(elem)}, elem, workgroup);
-  }
-
-  /// Whether 16-byte runs of `operand` along its innermost dim may be
-  /// read as one vector load: an i1 computed once, in the block's code,
-  /// or null when the shape rules it out statically. The innermost dim
-  /// must be one the staging walks fastest (K, or the operand's tile
-  /// loop `loop`) with a stride of 1, the other strides whole 16-byte
-  /// multiples, and the tile's first element 16-byte aligned (its aligned
-  /// pointer plus offset), so that every run starting at a multiple of the
-  /// vector width is aligned too.
-  Value vectorReadable(OpBuilder &b, OpOperand *operand, unsigned loop) {
-    Location loc = c.op.getLoc();
-    auto type = cast<MemRefType>(operand->get().getType());
-    AffineMap map = c.op.getMatchingIndexingMap(operand);
-    unsigned innermost = map.getDimPosition(map.getNumResults() - 1);
-    const int64_t bytes = bytesOf(type.getElementType());
-    if ((innermost != c.k && innermost != loop) || 16 % bytes != 0 || bytes == 16)
-      return Value();
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, operand->get());
-    Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand->get());
-    auto multipleOf = [&](Value v, int64_t n) -> Value {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                   arith::RemUIOp::create(b, loc, v, index(b, loc, n)),
-                                   index(b, loc, 0));
-    };
-    Value first = arith::AddIOp::create(
-        b, loc, pointer,
-        arith::MulIOp::create(b, loc, meta.getOffset(), index(b, loc, bytes)));
-    Value ok = multipleOf(first, 16);
-    ValueRange strides = meta.getStrides();
-    for (size_t d = 0; d < strides.size(); ++d) {
-      Value good = d + 1 == strides.size()
-                       ? Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, strides[d],
-                                                     index(b, loc, 1)))
-                       : multipleOf(strides[d], 16 / bytes);
-      ok = arith::AndIOp::create(b, loc, ok, good);
-    }
-    return ok;
-  }
-
-  /// Whether the operand's innermost dim is K (else its tile loop).
-  bool kFastest(const Staged &x) {
-    AffineMap map = c.op.getMatchingIndexingMap(x.operand);
-    return map.getDimPosition(map.getNumResults() - 1) == c.k;
-  }
-
-  /// Elements of a 16-byte run of the shared tile's element type.
-  static int64_t runWidth(const Staged &x) {
-    return 16 / bytesOf(cast<MemRefType>(x.shared.getType()).getElementType());
-  }
-
-  /// Whether a thread copies `x` by 16-byte runs (vectorReadable allows it,
-  /// and the chunk's fast dim and per-thread share hold whole runs).
-  bool byRuns(const Staged &x) {
-    const int64_t width = runWidth(x), fast = kFastest(x) ? c.bk : x.tile;
-    return x.readable && fast % width == 0 && (c.bk * x.tile / kThreads) % width == 0;
-  }
-
-  /// Where element `e` (an affine function of the thread t, dim 0) of a
-  /// chunk of `x` lies: its K and tile-loop indices in the chunk.
-  std::pair<Value, Value> chunkPosition(OpBuilder &b, const Staged &x, Value t, AffineExpr e) {
-    Location loc = c.op.getLoc();
-    const int64_t fast = kFastest(x) ? c.bk : x.tile;
-    auto apply = [&](AffineExpr expr) -> Value {
-      return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, expr), ValueRange{t});
-    };
-    Value kk = apply(kFastest(x) ? e % fast : e.floorDiv(fast));
-    Value mn = apply(kFastest(x) ? e.floorDiv(fast) : e % fast);
-    return {kk, mn};
-  }
-
-  /// The affine expression (of the thread t, dim 0) of the first element
-  /// of thread t's piece r: a run of `step` elements, or one element.
-  static AffineExpr pieceStart(OpBuilder &b, int64_t r, int64_t step) {
-    return (b.getAffineDimExpr(0) + r * kThreads) * step;
-  }
-
-  /// Thread `t`'s share of the chunk [k0, k0 + kc) of `x`, read from the
-  /// operand, walking its innermost dim first so neighbouring threads read
-  /// neighbouring addresses: by runs (byRuns), runs t, t + 256, ..., each
-  /// one 16-byte load when it lies inside the operand and `readable`
-  /// holds, else element by element (zeros past an edge); otherwise
-  /// elements t, t + 256, ... one by one. f32 operands of the tensor
-  /// cores come back rounded to TF32. deposit writes the pieces.
-  ///
-  /// Its index math is affine.apply and its arithmetic avoids arith.addi
-  /// and the other ops upstream's mma rewriting takes for matrix ops,
-  /// since in a kernel this runs inside the tensor cores' warp code.
-  SmallVector<Value> fetch(OpBuilder &b, Value t, Value k0, Value kc, const Staged &x) {
-    Location loc = c.op.getLoc();
-    Value extent = x.loop == c.m ? rows : cols;
-    Type elem = cast<MemRefType>(x.shared.getType()).getElementType();
-    Value zero = zeroOf(b, loc, elem);
-    const bool runs = byRuns(x);
-    const int64_t step = runs ? runWidth(x) : 1, share = c.bk * x.tile / kThreads;
-    // Element e's place in the operand and whether it lies inside.
-    auto element = [&](AffineExpr e) -> std::pair<SmallVector<Value>, Value> {
-      auto [kk, mn] = chunkPosition(b, x, t, e);
-      Value inside = arith::AndIOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kk, kc),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, mn, extent));
-      SmallVector<Value> ivs(c.op.getNumLoops(), index(b, loc, 0));
-      ivs[x.loop] = mn;
-      AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
-      ivs[c.k] = affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, d0 + d1),
-                                               ValueRange{kk, k0});
-      return {c.at(x.operand, ivs), inside};
-    };
-    SmallVector<Value> pieces;
-    for (int64_t r = 0; r < share / step; ++r) {
-      AffineExpr e = pieceStart(b, r, step);
-      Value v;
-      if (!runs) {
-        auto [at, inside] = element(e);
-        v = loadIf(b, loc, inside, x.operand->get(), at, zero);
-      } else {
-        SmallVector<std::pair<SmallVector<Value>, Value>> xs;
-        for (int64_t j = 0; j < step; ++j)
-          xs.push_back(element(e + j));
-        // A run stays in one row of the chunk, so its ends bound it.
-        Value whole = arith::AndIOp::create(
-            b, loc, x.readable,
-            arith::AndIOp::create(b, loc, xs.front().second, xs.back().second));
-        auto vectorType = VectorType::get({step}, elem);
-        auto read = scf::IfOp::create(
-            b, loc, whole,
-            [&](OpBuilder &then, Location l) {
-              Value w = vector::LoadOp::create(then, l, vectorType, x.operand->get(),
-                                               xs.front().first, /*nontemporal=*/false,
-                                               llvm::MaybeAlign(16));
-              scf::YieldOp::create(then, l, w);
-            },
-            [&](OpBuilder &otherwise, Location l) {
-              SmallVector<Value> parts;
-              for (auto &[at, inside] : xs)
-                parts.push_back(loadIf(otherwise, l, inside, x.operand->get(), at, zero));
-              scf::YieldOp::create(
-                  otherwise, l,
-                  Value(vector::FromElementsOp::create(otherwise, l, vectorType, parts)));
-            });
-        v = read.getResult(0);
-      }
-      pieces.push_back(c.mma && elem.isF32() ? roundToTf32(b, loc, v) : v);
-    }
-    return pieces;
-  }
-
-  /// Thread `t`'s pieces of a chunk of `x` (fetch) into its shared tile: a
-  /// run as one aligned 16-byte store when the shared rows run the same
-  /// way as the operand's (rows are padded to 16-byte multiples, runs
-  /// start at multiples of their width), else element by element (the
-  /// transposing case).
-  void deposit(OpBuilder &b, Value t, ArrayRef<Value> pieces, const Staged &x) {
-    Location loc = c.op.getLoc();
-    auto sharedType = cast<MemRefType>(x.shared.getType());
-    const int64_t step = byRuns(x) ? runWidth(x) : 1;
-    const bool rowStores = x.kRows != kFastest(x) &&
-                           (sharedType.getShape().back() * bytesOf(sharedType.getElementType())) %
-                                   16 ==
-                               0;
-    auto at = [&](std::pair<Value, Value> position) -> SmallVector<Value> {
-      auto [kk, mn] = position;
-      return x.kRows ? SmallVector<Value>{kk, mn} : SmallVector<Value>{mn, kk};
-    };
-    for (auto [r, v] : llvm::enumerate(pieces)) {
-      AffineExpr e = pieceStart(b, static_cast<int64_t>(r), step);
-      if (step == 1) {
-        memref::StoreOp::create(b, loc, v, x.shared, at(chunkPosition(b, x, t, e)));
-      } else if (rowStores) {
-        vector::StoreOp::create(b, loc, v, x.shared, at(chunkPosition(b, x, t, e)),
-                                /*nontemporal=*/false, llvm::MaybeAlign(16));
-      } else {
-        for (int64_t j = 0; j < step; ++j)
-          memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, j), x.shared,
-                                  at(chunkPosition(b, x, t, e + j)));
-      }
-    }
-  }
-
-  /// Thread `t`'s share of copying the chunk [k0, k0 + kc) of `x` into its
-  /// shared tile.
-  void stage(OpBuilder &b, Value t, Value k0, Value kc, const Staged &x) {
-    deposit(b, t, fetch(b, t, k0, kc, x), x);
   }
 
   /// The tile's outputs between C and the shared accumulators (zeros past
@@ -643,7 +397,7 @@ private:
           ValueRange{left});
     };
     const Staged a = stagedA(), bOp = stagedB();
-    const bool ahead = byRuns(a) && byRuns(bOp);
+    const bool ahead = staging.byRuns(a) && staging.byRuns(bOp);
     // A 16-byte run as four i32s and back.
     auto pack = [&](OpBuilder &at, ArrayRef<Value> runs, SmallVector<Value> &into) {
       for (Value run : runs) {
@@ -659,7 +413,7 @@ private:
         Value v = vector::FromElementsOp::create(
             at, loc, VectorType::get({4}, at.getI32Type()), words.slice(i, 4));
         runs.push_back(
-            vector::BitCastOp::create(at, loc, VectorType::get({runWidth(x)}, elem), v));
+            vector::BitCastOp::create(at, loc, VectorType::get({shardc::gpu::OperandStaging::runWidth(x)}, elem), v));
       }
       return runs;
     };
@@ -667,9 +421,9 @@ private:
     size_t wordsA = 0;
     if (ahead) {
       Value zero = index(b, loc, 0);
-      pack(b, fetch(b, t, zero, chunkSize(b, zero), a), init);
+      pack(b, staging.fetch(b, t, zero, chunkSize(b, zero), a), init);
       wordsA = init.size() - acc.size();
-      pack(b, fetch(b, t, zero, chunkSize(b, zero), bOp), init);
+      pack(b, staging.fetch(b, t, zero, chunkSize(b, zero), bOp), init);
     }
     auto chunks = scf::ForOp::create(
         b, loc, index(b, loc, 0), depth, index(b, loc, c.bk), init,
@@ -677,18 +431,18 @@ private:
           SmallVector<Value> next;
           if (ahead) {
             ValueRange words = carried.drop_front(acc.size());
-            deposit(s, t, unpack(s, words.take_front(wordsA), a), a);
-            deposit(s, t, unpack(s, words.drop_front(wordsA), bOp), bOp);
+            staging.deposit(s, t, unpack(s, words.take_front(wordsA), a), a);
+            staging.deposit(s, t, unpack(s, words.drop_front(wordsA), bOp), bOp);
           } else {
-            stage(s, t, k0, chunkSize(s, k0), a);
-            stage(s, t, k0, chunkSize(s, k0), bOp);
+            staging.stage(s, t, k0, chunkSize(s, k0), a);
+            staging.stage(s, t, k0, chunkSize(s, k0), bOp);
           }
           gpu::BarrierOp::create(s, l);
           if (ahead) {
             Value k1 = affine::AffineApplyOp::create(
                 s, l, AffineMap::get(1, 0, s.getAffineDimExpr(0) + c.bk), ValueRange{k0});
-            pack(s, fetch(s, t, k1, chunkSize(s, k1), a), next);
-            pack(s, fetch(s, t, k1, chunkSize(s, k1), bOp), next);
+            pack(s, staging.fetch(s, t, k1, chunkSize(s, k1), a), next);
+            pack(s, staging.fetch(s, t, k1, chunkSize(s, k1), bOp), next);
           }
           SmallVector<Value> sums(carried.take_front(acc.size()));
           kSteps(s, sums);
