@@ -35,9 +35,10 @@ namespace {
 /// Upstream's rewriting deduces PTX types for f16 only, but ldmatrix moves
 /// 16-bit elements as bits, and mma.sync m16n8k16 lays out bf16 fragments
 /// as f16 ones. So the shared bf16 tiles the warp code reads become f16
-/// tiles of the same bits: stores into them (scalar or vector) bitcast, the warp code's reads
-/// read f16 and extend that. Returns whether there was any (the mma.sync
-/// the rewriting then makes are bf16 ones, see rewriteBf16Mma).
+/// tiles of the same bits: stores into them (scalar or vector) bitcast,
+/// the warp code's reads read f16 and extend that. Returns whether there
+/// was any (the mma.sync the rewriting then makes are bf16 ones, see
+/// rewriteBf16Mma).
 FailureOr<bool> retypeBf16Tiles(RewriterBase &rw, Operation *region) {
   llvm::SetVector<Value> tiles;
   region->walk([&](vector::TransferReadOp read) {

@@ -147,9 +147,8 @@ public:
     if (c.mma) {
       // A warp's accumulators are spread over its lanes, which a thread
       // forall cannot name: C's tile comes in and goes out through the
-      // block's shared memory.
-      // Its rows are padded (fewer bank conflicts) when that still fits the
-      // 48 KiB of static shared memory a block may have.
+      // block's shared memory, its rows padded (fewer bank conflicts) when
+      // that still fits the 48 KiB of static shared memory a block has.
       auto bytesOfBuffer = [](Value buffer) {
         auto type = cast<MemRefType>(buffer.getType());
         return type.getNumElements() * bytesOf(type.getElementType());
@@ -399,22 +398,21 @@ private:
     const Staged a = stagedA(), bOp = stagedB();
     const bool ahead = staging.byRuns(a) && staging.byRuns(bOp);
     // A 16-byte run as four i32s and back.
+    auto fourWords = VectorType::get({4}, b.getI32Type());
     auto pack = [&](OpBuilder &at, ArrayRef<Value> runs, SmallVector<Value> &into) {
       for (Value run : runs) {
-        Value words = vector::BitCastOp::create(at, loc, VectorType::get({4}, at.getI32Type()), run);
+        Value words = vector::BitCastOp::create(at, loc, fourWords, run);
         for (int64_t w = 0; w < 4; ++w)
           into.push_back(vector::ExtractOp::create(at, loc, words, w));
       }
     };
     auto unpack = [&](OpBuilder &at, ValueRange words, const Staged &x) {
-      Type elem = cast<MemRefType>(x.shared.getType()).getElementType();
+      auto run = VectorType::get({shardc::gpu::OperandStaging::runWidth(x)},
+                                 cast<MemRefType>(x.shared.getType()).getElementType());
       SmallVector<Value> runs;
-      for (size_t i = 0; i < words.size(); i += 4) {
-        Value v = vector::FromElementsOp::create(
-            at, loc, VectorType::get({4}, at.getI32Type()), words.slice(i, 4));
-        runs.push_back(
-            vector::BitCastOp::create(at, loc, VectorType::get({shardc::gpu::OperandStaging::runWidth(x)}, elem), v));
-      }
+      for (size_t i = 0; i < words.size(); i += 4)
+        runs.push_back(vector::BitCastOp::create(
+            at, loc, run, vector::FromElementsOp::create(at, loc, fourWords, words.slice(i, 4))));
       return runs;
     };
     SmallVector<Value> init(acc);

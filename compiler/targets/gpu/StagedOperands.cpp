@@ -130,7 +130,6 @@ std::pair<Value, Value> OperandStaging::chunkPosition(OpBuilder &b, const Staged
   return {kk, mn};
 }
 
-
 SmallVector<Value> OperandStaging::fetch(OpBuilder &b, Value t, Value k0, Value kc,
                                          const Staged &x) {
   Location loc = c.op.getLoc();
