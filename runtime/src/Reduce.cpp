@@ -13,6 +13,18 @@
 #include <type_traits>
 #include <vector>
 
+// The runtime is built for baseline x86-64, but reductions run on whatever
+// CPU loads it: the entry points are cloned for AVX-512 and AVX2 and picked
+// at load time (an ifunc), and the kernels below are inlined into each clone
+// so that they vectorize at its width. Elementwise arithmetic does not
+// change with the vector width, so every clone gives the same bits.
+#if defined(__x86_64__) && defined(__clang__)
+#define SHARDRT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SHARDRT_VECTOR_CLONES
+#endif
+#define SHARDRT_ALWAYS_INLINE __attribute__((always_inline)) inline
+
 namespace shardrt {
 namespace {
 
@@ -54,7 +66,8 @@ template <typename T> T combine(T a, T b, int32_t op) {
 /// One source into the accumulator, the operator fixed at compile time so
 /// that the loop vectorizes (the same arithmetic, in the same order, as an
 /// element-by-element loop).
-template <int32_t Op, typename T> void combineInto(T *out, const T *src, int64_t count) {
+template <int32_t Op, typename T>
+SHARDRT_ALWAYS_INLINE void combineInto(T *out, const T *src, int64_t count) {
   for (int64_t i = 0; i < count; ++i)
     out[i] = combineAs<Op>(out[i], src[i]);
 }
@@ -63,7 +76,7 @@ template <int32_t Op, typename T> void combineInto(T *out, const T *src, int64_t
 /// either of them. Each case is a loop of its own: one whose output is
 /// exactly an input would fail the vectorizer's overlap check at run time.
 template <int32_t Op, typename T>
-void combineFirstPair(T *out, const T *a, const T *b, int64_t count) {
+SHARDRT_ALWAYS_INLINE void combineFirstPair(T *out, const T *a, const T *b, int64_t count) {
   if (out == a)
     return combineInto<Op>(out, b, count);
   if (out == b) {
@@ -76,7 +89,8 @@ void combineFirstPair(T *out, const T *a, const T *b, int64_t count) {
 }
 
 template <int32_t Op, typename T>
-void reducePlainAs(T *out, const void *const *srcs, int64_t numSrcs, int64_t count) {
+SHARDRT_ALWAYS_INLINE void reducePlainAs(T *out, const void *const *srcs, int64_t numSrcs,
+                                         int64_t count) {
   const T *first = static_cast<const T *>(srcs[0]);
   if (numSrcs == 1) {
     if (out != first)
@@ -89,7 +103,8 @@ void reducePlainAs(T *out, const void *const *srcs, int64_t numSrcs, int64_t cou
 }
 
 template <typename T>
-void reducePlain(T *out, const void *const *srcs, int64_t numSrcs, int64_t count, int32_t op) {
+SHARDRT_ALWAYS_INLINE void reducePlain(T *out, const void *const *srcs, int64_t numSrcs,
+                                       int64_t count, int32_t op) {
   switch (op) {
   case SHARDRT_SUM:
     return reducePlainAs<SHARDRT_SUM>(out, srcs, numSrcs, count);
@@ -104,7 +119,8 @@ void reducePlain(T *out, const void *const *srcs, int64_t numSrcs, int64_t count
 
 // f16/bf16: blocks of float accumulators, so each element is rounded to 16 bits
 // once, after the whole group has been combined.
-template <int32_t Op, typename T> void combinePair(T *a, T *b, int64_t count) {
+template <int32_t Op, typename T>
+SHARDRT_ALWAYS_INLINE void combinePair(T *a, T *b, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {
     T r = combineAs<Op>(a[i], b[i]);
     a[i] = r;
@@ -112,7 +128,8 @@ template <int32_t Op, typename T> void combinePair(T *a, T *b, int64_t count) {
   }
 }
 
-template <typename T> void reducePair(void *a, void *b, int64_t count, int32_t op) {
+template <typename T>
+SHARDRT_ALWAYS_INLINE void reducePair(void *a, void *b, int64_t count, int32_t op) {
   T *x = static_cast<T *>(a), *y = static_cast<T *>(b);
   switch (op) {
   case SHARDRT_SUM:
@@ -193,6 +210,7 @@ const char *reduceOpName(int32_t op) {
   return "?";
 }
 
+SHARDRT_VECTOR_CLONES
 void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t count,
                    int32_t dtype, int32_t op) {
   if (count <= 0)
@@ -238,6 +256,7 @@ void reduceInOrderTo(void *const *outs, int64_t numOuts, const void *const *srcs
   }
 }
 
+SHARDRT_VECTOR_CLONES
 bool reducePairInPlace(void *a, void *b, int64_t count, int32_t dtype, int32_t op) {
   if (count <= 0)
     return true;

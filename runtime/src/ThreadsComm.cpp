@@ -7,13 +7,18 @@
 // of g completes a phase when a counter of the group reaches g * k.  A
 // collective runs in phases:
 //  1. exchange: each member posts its buffer pointer and a description of the
-//     call in its slot, then adds itself to `arrivals`; the last to arrive
-//     checks that the descriptions agree and publishes the outcome
-//     (`decided`).  This is the only phase that can fail; once the last
-//     member has arrived, the collective has *committed*.  A member that
-//     gives up before that (abort, timeout, a peer that returned) takes its
-//     arrival back with a compare-and-swap, so the count it saw below g * k
-//     can never reach it: giving up and committing exclude each other.
+//     call in its slot for the call's parity, then adds itself to
+//     `arrivals`; when the count reaches g * k the collective has
+//     *committed*, and every member checks on its own that the descriptions
+//     agree (all of them read the same slots, so all reach the same outcome;
+//     one waiting for a flag that the last arriver would publish costs a
+//     second cache-line hand-off per call).  This is the only phase that can
+//     fail.  A member that gives up before commit (abort, timeout, a peer
+//     that returned) takes its arrival back with a compare-and-swap, so the
+//     count it saw below g * k can never reach it: giving up and committing
+//     exclude each other.  Slots alternate between two sets by call parity:
+//     a member writes call k + 2's slot only after every member has arrived
+//     for call k + 1, so after checking call k's slots.
 //  2. compute: each member reads its peers' buffers, in group order.
 //  3. drain: each member adds itself to `departures` and waits for g * k,
 //     so no member returns (and lets its caller reuse or free a buffer)
@@ -138,19 +143,20 @@ struct CallDesc {
 struct alignas(64) Slot {
   void *posted = nullptr;
   CallDesc desc;
-  // The last call this member arrived for (names the missing members when
-  // a wait fails).
+  // The last call of this slot's parity this member arrived for (names the
+  // missing members when a wait fails).
   std::atomic<uint64_t> arrivedCall{0};
 };
 
 struct Rendezvous {
-  explicit Rendezvous(std::vector<int64_t> m) : members(std::move(m)), slots(members.size()) {}
+  explicit Rendezvous(std::vector<int64_t> m)
+      : members(std::move(m)), slots(2 * members.size()) {}
   const std::vector<int64_t> members;
-  std::vector<Slot> slots; // by position
+  /// The members' slots (by position) for call `call`: two sets, by parity.
+  Slot *slotsOf(uint64_t call) { return slots.data() + (call & 1) * members.size(); }
+  std::vector<Slot> slots;
   // Counted over every call of the group (see the file comment).
   alignas(64) std::atomic<uint64_t> arrivals{0};
-  alignas(64) std::atomic<uint64_t> decided{0}; // the last call whose exchange is decided
-  bool mismatch = false;                         // that call's outcome, written before `decided`
   alignas(64) std::atomic<uint64_t> departures{0};
   std::atomic<int> sleepers{0}; // waiters asleep on cv, counted under the world mutex
   std::condition_variable cv;
@@ -244,12 +250,17 @@ public:
     Rendezvous &rv = join(group.members, g, &call);
     if (shardrt_status s = exchange(rv, pos, call, args.buf, desc))
       return s;
-    std::vector<void *> bufs(static_cast<size_t>(g));
+    // Small groups keep the pointers on the stack: a heap allocation is a
+    // noticeable part of a small all_reduce.
+    void *inlineBufs[8];
+    std::vector<void *> heapBufs(g > 8 ? static_cast<size_t>(g) : 0);
+    void **bufs = g > 8 ? heapBufs.data() : inlineBufs;
+    const Slot *slots = rv.slotsOf(call);
     for (int64_t m = 0; m < g; ++m)
-      bufs[m] = rv.slots[m].posted;
+      bufs[m] = slots[m].posted;
     // Only this member touches slice `pos` of any buffer, so it can write
     // the reduced slice back while its peers work on theirs.
-    reduceIntoAll(bufs.data(), g, lo, n, args.dtype, args.op);
+    reduceIntoAll(bufs, g, lo, n, args.dtype, args.op);
     drain(rv, call); // every slice has been written to every member
     return SHARDRT_OK;
   }
@@ -419,8 +430,8 @@ public:
     if (shardrt_status s = exchange(rv, rank, call, nullptr, CallDesc{}))
       return s;
     // Nothing is read after commit, so nobody waits for the departures; the
-    // count only has to stay g * call (a member's next call cannot touch its
-    // slot before the last one has decided).
+    // count only has to stay g * call (a member's next call writes the other
+    // set of slots).
     rv.departures.fetch_add(1);
     return SHARDRT_OK;
   }
@@ -453,8 +464,9 @@ private:
     Rendezvous &rv = join(group.members, group.size, &call);
     if (shardrt_status s = exchange(rv, group.position, call, const_cast<void *>(in), desc))
       return s;
+    const Slot *slots = rv.slotsOf(call);
     for (int64_t m = 0; m < group.size; ++m)
-      ins[m] = static_cast<const char *>(rv.slots[m].posted);
+      ins[m] = static_cast<const char *>(slots[m].posted);
     read(ins);
     drain(rv, call);
     return SHARDRT_OK;
@@ -502,6 +514,8 @@ private:
   }
 
   /// Wakes the members asleep on `rv` after this one completed a phase.
+  /// The phase's store and this load are sequentially consistent, as are a
+  /// sleeper's increment and its last check: one of the two sees the other.
   void wake(Rendezvous &rv) {
     if (rv.sleepers.load() > 0) {
       std::lock_guard<std::mutex> lock(world->mu);
@@ -567,67 +581,66 @@ private:
       std::lock_guard<std::mutex> lock(world->mu);
       return abortedLocked(desc, rv);
     }
-    Slot &mine = rv.slots[pos];
+    Slot &mine = rv.slotsOf(call)[pos];
     mine.posted = ptr;
     mine.desc = desc;
     mine.arrivedCall.store(call, std::memory_order_relaxed);
-    const uint64_t g = rv.members.size(), target = g * call;
+    const uint64_t target = rv.members.size() * call;
     if (rv.arrivals.fetch_add(1) + 1 == target) {
-      // The last to arrive: every slot is written, and no member can leave
-      // before the outcome is published.
-      size_t bad = 0;
-      for (size_t i = 1; i < g && !bad; ++i)
-        if (!(rv.slots[i].desc == rv.slots[0].desc))
-          bad = i;
-      if (bad) {
-        std::lock_guard<std::mutex> lock(world->mu);
-        rv.mismatch = true;
-        rv.decided.store(call);
-        rv.cv.notify_all();
-        return failLocked(
-            SHARDRT_ERR_ARGUMENT,
-            format("rank %d: collective mismatch over group %s: rank %lld called %s but "
-                   "rank %lld called %s; every member must make the same call",
-                   rank, formatIds(rv.members.data(), (int64_t)g).c_str(),
-                   (long long)rv.members[0], rv.slots[0].desc.describe().c_str(),
-                   (long long)rv.members[bad], rv.slots[bad].desc.describe().c_str()));
-      }
-      rv.mismatch = false;
-      rv.decided.store(call);
       wake(rv);
-      return SHARDRT_OK;
+    } else {
+      spinWhile([&] { return rv.arrivals.load(std::memory_order_acquire) < target; });
+      if (rv.arrivals.load() < target) {
+        std::unique_lock<std::mutex> lock(world->mu);
+        ++rv.sleepers;
+        shardrt_status s = sleepUntilCommitted(lock, rv, call, desc);
+        --rv.sleepers;
+        if (s)
+          return s;
+      }
     }
-    spinWhile([&] { return rv.decided.load(std::memory_order_acquire) < call; });
-    std::unique_lock<std::mutex> lock(world->mu, std::defer_lock);
-    if (rv.decided.load() < call) {
-      lock.lock();
-      ++rv.sleepers;
-      shardrt_status s = sleepUntilDecided(lock, rv, call, desc);
-      --rv.sleepers;
-      if (s)
-        return s;
-    }
-    if (!rv.mismatch)
+    return checkAgreement(rv, call, desc);
+  }
+
+  /// After commit: whether every member posted the same call. All members
+  /// read the same slots, so all of them fail together; the first to take
+  /// the world mutex reports the mismatch, the others the abort it caused.
+  shardrt_status checkAgreement(Rendezvous &rv, uint64_t call, const CallDesc &desc) {
+    const Slot *slots = rv.slotsOf(call);
+    const size_t g = rv.members.size();
+    size_t bad = 0;
+    for (size_t i = 1; i < g && !bad; ++i)
+      if (!(slots[i].desc == slots[0].desc))
+        bad = i;
+    if (!bad)
       return SHARDRT_OK;
-    if (!lock.owns_lock())
-      lock.lock();
-    return abortedLocked(desc, rv);
+    std::lock_guard<std::mutex> lock(world->mu);
+    if (world->aborted)
+      return abortedLocked(desc, rv);
+    return failLocked(
+        SHARDRT_ERR_ARGUMENT,
+        format("rank %d: collective mismatch over group %s: rank %lld called %s but "
+               "rank %lld called %s; every member must make the same call",
+               rank, formatIds(rv.members.data(), (int64_t)g).c_str(), (long long)rv.members[0],
+               slots[0].desc.describe().c_str(), (long long)rv.members[bad],
+               slots[bad].desc.describe().c_str()));
   }
 
   /// The sleeping part of exchange, under the world mutex: until call
-  /// `call` over `rv` is decided, or this member gives up (and retracts).
-  shardrt_status sleepUntilDecided(std::unique_lock<std::mutex> &lock, Rendezvous &rv,
-                                   uint64_t call, const CallDesc &desc) {
+  /// `call` over `rv` commits, or this member gives up (and retracts).
+  shardrt_status sleepUntilCommitted(std::unique_lock<std::mutex> &lock, Rendezvous &rv,
+                                     uint64_t call, const CallDesc &desc) {
     const uint64_t target = rv.members.size() * call;
+    const Slot *slots = rv.slotsOf(call);
     const auto deadline = timeoutDeadline();
-    while (rv.decided.load() < call) {
+    while (rv.arrivals.load() < target) {
       shardrt_status status = SHARDRT_OK;
       std::string message;
       if (world->aborted) {
         status = SHARDRT_ERR_ABORTED;
       } else {
         for (size_t i = 0; i < rv.members.size() && !status; ++i)
-          if (rv.slots[i].arrivedCall.load() < call && world->finished[rv.members[i]]) {
+          if (slots[i].arrivedCall.load() < call && world->finished[rv.members[i]]) {
             status = SHARDRT_ERR_ABORTED;
             message = format("%s cannot complete: rank %lld returned from its rank function "
                              "without joining it",
@@ -636,20 +649,17 @@ private:
         if (!status && std::chrono::steady_clock::now() >= deadline) {
           std::string missing;
           for (size_t i = 0; i < rv.members.size(); ++i)
-            if (rv.slots[i].arrivedCall.load() < call)
+            if (slots[i].arrivedCall.load() < call)
               missing += (missing.empty() ? "" : ",") + std::to_string(rv.members[i]);
           status = SHARDRT_ERR_ABORTED;
           message = format("%s timed out after %g s waiting for ranks %s",
                            where(desc, rv).c_str(), world->timeoutSeconds, missing.c_str());
         }
       }
-      if (status) {
-        if (retract(rv, target))
-          return message.empty() ? abortedLocked(desc, rv) : failLocked(status, message);
-        // Committed meanwhile: the last member only has the check left.
-        rv.cv.wait(lock);
-        continue;
-      }
+      if (status && retract(rv, target))
+        return message.empty() ? abortedLocked(desc, rv) : failLocked(status, message);
+      if (status)
+        return SHARDRT_OK; // committed meanwhile: the caller checks agreement
       rv.cv.wait_until(lock, deadline);
     }
     return SHARDRT_OK;
