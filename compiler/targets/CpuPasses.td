@@ -178,8 +178,8 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     over the block's full columns of tiles is the scf.parallel instead, each
     column packing its own B panel. A C zero-filled right before the matmul
     (nothing touching memory in between) loses its fill: in the first K
-    block each tile is zeroed just before it is read, in L1, and edge tiles
-    do not read C in. Other element types and matmuls are left to
+    block a full tile's accumulator starts as a zero vector instead of
+    being read from C, and edge tiles do not read C in. Other element types and matmuls are left to
     convert-linalg-to-parallel-loops.
   }];
   let options = [

@@ -76,8 +76,10 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// tiling. `parallelColumns` makes the loop over full columns of tiles an
 /// scf.parallel (for a GEMM whose M loop runs once). `firstK`, when given,
 /// is true in the first K block of a GEMM whose C starts at zero (its fill
-/// removed): each tile of C is then zeroed just before its first use, and
-/// an edge tile does not read C in.
+/// removed): each tile of C is then zeroed just before its first use (for a
+/// full tile, cpu-tile-and-vectorize-matmul turns that fill and the read of
+/// the tile after it into a zero accumulator), and an edge tile does not
+/// read C in.
 mlir::FailureOr<llvm::SmallVector<mlir::linalg::MatmulOp>>
 packBlock(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp block, mlir::Operation *mLoop,
           Layout layout, mlir::Value bPanels, int64_t mc, int64_t kc, int64_t mr, int64_t nr,

@@ -194,17 +194,22 @@ func.func @one_m_block(%A: memref<16x32xf32>, %B: memref<32x64xf32>, %C: memref<
 // -----
 
 // C starts at zero (a fill of 0.0 right before): the fill over all of C is
-// gone; in the first K block each full tile of C is zeroed just before it
-// is read, and an edge tile does not read C into its scratch tile.
+// gone; in the first K block each full tile's accumulator starts as a zero
+// vector instead of reading C (nothing writes C's tiles before their K
+// loop), and an edge tile does not read C into its scratch tile.
 // CHECK-LABEL: func.func @zero_filled
 // CHECK-SAME: (%[[A:[^:]+]]: memref<64x32xf32>, %[[B:[^:]+]]: memref<32x40xf32>, %[[C:[^:]+]]: memref<64x40xf32>)
 // CHECK-NOT: linalg.fill {{.*}} outs(%[[C]] : memref<64x40xf32>)
 // CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K0]], %{{.*}} : index
 // CHECK: %[[LATER:.*]] = arith.cmpi ne, %[[K0]], %{{.*}} : index
-// CHECK: scf.if %[[FIRST]] {
-// CHECK-NEXT: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
-// CHECK: vector.transfer_read %[[C]]
+// CHECK-NOT: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
+// CHECK: %[[ACC:.*]] = scf.if %[[FIRST]] -> (vector<4x16xf32>) {
+// CHECK-NEXT: scf.yield %[[ZEROS:.*]] : vector<4x16xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[READ:.*]] = vector.transfer_read %[[C]]
+// CHECK-NEXT: scf.yield %[[READ]] : vector<4x16xf32>
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
 // CHECK: scf.if %[[LATER]] {
 // CHECK-NEXT: linalg.copy
 func.func @zero_filled(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %C: memref<64x40xf32>) {
