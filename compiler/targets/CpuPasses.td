@@ -143,7 +143,10 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
        it lies. Partial panels at the edges are zero-padded;
     3. micro matmuls: for each B panel, for each A panel, an MR x NR tile of
        C += Aqᵀ · Bp (in place, or through a zeroed scratch tile at the
-       edges, so edges run the vector kernel too);
+       edges, so edges run the vector kernel too); for each A panel, then
+       each B panel, when one packed (N, K) block of B is at most 256 KiB
+       (it stays in L2, and C is then written row of tiles by row of
+       tiles);
     4. register tiling: tile each micro matmul's K by 1;
     5. vectorize the tiles (vector.contract), fold subviews into the
        transfers, CSE, and hoist the accumulator's transfer_read/write out of

@@ -302,7 +302,7 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
                                                    Operation *mLoop, Layout layout,
                                                    Value bPanels, int64_t mc, int64_t kc,
                                                    int64_t mr, int64_t nr, bool parallelColumns,
-                                                   Value firstK) {
+                                                   bool rowsOuter, Value firstK) {
   Location loc = block.getLoc();
   Value a = block.getDpsInputs()[0], b = block.getDpsInputs()[1], c = block.getDpsInits()[0];
   Type elem = cast<MemRefType>(c.getType()).getElementType();
@@ -348,8 +348,16 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
       packer.packFullPanel(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr, p);
     packer.forLoop(rows.full, [&](Value q) { micros.push_back(packer.tile(c, q, p, k)); });
   };
+  // With a small packed B (a small K) the rows go outermost instead: B's
+  // panels all stay in L2, and each row of tiles writes MR whole rows of C
+  // in order rather than one NR-wide piece of each of the block's rows per
+  // column (4096x1024x32 with AVX-512: 3.4 -> 1.8 ms).
   if (parallelColumns)
     packer.parallelLoop(cols.full, columns);
+  else if (rowsOuter)
+    packer.forLoop(rows.full, [&](Value q) {
+      packer.forLoop(cols.full, [&](Value p) { micros.push_back(packer.tile(c, q, p, k)); });
+    });
   else
     packer.forLoop(cols.full, columns);
   // Edge tiles, in one loop so that one register kernel serves them all

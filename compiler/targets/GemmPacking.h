@@ -11,6 +11,8 @@
 //   for p < nb / NR:                 B's micro-panel (kb × NR) stays in L1
 //     for q < mb / MR:               while A's (the packed block, in L2)
 //       C[q·MR.., p·NR..] += Ap[q]ᵀ · Bp[p]     stream past it
+//   (or, when all of Bp is small enough to stay in L2, rows outermost:
+//   for q, for p, so that C is written row of tiles by row of tiles)
 //   edges (nb mod NR columns, mb mod MR rows): their panels are zero-padded
 //   and their tiles computed in a scratch MR x NR tile, then copied out
 //
@@ -74,7 +76,9 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// `mLoop` is the M loop or null) as described above. Returns the micro
 /// matmuls (A transposed, [kb, mr] · [kb, nr] → [mr, nr]) for register
 /// tiling. `parallelColumns` makes the loop over full columns of tiles an
-/// scf.parallel (for a GEMM whose M loop runs once). `firstK`, when given,
+/// scf.parallel (for a GEMM whose M loop runs once). `rowsOuter` puts the
+/// loop over A's panels outside the loop over B's (see above); it applies
+/// when the columns are not parallel. `firstK`, when given,
 /// is true in the first K block of a GEMM whose C starts at zero (its fill
 /// removed): each tile of C is then zeroed just before its first use (for a
 /// full tile, cpu-tile-and-vectorize-matmul turns that fill and the read of
@@ -83,7 +87,7 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 mlir::FailureOr<llvm::SmallVector<mlir::linalg::MatmulOp>>
 packBlock(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp block, mlir::Operation *mLoop,
           Layout layout, mlir::Value bPanels, int64_t mc, int64_t kc, int64_t mr, int64_t nr,
-          bool parallelColumns, mlir::Value firstK = {});
+          bool parallelColumns, bool rowsOuter, mlir::Value firstK = {});
 
 } // namespace shardc::gemm
 

@@ -233,6 +233,21 @@ int64_t balancedBlockRows(int64_t m, const GemmTiles &t, int64_t multiple) {
   return std::min(t.mc, static_cast<int64_t>(llvm::alignTo(llvm::divideCeil(m, blocks), t.mr)));
 }
 
+/// Whether one (N, K) block of B, packed, is at most kSmallPackedB bytes,
+/// so that it stays in L2 (every CPU the recipe targets has 512 KiB or
+/// more) while a block's tiles are computed rows outermost (GemmPacking.h).
+constexpr int64_t kSmallPackedB = 256 << 10;
+bool packedBFitsL2(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Layout layout) {
+  auto b = cast<MemRefType>(op.getDpsInputs()[1].getType());
+  int64_t k = b.getDimSize(layout.bTransposed ? 1 : 0);
+  int64_t n = b.getDimSize(layout.bTransposed ? 0 : 1);
+  if (ShapedType::isDynamic(k) || ShapedType::isDynamic(n))
+    return false;
+  int64_t bytes = std::min(k, t.kc) * llvm::alignTo(std::min(n, t.nc), t.nr) *
+                  accumulatorElement(op).getIntOrFloatBitWidth() / 8;
+  return bytes <= kSmallPackedB;
+}
+
 /// Steps 1-4 of the recipe for one matmul.
 LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles t,
                          shardc::gemm::Layout layout, int64_t mBlockMultiple) {
@@ -255,6 +270,7 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   // narrow layer, [32, 1024] = g^T h).
   int64_t m = cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(0);
   bool oneMBlock = !ShapedType::isDynamic(m) && m <= t.mc;
+  bool rowsOuter = packedBFitsL2(op, t, layout);
   // A C that starts at zero is zeroed tile by tile in the first K block
   // (the K block loop is the second: loops N, K, M), not by a pass of its
   // own over all of C: with a small K that pass and the first read of C
@@ -269,7 +285,8 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
     rewriter.eraseOp(zeroFill);
   }
   FailureOr<SmallVector<linalg::MatmulOp>> micros = shardc::gemm::packBlock(
-      rewriter, block, mLoop, layout, bPanels, t.mc, t.kc, t.mr, t.nr, oneMBlock, firstK);
+      rewriter, block, mLoop, layout, bPanels, t.mc, t.kc, t.mr, t.nr, oneMBlock, rowsOuter,
+      firstK);
   if (failed(micros))
     return failure();
   // The M blocks write disjoint rows of C with their own A panels: a
