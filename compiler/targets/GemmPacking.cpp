@@ -338,8 +338,8 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   Value k = dim(rewriter, loc, a, layout.aTransposed ? 0 : 1);
 
   SmallVector<linalg::MatmulOp> micros;
-  // Full tiles. A's micro-panel stays in L1 while B's (the packed block, in
-  // L2) stream past; consecutive tiles of C lie on the same MR rows. Each
+  // Full tiles. B's micro-panel stays in L1 while A's (the packed block, in
+  // L2) stream past; consecutive tiles of C lie on the same NR columns. Each
   // column of panels writes its own tiles of C, so when the M loop runs
   // once (a short M) the columns are a parallel loop, for the rank's
   // kernel threads to share.
