@@ -32,6 +32,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Dominance.h"
@@ -397,13 +398,9 @@ bool zeroesTileOf(linalg::FillOp fill, vector::TransferReadOp read) {
   SmallVector<OpFoldResult> offsets = tile.getMixedOffsets();
   if (offsets.size() != read.getIndices().size())
     return false;
-  for (auto [offset, index] : llvm::zip(offsets, read.getIndices())) {
-    std::optional<int64_t> constant = getConstantIntValue(offset);
-    bool same = constant ? constant == getConstantIntValue(index)
-                         : llvm::dyn_cast_if_present<Value>(offset) == index;
-    if (!same)
+  for (auto [offset, index] : llvm::zip(offsets, read.getIndices()))
+    if (!isEqualConstantIntOrValue(offset, index))
       return false;
-  }
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include "Dtype.h"
 #include "Error.h"
 #include "Reduce.h"
+#include "SmallArray.h"
 
 #include <algorithm>
 #include <atomic>
@@ -72,12 +73,9 @@ std::string resolveGroup(const shardrt_comm &comm, const int64_t *groups, int64_
                   (long long)numGroups, (long long)groupSize,
                   (long long)(numGroups * groupSize), comm.size);
   int64_t total = numGroups * groupSize;
-  // Worlds of up to 64 ranks index on the stack: resolving runs on every
-  // collective call, and a heap allocation shows in a small all_reduce.
-  int64_t inlineIndex[64];
-  std::vector<int64_t> heapIndex(comm.size > 64 ? static_cast<size_t>(comm.size) : 0);
-  int64_t *firstIndex = comm.size > 64 ? heapIndex.data() : inlineIndex;
-  std::fill(firstIndex, firstIndex + comm.size, int64_t(-1));
+  // Resolving runs on every collective call.
+  SmallArray<int64_t, 64> firstIndex(static_cast<size_t>(comm.size));
+  std::fill(firstIndex.data(), firstIndex.data() + comm.size, int64_t(-1));
   int64_t callerIndex = -1;
   for (int64_t i = 0; i < total; ++i) {
     int64_t id = groups[i];

@@ -6,6 +6,7 @@
 #include "Reduce.h"
 
 #include "Dtype.h"
+#include "SmallArray.h"
 
 #include <algorithm>
 #include <cmath>
@@ -245,7 +246,7 @@ void reduceInOrderTo(void *const *outs, int64_t numOuts, const void *const *srcs
   constexpr int64_t kChunkBytes = 16 << 10;
   alignas(64) char chunk[kChunkBytes];
   const int64_t step = kChunkBytes / es;
-  std::vector<const void *> at(static_cast<size_t>(numSrcs));
+  SmallArray<const void *, 8> at(static_cast<size_t>(numSrcs));
   for (int64_t off = 0; off < count; off += step) {
     const int64_t n = std::min(step, count - off);
     for (int64_t m = 0; m < numSrcs; ++m)

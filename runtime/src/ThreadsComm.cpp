@@ -61,6 +61,7 @@
 #include "Dtype.h"
 #include "Error.h"
 #include "Reduce.h"
+#include "SmallArray.h"
 #include "Spin.h"
 
 #include <algorithm>
@@ -93,7 +94,7 @@ void reduceIntoAll(void *const *bufs, int64_t g, int64_t lo, int64_t n, int32_t 
   if (g == 2 && reducePairInPlace(static_cast<char *>(bufs[0]) + lo * es,
                                   static_cast<char *>(bufs[1]) + lo * es, n, dtype, op))
     return;
-  std::vector<void *> at(static_cast<size_t>(g));
+  SmallArray<void *, 8> at(static_cast<size_t>(g));
   for (int64_t m = 0; m < g; ++m)
     at[m] = static_cast<char *>(bufs[m]) + lo * es;
   reduceInOrderTo(at.data(), g, at.data(), g, n, dtype, op);
@@ -250,17 +251,13 @@ public:
     Rendezvous &rv = join(group.members, g, &call);
     if (shardrt_status s = exchange(rv, pos, call, args.buf, desc))
       return s;
-    // Small groups keep the pointers on the stack: a heap allocation is a
-    // noticeable part of a small all_reduce.
-    void *inlineBufs[8];
-    std::vector<void *> heapBufs(g > 8 ? static_cast<size_t>(g) : 0);
-    void **bufs = g > 8 ? heapBufs.data() : inlineBufs;
+    SmallArray<void *, 8> bufs(static_cast<size_t>(g));
     const Slot *slots = rv.slotsOf(call);
     for (int64_t m = 0; m < g; ++m)
       bufs[m] = slots[m].posted;
     // Only this member touches slice `pos` of any buffer, so it can write
     // the reduced slice back while its peers work on theirs.
-    reduceIntoAll(bufs, g, lo, n, args.dtype, args.op);
+    reduceIntoAll(bufs.data(), g, lo, n, args.dtype, args.op);
     drain(rv, call); // every slice has been written to every member
     return SHARDRT_OK;
   }
