@@ -288,7 +288,7 @@ private:
   }
 
   /// Warp `warp`'s share of the tile on the tensor cores: its WM x WN
-  /// patch (warps 2 x 4 over the tile) as 16 x 8 accumulator tiles, read
+  /// patch (warps 4 x 2 over the tile) as 16 x 8 accumulator tiles, read
   /// once from the shared accumulators, each K step (16 for 16-bit
   /// operands, 8 for TF32) adding A's 16 x K tile times B's K x 8 one
   /// (vector.contract, 16-bit operands extended to f32), written back

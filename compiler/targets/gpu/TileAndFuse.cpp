@@ -306,8 +306,9 @@ std::optional<StagedTile> stagedTileFor(linalg::LinalgOp op, bool tf32) {
   if (m < 32 || n < 32 || k < 16)
     return std::nullopt;
   if (shardc::gpuTensorCoreContraction(op, tf32)) {
-    // 16-bit operands and 128 rows or more: 128 x 64 blocks (half the
-    // shared-memory reads per mma.sync of 64 x 64); f32 ones (TF32) stay
+    // 16-bit operands and 128 rows or more: 128 x 64 blocks (a warp's
+    // 32 x 32 patch reads 128 shared elements per mma.sync, a third fewer
+    // than 64 x 64's 16 x 32 patch); f32 ones (TF32) stay
     // 64 x 64, whose staged tiles fit the 48 KiB of shared memory.
     bool wide = !getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType()).isF32() &&
                 m >= 128;
