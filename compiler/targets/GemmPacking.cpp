@@ -177,12 +177,17 @@ public:
   /// source's rows are k (B, or a transposed A), so its columns split into
   /// panels; otherwise its rows do. A partial last panel is zero-padded.
   /// With `fullPanels` false, only the partial last panel: the caller packs
-  /// each full one (packFullPanel) where it is used.
-  Split pack(Value src, bool kMajor, Value panels, int64_t width, bool fullPanels = true) {
+  /// each full one (packFullPanel) where it is used. With `parallel`, the
+  /// full panels are packed by an scf.parallel (each writes its own panel).
+  Split pack(Value src, bool kMajor, Value panels, int64_t width, bool fullPanels = true,
+             bool parallel = false) {
     Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
     Split s = split(dim(rw, loc, src, kMajor ? 1 : 0), width);
-    if (fullPanels)
-      forLoop(s.full, [&](Value i) { packFullPanel(src, kMajor, panels, width, i); });
+    auto packOne = [&](Value i) { packFullPanel(src, kMajor, panels, width, i); };
+    if (fullPanels && parallel)
+      parallelLoop(s.full, packOne);
+    else if (fullPanels)
+      forLoop(s.full, packOne);
     whenNonEmpty(s.tail, [&] {
       Value dst = panelView(rw, loc, panels, s.full, kExtent, width);
       linalg::FillOp::create(rw, loc, zeroOf(dst), dst);
@@ -326,9 +331,13 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   rewriter.setInsertionPoint(hoist ? mLoop : block.getOperation());
   // With parallel columns each column packs its own full B panel, in the
   // parallel loop: with one M block each panel serves one column of tiles
-  // anyway, and the copy is shared out like the products.
+  // anyway, and the copy is shared out like the products. Otherwise the M
+  // loop is the parallel one (cpu-tile-and-vectorize-matmul), and the
+  // threads share the packing of B's block before it too: packed by one
+  // thread, a weight gradient's (K = 4096, eight 2 MiB blocks of B) kept
+  // the other thread idle for a tenth of the GEMM.
   packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr,
-              /*fullPanels=*/!parallelColumns);
+              /*fullPanels=*/!parallelColumns, /*parallel=*/hoist && !parallelColumns);
 
   // A's micro-panels, per block. The block's loops recompute B's split here
   // rather than use values from the packing site.

@@ -4,7 +4,9 @@
 // packed (N, K) block of B is at most 256 KiB it stays in L2, and the loop
 // over A's micro-panels (rows of tiles) goes outside the loop over B's, so
 // C is written row of tiles by row of tiles; a larger B keeps B's
-// micro-panel outermost (in L1) while A's stream past it.
+// micro-panel outermost (in L1) while A's stream past it. Either way the
+// kernel threads share the packing of B's block, as they share the M
+// blocks: a parallel loop copies one micro-panel per iteration.
 
 // B block 16 x 64 f32 (4 KiB): rows outermost, 4-row tiles (q < 8) outside
 // 16-column ones (p < 4).
@@ -25,6 +27,11 @@ func.func @small_b(%A: memref<64x16xf32>, %B: memref<16x64xf32>, %C: memref<64x6
 // B block 128 x 1024 f32 (512 KiB): columns outermost, 16-column tiles
 // (p < 64) outside 4-row ones (q < 8).
 // CHECK-LABEL: func.func @large_b
+// CHECK: %[[PANELS:.*]] = memref.alloc() {{.*}} : memref<64x128x16xf32>
+// CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%c0) to (%c64) step (%c1) {
+// CHECK-NEXT: memref.subview %[[PANELS]][%[[I]], 0, 0] [1, 128, 16]
+// CHECK: linalg.copy
+// CHECK-NEXT: scf.reduce
 // CHECK: scf.parallel
 // CHECK: scf.for %[[P:.*]] = %c0 to %c64 step %c1 {
 // CHECK: %[[COL:.*]] = arith.muli %[[P]], %c16 : index
