@@ -51,13 +51,74 @@ def CpuFuseElementwiseOps : Pass<"cpu-fuse-elementwise-ops"> {
     →
     %b = linalg.generic ... { arith.addf ...; arith.mulf ... }
     ```
+
+    With `fuse-several-uses`, a producer whose result has other uses too
+    fuses into an elementwise consumer that reads it through an identity
+    map, when every other use comes after that consumer: the fused op
+    yields both results, so the producer's result is written where it is
+    computed and not read back. `relu(x + b)` with `x + b` kept for the
+    backward pass's mask becomes one pass over the activation instead of
+    two. Upstream's pattern leaves such a producer alone.
+
+    ```mlir
+    %p = linalg.generic ins(%x, %b ...) { arith.addf }
+    %r = linalg.generic ins(%p ...) { arith.maximumf }
+    ... later uses of %p and %r ...
+    →
+    %f:2 = linalg.generic ins(%x, %b ...) { arith.addf; arith.maximumf }
+    ... later uses of %f#0 and %f#1 ...
+    ```
   }];
   let options = [
     Option<"maxFusedBodyOps", "max-body-ops", "unsigned", "128",
            "the most ops (terminators included) a fused body may hold">,
+    Option<"fuseSeveralUses", "fuse-several-uses", "bool", "true",
+           "also fuse a producer whose result has several uses into its "
+           "first consumer, which then writes both results">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def CpuWidenBooleanTensors : Pass<"cpu-widen-boolean-tensors"> {
+  let summary = "Store i1 tensors passed between linalg.generic ops as i8";
+  let description = [{
+    A mask that elementwise fusion could not fold into its use (it has
+    several, or it is the second result of a fused kernel) is materialized
+    as a tensor of i1. A byte holds each i1 in memory either way, but LLVM's
+    loop vectorizer does not vectorize loads or stores of i1 (an LLVM vector
+    of i1 is packed bits), so both the kernel that writes the mask and the
+    one that reads it ran scalar. This pass gives such a tensor the i8 type:
+    its producer yields the bit zero-extended, each consumer truncates the
+    byte back to the bit it used before.
+
+    ```mlir
+    %m = linalg.generic ... outs(%e : tensor<4096xi1>) {
+      ^bb0(%x: f32, %o: i1):
+        %c = arith.cmpf ogt, %x, %zero : f32
+        linalg.yield %c : i1
+    }
+    %y = linalg.generic ins(%m, %g : tensor<4096xi1>, tensor<4096xf32>) ... {
+      ^bb0(%b: i1, %v: f32, %o: f32):
+        %s = arith.select %b, %v, %zero : f32
+    →
+    %m = linalg.generic ... outs(%e8 : tensor<4096xi8>) {
+      ^bb0(%x: f32, %o: i8):
+        %c = arith.cmpf ogt, %x, %zero : f32
+        %w = arith.extui %c : i1 to i8
+        linalg.yield %w : i8
+    }
+    %y = linalg.generic ins(%m, %g : tensor<4096xi8>, tensor<4096xf32>) ... {
+      ^bb0(%b8: i8, %v: f32, %o: f32):
+        %b = arith.trunci %b8 : i8 to i1
+        %s = arith.select %b, %v, %zero : f32
+    ```
+
+    Only results whose destination is a tensor.empty the body does not read,
+    used only as inputs of linalg.generic ops, change: a model's i1 inputs
+    and outputs and the buffers collectives see keep their type.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
 }
 
 def CpuGuardEmptyTensorElimination : Pass<"cpu-guard-empty-tensor-elimination"> {

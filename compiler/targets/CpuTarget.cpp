@@ -124,7 +124,9 @@ std::string gemmPassText(const GemmTuning &t) {
 }
 
 /// The tensor phase, which the GPU target runs too (tensorPhasePasses).
-void addTensorPhase(PipelineText &p) {
+/// `cpuKernels`: what follows compiles the kernels for the CPU; the GPU
+/// target's tile phase wants kernels of one result and masks of i1.
+void addTensorPhase(PipelineText &p, bool cpuKernels) {
   // The entry is called exactly once, from the buffer wrapper. Inlining it (and
   // private tensor helpers) lets bufferization write results straight into the
   // caller's output buffers instead of returning fresh allocations to copy.
@@ -141,7 +143,14 @@ void addTensorPhase(PipelineText &p) {
   // Chains of elementwise ops become one generic: one loop nest, and no
   // intermediate tensors (so no malloc/free) between them; a very long
   // chain becomes several, so that fusing costs time linear in its length.
-  p.add("cpu-fuse-elementwise-ops");
+  // On the CPU a producer of several uses also fuses into its first
+  // consumer, which then writes both results.
+  p.add(cpuKernels ? "cpu-fuse-elementwise-ops"
+                   : "cpu-fuse-elementwise-ops{fuse-several-uses=false}");
+  // Masks left between kernels are stored as bytes, so that the loops
+  // writing and reading them vectorize.
+  if (cpuKernels)
+    p.add("cpu-widen-boolean-tensors");
   // Give generics that are really fill/copy/elementwise ops their names back.
   // Contractions stay generic: upstream linalg-specialize-generic-ops (LLVM
   // 22) drops a transposed operand's map when it makes them
@@ -201,7 +210,7 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   PipelineText p;
   // ---- Tensor phase: the program is still values; rewrite it while that is
   // ---- cheap and analyzable.
-  addTensorPhase(p);
+  addTensorPhase(p, /*cpuKernels=*/!options.gpuSequential);
   // CSE may have merged the fill/empty that two ops start from; the next pass
   // would then put both in one output buffer. Make each destination chain
   // private again, or mark its result for a plain copy.
@@ -617,7 +626,7 @@ LogicalResult shardc::addEntryPointerArray(ModuleOp module, llvm::StringRef entr
 
 std::string shardc::tensorPhasePasses() {
   PipelineText p;
-  addTensorPhase(p);
+  addTensorPhase(p, /*cpuKernels=*/false);
   return p.list();
 }
 

@@ -6,7 +6,8 @@
 // ops. Each fusion clones both bodies, so an unbounded chain of n ops costs
 // O(n^2) cloned ops (8,000 ops: about a minute); bounded, O(n) — a chain
 // becomes kernels of up to kMaxFusedBodyOps ops each, with one intermediate
-// tensor between two of them.
+// tensor between two of them. On the CPU, also a producer of several uses
+// (FuseProducerOfSeveralUses).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/CpuPasses.h"
@@ -33,6 +34,81 @@ size_t bodySize(Operation *op) {
     return 0;
   return op->getRegion(0).front().getOperations().size();
 }
+
+/// Whether `op` is elementwise: every loop parallel, every result written
+/// through a permutation (each element once).
+bool isElementwise(linalg::GenericOp op) {
+  return op.getNumLoops() == op.getNumParallelLoops() &&
+         llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+           return op.getMatchingIndexingMap(&init).isPermutation();
+         });
+}
+
+/// Fuses an elementwise producer whose result has other uses into one of
+/// its elementwise consumers, as one op with both results: the producer's
+/// result is written where it is computed instead of being written, then
+/// read back by the consumer. Upstream's pattern fuses only a producer of
+/// one use (with several, it recomputes the producer in the consumer and
+/// keeps the producer too, which saves nothing). An activation and its
+/// input (`relu(x + b)`, with `x + b` kept for the backward pass's mask) is
+/// the common case: one pass over the activation's size instead of two.
+///
+/// The fused op stands where the consumer stood, so every other use of the
+/// producer must come after the consumer in its block; the loops must be
+/// the same (the consumer reads the producer's result through an identity
+/// map), so nothing is computed twice.
+struct FuseProducerOfSeveralUses : OpRewritePattern<linalg::GenericOp> {
+  FuseProducerOfSeveralUses(MLIRContext *context, size_t limit)
+      : OpRewritePattern(context), limit(limit) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwise(consumer))
+      return failure();
+    for (OpOperand *operand : consumer.getDpsInputOperands()) {
+      auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->hasOneUse() || !isElementwise(producer) ||
+          producer.getNumLoops() != consumer.getNumLoops() ||
+          !consumer.getMatchingIndexingMap(operand).isIdentity() ||
+          !producer.getIndexingMapMatchingResult(cast<OpResult>(operand->get())).isIdentity() ||
+          bodySize(producer) + bodySize(consumer) > limit ||
+          !linalg::areElementwiseOpsFusable(operand) || !othersUseAfter(producer, consumer))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, operand);
+      if (failed(fused))
+        return failure();
+      for (auto [from, to] : fused->replacements)
+        rewriter.replaceAllUsesWith(from, to);
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+
+  /// `consumer` reads `producer` through one operand only (another would
+  /// still read the producer's result), and every other user of the
+  /// producer's results is an op after `consumer` in its block, or inside
+  /// one.
+  static bool othersUseAfter(linalg::GenericOp producer, linalg::GenericOp consumer) {
+    if (llvm::count_if(consumer->getOperands(), [&](Value v) {
+          return v.getDefiningOp() == producer.getOperation();
+        }) != 1)
+      return false;
+    Block *block = consumer->getBlock();
+    for (Operation *user : producer->getUsers()) {
+      if (user == consumer.getOperation())
+        continue;
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock || !consumer->isBeforeInBlock(inBlock))
+        return false;
+    }
+    return true;
+  }
+
+  size_t limit;
+};
 
 struct CpuFuseElementwiseOps : shardc::impl::CpuFuseElementwiseOpsBase<CpuFuseElementwiseOps> {
   using Base::Base;
@@ -61,6 +137,8 @@ struct CpuFuseElementwiseOps : shardc::impl::CpuFuseElementwiseOpsBase<CpuFuseEl
     };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, bounded);
+    if (fuseSeveralUses)
+      patterns.add<FuseProducerOfSeveralUses>(context, limit);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapes);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
