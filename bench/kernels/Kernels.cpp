@@ -444,6 +444,8 @@ int main(int argc, char **argv) {
       {"mlp dx 4096x512x1024 NT", 1, 4096, 512, 1024, false, true},
       {"logits 4096x32x1024 NN", 1, 4096, 32, 1024, false, false},
       {"small-k 4096x1024x32 NN", 1, 4096, 1024, 32, false, false},
+      {"logits dW 32x1024x4096 TN", 1, 32, 1024, 4096, true, false},
+      {"logits dx 4096x1024x32 NT", 1, 4096, 1024, 32, false, true},
       {"attn qk 16x128x128x64 NT", 16, 128, 128, 64, false, true},
       {"attn pv 16x128x64x128 NN", 16, 128, 64, 128, false, false},
       // 16-bit floats against sgemm on the same values.

@@ -79,9 +79,11 @@ void copyTransposedPanel(OpBuilder &b, Location loc, Value src, Value dst, int64
 }
 
 /// dst = src, or dst[i, j] = src[j, i] when `transposed`, widening a 16-bit
-/// float source into an f32 panel. A full panel (static width) is copied by
-/// copyTransposedPanel; a partial one, at an edge, by a generic that
-/// iterates dst in row-major order (each k gathers one value per row).
+/// float source into an f32 panel. A full transposed panel (static width)
+/// is copied by copyTransposedPanel; the rest (partial panels, at an edge)
+/// by a copy or a generic that iterates dst in row-major order (each k
+/// gathers one value per row when transposed). Full k-major panels are
+/// packed row by row (BlockPacker::pack).
 void copyPanelData(OpBuilder &b, Location loc, Value src, Value dst, bool transposed) {
   auto dstType = cast<MemRefType>(dst.getType());
   Type from = cast<MemRefType>(src.getType()).getElementType();
@@ -176,18 +178,34 @@ public:
   /// Packs `src` into `panels` (micro-panels [k, width]): `kMajor` when the
   /// source's rows are k (B, or a transposed A), so its columns split into
   /// panels; otherwise its rows do. A partial last panel is zero-padded.
-  /// With `fullPanels` false, only the partial last panel: the caller packs
-  /// each full one (packFullPanel) where it is used. With `parallel`, the
-  /// full panels are packed by an scf.parallel (each writes its own panel).
-  Split pack(Value src, bool kMajor, Value panels, int64_t width, bool fullPanels = true,
-             bool parallel = false) {
+  /// With `parallel`, the full panels are packed by an scf.parallel (each
+  /// iteration writes its own part of them), for the kernel threads to
+  /// share.
+  ///
+  /// A k-major source is read row by row (one k per iteration, all its
+  /// full panels' pieces in order): read panel by panel, each panel was a
+  /// column strip touching kb rows a row stride apart (4 KiB and more for
+  /// a weight gradient's operand), a new page per row, which the hardware
+  /// prefetchers do not follow across pages; a GEMM whose B block serves
+  /// few rows of A (M = 32) spent as long packing as computing.
+  Split pack(Value src, bool kMajor, Value panels, int64_t width, bool parallel = false) {
     Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
     Split s = split(dim(rw, loc, src, kMajor ? 1 : 0), width);
-    auto packOne = [&](Value i) { packFullPanel(src, kMajor, panels, width, i); };
-    if (fullPanels && parallel)
-      parallelLoop(s.full, packOne);
-    else if (fullPanels)
-      forLoop(s.full, packOne);
+    auto loop = [&](Value count, llvm::function_ref<void(Value)> body) {
+      if (parallel)
+        parallelLoop(count, body);
+      else
+        forLoop(count, body);
+    };
+    if (kMajor)
+      loop(kExtent, [&](Value k) {
+        forLoop(s.full, [&](Value i) { packRowPiece(src, panels, width, k, i); });
+      });
+    else
+      loop(s.full, [&](Value i) {
+        copyPanel(src, kMajor, width, i, index(rw, loc, width),
+                  panelView(rw, loc, panels, i, kExtent, width));
+      });
     whenNonEmpty(s.tail, [&] {
       Value dst = panelView(rw, loc, panels, s.full, kExtent, width);
       linalg::FillOp::create(rw, loc, zeroOf(dst), dst);
@@ -198,11 +216,16 @@ public:
     return s;
   }
 
-  /// Full micro-panel `i` of `src` into `panels`.
-  void packFullPanel(Value src, bool kMajor, Value panels, int64_t width, Value i) {
-    Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
-    copyPanel(src, kMajor, width, i, index(rw, loc, width),
-              panelView(rw, loc, panels, i, kExtent, width));
+  /// panels[i, k, :] = src[k, i·width ..][:width], widening a 16-bit source.
+  void packRowPiece(Value src, Value panels, int64_t width, Value k, Value i) {
+    Type from = cast<MemRefType>(src.getType()).getElementType();
+    Type to = cast<MemRefType>(panels.getType()).getElementType();
+    Value column = arith::MulIOp::create(rw, loc, i, index(rw, loc, width));
+    Value piece =
+        vector::LoadOp::create(rw, loc, VectorType::get({width}, from), src, ValueRange{k, column});
+    if (from != to)
+      piece = arith::ExtFOp::create(rw, loc, VectorType::get({width}, to), piece);
+    vector::StoreOp::create(rw, loc, piece, panels, ValueRange{i, k, index(rw, loc, 0)});
   }
 
   /// The `count` source lines of panel `i` (`width` per panel) into `dst`.
@@ -329,15 +352,12 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // block does not depend on it.
   bool hoist = mLoop && !mLoop->isAncestor(b.getParentRegion()->getParentOp());
   rewriter.setInsertionPoint(hoist ? mLoop : block.getOperation());
-  // With parallel columns each column packs its own full B panel, in the
-  // parallel loop: with one M block each panel serves one column of tiles
-  // anyway, and the copy is shared out like the products. Otherwise the M
-  // loop is the parallel one (cpu-tile-and-vectorize-matmul), and the
-  // threads share the packing of B's block before it too: packed by one
-  // thread, a weight gradient's (K = 4096, eight 2 MiB blocks of B) kept
-  // the other thread idle for a tenth of the GEMM.
+  // The kernel threads share the packing, as they share the products that
+  // follow (the M blocks, or with one M block the columns of tiles):
+  // packed by one thread, a weight gradient's B (K = 4096, eight 2 MiB
+  // blocks) kept the other thread idle for a tenth of the GEMM.
   packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr,
-              /*fullPanels=*/!parallelColumns, /*parallel=*/hoist && !parallelColumns);
+              /*parallel=*/hoist || parallelColumns);
 
   // A's micro-panels, per block. The block's loops recompute B's split here
   // rather than use values from the packing site.
@@ -353,8 +373,6 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // once (a short M) the columns are a parallel loop, for the rank's
   // kernel threads to share.
   auto columns = [&](Value p) {
-    if (parallelColumns)
-      packer.packFullPanel(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr, p);
     packer.forLoop(rows.full, [&](Value q) { micros.push_back(packer.tile(c, q, p, k)); });
   };
   // With a small packed B (a small K) the rows go outermost instead: B's

@@ -5,7 +5,8 @@
 // C[mb, nb] += A[mb, kb] · B[kb, nb] becomes
 //
 //   Bp[p, k, r] = B[k, p·NR + r]     once per (N, K) block, before the M
-//                                    loop: NR-wide micro-panels of B
+//                                    loop: NR-wide micro-panels of B, read
+//                                    row by row (k outer), as B lies
 //   Ap[q, k, r] = A[q·MR + r, k]     once per block: MR-tall micro-panels
 //                                    of A, k-major
 //   for p < nb / NR:                 B's micro-panel (kb × NR) stays in L1
@@ -77,8 +78,8 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// matmuls (A transposed, [kb, mr] · [kb, nr] → [mr, nr]) for register
 /// tiling. `parallelColumns` makes the loop over full columns of tiles an
 /// scf.parallel (for a GEMM whose M loop runs once); without it the caller
-/// makes the M loop parallel, and the packing of B's full panels hoisted
-/// before it is an scf.parallel. `rowsOuter` puts the
+/// makes the M loop parallel. Either way B's full panels are packed by an
+/// scf.parallel over B's rows before the products. `rowsOuter` puts the
 /// loop over A's panels outside the loop over B's (see above); it applies
 /// when the columns are not parallel. `firstK`, when given,
 /// is true in the first K block of a GEMM whose C starts at zero (its fill

@@ -6,7 +6,8 @@
 // C is written row of tiles by row of tiles; a larger B keeps B's
 // micro-panel outermost (in L1) while A's stream past it. Either way the
 // kernel threads share the packing of B's block, as they share the M
-// blocks: a parallel loop copies one micro-panel per iteration.
+// blocks: a parallel loop reads one row of B per iteration, in order, and
+// stores its pieces into the micro-panels.
 
 // B block 16 x 64 f32 (4 KiB): rows outermost, 4-row tiles (q < 8) outside
 // 16-column ones (p < 4).
@@ -28,9 +29,11 @@ func.func @small_b(%A: memref<64x16xf32>, %B: memref<16x64xf32>, %C: memref<64x6
 // (p < 64) outside 4-row ones (q < 8).
 // CHECK-LABEL: func.func @large_b
 // CHECK: %[[PANELS:.*]] = memref.alloc() {{.*}} : memref<64x128x16xf32>
-// CHECK-NEXT: scf.parallel (%[[I:.*]]) = (%c0) to (%c64) step (%c1) {
-// CHECK-NEXT: memref.subview %[[PANELS]][%[[I]], 0, 0] [1, 128, 16]
-// CHECK: linalg.copy
+// CHECK-NEXT: scf.parallel (%[[K:.*]]) = (%c0) to (%c128) step (%c1) {
+// CHECK-NEXT: scf.for %[[I:.*]] = %c0 to %c64 step %c1 {
+// CHECK: %[[V:.*]] = vector.load %arg1[%[[K]], %{{.*}}] : memref<128x1024xf32>, vector<16xf32>
+// CHECK-NEXT: vector.store %[[V]], %[[PANELS]][%[[I]], %[[K]], %c0]
+// CHECK-NEXT: }
 // CHECK-NEXT: scf.reduce
 // CHECK: scf.parallel
 // CHECK: scf.for %[[P:.*]] = %c0 to %c64 step %c1 {

@@ -19,8 +19,13 @@
 // CHECK-DAG: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
 // CHECK: scf.for %[[N0:.*]] = %{{.*}} to %{{.*}} step %[[C32]]
 // CHECK-NEXT: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %[[C16]]
-// The B panels, before the M loop: rows of B copied as they lie.
-// CHECK: linalg.copy ins(%{{.*}} : memref<16x16xf32, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<16x16xf32, strided<[16, 1], offset: ?>>)
+// The B panels, before the M loop, shared by the kernel threads: B is read
+// row by row as it lies (one k per iteration), each row's NR-wide pieces
+// stored into their panels.
+// CHECK: scf.parallel (%[[KB:.*]]) = (%{{.*}}) to (%[[C16]]) step
+// CHECK: scf.for %[[PB:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[BK:.*]] = vector.load %[[B]][%{{.*}}, %{{.*}}] : memref<32x64xf32>, vector<16xf32>
+// CHECK-NEXT: vector.store %[[BK]], %[[BP]][%[[PB]], %[[KB]], %{{.*}}] : memref<2x16x16xf32>, vector<16xf32>
 // The M blocks are independent (each packs its own A panels): a parallel
 // loop.
 // CHECK: scf.parallel (%[[M0:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[C32]])
@@ -101,7 +106,8 @@ func.func @remainders(%A: memref<33x65xf64>, %B: memref<65x17xf64>, %C: memref<3
 // CHECK-COUNT-16: memref.load %[[B]]
 // CHECK-NEXT: vector.from_elements {{.*}} : vector<16xf32>
 // CHECK-NEXT: vector.store {{.*}} : memref<2x16x16xf32>, vector<16xf32>
-// CHECK: linalg.copy ins(%{{.*}} : memref<16x4xf32, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<16x4xf32, strided<[4, 1], offset: ?>>)
+// CHECK: vector.load %[[A]][%{{.*}}, %{{.*}}] : memref<32x64xf32>, vector<4xf32>
+// CHECK-NEXT: vector.store %{{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK-NOT: linalg.transpose
@@ -141,8 +147,9 @@ func.func @batched(%A: memref<3x8x16xf32>, %B: memref<3x16x16xf32>, %C: memref<3
 // register tile is the f32 one.
 // CHECK-LABEL: func.func @bf16_into_f32
 // CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<16x16xbf16, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<16x16xf32, strided<[16, 1], offset: ?>>)
-// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[B16:.*]] = vector.load %{{.*}} : memref<32x64xbf16>, vector<16xbf16>
+// CHECK-NEXT: %[[B32:.*]] = arith.extf %[[B16]] : vector<16xbf16> to vector<16xf32>
+// CHECK-NEXT: vector.store %[[B32]], %{{.*}} : memref<2x16x16xf32>, vector<16xf32>
 // CHECK: %[[ROW16:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
 // CHECK-NEXT: %[[ROW32:.*]] = arith.extf %[[ROW16]] : vector<4xbf16> to vector<4xf32>
 // CHECK-NEXT: vector.store %[[ROW32]], {{.*}} : memref<8x16x4xf32>, vector<4xf32>
@@ -169,20 +176,21 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 // -----
 
 // One M block (M = 16 <= the M cache tile, 32): the rank's kernel threads
-// share the block's columns of tiles instead, each packing the B panel it
-// uses (there is no M loop to run in parallel, and the B panels serve one
-// column of tiles each anyway).
+// share the block's columns of tiles instead (there is no M loop to run in
+// parallel), after sharing the packing of B's rows.
 // CHECK-LABEL: func.func @one_m_block
 // CHECK-SAME: (%[[A:[^:]+]]: memref<16x32xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<16x64xf32>)
 // CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
 // CHECK: scf.for
 // CHECK: scf.for
+// CHECK: scf.parallel (%[[KB:.*]]) =
+// CHECK: vector.load %[[B]]
+// CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%{{.*}}, %[[KB]],
+// CHECK: scf.reduce
 // CHECK-NOT: scf.parallel
 // CHECK: vector.store {{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%{{.*}}) step
-// CHECK: %[[PANEL:.*]] = memref.subview %[[BP]][%[[P]], 0, 0] [1, 16, 16]
-// CHECK: %[[BCOLS:.*]] = memref.subview %[[B]]
-// CHECK: linalg.copy ins(%[[BCOLS]] : {{.*}}) outs(%[[PANEL]] : {{.*}})
+// CHECK-NOT: vector.load %[[B]]
 // CHECK: scf.for
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK: scf.reduce
