@@ -277,7 +277,8 @@ def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::Module
     a thread pool of cores / ranks threads per rank, no OpenMP). Each
     outermost scf.parallel (from convert-linalg-to-parallel-loops, the GEMM
     recipe's M blocks, a batched GEMM's batch) whose estimated work is at
-    least `min-work` operations becomes
+    least `min-work` operations (loops multiplied out; an op on vectors
+    counts as many operations as its widest vector has lanes) becomes
 
       - a function `<fn>_par<i>(begin, end, inputs...)` holding the loop with
         one dimension (the first that runs more than once) cut to the

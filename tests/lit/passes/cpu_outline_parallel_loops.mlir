@@ -88,3 +88,41 @@ func.func @nest(%a: memref<1x256x64xf32>, %s: f32) {
   }
   return
 }
+
+// -----
+
+// A vector op counts as many operations as its vector has lanes: 64 rows,
+// each a load and a store of 32 floats, is 4096 and more (as two scalar
+// ops per row it was 128, and the copy stayed on one thread).
+// CHECK-LABEL: func.func @vector_rows(
+// CHECK: call @vector_rows_par0_dispatch
+// CHECK-NEXT: return
+func.func @vector_rows(%src: memref<64x32xf32>, %dst: memref<64x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = vector.load %src[%i, %c0] : memref<64x32xf32>, vector<32xf32>
+    vector.store %v, %dst[%i, %c0] : memref<64x32xf32>, vector<32xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The same rows as scalar copies of one float each: too little work.
+// CHECK-LABEL: func.func @scalar_rows(
+// CHECK-NOT: call
+// CHECK: scf.parallel
+func.func @scalar_rows(%src: memref<64x32xf32>, %dst: memref<64x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %src[%i, %c0] : memref<64x32xf32>
+    memref.store %v, %dst[%i, %c0] : memref<64x32xf32>
+    scf.reduce
+  }
+  return
+}
