@@ -12,6 +12,10 @@
 // transposed) is only reshaped, to [B,] K, M or [B,] N, K, and the named op
 // reads it through a transposed indexing map.
 //
+// A dot_general whose only use transposes it into [batch..., rhs free...,
+// lhs free...] is the same contraction with its operands swapped, and is
+// lowered so (no transpose of the result).
+//
 // Why few forms: back ends tune one kernel and read A and B in either
 // orientation by packing them (the CPU target's GEMM recipe copies both into
 // micro-panels anyway, so reading a transposed operand costs nothing extra).
@@ -180,6 +184,30 @@ Value lowerToGeneric(DotGeneralOp op, PatternRewriter &rewriter, Value init) {
   return generic.getResult(0);
 }
 
+/// The transpose that is `op`'s only use when it puts the rhs free dims
+/// before the lhs free dims (batch dims staying first): the result of the
+/// same contraction with its operands swapped. Autodiff writes a weight
+/// gradient of `y = x·W` as `(dyᵀ·x)ᵀ`; the contraction itself reads
+/// either operand in either layout, so the transpose, a pass over the
+/// gradient, is not needed.
+TransposeOp swappingTranspose(DotGeneralOp op) {
+  if (!op->hasOneUse())
+    return {};
+  auto transpose = dyn_cast<TransposeOp>(*op->getUsers().begin());
+  if (!transpose)
+    return {};
+  int64_t batch = op.getLhsBatch().size();
+  int64_t lhsFree = cast<RankedTensorType>(op.getLhs().getType()).getRank() - batch -
+                    static_cast<int64_t>(op.getLhsContracting().size());
+  int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
+  SmallVector<int64_t> swapped = llvm::to_vector(llvm::seq<int64_t>(0, batch));
+  llvm::append_range(swapped, llvm::seq<int64_t>(batch + lhsFree, rank));
+  llvm::append_range(swapped, llvm::seq<int64_t>(batch, batch + lhsFree));
+  if (lhsFree == 0 || lhsFree == rank - batch || transpose.getPermutation() != ArrayRef(swapped))
+    return {};
+  return transpose;
+}
+
 struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DotGeneralOp op, PatternRewriter &rewriter) const override {
@@ -261,6 +289,23 @@ struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
   }
 };
 } // namespace
+
+void shardc::swapTransposedContractions(Operation *root) {
+  SmallVector<std::pair<DotGeneralOp, TransposeOp>> found;
+  root->walk([&](DotGeneralOp op) {
+    if (TransposeOp transpose = swappingTranspose(op))
+      found.push_back({op, transpose});
+  });
+  IRRewriter rewriter(root->getContext());
+  for (auto [op, transpose] : found) {
+    rewriter.setInsertionPoint(transpose);
+    auto swapped = DotGeneralOp::create(
+        rewriter, op.getLoc(), transpose.getType(), op.getRhs(), op.getLhs(), op.getRhsBatch(),
+        op.getLhsBatch(), op.getRhsContracting(), op.getLhsContracting());
+    rewriter.replaceOp(transpose, swapped.getResult());
+    rewriter.eraseOp(op);
+  }
+}
 
 void shardc::populateDotGeneralLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerDotGeneral>(patterns.getContext());

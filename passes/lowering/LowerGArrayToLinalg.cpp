@@ -25,6 +25,9 @@ using namespace mlir;
 namespace {
 struct LowerToLinalg : shardc::impl::GArrayLowerToLinalgBase<LowerToLinalg> {
   void runOnOperation() override {
+    // Before any op is lowered, while a transposed contraction still reads
+    // as one (DotGeneralLowering.cpp).
+    shardc::swapTransposedContractions(getOperation());
     RewritePatternSet patterns(&getContext());
     shardc::populateConstantLoweringPatterns(patterns);
     shardc::populateElementwiseLoweringPatterns(patterns);

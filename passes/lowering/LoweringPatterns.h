@@ -21,6 +21,10 @@ void populateElementwiseLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateBroadcastLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateDotGeneralLoweringPatterns(mlir::RewritePatternSet &patterns);
+/// Rewrites each dot_general whose only use transposes its result into
+/// [batch..., rhs free..., lhs free...] as the dot_general with its operands
+/// swapped, replacing the transpose (garray to garray; run before lowering).
+void swapTransposedContractions(mlir::Operation *root);
 void populateReduceLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateGatherLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateIotaLoweringPatterns(mlir::RewritePatternSet &patterns);

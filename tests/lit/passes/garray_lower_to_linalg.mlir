@@ -90,6 +90,37 @@ func.func @dot_general(%b: tensor<3x4x5xf32>, %c: tensor<3x5x6xf32>) -> tensor<3
 
 // -----
 
+// A weight gradient as autodiff writes it, (dyᵀ·x)ᵀ: the transpose of the
+// product is the product with its operands swapped, xᵀ·dy, which reads
+// both as they lie (A transposed, B as is); no transpose is left.
+// CHECK-LABEL: func.func @transposed_product
+// CHECK-SAME: (%[[DY:[^:]+]]: tensor<64x32xf32>, %[[X:[^:]+]]: tensor<64x16xf32>)
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<16x32xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%[[X]], %[[DY]] : tensor<64x16xf32>, tensor<64x32xf32>) outs(%[[ACC]] : tensor<16x32xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[MM]] : tensor<16x32xf32>
+func.func @transposed_product(%dy: tensor<64x32xf32>, %x: tensor<64x16xf32>) -> tensor<16x32xf32> {
+  %0 = garray.dot_general %dy, %x, batch = [] x [], contracting = [0] x [0]
+      : (tensor<64x32xf32>, tensor<64x16xf32>) -> tensor<32x16xf32>
+  %1 = garray.transpose %0, permutation = [1, 0] : (tensor<32x16xf32>) -> tensor<16x32xf32>
+  return %1 : tensor<16x32xf32>
+}
+
+// -----
+
+// The product has another use: it is computed once, and transposed.
+// CHECK-LABEL: func.func @transposed_and_kept
+// CHECK: linalg.matmul
+// CHECK: linalg.transpose
+func.func @transposed_and_kept(%dy: tensor<64x32xf32>, %x: tensor<64x16xf32>) -> (tensor<16x32xf32>, tensor<32x16xf32>) {
+  %0 = garray.dot_general %dy, %x, batch = [] x [], contracting = [0] x [0]
+      : (tensor<64x32xf32>, tensor<64x16xf32>) -> tensor<32x16xf32>
+  %1 = garray.transpose %0, permutation = [1, 0] : (tensor<32x16xf32>) -> tensor<16x32xf32>
+  return %1, %0 : tensor<16x32xf32>, tensor<32x16xf32>
+}
+
+// -----
+
 // X^T r: the lhs lies as [K, M], so the matmul reads it through a
 // transposed map (no copy); the vector rhs is reshaped (a view) to [K, 1],
 // and the [M, 1] product back to the result shape.
