@@ -199,7 +199,8 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     1. cache blocking: tile (M, N, K) by `cache-tiles` with the loop order
        N, K, M;
     2. packing (GemmPacking.h): per (N, K) block, before the M loop, B is
-       copied into NR-wide micro-panels [kb, NR]; per block, A into MR-tall
+       copied into NR-wide micro-panels [kb, NR] by an scf.parallel over
+       B's rows (a k-major B is read row by row); per block, A into MR-tall
        micro-panels [kb, MR], k-major. The copies read a transposed operand as
        it lies. Partial panels at the edges are zero-padded;
     3. micro matmuls: for each B panel, for each A panel, an MR x NR tile of
@@ -239,11 +240,11 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     The M block loop is an scf.parallel (each block packs its own A panels),
     as is a batched matmul's batch loop, so cpu-outline-parallel-loops can
     run them on the rank's kernel threads; when M fits one block, the loop
-    over the block's full columns of tiles is the scf.parallel instead, each
-    column packing its own B panel. A C zero-filled right before the matmul
-    (nothing touching memory in between) loses its fill: in the first K
-    block a full tile's accumulator starts as a zero vector instead of
-    being read from C, and edge tiles do not read C in. Other element types and matmuls are left to
+    over the block's full columns of tiles is the scf.parallel instead. A C
+    zero-filled right before the matmul (nothing touching memory in
+    between) loses its fill: in the first K block a full tile's accumulator
+    starts as a zero vector instead of being read from C, and edge tiles do
+    not read C in. Other element types and matmuls are left to
     convert-linalg-to-parallel-loops.
   }];
   let options = [

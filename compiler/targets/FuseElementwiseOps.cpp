@@ -54,9 +54,9 @@ bool isElementwise(linalg::GenericOp op) {
 /// the common case: one pass over the activation's size instead of two.
 ///
 /// The fused op stands where the consumer stood, so every other use of the
-/// producer must come after the consumer in its block; the loops must be
-/// the same (the consumer reads the producer's result through an identity
-/// map), so nothing is computed twice.
+/// producer must come after the consumer in its block; both read or write
+/// the fused value through identity maps, so their loops are the same and
+/// nothing is computed twice.
 struct FuseProducerOfSeveralUses : OpRewritePattern<linalg::GenericOp> {
   FuseProducerOfSeveralUses(MLIRContext *context, size_t limit)
       : OpRewritePattern(context), limit(limit) {}
@@ -68,7 +68,6 @@ struct FuseProducerOfSeveralUses : OpRewritePattern<linalg::GenericOp> {
     for (OpOperand *operand : consumer.getDpsInputOperands()) {
       auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
       if (!producer || producer->hasOneUse() || !isElementwise(producer) ||
-          producer.getNumLoops() != consumer.getNumLoops() ||
           !consumer.getMatchingIndexingMap(operand).isIdentity() ||
           !producer.getIndexingMapMatchingResult(cast<OpResult>(operand->get())).isIdentity() ||
           bodySize(producer) + bodySize(consumer) > limit ||
