@@ -240,7 +240,10 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     The M block loop is an scf.parallel (each block packs its own A panels),
     as is a batched matmul's batch loop, so cpu-outline-parallel-loops can
     run them on the rank's kernel threads; when M fits one block, the loop
-    over the block's full columns of tiles is the scf.parallel instead. A C
+    over the block's full columns of tiles is the scf.parallel instead, each
+    column packing its own panel of B just before its tiles use it, and K
+    blocks of a k-major B shrink until a panel's rows span at most 64 pages
+    (64 rows of a 1024-wide f32 B). A C
     zero-filled right before the matmul (nothing touching memory in
     between) loses its fill: in the first K block a full tile's accumulator
     starts as a zero vector instead of being read from C, and edge tiles do

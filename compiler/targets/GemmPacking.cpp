@@ -180,7 +180,8 @@ public:
   /// panels; otherwise its rows do. A partial last panel is zero-padded.
   /// With `parallel`, the full panels are packed by an scf.parallel (each
   /// iteration writes its own part of them), for the kernel threads to
-  /// share.
+  /// share; without `fullPanels`, only the partial last panel is packed
+  /// (the caller packs the others with packPanel).
   ///
   /// A k-major source is read row by row (one k per iteration, all its
   /// full panels' pieces in order): read panel by panel, each panel was a
@@ -188,7 +189,8 @@ public:
   /// a weight gradient's operand), a new page per row, which the hardware
   /// prefetchers do not follow across pages; a GEMM whose B block serves
   /// few rows of A (M = 32) spent as long packing as computing.
-  Split pack(Value src, bool kMajor, Value panels, int64_t width, bool parallel = false) {
+  Split pack(Value src, bool kMajor, Value panels, int64_t width, bool parallel = false,
+             bool fullPanels = true) {
     Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
     Split s = split(dim(rw, loc, src, kMajor ? 1 : 0), width);
     auto loop = [&](Value count, llvm::function_ref<void(Value)> body) {
@@ -197,11 +199,11 @@ public:
       else
         forLoop(count, body);
     };
-    if (kMajor)
+    if (fullPanels && kMajor)
       loop(kExtent, [&](Value k) {
         forLoop(s.full, [&](Value i) { packRowPiece(src, panels, width, k, i); });
       });
-    else
+    else if (fullPanels)
       loop(s.full, [&](Value i) {
         copyPanel(src, kMajor, width, i, index(rw, loc, width),
                   panelView(rw, loc, panels, i, kExtent, width));
@@ -214,6 +216,16 @@ public:
                 view2d(rw, loc, dst, zero, zero, kExtent, s.tail));
     });
     return s;
+  }
+
+  /// Full panel `i` of `src` into `panels`.
+  void packPanel(Value src, bool kMajor, Value panels, int64_t width, Value i) {
+    Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
+    if (kMajor)
+      forLoop(kExtent, [&](Value k) { packRowPiece(src, panels, width, k, i); });
+    else
+      copyPanel(src, kMajor, width, i, index(rw, loc, width),
+                panelView(rw, loc, panels, i, kExtent, width));
   }
 
   /// panels[i, k, :] = src[k, i·width ..][:width], widening a 16-bit source.
@@ -251,16 +263,17 @@ public:
     return micro(q, p, k, cTile);
   }
 
-  /// The same for an edge tile of `rows` x `cols`: computed in a zeroed
-  /// full-size scratch tile (the padding of the panels is zero) and copied
-  /// back, so edges run the vector kernel too.
-  linalg::MatmulOp edgeTile(Value c, Value q, Value p, Value k, Value rows, Value cols) {
+  /// The same for an edge tile of `rows` x `cols`: computed in the zeroed
+  /// full-size scratch tile `tmp` (the padding of the panels is zero) and
+  /// copied back, so edges run the vector kernel too.
+  linalg::MatmulOp edgeTile(Value c, Value q, Value p, Value k, Value rows, Value cols,
+                            Value tmp) {
     Value row = arith::MulIOp::create(rw, loc, q, index(rw, loc, mr));
     Value col = arith::MulIOp::create(rw, loc, p, index(rw, loc, nr));
     OpFoldResult zero = rw.getIndexAttr(0);
     Value cPart = view2d(rw, loc, c, row, col, rows, cols);
-    Value tmpPart = view2d(rw, loc, scratch.cTile, zero, zero, rows, cols);
-    linalg::FillOp::create(rw, loc, zeroOf(c), scratch.cTile);
+    Value tmpPart = view2d(rw, loc, tmp, zero, zero, rows, cols);
+    linalg::FillOp::create(rw, loc, zeroOf(c), tmp);
     if (firstK) {
       // C starts at zero: in the first K block there is nothing to read.
       Value later = arith::XOrIOp::create(
@@ -269,7 +282,7 @@ public:
     } else {
       linalg::CopyOp::create(rw, loc, cPart, tmpPart);
     }
-    linalg::MatmulOp op = micro(q, p, k, scratch.cTile);
+    linalg::MatmulOp op = micro(q, p, k, tmp);
     linalg::CopyOp::create(rw, loc, tmpPart, cPart);
     return op;
   }
@@ -352,12 +365,13 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // block does not depend on it.
   bool hoist = mLoop && !mLoop->isAncestor(b.getParentRegion()->getParentOp());
   rewriter.setInsertionPoint(hoist ? mLoop : block.getOperation());
-  // The kernel threads share the packing, as they share the products that
-  // follow (the M blocks, or with one M block the columns of tiles):
-  // packed by one thread, a weight gradient's B (K = 4096, eight 2 MiB
-  // blocks) kept the other thread idle for a tenth of the GEMM.
+  // The kernel threads share the packing, as they share the M blocks that
+  // follow: packed by one thread, a weight gradient's B (K = 4096, eight 2
+  // MiB blocks) kept the other thread idle for a tenth of the GEMM. With
+  // parallel columns, each column packs its own full panel right before
+  // its tiles use it (below); only the partial last panel is packed here.
   packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr,
-              /*parallel=*/hoist || parallelColumns);
+              /*parallel=*/hoist, /*fullPanels=*/!parallelColumns);
 
   // A's micro-panels, per block. The block's loops recompute B's split here
   // rather than use values from the packing site.
@@ -375,13 +389,34 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   auto columns = [&](Value p) {
     packer.forLoop(rows.full, [&](Value q) { micros.push_back(packer.tile(c, q, p, k)); });
   };
+  // A parallel column packs its panel of B and uses it at once, from L1:
+  // with few rows of A (M = 32) each packed value serves few products, and
+  // a whole block of B packed ahead (2 MiB at K blocks of 512) went to
+  // memory and came back. The column also computes its tile of the
+  // MR-partial last row (M = 32 with MR = 6) in a scratch tile of its own:
+  // left to the edge loop below, those tiles ran on one thread, a sixth of
+  // such a GEMM's products.
+  Value columnTiles;
+  auto parallelColumn = [&](Value p) {
+    packer.packPanel(b, !layout.bTransposed, scratch.panels, nr, p);
+    columns(p);
+    packer.whenNonEmpty(rows.tail, [&] {
+      Value tmp = panelView(rewriter, loc, columnTiles, p, index(rewriter, loc, mr), nr);
+      micros.push_back(
+          packer.edgeTile(c, rows.full, p, k, rows.tail, index(rewriter, loc, nr), tmp));
+    });
+  };
   // With a small packed B (a small K) the rows go outermost instead: B's
   // panels all stay in L2, and each row of tiles writes MR whole rows of C
   // in order rather than one NR-wide piece of each of the block's rows per
   // column (4096x1024x32 with AVX-512: 3.4 -> 1.8 ms).
-  if (parallelColumns)
-    packer.parallelLoop(cols.full, columns);
-  else if (rowsOuter)
+  if (parallelColumns) {
+    columnTiles = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get({ShapedType::kDynamic, mr, nr}, elem), ValueRange{cols.full},
+        alignment(rewriter));
+    packer.parallelLoop(cols.full, parallelColumn);
+    memref::DeallocOp::create(rewriter, loc, columnTiles);
+  } else if (rowsOuter)
     packer.forLoop(rows.full, [&](Value q) {
       packer.forLoop(cols.full, [&](Value p) { micros.push_back(packer.tile(c, q, p, k)); });
     });
@@ -398,8 +433,14 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   };
   Value nb = dim(rewriter, loc, b, layout.bTransposed ? 0 : 1);
   Value colEdges = ifNonEmpty(cols.tail, rows.full);
+  // The last row's tiles from `firstRowEdge` on (the parallel columns did
+  // the ones before).
+  Value firstRowEdge = parallelColumns ? cols.full : index(rewriter, loc, 0);
   Value rowEdges = ifNonEmpty(
-      rows.tail, arith::CeilDivUIOp::create(rewriter, loc, nb, index(rewriter, loc, nr)));
+      rows.tail,
+      arith::SubIOp::create(rewriter, loc,
+                            arith::CeilDivUIOp::create(rewriter, loc, nb, index(rewriter, loc, nr)),
+                            firstRowEdge));
   Value edges = arith::AddIOp::create(rewriter, loc, colEdges, rowEdges);
   packer.forLoop(edges, [&](Value t) {
     Value inColumn =
@@ -407,12 +448,15 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
     auto pick = [&](Value ifColumn, Value ifRow) {
       return arith::SelectOp::create(rewriter, loc, inColumn, ifColumn, ifRow).getResult();
     };
-    Value p = pick(cols.full, arith::SubIOp::create(rewriter, loc, t, colEdges));
+    Value p = pick(cols.full,
+                   arith::AddIOp::create(rewriter, loc, firstRowEdge,
+                                         arith::SubIOp::create(rewriter, loc, t, colEdges)));
     Value start = arith::MulIOp::create(rewriter, loc, p, index(rewriter, loc, nr));
     Value rest = arith::MinUIOp::create(rewriter, loc, index(rewriter, loc, nr),
                                         arith::SubIOp::create(rewriter, loc, nb, start));
     micros.push_back(packer.edgeTile(c, pick(t, rows.full), p, k,
-                                     pick(index(rewriter, loc, mr), rows.tail), rest));
+                                     pick(index(rewriter, loc, mr), rows.tail), rest,
+                                     scratch.cTile));
   });
   rewriter.eraseOp(block);
   return micros;

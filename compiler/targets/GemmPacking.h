@@ -77,9 +77,11 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// `mLoop` is the M loop or null) as described above. Returns the micro
 /// matmuls (A transposed, [kb, mr] · [kb, nr] → [mr, nr]) for register
 /// tiling. `parallelColumns` makes the loop over full columns of tiles an
-/// scf.parallel (for a GEMM whose M loop runs once); without it the caller
-/// makes the M loop parallel. Either way B's full panels are packed by an
-/// scf.parallel over B's rows before the products. `rowsOuter` puts the
+/// scf.parallel (for a GEMM whose M loop runs once), in which each column
+/// packs its own micro-panel of B right before its tiles, and computes its
+/// tile of the MR-partial last row too; without it the caller makes the M
+/// loop parallel, and B's full panels are packed by an scf.parallel over
+/// B's rows before the products. `rowsOuter` puts the
 /// loop over A's panels outside the loop over B's (see above); it applies
 /// when the columns are not parallel. `firstK`, when given,
 /// is true in the first K block of a GEMM whose C starts at zero (its fill

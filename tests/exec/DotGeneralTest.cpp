@@ -418,7 +418,7 @@ TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and
           "[exec][dot_general][threads]") {
   // Large enough to be dispatched to the rank's kernel threads: many M
   // blocks (threads take blocks), and one M block with a wide N (threads
-  // take columns of tiles, each packing its own B panels; 600 columns leave
+  // take columns of tiles, each packing its own B panel; 600 columns leave
   // a partial panel). Each output element is summed in the same order
   // whatever the thread count, so the results must be identical, bit for
   // bit, and match the reference.
@@ -427,6 +427,10 @@ TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and
       {"one M block: 40x2000 @ 2000x600", {40, 2000}, {2000, 600}, {}, {}, {1}, {0}},
       {"one M block, transposed lhs: (2000x40)^T @ 2000x600", {2000, 40}, {2000, 600}, {}, {},
        {0}, {0}},
+      // 37 rows: a partial row of register tiles (MR 8 or 6), computed by
+      // each column of tiles in a scratch tile of its own.
+      {"one M block, partial last row: 37x2000 @ 2000x600", {37, 2000}, {2000, 600}, {}, {},
+       {1}, {0}},
   };
   for (const DotCase &c : shared) {
     INFO(c.name);

@@ -1,6 +1,7 @@
 // RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16 m-block-multiple=1" | FileCheck %s
 // RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16" | FileCheck %s --check-prefix=BALANCE
 // RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16 m-block-multiple=1 unroll-k=4" | FileCheck %s --check-prefix=UNROLL
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,4096,512" | FileCheck %s --check-prefix=ONEBLOCK
 // RUN: not shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="tile-rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOPT
 //
 // cpu-tile-and-vectorize-matmul: cache blocks (loops N, K, M); B packed into
@@ -177,25 +178,55 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 
 // One M block (M = 16 <= the M cache tile, 32): the rank's kernel threads
 // share the block's columns of tiles instead (there is no M loop to run in
-// parallel), after sharing the packing of B's rows.
+// parallel); each column packs its own panel of B, row by row, right
+// before its tiles use it.
 // CHECK-LABEL: func.func @one_m_block
 // CHECK-SAME: (%[[A:[^:]+]]: memref<16x32xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<16x64xf32>)
 // CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: scf.parallel (%[[KB:.*]]) =
-// CHECK: vector.load %[[B]]
-// CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%{{.*}}, %[[KB]],
-// CHECK: scf.reduce
-// CHECK-NOT: scf.parallel
+// CHECK-NOT: vector.load %[[B]]
 // CHECK: vector.store {{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%{{.*}}) step
-// CHECK-NOT: vector.load %[[B]]
+// CHECK: scf.for %[[KB:[^ ]+]] =
+// CHECK-NEXT: affine.apply
+// CHECK-NEXT: vector.load %[[B]]
+// CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%[[P]], %[[KB]],
 // CHECK: scf.for
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK: scf.reduce
 func.func @one_m_block(%A: memref<16x32xf32>, %B: memref<32x64xf32>, %C: memref<16x64xf32>) {
   linalg.matmul ins(%A, %B : memref<16x32xf32>, memref<32x64xf32>) outs(%C : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// One M block whose rows are not a multiple of MR (6 = 4 + 2) and whose B
+// rows are 8 KiB apart: the K blocks shrink from 512 to 64 (a panel's rows
+// span at most 64 pages), and each parallel column also computes its tile
+// of the partial last row, in a scratch tile of its own; no edge loop is
+// left after the columns.
+// ONEBLOCK-LABEL: func.func @one_m_block_edge_row
+// ONEBLOCK-SAME: (%[[A:[^:]+]]: memref<6x256xf32>, %[[B:[^:]+]]: memref<256x2048xf32>, %[[C:[^:]+]]: memref<6x2048xf32>)
+// ONEBLOCK: memref.alloc() {alignment = 64 : i64} : memref<128x64x16xf32>
+// ONEBLOCK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
+// ONEBLOCK: %[[TILES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<128x4x16xf32>
+// ONEBLOCK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%c128) step
+// ONEBLOCK: vector.load %[[B]]
+// ONEBLOCK: vector.transfer_write %{{.*}}, %[[C]]
+// ONEBLOCK: memref.subview %[[C]][4, %{{.*}}] [2, 16]
+// ONEBLOCK: vector.transfer_read %[[TILES]][%[[P]], %c0, %c0]
+// ONEBLOCK: vector.fma
+// ONEBLOCK: vector.transfer_write %{{.*}}, %[[TILES]][%[[P]], %c0, %c0]
+// ONEBLOCK: linalg.copy
+// ONEBLOCK-NEXT: scf.reduce
+// ONEBLOCK-NEXT: }
+// ONEBLOCK-NEXT: memref.dealloc %[[TILES]]
+// ONEBLOCK-NOT: vector.fma
+// ONEBLOCK: return
+func.func @one_m_block_edge_row(%A: memref<6x256xf32>, %B: memref<256x2048xf32>, %C: memref<6x2048xf32>) {
+  linalg.matmul ins(%A, %B : memref<6x256xf32>, memref<256x2048xf32>) outs(%C : memref<6x2048xf32>)
   return
 }
 
