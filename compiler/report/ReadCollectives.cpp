@@ -150,6 +150,10 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
         if (sig.mesh.axes[i] == name)
           c.groupSize *= sig.mesh.sizes[i];
     }
+    // Groups of one member move nothing: garray-global-to-local leaves
+    // each device its operand, so the program runs no such collective.
+    if (c.groupSize == 1 && !isa<garray::CollectivePermuteOp>(op))
+      return;
     if (auto bytes = op->getAttrOfType<IntegerAttr>("bytes_per_device"))
       c.bytesPerDevice = bytes.getInt();
     if (auto reason = op->getAttrOfType<StringAttr>("reason"))

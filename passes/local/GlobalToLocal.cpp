@@ -5,7 +5,8 @@
 //     its sharding; compute ops keep their semantics on local shapes (their
 //     rules guarantee the local shapes agree), so they are retyped in place;
 //   - global collectives become comm ops whose groups come from the mesh
-//     (Mesh::groups: members ordered as their shards concatenate);
+//     (Mesh::groups: members ordered as their shards concatenate), or
+//     their operand when each group has one member;
 //   - an op whose attributes name global extents rewrites them for its local
 //     types through LocalizeOpInterface (e.g. a slice's limit on a whole,
 //     sharded dim), so it still verifies on local shapes;
@@ -87,7 +88,14 @@ public:
           return ConstantOp::create(
               b, op->getLoc(), DenseElementsAttr::get(cast<ShapedType>(t), ArrayRef<Attribute>()));
         });
-      else if (auto c = dyn_cast<AllReduceOp>(op))
+      // Over mesh axes of size 1 (a "model" axis of 1 on a data x model
+      // mesh), each group has one member: every device's result is its
+      // operand, and a collective would only copy it and hold up the work
+      // after it.
+      else if (inGroupsOfOne(op) && localType(op->getResult(0)) == op->getOperand(0).getType()) {
+        op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+        op->erase();
+      } else if (auto c = dyn_cast<AllReduceOp>(op))
         ok = replace(op, [&](OpBuilder &b, Type t) -> Operation * {
           auto [flat, size] = groups(c.getAxes());
           return comm::AllReduceOp::create(b, op->getLoc(), t, c.getKindAttr(), c.getOperand(),
@@ -176,6 +184,14 @@ private:
     for (Attribute a : axes)
       list.push_back(mesh.axisIndex(cast<StringAttr>(a).getValue()));
     return groups(list);
+  }
+
+  /// Whether `op` is a global collective other than a permute whose groups
+  /// have one member each.
+  bool inGroupsOfOne(Operation *op) {
+    auto axes = op->getAttrOfType<ArrayAttr>("axes");
+    return isGlobalCollective(op) && !isa<CollectivePermuteOp>(op) && axes &&
+           groups(axes).second == 1;
   }
 
   LogicalResult replace(Operation *op, function_ref<Operation *(OpBuilder &, Type)> build) {

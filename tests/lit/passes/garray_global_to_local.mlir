@@ -25,6 +25,28 @@ func.func @local_shapes(%x: tensor<12x6xf32> {garray.sharding = #garray.sharding
 
 // -----
 
+garray.mesh @mesh ["data" = 2, "model" = 1]
+
+// Over an axis of size 1 each group has one member: the collectives leave
+// each device its operand and no comm op is made, whatever their kind.
+// CHECK-LABEL: func.func @groups_of_one
+// CHECK-SAME: (%[[P:[^:]+]]: tensor<6xf32>, %[[X:[^:]+]]: tensor<3x4xf32>)
+// CHECK-NEXT: %[[N:.*]] = garray.neg %[[P]] : tensor<6xf32>
+// CHECK-NEXT: %[[R:.*]] = comm.all_reduce <sum> %[[N]] groups = {{\[}}[0, 1]] : tensor<6xf32> -> tensor<6xf32>
+// CHECK-NEXT: return %[[R]], %[[X]] : tensor<6xf32>, tensor<3x4xf32>
+func.func @groups_of_one(%p: tensor<6xf32> {garray.sharding = #garray.sharding<@mesh, P(), unreduced = sum("data", "model")>},
+                         %x: tensor<6x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>})
+    -> (tensor<6xf32>, tensor<6x4xf32>) {
+  %0 = garray.all_reduce <sum> %p on @mesh ["model"] {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>} : tensor<6xf32>
+  %1 = garray.neg %0 {garray.sharding = #garray.sharding<@mesh, P(None), unreduced = sum("data")>} : tensor<6xf32>
+  %2 = garray.all_reduce <sum> %1 on @mesh ["data"] {garray.sharding = #garray.sharding<@mesh, P(None)>} : tensor<6xf32>
+  %3 = garray.all_gather %x, dim = 1 on @mesh ["model"] {garray.sharding = #garray.sharding<@mesh, P("data", None)>} : tensor<6x4xf32>
+  %4 = garray.all_slice %3, dim = 1 on @mesh ["model"] {garray.sharding = #garray.sharding<@mesh, P("data", "model")>} : tensor<6x4xf32>
+  return %2, %4 : tensor<6xf32>, tensor<6x4xf32>
+}
+
+// -----
+
 garray.mesh @mesh ["data" = 2, "model" = 3]
 
 // Groups over each axis of a 2-D mesh: over "data" the devices that share a
