@@ -68,6 +68,20 @@ def CpuFuseElementwiseOps : Pass<"cpu-fuse-elementwise-ops"> {
     %f:2 = linalg.generic ins(%x, %b ...) { arith.addf; arith.maximumf }
     ... later uses of %f#0 and %f#1 ...
     ```
+
+    With `recompute-from-inputs`, an elementwise consumer that reads every
+    input an elementwise producer uses (the same values through the same
+    maps, or broadcast inputs of at most 4096 elements) computes the producer's
+    result itself instead of reading it: a backward pass that reads x and
+    tanh(x) reads x alone, and the forward kernel no longer writes tanh(x)
+    when nothing else reads it. The producer stays for its other uses.
+
+    ```mlir
+    %t = linalg.generic ins(%x ...) { math.tanh }       // also used later
+    %g = linalg.generic ins(%x, %t, %dy ...) { ... }
+    →
+    %g = linalg.generic ins(%x, %dy ...) { math.tanh; ... }
+    ```
   }];
   let options = [
     Option<"maxFusedBodyOps", "max-body-ops", "unsigned", "128",
@@ -75,6 +89,9 @@ def CpuFuseElementwiseOps : Pass<"cpu-fuse-elementwise-ops"> {
     Option<"fuseSeveralUses", "fuse-several-uses", "bool", "true",
            "also fuse a producer whose result has several uses into its "
            "first consumer, which then writes both results">,
+    Option<"recomputeFromInputs", "recompute-from-inputs", "bool", "true",
+           "recompute a producer's result in a consumer that reads the "
+           "producer's inputs anyway, instead of reading the result">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -145,8 +145,11 @@ void addTensorPhase(PipelineText &p, bool cpuKernels) {
   // chain becomes several, so that fusing costs time linear in its length.
   // On the CPU a producer of several uses also fuses into its first
   // consumer, which then writes both results.
+  // A producer whose inputs a consumer reads anyway is recomputed there
+  // rather than written and read back.
   p.add(cpuKernels ? "cpu-fuse-elementwise-ops"
-                   : "cpu-fuse-elementwise-ops{fuse-several-uses=false}");
+                   : "cpu-fuse-elementwise-ops{fuse-several-uses=false "
+                     "recompute-from-inputs=false}");
   // Masks left between kernels are stored as bytes, so that the loops
   // writing and reading them vectorize.
   if (cpuKernels)

@@ -7,7 +7,8 @@
 // O(n^2) cloned ops (8,000 ops: about a minute); bounded, O(n) — a chain
 // becomes kernels of up to kMaxFusedBodyOps ops each, with one intermediate
 // tensor between two of them. On the CPU, also a producer of several uses
-// (FuseProducerOfSeveralUses).
+// (FuseProducerOfSeveralUses), and a producer whose inputs its consumer
+// reads anyway is recomputed there (RecomputeFromSharedInputs).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/CpuPasses.h"
@@ -109,17 +110,96 @@ struct FuseProducerOfSeveralUses : OpRewritePattern<linalg::GenericOp> {
   size_t limit;
 };
 
+/// Recomputes an elementwise producer's result inside an elementwise
+/// consumer that already reads what the producer reads, instead of reading
+/// the result back: an activation's backward pass reads the activation's
+/// input x anyway, and also read tanh(x), 1 - tanh(x) and 0.5·(1 +
+/// tanh(x)), which the forward kernel had written for it (a GELU of
+/// [1024, 1024] wrote four such tensors, 16 MiB, and the backward read them
+/// back). Recomputed, the forward kernel writes only what other kernels
+/// need, and the backward reads x alone: the arithmetic is cheaper than the
+/// memory traffic it replaces.
+///
+/// The consumer must read every input the producer's body uses, as the
+/// same value through the same map (the fused op then reads nothing new),
+/// except broadcast inputs of at most kSmallInput elements (a bias, a
+/// scale: read from cache). The producer stays for its other uses, and loses its
+/// results that no longer have any.
+constexpr int64_t kSmallInput = 4096;
+struct RecomputeFromSharedInputs : OpRewritePattern<linalg::GenericOp> {
+  RecomputeFromSharedInputs(MLIRContext *context, size_t limit)
+      : OpRewritePattern(context, /*benefit=*/2), limit(limit) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwise(consumer))
+      return failure();
+    for (OpOperand *operand : consumer.getDpsInputOperands()) {
+      auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->hasOneUse() || !isElementwise(producer) ||
+          !consumer.getMatchingIndexingMap(operand).isIdentity() ||
+          !producer.getIndexingMapMatchingResult(cast<OpResult>(operand->get())).isIdentity() ||
+          bodySize(producer) + bodySize(consumer) > limit ||
+          !linalg::areElementwiseOpsFusable(operand) || !readsInputsOf(consumer, producer))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, operand);
+      if (failed(fused))
+        return failure();
+      // Only the consumer is replaced; the fused op's copies of the
+      // producer's results are unused, and canonicalization drops them.
+      for (auto [from, to] : fused->replacements)
+        if (from.getDefiningOp() == consumer.getOperation())
+          rewriter.replaceAllUsesWith(from, to);
+      rewriter.eraseOp(consumer);
+      return success();
+    }
+    return failure();
+  }
+
+  /// Whether every input `producer`'s body uses is read by `consumer` too,
+  /// as the same value through the same map, or is a small broadcast; and
+  /// the body does not read its inits.
+  static bool readsInputsOf(linalg::GenericOp consumer, linalg::GenericOp producer) {
+    for (OpOperand &init : producer.getDpsInitsMutable())
+      if (producer.payloadUsesValueFromOperand(&init))
+        return false;
+    for (OpOperand *in : producer.getDpsInputOperands()) {
+      if (!producer.payloadUsesValueFromOperand(in))
+        continue;
+      AffineMap map = producer.getMatchingIndexingMap(in);
+      auto type = dyn_cast<ShapedType>(in->get().getType());
+      if (!type || (!map.isPermutation() && type.hasStaticShape() &&
+                    type.getNumElements() <= kSmallInput))
+        continue;
+      bool shared = llvm::any_of(consumer.getDpsInputOperands(), [&](OpOperand *own) {
+        return own->get() == in->get() && consumer.getMatchingIndexingMap(own) == map;
+      });
+      if (!shared)
+        return false;
+    }
+    return true;
+  }
+
+  size_t limit;
+};
+
 struct CpuFuseElementwiseOps : shardc::impl::CpuFuseElementwiseOpsBase<CpuFuseElementwiseOps> {
   using Base::Base;
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     size_t limit = maxFusedBodyOps;
-    // As upstream: a producer with one use is folded into that use; here
-    // also only while the fused body stays within the bound.
+    // As upstream: a producer with one user is folded into it (here also
+    // when that user reads several of its results, as an add of a
+    // backward pass's two partial gradients does), and only while the
+    // fused body stays within the bound. Each operand is fused in turn;
+    // CSE merges the copies of the producer's body afterwards.
     linalg::ControlFusionFn bounded = [limit](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() &&
+      return producer &&
+             llvm::all_of(producer->getUsers(),
+                          [&](Operation *user) { return user == fused->getOwner(); }) &&
              bodySize(producer) + bodySize(fused->getOwner()) <= limit;
     };
     // Reshapes are not folded into or out of a matmul: folding expands the
@@ -138,6 +218,8 @@ struct CpuFuseElementwiseOps : shardc::impl::CpuFuseElementwiseOpsBase<CpuFuseEl
     linalg::populateElementwiseOpsFusionPatterns(patterns, bounded);
     if (fuseSeveralUses)
       patterns.add<FuseProducerOfSeveralUses>(context, limit);
+    if (recomputeFromInputs)
+      patterns.add<RecomputeFromSharedInputs>(context, limit);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapes);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
