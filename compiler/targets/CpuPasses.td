@@ -291,6 +291,42 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
 }
 
 
+def CpuParallelizeLeadingReductions : Pass<"cpu-parallelize-leading-reductions"> {
+  let summary = "Split the parallel dims of reductions whose outer loop reduces, for threads";
+  let description = [{
+    A linalg.generic on buffers whose outermost loop is a reduction (a
+    column sum, out[j] += in[i, j]) lowers to `for i { parallel j }`: the
+    parallel loop sits inside a sequential one, each of its runs too small
+    for the kernel threads, so the whole reduction ran on the rank's own
+    thread (the MLP's bias gradient, a 4096 x 1024 column sum). This pass
+    tiles the op's longest parallel loop into 8 chunks (of at least 32
+    iterations) as an outermost scf.parallel, which
+    cpu-outline-parallel-loops can hand to the kernel threads; each chunk
+    keeps the op's loop order over its columns. Every output element is
+    summed over the reduction in the same order as before, so results do
+    not depend on the number of threads. Ops below `min-work` iterations,
+    inside a parallel loop already, or with dynamic shapes are left alone.
+
+    ```mlir
+    linalg.generic {iterator_types = ["reduction", "parallel"]}
+        ins(%x : memref<4096x1024xf32>) outs(%b : memref<1024xf32>)
+    →
+    scf.parallel (%c) = (%c0) to (%c1024) step (%c128) {
+      linalg.generic {iterator_types = ["reduction", "parallel"]}
+          ins(%x[0, %c] [4096, 128] ...) outs(%b[%c] [128] ...)
+    }
+    ```
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"131072",
+           "Leave ops of fewer iterations (loops multiplied out) alone, as "
+           "cpu-outline-parallel-loops would">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::ModuleOp"> {
   let summary = "Run large scf.parallel loops on the rank's kernel threads";
   let description = [{

@@ -265,6 +265,9 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // in registers (the recipe is in CpuPasses.td). Runs on buffers so the
   // accumulator hoisting is a read/write pair on one memref.
   p.add(gemmPassText(gemm));
+  // Reductions whose outer loop reduces (column sums) get their parallel
+  // dims split into chunks outermost, for the kernel threads.
+  p.add("cpu-parallelize-leading-reductions");
   // Linalg on buffers -> loop nests over memref.load/store (what the recipe
   // left: elementwise nests, reductions, packing copies), with the outer
   // parallel dims as scf.parallel and the rest as scf.for in the op's order.

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -169,6 +170,21 @@ TEST_CASE("reduce: long reductions with few outputs", "[reduce]") {
                     << sharded);
       checkReductions(dtype, sharded, 17, shape);
     }
+}
+
+// Column reductions large enough for the kernel threads: the CPU target
+// splits their columns into chunks (cpu-parallelize-leading-reductions;
+// 500 columns leave a short last chunk). Every element must count once in
+// its own column whatever the thread count; the sums are exact.
+TEST_CASE("reduce: column reductions shared out over kernel threads", "[reduce][threads]") {
+  for (const char *threads : {"1", "2", "3"}) {
+    setenv("SHARDRT_THREADS", threads, 1);
+    for (std::string dtype : {"f32", "i32"}) {
+      INFO(threads << " kernel threads, dtype " << dtype << ", x 2048x500 sharded on dim 1");
+      checkReductions(dtype, 1, 23, {2048, 500});
+    }
+  }
+  unsetenv("SHARDRT_THREADS");
 }
 
 // Rows whose length has no power-of-two split (2050 = 2 x 1025, 300 =
