@@ -21,7 +21,9 @@
 // micro-panels anyway, so reading a transposed operand costs nothing extra).
 // A transpose is emitted only where the operand's dims are in neither order
 // (contracting dims interleaved with free dims, or batch dims not leading),
-// paying one O(size of operand) copy before an O(M·N·K) contraction. The
+// paying one O(size of operand) copy before an O(M·N·K) contraction; it
+// goes to the order that keeps the operand's innermost dim innermost when
+// one of the two does, so that it copies rows. The
 // reshapes only regroup dims in row-major order, which is free (a view)
 // after bufferization.
 //
@@ -260,16 +262,27 @@ struct LowerDotGeneral : OpRewritePattern<DotGeneralOp> {
     llvm::append_range(lhsPermT, lhsFree);
     llvm::append_range(rhsPermT, rhsFree);
     llvm::append_range(rhsPermT, rhsContr);
-    bool lhsT = !isIdentity(lhsPerm) && isIdentity(lhsPermT);
-    bool rhsT = !isIdentity(rhsPerm) && isIdentity(rhsPermT);
-    Value lhs = lhsT ? reshape(rewriter, loc, op.getLhs(), shape3(k, m))
-                     : reshape(rewriter, loc,
-                               transposeIfNeeded(rewriter, loc, op.getLhs(), lhsPerm),
-                               shape3(m, k));
-    Value rhs = rhsT ? reshape(rewriter, loc, op.getRhs(), shape3(n, k))
-                     : reshape(rewriter, loc,
-                               transposeIfNeeded(rewriter, loc, op.getRhs(), rhsPerm),
-                               shape3(k, n));
+    // An operand in neither order is copied into whichever of the two keeps
+    // its innermost dim innermost: that copy moves whole rows, where the
+    // other would gather single elements a row apart (attention's k as
+    // [b, s, h, d] goes to [b, h, s, d], read transposed, not to [b, h, d,
+    // s]).
+    auto transposedLayout = [](ArrayRef<int64_t> perm, ArrayRef<int64_t> permT) {
+      if (isIdentity(perm))
+        return false;
+      if (isIdentity(permT))
+        return true;
+      int64_t inner = static_cast<int64_t>(perm.size()) - 1;
+      return perm.back() != inner && permT.back() == inner;
+    };
+    bool lhsT = transposedLayout(lhsPerm, lhsPermT);
+    bool rhsT = transposedLayout(rhsPerm, rhsPermT);
+    Value lhs = reshape(rewriter, loc,
+                        transposeIfNeeded(rewriter, loc, op.getLhs(), lhsT ? lhsPermT : lhsPerm),
+                        lhsT ? shape3(k, m) : shape3(m, k));
+    Value rhs = reshape(rewriter, loc,
+                        transposeIfNeeded(rewriter, loc, op.getRhs(), rhsT ? rhsPermT : rhsPerm),
+                        rhsT ? shape3(n, k) : shape3(k, n));
     auto accType = RankedTensorType::get(shape3(m, n), accElem);
     Value acc = shardc::createFilled(rewriter, loc, accType, zero);
     Operation *contraction =

@@ -174,14 +174,34 @@ func.func @dot_general_batched_nt(%q: tensor<2x4x8xf32>, %k: tensor<2x5x8xf32>) 
 
 // -----
 
-// A contracting dim between free dims lies in neither order: one transpose.
+// A contracting dim between free dims lies in neither order: one transpose,
+// to [K, M] (read through a transposed map), which keeps the innermost dim
+// innermost and so copies whole rows, not to [M, K].
+// CHECK-DAG: #[[AT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 // CHECK-LABEL: func.func @dot_general_interleaved
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x3xf32>) outs(%{{.*}} : tensor<2x3x8xf32>) permutation = [0, 2, 1]
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<6x8xf32>, tensor<8x4xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x3xf32>) outs(%{{.*}} : tensor<8x2x3xf32>) permutation = [1, 0, 2]
+// CHECK: linalg.matmul indexing_maps = [#[[AT]], #{{.*}}, #{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<8x6xf32>, tensor<8x4xf32>)
 func.func @dot_general_interleaved(%x: tensor<2x8x3xf32>, %w: tensor<8x4xf32>) -> tensor<2x3x4xf32> {
   %0 = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0]
       : (tensor<2x8x3xf32>, tensor<8x4xf32>) -> tensor<2x3x4xf32>
   return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// Attention's q·kᵀ with the heads between sequence and features
+// ("bqhd,bkhd->bhqk"): both operands need a copy (batch dims b, h do not
+// lead); k goes to [b, h, s, d] and is read transposed, so both copies
+// move whole rows of d.
+// CHECK-DAG: #[[KT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-LABEL: func.func @attention_scores
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x2x4xf32>) outs(%{{.*}} : tensor<2x2x8x4xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x2x4xf32>) outs(%{{.*}} : tensor<2x2x8x4xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.batch_matmul indexing_maps = [#{{.*}}, #[[KT]], #{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<4x8x4xf32>, tensor<4x8x4xf32>)
+func.func @attention_scores(%q: tensor<2x8x2x4xf32>, %k: tensor<2x8x2x4xf32>) -> tensor<2x2x8x8xf32> {
+  %0 = garray.dot_general %q, %k, batch = [0, 2] x [0, 2], contracting = [3] x [3]
+      : (tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>) -> tensor<2x2x8x8xf32>
+  return %0 : tensor<2x2x8x8xf32>
 }
 
 // -----
