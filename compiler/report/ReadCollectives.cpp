@@ -150,10 +150,6 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
         if (sig.mesh.axes[i] == name)
           c.groupSize *= sig.mesh.sizes[i];
     }
-    // Groups of one member move nothing: garray-global-to-local leaves
-    // each device its operand, so the program runs no such collective.
-    if (c.groupSize == 1 && !isa<garray::CollectivePermuteOp>(op))
-      return;
     if (auto bytes = op->getAttrOfType<IntegerAttr>("bytes_per_device"))
       c.bytesPerDevice = bytes.getInt();
     if (auto reason = op->getAttrOfType<StringAttr>("reason"))
@@ -178,6 +174,12 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
     };
     local(op->getOperand(0), c.localInType, c.localInBytes);
     local(op->getResult(0), c.localOutType, c.localOutBytes);
+    // Groups of one member move nothing: garray-global-to-local leaves each
+    // device its operand (when the local types agree, as they do), so the
+    // program runs no such collective.
+    if (c.groupSize == 1 && !isa<garray::CollectivePermuteOp>(op) &&
+        c.localInType == c.localOutType)
+      return;
     if (meshOp && isa<garray::AllGatherOp, garray::AllSliceOp>(op))
       if (std::optional<CollectiveRecord> gather = unevenGather(op, meshOp, c, sig))
         sig.collectives.push_back(std::move(*gather));

@@ -260,7 +260,7 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     over the block's full columns of tiles is the scf.parallel instead, each
     column packing its own panel of B just before its tiles use it, and K
     blocks of a k-major B shrink until a panel's rows span at most 64 pages
-    (64 rows of a 1024-wide f32 B). A C
+    (64 rows of a 1024-wide f32 B) when C is at most 256 KiB. A C
     zero-filled right before the matmul (nothing touching memory in
     between) loses its fill: in the first K block a full tile's accumulator
     starts as a zero vector instead of being read from C, and edge tiles do

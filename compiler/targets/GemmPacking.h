@@ -16,6 +16,9 @@
 //   for q, for p, so that C is written row of tiles by row of tiles)
 //   edges (nb mod NR columns, mb mod MR rows): their panels are zero-padded
 //   and their tiles computed in a scratch MR x NR tile, then copied out
+//   (when M fits one block, the columns p are the parallel loop instead:
+//   each packs its own Bp[p] right before its tiles, and computes its
+//   tile of the partial last row in a scratch tile of its own)
 //
 // so each k step of the register tile loads NR contiguous values of B and
 // MR contiguous values of A, instead of a row of B (a new page when B is
@@ -31,7 +34,8 @@
 // the recipe's register tiling and vectorization apply to them. B's panels
 // are allocated once around the whole loop nest; A's panels and the edge
 // tile once per block, so that the M loop's blocks are independent and can
-// run on different threads.
+// run on different threads (and parallel columns' scratch tiles, one per
+// column, once per block).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_COMPILER_TARGETS_GEMMPACKING_H
@@ -67,6 +71,7 @@ struct Scratch {
   mlir::Value panels;  // B: [ceil(nc / nr), kc, nr], one per GEMM
   mlir::Value aPanels; // A: [ceil(mc / mr), kc, mr], one per block
   mlir::Value cTile;   // C: [mr, nr], for the tiles at a block's edges
+                       // (parallel columns get one each, in packBlock)
 };
 
 /// B's panel buffer of one GEMM, allocated before `op` and freed after it.

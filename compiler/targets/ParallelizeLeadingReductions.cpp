@@ -52,9 +52,17 @@ std::optional<std::pair<unsigned, int64_t>> splitLoop(linalg::LinalgOp op, int64
     work *= r;
   if (work < minWork)
     return std::nullopt;
+  // A chunk of the split loop must write only its own part of every
+  // output: the loop must index each of them.
+  auto indexesOutputs = [&](unsigned loop) {
+    return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+      return op.getMatchingIndexingMap(&init).isFunctionOfDim(loop);
+    });
+  };
   std::optional<unsigned> best;
   for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
-    if (type == utils::IteratorType::parallel && (!best || ranges[i] > ranges[*best]))
+    if (type == utils::IteratorType::parallel && indexesOutputs(i) &&
+        (!best || ranges[i] > ranges[*best]))
       best = i;
   if (!best || ranges[*best] < 2 * kMinChunk)
     return std::nullopt;

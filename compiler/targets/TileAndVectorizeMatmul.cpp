@@ -257,18 +257,24 @@ bool packedBFitsL2(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Layout
 /// the L1 TLB while the next column's strip (the next NR values of the
 /// same rows) is read. A weight gradient of a narrow layer, [32, 1024] =
 /// gᵀh with K = 4096, went from 0.81x to 0.95-0.98x of OpenBLAS as AVX2
-/// code at K blocks of 64 instead of 512 (bench/kernels, logits dW); the
-/// smaller K block only adds a pass over C, in L2, per 64 k steps.
-constexpr int64_t kStripPages = 64, kPageBytes = 4096;
+/// code at K blocks of 64 instead of 512 (bench/kernels, logits dW). Each
+/// K block also reads and writes C once: the blocks shrink only when C is
+/// at most kSmallC bytes, so that those passes stay in L2.
+constexpr int64_t kStripPages = 64, kPageBytes = 4096, kSmallC = 256 << 10;
 int64_t oneBlockDepth(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Layout layout) {
   if (layout.bTransposed)
     return t.kc; // B's panels are read NR rows at a time, each in order
   auto b = cast<MemRefType>(op.getDpsInputs()[1].getType());
+  auto c = cast<MemRefType>(op.getDpsInits()[0].getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(b.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides[0]))
+  if (!c.hasStaticShape() ||
+      c.getNumElements() * c.getElementTypeBitWidth() / 8 > kSmallC ||
+      failed(b.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides[0]))
     return t.kc;
   int64_t rowBytes = strides[0] * b.getElementTypeBitWidth() / 8;
+  if (rowBytes <= 0)
+    return t.kc;
   int64_t rows = rowBytes >= kPageBytes ? kStripPages : kStripPages * kPageBytes / rowBytes;
   return std::clamp(rows, int64_t{1}, t.kc);
 }

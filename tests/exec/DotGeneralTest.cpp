@@ -326,6 +326,16 @@ const std::vector<DotCase> &cases() {
       {"transposed rhs: 33x65 @ (17x65)^T", {33, 65}, {17, 65}, {}, {}, {1}, {1}},
       {"batch dim in the middle", {33, 3, 65}, {65, 3, 17}, {1}, {1}, {2}, {0}},
       {"two contracting dims, swapped", {5, 7, 9}, {9, 7, 4}, {}, {}, {1, 2}, {1, 0}},
+      // Operands copied into the order that keeps their innermost dim
+      // innermost, then read through a transposed map.
+      {"contracting dim between free dims", {5, 33, 7}, {33, 9}, {}, {}, {1}, {0}},
+      {"attention scores: batch dims around the sequence (bqhd,bkhd)",
+       {2, 40, 3, 24},
+       {2, 36, 3, 24},
+       {0, 2},
+       {0, 2},
+       {3},
+       {3}},
       {"matrix-vector 40x64 @ 64", {40, 64}, {64}, {}, {}, {1}, {0}},
       {"vector-matrix (X^T r) 64x40, 64", {64, 40}, {64}, {}, {}, {0}, {0}},
       {"vector dot product", {100}, {100}, {}, {}, {0}, {0}},
