@@ -45,6 +45,42 @@ bool isElementwise(linalg::GenericOp op) {
          });
 }
 
+/// Fuses into the elementwise `consumer` the first elementwise producer of
+/// one of its inputs that also has other uses (upstream's pattern takes a
+/// producer of one use), that both read or write through identity maps (so
+/// their loops are the same), whose bodies together hold at most `limit`
+/// ops, and that `accept`s. With `keepProducer` only the consumer's results
+/// are replaced, and the producer stays for its other uses (the fused op's
+/// copies of its results are unused, and canonicalization drops them);
+/// otherwise the fused op replaces both.
+LogicalResult fuseProducerOfOtherUses(PatternRewriter &rewriter, linalg::GenericOp consumer,
+                                      size_t limit, bool keepProducer,
+                                      function_ref<bool(linalg::GenericOp)> accept) {
+  if (!isElementwise(consumer))
+    return failure();
+  for (OpOperand *operand : consumer.getDpsInputOperands()) {
+    auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+    if (!producer || producer->hasOneUse() || !isElementwise(producer) ||
+        !consumer.getMatchingIndexingMap(operand).isIdentity() ||
+        !producer.getIndexingMapMatchingResult(cast<OpResult>(operand->get())).isIdentity() ||
+        bodySize(producer) + bodySize(consumer) > limit ||
+        !linalg::areElementwiseOpsFusable(operand) || !accept(producer))
+      continue;
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, operand);
+    if (failed(fused))
+      return failure();
+    for (auto [from, to] : fused->replacements)
+      if (!keepProducer || from.getDefiningOp() == consumer.getOperation())
+        rewriter.replaceAllUsesWith(from, to);
+    rewriter.eraseOp(consumer);
+    if (!keepProducer)
+      rewriter.eraseOp(producer);
+    return success();
+  }
+  return failure();
+}
+
 /// Fuses an elementwise producer whose result has other uses into one of
 /// its elementwise consumers, as one op with both results: the producer's
 /// result is written where it is computed instead of being written, then
@@ -64,27 +100,10 @@ struct FuseProducerOfSeveralUses : OpRewritePattern<linalg::GenericOp> {
 
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
-    if (!isElementwise(consumer))
-      return failure();
-    for (OpOperand *operand : consumer.getDpsInputOperands()) {
-      auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
-      if (!producer || producer->hasOneUse() || !isElementwise(producer) ||
-          !consumer.getMatchingIndexingMap(operand).isIdentity() ||
-          !producer.getIndexingMapMatchingResult(cast<OpResult>(operand->get())).isIdentity() ||
-          bodySize(producer) + bodySize(consumer) > limit ||
-          !linalg::areElementwiseOpsFusable(operand) || !othersUseAfter(producer, consumer))
-        continue;
-      FailureOr<linalg::ElementwiseOpFusionResult> fused =
-          linalg::fuseElementwiseOps(rewriter, operand);
-      if (failed(fused))
-        return failure();
-      for (auto [from, to] : fused->replacements)
-        rewriter.replaceAllUsesWith(from, to);
-      rewriter.eraseOp(consumer);
-      rewriter.eraseOp(producer);
-      return success();
-    }
-    return failure();
+    return fuseProducerOfOtherUses(rewriter, consumer, limit, /*keepProducer=*/false,
+                                   [&](linalg::GenericOp producer) {
+                                     return othersUseAfter(producer, consumer);
+                                   });
   }
 
   /// `consumer` reads `producer` through one operand only (another would
@@ -132,29 +151,10 @@ struct RecomputeFromSharedInputs : OpRewritePattern<linalg::GenericOp> {
 
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
-    if (!isElementwise(consumer))
-      return failure();
-    for (OpOperand *operand : consumer.getDpsInputOperands()) {
-      auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
-      if (!producer || producer->hasOneUse() || !isElementwise(producer) ||
-          !consumer.getMatchingIndexingMap(operand).isIdentity() ||
-          !producer.getIndexingMapMatchingResult(cast<OpResult>(operand->get())).isIdentity() ||
-          bodySize(producer) + bodySize(consumer) > limit ||
-          !linalg::areElementwiseOpsFusable(operand) || !readsInputsOf(consumer, producer))
-        continue;
-      FailureOr<linalg::ElementwiseOpFusionResult> fused =
-          linalg::fuseElementwiseOps(rewriter, operand);
-      if (failed(fused))
-        return failure();
-      // Only the consumer is replaced; the fused op's copies of the
-      // producer's results are unused, and canonicalization drops them.
-      for (auto [from, to] : fused->replacements)
-        if (from.getDefiningOp() == consumer.getOperation())
-          rewriter.replaceAllUsesWith(from, to);
-      rewriter.eraseOp(consumer);
-      return success();
-    }
-    return failure();
+    return fuseProducerOfOtherUses(rewriter, consumer, limit, /*keepProducer=*/true,
+                                   [&](linalg::GenericOp producer) {
+                                     return readsInputsOf(consumer, producer);
+                                   });
   }
 
   /// Whether every input `producer`'s body uses is read by `consumer` too,

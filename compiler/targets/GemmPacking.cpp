@@ -204,10 +204,7 @@ public:
         forLoop(s.full, [&](Value i) { packRowPiece(src, panels, width, k, i); });
       });
     else if (fullPanels)
-      loop(s.full, [&](Value i) {
-        copyPanel(src, kMajor, width, i, index(rw, loc, width),
-                  panelView(rw, loc, panels, i, kExtent, width));
-      });
+      loop(s.full, [&](Value i) { packPanel(src, kMajor, panels, width, i); });
     whenNonEmpty(s.tail, [&] {
       Value dst = panelView(rw, loc, panels, s.full, kExtent, width);
       linalg::FillOp::create(rw, loc, zeroOf(dst), dst);
