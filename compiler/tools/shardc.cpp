@@ -48,6 +48,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -138,6 +139,10 @@ cl::opt<bool> profileArg(
              "per collective after the run; `compile` makes an object that `run --profile` can "
              "profile"),
     cl::sub(buildCmds), cl::cat(category));
+cl::opt<std::string> profileRowsArg(
+    "profile-rows",
+    cl::desc("with --profile: the costliest sites each rank's table lists (default 20; 0: all)"),
+    cl::value_desc("N"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> compileThreadsArg(
     "compile-threads",
     cl::desc("threads for LLVM's optimization and code generation (default: one per hardware "
@@ -215,6 +220,8 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> inputs;
   /// `run --steps N`; unset = one step, printing every output.
   std::optional<int64_t> steps;
+  /// `--profile-rows N`; 0 = every site.
+  size_t profileRows = 20;
   /// `--compile-threads N`; 0 = one per hardware thread.
   unsigned compileThreads = 0;
 };
@@ -290,6 +297,15 @@ std::optional<Args> readArgs(int &status) {
     if (llvm::StringRef(stepsArg).getAsInteger(10, n) || n < 1)
       return fail("--steps " + stepsArg + ": expected a positive number of steps");
     a.steps = n;
+  }
+  if (profileRowsArg.getNumOccurrences()) {
+    unsigned n = 0;
+    if (llvm::StringRef(profileRowsArg).getAsInteger(10, n))
+      return fail("--profile-rows " + profileRowsArg +
+                  ": expected a number of rows (0: every site)");
+    if (!a.profile)
+      return fail("--profile-rows " + profileRowsArg + " needs --profile");
+    a.profileRows = n == 0 ? SIZE_MAX : n;
   }
   if (compileThreadsArg.getNumOccurrences()) {
     unsigned n = 0;
@@ -995,7 +1011,7 @@ int runRun(const Args &a) {
     // Also under --quiet: it is what was asked for.
     llvm::outs() << "profile: time per kernel and collective call site, per rank\n";
     for (const shardc::RankProfile &p : profiles)
-      llvm::outs() << shardc::formatProfile(group->profileSites, p);
+      llvm::outs() << shardc::formatProfile(group->profileSites, p, a.profileRows);
   }
   return 0;
 }

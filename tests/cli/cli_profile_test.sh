@@ -5,6 +5,8 @@
 #     them), each called once per step,
 #     and the same losses as without profiling;
 #   - the table is printed under --quiet too;
+#   - --profile-rows N lists N sites per rank (0: every site), and needs
+#     --profile;
 #   - an artifact compiled with --profile is profiled when run, and runs
 #     unprofiled without it; one compiled without it is refused (exit 5),
 #     saying how to fix that;
@@ -42,6 +44,21 @@ if expect_ok profile_quiet -- run "$LR" --mesh data=2 "${SEED_IN[@]}" --steps 2 
   check profile_quiet "table under --quiet" contains "$TMP/profile_quiet.out" "rank 1 (2 steps, "
   check profile_quiet "no loss under --quiet" not_contains "$TMP/profile_quiet.out" "loss ="
 fi
+
+if expect_ok profile_rows -- run "$LR" --mesh data=2 "${SEED_IN[@]}" --steps 1 --profile \
+  --profile-rows 2 --quiet; then
+  out="$TMP/profile_rows.out"
+  check profile_rows "two sites per rank" test "$(grep -cE '^ +[0-9.]+ +[0-9.]+% +1  ' "$out")" = 4
+  check profile_rows "the rest counted" grep -qE '^ +[0-9.]+ +[0-9.]+% +[0-9]+ more sites$' "$out"
+fi
+if expect_ok profile_rows_all -- run "$LR" --mesh data=2 "${SEED_IN[@]}" --steps 1 --profile \
+  --profile-rows 0 --quiet; then
+  check profile_rows_all "every site" not_contains "$TMP/profile_rows_all.out" "more sites"
+fi
+expect_error profile_rows_alone 2 "--profile-rows 3 needs --profile" -- \
+  run "$LR" --mesh data=2 "${SEED_IN[@]}" --profile-rows 3
+expect_error profile_rows_bad 2 "expected a number of rows" -- \
+  run "$LR" --mesh data=2 "${SEED_IN[@]}" --profile --profile-rows many
 
 # Compiled artifacts: probes only when compiled with --profile.
 if expect_ok compile_plain -- compile "$LR" --mesh data=2 -o "$TMP/plain" --quiet; then
