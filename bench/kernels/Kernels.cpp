@@ -406,12 +406,28 @@ int main(int argc, char **argv) {
   // would make every ratio meaningless. OpenBLAS reads OPENBLAS_CORETYPE when
   // it loads, so run this program again with the kernel of the host's vector
   // width (named on the first line).
+  //
+  // OpenBLAS's worker threads also spin for 2^28 cycles (about 0.1 s) after
+  // each call before they sleep. The two sides' samples alternate, so with
+  // --threads 2 a spinning OpenBLAS worker took one of the cores from
+  // shardc's next sample: the MLP weight gradient measured 0.62-0.79x in
+  // some runs and 0.98-1.01x in others. OPENBLAS_THREAD_TIMEOUT=18 (2^18
+  // cycles, about 0.1 ms) matches shardrt's pool, whose threads spin up to
+  // 100 us before they sleep; OpenBLAS also reads it when it loads.
   llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+  bool rerun = false;
   if (std::string(openblas_get_corename()) == "Prescott" && !std::getenv("OPENBLAS_CORETYPE") &&
       (hostFeatures.lookup("avx512f") || hostFeatures.lookup("avx2"))) {
     setenv("OPENBLAS_CORETYPE", hostFeatures.lookup("avx512f") ? "SkylakeX" : "Haswell", 1);
+    rerun = true;
+  }
+  if (opts.threads > 1 && !std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", "18", 1);
+    rerun = true;
+  }
+  if (rerun) {
     execv("/proc/self/exe", argv);
-    std::perror("kernels: re-running with OPENBLAS_CORETYPE set");
+    std::perror("kernels: re-running with OpenBLAS's settings");
     return static_cast<int>(ExitCode::RunError);
   }
   // Like with like: shardc's kernel threads per rank and OpenBLAS's threads.
@@ -422,11 +438,13 @@ int main(int argc, char **argv) {
   const char *vector = hostFeatures.lookup("avx512f") ? "512-bit (AVX-512)"
                        : hostFeatures.lookup("avx2")  ? "256-bit (AVX2)"
                                                       : "128-bit (SSE)";
-  std::printf("host: %s, %s vectors; shardc cpu: %s; openblas: %s, core %s, %d thread(s); "
+  const char *timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+  std::printf("host: %s, %s vectors; shardc cpu: %s; openblas: %s, core %s, %d thread(s)%s%s; "
               "shardc %d kernel thread(s); median of %d samples\n",
               llvm::sys::getHostCPUName().str().c_str(), vector, cpu.c_str(),
               openblas_get_config(), openblas_get_corename(), openblas_get_num_threads(),
-              opts.threads, opts.reps);
+              timeout ? ", OPENBLAS_THREAD_TIMEOUT=" : "", timeout ? timeout : "", opts.threads,
+              opts.reps);
   std::fflush(stdout);
   // Square NN, every transposition, and the shapes of a training step: an
   // MLP layer's forward (NN), weight gradient (xᵀ·dy: TN, K = batch) and
