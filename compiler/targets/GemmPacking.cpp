@@ -115,6 +115,11 @@ void copyPanelData(OpBuilder &b, Location loc, Value src, Value dst, bool transp
 /// load.
 IntegerAttr alignment(OpBuilder &b) { return b.getI64IntegerAttr(64); }
 
+void markScratchTile(Value alloc) {
+  alloc.getDefiningOp()->setAttr(shardc::gemm::kScratchTileAttr,
+                                 UnitAttr::get(alloc.getContext()));
+}
+
 Value dim(OpBuilder &b, Location loc, Value buffer, int64_t d) {
   return b.createOrFold<memref::DimOp>(loc, buffer, d);
 }
@@ -140,6 +145,12 @@ linalg::MatmulOp createMatmul(OpBuilder &b, Location loc, Value a, Value bMat, V
     op.setIndexingMapsAttr(b.getAffineMapArrayAttr(
         contractionMaps(b.getContext(), false, layout.aTransposed, layout.bTransposed)));
   return op;
+}
+
+bool isScratchTile(Value buffer) {
+  Operation *alloc = buffer.getDefiningOp();
+  return alloc && isa<memref::AllocOp, memref::AllocaOp>(alloc) &&
+         alloc->hasAttr(kScratchTileAttr);
 }
 
 Value allocatePanels(RewriterBase &rewriter, linalg::MatmulOp op, int64_t nc, int64_t kc,
@@ -353,6 +364,7 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
       rewriter, loc, MemRefType::get({(mc + mr - 1) / mr, kc, mr}, elem), alignment(rewriter));
   scratch.cTile =
       memref::AllocOp::create(rewriter, loc, MemRefType::get({mr, nr}, elem), alignment(rewriter));
+  markScratchTile(scratch.cTile);
   rewriter.setInsertionPointAfter(block);
   memref::DeallocOp::create(rewriter, loc, scratch.aPanels);
   memref::DeallocOp::create(rewriter, loc, scratch.cTile);
@@ -411,6 +423,7 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
     columnTiles = memref::AllocOp::create(
         rewriter, loc, MemRefType::get({ShapedType::kDynamic, mr, nr}, elem), ValueRange{cols.full},
         alignment(rewriter));
+    markScratchTile(columnTiles);
     packer.parallelLoop(cols.full, parallelColumn);
     memref::DeallocOp::create(rewriter, loc, columnTiles);
   } else if (rowsOuter)

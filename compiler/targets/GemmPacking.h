@@ -74,6 +74,17 @@ struct Scratch {
                        // (parallel columns get one each, in packBlock)
 };
 
+/// Marks the scratch tiles that edge tiles are computed in (a unit
+/// attribute on their memref.alloc), so that the register tiling can tell
+/// them from C itself, which may be a memref.alloc too (an intermediate
+/// result) or a function argument.
+constexpr llvm::StringLiteral kScratchTileAttr = "shardc.gemm_scratch_tile";
+
+/// Whether `buffer` is such a scratch tile. An allocation that
+/// canonicalization rebuilt without the mark counts as C: that only gives
+/// its tiles C's register-tile optimizations.
+bool isScratchTile(mlir::Value buffer);
+
 /// B's panel buffer of one GEMM, allocated before `op` and freed after it.
 mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp op, int64_t nc,
                            int64_t kc, int64_t nr);

@@ -411,9 +411,9 @@ void hoistAccumulators(RewriterBase &rewriter, Operation *root,
       rewriter.modifyOpInPlace(acc->write, [&] {
         acc->write.getValueToStoreMutable().assign(newLoop->getOperation()->getResults().back());
       });
-      // Only tiles of C itself (edge tiles go through a scratch tile).
-      if (!acc->read.getBase().getDefiningOp<memref::AllocaOp>() &&
-          !acc->read.getBase().getDefiningOp<memref::AllocOp>())
+      // Only tiles of C itself (edge tiles go through a scratch tile). C is
+      // often a memref.alloc too: every intermediate result is one.
+      if (!shardc::gemm::isScratchTile(acc->read.getBase()))
         kLoops.push_back(cast<scf::ForOp>(newLoop->getOperation()));
       changed = true;
       return WalkResult::interrupt();

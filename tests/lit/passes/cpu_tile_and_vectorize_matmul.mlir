@@ -71,7 +71,7 @@ func.func @full_tiles(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<6
 // does groups of four steps and then the rest one by one; the edge tiles'
 // K loop (through the scratch tile) is not unrolled.
 // UNROLL-LABEL: func.func @remainders
-// UNROLL: %[[SCRATCH:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf64>
+// UNROLL: %[[SCRATCH:.*]] = memref.alloc() {alignment = 64 : i64, shardc.gemm_scratch_tile} : memref<4x8xf64>
 // UNROLL: %[[MAIN:.*]] = scf.for {{.*}} step %c4 iter_args({{.*}}) -> (vector<4x8xf64>)
 // UNROLL-COUNT-16: vector.fma
 // UNROLL-NOT: vector.fma
@@ -82,7 +82,7 @@ func.func @full_tiles(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<6
 // UNROLL-NEXT: scf.for {{.*}} step %c1 iter_args
 // CHECK-LABEL: func.func @remainders
 // CHECK: linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : memref<?x8xf64, strided<[8, 1], offset: {{.*}}>>)
-// CHECK: %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf64>
+// CHECK: %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64, shardc.gemm_scratch_tile} : memref<4x8xf64>
 // CHECK: vector.transfer_write %{{.*}} : vector<4x8xf64>, memref<33x17xf64>
 // CHECK: linalg.fill ins(%{{.*}} : f64) outs(%[[TILE]] : memref<4x8xf64>)
 // CHECK: vector.transfer_write %{{.*}}, %[[TILE]]{{.*}} : vector<4x8xf64>, memref<4x8xf64>
@@ -280,12 +280,25 @@ func.func @fill_not_adjacent(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %C: m
 
 // A C allocated here whose zero fill lies further up, with other kernels in
 // between that cannot touch it (they never use it): the fill is gone and
-// the first K block zeroes each tile, as with an adjacent fill.
+// each full tile's accumulator starts as a zero vector in the first K
+// block, as with a C that is an argument (a C allocated in the function is
+// not a scratch tile: an intermediate result's GEMM gets the same register
+// kernel as an output's). With unroll-k=4 its K loop is unrolled.
 // CHECK-LABEL: func.func @distant_fill
 // CHECK: %[[C:.*]] = memref.alloc() : memref<64x40xf32>
 // CHECK-NOT: linalg.fill {{.*}} outs(%[[C]] : memref<64x40xf32>)
 // CHECK: linalg.fill {{.*}} outs(%{{.*}} : memref<8x8xf32>)
-// CHECK: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
+// CHECK-NOT: linalg.fill {{.*}} outs(%{{.*}} : memref<4x16xf32, strided<[40, 1], offset: ?>>)
+// CHECK: %[[ACC:.*]] = scf.if %{{.*}} -> (vector<4x16xf32>) {
+// CHECK-NEXT: scf.yield %{{.*}} : vector<4x16xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: vector.transfer_read %[[C]]
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
+// UNROLL-LABEL: func.func @distant_fill
+// UNROLL: %[[C:.*]] = memref.alloc() : memref<64x40xf32>
+// UNROLL: scf.for {{.*}} step %c4 iter_args({{.*}}) -> (vector<4x16xf32>)
+// UNROLL-COUNT-16: vector.fma
+// UNROLL: vector.transfer_write %{{.*}}, %[[C]]
 func.func @distant_fill(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %D: memref<8x8xf32>) -> memref<64x40xf32> {
   %z = arith.constant 0.0 : f32
   %one = arith.constant 1.0 : f32
