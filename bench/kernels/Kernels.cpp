@@ -410,7 +410,7 @@ int main(int argc, char **argv) {
   // OpenBLAS's worker threads also spin for 2^28 cycles (about 0.1 s) after
   // each call before they sleep. The two sides' samples alternate, so with
   // --threads 2 a spinning OpenBLAS worker took one of the cores from
-  // shardc's next sample: the MLP weight gradient measured 0.62-0.79x in
+  // shardc's next sample: the MLP weight gradient measured 0.62-0.84x in
   // some runs and 0.98-1.01x in others. OPENBLAS_THREAD_TIMEOUT=18 (2^18
   // cycles, about 0.1 ms) matches shardrt's pool, whose threads spin up to
   // 100 us before they sleep; OpenBLAS also reads it when it loads.
