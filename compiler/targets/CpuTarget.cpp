@@ -519,16 +519,42 @@ bool isLibcOrLibmFunction(llvm::StringRef name) {
   return name.ends_with("f") && kLibm.contains(name.drop_back());
 }
 
+/// Buffers come from shardrt's buffer cache instead of malloc/free
+/// (shardrt.h, Buffers): finalize-memref-to-llvm lowers every memref.alloc
+/// and dealloc to calls of malloc and free, which are renamed here. A step
+/// run in a loop then maps and faults in its large intermediates once, not
+/// on every call. Both are renamed together, so every block goes back to
+/// the allocator that made it.
+LogicalResult useRuntimeBuffers(ModuleOp module) {
+  for (auto [from, to] : {std::pair<llvm::StringRef, llvm::StringRef>{"malloc", "shardrt_buffer_alloc"},
+                          {"free", "shardrt_buffer_free"}}) {
+    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(from);
+    if (!fn)
+      continue;
+    if (module.lookupSymbol(to)) {
+      fn.emitError() << "the input declares @" << to << ", which the CPU lowering reserves";
+      return failure();
+    }
+    if (failed(SymbolTable::replaceAllSymbolUses(fn, StringAttr::get(module.getContext(), to),
+                                                 module)))
+      return failure();
+    SymbolTable::setSymbolName(fn, to);
+  }
+  return success();
+}
+
 /// The object may only import what the input declared (runtime functions),
-/// the kernel thread pool's shardrt_parallel_for and the profiling probes
-/// (which the lowering itself calls), and libc/libm. A lowering that introduces anything else (e.g. MLIR's
-/// `memrefCopy` from libmlir_c_runner_utils) would produce an object that does
-/// not load; say so now, naming the symbol.
+/// what the lowering itself calls (the kernel thread pool's
+/// shardrt_parallel_for, the buffer allocator, the profiling probes), and
+/// libc/libm. A lowering that introduces anything else (e.g. MLIR's
+/// `memrefCopy` from libmlir_c_runner_utils) would produce an object that
+/// does not load; say so now, naming the symbol.
 LogicalResult checkExternalSymbols(ModuleOp module, const llvm::StringSet<> &declaredByInput) {
   LogicalResult result = success();
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (!fn.isExternal() || declaredByInput.contains(fn.getName()) ||
-        fn.getName() == "shardrt_parallel_for" || fn.getName() == "shardrt_profile_begin" ||
+        fn.getName() == "shardrt_parallel_for" || fn.getName() == "shardrt_buffer_alloc" ||
+        fn.getName() == "shardrt_buffer_free" || fn.getName() == "shardrt_profile_begin" ||
         fn.getName() == "shardrt_profile_end" || isLibcOrLibmFunction(fn.getName()))
       continue;
     fn.emitError() << "the CPU lowering introduced a call to @" << fn.getName()
@@ -713,7 +739,8 @@ LogicalResult shardc::lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     return failure();
   }
 
-  if (failed(checkFullyLowered(module)) || failed(checkExternalSymbols(module, declaredByInput)))
+  if (failed(checkFullyLowered(module)) || failed(useRuntimeBuffers(module)) ||
+      failed(checkExternalSymbols(module, declaredByInput)))
     return failure();
   return addPointerArrayEntry(module, entry, *buffers);
 }

@@ -976,6 +976,8 @@ int runRun(const Args &a) {
       shardc::finishMpi();
     return exitWith(ExitCode::RunError);
   }
+  // The steps are done: give the buffers they kept for reuse back.
+  shardrt_buffer_cache_release();
   std::vector<shardc::RankProfile> profiles;
   if (a.profile && !group->allProfiles(profiles, error)) {
     llvm::errs() << "shardc: error: " << error << "\n";

@@ -102,6 +102,23 @@ void shardrt_set_current(shardrt_comm *comm);
 void shardrt_abort(shardrt_comm *comm, const char *message);
 
 /* ---------------------------------------------------------------------------
+ * Buffers: every memref.alloc of a CPU object calls these instead of
+ * malloc/free. Blocks of 1 MiB or more are kept when freed and handed out
+ * again for the same size, so a step called in a loop maps and faults in its
+ * large intermediates once, not on every call. The cache holds at most
+ * SHARDRT_BUFFER_CACHE bytes (default: a quarter of physical memory; 0
+ * turns it off).
+ * ------------------------------------------------------------------------- */
+
+/* `bytes` bytes, 16-byte aligned, or NULL when out of memory. */
+void *shardrt_buffer_alloc(int64_t bytes);
+/* Frees a block of shardrt_buffer_alloc (NULL: nothing). */
+void shardrt_buffer_free(void *pointer);
+/* Returns every cached block to the operating system (a host calls it when
+ * it stops running steps). */
+void shardrt_buffer_cache_release(void);
+
+/* ---------------------------------------------------------------------------
  * Kernel threads: each rank runs its kernels' parallel loops on a pool of
  * its own (no OpenMP), so a rank uses its share of the host's cores.
  * ------------------------------------------------------------------------- */

@@ -1,8 +1,9 @@
 // The symbol table a JIT loader registers so generated code can resolve the
 // runtime's functions by name.  Invariant: it lists exactly the functions that
 // generated code calls (the ones acting on the current communicator, and the
-// kernel thread pool's parallel loop, the profiling probes), is
-// NULL-terminated, and has static storage, so the pointer stays valid forever.
+// kernel thread pool's parallel loop, the buffer allocator, the profiling
+// probes), is NULL-terminated, and has static storage, so the pointer stays
+// valid forever.
 #include "shardrt.h"
 
 extern "C" __bf16 __truncsfbf2(float);
@@ -26,6 +27,8 @@ extern "C" const shardrt_symbol *shardrt_symbols(void) {
       {"shardrt_all_to_all", address(&shardrt_all_to_all)},
       {"shardrt_collective_permute", address(&shardrt_collective_permute)},
       {"shardrt_parallel_for", address(&shardrt_parallel_for)},
+      {"shardrt_buffer_alloc", address(&shardrt_buffer_alloc)},
+      {"shardrt_buffer_free", address(&shardrt_buffer_free)},
       {"shardrt_profile_begin", address(&shardrt_profile_begin)},
       {"shardrt_profile_end", address(&shardrt_profile_end)},
       // Soft-float helpers LLVM may call for bf16 (SoftFloat.cpp).

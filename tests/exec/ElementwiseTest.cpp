@@ -409,7 +409,7 @@ func.func @main(%x: tensor<8x4xf32> {garray.name = "x", garray.sharding = #garra
   INFO(c.diagnostics);
   REQUIRE(c.ok);
   INFO(c.emitted);
-  CHECK(c.emitted.find("@malloc") == std::string::npos);
+  CHECK(c.emitted.find("@shardrt_buffer_alloc") == std::string::npos);
   CHECK(c.emitted.find("shardrt_") == std::string::npos); // no runtime call per element
 
   Rng rng(7);

@@ -670,13 +670,15 @@ TEST_CASE("the symbol table lists the functions generated code calls") {
     found[table[n].name] = table[n].address;
   CHECK(table[n].address == nullptr);
   // rank, five collectives and the asynchronous all-reduce's start and
-  // done, the parallel loop, two profiling probes, two bf16 soft-float
-  // helpers
-  CHECK(n == 13);
+  // done, the parallel loop, the buffer allocator's two functions, two
+  // profiling probes, two bf16 soft-float helpers
+  CHECK(n == 15);
   CHECK(found["shardrt_rank"] == reinterpret_cast<void *>(&shardrt_rank));
   CHECK(found["shardrt_all_reduce"] == reinterpret_cast<void *>(&shardrt_all_reduce));
   CHECK(found["shardrt_all_gather"] == reinterpret_cast<void *>(&shardrt_all_gather));
   CHECK(found["shardrt_parallel_for"] == reinterpret_cast<void *>(&shardrt_parallel_for));
+  CHECK(found["shardrt_buffer_alloc"] == reinterpret_cast<void *>(&shardrt_buffer_alloc));
+  CHECK(found["shardrt_buffer_free"] == reinterpret_cast<void *>(&shardrt_buffer_free));
   CHECK(found["shardrt_profile_begin"] == reinterpret_cast<void *>(&shardrt_profile_begin));
   CHECK(found["shardrt_profile_end"] == reinterpret_cast<void *>(&shardrt_profile_end));
 

@@ -3,9 +3,9 @@
 // End-to-end tests of compiler/targets: each case parses a small tensor-level
 // module, lowers it with lowerToLLVMDialect, emits an x86-64 object, loads it
 // with LoadedObject and runs `<entry>_shardc(void**)` against a C++ reference,
-// once and from four threads at once. malloc/free are routed through counting
-// wrappers in the symbol table, so leaks and unfused intermediates show up as
-// numbers. One TU on purpose: MLIR headers are expensive to compile.
+// once and from four threads at once. The buffer allocator the lowering
+// calls (shardrt_buffer_alloc/free) is routed through counting wrappers in the
+// symbol table, so leaks and unfused intermediates show up as numbers. One TU on purpose: MLIR headers are expensive to compile.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/CpuTarget.h"
@@ -41,9 +41,9 @@ namespace {
 std::atomic<long> gMallocs{0};
 std::atomic<long> gFrees{0};
 
-void *countingMalloc(size_t size) {
+void *countingMalloc(int64_t size) {
   gMallocs.fetch_add(1);
-  return std::malloc(size);
+  return std::malloc(static_cast<size_t>(size));
 }
 void countingFree(void *ptr) {
   if (ptr) gFrees.fetch_add(1);
@@ -71,8 +71,8 @@ int32_t fakeAllReduce(void *buf, int64_t count, int32_t dtype, int32_t op, const
 }
 
 std::vector<shardc::LoadedObject::Symbol> symbolTable() {
-  return {{"malloc", reinterpret_cast<void *>(&countingMalloc)},
-          {"free", reinterpret_cast<void *>(&countingFree)},
+  return {{"shardrt_buffer_alloc", reinterpret_cast<void *>(&countingMalloc)},
+          {"shardrt_buffer_free", reinterpret_cast<void *>(&countingFree)},
           {"test_callback", reinterpret_cast<void *>(&testCallback)},
           {"shardrt_all_reduce", reinterpret_cast<void *>(&fakeAllReduce)}};
 }
@@ -417,7 +417,7 @@ TEST_CASE("elementwise chain with math ops is fused into the output buffer", "[c
   // Fusion + empty-tensor elimination: the four ops write the output buffer
   // directly, with no intermediate allocation at all.
   INFO(p.lowered);
-  CHECK(countOccurrences(p.lowered, "llvm.call @malloc") == 0);
+  CHECK(countOccurrences(p.lowered, "llvm.call @shardrt_buffer_alloc") == 0);
   for (const std::string &name : undefinedSymbols(p.object)) {
     INFO("undefined symbol " << name);
     CHECK(isAllowedImport(name));

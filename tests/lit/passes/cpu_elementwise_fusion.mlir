@@ -54,10 +54,10 @@
 // LLVM-DAG: fneg <8 x float>
 // LLVM-DAG: store <8 x float>
 // LLVM-NOT: call {{.*}}@shardrt_
-// LLVM-NOT: call {{.*}}@malloc
+// LLVM-NOT: call {{.*}}@shardrt_buffer_alloc
 // LLVM-LABEL: define void @chain_shardc(
 // LLVM: call void @shardrt_parallel_for(i64 64, ptr nonnull @chain_shardc_body_par0_task
-// LLVM-NOT: call {{.*}}@malloc
+// LLVM-NOT: call {{.*}}@shardrt_buffer_alloc
 func.func @chain(%x: tensor<64x1000xf32>, %y: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = garray.mul %x, %y : tensor<64x1000xf32>
   %1 = garray.add %0, %x : tensor<64x1000xf32>
