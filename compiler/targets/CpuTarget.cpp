@@ -154,6 +154,10 @@ void addTensorPhase(PipelineText &p, bool cpuKernels) {
   // writing and reading them vectorize.
   if (cpuKernels)
     p.add("cpu-widen-boolean-tensors");
+  // Long float sums into a scalar (a loss's mean) as partial sums side by
+  // side, then a sum of those: accurate like a tree, and vectorized.
+  if (cpuKernels)
+    p.add("cpu-split-long-reductions");
   // Give generics that are really fill/copy/elementwise ops their names back.
   // Contractions stay generic: upstream linalg-specialize-generic-ops (LLVM
   // 22) drops a transposed operand's map when it makes them
