@@ -34,7 +34,14 @@ def main():
                          devices=jax.devices()[:devices])
     shard = jax.tree.map(lambda s: NamedSharding(mesh, s), e.in_specs,
                          is_leaf=lambda x: isinstance(x, P))
-    step = jax.jit(e.fn, in_shardings=shard, donate_argnums=e.donate_argnums)
+    # The state comes back as it went in, so that it can be fed back (XLA
+    # would otherwise be free to return a parameter sharded differently,
+    # which the next call refuses); the other results are replicated.
+    out_shape = jax.eval_shape(e.fn, *e.args)
+    replicated = NamedSharding(mesh, P())
+    out_shardings = (shard[0], jax.tree.map(lambda _: replicated, out_shape[1]))
+    step = jax.jit(e.fn, in_shardings=shard, out_shardings=out_shardings,
+                   donate_argnums=e.donate_argnums)
     args = jax.device_put(e.args, shard)
     state, data = args[0], args[1:]
     times, losses = [], []

@@ -70,7 +70,12 @@ for model in $models; do
       grep -E '^step [0-9]+: [0-9.]+ ms$' "$work/shardc.out" | awk -v w=2 '{sub(":", "", $2); if ($2 > w) print $3}' \
         >>"$work/shardc.times"
       shardc_loss=$(grep -E '^step [0-9]+: loss = ' "$work/shardc.out" | tail -1 | awk '{print $5}')
-      py bench/train/jax_steps.py "$name" "$steps" 2>/dev/null | tail -1 >"$work/jax.json"
+      if ! py bench/train/jax_steps.py "$name" "$steps" >"$work/jax.out" 2>"$work/jax.err"; then
+        echo "bench/train: JAX's steps of $name failed:" >&2
+        tail -5 "$work/jax.err" >&2
+        exit 1
+      fi
+      tail -1 "$work/jax.out" >"$work/jax.json"
       py -c 'import json,sys; d=json.load(open(sys.argv[1])); print("\n".join(map(str, d["times_ms"])))' \
         "$work/jax.json" >>"$work/jax.times"
       jax_loss=$(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["losses"][-1])' "$work/jax.json")
