@@ -317,6 +317,27 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
     starts as a zero vector instead of being read from C, and edge tiles do
     not read C in. Other element types and matmuls are left to
     convert-linalg-to-parallel-loops.
+
+    With `fuse-epilogues`, a C that one elementwise linalg.generic reads
+    and nothing else (a layer's bias and relu, the backward pass's relu
+    mask) is not stored and read back: in the last K block each full tile
+    applies the generic's body to its accumulator and stores the generic's
+    results, reading its other inputs as (broadcast) vector transfers at
+    the tile; the edges of C get the generic restricted to them
+    (GemmEpilogue.h):
+    ```mlir
+    linalg.matmul ins(%A, %B) outs(%C)
+    linalg.generic ins(%C, %bias) outs(%H) { max(c + b, 0) }
+    →
+    %r = scf.for %kk ... (the tile's K loop)
+    scf.if %last_k_block {
+      %b = vector.transfer_read %bias[%j] ... : vector<8x32xf32>  // broadcast over rows
+      vector.transfer_write (max(%r + %b, 0)), %H[%i, %j]
+    } else {
+      vector.transfer_write %r, %C[%i, %j]
+    }
+    ... linalg.generic on C's edge rows and columns only
+    ```
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
@@ -327,6 +348,9 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
            "Vector registers per row of the register tile (N = this x lanes)">,
     ListOption<"cacheTiles", "cache-tiles", "int64_t",
                "Cache block sizes M,N,K (default 144,4096,256)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
+           "Compute a C's only, elementwise consumer in its register tiles "
+           "(GemmEpilogue.h)">,
     Option<"unrollK", "unroll-k", "int64_t", /*default=*/"1",
            "Unroll the K loop of each full register tile by this factor "
            "(1: no unrolling)">,

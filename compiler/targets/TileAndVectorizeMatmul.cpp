@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/GemmEpilogue.h"
 #include "compiler/targets/GemmPacking.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -279,9 +280,12 @@ int64_t oneBlockDepth(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Lay
   return std::clamp(rows, int64_t{1}, t.kc);
 }
 
-/// Steps 1-4 of the recipe for one matmul.
+/// Steps 1-4 of the recipe for one matmul. `singleKBlock` is set when K
+/// fits one K block; otherwise the K block loop is marked
+/// (GemmEpilogue.h, kKBlockLoopAttr) when there is one.
 LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles t,
-                         shardc::gemm::Layout layout, int64_t mBlockMultiple) {
+                         shardc::gemm::Layout layout, int64_t mBlockMultiple,
+                         bool &singleKBlock) {
   // With one M block there is nothing for threads to share there: they
   // share the block's columns of tiles instead (a weight gradient of a
   // narrow layer, [32, 1024] = g^T h).
@@ -294,6 +298,8 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   if (!ShapedType::isDynamic(n))
     t.nc = std::min(t.nc, static_cast<int64_t>(llvm::alignTo(n, t.nr)));
   t.mc = balancedBlockRows(m, t, mBlockMultiple);
+  int64_t k = cast<MemRefType>(op.getDpsInputs()[0].getType()).getDimSize(layout.aTransposed ? 0 : 1);
+  singleKBlock = !ShapedType::isDynamic(k) && k <= t.kc;
   linalg::FillOp zeroFill = zeroFillOf(op, layout);
   Value bPanels = shardc::gemm::allocatePanels(rewriter, op, t.nc, t.kc, t.nr);
   // Cache blocks, loops N, K, M.
@@ -306,6 +312,8 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   for (LoopLikeOpInterface loop : llvm::reverse(blocks->loops))
     moveLoopInvariantCode(loop);
   Operation *mLoop = blocks->loops.size() == 3 ? blocks->loops[2].getOperation() : nullptr;
+  if (blocks->loops.size() == 3)
+    blocks->loops[1]->setAttr(shardc::gemm::kKBlockLoopAttr, rewriter.getUnitAttr());
   bool rowsOuter = packedBFitsL2(op, t, layout);
   // A C that starts at zero is zeroed tile by tile in the first K block
   // (the K block loop is the second: loops N, K, M), not by a pass of its
@@ -511,6 +519,28 @@ bool isFullTile(linalg::MatmulOp op, const GemmTiles &t) {
          shape(2) == ArrayRef<int64_t>{t.mr, t.nr};
 }
 
+/// Computes the elementwise consumer of C in its full tiles' registers and
+/// on its edges (GemmEpilogue.h). All or nothing: when a full tile's store
+/// cannot take it, C is stored as it was and the consumer stays whole.
+void fuseEpilogue(RewriterBase &rewriter, Value c, const GemmTiles &t, bool singleKBlock,
+                  ArrayRef<scf::ForOp> kLoops) {
+  linalg::GenericOp epilogue = shardc::gemm::epilogueReading(c);
+  if (!epilogue)
+    return;
+  SmallVector<vector::TransferWriteOp> stores;
+  for (scf::ForOp loop : kLoops)
+    for (Operation *user : loop->getUsers())
+      if (auto store = dyn_cast<vector::TransferWriteOp>(user); store && store.getBase() == c)
+        stores.push_back(store);
+  if (stores.empty() || !llvm::all_of(stores, [&](vector::TransferWriteOp store) {
+        return shardc::gemm::canFuseIntoTile(store, singleKBlock);
+      }))
+    return;
+  for (vector::TransferWriteOp store : stores)
+    shardc::gemm::fuseIntoTile(rewriter, store, epilogue, c);
+  shardc::gemm::restrictToEdges(rewriter, epilogue, c, t.mr, t.nr);
+}
+
 struct CpuTileAndVectorizeMatmul
     : shardc::impl::CpuTileAndVectorizeMatmulBase<CpuTileAndVectorizeMatmul> {
   using Base::Base;
@@ -550,6 +580,13 @@ struct CpuTileAndVectorizeMatmul
     if (matmuls.empty())
       return;
     SmallVector<GemmTiles> used; // one per element type seen
+    // GEMMs whose elementwise consumer the tiles compute (GemmEpilogue.h).
+    struct Fused {
+      Value c;
+      GemmTiles tiles;
+      bool singleKBlock;
+    };
+    SmallVector<Fused> fused;
     for (auto [op, layout] : matmuls) {
       Type elem = accumulatorElement(op);
       FailureOr<GemmTiles> t = tilesFor(elem);
@@ -563,11 +600,18 @@ struct CpuTileAndVectorizeMatmul
                           "width, and cache-tiles of 3 positive sizes";
         return signalPassFailure();
       }
-      if (failed(tileMatmul(rewriter, op, *t, layout, mBlockMultiple))) {
+      Value c = op.getDpsInits()[0];
+      linalg::GenericOp epilogue = fuseEpilogues ? shardc::gemm::findEpilogue(op) : nullptr;
+      if (epilogue)
+        shardc::gemm::hoistEpilogueAllocs(rewriter, op, epilogue);
+      bool singleKBlock = false;
+      if (failed(tileMatmul(rewriter, op, *t, layout, mBlockMultiple, singleKBlock))) {
         op.emitError() << "cpu-tile-and-vectorize-matmul: tiling failed";
         return signalPassFailure();
       }
       used.push_back(*t);
+      if (epilogue)
+        fused.push_back({c, *t, singleKBlock});
     }
     // Not converging within the iteration limit is not an error here (the
     // canonicalizer pass ignores it too); the IR stays valid.
@@ -612,6 +656,8 @@ struct CpuTileAndVectorizeMatmul
     hoistAccumulators(rewriter, root, kLoops);
     for (scf::ForOp loop : kLoops)
       startAccumulatorAtZero(rewriter, loop);
+    for (const Fused &f : fused)
+      fuseEpilogue(rewriter, f.c, f.tiles, f.singleKBlock, kLoops);
     // Unrolling is an optimization only: a loop it cannot unroll stays a
     // correct loop of single K steps.
     if (unrollK > 1)
