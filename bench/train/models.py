@@ -1,8 +1,9 @@
 """The training steps bench/train times, as JAX programs (tools/jax_export.py).
 
 Every step is `step(state, *data) -> (state, {"loss": ...})` with the state
-donated, so shardc's `run --steps` feeds it back as JAX's loop does. Sizes
-make a step take well over 100 ms on the bench machines.
+donated, so shardc's `run --steps` feeds it back as JAX's loop does. At the
+default sizes a step takes 25-60 ms on a 2-vCPU bench host; the sizes in
+the example below make it 135-320 ms (bench/README.md).
 
     mlp_<mesh>:          batch 4096, 512 inputs, 1024 hidden, 32 classes,
                          masked softmax cross-entropy, Adam
@@ -11,8 +12,9 @@ make a step take well over 100 ms on the bench machines.
     <mesh>: AxB (data x model, e.g. 1x1, 2x1, 2x2, 1x4) or N (data only)
 
 Other sizes: BENCH_MLP_SIZES / BENCH_TRANSFORMER_SIZES override any of a
-model's sizes, e.g. BENCH_MLP_SIZES="batch=8192,hidden=2048" (names as in
-MLP_SIZES / TRANSFORMER_SIZES below).
+model's sizes, e.g. BENCH_MLP_SIZES="batch=8192,hidden=2048" and
+BENCH_TRANSFORMER_SIZES="batch=8,seq=256,width=512,mlp=2048,heads=4" (names
+as in MLP_SIZES / TRANSFORMER_SIZES below).
 """
 import os
 
