@@ -60,6 +60,34 @@ unsigned separateBranches(ArrayRef<Operation *> carriers, FactorRuleCache &rules
   return n;
 }
 
+/// Case 3: `v`'s users are one broadcast that carries it pending at least
+/// kGrowth times larger (a concatenation of it with itself stays one
+/// branch, as in case 2), and the chain of single linear carriers after it
+/// reaches a use that needs it whole without ever shrinking back below
+/// that. Returns that use, or null.
+constexpr int64_t kGrowth = 2;
+OpOperand *neededWholeAfterGrowth(Value v, Operation *carrier, FactorRuleCache &rules) {
+  int64_t size = elementsOf(v);
+  Operation *op = carrier;
+  for (int budget = kWalkBudget; budget > 0; --budget) {
+    if (op->getNumResults() != 1)
+      return nullptr;
+    Value r = op->getResult(0);
+    int64_t grown = elementsOf(r);
+    if (size < 0 || grown < 0 || grown < kGrowth * size || r.use_empty())
+      return nullptr;
+    Operation *next = r.getUses().begin()->getOwner();
+    for (OpOperand &use : r.getUses()) {
+      if (!passesPending(use, rules))
+        return &use;
+      if (use.getOwner() != next)
+        return nullptr; // branches: case 2 decides them where they split
+    }
+    op = next;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 PendingDecision decidePending(Value v, FactorRuleCache &rules) {
@@ -76,6 +104,15 @@ PendingDecision decidePending(Value v, FactorRuleCache &rules) {
     if (size >= 0 && !llvm::is_contained(carriers, user) &&
         llvm::any_of(user->getResults(), [&](Value r) { return elementsOf(r) >= size; }))
       carriers.push_back(user);
+  }
+  if (carriers.size() == 1 && isa<mlir::garray::BroadcastInDimOp>(carriers[0]) &&
+      llvm::all_of(v.getUses(), [&](OpOperand &use) { return use.getOwner() == carriers[0]; })) {
+    if (OpOperand *needs = neededWholeAfterGrowth(v, carriers[0], rules)) {
+      d.kind = PendingUse::NeededWhole;
+      d.use = needs;
+      d.grownBy = carriers[0];
+    }
+    return d;
   }
   if (carriers.size() < 2)
     return d;

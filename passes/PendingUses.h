@@ -18,9 +18,17 @@
 //      reduction after they meet, so they stay pending; one op reading the
 //      value twice (x ++ x) is one branch.
 //
-// A single full-size carrier (a chain of linear ops) keeps the value pending:
-// the reduction may move past ops that shrink it (a reduce-sum) or fuse with
-// others' (a pending sum added to a pending sum is reduced once).
+//   3. its one user is a broadcast that carries it pending at twice its
+//      size or more, and the chain of single carriers after that reaches a
+//      use that needs it whole without shrinking back: reduced later, the
+//      reduction would move the grown value. The backward pass of a mean
+//      over 32 tokens broadcast a [512, 128] partial sum to [512, 32, 128]
+//      and all-reduced that, 32 times the bytes, before a scatter-add.
+//
+// Otherwise a single full-size carrier (a chain of linear ops) keeps the
+// value pending: the reduction may move past ops that shrink it (a
+// reduce-sum) or fuse with others' (a pending sum added to a pending sum is
+// reduced once).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_PENDINGUSES_H
@@ -40,7 +48,8 @@ enum class PendingUse {
 
 struct PendingDecision {
   PendingUse kind = PendingUse::KeptPending;
-  mlir::OpOperand *use = nullptr; // the first use that needs it whole (case 1)
+  mlir::OpOperand *use = nullptr; // the first use that needs it whole (cases 1, 3)
+  mlir::Operation *grownBy = nullptr; // case 3: the user that grows it
   unsigned carriers = 0;          // separate full-size branches (case 2)
 };
 

@@ -213,6 +213,9 @@ private:
           why && isa<ShardingConstraintOp>(needs->getOwner()))
         os << " (" << why.getValue() << ")";
       os << " needs the whole value";
+      if (decision.grownBy)
+        os << ", after " << decision.grownBy->getName() << " at "
+           << locationText(decision.grownBy->getLoc()) << " grows it";
     } else {
       os << ", since " << decision.carriers
          << " of them would each carry it pending at its full size and need their own "
