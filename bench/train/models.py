@@ -160,18 +160,23 @@ def transformer(mesh):
 BUILDERS = {"mlp": mlp, "transformer": transformer}
 
 
-class _Exports(dict):
-    """EXPORTS: "<model>_<mesh>" for any mesh parse_mesh reads; listing it
-    gives the default meshes."""
+class Exports(dict):
+    """EXPORTS: "<model>_<mesh>" for any model of `builders` and any mesh
+    parse_mesh reads; listing it gives the default meshes. Other models
+    files build theirs the same way (more_models.py)."""
+
+    def __init__(self, builders, meshes=("1x1", "2x1", "2x2", "4")):
+        super().__init__()
+        self.builders = builders
+        for model in builders:
+            for mesh in meshes:
+                self[model + "_" + mesh] = self.__missing__(model + "_" + mesh)
 
     def __missing__(self, name):
         model, _, mesh = name.rpartition("_")
-        if model not in BUILDERS:
+        if model not in self.builders:
             raise KeyError(name)
-        return lambda: BUILDERS[model](parse_mesh(mesh))
+        return lambda: self.builders[model](parse_mesh(mesh))
 
 
-EXPORTS = _Exports()
-for _model in BUILDERS:
-    for _mesh in ("1x1", "2x1", "2x2", "4"):
-        EXPORTS[_model + "_" + _mesh] = EXPORTS.__missing__(_model + "_" + _mesh)
+EXPORTS = Exports(BUILDERS)

@@ -145,14 +145,4 @@ def cnn(mesh):
 BUILDERS = {"deep": deep, "embed": embed, "cnn": cnn}
 
 
-class _Exports(dict):
-    """EXPORTS: "<model>_<mesh>" for any mesh parse_mesh reads."""
-
-    def __missing__(self, name):
-        model, _, mesh = name.rpartition("_")
-        if model not in BUILDERS:
-            raise KeyError(name)
-        return lambda: BUILDERS[model](parse_mesh(mesh))
-
-
-EXPORTS = _Exports()
+EXPORTS = _bench.Exports(BUILDERS)

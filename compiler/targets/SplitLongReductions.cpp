@@ -166,15 +166,15 @@ struct CpuSplitLongReductions
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::GenericOp, Split>> todo;
+    SmallVector<std::pair<linalg::GenericOp, Split>> splits;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (!op.hasPureTensorSemantics() || !isScalarFloatSum(op))
         return;
       if (std::optional<Split> split = chooseSplit(op, minElements))
-        todo.push_back({op, *split});
+        splits.push_back({op, *split});
     });
     IRRewriter rewriter(&getContext());
-    for (auto [op, split] : todo)
+    for (auto [op, split] : splits)
       splitReduction(rewriter, op, split);
   }
 };

@@ -536,6 +536,13 @@ void fuseEpilogue(RewriterBase &rewriter, Value c, const GemmTiles &t, bool sing
         return shardc::gemm::canFuseIntoTile(store, singleKBlock);
       }))
     return;
+  // Every vector store to C must be one of these: a full tile stored some
+  // other way would miss the epilogue, which then only covers the edges.
+  if (llvm::any_of(c.getUsers(), [&](Operation *user) {
+        auto store = dyn_cast<vector::TransferWriteOp>(user);
+        return store && !llvm::is_contained(stores, store);
+      }))
+    return;
   for (vector::TransferWriteOp store : stores)
     shardc::gemm::fuseIntoTile(rewriter, store, epilogue, c);
   shardc::gemm::restrictToEdges(rewriter, epilogue, c, t.mr, t.nr);
