@@ -6,20 +6,26 @@
 //
 //   out[b, o, f] = sum over w, c of  lhs[b, o·stride + w·rhs_dilation, c] · k[w, c, f]
 //
-// which is either
-//   - per window position w (a "tap"): a strided slice of lhs, [B, O..., C],
-//     times k[w] ([C, F]), summed over the taps in row-major order; or
-//   - per output position o: a slice of lhs, [B, W..., C], contracted with
-//     all of k over (W..., C), the positions concatenated back,
-// whichever makes fewer products: a forward 3x3 convolution has 9 taps,
-// its kernel gradient (a convolution whose window is the whole image) 9
-// output positions. Padding and lhs_dilation (the gradient of a strided
-// convolution: zeros between neighbours) are padded as stablehlo.pad pads
-// (padGeneral, WindowImport.cpp). Feature groups (depthwise convolutions) and
+// which is one matrix product of stacked slices (im2col), either
+//   - per window position w (a "tap"): the strided slices of lhs, [B, O..., C]
+//     each, stacked into [B, O..., T, C] and contracted over (T, C) with k
+//     viewed as [T, C, F]; or
+//   - per output position o: the slices of lhs, [B, W..., C] each, stacked
+//     into [B, P, W..., C] and contracted with all of k over (W..., C), P
+//     then unfolded into O...,
+// whichever stacks fewer slices: a forward 3x3 convolution has 9 taps, its
+// kernel gradient (a convolution whose window is the whole image) 9
+// output positions. One product with K = T·C keeps a GEMM's micro-kernel
+// busy where T products with K = C (3 input channels, say) would not; the
+// stack is a dim of its own so that channels sharded over the mesh stay
+// sharded. A stack larger than kMaxStackBytes is built and multiplied in
+// chunks whose products are summed. Padding and lhs_dilation (the gradient
+// of a strided convolution: zeros between neighbours) are padded as
+// stablehlo.pad pads (padGeneral, WindowImport.cpp). Feature groups (depthwise convolutions) and
 // batch groups (their kernel gradients) become a group dim that every
 // product is batched over (dot_general batch dims), so a group dim sharded
 // over the mesh stays sharded. Refused with an error: window reversal, and
-// a convolution that would take more than kMaxProducts products.
+// a convolution that would stack more than kMaxSlices slices.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -28,7 +34,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <functional>
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::garray;
@@ -36,7 +42,10 @@ using namespace mlir::garray;
 namespace shardc::import {
 namespace {
 
-constexpr int64_t kMaxProducts = 1024;
+constexpr int64_t kMaxSlices = 1024;
+// The most bytes (of the global array) one stacked operand takes; more
+// slices than fit are stacked in chunks whose products are summed.
+constexpr int64_t kMaxStackBytes = int64_t(64) << 20;
 
 /// One operand's (or the result's) layout: where the batch/input-feature
 /// dim, the feature/output-feature dim and each spatial dim lie.
@@ -133,14 +142,23 @@ public:
     return stridedSlice(e, x, start, limit, stride);
   }
 
-  /// `x` with `low`/`high` zeros around dim `d` (negative: that many cut),
-  /// and `interior` zeros between neighbours along it (padGeneral).
-  Value padDim(Value x, int64_t d, int64_t low, int64_t high, int64_t interior = 0) {
+  /// `x` with `low`/`high` zeros around each spatial dim (negative: that
+  /// many cut) and `interior` zeros between neighbours along it, in one pad
+  /// (padGeneral); dims before `spatial0` and after the spatial ones as
+  /// they are.
+  Value padSpatial(Value x, int64_t spatial0, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                   ArrayRef<int64_t> interior) {
     int64_t rank = tensorType(x).getRank();
     SmallVector<int64_t> lo(rank, 0), hi(rank, 0), in(rank, 0);
-    lo[d] = low;
-    hi[d] = high;
-    in[d] = interior;
+    for (size_t i = 0; i < low.size(); ++i) {
+      lo[spatial0 + i] = low[i];
+      hi[spatial0 + i] = high[i];
+      in[spatial0 + i] = interior[i] - 1;
+    }
+    if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
+        llvm::all_of(hi, [](int64_t v) { return v == 0; }) &&
+        llvm::all_of(in, [](int64_t v) { return v == 0; }))
+      return x;
     Value zero = e.splat(RankedTensorType::get({}, tensorType(x).getElementType()), 0.0);
     return padGeneral(e, x, zero, lo, hi, in);
   }
@@ -187,12 +205,36 @@ struct Canonical {
   int64_t group = -1; // -1: not grouped, kernel [W..., C, F]
 };
 
+/// Slices of `lhs` stacked on a new dim at `at`: [.., N, ..] with N the
+/// number of parts, each part `x` first given a unit dim there.
+Value stack(ConvEmitter &c, ArrayRef<Value> parts, int64_t at) {
+  SmallVector<Value> unit;
+  for (Value x : parts) {
+    SmallVector<int64_t> shape(tensorType(x).getShape());
+    shape.insert(shape.begin() + at, 1);
+    unit.push_back(c.reshape(x, shape));
+  }
+  return c.concatenate(unit, at);
+}
+
+/// How many of `count` slices of `sliceBytes` each one stacked operand
+/// takes: all of them up to kMaxStackBytes, else as few equal chunks as keep
+/// each under it (at least one slice a chunk).
+int64_t chunkSize(int64_t count, int64_t sliceBytes) {
+  int64_t chunks = std::max<int64_t>(1, (count * sliceBytes + kMaxStackBytes - 1) / kMaxStackBytes);
+  chunks = std::min(chunks, count);
+  return (count + chunks - 1) / chunks;
+}
+
 /// The convolution of canonical `lhs` and kernel `k` (padded and dilated):
 /// [X..., O..., F], X the lhs dims before the spatial ones other than the
-/// group dim (file comment). Each product is a dot_general contracting the
-/// features (and, per output position, the window), batched over the
-/// groups: a grouped convolution stays one product per tap, and a group dim
-/// sharded over the mesh stays sharded.
+/// group dim (file comment). Slices are stacked into one operand (im2col)
+/// so that one dot_general contracts the stack dim with the features (per
+/// tap) or the window with the features (per output position): a GEMM with
+/// K = taps·C rather than taps GEMMs with K = C. Each product is batched
+/// over the groups: a grouped convolution stays one product, and a group
+/// dim sharded over the mesh stays sharded; contracted channels sharded
+/// over the mesh stay sharded too (the stack is a dim of its own).
 Value convolveCanonical(ConvEmitter &c, Value lhs, Value k, Canonical at,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> rhsDilation,
                         ArrayRef<int64_t> outSpatial, Type element) {
@@ -205,78 +247,86 @@ Value convolveCanonical(ConvEmitter &c, Value lhs, Value k, Canonical at,
     taps *= window[i];
     positions *= outSpatial[i];
   }
-  SmallVector<int64_t> index(n, 0);
-  // Visits every multi-index below `bounds` in row-major order.
-  auto forEach = [&](ArrayRef<int64_t> bounds, llvm::function_ref<void()> body) {
-    std::function<void(int64_t)> rec = [&](int64_t d) {
-      if (d == n)
-        return body();
-      for (index[d] = 0; index[d] < bounds[d]; ++index[d])
-        rec(d + 1);
-    };
-    rec(0);
-  };
-  // lhs sliced over its spatial dims only: from index[i]·origin[i] on,
-  // count[i] elements step[i] apart.
-  auto spatialSlice = [&](ArrayRef<int64_t> origin, ArrayRef<int64_t> count,
-                          ArrayRef<int64_t> step) {
+  int64_t elementBytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  // lhs sliced over its spatial dims only, at multi-index `index` (row-major
+  // number `flat` below `bounds`): from index[i]·origin[i] on, count[i]
+  // elements step[i] apart.
+  auto spatialSlice = [&](int64_t flat, ArrayRef<int64_t> bounds, ArrayRef<int64_t> origin,
+                          ArrayRef<int64_t> count, ArrayRef<int64_t> step) {
     SmallVector<int64_t> start(rank, 0), limit(lt.getShape()), stride(rank, 1);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t d = at.spatial0 + i;
-      start[d] = index[i] * origin[i];
+    for (int64_t i = n - 1; i >= 0; --i) {
+      int64_t d = at.spatial0 + i, index = flat % bounds[i];
+      flat /= bounds[i];
+      start[d] = index * origin[i];
       limit[d] = start[d] + (count[i] - 1) * step[i] + 1;
       stride[d] = step[i];
     }
     return c.slice(lhs, start, limit, stride);
   };
-  SmallVector<int64_t> batchL, batchR;
-  if (grouped) {
-    batchL.push_back(at.group);
-    batchR.push_back(n + 1);
-  }
-  // Products have the dims [G?, X..., O... or none, Fg].
+  auto sliceBytes = [&](ArrayRef<int64_t> spatial) {
+    int64_t bytes = elementBytes * lt.getNumElements();
+    for (int64_t i = 0; i < n; ++i)
+      bytes = bytes / std::max<int64_t>(1, lt.getDimSize(at.spatial0 + i)) * spatial[i];
+    return bytes;
+  };
+  // Products have the dims [G?, X..., O..., Fg].
   Value out;
   if (taps <= positions) {
-    forEach(window, [&] {
-      Value part = spatialSlice(rhsDilation, outSpatial, strides);
-      SmallVector<int64_t> kStart(index), kLimit, kStride(kt.getRank(), 1);
-      for (int64_t i = 0; i < n; ++i)
-        kLimit.push_back(index[i] + 1);
-      kStart.append(kt.getRank() - n, 0);
-      llvm::append_range(kLimit, kt.getShape().drop_front(n));
-      Value tap = c.reshape(c.slice(k, kStart, kLimit, kStride), kt.getShape().drop_front(n));
-      SmallVector<int64_t> tapBatch = grouped ? SmallVector<int64_t>{1} : SmallVector<int64_t>{};
-      Value product = c.dot(part, tap, batchL, tapBatch, {last}, {0}, element);
+    // lhs stacked [.., O..., T, C] (T before the features), kernel
+    // [W..., C, (G,) F] viewed as [T, C, (G,) F]: contract (T, C).
+    SmallVector<int64_t> kShape = {taps};
+    llvm::append_range(kShape, kt.getShape().drop_front(n));
+    Value kTaps = c.reshape(k, kShape);
+    int64_t chunk = chunkSize(taps, sliceBytes(outSpatial));
+    SmallVector<int64_t> batchL, batchR;
+    if (grouped) {
+      batchL.push_back(at.group);
+      batchR.push_back(2);
+    }
+    for (int64_t t0 = 0; t0 < taps; t0 += chunk) {
+      int64_t t1 = std::min(taps, t0 + chunk);
+      SmallVector<Value> parts;
+      for (int64_t t = t0; t < t1; ++t)
+        parts.push_back(spatialSlice(t, window, rhsDilation, outSpatial, strides));
+      Value stacked = stack(c, parts, last);
+      SmallVector<int64_t> kStart(kShape.size(), 0), kLimit(kShape), kStride(kShape.size(), 1);
+      kStart[0] = t0;
+      kLimit[0] = t1;
+      Value kPart = t1 - t0 == taps ? kTaps : c.slice(kTaps, kStart, kLimit, kStride);
+      Value product = c.dot(stacked, kPart, batchL, batchR, {last, last + 1}, {0, 1}, element);
       out = out ? c.e.add(out, product) : product;
-    });
+    }
   } else {
+    // lhs stacked [.., P, W..., C] (P before the spatial dims), kernel
+    // [W..., C, (G,) F]: contract (W..., C), then P -> O....
     SmallVector<int64_t> contractL, contractR;
     for (int64_t i = 0; i < n; ++i) {
-      contractL.push_back(at.spatial0 + i);
+      contractL.push_back(at.spatial0 + 1 + i);
       contractR.push_back(i);
     }
-    contractL.push_back(last);
+    contractL.push_back(last + 1);
     contractR.push_back(n);
-    SmallVector<Value> pieces;
-    forEach(outSpatial, [&] {
-      Value part = spatialSlice(strides, window, rhsDilation);
-      Value product = c.dot(part, k, batchL, batchR, contractL, contractR, element);
-      // [G?, X..., Fg] -> [G?, X..., 1 (per spatial dim)..., Fg]
-      RankedTensorType pt = tensorType(product);
-      SmallVector<int64_t> shape(pt.getShape().drop_back());
-      shape.append(n, 1);
-      shape.push_back(pt.getShape().back());
-      pieces.push_back(c.reshape(product, shape));
-    });
-    int64_t outSpatial0 = tensorType(pieces.front()).getRank() - 1 - n;
-    for (int64_t d = n - 1; d >= 0; --d) {
-      SmallVector<Value> joined;
-      for (size_t i = 0; i < pieces.size(); i += outSpatial[d])
-        joined.push_back(
-            c.concatenate(ArrayRef<Value>(pieces).slice(i, outSpatial[d]), outSpatial0 + d));
-      pieces = joined;
+    SmallVector<int64_t> batchL, batchR;
+    if (grouped) {
+      batchL.push_back(at.group < at.spatial0 ? at.group : at.group + 1);
+      batchR.push_back(n + 1);
     }
-    out = pieces.front();
+    int64_t chunk = chunkSize(positions, sliceBytes(window));
+    SmallVector<Value> pieces;
+    for (int64_t p0 = 0; p0 < positions; p0 += chunk) {
+      int64_t p1 = std::min(positions, p0 + chunk);
+      SmallVector<Value> parts;
+      for (int64_t p = p0; p < p1; ++p)
+        parts.push_back(spatialSlice(p, outSpatial, strides, window, rhsDilation));
+      Value stacked = stack(c, parts, at.spatial0);
+      pieces.push_back(c.dot(stacked, k, batchL, batchR, contractL, contractR, element));
+    }
+    // [G?, X..., P, Fg] -> [G?, X..., O..., Fg]
+    Value joined = c.concatenate(pieces, tensorType(pieces.front()).getRank() - 2);
+    SmallVector<int64_t> shape(tensorType(joined).getShape().drop_back(2));
+    llvm::append_range(shape, outSpatial);
+    shape.push_back(tensorType(joined).getShape().back());
+    out = c.reshape(joined, shape);
   }
   if (!grouped)
     return out;
@@ -352,9 +402,7 @@ FailureOr<Values> importConvolution(Operation *op, OpEmitter &e) {
   kPerm.append({kLayout.first, kLayout.second});
   lhs = c.transpose(lhs, lhsPerm);
   k = c.transpose(k, kPerm);
-  for (size_t i = 0; i < n; ++i) {
-    lhs = c.padDim(lhs, i + 1, low[i], high[i], (*lhsDilation)[i] - 1);
-  }
+  lhs = c.padSpatial(lhs, 1, low, high, *lhsDilation);
   RankedTensorType lt = tensorType(lhs), kt = tensorType(k);
   // Groups: feature groups split the input features (and the kernel's
   // output features), batch groups the batch (and the same); each group is
@@ -380,7 +428,7 @@ FailureOr<Values> importConvolution(Operation *op, OpEmitter &e) {
     taps *= kt.getDimSize(i);
     positions *= outSpatial.back();
   }
-  if (std::min(taps, positions) > kMaxProducts || positions == 0 || taps == 0) {
+  if (std::min(taps, positions) > kMaxSlices || positions == 0 || taps == 0) {
     auto list = [](ArrayRef<int64_t> v) {
       std::string out;
       llvm::raw_string_ostream os(out);
@@ -391,10 +439,10 @@ FailureOr<Values> importConvolution(Operation *op, OpEmitter &e) {
     };
     return op->emitError() << "this convolution (window " << list(kt.getShape().take_front(n))
                            << ", output " << list(outSpatial)
-                           << ") would import as " << std::min(taps, positions)
-                           << " matrix products, one per window tap or output position; "
+                           << ") would stack " << std::min(taps, positions)
+                           << " slices of its input, one per window tap or output position; "
                               "shardc imports convolutions of at most "
-                           << kMaxProducts << " (and a non-empty window and output)";
+                           << kMaxSlices << " (and a non-empty window and output)";
   }
   // Grouped: lhs [G, B/G, P..., C] (batch groups) or [B, P..., G, C/G]
   // (feature groups), kernel [W..., Cin, G, F/G].

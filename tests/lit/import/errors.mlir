@@ -156,7 +156,7 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 }) : () -> ()
 
 //--- big_conv.mlir
-// BIGCONV: big_conv.mlir:[[@LINE+4]]:{{[0-9]+}}: error: this convolution (window [40, 40], output [40, 40]) would import as 1600 matrix products, one per window tap or output position; shardc imports convolutions of at most 1024
+// BIGCONV: big_conv.mlir:[[@LINE+4]]:{{[0-9]+}}: error: this convolution (window [40, 40], output [40, 40]) would stack 1600 slices of its input, one per window tap or output position; shardc imports convolutions of at most 1024
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<1x79x79x1xf32>, tensor<40x40x1x1xf32>) -> tensor<1x40x40x1xf32>, sym_name = "main"}> ({
   ^bb0(%a: tensor<1x79x79x1xf32>, %k: tensor<40x40x1x1xf32>):
