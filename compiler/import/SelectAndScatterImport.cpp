@@ -13,7 +13,10 @@
 //   sel      = taken_t ? v_t : sel,   which = taken_t ? t : which
 // and then each tap's share, source where `which` is t, is put back at the
 // tap's positions by an interior pad (the inverse of its strided slice) and
-// the shares are summed; the padding is cut off and the init added. The
+// the shares are summed; the padding is cut off and the init added. When
+// the windows do not overlap (stride >= window, as in 2x2 pooling with
+// stride 2) no two shares meet, and they are interleaved instead: one
+// stack and one transpose rather than a pad and an add per tap. The
 // comparisons run exactly as the spec's loop runs them, NaN included.
 // Supported: a select body that is one compare (GE, GT, LE, LT) of its two
 // arguments, a scatter body that adds, float elements, at most kMaxTaps
@@ -66,6 +69,59 @@ std::optional<ComparisonDirection> selectDirection(Block &body) {
   if (*dir == "LT")
     return swapped ? ComparisonDirection::gt : ComparisonDirection::lt;
   return std::nullopt;
+}
+
+/// The shares of windows that do not overlap (stride >= window on every
+/// dim), each [n...] and listed in row-major window order, put back into
+/// one [paddedShape...] array: element i of tap a lands at a + i·stride,
+/// and no two taps land on one position, so instead of a pad and an add per
+/// tap (each as large as the operand) the shares are stacked and
+/// interleaved, [s..., n...] -> [n0, s0, n1, s1, ...] -> [n0·s0, ...], the
+/// positions between windows (a >= window) taking zeros; the tail the
+/// windows do not reach is padded (or the last gap cut).
+Value interleave(OpEmitter &e, ArrayRef<Value> shares, ArrayRef<int64_t> window,
+                 ArrayRef<int64_t> strides, ArrayRef<int64_t> paddedShape) {
+  RankedTensorType st = tensorType(shares.front());
+  int64_t rank = st.getRank();
+  Type element = st.getElementType();
+  SmallVector<int64_t> unit(st.getShape());
+  unit.insert(unit.begin(), 1);
+  auto unitType = RankedTensorType::get(unit, element);
+  Value gap;
+  SmallVector<Value> parts;
+  SmallVector<int64_t> index(rank, 0);
+  int64_t t = 0;
+  forEachIndex(strides, index, [&] {
+    bool inside = llvm::all_of(llvm::seq<int64_t>(0, rank),
+                               [&](int64_t d) { return index[d] < window[d]; });
+    if (!inside && !gap)
+      gap = e.splat(unitType, 0.0);
+    parts.push_back(inside ? e.reshape(shares[t++], unitType) : gap);
+  });
+  SmallVector<int64_t> stackedShape(st.getShape());
+  stackedShape.insert(stackedShape.begin(), static_cast<int64_t>(parts.size()));
+  Value stacked =
+      parts.size() == 1
+          ? parts.front()
+          : ConcatenateOp::create(e.b, e.loc, RankedTensorType::get(stackedShape, element), parts,
+                                  e.b.getI64IntegerAttr(0))
+                .getResult();
+  // [S, n...] -> [s..., n...] -> [n0, s0, n1, s1, ...] -> [n0·s0, ...]
+  SmallVector<int64_t> split(strides), perm, interleaved, merged;
+  llvm::append_range(split, st.getShape());
+  for (int64_t d = 0; d < rank; ++d) {
+    perm.append({rank + d, d});
+    interleaved.append({st.getDimSize(d), strides[d]});
+    merged.push_back(st.getDimSize(d) * strides[d]);
+  }
+  Value x = e.reshape(stacked, RankedTensorType::get(split, element));
+  x = TransposeOp::create(e.b, e.loc, RankedTensorType::get(interleaved, element), x,
+                          e.b.getDenseI64ArrayAttr(perm));
+  x = e.reshape(x, RankedTensorType::get(merged, element));
+  SmallVector<int64_t> low(rank, 0), high, none(rank, 0);
+  for (int64_t d = 0; d < rank; ++d)
+    high.push_back(paddedShape[d] - merged[d]);
+  return padGeneral(e, x, e.splat(RankedTensorType::get({}, element), 0.0), low, high, none);
 }
 
 } // namespace
@@ -185,20 +241,28 @@ FailureOr<Values> importSelectAndScatter(Operation *op, OpEmitter &e) {
 
   // Each tap's share of the source, put back where the tap read.
   Value zero = e.splat(scalarType(st.getElementType()), 0.0);
-  Value sum;
+  SmallVector<Value> shares;
   for (int64_t t = 0; t < static_cast<int64_t>(starts.size()); ++t) {
     Value mine = e.compare(ComparisonDirection::eq, which, tapIndex(t));
     if (padded)
       mine = AndOp::create(e.b, e.loc, mine.getType(), mine, seen);
-    Value share = e.mask(mine, source);
-    SmallVector<int64_t> lo, hi, interior;
-    for (size_t d = 0; d < rank; ++d) {
-      lo.push_back(starts[t][d]);
-      hi.push_back(paddedShape[d] - limits[t][d]);
-      interior.push_back((*strides)[d] - 1);
+    shares.push_back(e.mask(mine, source));
+  }
+  Value sum;
+  if (llvm::all_of(llvm::seq<size_t>(0, rank),
+                   [&](size_t d) { return (*strides)[d] >= (*window)[d]; })) {
+    sum = interleave(e, shares, *window, *strides, paddedShape);
+  } else {
+    for (int64_t t = 0; t < static_cast<int64_t>(starts.size()); ++t) {
+      SmallVector<int64_t> lo, hi, interior;
+      for (size_t d = 0; d < rank; ++d) {
+        lo.push_back(starts[t][d]);
+        hi.push_back(paddedShape[d] - limits[t][d]);
+        interior.push_back((*strides)[d] - 1);
+      }
+      Value placed = padGeneral(e, shares[t], zero, lo, hi, interior);
+      sum = sum ? e.add(sum, placed) : placed;
     }
-    Value placed = padGeneral(e, share, zero, lo, hi, interior);
-    sum = sum ? e.add(sum, placed) : placed;
   }
   SmallVector<int64_t> cutLimit, ones(rank, 1);
   for (size_t d = 0; d < rank; ++d)

@@ -16,6 +16,10 @@
 //   to the later position.
 // [-4, -6, -1], windows of 2 every 2, padding 1 before: the first window is
 // [pad, -4]; the padding is never selected, so -4 takes source 1.
+// Windows that do not overlap (stride >= window) are interleaved rather
+// than padded and summed: windows of 2 every 3, source [10, 20], init 0,
+// over [1, 5, 2, 0, 3, 4, 9] (the windows stop short of the end) and over
+// [7, 5, 2, 6, 6] (the last gap runs past it; the tied 6s: the first).
 //
 // IMPORT-LABEL: func.func @main
 // Which positions of the padded operand are real:
@@ -24,8 +28,10 @@
 // VALUES: result0 = [0.5, 30.5, 0.5, 0.5, 30.5]
 // VALUES: result1 = [0.5, 10.5, 20.5, 0.5, 30.5]
 // VALUES: result2 = [1, 0, 2]
+// VALUES: result3 = [0, 10, 0, 0, 20, 0, 0]
+// VALUES: result4 = [10, 0, 0, 20, 0]
 "builtin.module"() ({
-  "func.func"() <{function_type = () -> (tensor<5xf32>, tensor<5xf32>, tensor<3xf32>), sym_name = "main"}> ({
+  "func.func"() <{function_type = () -> (tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<7xf32>, tensor<5xf32>), sym_name = "main"}> ({
     %a = "stablehlo.constant"() <{value = dense<[1.0, 3.0, 3.0, -2.0, 5.0]> : tensor<5xf32>}> : () -> tensor<5xf32>
     %s = "stablehlo.constant"() <{value = dense<[10.0, 20.0, 30.0]> : tensor<3xf32>}> : () -> tensor<3xf32>
     %z = "stablehlo.constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
@@ -59,6 +65,27 @@
       %t = "stablehlo.add"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%t) : (tensor<f32>) -> ()
     }) : (tensor<3xf32>, tensor<2xf32>, tensor<f32>) -> tensor<3xf32>
-    "func.return"(%0, %1, %2) : (tensor<5xf32>, tensor<5xf32>, tensor<3xf32>) -> ()
+    %c7 = "stablehlo.constant"() <{value = dense<[1.0, 5.0, 2.0, 0.0, 3.0, 4.0, 9.0]> : tensor<7xf32>}> : () -> tensor<7xf32>
+    %c5 = "stablehlo.constant"() <{value = dense<[7.0, 5.0, 2.0, 6.0, 6.0]> : tensor<5xf32>}> : () -> tensor<5xf32>
+    %s3 = "stablehlo.constant"() <{value = dense<[10.0, 20.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %3 = "stablehlo.select_and_scatter"(%c7, %s3, %z2) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 3>}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %c = "stablehlo.compare"(%x, %y) <{comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      "stablehlo.return"(%c) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %t = "stablehlo.add"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%t) : (tensor<f32>) -> ()
+    }) : (tensor<7xf32>, tensor<2xf32>, tensor<f32>) -> tensor<7xf32>
+    %4 = "stablehlo.select_and_scatter"(%c5, %s3, %z2) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 3>}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %c = "stablehlo.compare"(%x, %y) <{comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      "stablehlo.return"(%c) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %t = "stablehlo.add"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%t) : (tensor<f32>) -> ()
+    }) : (tensor<5xf32>, tensor<2xf32>, tensor<f32>) -> tensor<5xf32>
+    "func.return"(%0, %1, %2, %3, %4) : (tensor<5xf32>, tensor<5xf32>, tensor<3xf32>, tensor<7xf32>, tensor<5xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
