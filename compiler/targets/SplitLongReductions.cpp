@@ -1,9 +1,10 @@
 //===- SplitLongReductions.cpp - cpu-split-long-reductions ------------------===//
 //
-// See CpuPasses.td. A float sum of many elements into one scalar becomes r
-// partial sums side by side (a parallel dim of r, carved out of the
-// innermost reduction dim that r divides) and one small sum of the r
-// partials into the original accumulator. The operands that read the split
+// See CpuPasses.td. A float sum of many elements into one scalar, or of a
+// row's elements into one element per row, becomes r partial sums side by
+// side (a parallel dim of r, carved out of the innermost reduction dim that
+// r divides) and one small sum of the r partials into the original
+// accumulator. The operands that read the split
 // dim are expanded ([N] -> [N / r, r]) so that every loop dim stays a plain
 // dim of some operand, as linalg needs to infer the loop bounds.
 //
@@ -32,14 +33,17 @@ using namespace mlir;
 
 namespace {
 
-/// Reduces every loop into a 0-d float result by `acc + value` (the
-/// accumulator's only use), with no linalg.index in the body.
-bool isScalarFloatSum(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1 || op.getNumResults() != 1 || op.getNumParallelLoops() != 0 ||
-      op.hasIndexSemantics())
+/// Reduces into one float result by `acc + value` (the accumulator's only
+/// use), with no linalg.index in the body; every loop a reduction, or the
+/// result indexed by the parallel loops in order.
+bool isFloatSum(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumResults() != 1 || op.hasIndexSemantics())
     return false;
   auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-  if (!type || type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
+  if (!type || !isa<FloatType>(type.getElementType()))
+    return false;
+  AffineMap out = op.getIndexingMapsArray().back();
+  if (!out.isProjectedPermutation() || out.getNumResults() != op.getNumParallelLoops())
     return false;
   Block &body = op.getRegion().front();
   BlockArgument acc = body.getArguments().back();
@@ -55,14 +59,21 @@ bool readsDimPlainly(AffineMap map, unsigned dim) {
   });
 }
 
+/// Partial sums per row: one AVX-512 vector of f32 (two AVX2 ones), the
+/// same on every host so that results do not depend on the CPU.
+constexpr int64_t kRowPartials = 16;
+
 struct Split {
   unsigned dim;  // the loop split into (dim: N / ratio, dim + 1: ratio)
   int64_t ratio; // the number of partial sums
 };
 
-/// The innermost loop with a divisor of its size in [8, target], where
-/// target is √(elements) rounded up to a power of two: about as many
-/// partial sums as terms in each.
+/// A scalar sum: the innermost loop with a divisor of its size in [8,
+/// target], where target is √(elements) rounded up to a power of two:
+/// about as many partial sums as terms in each. A sum per row (parallel
+/// loops left): the innermost loop, when it is a reduction that every
+/// operand reads as its innermost dim (or not at all) and kRowPartials or
+/// 8 divide it at least four times.
 std::optional<Split> chooseSplit(linalg::GenericOp op, int64_t minElements) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t elements = 1;
@@ -70,6 +81,23 @@ std::optional<Split> chooseSplit(linalg::GenericOp op, int64_t minElements) {
     if (ShapedType::isDynamic(r))
       return std::nullopt;
     elements *= r;
+  }
+  if (op.getNumParallelLoops() > 0) {
+    unsigned inner = ranges.size() - 1;
+    if (op.getIteratorTypesArray()[inner] != utils::IteratorType::reduction)
+      return std::nullopt;
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      if (!map.isFunctionOfDim(inner))
+        continue;
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (!last || last.getPosition() != inner || !readsDimPlainly(map, inner))
+        return std::nullopt;
+    }
+    for (int64_t ratio : {kRowPartials, int64_t(8)})
+      if (ranges[inner] % ratio == 0 && ranges[inner] >= 4 * ratio)
+        return Split{inner, ratio};
+    return std::nullopt;
   }
   if (elements < minElements)
     return std::nullopt;
@@ -131,7 +159,12 @@ void splitReduction(RewriterBase &rewriter, linalg::GenericOp op, Split split) {
     inputs.push_back(value);
     maps.push_back(AffineMap::get(loops + 1, 0, results, ctx));
   }
-  maps.push_back(AffineMap::get(loops + 1, 0, {inner}, ctx));
+  // The partial sums: the result's dims, then the split's partial index.
+  SmallVector<AffineExpr> outResults;
+  for (AffineExpr e : op.getIndexingMapsArray().back().getResults())
+    outResults.push_back(e.shiftDims(loops, 1, k + 1));
+  outResults.push_back(inner);
+  maps.push_back(AffineMap::get(loops + 1, 0, outResults, ctx));
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   iterators.insert(iterators.begin() + k + 1, utils::IteratorType::parallel);
 
@@ -141,7 +174,9 @@ void splitReduction(RewriterBase &rewriter, linalg::GenericOp op, Split split) {
   Value zero = arith::ConstantOp::create(
       rewriter, loc, elem, rewriter.getFloatAttr(elem, APFloat::getZero(elem.getFloatSemantics(),
                                                                          /*Negative=*/true)));
-  Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{split.ratio}, elem);
+  SmallVector<int64_t> partialShape(resultType.getShape());
+  partialShape.push_back(split.ratio);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, partialShape, elem);
   Value partialInit = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
   auto partial = linalg::GenericOp::create(
       rewriter, loc, TypeRange{partialInit.getType()}, inputs, ValueRange{partialInit}, maps,
@@ -149,11 +184,14 @@ void splitReduction(RewriterBase &rewriter, linalg::GenericOp op, Split split) {
   rewriter.inlineRegionBefore(op.getRegion(), partial.getRegion(), partial.getRegion().end());
 
   // The original accumulator plus the partial sums, in index order.
-  AffineMap all = AffineMap::get(1, 0, {getAffineDimExpr(0, ctx)}, ctx);
-  AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+  unsigned rank = resultType.getRank();
+  AffineMap all = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
+  AffineMap kept = AffineMap::get(rank + 1, 0, all.getResults().drop_back(), ctx);
+  SmallVector<utils::IteratorType> mergeIterators(rank, utils::IteratorType::parallel);
+  mergeIterators.push_back(utils::IteratorType::reduction);
   auto merge = linalg::GenericOp::create(
       rewriter, loc, TypeRange{resultType}, partial.getResults(), op.getDpsInits(),
-      ArrayRef<AffineMap>{all, scalar}, ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+      ArrayRef<AffineMap>{all, kept}, mergeIterators,
       [](OpBuilder &b, Location l, ValueRange args) {
         Value sum = arith::AddFOp::create(b, l, args[1], args[0]);
         linalg::YieldOp::create(b, l, sum);
@@ -168,7 +206,7 @@ struct CpuSplitLongReductions
   void runOnOperation() override {
     SmallVector<std::pair<linalg::GenericOp, Split>> splits;
     getOperation()->walk([&](linalg::GenericOp op) {
-      if (!op.hasPureTensorSemantics() || !isScalarFloatSum(op))
+      if (!op.hasPureTensorSemantics() || !isFloatSum(op))
         return;
       if (std::optional<Split> split = chooseSplit(op, minElements))
         splits.push_back({op, *split});
