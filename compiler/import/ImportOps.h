@@ -134,6 +134,7 @@ mlir::FailureOr<Values> importDynamicUpdateSlice(mlir::Operation *op,
 mlir::FailureOr<Values> importConvolution(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importErf(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importErfc(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importErfInv(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importIsFinite(mlir::Operation *op, mlir::garray::OpEmitter &e);
 
 } // namespace shardc::import

@@ -17,8 +17,9 @@
 //
 // Reduce, gather and scatter have bodies or index maps to read: their own
 // files, as do pad and reduce_window (WindowImport.cpp) and select_and_scatter
-// (SelectAndScatterImport.cpp). erf, erfc and is_finite are built from several garray ops
-// (SpecialFunctions.cpp), convolution from slices and dot_generals
+// (SelectAndScatterImport.cpp). erf, erfc, erf_inv and is_finite are built
+// from several garray ops (SpecialFunctions.cpp), convolution from slices
+// and dot_generals
 // (ConvolutionImport.cpp), dynamic slices from slices or one-hot sums
 // (DynamicSliceImport.cpp). A while loop with a known trip count is
 // unrolled before any op is imported (UnrollWhile.cpp), and a case becomes
@@ -425,6 +426,7 @@ const OpImport kTable[] = {
     {"chlo.square", {}, importSquare},
     {"chlo.erf", {}, importErf},
     {"chlo.erfc", {}, importErfc},
+    {"chlo.erf_inv", {}, importErfInv},
 };
 
 } // namespace

@@ -95,7 +95,7 @@ void checkBytesAgainstXla(const std::string &name) {
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
-        "pooling", "maxpool", "branches", "dropout", "cnn"})
+        "pooling", "maxpool", "branches", "dropout", "cnn", "vae"})
     checkBytesAgainstXla(name);
 }
 
@@ -122,6 +122,10 @@ TEST_CASE("an embedding lookup with token cross-entropy matches JAX", "[import][
 TEST_CASE("exact GELU, erf, erfc, logsumexp and an is_finite guard match JAX", "[import][exec]") {
   checkProgram("activations",
                {"", "data=1,model=1", "data=3,model=1", "data=2,model=3", "data=4,model=2"});
+}
+
+TEST_CASE("a VAE step with jax.random.normal noise (erf_inv) matches JAX", "[import][exec]") {
+  checkProgram("vae", {"", "data=1", "data=3", "data=4"});
 }
 
 TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matches JAX",

@@ -368,6 +368,34 @@ def dropout():
                   ({"W1": P(), "W2": P()}, P("data"), P("data"), P()), donate_argnums=(0, 3))
 
 
+# --- a VAE step: Gaussian noise from jax.random.normal (threefry bits to a
+# uniform draw, then erf_inv: the inverse CDF), the reparameterization
+# z = mu + exp(logvar / 2) * eps, a reconstruction loss and the KL term ----
+
+def vae_step(params, x, step):
+    eps_key = jax.random.PRNGKey(step)
+
+    def loss(p):
+        h = jnp.tanh(x @ p["E"])
+        mu, logvar = h @ p["Mu"], h @ p["LogVar"]
+        eps = jax.random.normal(eps_key, mu.shape)
+        z = mu + jnp.exp(0.5 * logvar) * eps
+        recon = jnp.tanh(z @ p["D"])
+        kl = -0.5 * jnp.mean(jnp.sum(1 + logvar - mu ** 2 - jnp.exp(logvar), axis=-1))
+        return jnp.mean((recon - x) ** 2) + 0.1 * kl
+    l, g = jax.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), l, step + 1
+
+
+def vae():
+    rng = np.random.default_rng(12)
+    params = {"E": grid(rng, (10, 16), 0.5), "Mu": grid(rng, (16, 4), 0.5),
+              "LogVar": grid(rng, (16, 4), 0.25), "D": grid(rng, (4, 10), 0.5)}
+    x = grid(rng, (12, 10), 1.0)
+    return Export(vae_step, (params, x, np.int32(5)), {"data": 2},
+                  (jax.tree.map(lambda _: P(), params), P("data"), P()), donate_argnums=(0, 2))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -381,4 +409,5 @@ EXPORTS = {
     "maxpool": maxpool,
     "branches": branches,
     "dropout": dropout,
+    "vae": vae,
 }
