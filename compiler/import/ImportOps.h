@@ -50,6 +50,10 @@ llvm::SmallVector<mlir::Operation *> opsNamed(mlir::ModuleOp module, llvm::Strin
 /// imported.
 mlir::LogicalResult flattenCases(mlir::ModuleOp module);
 
+/// Replaces every stablehlo.sort and chlo.top_k by a sorting network of
+/// StableHLO ops (SortToNetwork.cpp), before the ops are imported.
+mlir::LogicalResult sortsToNetworks(mlir::ModuleOp module);
+
 /// A StableHLO op `name`, in the generic form the importer reads, on
 /// `operands` with one result of `result`: how the rewrites that run
 /// before the import (case, while, unsigned) build the ops they add.

@@ -9,9 +9,11 @@
 //   - broadcast_in_dim with unsorted dims transposes the operand first;
 //   - a dot_general whose result type is wider than its operands' (bf16
 //     inputs, f32 result) converts the operands first, which is exact;
-//   - compare refuses UNSIGNED order on integers and TOTALORDER on floats,
-//     which garray's compare does not have (unsigned integers became
-//     signless ones, their comparisons rewritten, before: UnsignedToSignless.cpp);
+//   - compare refuses UNSIGNED order on integers, which garray's compare
+//     does not have (unsigned integers became signless ones, their
+//     comparisons rewritten, before: UnsignedToSignless.cpp); TOTALORDER on
+//     floats compares their bits as signed integers, the magnitude bits of
+//     negative values flipped;
 //   - optimization_barrier is dropped: it constrains XLA's scheduling, not
 //     the values.
 //
@@ -187,6 +189,23 @@ FailureOr<Values> importClamp(Operation *op, OpEmitter &e) {
   return Values{ClampOp::create(e.b, e.loc, op->getResult(0).getType(), lo, x, hi).getResult()};
 }
 
+/// A float's bits as a signed integer that orders as IEEE 754's totalOrder
+/// does (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN): the magnitude
+/// bits of a negative value flipped, so that larger magnitudes sort lower.
+Value totalOrderKey(OpEmitter &e, Value x) {
+  RankedTensorType t = tensorType(x);
+  unsigned width = t.getElementType().getIntOrFloatBitWidth();
+  auto intType = RankedTensorType::get(t.getShape(), e.b.getIntegerType(width));
+  Value bits = BitcastConvertOp::create(e.b, e.loc, intType, x);
+  auto splat = [&](uint64_t v) -> Value {
+    return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(intType, APInt(width, v)));
+  };
+  Value sign = ShiftRightArithmeticOp::create(e.b, e.loc, intType, bits, splat(width - 1));
+  Value magnitude = splat((uint64_t(1) << (width - 1)) - 1);
+  Value flip = AndOp::create(e.b, e.loc, intType, sign, magnitude);
+  return XorOp::create(e.b, e.loc, intType, bits, flip);
+}
+
 FailureOr<Values> importCompare(Operation *op, OpEmitter &e) {
   std::string error;
   std::optional<std::string> text = readAttrText(op, "comparison_direction");
@@ -205,13 +224,17 @@ FailureOr<Values> importCompare(Operation *op, OpEmitter &e) {
         typeText ? parseStableHloEnum(*typeText, "comparison_type", error) : std::nullopt;
     if (!kind)
       return op->emitError() << "compare_type: " << error;
+    if (*kind == "TOTALORDER" && isa<FloatType>(element))
+      return Values{e.compare(*d, totalOrderKey(e, op->getOperand(0)),
+                              totalOrderKey(e, op->getOperand(1)))};
     bool ok = *kind == "NOTYPE" || (*kind == "FLOAT" && isa<FloatType>(element)) ||
               (*kind == "SIGNED" && element.isSignlessInteger()) ||
               (element.isInteger(1) && (*kind == "UNSIGNED" || *kind == "SIGNED"));
     if (!ok)
       return op->emitError() << "compare_type " << *kind << " on " << element
                              << " is not supported: garray compares floats as IEEE 754 "
-                                "(FLOAT) and integers as signed values (SIGNED)";
+                                "(FLOAT) or in total order (TOTALORDER), and integers as "
+                                "signed values (SIGNED)";
   }
   return Values{e.compare(*d, op->getOperand(0), op->getOperand(1))};
 }

@@ -24,12 +24,16 @@ using namespace shardc_test;
 
 namespace {
 
-/// ||a - b|| / ||b|| over every element (0 when both are zero).
+/// ||a - b|| / ||b|| over every element (0 when both are zero). Equal
+/// elements differ by nothing, infinities included; ||b|| counts the
+/// finite ones.
 double relativeError(const TypedArray &a, const TypedArray &b) {
   double diff = 0, norm = 0;
   for (size_t i = 0; i < a.values.size(); ++i) {
-    diff += (a.values[i] - b.values[i]) * (a.values[i] - b.values[i]);
-    norm += b.values[i] * b.values[i];
+    if (a.values[i] != b.values[i])
+      diff += (a.values[i] - b.values[i]) * (a.values[i] - b.values[i]);
+    if (std::isfinite(b.values[i]))
+      norm += b.values[i] * b.values[i];
   }
   return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
 }
@@ -95,7 +99,7 @@ void checkBytesAgainstXla(const std::string &name) {
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
-        "pooling", "maxpool", "branches", "dropout", "cnn", "vae"})
+        "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting"})
     checkBytesAgainstXla(name);
 }
 
@@ -126,6 +130,11 @@ TEST_CASE("exact GELU, erf, erfc, logsumexp and an is_finite guard match JAX", "
 
 TEST_CASE("a VAE step with jax.random.normal noise (erf_inv) matches JAX", "[import][exec]") {
   checkProgram("vae", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("sort, argsort, top_k and lexsort (ties, infinities, -0) match JAX",
+          "[import][exec]") {
+  checkProgram("sorting", {"", "data=1", "data=3", "data=4"});
 }
 
 TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matches JAX",

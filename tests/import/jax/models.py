@@ -396,6 +396,30 @@ def vae():
                   (jax.tree.map(lambda _: P(), params), P("data"), P()), donate_argnums=(0, 2))
 
 
+# --- sorting: jnp.sort, argsort (stable: ties keep their order), top_k, a
+# descending sort along the sharded dim, an integer argsort, lexsort (two
+# keys in one comparator); rows of 13 (not a power of two) with ties, ±inf
+# and -0.0 -------------------------------------------------------------------
+
+def sorting_step(x, keys):
+    return {
+        "sort": jnp.sort(x, axis=1),
+        "argsort": jnp.argsort(x, axis=1),
+        "top_k": jax.lax.top_k(x, 5),
+        "sort_rows": jnp.sort(x, axis=0, descending=True),
+        "int_argsort": jnp.argsort(keys, axis=1),
+        "lexsort": jnp.lexsort((x, keys), axis=1),
+    }
+
+
+def sorting():
+    rng = np.random.default_rng(13)
+    x = rng.choice([-2.0, -0.5, -0.0, 0.0, 0.25, 1.0, 3.0, np.inf, -np.inf],
+                   size=(6, 13)).astype(np.float32)
+    keys = rng.integers(-3, 4, size=(6, 13)).astype(np.int32)
+    return Export(sorting_step, (x, keys), {"data": 2}, (P("data"), P("data")))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -410,4 +434,5 @@ EXPORTS = {
     "branches": branches,
     "dropout": dropout,
     "vae": vae,
+    "sorting": sorting,
 }

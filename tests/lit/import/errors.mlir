@@ -18,6 +18,7 @@
 // RUN: not shardc import %t/big_conv.mlir 2>&1 | FileCheck %s --check-prefix=BIGCONV
 // RUN: not shardc import %t/reduce_body.mlir 2>&1 | FileCheck %s --check-prefix=BODY
 // RUN: not shardc import %t/argmax_no_nan.mlir 2>&1 | FileCheck %s --check-prefix=ARGMAX
+// RUN: not shardc import %t/sort_comparator.mlir 2>&1 | FileCheck %s --check-prefix=SORTCMP
 // RUN: not shardc import %t/scatter_set.mlir 2>&1 | FileCheck %s --check-prefix=SCATTER
 // RUN: not shardc import %t/same_name.mlir 2>&1 | FileCheck %s --check-prefix=NAMES
 // RUN: not shardc import %t/unknown_attr.mlir 2>&1 | FileCheck %s --check-prefix=ATTR
@@ -280,5 +281,20 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32> loc("arg1"), %b: tensor<4xf32> loc("y")):
     %0 = "stablehlo.add"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- sort_comparator.mlir
+// SORTCMP: sort_comparator.mlir:[[@LINE+6]]:{{[0-9]+}}: error: the comparator of 'stablehlo.sort' uses 'stablehlo.reduce_precision'; shardc applies comparators built from elementwise ops, compares and selects
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<5xf32>) -> tensor<5xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<5xf32>):
+    %0 = "stablehlo.sort"(%a) <{dimension = 0 : i64, is_stable = true}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %r = "stablehlo.reduce_precision"(%x) <{exponent_bits = 5 : i32, mantissa_bits = 2 : i32}> : (tensor<f32>) -> tensor<f32>
+      %c = "stablehlo.compare"(%r, %y) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      "stablehlo.return"(%c) : (tensor<i1>) -> ()
+    }) : (tensor<5xf32>) -> tensor<5xf32>
+    "func.return"(%0) : (tensor<5xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
