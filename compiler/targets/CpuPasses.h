@@ -15,6 +15,10 @@ namespace shardc {
 /// The unit attribute cpu-outline-loop-nests puts on the functions it makes;
 /// the CPU target turns it into LLVM's `noinline` after conversion.
 inline constexpr const char kOutlinedNestAttr[] = "shardc.outlined_nest";
+/// On an outlined function: the LLVM parameters (memref descriptors'
+/// aligned pointers) to mark `noalias` once it is an
+/// llvm.func; convert-func-to-llvm drops a memref argument's llvm.noalias.
+inline constexpr const char kNoAliasParamsAttr[] = "shardc.noalias_params";
 
 /// On a dispatch function cpu-outline-parallel-loops declares: the symbol of
 /// the chunk function it runs on the kernel threads. cpu-build-parallel-

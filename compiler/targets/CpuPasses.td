@@ -486,6 +486,14 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
     argument. Nests that return values are left in place. Functions with
     fewer nests are unchanged: there LLVM is fast and sees the whole body.
 
+    An outlined function loses what LLVM knew about its memrefs' origins,
+    so each memref argument whose memory provably overlaps no other
+    argument's (an allocation of the caller against anything else, two
+    different globals) is listed in `shardc.noalias_params`; the CPU target
+    marks those LLVM parameters `noalias` (convert-func-to-llvm drops the
+    attribute on memref arguments). Nests that call a function or name a
+    global get none. cpu-outline-parallel-loops does the same.
+
     ```mlir
     func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {   // > min-nests nests
       %c0 = arith.constant 0 : index

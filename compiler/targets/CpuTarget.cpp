@@ -607,6 +607,11 @@ LogicalResult addPointerArrayEntry(ModuleOp module, llvm::StringRef entryName,
     // cpu-outline-loop-nests marks its functions; convert-func-to-llvm
     // keeps the mark but has no way to carry `no_inline` itself.
     if (fn->removeAttr(shardc::kOutlinedNestAttr)) fn.setNoInline(true);
+    if (auto params = fn->getAttrOfType<DenseI64ArrayAttr>(shardc::kNoAliasParamsAttr)) {
+      for (int64_t param : params.asArrayRef())
+        fn.setArgAttr(param, LLVM::LLVMDialect::getNoAliasAttrName(), UnitAttr::get(ctx));
+      fn->removeAttr(shardc::kNoAliasParamsAttr);
+    }
   }
 
   Location loc = body.getLoc();

@@ -2,13 +2,89 @@
 #include "compiler/targets/Outlining.h"
 #include "compiler/targets/CpuPasses.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
+
+namespace {
+
+/// Where a memref's memory comes from, followed through view-like ops
+/// (subview, cast, expand/collapse_shape, ...): an allocation of the
+/// function, a global, an argument of the function, or something else.
+struct Root {
+  enum Kind { Alloc, Global, Argument, Unknown } kind = Unknown;
+  Value value;                 // Alloc: the allocation
+  mlir::StringAttr global;     // Global: its symbol
+};
+
+Root rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  Operation *def = v.getDefiningOp();
+  if (def && isa<memref::AllocOp, memref::AllocaOp>(def))
+    return {Root::Alloc, v, {}};
+  if (auto get = dyn_cast_or_null<memref::GetGlobalOp>(def))
+    return {Root::Global, {}, get.getNameAttr().getAttr()};
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) && arg.getOwner()->isEntryBlock())
+    return {Root::Argument, {}, {}};
+  return {};
+}
+
+/// Whether two roots provably share no memory. An allocation is fresh, so
+/// it overlaps nothing but itself; two globals differ when their symbols
+/// do. A caller may pass any buffer (a global too) as an argument, and
+/// what an unknown op returns may view anything.
+bool apart(const Root &a, const Root &b) {
+  if (a.kind == Root::Unknown || b.kind == Root::Unknown)
+    return false;
+  if (a.kind == Root::Alloc || b.kind == Root::Alloc)
+    return a.value != b.value;
+  if (a.kind == Root::Global && b.kind == Root::Global)
+    return a.global != b.global;
+  return false;
+}
+
+/// Marks `noalias` each memref argument whose memory provably overlaps no
+/// other memref argument's. Without it LLVM must assume a store through
+/// one argument may change what another reads, and keeps a gather's index
+/// loads (and so the whole loop) scalar. Recorded as the LLVM parameter
+/// the argument's aligned pointer becomes (kNoAliasParamsAttr): a memref
+/// of rank r is 3 + 2r parameters, allocated then aligned pointer first,
+/// and every access goes through the aligned one.
+void markNoAlias(func::FuncOp fn, ArrayRef<Value> captured, unsigned leading) {
+  SmallVector<std::pair<unsigned, Root>> memrefs;
+  for (auto [i, v] : llvm::enumerate(captured))
+    if (isa<MemRefType>(v.getType()))
+      memrefs.push_back({leading + static_cast<unsigned>(i), rootOf(v)});
+  SmallVector<int64_t> firstParam;
+  int64_t param = 0;
+  for (Type t : fn.getFunctionType().getInputs()) {
+    firstParam.push_back(param);
+    auto memref = dyn_cast<MemRefType>(t);
+    param += memref ? 3 + 2 * memref.getRank() : 1;
+  }
+  SmallVector<int64_t> params;
+  for (auto &[i, root] : memrefs) {
+    bool alone = llvm::all_of(memrefs, [&](auto &other) {
+      return other.first == i || apart(root, other.second);
+    });
+    if (alone && root.kind != Root::Unknown)
+      params.push_back(firstParam[i] + 1);
+  }
+  if (!params.empty())
+    fn->setAttr(shardc::kNoAliasParamsAttr, DenseI64ArrayAttr::get(fn.getContext(), params));
+}
+
+} // namespace
 
 shardc::NestInputs shardc::nestInputs(Operation *nest) {
   NestInputs in;
   nest->walk([&](Operation *op) {
+    in.otherMemory |= isa<CallOpInterface, memref::GetGlobalOp>(op);
     for (Value v : op->getOperands()) {
       Operation *def = v.getDefiningOp();
       Region *home = def ? def->getParentRegion() : v.getParentRegion();
@@ -43,5 +119,7 @@ shardc::OutlinedFunction shardc::createOutlinedFunction(Operation *after, llvm::
   OpBuilder inner = OpBuilder::atBlockBegin(entry);
   for (Operation *c : in.constants)
     inner.clone(*c, out.map);
+  if (!in.otherMemory)
+    markNoAlias(out.fn, in.captured.getArrayRef(), leading.size());
   return out;
 }

@@ -21,6 +21,7 @@ namespace shardc {
 struct NestInputs {
   llvm::SetVector<mlir::Value> captured;        // become arguments, in first-use order
   llvm::SetVector<mlir::Operation *> constants; // cloned into the new function
+  bool otherMemory = false; // the nest calls a function or names a global
 };
 
 /// The values `nest` reads that are defined outside it.
@@ -31,6 +32,10 @@ NestInputs nestInputs(mlir::Operation *nest);
 /// (renamed on a clash), taking `leading` arguments and then one per value
 /// in `in.captured`. Its entry block holds clones of `in.constants`; `map`
 /// maps every captured value and constant to its counterpart inside.
+/// Memref arguments whose memory provably overlaps no other's are recorded
+/// for LLVM's `noalias` (kNoAliasParamsAttr), unless the nest calls a
+/// function or names a global, either of which may reach that memory
+/// another way.
 struct OutlinedFunction {
   mlir::func::FuncOp fn;
   mlir::IRMapping map;

@@ -76,23 +76,19 @@ expect_ok explain_jax -- explain "$JAX/embedding.mlir"
 # Refused inputs: exit 3, saying what to do instead.
 printf 'ML\xefR\x00vhlo.func_v1 ...' >"$TMP/export.mlirbc"
 expect_error vhlo 3 "serialized (VHLO) StableHLO" "tools/jax_export.py" -- import "$TMP/export.mlirbc"
-cat >"$TMP/sort.mlir" <<'MLIR'
+cat >"$TMP/custom.mlir" <<'MLIR'
 "builtin.module"() ({
-  "func.func"() <{function_type = (tensor<i32>) -> tensor<i32>, sym_name = "main"}> ({
-  ^bb0(%a: tensor<i32>):
-    %0 = "stablehlo.sort"(%a) <{dimension = 0 : i64}> ({
-    ^bb0(%x: tensor<i32>, %y: tensor<i32>):
-      %c = "stablehlo.compare"(%x, %y) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      "stablehlo.return"(%c) : (tensor<i1>) -> ()
-    }) : (tensor<i32>) -> tensor<i32>
-    "func.return"(%0) : (tensor<i32>) -> ()
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>):
+    %0 = "stablehlo.custom_call"(%a) <{call_target_name = "my_kernel"}> : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
 MLIR
-expect_error unsupported_import 3 "sort.mlir:4:10" "'stablehlo.sort' has no garray counterpart" \
-  -- import "$TMP/sort.mlir" -o "$TMP/never.mlir"
-expect_error unsupported_compile 3 "'stablehlo.sort'" -- compile "$TMP/sort.mlir" -o "$TMP/o"
-expect_error unsupported_run 3 "'stablehlo.sort'" -- run "$TMP/sort.mlir"
+expect_error unsupported_import 3 "custom.mlir:4:10" "'stablehlo.custom_call' has no garray counterpart" \
+  -- import "$TMP/custom.mlir" -o "$TMP/never.mlir"
+expect_error unsupported_compile 3 "'stablehlo.custom_call'" -- compile "$TMP/custom.mlir" -o "$TMP/o"
+expect_error unsupported_run 3 "'stablehlo.custom_call'" -- run "$TMP/custom.mlir"
 check unsupported_import "nothing is written on error" test ! -e "$TMP/never.mlir"
 expect_error import_no_dir 6 "cannot write" -- import "$JAX/linreg.mlir" -o "$TMP/no/such/dir/x.mlir"
 

@@ -60,3 +60,62 @@ func.func @reduction_result(%a: memref<4xf32>) -> f32 {
   }
   return %s : f32
 }
+
+// -----
+
+// noalias: a memref argument is marked when its memory provably overlaps no
+// other memref argument's. Two of the caller's own allocations are apart,
+// and an allocation is apart from an argument: every aligned pointer (LLVM
+// parameters 1, 6 and 11; a rank-1 memref is 5 parameters, aligned second)
+// is marked. Two of the caller's arguments may be one buffer: neither is.
+// CHECK-LABEL: func.func @apart
+// CHECK: func.func private @apart_nest0(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {shardc.noalias_params = array<i64: 1, 6, 11>, shardc.outlined_nest}
+// CHECK: func.func private @apart_nest1(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {shardc.outlined_nest}
+func.func @apart(%a: memref<4xf32>, %b: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t = memref.alloc() : memref<4xf32>
+  %u = memref.alloc() : memref<4xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %a[%i] : memref<4xf32>
+    memref.store %x, %t[%i] : memref<4xf32>
+    memref.store %x, %u[%i] : memref<4xf32>
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %a[%i] : memref<4xf32>
+    memref.store %x, %b[%i] : memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Two views of one allocation overlap (as far as the pass knows), so neither
+// is marked; a third allocation is apart from both. A nest that calls a
+// function may reach any memory: nothing is marked.
+// CHECK-LABEL: func.func @views
+// CHECK: func.func private @views_nest0(%{{.*}}: memref<4xf32, strided<[1]>>, %{{.*}}: memref<4xf32, strided<[1], offset: 4>>, %{{.*}}: memref<4xf32>) attributes {shardc.noalias_params = array<i64: 11>, shardc.outlined_nest}
+// CHECK: func.func private @views_nest1(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {shardc.outlined_nest}
+func.func private @opaque()
+func.func @views() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %buf = memref.alloc() : memref<8xf32>
+  %out = memref.alloc() : memref<4xf32>
+  %other = memref.alloc() : memref<4xf32>
+  %lo = memref.subview %buf[0] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1]>>
+  %hi = memref.subview %buf[4] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 4>>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %lo[%i] : memref<4xf32, strided<[1]>>
+    memref.store %x, %hi[%i] : memref<4xf32, strided<[1], offset: 4>>
+    memref.store %x, %out[%i] : memref<4xf32>
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    func.call @opaque() : () -> ()
+    %x = memref.load %out[%i] : memref<4xf32>
+    memref.store %x, %other[%i] : memref<4xf32>
+  }
+  return
+}

@@ -9,7 +9,10 @@
 // CHECK: %[[N:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
 // CHECK: call @large_par0_dispatch(%[[N]], %[[S]], %[[A]]) : (index, f32, memref<4096xf32>) -> ()
 // CHECK-NOT: scf.parallel
-// CHECK: func.func private @large_par0(%[[B:.*]]: index, %[[E:.*]]: index, %[[S2:.*]]: f32, %[[A2:.*]]: memref<4096xf32>) attributes {shardc.outlined_nest}
+// The one memref is the only memory the chunk reaches: its aligned pointer,
+// LLVM parameter 4 (after begin, end, s and the allocated pointer), is
+// noalias.
+// CHECK: func.func private @large_par0(%[[B:.*]]: index, %[[E:.*]]: index, %[[S2:.*]]: f32, %[[A2:.*]]: memref<4096xf32>) attributes {shardc.noalias_params = array<i64: 4>, shardc.outlined_nest}
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C4096:.*]] = arith.constant 4096 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
