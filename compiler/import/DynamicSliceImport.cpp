@@ -71,24 +71,17 @@ Value andOf(OpEmitter &e, Value a, Value b) {
 
 } // namespace
 
-FailureOr<Values> importDynamicSlice(Operation *op, OpEmitter &e) {
-  Value x = op->getOperand(0);
+FailureOr<Value> dynamicSlice(Operation *op, OpEmitter &e, Value x, ArrayRef<Value> starts,
+                              ArrayRef<int64_t> sizes) {
   RankedTensorType t = tensorType(x);
   int64_t rank = t.getRank();
-  std::optional<SmallVector<int64_t>> sizes = readI64Array(op, "slice_sizes");
-  if (!sizes)
-    return failure();
-  if (static_cast<int64_t>(sizes->size()) != rank ||
-      static_cast<int64_t>(op->getNumOperands()) != rank + 1)
-    return op->emitError() << "'stablehlo.dynamic_slice' needs one start index and one slice "
-                              "size per operand dimension";
   // Constant starts (clamped) and the full extent of the dynamic dims.
   SmallVector<int64_t> start(rank, 0), limit(t.getShape()), stride(rank, 1), dynamic;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t dim = t.getDimSize(d), z = (*sizes)[d];
+    int64_t dim = t.getDimSize(d), z = sizes[d];
     if (z < 0 || z > dim)
       return op->emitError() << "slice size " << z << " of dim " << d << " exceeds its " << dim;
-    std::optional<int64_t> c = constantIndex(op->getOperand(d + 1));
+    std::optional<int64_t> c = constantIndex(starts[d]);
     if (c) {
       start[d] = std::clamp<int64_t>(*c, 0, dim - z);
       limit[d] = start[d] + z;
@@ -105,14 +98,14 @@ FailureOr<Values> importDynamicSlice(Operation *op, OpEmitter &e) {
                           e.b.getDenseI64ArrayAttr(start), e.b.getDenseI64ArrayAttr(limit),
                           e.b.getDenseI64ArrayAttr(stride));
   for (int64_t d : dynamic) {
-    int64_t z = (*sizes)[d];
+    int64_t z = sizes[d];
     if (z > kMaxDynamicSize || t.getElementType().isInteger(1))
-      return op->emitError() << "a dynamic_slice of " << z << " positions of dim " << d
+      return op->emitError() << "a slice of " << z << " positions of dim " << d
                              << " from a start known only when running"
                              << (t.getElementType().isInteger(1) ? ", of booleans," : "")
                              << " is not supported (at most " << kMaxDynamicSize
                              << " positions of numbers); slice with a constant start";
-    Value s = clampIndex(e, op->getOperand(d + 1), t.getDimSize(d) - z);
+    Value s = clampIndex(e, starts[d], t.getDimSize(d) - z);
     SmallVector<Value> pieces;
     for (int64_t j = 0; j < z; ++j) {
       Value at = j ? e.add(s, scalarInt(e, tensorType(s).getElementType(), j)) : s;
@@ -130,7 +123,24 @@ FailureOr<Values> importDynamicSlice(Operation *op, OpEmitter &e) {
                                   e.b.getI64IntegerAttr(d));
     }
   }
-  return Values{cur};
+  return cur;
+}
+
+FailureOr<Values> importDynamicSlice(Operation *op, OpEmitter &e) {
+  Value x = op->getOperand(0);
+  int64_t rank = tensorType(x).getRank();
+  std::optional<SmallVector<int64_t>> sizes = readI64Array(op, "slice_sizes");
+  if (!sizes)
+    return failure();
+  if (static_cast<int64_t>(sizes->size()) != rank ||
+      static_cast<int64_t>(op->getNumOperands()) != rank + 1)
+    return op->emitError() << "'stablehlo.dynamic_slice' needs one start index and one slice "
+                              "size per operand dimension";
+  SmallVector<Value> starts(op->getOperands().drop_front());
+  FailureOr<Value> slice = dynamicSlice(op, e, x, starts, *sizes);
+  if (failed(slice))
+    return failure();
+  return Values{*slice};
 }
 
 FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {

@@ -11,6 +11,12 @@
 //                (StableHLO skips an out-of-range update; garray would
 //                clamp it, so those updates are zeroed first).
 //
+//   One start for the whole result: `jnp.median`'s and `jnp.quantile`'s
+//   pick of a sorted position, `x[jnp.array([i, j])]`. The indices are one
+//   start vector (no batch dims); the result is the slice at that start
+//   with the collapsed dims dropped, which is dynamic_slice + reshape:
+//     gather  -> reshape(dynamic_slice(x, starts, slice_sizes))
+//
 //   One element per batch position: `jnp.take_along_axis(x, idx, axis=a)`
 //   with every other dim a batching dim (integer-label cross-entropy).
 //   It is built from elementwise ops as a one-hot product, which is exact
@@ -142,6 +148,72 @@ constexpr StringRef kScatterNames[] = {
     "update_window_dims",           "inserted_window_dims",         "input_batching_dims",
     "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim"};
 
+/// The indices are a single start vector: no dims but the index-vector dim.
+bool singleStart(const IndexMap &m, RankedTensorType indices) {
+  int64_t rank = indices.getRank();
+  return m.operandBatching.empty() &&
+         (rank == 0 || (rank == 1 && m.indexVectorDim == 0));
+}
+
+/// Index `k` of a start vector (rank 0 or 1) as a rank-0 value; a constant
+/// stays one, so that the slice is static.
+Value startAt(OpEmitter &e, Value indices, int64_t k) {
+  RankedTensorType t = tensorType(indices);
+  auto scalar = RankedTensorType::get({}, t.getElementType());
+  if (t.getRank() == 0)
+    return indices;
+  if (auto c = indices.getDefiningOp<ConstantOp>())
+    if (auto values = dyn_cast<DenseIntElementsAttr>(c.getValue()))
+      return ConstantOp::create(
+          e.b, e.loc,
+          DenseElementsAttr::get(scalar, values.getValues<APInt>()[static_cast<uint64_t>(k)]));
+  if (t.getDimSize(0) == 1)
+    return e.reshape(indices, scalar);
+  Value one = SliceOp::create(e.b, e.loc, RankedTensorType::get({1}, t.getElementType()), indices,
+                              e.b.getDenseI64ArrayAttr({k}), e.b.getDenseI64ArrayAttr({k + 1}),
+                              e.b.getDenseI64ArrayAttr({1}));
+  return e.reshape(one, scalar);
+}
+
+/// A gather of one slice (see the file comment): the slice at the start
+/// the indices give along start_index_map, zero elsewhere.
+FailureOr<Values> gatherOneSlice(Operation *op, OpEmitter &e, const IndexMap &m,
+                                 ArrayRef<int64_t> sizes) {
+  Value table = op->getOperand(0), indices = op->getOperand(1);
+  RankedTensorType tt = tensorType(table), it = tensorType(indices);
+  RankedTensorType rt = tensorType(op->getResult(0));
+  int64_t rank = tt.getRank();
+  int64_t k = it.getRank() == 0 ? 1 : it.getDimSize(0);
+  if (!it.getElementType().isSignlessInteger() || it.getElementType().isInteger(1))
+    return op->emitError() << "indices of type " << it << " are not supported (signless integers)";
+  bool windowsInOrder = llvm::equal(m.windowDims, llvm::seq<int64_t>(0, rt.getRank()));
+  SmallVector<Value> starts(rank);
+  bool mapValid = static_cast<int64_t>(m.indexMap.size()) == k &&
+                  static_cast<int64_t>(sizes.size()) == rank;
+  for (auto [j, d] : llvm::enumerate(m.indexMap)) {
+    if (!mapValid || d < 0 || d >= rank || starts[d]) {
+      mapValid = false;
+      break;
+    }
+    starts[d] = startAt(e, indices, static_cast<int64_t>(j));
+  }
+  for (int64_t d : m.collapsedDims)
+    mapValid &= d >= 0 && d < rank && sizes[d] == 1;
+  if (!mapValid || !windowsInOrder)
+    return op->emitError() << "a gather of one start vector is supported as one slice: "
+                              "start_index_map naming distinct operand dims, one per index, "
+                              "collapsed dims of size 1 and offset dims 0, 1, ... in order";
+  auto zero = RankedTensorType::get({}, it.getElementType());
+  for (Value &s : starts)
+    if (!s)
+      s = ConstantOp::create(e.b, e.loc,
+                             DenseElementsAttr::get(zero, e.b.getIntegerAttr(zero.getElementType(), 0)));
+  FailureOr<Value> slice = dynamicSlice(op, e, table, starts, sizes);
+  if (failed(slice))
+    return failure();
+  return Values{e.reshape(*slice, rt)};
+}
+
 } // namespace
 
 FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
@@ -150,6 +222,8 @@ FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
       m ? readI64Array(op, "slice_sizes") : std::nullopt;
   if (!sizes)
     return failure();
+  if (singleStart(*m, tensorType(op->getOperand(1))))
+    return gatherOneSlice(op, e, *m, *sizes);
   Value table = op->getOperand(0);
   RankedTensorType tt = tensorType(table);
   RankedTensorType rt = tensorType(op->getResult(0));

@@ -125,6 +125,12 @@ mlir::Value broadcastAnyOrder(mlir::garray::OpEmitter &e, mlir::Value x, mlir::T
 /// minimum of its two arguments; and/or on i1), or nullopt.
 std::optional<mlir::garray::ReductionKind> combinerKind(mlir::Block &body, mlir::Type element);
 
+/// x[starts : starts + sizes]: each start a rank-0 integer, clamped so the
+/// slice fits, as dynamic_slice defines; errors are reported at `op`.
+mlir::FailureOr<mlir::Value> dynamicSlice(mlir::Operation *op, mlir::garray::OpEmitter &e,
+                                          mlir::Value x, llvm::ArrayRef<mlir::Value> starts,
+                                          llvm::ArrayRef<int64_t> sizes);
+
 // Builders living in their own files.
 mlir::FailureOr<Values> importReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitter &e);

@@ -399,9 +399,11 @@ def vae():
 # --- sorting: jnp.sort, argsort (stable: ties keep their order), top_k, a
 # descending sort along the sharded dim, an integer argsort, lexsort (two
 # keys in one comparator); rows of 13 (not a power of two) with ties, ±inf
-# and -0.0 -------------------------------------------------------------------
+# and -0.0; median and quantile (a sort, then gathers of one column at a
+# position computed when running) and jnp.take of one column -------------
 
 def sorting_step(x, keys):
+    finite = jnp.where(jnp.isfinite(x), x, keys.astype(x.dtype))
     return {
         "sort": jnp.sort(x, axis=1),
         "argsort": jnp.argsort(x, axis=1),
@@ -409,6 +411,9 @@ def sorting_step(x, keys):
         "sort_rows": jnp.sort(x, axis=0, descending=True),
         "int_argsort": jnp.argsort(keys, axis=1),
         "lexsort": jnp.lexsort((x, keys), axis=1),
+        "median": jnp.median(finite, axis=1),
+        "quantile": jnp.quantile(finite, 0.3, axis=1),
+        "take_col": jnp.take(x, jnp.array(4), axis=1),
     }
 
 
