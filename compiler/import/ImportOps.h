@@ -54,6 +54,12 @@ mlir::LogicalResult flattenCases(mlir::ModuleOp module);
 /// StableHLO ops (SortToNetwork.cpp), before the ops are imported.
 mlir::LogicalResult sortsToNetworks(mlir::ModuleOp module);
 
+/// Replaces every stablehlo.reduce_window that the importer does not map
+/// directly (a body other than one add, multiply, maximum or minimum;
+/// several inputs) by its window taps folded with the body, in StableHLO
+/// ops (ReduceWindowTaps.cpp), before the ops are imported.
+mlir::LogicalResult reduceWindowsToTaps(mlir::ModuleOp module);
+
 /// A StableHLO op `name`, in the generic form the importer reads, on
 /// `operands` with one result of `result`: how the rewrites that run
 /// before the import (case, while, unsigned) build the ops they add.

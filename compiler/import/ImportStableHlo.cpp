@@ -390,7 +390,7 @@ LogicalResult Importer::importBody(func::FuncOp func) {
 
 LogicalResult Importer::run() {
   if (failed(import::unsignedToSignless(module_)) || failed(import::flattenCases(module_)) ||
-      failed(import::sortsToNetworks(module_)) ||
+      failed(import::sortsToNetworks(module_)) || failed(import::reduceWindowsToTaps(module_)) ||
       failed(import::unrollStaticWhileLoops(module_)))
     return failure();
   SmallVector<func::FuncOp> funcs;

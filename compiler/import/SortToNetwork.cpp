@@ -29,6 +29,7 @@
 // for the slices and reshapes, and keeps any other dim sharded.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/import/ElementwiseBody.h"
 #include "compiler/import/ImportOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -39,19 +40,6 @@ using namespace mlir;
 
 namespace shardc::import {
 namespace {
-
-/// Ops a comparator body may use: elementwise, so the body applies to whole
-/// tensors as it does to scalars.
-bool isElementwise(StringRef name) {
-  static const StringRef kOps[] = {
-      "stablehlo.compare", "stablehlo.select",  "stablehlo.and",     "stablehlo.or",
-      "stablehlo.not",     "stablehlo.xor",     "stablehlo.convert", "stablehlo.bitcast_convert",
-      "stablehlo.negate",  "stablehlo.abs",     "stablehlo.add",     "stablehlo.subtract",
-      "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.is_finite",
-      "stablehlo.shift_right_arithmetic", "stablehlo.shift_right_logical",
-      "stablehlo.shift_left"};
-  return llvm::is_contained(kOps, name);
-}
 
 /// Comparator: less(a, b) for the operands' values at two sets of positions.
 using Less = llvm::function_ref<Value(ArrayRef<Value> a, ArrayRef<Value> b)>;
@@ -224,45 +212,16 @@ LogicalResult rewriteSort(Operation *sort) {
   if (*dim < 0 || *dim >= t.getRank())
     return sort->emitError() << "'stablehlo.sort' dimension " << *dim << " is out of range";
   Block &body = sort->getRegion(0).front();
-  if (body.getNumArguments() != 2 * sort->getNumOperands())
-    return sort->emitError() << "the comparator of 'stablehlo.sort' needs two arguments per operand";
-  // Generic-form ops are unregistered, so the block has no known
-  // terminator: the last op is the return.
-  Operation *ret = &body.back();
-  if (ret->getName().getStringRef() != "stablehlo.return" || ret->getNumOperands() != 1)
-    return sort->emitError() << "the comparator of 'stablehlo.sort' must return one i1";
-  auto ops = llvm::make_range(body.begin(), Block::iterator(ret));
-  for (Operation &op : ops) {
-    StringRef name = op.getName().getStringRef();
-    if (name != "stablehlo.constant" && !isElementwise(name))
-      return op.emitError() << "the comparator of 'stablehlo.sort' uses '" << name
-                            << "'; shardc applies comparators built from elementwise ops, "
-                               "compares and selects";
-  }
+  if (failed(checkElementwiseBody(sort, body, 2 * sort->getNumOperands(), 1,
+                                  "the comparator of 'stablehlo.sort'")))
+    return failure();
   OpBuilder b(sort);
   Network net(b, sort->getLoc());
   auto less = [&](ArrayRef<Value> a, ArrayRef<Value> c) -> Value {
-    ArrayRef<int64_t> shape = tensorType(a[0]).getShape();
-    IRMapping map;
-    for (size_t i = 0; i < a.size(); ++i) {
-      map.map(body.getArgument(2 * i), a[i]);
-      map.map(body.getArgument(2 * i + 1), c[i]);
-    }
-    for (Operation &op : ops) {
-      if (op.getName().getStringRef() == "stablehlo.constant") {
-        map.map(op.getResult(0), net.splat(op.getAttr("value"), shape));
-        continue;
-      }
-      OperationState state(op.getLoc(), op.getName());
-      for (Value v : op.getOperands())
-        state.addOperands(map.lookup(v));
-      for (Type r : op.getResultTypes())
-        state.addTypes(RankedTensorType::get(shape, cast<RankedTensorType>(r).getElementType()));
-      state.addAttributes(attributesOf(&op));
-      Operation *copy = b.create(state);
-      map.map(op.getResults(), copy->getResults());
-    }
-    return map.lookup(ret->getOperand(0));
+    SmallVector<Value> args;
+    for (size_t i = 0; i < a.size(); ++i)
+      args.append({a[i], c[i]});
+    return applyElementwiseBody(b, sort->getLoc(), body, args)[0];
   };
   SmallVector<Value> sorted = sortNetwork(net, sort->getOperands(), *dim, less);
   for (auto [result, value] : llvm::zip(sort->getResults(), sorted))

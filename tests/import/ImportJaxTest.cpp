@@ -99,7 +99,8 @@ void checkBytesAgainstXla(const std::string &name) {
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
-        "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting"})
+        "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
+        "scans"})
     checkBytesAgainstXla(name);
 }
 
@@ -135,6 +136,11 @@ TEST_CASE("a VAE step with jax.random.normal noise (erf_inv) matches JAX", "[imp
 TEST_CASE("sort, argsort, top_k and lexsort (ties, infinities, -0) match JAX",
           "[import][exec]") {
   checkProgram("sorting", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("cumlogsumexp, its gradient and a windowed argmax of pairs match JAX",
+          "[import][exec]") {
+  checkProgram("scans", {"", "data=1", "data=3", "data=4"});
 }
 
 TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matches JAX",

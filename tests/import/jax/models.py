@@ -425,6 +425,36 @@ def sorting():
     return Export(sorting_step, (x, keys), {"data": 2}, (P("data"), P("data")))
 
 
+# --- scans: reduce_window with other bodies than one op: cumlogsumexp
+# (log-add-exp; -inf entries), reversed, its gradient (an associative scan of
+# slices), and a windowed argmax of (value, index) pairs (two inputs, SAME
+# padding, stride 2) --------------------------------------------------------
+
+def scans_step(x, w):
+    def loss(x):
+        return jnp.sum(jax.lax.cumlogsumexp(x, axis=1) * w)
+
+    def pick(a, b):
+        take = a[0] >= b[0]
+        return jax.lax.select(take, a[0], b[0]), jax.lax.select(take, a[1], b[1])
+    positions = jax.lax.broadcasted_iota(jnp.int32, x.shape, 1)
+    return {
+        "lcse": jax.lax.cumlogsumexp(x, axis=1),
+        "lcse_rev": jax.lax.cumlogsumexp(x, axis=0, reverse=True),
+        "lcse_grad": jax.grad(loss)(x),
+        "window_argmax": jax.lax.reduce_window((x, positions), (-jnp.inf, 0), pick,
+                                               (1, 3), (1, 2), "SAME"),
+    }
+
+
+def scans():
+    rng = np.random.default_rng(14)
+    x = grid(rng, (8, 12), 2.0)
+    x[0, 3] = -np.inf
+    w = grid(rng, (8, 12), 1.0)
+    return Export(scans_step, (x, w), {"data": 2}, (P("data"), P("data")))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -440,4 +470,5 @@ EXPORTS = {
     "dropout": dropout,
     "vae": vae,
     "sorting": sorting,
+    "scans": scans,
 }

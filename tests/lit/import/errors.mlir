@@ -285,7 +285,7 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 }) : () -> ()
 
 //--- sort_comparator.mlir
-// SORTCMP: sort_comparator.mlir:[[@LINE+6]]:{{[0-9]+}}: error: the comparator of 'stablehlo.sort' uses 'stablehlo.reduce_precision'; shardc applies comparators built from elementwise ops, compares and selects
+// SORTCMP: sort_comparator.mlir:[[@LINE+6]]:{{[0-9]+}}: error: the comparator of 'stablehlo.sort' uses 'stablehlo.reduce_precision'; shardc applies bodies built from elementwise ops, compares, selects and constants
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<5xf32>) -> tensor<5xf32>, sym_name = "main"}> ({
   ^bb0(%a: tensor<5xf32>):
