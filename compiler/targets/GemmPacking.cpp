@@ -376,11 +376,20 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   rewriter.setInsertionPoint(hoist ? mLoop : block.getOperation());
   // The kernel threads share the packing, as they share the M blocks that
   // follow: packed by one thread, a weight gradient's B (K = 4096, eight 2
-  // MiB blocks) kept the other thread idle for a tenth of the GEMM. With
-  // parallel columns, each column packs its own full panel right before
-  // its tiles use it (below); only the partial last panel is packed here.
+  // MiB blocks) kept the other thread idle for a tenth of the GEMM. A
+  // k-major B is packed here row by row even when the columns are
+  // parallel: packed by each column, its strip of kb rows, one cache line
+  // from each, touched as many pages at once, which the hardware
+  // prefetchers do not follow, and every line came from memory while the
+  // column waited (a third of a weight gradient with M = 32 on a Zen 4:
+  // logits dW as AVX2 code went from 0.66-0.71x of OpenBLAS, at the K
+  // blocks of 64 that made that bearable, to 0.89-0.93x, K blocks of 512).
+  // A transposed B's panel is NR whole rows, read in order: each parallel
+  // column packs its own (below); only the partial last panel is packed
+  // here.
+  bool columnsPack = parallelColumns && layout.bTransposed;
   packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr,
-              /*parallel=*/hoist, /*fullPanels=*/!parallelColumns);
+              /*parallel=*/hoist || parallelColumns, /*fullPanels=*/!columnsPack);
 
   // A's micro-panels, per block. The block's loops recompute B's split here
   // rather than use values from the packing site.
@@ -398,16 +407,15 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   auto columns = [&](Value p) {
     packer.forLoop(rows.full, [&](Value q) { micros.push_back(packer.tile(c, q, p, k)); });
   };
-  // A parallel column packs its panel of B and uses it at once, from L1:
-  // with few rows of A (M = 32) each packed value serves few products, and
-  // a whole block of B packed ahead (2 MiB at K blocks of 512) went to
-  // memory and came back. The column also computes its tile of the
-  // MR-partial last row (M = 32 with MR = 6) in a scratch tile of its own:
-  // left to the edge loop below, those tiles ran on one thread, a sixth of
-  // such a GEMM's products.
+  // A parallel column packs its panel of a transposed B and uses it at
+  // once, from L1. The column also computes its tile of the MR-partial
+  // last row (M = 32 with MR = 6) in a scratch tile of its own: left to the
+  // edge loop below, those tiles ran on one thread, a sixth of such a
+  // GEMM's products.
   Value columnTiles;
   auto parallelColumn = [&](Value p) {
-    packer.packPanel(b, !layout.bTransposed, scratch.panels, nr, p);
+    if (columnsPack)
+      packer.packPanel(b, !layout.bTransposed, scratch.panels, nr, p);
     columns(p);
     packer.whenNonEmpty(rows.tail, [&] {
       Value tmp = panelView(rewriter, loc, columnTiles, p, index(rewriter, loc, mr), nr);

@@ -16,9 +16,10 @@
 //   for q, for p, so that C is written row of tiles by row of tiles)
 //   edges (nb mod NR columns, mb mod MR rows): their panels are zero-padded
 //   and their tiles computed in a scratch MR x NR tile, then copied out
-//   (when M fits one block, the columns p are the parallel loop instead:
-//   each packs its own Bp[p] right before its tiles, and computes its
-//   tile of the partial last row in a scratch tile of its own)
+//   (when M fits one block, the columns p are the parallel loop instead,
+//   each computing its tile of the partial last row in a scratch tile of
+//   its own; a transposed B is then packed by each column, Bp[p] right
+//   before its tiles)
 //
 // so each k step of the register tile loads NR contiguous values of B and
 // MR contiguous values of A, instead of a row of B (a new page when B is
@@ -94,10 +95,10 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// matmuls (A transposed, [kb, mr] · [kb, nr] → [mr, nr]) for register
 /// tiling. `parallelColumns` makes the loop over full columns of tiles an
 /// scf.parallel (for a GEMM whose M loop runs once), in which each column
-/// packs its own micro-panel of B right before its tiles, and computes its
-/// tile of the MR-partial last row too; without it the caller makes the M
-/// loop parallel, and B's full panels are packed by an scf.parallel over
-/// B's rows before the products. `rowsOuter` puts the
+/// computes its tile of the MR-partial last row too (and packs its own
+/// micro-panel of a transposed B right before its tiles); without it the
+/// caller makes the M loop parallel. A k-major B's full panels are packed
+/// by an scf.parallel over B's rows before the products. `rowsOuter` puts the
 /// loop over A's panels outside the loop over B's (see above); it applies
 /// when the columns are not parallel. `firstK`, when given,
 /// is true in the first K block of a GEMM whose C starts at zero (its fill

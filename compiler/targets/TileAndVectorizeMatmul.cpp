@@ -250,34 +250,20 @@ bool packedBFitsL2(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Layout
   return bytes <= kSmallPackedB;
 }
 
-/// The K block size when M fits one block and B is k-major. Each column
-/// of tiles then packs its own micro-panel of B just before using it
-/// (GemmPacking.h, parallelColumns): a strip of kb rows of B, NR values
-/// each, which touches one page per row when B's rows are 4 KiB or more
-/// apart. Blocks of at most kStripPages pages keep the strip's pages in
-/// the L1 TLB while the next column's strip (the next NR values of the
-/// same rows) is read. A weight gradient of a narrow layer, [32, 1024] =
-/// gᵀh with K = 4096, went from 0.81x to 0.95-0.98x of OpenBLAS as AVX2
-/// code at K blocks of 64 instead of 512 (bench/kernels, logits dW). Each
-/// K block also reads and writes C once: the blocks shrink only when C is
-/// at most kSmallC bytes, so that those passes stay in L2.
-constexpr int64_t kStripPages = 64, kPageBytes = 4096, kSmallC = 256 << 10;
-int64_t oneBlockDepth(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Layout layout) {
-  if (layout.bTransposed)
-    return t.kc; // B's panels are read NR rows at a time, each in order
-  auto b = cast<MemRefType>(op.getDpsInputs()[1].getType());
-  auto c = cast<MemRefType>(op.getDpsInits()[0].getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (!c.hasStaticShape() ||
-      c.getNumElements() * c.getElementTypeBitWidth() / 8 > kSmallC ||
-      failed(b.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides[0]))
+/// The K block size when M fits one block: each value of B's packed block
+/// then serves only M products, so the block is written and read back once
+/// per K block; at most kOneBlockPackedB bytes keep it near the core (in
+/// L2 on a Zen 4, L3 elsewhere) however wide B is. A weight gradient of a
+/// narrow layer, [32, 1024] = gᵀh with K = 4096, measured the same at K
+/// blocks of 256 (1 MiB) and 512 (bench/kernels, logits dW, Zen 4).
+constexpr int64_t kOneBlockPackedB = 1 << 20;
+int64_t oneBlockDepth(linalg::MatmulOp op, const GemmTiles &t) {
+  int64_t n = cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(1);
+  if (ShapedType::isDynamic(n))
     return t.kc;
-  int64_t rowBytes = strides[0] * b.getElementTypeBitWidth() / 8;
-  if (rowBytes <= 0)
-    return t.kc;
-  int64_t rows = rowBytes >= kPageBytes ? kStripPages : kStripPages * kPageBytes / rowBytes;
-  return std::clamp(rows, int64_t{1}, t.kc);
+  int64_t rowBytes = llvm::alignTo(std::min(n, t.nc), t.nr) *
+                     accumulatorElement(op).getIntOrFloatBitWidth() / 8;
+  return std::clamp(kOneBlockPackedB / rowBytes, std::min<int64_t>(64, t.kc), t.kc);
 }
 
 /// Steps 1-4 of the recipe for one matmul. `singleKBlock` is set when K
@@ -292,7 +278,7 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   int64_t m = cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(0);
   bool oneMBlock = !ShapedType::isDynamic(m) && m <= t.mc;
   if (oneMBlock)
-    t.kc = oneBlockDepth(op, t, layout);
+    t.kc = oneBlockDepth(op, t);
   // B's panels need not be wider than B.
   int64_t n = cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(1);
   if (!ShapedType::isDynamic(n))

@@ -178,20 +178,20 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 
 // One M block (M = 16 <= the M cache tile, 32): the rank's kernel threads
 // share the block's columns of tiles instead (there is no M loop to run in
-// parallel); each column packs its own panel of B, row by row, right
-// before its tiles use it.
+// parallel). B's panels are packed first, row by row, by a parallel loop
+// over B's rows; the columns then read only the packed panels.
 // CHECK-LABEL: func.func @one_m_block
 // CHECK-SAME: (%[[A:[^:]+]]: memref<16x32xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<16x64xf32>)
 // CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK-NOT: vector.load %[[B]]
+// CHECK: scf.parallel (%[[KR:.*]]) = (%{{.*}}) to (%c16) step
+// CHECK: scf.for %[[I:[^ ]+]] =
+// CHECK: vector.load %[[B]]
+// CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%[[I]], %[[KR]],
 // CHECK: vector.store {{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%{{.*}}) step
-// CHECK: scf.for %[[KB:[^ ]+]] =
-// CHECK-NEXT: affine.apply
-// CHECK-NEXT: vector.load %[[B]]
-// CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%[[P]], %[[KB]],
+// CHECK-NOT: vector.load %[[B]]
 // CHECK: scf.for
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK: scf.reduce
@@ -203,17 +203,18 @@ func.func @one_m_block(%A: memref<16x32xf32>, %B: memref<32x64xf32>, %C: memref<
 // -----
 
 // One M block whose rows are not a multiple of MR (6 = 4 + 2) and whose B
-// rows are 8 KiB apart: the K blocks shrink from 512 to 64 (a panel's rows
-// span at most 64 pages), and each parallel column also computes its tile
-// of the partial last row, in a scratch tile of its own; no edge loop is
-// left after the columns.
+// is 2048 wide: the K blocks shrink from 512 to 128, so that B's packed
+// block (128 x 2048 floats) is at most 1 MiB; each parallel column also
+// computes its tile of the partial last row, in a scratch tile of its own;
+// no edge loop is left after the columns.
 // ONEBLOCK-LABEL: func.func @one_m_block_edge_row
 // ONEBLOCK-SAME: (%[[A:[^:]+]]: memref<6x256xf32>, %[[B:[^:]+]]: memref<256x2048xf32>, %[[C:[^:]+]]: memref<6x2048xf32>)
-// ONEBLOCK: memref.alloc() {alignment = 64 : i64} : memref<128x64x16xf32>
-// ONEBLOCK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
+// ONEBLOCK: memref.alloc() {alignment = 64 : i64} : memref<128x128x16xf32>
+// ONEBLOCK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
+// ONEBLOCK: vector.load %[[B]]
 // ONEBLOCK: %[[TILES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<128x4x16xf32>
 // ONEBLOCK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%c128) step
-// ONEBLOCK: vector.load %[[B]]
+// ONEBLOCK-NOT: vector.load %[[B]]
 // ONEBLOCK: vector.transfer_write %{{.*}}, %[[C]]
 // ONEBLOCK: memref.subview %[[C]][4, %{{.*}}] [2, 16]
 // ONEBLOCK: vector.transfer_read %[[TILES]][%[[P]], %c0, %c0]
