@@ -26,6 +26,13 @@
 #include <optional>
 #include <string>
 
+namespace mlir {
+class SymbolTable;
+namespace func {
+class CallOp;
+} // namespace func
+} // namespace mlir
+
 namespace shardc::import {
 
 using Values = llvm::SmallVector<mlir::Value>;
@@ -79,6 +86,11 @@ mlir::LogicalResult unsignedToSignless(mlir::ModuleOp module);
 /// Unrolls every stablehlo.while whose trip count is known (UnrollWhile.cpp),
 /// before the ops are imported; an error on a loop of another form.
 mlir::LogicalResult unrollStaticWhileLoops(mlir::ModuleOp module);
+
+/// Replaces `call` by a copy of its callee's body, and the calls in that
+/// copy likewise (InlineCalls.cpp); returns the values that replace its
+/// results. A call to an external or multi-block function stays.
+llvm::SmallVector<mlir::Value> inlineCall(mlir::func::CallOp call, mlir::SymbolTable &symbols);
 
 /// What the importer maps, for error messages.
 std::string supportedOpsSummary();

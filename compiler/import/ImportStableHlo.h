@@ -47,6 +47,11 @@ namespace shardc {
 /// rewritten and must be discarded; errors went to the context's handler.
 llvm::LogicalResult importStableHlo(mlir::ModuleOp module);
 
+/// Inlines every func.call that lies in another op's region (a reduce or
+/// sort body, a while loop), as the importer would; run before the module
+/// is first verified, which would look such a callee up in the body.
+void inlineCallsInBodies(mlir::ModuleOp module);
+
 /// A JAX pytree path made a garray value name: `params['W1']` ->
 /// `params.W1`, `x[0]` -> `x.0`, `result[0]` -> `result0`. Empty when the
 /// path has characters a name cannot hold.

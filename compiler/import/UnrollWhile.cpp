@@ -144,38 +144,6 @@ FailureOr<TripCount> tripCount(Operation *loop) {
   return tc;
 }
 
-/// Replaces `call` by a copy of its callee's body, and the calls in that
-/// copy likewise; returns the values that replace its results.
-SmallVector<Value> inlineCall(func::CallOp call, SymbolTable &symbols) {
-  auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-  if (!callee || callee.isExternal() || !llvm::hasSingleElement(callee.getBody()))
-    return SmallVector<Value>(call.getResults());
-  Block &body = callee.getBody().front();
-  OpBuilder b(call);
-  IRMapping map;
-  map.map(body.getArguments(), call.getOperands());
-  SmallVector<func::CallOp> nested;
-  for (Operation &op : body.without_terminator())
-    if (auto copy = dyn_cast<func::CallOp>(b.clone(op, map)))
-      nested.push_back(copy);
-  SmallVector<Value> results;
-  for (Value v : body.getTerminator()->getOperands())
-    results.push_back(map.lookupOrDefault(v));
-  for (auto [result, value] : llvm::zip(call.getResults(), results))
-    result.replaceAllUsesWith(value);
-  call.erase();
-  // A nested call's results may be among `results`: follow the replacement.
-  for (func::CallOp c : nested) {
-    SmallVector<Value> from(c.getResults());
-    SmallVector<Value> to = inlineCall(c, symbols);
-    for (Value &r : results)
-      for (auto [f, t] : llvm::zip(from, to))
-        if (r == f)
-          r = t;
-  }
-  return results;
-}
-
 LogicalResult unroll(Operation *loop, SymbolTable &symbols) {
   FailureOr<TripCount> tc = tripCount(loop);
   if (failed(tc))

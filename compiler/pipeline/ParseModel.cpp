@@ -148,6 +148,8 @@ OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
     return nullptr;
   // MLIR's verifier first (function types against their blocks, SSA
   // dominance), so that the importer walks a well-formed module.
+  if (stableHlo)
+    inlineCallsInBodies(*module);
   if (stableHlo && (failed(verify(*module)) || failed(importStableHlo(*module))))
     return nullptr;
   ctx.allowUnregisteredDialects(false);

@@ -428,15 +428,15 @@ def sorting():
 # --- scans: reduce_window with other bodies than one op: cumlogsumexp
 # (log-add-exp; -inf entries), reversed, its gradient (an associative scan of
 # slices), and a windowed argmax of (value, index) pairs (two inputs, SAME
-# padding, stride 2) --------------------------------------------------------
+# padding, stride 2, its body calling jnp.where's function) ---------------
 
 def scans_step(x, w):
     def loss(x):
         return jnp.sum(jax.lax.cumlogsumexp(x, axis=1) * w)
 
-    def pick(a, b):
+    def pick(a, b):  # jnp.where: a call to a private function in the body
         take = a[0] >= b[0]
-        return jax.lax.select(take, a[0], b[0]), jax.lax.select(take, a[1], b[1])
+        return jnp.where(take, a[0], b[0]), jnp.where(take, a[1], b[1])
     positions = jax.lax.broadcasted_iota(jnp.int32, x.shape, 1)
     return {
         "lcse": jax.lax.cumlogsumexp(x, axis=1),
