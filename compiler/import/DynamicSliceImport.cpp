@@ -12,8 +12,9 @@
 //     dim, each of the `size` positions is a one-hot sum,
 //     sum_k select(iota == start + j, x, 0), exact (it adds zeros), and an
 //     update of size 1 is broadcast along the dim and selected where
-//     iota == start. Larger dynamic updates, and dynamic slices of more
-//     than kMaxDynamicSize positions, are refused with an error.
+//     iota == start; an update of z positions places each of its rows
+//     likewise, at start + j. Dynamic slices and updates of more than
+//     kMaxDynamicSize positions are refused with an error.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -183,10 +184,39 @@ FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {
                                       e.b.getDenseI64ArrayAttr(dims));
       Value s = clampIndex(e, op->getOperand(d + 2), dim - 1);
       mask = andOf(e, mask, iotaCompare(e, t.getShape(), d, ComparisonDirection::eq, s));
+    } else if (z <= kMaxDynamicSize) {
+      // Position s + j takes the update's row j, broadcast along the dim
+      // and selected where iota == s + j; the mask keeps [s, s + z).
+      SmallVector<int64_t> shape(ft.getShape()), dims;
+      shape[d] = dim;
+      for (int64_t i = 0; i < rank; ++i)
+        dims.push_back(i);
+      auto wide = RankedTensorType::get(shape, t.getElementType());
+      Value s = clampIndex(e, op->getOperand(d + 2), dim - z);
+      Type element = tensorType(s).getElementType();
+      Value placed = zeroLike(e, wide);
+      for (int64_t j = 0; j < z; ++j) {
+        SmallVector<int64_t> start(rank, 0), limit(ft.getShape()), stride(rank, 1), row(ft.getShape());
+        start[d] = j;
+        limit[d] = j + 1;
+        row[d] = 1;
+        Value piece = SliceOp::create(e.b, e.loc, RankedTensorType::get(row, t.getElementType()),
+                                      full, e.b.getDenseI64ArrayAttr(start),
+                                      e.b.getDenseI64ArrayAttr(limit),
+                                      e.b.getDenseI64ArrayAttr(stride));
+        Value spread = BroadcastInDimOp::create(e.b, e.loc, wide, piece,
+                                                e.b.getDenseI64ArrayAttr(dims));
+        Value at = j ? e.add(s, scalarInt(e, element, j)) : s;
+        placed = e.select(iotaCompare(e, shape, d, ComparisonDirection::eq, at), spread, placed);
+      }
+      full = placed;
+      Value end = e.add(s, scalarInt(e, element, z));
+      mask = andOf(e, andOf(e, mask, iotaCompare(e, t.getShape(), d, ComparisonDirection::ge, s)),
+                   iotaCompare(e, t.getShape(), d, ComparisonDirection::lt, end));
     } else {
       return op->emitError() << "a dynamic_update_slice of " << z << " positions of dim " << d
-                             << " at a start known only when running is not supported (one "
-                                "position, or a constant start)";
+                             << " at a start known only when running is not supported (at most "
+                             << kMaxDynamicSize << " positions, or a constant start)";
     }
   }
   if (!mask)

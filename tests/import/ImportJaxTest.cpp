@@ -138,7 +138,8 @@ TEST_CASE("sort, argsort, top_k and lexsort (ties, infinities, -0) match JAX",
   checkProgram("sorting", {"", "data=1", "data=3", "data=4"});
 }
 
-TEST_CASE("cumlogsumexp, its gradient and a windowed argmax of pairs match JAX",
+TEST_CASE("cumlogsumexp, its gradient, a windowed argmax of pairs and rows put at a "
+          "runtime start match JAX",
           "[import][exec]") {
   checkProgram("scans", {"", "data=1", "data=3", "data=4"});
 }

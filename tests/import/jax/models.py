@@ -428,9 +428,10 @@ def sorting():
 # --- scans: reduce_window with other bodies than one op: cumlogsumexp
 # (log-add-exp; -inf entries), reversed, its gradient (an associative scan of
 # slices), and a windowed argmax of (value, index) pairs (two inputs, SAME
-# padding, stride 2, its body calling jnp.where's function) ---------------
+# padding, stride 2, its body calling jnp.where's function); rows written at
+# a start known only when running (dynamic_update_slice) -------------------
 
-def scans_step(x, w):
+def scans_step(x, w, at):
     def loss(x):
         return jnp.sum(jax.lax.cumlogsumexp(x, axis=1) * w)
 
@@ -444,6 +445,9 @@ def scans_step(x, w):
         "lcse_grad": jax.grad(loss)(x),
         "window_argmax": jax.lax.reduce_window((x, positions), (-jnp.inf, 0), pick,
                                                (1, 3), (1, 2), "SAME"),
+        # three rows put at a row known only when running (clamped: 7 -> 5)
+        "rows_update": jax.lax.dynamic_update_slice(w, x[:3] * 2.0, (at, 0)),
+        "rows_update_end": jax.lax.dynamic_update_slice(w, x[:3], (at + 4, 0)),
     }
 
 
@@ -452,7 +456,7 @@ def scans():
     x = grid(rng, (8, 12), 2.0)
     x[0, 3] = -np.inf
     w = grid(rng, (8, 12), 1.0)
-    return Export(scans_step, (x, w), {"data": 2}, (P("data"), P("data")))
+    return Export(scans_step, (x, w, np.int32(3)), {"data": 2}, (P("data"), P("data"), P()))
 
 
 EXPORTS = {
