@@ -82,7 +82,7 @@ FailureOr<Value> dynamicSlice(Operation *op, OpEmitter &e, Value x, ArrayRef<Val
     int64_t dim = t.getDimSize(d), z = sizes[d];
     if (z < 0 || z > dim)
       return op->emitError() << "slice size " << z << " of dim " << d << " exceeds its " << dim;
-    std::optional<int64_t> c = constantIndex(starts[d]);
+    std::optional<int64_t> c = starts[d] ? constantIndex(starts[d]) : 0;
     if (c) {
       start[d] = std::clamp<int64_t>(*c, 0, dim - z);
       limit[d] = start[d] + z;

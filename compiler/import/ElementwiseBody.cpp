@@ -8,7 +8,9 @@
 using namespace mlir;
 
 namespace shardc::import {
+namespace {
 
+/// Whether `name` is a StableHLO op that works element by element.
 bool isElementwiseOp(StringRef name) {
   static const StringRef kOps[] = {
       "stablehlo.compare",     "stablehlo.select",      "stablehlo.and",
@@ -26,6 +28,8 @@ bool isElementwiseOp(StringRef name) {
       "stablehlo.shift_left"};
   return llvm::is_contained(kOps, name);
 }
+
+} // namespace
 
 LogicalResult checkElementwiseBody(Operation *owner, Block &body, unsigned arguments,
                                    unsigned results, StringRef what) {

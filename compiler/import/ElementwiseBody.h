@@ -18,9 +18,6 @@
 
 namespace shardc::import {
 
-/// Whether `name` is a StableHLO op that works element by element.
-bool isElementwiseOp(llvm::StringRef name);
-
 /// Checks that `body` (of `owner`, described as `what` in errors, e.g. "the
 /// comparator of 'stablehlo.sort'") takes `arguments` arguments, ends in a
 /// stablehlo.return of `results` values and holds only elementwise ops and

@@ -12,9 +12,10 @@
 //                clamp it, so those updates are zeroed first).
 //
 //   One start for the whole result: `jnp.median`'s and `jnp.quantile`'s
-//   pick of a sorted position, `x[jnp.array([i, j])]`. The indices are one
-//   start vector (no batch dims); the result is the slice at that start
-//   with the collapsed dims dropped, which is dynamic_slice + reshape:
+//   pick of a sorted position, `jnp.take(x, i, axis=1)` with a scalar
+//   `i`. The indices are one start vector (no batch dims); the result is
+//   the slice at that start with the collapsed dims dropped, which is
+//   dynamic_slice + reshape:
 //     gather  -> reshape(dynamic_slice(x, starts, slice_sizes))
 //
 //   One element per batch position: `jnp.take_along_axis(x, idx, axis=a)`
@@ -176,7 +177,7 @@ Value startAt(OpEmitter &e, Value indices, int64_t k) {
 }
 
 /// A gather of one slice (see the file comment): the slice at the start
-/// the indices give along start_index_map, zero elsewhere.
+/// the indices give along start_index_map, zero (a null start) elsewhere.
 FailureOr<Values> gatherOneSlice(Operation *op, OpEmitter &e, const IndexMap &m,
                                  ArrayRef<int64_t> sizes) {
   Value table = op->getOperand(0), indices = op->getOperand(1);
@@ -203,11 +204,6 @@ FailureOr<Values> gatherOneSlice(Operation *op, OpEmitter &e, const IndexMap &m,
     return op->emitError() << "a gather of one start vector is supported as one slice: "
                               "start_index_map naming distinct operand dims, one per index, "
                               "collapsed dims of size 1 and offset dims 0, 1, ... in order";
-  auto zero = RankedTensorType::get({}, it.getElementType());
-  for (Value &s : starts)
-    if (!s)
-      s = ConstantOp::create(e.b, e.loc,
-                             DenseElementsAttr::get(zero, e.b.getIntegerAttr(zero.getElementType(), 0)));
   FailureOr<Value> slice = dynamicSlice(op, e, table, starts, sizes);
   if (failed(slice))
     return failure();

@@ -114,6 +114,17 @@ mlir::LogicalResult readPadding(mlir::Operation *op, size_t n,
                                 llvm::SmallVectorImpl<int64_t> &low,
                                 llvm::SmallVectorImpl<int64_t> &high);
 
+/// A window op's window (reduce_window, select_and_scatter): sizes,
+/// strides and dilations per dim (an absent attribute is all ones) and
+/// the padding's low and high edges.
+struct WindowAttrs {
+  llvm::SmallVector<int64_t> window, strides, baseDilation, windowDilation, low, high;
+};
+
+/// Reads `op`'s window attributes for an operand of `rank` dims; an error
+/// on `op` when one is malformed or not positive.
+mlir::FailureOr<WindowAttrs> readWindow(mlir::Operation *op, size_t rank);
+
 /// `x` padded with the rank-0 `value` as stablehlo.pad pads: `low`/`high`
 /// edges per dim (negative: cut) and `interior` copies between neighbours.
 mlir::Value padGeneral(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Value value,
@@ -143,8 +154,9 @@ mlir::Value broadcastAnyOrder(mlir::garray::OpEmitter &e, mlir::Value x, mlir::T
 /// minimum of its two arguments; and/or on i1), or nullopt.
 std::optional<mlir::garray::ReductionKind> combinerKind(mlir::Block &body, mlir::Type element);
 
-/// x[starts : starts + sizes]: each start a rank-0 integer, clamped so the
-/// slice fits, as dynamic_slice defines; errors are reported at `op`.
+/// x[starts : starts + sizes]: each start a rank-0 integer (null: 0),
+/// clamped so the slice fits, as dynamic_slice defines; errors are
+/// reported at `op`.
 mlir::FailureOr<mlir::Value> dynamicSlice(mlir::Operation *op, mlir::garray::OpEmitter &e,
                                           mlir::Value x, llvm::ArrayRef<mlir::Value> starts,
                                           llvm::ArrayRef<int64_t> sizes);

@@ -54,44 +54,34 @@ LogicalResult rewriteReduceWindow(Operation *op) {
     return failure();
   RankedTensorType t = tensorType(op->getOperand(0));
   size_t rank = t.getRank();
-  auto array = [&](StringRef name) -> std::optional<SmallVector<int64_t>> {
-    if (!op->getAttr(name))
-      return SmallVector<int64_t>(rank, 1);
-    return readI64Array(op, name);
-  };
-  std::optional<SmallVector<int64_t>> window = readI64Array(op, "window_dimensions");
-  std::optional<SmallVector<int64_t>> strides = array("window_strides");
-  std::optional<SmallVector<int64_t>> baseDilation = array("base_dilations");
-  std::optional<SmallVector<int64_t>> windowDilation = array("window_dilations");
-  if (!window || !strides || !baseDilation || !windowDilation)
+  FailureOr<WindowAttrs> w = readWindow(op, rank);
+  if (failed(w))
     return failure();
-  for (const SmallVector<int64_t> *v : {&*window, &*strides, &*baseDilation, &*windowDilation})
-    if (v->size() != rank || llvm::any_of(*v, [](int64_t s) { return s < 1; }))
-      return op->emitError() << "'stablehlo.reduce_window' needs one positive window size, "
-                                "stride and dilation per dimension";
-  SmallVector<int64_t> low, high, interior;
-  if (failed(readPadding(op, rank, low, high)))
-    return failure();
-  for (int64_t d : *baseDilation)
+  const SmallVector<int64_t> &window = w->window, &strides = w->strides,
+                             &baseDilation = w->baseDilation,
+                             &windowDilation = w->windowDilation, &low = w->low,
+                             &high = w->high;
+  SmallVector<int64_t> interior;
+  for (int64_t d : baseDilation)
     interior.push_back(d - 1);
 
   OpBuilder b(op);
   Location loc = op->getLoc();
   auto i64s = [&](ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); };
-  bool pads = llvm::any_of(llvm::concat<int64_t>(low, high, interior),
+  bool pads = llvm::any_of(llvm::concat<const int64_t>(low, high, interior),
                            [](int64_t v) { return v != 0; });
   SmallVector<Value> padded;
   SmallVector<int64_t> paddedShape;
   for (size_t d = 0; d < rank; ++d)
     paddedShape.push_back(t.getDimSize(d) == 0
                               ? low[d] + high[d]
-                              : (t.getDimSize(d) - 1) * (*baseDilation)[d] + 1 + low[d] + high[d]);
+                              : (t.getDimSize(d) - 1) * baseDilation[d] + 1 + low[d] + high[d]);
   SmallVector<int64_t> out;
   int64_t taps = 1;
   for (size_t d = 0; d < rank; ++d) {
-    int64_t span = ((*window)[d] - 1) * (*windowDilation)[d] + 1;
-    out.push_back(paddedShape[d] < span ? 0 : (paddedShape[d] - span) / (*strides)[d] + 1);
-    taps *= (*window)[d];
+    int64_t span = (window[d] - 1) * windowDilation[d] + 1;
+    out.push_back(paddedShape[d] < span ? 0 : (paddedShape[d] - span) / strides[d] + 1);
+    taps *= window[d];
   }
   if (taps > kMaxTaps)
     return op->emitError() << "this reduce_window has " << taps
@@ -124,11 +114,11 @@ LogicalResult rewriteReduceWindow(Operation *op) {
                       ->getResult(0));
   }
   SmallVector<int64_t> index(rank, 0);
-  forEachIndex(*window, index, [&] {
+  forEachIndex(window, index, [&] {
     SmallVector<int64_t> start, limit;
     for (size_t d = 0; d < rank; ++d) {
-      start.push_back(index[d] * (*windowDilation)[d]);
-      limit.push_back(out[d] == 0 ? start.back() : start.back() + (out[d] - 1) * (*strides)[d] + 1);
+      start.push_back(index[d] * windowDilation[d]);
+      limit.push_back(out[d] == 0 ? start.back() : start.back() + (out[d] - 1) * strides[d] + 1);
     }
     SmallVector<Value> args(acc);
     for (Value x : padded)
@@ -136,7 +126,7 @@ LogicalResult rewriteReduceWindow(Operation *op) {
                                      RankedTensorType::get(out, tensorType(x).getElementType()),
                                      {b.getNamedAttr("start_indices", i64s(start)),
                                       b.getNamedAttr("limit_indices", i64s(limit)),
-                                      b.getNamedAttr("strides", i64s(*strides))})
+                                      b.getNamedAttr("strides", i64s(strides))})
                          ->getResult(0));
     acc = applyElementwiseBody(b, loc, body, args);
   });

@@ -144,19 +144,12 @@ FailureOr<Values> importSelectAndScatter(Operation *op, OpEmitter &e) {
     return op->emitError() << "'stablehlo.select_and_scatter' is imported when its select "
                               "body is one compare (GE, GT, LE, LT) of its arguments and its "
                               "scatter body adds (max and min pooling's gradient)";
-  auto window = readI64Array(op, "window_dimensions");
-  auto strides = op->getAttr("window_strides") ? readI64Array(op, "window_strides")
-                                               : std::optional(SmallVector<int64_t>(rank, 1));
-  if (!window || !strides)
+  FailureOr<WindowAttrs> w = readWindow(op, rank);
+  if (failed(w))
     return failure();
-  if (window->size() != rank || strides->size() != rank ||
-      llvm::any_of(*window, [](int64_t s) { return s < 1; }) ||
-      llvm::any_of(*strides, [](int64_t s) { return s < 1; }))
-    return op->emitError() << "'stablehlo.select_and_scatter' needs one positive window size "
-                              "and stride per dimension";
-  SmallVector<int64_t> low, high, none(rank, 0);
-  if (failed(readPadding(op, rank, low, high)))
-    return failure();
+  SmallVector<int64_t> none(rank, 0);
+  const SmallVector<int64_t> &window = w->window, &strides = w->strides, &low = w->low,
+                             &high = w->high;
   if (llvm::any_of(low, [](int64_t v) { return v < 0; }) ||
       llvm::any_of(high, [](int64_t v) { return v < 0; }))
     return op->emitError() << "'stablehlo.select_and_scatter' with negative padding is not "
@@ -169,11 +162,11 @@ FailureOr<Values> importSelectAndScatter(Operation *op, OpEmitter &e) {
   int64_t taps = 1;
   for (size_t d = 0; d < rank; ++d) {
     paddedShape.push_back(xt.getDimSize(d) + low[d] + high[d]);
-    if (paddedShape[d] < (*window)[d])
+    if (paddedShape[d] < window[d])
       return op->emitError() << "'stablehlo.select_and_scatter': the window of dim " << d
                              << " is larger than the padded operand";
-    windows.push_back((paddedShape[d] - (*window)[d]) / (*strides)[d] + 1);
-    taps *= (*window)[d];
+    windows.push_back((paddedShape[d] - window[d]) / strides[d] + 1);
+    taps *= window[d];
   }
   if (ArrayRef<int64_t>(windows) != st.getShape()) {
     InFlightDiagnostic diag = op->emitError()
@@ -210,17 +203,17 @@ FailureOr<Values> importSelectAndScatter(Operation *op, OpEmitter &e) {
   SmallVector<SmallVector<int64_t>> starts, limits;
   Value selected, which, seen;
   SmallVector<int64_t> index(rank, 0);
-  forEachIndex(*window, index, [&] {
+  forEachIndex(window, index, [&] {
     SmallVector<int64_t> start, limit;
     for (size_t d = 0; d < rank; ++d) {
       start.push_back(index[d]);
-      limit.push_back(index[d] + (windows[d] - 1) * (*strides)[d] + 1);
+      limit.push_back(index[d] + (windows[d] - 1) * strides[d] + 1);
     }
     const int64_t t = static_cast<int64_t>(starts.size());
     starts.push_back(start);
     limits.push_back(limit);
-    Value v = stridedSlice(e, xPadded, start, limit, *strides);
-    Value valid = padded ? stridedSlice(e, validPadded, start, limit, *strides) : Value();
+    Value v = stridedSlice(e, xPadded, start, limit, strides);
+    Value valid = padded ? stridedSlice(e, validPadded, start, limit, strides) : Value();
     if (t == 0) {
       selected = v;
       which = tapIndex(0);
@@ -250,15 +243,15 @@ FailureOr<Values> importSelectAndScatter(Operation *op, OpEmitter &e) {
   }
   Value sum;
   if (llvm::all_of(llvm::seq<size_t>(0, rank),
-                   [&](size_t d) { return (*strides)[d] >= (*window)[d]; })) {
-    sum = interleave(e, shares, *window, *strides, paddedShape);
+                   [&](size_t d) { return strides[d] >= window[d]; })) {
+    sum = interleave(e, shares, window, strides, paddedShape);
   } else {
     for (int64_t t = 0; t < static_cast<int64_t>(starts.size()); ++t) {
       SmallVector<int64_t> lo, hi, interior;
       for (size_t d = 0; d < rank; ++d) {
         lo.push_back(starts[t][d]);
         hi.push_back(paddedShape[d] - limits[t][d]);
-        interior.push_back((*strides)[d] - 1);
+        interior.push_back(strides[d] - 1);
       }
       Value placed = padGeneral(e, shares[t], zero, lo, hi, interior);
       sum = sum ? e.add(sum, placed) : placed;

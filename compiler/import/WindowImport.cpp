@@ -122,6 +122,28 @@ LogicalResult readPadding(Operation *op, size_t n, SmallVectorImpl<int64_t> &low
   return success();
 }
 
+FailureOr<WindowAttrs> readWindow(Operation *op, size_t rank) {
+  auto array = [&](StringRef name) -> std::optional<SmallVector<int64_t>> {
+    if (!op->getAttr(name))
+      return SmallVector<int64_t>(rank, 1);
+    return readI64Array(op, name);
+  };
+  std::optional<SmallVector<int64_t>> window = readI64Array(op, "window_dimensions");
+  std::optional<SmallVector<int64_t>> strides = array("window_strides");
+  std::optional<SmallVector<int64_t>> baseDilation = array("base_dilations");
+  std::optional<SmallVector<int64_t>> windowDilation = array("window_dilations");
+  if (!window || !strides || !baseDilation || !windowDilation)
+    return failure();
+  for (const SmallVector<int64_t> *v : {&*window, &*strides, &*baseDilation, &*windowDilation})
+    if (v->size() != rank || llvm::any_of(*v, [](int64_t s) { return s < 1; }))
+      return op->emitError() << "'" << op->getName() << "' needs one positive window size, "
+                             << "stride and dilation per dimension (" << rank << ")";
+  WindowAttrs w{*window, *strides, *baseDilation, *windowDilation, {}, {}};
+  if (failed(readPadding(op, rank, w.low, w.high)))
+    return failure();
+  return w;
+}
+
 FailureOr<Values> importPad(Operation *op, OpEmitter &e) {
   auto low = readI64Array(op, "edge_padding_low");
   auto high = low ? readI64Array(op, "edge_padding_high") : std::nullopt;
@@ -153,37 +175,26 @@ FailureOr<Values> importReduceWindow(Operation *op, OpEmitter &e) {
   if (!kind || t.getElementType().isInteger(1))
     return op->emitError() << "'stablehlo.reduce_window' with a body other than one add, "
                               "multiply, maximum or minimum of numbers is not supported";
-  auto array = [&](StringRef name, int64_t fill) -> std::optional<SmallVector<int64_t>> {
-    if (!op->getAttr(name))
-      return SmallVector<int64_t>(rank, fill);
-    return readI64Array(op, name);
-  };
-  auto window = readI64Array(op, "window_dimensions");
-  auto strides = array("window_strides", 1);
-  auto baseDilation = array("base_dilations", 1);
-  auto windowDilation = array("window_dilations", 1);
-  if (!window || !strides || !baseDilation || !windowDilation)
+  FailureOr<WindowAttrs> w = readWindow(op, rank);
+  if (failed(w))
     return failure();
-  for (const SmallVector<int64_t> *v : {&*window, &*strides, &*baseDilation, &*windowDilation})
-    if (v->size() != rank || llvm::any_of(*v, [](int64_t s) { return s < 1; }))
-      return op->emitError() << "'stablehlo.reduce_window' needs one positive window size, "
-                                "stride and dilation per dimension";
-  if (llvm::any_of(*baseDilation, [](int64_t s) { return s != 1; }))
+  // ReduceWindowTaps.cpp rewrites every other reduce_window before the import.
+  if (llvm::any_of(w->baseDilation, [](int64_t s) { return s != 1; }))
     return op->emitError() << "'stablehlo.reduce_window' with base dilation is not supported";
-  SmallVector<int64_t> low, high, none(rank, 0);
-  if (failed(readPadding(op, rank, low, high)))
-    return failure();
-  Value padded = padGeneral(e, x, init, low, high, none);
+  SmallVector<int64_t> none(rank, 0);
+  const SmallVector<int64_t> &window = w->window, &strides = w->strides,
+                             &windowDilation = w->windowDilation;
+  Value padded = padGeneral(e, x, init, w->low, w->high, none);
   RankedTensorType pt = tensorType(padded);
   SmallVector<int64_t> out;
   int64_t taps = 1;
   for (size_t d = 0; d < rank; ++d) {
-    int64_t span = ((*window)[d] - 1) * (*windowDilation)[d] + 1;
+    int64_t span = (window[d] - 1) * windowDilation[d] + 1;
     if (pt.getDimSize(d) < span)
       return op->emitError() << "'stablehlo.reduce_window': the window of dim " << d
                              << " is larger than the padded input";
-    out.push_back((pt.getDimSize(d) - span) / (*strides)[d] + 1);
-    taps *= (*window)[d];
+    out.push_back((pt.getDimSize(d) - span) / strides[d] + 1);
+    taps *= window[d];
   }
   if (taps > kMaxTaps)
     return op->emitError() << "this reduce_window has " << taps
@@ -203,13 +214,13 @@ FailureOr<Values> importReduceWindow(Operation *op, OpEmitter &e) {
   };
   Value acc;
   SmallVector<int64_t> index(rank, 0);
-  forEachIndex(*window, index, [&] {
+  forEachIndex(window, index, [&] {
     SmallVector<int64_t> start, limit;
     for (size_t d = 0; d < rank; ++d) {
-      start.push_back(index[d] * (*windowDilation)[d]);
-      limit.push_back(start.back() + (out[d] - 1) * (*strides)[d] + 1);
+      start.push_back(index[d] * windowDilation[d]);
+      limit.push_back(start.back() + (out[d] - 1) * strides[d] + 1);
     }
-    Value tap = stridedSlice(e, padded, start, limit, *strides);
+    Value tap = stridedSlice(e, padded, start, limit, strides);
     acc = acc ? combine(acc, tap) : tap;
   });
   // The init is combined once more, as reduce_window's definition says,

@@ -252,10 +252,11 @@ bool packedBFitsL2(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Layout
 
 /// The K block size when M fits one block: each value of B's packed block
 /// then serves only M products, so the block is written and read back once
-/// per K block; at most kOneBlockPackedB bytes keep it near the core (in
-/// L2 on a Zen 4, L3 elsewhere) however wide B is. A weight gradient of a
-/// narrow layer, [32, 1024] = gᵀh with K = 4096, measured the same at K
-/// blocks of 256 (1 MiB) and 512 (bench/kernels, logits dW, Zen 4).
+/// per K block; at most kOneBlockPackedB bytes keep it in cache (L2 or
+/// L3) however wide B is. A weight gradient of a narrow layer, [32, 1024]
+/// = gᵀh with K = 4096, measured 0.84-0.87x of OpenBLAS as AVX2 code at K
+/// blocks of 128, 0.88-0.96x at 256 (1 MiB) and 0.89-0.93x at 512
+/// (bench/kernels, logits dW, Zen 4).
 constexpr int64_t kOneBlockPackedB = 1 << 20;
 int64_t oneBlockDepth(linalg::MatmulOp op, const GemmTiles &t) {
   int64_t n = cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(1);
