@@ -13,8 +13,12 @@
 //     sum_k select(iota == start + j, x, 0), exact (it adds zeros), and an
 //     update of size 1 is broadcast along the dim and selected where
 //     iota == start; an update of z positions places each of its rows
-//     likewise, at start + j. Dynamic slices and updates of more than
-//     kMaxDynamicSize positions are refused with an error.
+//     likewise, at start + j. Those cost z passes over the dim, so past
+//     kMaxDynamicSize positions (a minibatch cut from a dataset held on the
+//     devices) the dim is moved first and its rows are gathered instead:
+//     rows start + j for a slice, rows clamp(i - start, 0, z - 1) of the
+//     update for position i of an update (garray.gather, which needs the
+//     dim whole on each device).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -70,6 +74,50 @@ Value andOf(OpEmitter &e, Value a, Value b) {
   return a ? AndOp::create(e.b, e.loc, a.getType(), a, b).getResult() : b;
 }
 
+/// `x` with dim `d` moved to the front (`toFront`) or from the front back
+/// to `d` (the inverse permutation).
+Value moveDim(OpEmitter &e, Value x, int64_t d, bool toFront) {
+  if (d == 0)
+    return x;
+  RankedTensorType t = tensorType(x);
+  SmallVector<int64_t> perm;
+  if (toFront) {
+    perm.push_back(d);
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (i != d)
+        perm.push_back(i);
+  } else {
+    for (int64_t i = 1; i <= d; ++i)
+      perm.push_back(i);
+    perm.push_back(0);
+    for (int64_t i = d + 1; i < t.getRank(); ++i)
+      perm.push_back(i);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i : perm)
+    shape.push_back(t.getDimSize(i));
+  return TransposeOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x,
+                             e.b.getDenseI64ArrayAttr(perm));
+}
+
+/// The positions `indices` (rank 1, clamped to range) of `x` along dim `d`.
+Value gatherAlong(OpEmitter &e, Value x, int64_t d, Value indices) {
+  Value front = moveDim(e, x, d, /*toFront=*/true);
+  RankedTensorType ft = tensorType(front);
+  SmallVector<int64_t> shape(ft.getShape());
+  shape[0] = tensorType(indices).getDimSize(0);
+  Value rows = GatherOp::create(e.b, e.loc, RankedTensorType::get(shape, ft.getElementType()),
+                                front, indices);
+  return moveDim(e, rows, d, /*toFront=*/false);
+}
+
+/// A rank-1 integer tensor of `n` values `offset + i`, of `offset`'s type.
+Value iotaFrom(OpEmitter &e, Value offset, int64_t n) {
+  auto type = RankedTensorType::get({n}, tensorType(offset).getElementType());
+  Value iota = IotaOp::create(e.b, e.loc, type, e.b.getI64IntegerAttr(0));
+  return e.add(iota, e.broadcastScalar(offset, type));
+}
+
 } // namespace
 
 FailureOr<Value> dynamicSlice(Operation *op, OpEmitter &e, Value x, ArrayRef<Value> starts,
@@ -100,13 +148,12 @@ FailureOr<Value> dynamicSlice(Operation *op, OpEmitter &e, Value x, ArrayRef<Val
                           e.b.getDenseI64ArrayAttr(stride));
   for (int64_t d : dynamic) {
     int64_t z = sizes[d];
-    if (z > kMaxDynamicSize || t.getElementType().isInteger(1))
-      return op->emitError() << "a slice of " << z << " positions of dim " << d
-                             << " from a start known only when running"
-                             << (t.getElementType().isInteger(1) ? ", of booleans," : "")
-                             << " is not supported (at most " << kMaxDynamicSize
-                             << " positions of numbers); slice with a constant start";
     Value s = clampIndex(e, starts[d], t.getDimSize(d) - z);
+    // Booleans cannot be summed: they are gathered whatever their count.
+    if (z > kMaxDynamicSize || t.getElementType().isInteger(1)) {
+      cur = gatherAlong(e, cur, d, iotaFrom(e, s, z));
+      continue;
+    }
     SmallVector<Value> pieces;
     for (int64_t j = 0; j < z; ++j) {
       Value at = j ? e.add(s, scalarInt(e, tensorType(s).getElementType(), j)) : s;
@@ -214,9 +261,18 @@ FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {
       mask = andOf(e, andOf(e, mask, iotaCompare(e, t.getShape(), d, ComparisonDirection::ge, s)),
                    iotaCompare(e, t.getShape(), d, ComparisonDirection::lt, end));
     } else {
-      return op->emitError() << "a dynamic_update_slice of " << z << " positions of dim " << d
-                             << " at a start known only when running is not supported (at most "
-                             << kMaxDynamicSize << " positions, or a constant start)";
+      // Position i takes the update's row clamp(i - s, 0, z - 1); the
+      // mask keeps [s, s + z).
+      Value s = clampIndex(e, op->getOperand(d + 2), dim - z);
+      Type element = tensorType(s).getElementType();
+      Value rows = iotaFrom(e, e.neg(s), dim);
+      rows = ClampOp::create(e.b, e.loc, rows.getType(),
+                             e.broadcastScalar(scalarInt(e, element, 0), rows.getType()), rows,
+                             e.broadcastScalar(scalarInt(e, element, z - 1), rows.getType()));
+      full = gatherAlong(e, full, d, rows);
+      Value end = e.add(s, scalarInt(e, element, z));
+      mask = andOf(e, andOf(e, mask, iotaCompare(e, t.getShape(), d, ComparisonDirection::ge, s)),
+                   iotaCompare(e, t.getShape(), d, ComparisonDirection::lt, end));
     }
   }
   if (!mask)

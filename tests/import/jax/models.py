@@ -459,6 +459,38 @@ def scans():
     return Export(scans_step, (x, w, np.int32(3)), {"data": 2}, (P("data"), P("data"), P()))
 
 
+# --- windows: rows cut at a start known only when running, more of them
+# than one-hot sums are built for: a minibatch of 80 rows of a dataset held
+# on the devices (and its boolean mask), 100 columns, and 70 rows written
+# back; starts past the end are clamped -------------------------------------
+
+def windows_step(data, keep, w, at):
+    batch = jax.lax.dynamic_slice_in_dim(data, at * 80, 80, axis=0)
+    mask = jax.lax.dynamic_slice_in_dim(keep, at * 80, 80, axis=0)
+
+    def loss(w):
+        r = batch @ w
+        return jnp.sum(jnp.where(mask[:, None], r * r, 0.0)) / jnp.maximum(jnp.sum(mask), 1)
+    l, g = jax.value_and_grad(loss)(w)
+    return {
+        "loss": l,
+        "w": w - 0.1 * g,
+        "cols": jax.lax.dynamic_slice_in_dim(data.T, at * 70, 100, axis=1),
+        "clamped": jax.lax.dynamic_slice_in_dim(data, at * 150, 80, axis=0),
+        "put": jax.lax.dynamic_update_slice(data, 2.0 * data[:70], (at * 50, 0)),
+        "put_end": jax.lax.dynamic_update_slice(data, data[:70], (at * 190, 0)),
+    }
+
+
+def windows():
+    rng = np.random.default_rng(15)
+    data = grid(rng, (200, 6), 1.0)
+    keep = rng.uniform(size=200) < 0.7
+    w = grid(rng, (6, 3), 1.0)
+    return Export(windows_step, (data, keep, w, np.int32(1)), {"data": 2},
+                  (P("data", None), P("data"), P(), P()))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -475,4 +507,5 @@ EXPORTS = {
     "vae": vae,
     "sorting": sorting,
     "scans": scans,
+    "windows": windows,
 }
