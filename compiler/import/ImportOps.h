@@ -83,6 +83,10 @@ mlir::Value stableHloConstant(mlir::OpBuilder &b, mlir::Location loc,
 /// ops are imported; an error on an op that has no such rewrite.
 mlir::LogicalResult unsignedToSignless(mlir::ModuleOp module);
 
+/// Removes every zero-size tensor (DropEmptyTensors.cpp), before the ops
+/// are imported; an error on an op that reads one where it matters.
+mlir::LogicalResult dropEmptyTensors(mlir::ModuleOp module);
+
 /// Unrolls every stablehlo.while whose trip count is known (UnrollWhile.cpp),
 /// before the ops are imported; an error on a loop of another form.
 mlir::LogicalResult unrollStaticWhileLoops(mlir::ModuleOp module);

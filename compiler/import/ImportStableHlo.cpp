@@ -391,7 +391,7 @@ LogicalResult Importer::importBody(func::FuncOp func) {
 LogicalResult Importer::run() {
   if (failed(import::unsignedToSignless(module_)) || failed(import::flattenCases(module_)) ||
       failed(import::sortsToNetworks(module_)) || failed(import::reduceWindowsToTaps(module_)) ||
-      failed(import::unrollStaticWhileLoops(module_)))
+      failed(import::unrollStaticWhileLoops(module_)) || failed(import::dropEmptyTensors(module_)))
     return failure();
   SmallVector<func::FuncOp> funcs;
   for (Operation &op : llvm::make_early_inc_range(module_.getBody()->getOperations())) {

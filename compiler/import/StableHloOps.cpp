@@ -15,7 +15,8 @@
 //     floats compares their bits as signed integers, the magnitude bits of
 //     negative values flipped;
 //   - optimization_barrier is dropped: it constrains XLA's scheduling, not
-//     the values.
+//     the values; so is a reduce_precision to the operand's own widths
+//     (what jax.checkpoint's saving policies put on saved values).
 //
 // Reduce, gather and scatter have bodies or index maps to read: their own
 // files, as do pad and reduce_window (WindowImport.cpp) and select_and_scatter
@@ -23,7 +24,8 @@
 // from several garray ops (SpecialFunctions.cpp), convolution from slices
 // and dot_generals
 // (ConvolutionImport.cpp), dynamic slices from slices or one-hot sums
-// (DynamicSliceImport.cpp). A while loop with a known trip count is
+// (DynamicSliceImport.cpp). Zero-size tensors are removed before
+// (DropEmptyTensors.cpp). A while loop with a known trip count is
 // unrolled before any op is imported (UnrollWhile.cpp), and a case becomes
 // every branch and selects (CaseToSelect.cpp).
 //
@@ -363,6 +365,36 @@ FailureOr<Values> importBarrier(Operation *op, OpEmitter &) {
   return Values(op->getOperands().begin(), op->getOperands().end());
 }
 
+/// reduce_precision to `exponent_bits` and `mantissa_bits` and back: the
+/// identity when those are at least the operand's own (jax.checkpoint with
+/// a saving policy marks each saved value so), and f32 to bf16 and back for
+/// 8 and 7 (round to nearest even, as both define it). Other widths change
+/// how values underflow and overflow, which no garray op spells.
+FailureOr<Values> importReducePrecision(Operation *op, OpEmitter &e) {
+  Value x = op->getOperand(0);
+  std::optional<int64_t> exponent = readI64(op, "exponent_bits");
+  std::optional<int64_t> mantissa = readI64(op, "mantissa_bits");
+  if (!exponent || !mantissa)
+    return failure();
+  auto element = dyn_cast<FloatType>(tensorType(x).getElementType());
+  if (!element)
+    return op->emitError() << "'stablehlo.reduce_precision' of " << tensorType(x)
+                           << " needs a float operand";
+  int64_t ownMantissa = element.getFPMantissaWidth() - 1;
+  int64_t ownExponent = element.getWidth() - 1 - ownMantissa;
+  if (*exponent >= ownExponent && *mantissa >= ownMantissa)
+    return Values{x};
+  if (element.isF32() && *exponent == 8 && *mantissa == 7) {
+    auto bf16 = RankedTensorType::get(tensorType(x).getShape(), e.b.getBF16Type());
+    return Values{e.convert(e.convert(x, bf16), x.getType())};
+  }
+  return op->emitError() << "'stablehlo.reduce_precision' of " << element << " to "
+                         << *exponent << " exponent and " << *mantissa
+                         << " mantissa bits is not supported (only to the operand's own "
+                            "widths or wider, and f32 to bfloat16's 8 and 7); convert to a "
+                            "narrower float type and back instead";
+}
+
 constexpr llvm::StringLiteral kCompareAttrs[] = {"comparison_direction", "compare_type"};
 constexpr llvm::StringLiteral kConstantAttrs[] = {"value"};
 constexpr llvm::StringLiteral kIotaAttrs[] = {"iota_dimension"};
@@ -372,6 +404,7 @@ constexpr llvm::StringLiteral kSliceAttrs[] = {"start_indices", "limit_indices",
 constexpr llvm::StringLiteral kPadAttrs[] = {"edge_padding_low", "edge_padding_high",
                                              "interior_padding"};
 constexpr llvm::StringLiteral kConcatAttrs[] = {"dimension"};
+constexpr llvm::StringLiteral kReducePrecisionAttrs[] = {"exponent_bits", "mantissa_bits"};
 constexpr llvm::StringLiteral kReverseAttrs[] = {"dimensions"};
 constexpr llvm::StringLiteral kDotAttrs[] = {"dot_dimension_numbers", "precision_config"};
 constexpr llvm::StringLiteral kDynamicSliceAttrs[] = {"slice_sizes"};
@@ -445,6 +478,7 @@ const OpImport kTable[] = {
     {"stablehlo.gather", kGatherAttrs, importGather},
     {"stablehlo.scatter", kScatterAttrs, importScatter},
     {"stablehlo.optimization_barrier", {}, importBarrier},
+    {"stablehlo.reduce_precision", kReducePrecisionAttrs, importReducePrecision},
     {"stablehlo.is_finite", {}, importIsFinite},
     {"chlo.square", {}, importSquare},
     {"chlo.erf", {}, importErf},

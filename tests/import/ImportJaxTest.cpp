@@ -100,7 +100,7 @@ TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
         "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
-        "scans", "windows"})
+        "scans", "windows", "edges"})
     checkBytesAgainstXla(name);
 }
 
@@ -148,6 +148,12 @@ TEST_CASE("a minibatch, a boolean mask, columns and rows cut or put at a runtime
           "more than one-hot sums take, match JAX",
           "[import][exec]") {
   checkProgram("windows", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("zero-size pieces (cumprod's gradient) and reduce_precision (a remat policy, "
+          "bfloat16 widths) match JAX",
+          "[import][exec]") {
+  checkProgram("edges", {"", "data=1", "data=3", "data=4"});
 }
 
 TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matches JAX",

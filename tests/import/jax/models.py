@@ -491,6 +491,33 @@ def windows():
                   (P("data", None), P("data"), P(), P()))
 
 
+# --- edges: programs JAX writes with zero-size pieces (the gradient of
+# jnp.cumprod, an associative scan, slices x[2:2] and pads it back) and with
+# reduce_precision (jax.checkpoint's saving policy marks saved values with
+# an identity one; a rounding to bfloat16's widths) ---------------------------
+
+def edges_step(x, w):
+    def survival(x):
+        return jnp.sum(jnp.cumprod(jax.nn.sigmoid(x), axis=1) * w)
+
+    def block(w):
+        return jnp.sum(jnp.tanh(x @ w.T))
+    saved = jax.checkpoint(block, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
+    return {
+        "cumprod": jnp.cumprod(jax.nn.sigmoid(x), axis=1),
+        "cumprod_grad": jax.grad(survival)(x),
+        "remat_grad": jax.grad(saved)(w),
+        "to_bf16": jax.lax.reduce_precision(x * 1.001, exponent_bits=8, mantissa_bits=7),
+    }
+
+
+def edges():
+    rng = np.random.default_rng(16)
+    x = grid(rng, (8, 4), 2.0)
+    w = grid(rng, (8, 4), 1.0)
+    return Export(edges_step, (x, w), {"data": 2}, (P("data"), P()))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -508,4 +535,5 @@ EXPORTS = {
     "sorting": sorting,
     "scans": scans,
     "windows": windows,
+    "edges": edges,
 }
