@@ -94,8 +94,8 @@ void checkBytesAgainstXla(const std::string &name) {
 
 } // namespace
 
-// Not `loops`: XLA's count has each collective of a while body once, not
-// once per iteration, so it is no bound on what a step moves.
+// Not `loops` or `solvers`: XLA's count has each collective of a while body
+// once, not once per iteration, so it is no bound on what a step moves.
 TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
@@ -154,6 +154,12 @@ TEST_CASE("zero-size pieces (cumprod's gradient) and reduce_precision (a remat p
           "bfloat16 widths) match JAX",
           "[import][exec]") {
   checkProgram("edges", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("while loops bounded by a count and stopped by a test on data (power iteration, "
+          "Newton's square root, a loop that never runs) match JAX",
+          "[import][exec]") {
+  checkProgram("solvers", {"", "data=1", "data=3", "data=4"});
 }
 
 TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matches JAX",

@@ -518,6 +518,49 @@ def edges():
     return Export(edges_step, (x, w), {"data": 2}, (P("data"), P()))
 
 
+# --- solvers: lax.while_loop bounded by an iteration count and stopped by a
+# test on data, `(i < n) & (err > tol)`: power iteration for a spectral
+# norm (outside the gradient, as spectral normalization does), Newton's
+# square root until converged, and a loop whose test fails at once --------
+
+def solvers_step(x, W, y):
+    def power(state):
+        i, u, v, delta = state
+        v2 = W.T @ u
+        v2 = v2 / jnp.linalg.norm(v2)
+        u2 = W @ v2
+        u2 = u2 / jnp.linalg.norm(u2)
+        return i + 1, u2, v2, jnp.max(jnp.abs(u2 - u))
+    u0 = jnp.ones(W.shape[0], jnp.float32) / np.float32(np.sqrt(W.shape[0]))
+    v0 = jnp.zeros(W.shape[1], jnp.float32)
+    iters, u, v, _ = jax.lax.while_loop(lambda s: jnp.logical_and(s[0] < 40, s[3] > 1e-5), power,
+                                        (0, u0, v0, jnp.float32(1.0)))
+    u, v = jax.lax.stop_gradient(u), jax.lax.stop_gradient(v)
+
+    def loss(W):
+        sigma = u @ W @ v
+        return jnp.mean((x @ (W / sigma).T - y) ** 2)
+    l, g = jax.value_and_grad(loss)(W)
+
+    def newton(state):
+        i, r = state
+        return i + 1, 0.5 * (r + x * x / r)
+    _, root = jax.lax.while_loop(
+        lambda s: (s[0] < 30) & (jnp.max(jnp.abs(s[1] * s[1] - x * x)) > 1e-3), newton,
+        (0, jnp.ones_like(x) * 2.0))
+    _, never = jax.lax.while_loop(lambda s: (s[0] < 10) & (jnp.sum(s[1]) < -1e9),
+                                  lambda s: (s[0] + 1, s[1] * 2.0), (0, x))
+    return {"loss": l, "W": W - 0.1 * g, "iters": iters, "root": root, "never": never}
+
+
+def solvers():
+    rng = np.random.default_rng(17)
+    x = grid(rng, (8, 6), 1.0) + np.float32(2.0)
+    W = grid(rng, (5, 6), 1.0)
+    y = grid(rng, (8, 5), 1.0)
+    return Export(solvers_step, (x, W, y), {"data": 2}, (P("data"), P(), P("data")))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -536,4 +579,5 @@ EXPORTS = {
     "scans": scans,
     "windows": windows,
     "edges": edges,
+    "solvers": solvers,
 }
