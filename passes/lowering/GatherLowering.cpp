@@ -116,15 +116,17 @@ struct LowerScatterAdd : OpRewritePattern<ScatterAddOp> {
                                                     accStrides);
       Value updRow = tensor::ExtractSliceOp::create(b, l, rowType, op.getUpdates(), updOffsets,
                                                     updSizes, updStrides);
-      Value init = tensor::EmptyOp::create(b, l, rowShape, base.getElementType());
-      SmallVector<AffineMap> maps(3, b.getMultiDimIdentityMap(rowType.getRank()));
+      // The row is added into in place (its slice is the generic's init):
+      // a fresh init made bufferization allocate, copy and free a row
+      // buffer for every index position.
+      SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rowType.getRank()));
       SmallVector<utils::IteratorType> iters(rowType.getRank(), utils::IteratorType::parallel);
       Value sum = linalg::GenericOp::create(
-                      b, l, TypeRange{rowType}, ValueRange{accRow, updRow}, ValueRange{init}, maps,
+                      b, l, TypeRange{rowType}, ValueRange{updRow}, ValueRange{accRow}, maps,
                       iters,
                       [&](OpBuilder &nb, Location nl, ValueRange a) {
-                        Value s = isFloat ? Value(arith::AddFOp::create(nb, nl, a[0], a[1]))
-                                          : Value(arith::AddIOp::create(nb, nl, a[0], a[1]));
+                        Value s = isFloat ? Value(arith::AddFOp::create(nb, nl, a[1], a[0]))
+                                          : Value(arith::AddIOp::create(nb, nl, a[1], a[0]));
                         linalg::YieldOp::create(nb, nl, s);
                       })
                       .getResult(0);

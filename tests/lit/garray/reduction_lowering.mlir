@@ -35,7 +35,8 @@ func.func @gather_bool_index(%t: tensor<2xi64>, %i: tensor<3xi1>) -> tensor<3xi6
 
 // -----
 
-// One loop per index dim, carrying the result; each step adds one row.
+// One loop per index dim, carrying the result; each step adds one row into
+// its slice in place (the slice is the generic's init).
 // CHECK-LABEL: func.func @scatter_add
 // CHECK-SAME: (%[[B:.*]]: tensor<16x8xf32>, %[[I:.*]]: tensor<2x2xi64>, %[[U:.*]]: tensor<2x2x8xf32>)
 // CHECK: %[[R:.*]] = scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC0:.*]] = %[[B]]) -> (tensor<16x8xf32>)
@@ -46,7 +47,7 @@ func.func @gather_bool_index(%t: tensor<2xi64>, %i: tensor<3xi1>) -> tensor<3xi6
 // CHECK: %[[ROW:.*]] = arith.index_cast %[[HI]] : i64 to index
 // CHECK: %[[OLD:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<8xf32>
 // CHECK: %[[NEW:.*]] = tensor.extract_slice %[[U]][%[[P]], %[[Q]], 0] [1, 1, 8] [1, 1, 1] : tensor<2x2x8xf32> to tensor<8xf32>
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[OLD]], %[[NEW]] : tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[NEW]] : tensor<8xf32>) outs(%[[OLD]] : tensor<8xf32>)
 // CHECK: arith.addf
 // CHECK: %[[INS:.*]] = tensor.insert_slice %[[SUM]] into %[[ACC]][%[[ROW]], 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<16x8xf32>
 // CHECK: scf.yield %[[INS]] : tensor<16x8xf32>
