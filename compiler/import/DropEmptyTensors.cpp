@@ -12,12 +12,16 @@
 //   - a pad of an empty operand is its padding value broadcast to the
 //     result's shape (edges and interior padding of nothing are all
 //     padding);
+//   - a reduce over an empty dim is its init values broadcast (the
+//     gradient of jnp.pad in `edge` mode sums such slices), a dot_general
+//     contracting one is zeros, and a dynamic_update_slice of an empty
+//     update is its operand;
 //   - an op whose results are all empty and unused is erased (elementwise
 //     ops, slices, reshapes of empty values are empty themselves).
 //
-// Anything else that reads an empty value (a dot_general contracting an
-// empty dim, a reduce over one, a function's result) is an error naming the
-// op and what the importer removes.
+// Anything else that reads an empty value where it matters (a function's
+// result, a convolution) is an error naming the op and what the importer
+// removes.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -74,8 +78,15 @@ bool inlineEmptyCalls(ModuleOp module, SymbolTable &symbols) {
   return true;
 }
 
-/// Drops empty concatenate operands and rewrites pads of empty operands;
-/// true when something changed.
+/// The rank-0 `scalar` broadcast to `type`.
+Value broadcast(OpBuilder &b, Location loc, Value scalar, Type type) {
+  return createStableHlo(b, loc, "stablehlo.broadcast_in_dim", {scalar}, type,
+                         {b.getNamedAttr("broadcast_dimensions", b.getDenseI64ArrayAttr({}))})
+      ->getResult(0);
+}
+
+/// Drops empty concatenate operands and rewrites the other readers the
+/// file comment lists; true when something changed.
 bool rewriteReaders(ModuleOp module) {
   SmallVector<Operation *> readers;
   module.walk([&](Operation *op) {
@@ -96,14 +107,34 @@ bool rewriteReaders(ModuleOp module) {
         op->erase();
       }
       changed = true;
+    } else if (name == "stablehlo.reduce" && op->getNumOperands() % 2 == 0) {
+      // Operands: the inputs, then one init per input and result.
+      OpBuilder b(op);
+      int64_t n = op->getNumOperands() / 2;
+      for (auto [i, result] : llvm::enumerate(op->getResults()))
+        result.replaceAllUsesWith(broadcast(b, op->getLoc(), op->getOperand(n + i),
+                                            result.getType()));
+      op->erase();
+      changed = true;
+    } else if (name == "stablehlo.dot_general" && op->getNumResults() == 1) {
+      // A result with elements and an empty operand: the empty dim is
+      // contracted, and every element is a sum of nothing.
+      OpBuilder b(op);
+      auto type = cast<RankedTensorType>(op->getResult(0).getType());
+      op->getResult(0).replaceAllUsesWith(stableHloConstant(
+          b, op->getLoc(), DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType()))));
+      op->erase();
+      changed = true;
+    } else if (name == "stablehlo.dynamic_update_slice" && op->getNumOperands() >= 2 &&
+               isEmpty(op->getOperand(1).getType())) {
+      op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+      op->erase();
+      changed = true;
     } else if (name == "stablehlo.pad" && op->getNumOperands() == 2 &&
                isEmpty(op->getOperand(0).getType()) && op->getNumResults() == 1) {
       OpBuilder b(op);
-      Operation *spread =
-          createStableHlo(b, op->getLoc(), "stablehlo.broadcast_in_dim", {op->getOperand(1)},
-                          op->getResult(0).getType(),
-                          {b.getNamedAttr("broadcast_dimensions", b.getDenseI64ArrayAttr({}))});
-      op->getResult(0).replaceAllUsesWith(spread->getResult(0));
+      op->getResult(0).replaceAllUsesWith(
+          broadcast(b, op->getLoc(), op->getOperand(1), op->getResult(0).getType()));
       op->erase();
       changed = true;
     }
@@ -150,10 +181,10 @@ LogicalResult dropEmptyTensors(ModuleOp module) {
       return WalkResult::advance();
     Type empty = *llvm::find_if(op->getOperandTypes(), isEmpty);
     op->emitError() << "'" << op->getName() << "' reads a zero-size " << empty
-                    << "; garray has no arrays of zero elements, and the importer removes "
-                       "them only where they are concatenated, padded, computed on "
-                       "elementwise or passed to a function; give the array at least "
-                       "one element";
+                    << ", which is not supported here: garray has no arrays of zero elements, "
+                       "and the importer removes them only where they are concatenated, "
+                       "padded, reduced, contracted, written by a dynamic_update_slice, "
+                       "computed on elementwise or passed to a function";
     return WalkResult::interrupt();
   });
   return failure(left.wasInterrupted());

@@ -492,7 +492,8 @@ def windows():
 
 
 # --- edges: programs JAX writes with zero-size pieces (the gradient of
-# jnp.cumprod, an associative scan, slices x[2:2] and pads it back) and with
+# jnp.cumprod, an associative scan, slices x[2:2] and pads it back; the
+# gradient of jnp.pad in edge mode sums empty slices) and with
 # reduce_precision (jax.checkpoint's saving policy marks saved values with
 # an identity one; a rounding to bfloat16's widths) ---------------------------
 
@@ -508,6 +509,9 @@ def edges_step(x, w):
         "cumprod_grad": jax.grad(survival)(x),
         "remat_grad": jax.grad(saved)(w),
         "to_bf16": jax.lax.reduce_precision(x * 1.001, exponent_bits=8, mantissa_bits=7),
+        # edge mode pads by (0, 0) on dim 1 too: its gradient sums empty slices
+        "pad_edge_grad": jax.grad(lambda x: jnp.sum(jnp.pad(x, ((1, 2), (0, 0)), mode="edge")
+                                                    * jnp.arange(11.0)[:, None]))(x),
     }
 
 
