@@ -223,6 +223,33 @@ FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
   Value table = op->getOperand(0);
   RankedTensorType tt = tensorType(table);
   RankedTensorType rt = tensorType(op->getResult(0));
+  RankedTensorType resultType = rt;
+  // The indexed dim kept as a window dim of size 1 (jnp.searchsorted's
+  // gather of x[idx] with `idx` of shape [n, 1]): gathered as if
+  // collapsed, the unit dim reshaped back in at the end.
+  if (m->indexMap.size() == 1 && m->operandBatching.empty()) {
+    int64_t a = m->indexMap[0];
+    if (a >= 0 && a < tt.getRank() && static_cast<int64_t>(sizes->size()) == tt.getRank() &&
+        (*sizes)[a] == 1 && !llvm::is_contained(m->collapsedDims, a)) {
+      int64_t k = llvm::count_if(llvm::seq<int64_t>(0, a), [&](int64_t d) {
+        return !llvm::is_contained(m->collapsedDims, d);
+      });
+      if (k < static_cast<int64_t>(m->windowDims.size())) {
+        int64_t unit = m->windowDims[k];
+        SmallVector<int64_t> windows;
+        for (int64_t w : m->windowDims)
+          if (w != unit)
+            windows.push_back(w - (w > unit ? 1 : 0));
+        m->windowDims = windows;
+        m->collapsedDims.push_back(a);
+        llvm::sort(m->collapsedDims);
+        SmallVector<int64_t> shape(rt.getShape());
+        shape.erase(shape.begin() + unit);
+        rt = RankedTensorType::get(shape, rt.getElementType());
+      }
+    }
+  }
+  auto result = [&](Value v) { return Values{rt == resultType ? v : e.reshape(v, resultType)}; };
   FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
   if (failed(idx))
     return failure();
@@ -241,7 +268,7 @@ FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
       return op->emitError() << "a gather without batching dims is supported as rows of a "
                                 "table (dimension 0 indexed, whole rows, offset dims last), "
                                 "as t[ids] and jnp.take(t, ids, axis=0) emit";
-    return Values{GatherOp::create(e.b, e.loc, rt, table, *idx).getResult()};
+    return result(GatherOp::create(e.b, e.loc, rt, table, *idx).getResult());
   }
   if (!batchingCoversAllBut(*m, tt.getRank(), a) || !m->windowDims.empty() ||
       llvm::any_of(*sizes, [](int64_t s) { return s != 1; }))
@@ -259,7 +286,7 @@ FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
   Value sum = ReduceOp::create(e.b, e.loc, rt, ReductionKindAttr::get(e.b.getContext(),
                                                                        ReductionKind::sum),
                                picked, e.b.getDenseI64ArrayAttr({sRank}), UnitAttr());
-  return Values{sum};
+  return result(sum);
 }
 
 FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {

@@ -15,9 +15,18 @@
 //   - a convert from an unsigned integer zero-extends: to a wider integer
 //     it converts and masks the high bits off, to a float it first widens to
 //     twice the width (u32 to f32 goes through i64, exactly);
-//   - ops whose unsigned meaning has no such rewrite (division, remainder,
-//     abs, sign, clamp, a float to unsigned convert, an unsigned value at
-//     the function boundary, ...) are errors that name the op.
+//   - clamp flips the sign bits around a signed clamp, as maximum does;
+//     abs is its operand, and sign is 0 or 1;
+//   - division and remainder of integers narrower than 64 bits zero-extend
+//     both operands to a signed type of twice the width, where they are
+//     non-negative and signed division is unsigned division, and keep the
+//     low bits of the result (jnp.floor_divide in jnp.searchsorted's binary
+//     search divides ui32 indices);
+//   - unsigned indices of gather, scatter and dynamic slices are
+//     zero-extended to i64 (an index of 2^31 and more clamps high, not to 0);
+//   - ops whose unsigned meaning has no such rewrite (64-bit division, a
+//     float to unsigned convert, an unsigned value at the function
+//     boundary, ...) are errors that name the op.
 //
 // Constants keep their bits (DenseElementsAttr::bitcast).
 //
@@ -28,6 +37,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -126,6 +136,71 @@ LogicalResult rewrite(Operation *op) {
     Value r = createStableHlo(b, loc, name, {lhs, rhs}, op->getResult(0).getType())->getResult(0);
     op->getResult(0).replaceAllUsesWith(flipSign(b, loc, r));
     op->erase();
+    return success();
+  }
+  if (name == "stablehlo.clamp") {
+    Value lo = flipSign(b, loc, op->getOperand(0)), x = flipSign(b, loc, op->getOperand(1)),
+          hi = flipSign(b, loc, op->getOperand(2));
+    Value r = createStableHlo(b, loc, name, {lo, x, hi}, op->getResult(0).getType())->getResult(0);
+    op->getResult(0).replaceAllUsesWith(flipSign(b, loc, r));
+    op->erase();
+    return success();
+  }
+  if (name == "stablehlo.abs") {
+    op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+    op->erase();
+    return success();
+  }
+  if (name == "stablehlo.sign") {
+    // 0 where x is 0, else 1.
+    Value x = op->getOperand(0);
+    auto t = cast<RankedTensorType>(x.getType());
+    unsigned w = t.getElementTypeBitWidth();
+    Value zero = splat(b, loc, t, APInt(w, 0)), one = splat(b, loc, t, APInt(w, 1));
+    Value isZero =
+        createStableHlo(b, loc, "stablehlo.compare", {x, zero}, t.clone(b.getI1Type()),
+                        {b.getNamedAttr("comparison_direction",
+                                        OpaqueAttr::get(StringAttr::get(ctx, "stablehlo"),
+                                                        "comparison_direction EQ",
+                                                        NoneType::get(ctx)))})
+            ->getResult(0);
+    op->getResult(0).replaceAllUsesWith(
+        createStableHlo(b, loc, "stablehlo.select", {isZero, zero, one}, t)->getResult(0));
+    op->erase();
+    return success();
+  }
+  if (name == "stablehlo.divide" || name == "stablehlo.remainder") {
+    auto t = cast<RankedTensorType>(op->getResult(0).getType());
+    unsigned w = t.getElementTypeBitWidth();
+    if (w >= 64)
+      return refuse(op, "divides 64-bit unsigned integers");
+    auto wide = t.clone(IntegerType::get(ctx, 2 * std::max(w, 16u)));
+    Value x = zeroExtend(b, loc, op->getOperand(0), wide);
+    Value y = zeroExtend(b, loc, op->getOperand(1), wide);
+    Value q = createStableHlo(b, loc, name, {x, y}, wide)->getResult(0);
+    op->getResult(0).replaceAllUsesWith(
+        createStableHlo(b, loc, "stablehlo.convert", {q}, t)->getResult(0));
+    op->erase();
+    return success();
+  }
+  // Index operands: from `first` on (the rest move elements).
+  std::optional<unsigned> firstIndex =
+      llvm::StringSwitch<std::optional<unsigned>>(name)
+          .Cases({"stablehlo.gather", "stablehlo.scatter", "stablehlo.dynamic_slice"}, 1u)
+          .Case("stablehlo.dynamic_update_slice", 2u)
+          .Default(std::nullopt);
+  if (firstIndex) {
+    unsigned last = name == "stablehlo.gather" || name == "stablehlo.scatter"
+                        ? *firstIndex
+                        : op->getNumOperands() - 1;
+    for (unsigned i = *firstIndex; i <= last; ++i) {
+      auto t = cast<RankedTensorType>(op->getOperand(i).getType());
+      if (!t.getElementType().isUnsignedInteger())
+        continue;
+      if (t.getElementTypeBitWidth() >= 64)
+        return refuse(op, "takes 64-bit unsigned indices");
+      op->setOperand(i, zeroExtend(b, loc, op->getOperand(i), t.clone(b.getI64Type())));
+    }
     return success();
   }
   if (name == "stablehlo.convert") {

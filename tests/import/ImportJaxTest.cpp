@@ -162,6 +162,12 @@ TEST_CASE("while loops bounded by a count and stopped by a test on data (power i
   checkProgram("solvers", {"", "data=1", "data=3", "data=4"});
 }
 
+TEST_CASE("searchsorted, digitize and uint32 hashing (division, remainder, sign, clip, a "
+          "take at indices past 2^31) match JAX",
+          "[import][exec]") {
+  checkProgram("search", {"", "data=1", "data=3", "data=4"});
+}
+
 TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matches JAX",
           "[import][exec]") {
   checkProgram("cnn", {"", "data=1,model=1", "data=3,model=1", "data=2,model=3", "data=8"});

@@ -565,6 +565,38 @@ def solvers():
     return Export(solvers_step, (x, W, y), {"data": 2}, (P("data"), P(), P("data")))
 
 
+# --- search: jnp.searchsorted and jnp.digitize (a binary search dividing
+# uint32 positions by 2, a gather of x[idx] keeping a unit dim), and uint32
+# hashing: multiply, floor_divide, remainder, sign, clip and a clipped take
+# at indices of 2^31 and more, read unsigned --------------------------------
+
+def search_step(x, edges, ids):
+    u = ids.astype(jnp.uint32) * jnp.uint32(2654435761)
+    bucket = u % jnp.uint32(1000)
+    bits = lambda v: jax.lax.bitcast_convert_type(v, jnp.int32)  # noqa: E731
+    return {
+        "left": jnp.searchsorted(edges, x),
+        "right": jnp.searchsorted(edges, x, side="right"),
+        "digit": jnp.digitize(x, edges),
+        "bucket": bits(bucket),
+        "quot": bits(u // jnp.uint32(7)),
+        "sign": bits(jnp.sign(u - jnp.uint32(2654435761))),
+        "clip": bits(jnp.clip(u, jnp.uint32(10), jnp.uint32(3000000000))),
+        "take": jnp.take(x, u, mode="clip"),
+        "weighted": jnp.sum(x * edges[jnp.clip(jnp.searchsorted(edges, x), 0, 5)]),
+    }
+
+
+def search():
+    rng = np.random.default_rng(18)
+    x = grid(rng, (16,), 2.0)
+    edges = np.array([-1.5, -0.5, 0.0, 0.25, 1.0, 1.75], np.float32)
+    x[:3] = edges[[0, 2, 5]]  # ties with the edges
+    ids = rng.integers(0, 5000, size=16).astype(np.int32)
+    ids[0] = 1  # u = 2654435761 > 2^31
+    return Export(search_step, (x, edges, ids), {"data": 2}, (P("data"), P(), P("data")))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -584,4 +616,5 @@ EXPORTS = {
     "windows": windows,
     "edges": edges,
     "solvers": solvers,
+    "search": search,
 }

@@ -136,13 +136,13 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 }) : () -> ()
 
 //--- unsigned_divide.mlir
-// UDIV: unsigned_divide.mlir:[[@LINE+4]]:{{[0-9]+}}: error: 'stablehlo.divide' works on unsigned integers: shardc has no unsigned integers and reads them as signed ones of the same width, which this op would tell apart
+// UDIV: unsigned_divide.mlir:[[@LINE+4]]:{{[0-9]+}}: error: 'stablehlo.divide' divides 64-bit unsigned integers: shardc has no unsigned integers and reads them as signed ones of the same width, which this op would tell apart
 "builtin.module"() ({
-  "func.func"() <{function_type = () -> tensor<2xi32>, sym_name = "main"}> ({
-    %a = "stablehlo.constant"() <{value = dense<[4000000000, 6]> : tensor<2xui32>}> : () -> tensor<2xui32>
-    %q = "stablehlo.divide"(%a, %a) : (tensor<2xui32>, tensor<2xui32>) -> tensor<2xui32>
-    %r = "stablehlo.bitcast_convert"(%q) : (tensor<2xui32>) -> tensor<2xi32>
-    "func.return"(%r) : (tensor<2xi32>) -> ()
+  "func.func"() <{function_type = () -> tensor<2xi64>, sym_name = "main"}> ({
+    %a = "stablehlo.constant"() <{value = dense<[4000000000, 6]> : tensor<2xui64>}> : () -> tensor<2xui64>
+    %q = "stablehlo.divide"(%a, %a) : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
+    %r = "stablehlo.bitcast_convert"(%q) : (tensor<2xui64>) -> tensor<2xi64>
+    "func.return"(%r) : (tensor<2xi64>) -> ()
   }) : () -> ()
 }) : () -> ()
 

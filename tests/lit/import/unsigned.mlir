@@ -3,8 +3,11 @@
 // Unsigned integers (JAX's random bits) are read as signless ones of the
 // same width; the ops whose results tell the two apart are rewritten first:
 // ordering compares and maximum flip the sign bits, a convert from an
-// unsigned integer zero-extends. Shifts by amounts outside [0, width) give
-// 0 (logical, left) or the sign (arithmetic); bitcast_convert keeps the bits.
+// unsigned integer zero-extends; division and remainder run on operands
+// zero-extended to twice the width; clamp flips the sign bits like maximum,
+// abs is the operand and sign is 0 or 1. Shifts by amounts outside
+// [0, width) give 0 (logical, left) or the sign (arithmetic);
+// bitcast_convert keeps the bits.
 //
 // a = [1, 2^32 - 1, 2^31, 7], b = [2, 1, 2^31 - 1, 7] (ui32)
 // CHECK: result0 = [true, false, false, false]
@@ -14,8 +17,13 @@
 // CHECK: result4 = [4, 0, 4294967294, 0]
 // CHECK: result5 = [-4, -1, 4, -1]
 // CHECK: result6 = [1, 2]
+// CHECK: result7 = [0, 4294967295, 1, 1]
+// CHECK: result8 = [1, 0, 1, 0]
+// CHECK: result9 = [0, 1, 1, 1]
+// CHECK: result10 = [5, 3000000000, 2147483648, 7]
+// CHECK: result11 = [1, 4294967295, 2147483648, 7]
 "builtin.module"() ({
-  "func.func"() <{function_type = () -> (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>), sym_name = "main"}> ({
+  "func.func"() <{function_type = () -> (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>), sym_name = "main"}> ({
     %a = "stablehlo.constant"() <{value = dense<[1, 4294967295, 2147483648, 7]> : tensor<4xui32>}> : () -> tensor<4xui32>
     %b = "stablehlo.constant"() <{value = dense<[2, 1, 2147483647, 7]> : tensor<4xui32>}> : () -> tensor<4xui32>
     %lt = "stablehlo.compare"(%a, %b) <{compare_type = #stablehlo<comparison_type UNSIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xi1>
@@ -33,6 +41,20 @@
     %sa = "stablehlo.shift_right_arithmetic"(%c, %s3) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
     %bits = "stablehlo.constant"() <{value = dense<[1065353216, 1073741824]> : tensor<2xui32>}> : () -> tensor<2xui32>
     %f = "stablehlo.bitcast_convert"(%bits) : (tensor<2xui32>) -> tensor<2xf32>
-    "func.return"(%lt, %mx64, %af, %sr64, %sl64, %sa, %f) : (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>) -> ()
+    %dv = "stablehlo.divide"(%a, %b) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    %dv64 = "stablehlo.convert"(%dv) : (tensor<4xui32>) -> tensor<4xi64>
+    %rm = "stablehlo.remainder"(%a, %b) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    %rm64 = "stablehlo.convert"(%rm) : (tensor<4xui32>) -> tensor<4xi64>
+    %one = "stablehlo.constant"() <{value = dense<1> : tensor<4xui32>}> : () -> tensor<4xui32>
+    %am1 = "stablehlo.subtract"(%a, %one) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    %sg = "stablehlo.sign"(%am1) : (tensor<4xui32>) -> tensor<4xui32>
+    %sg64 = "stablehlo.convert"(%sg) : (tensor<4xui32>) -> tensor<4xi64>
+    %lo = "stablehlo.constant"() <{value = dense<5> : tensor<4xui32>}> : () -> tensor<4xui32>
+    %hi = "stablehlo.constant"() <{value = dense<3000000000> : tensor<4xui32>}> : () -> tensor<4xui32>
+    %cl = "stablehlo.clamp"(%lo, %a, %hi) : (tensor<4xui32>, tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+    %cl64 = "stablehlo.convert"(%cl) : (tensor<4xui32>) -> tensor<4xi64>
+    %ab = "stablehlo.abs"(%a) : (tensor<4xui32>) -> tensor<4xui32>
+    %ab64 = "stablehlo.convert"(%ab) : (tensor<4xui32>) -> tensor<4xi64>
+    "func.return"(%lt, %mx64, %af, %sr64, %sl64, %sa, %f, %dv64, %rm64, %sg64, %cl64, %ab64) : (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) -> ()
   }) : () -> ()
 }) : () -> ()
