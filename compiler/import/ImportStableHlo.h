@@ -47,6 +47,11 @@ namespace shardc {
 /// rewritten and must be discarded; errors went to the context's handler.
 llvm::LogicalResult importStableHlo(mlir::ModuleOp module);
 
+/// Gives each op of a private function that has no file location the
+/// location `callsite(its own at the function's first call)`, so that
+/// errors on a helper's ops name the user's line (CallSiteLocations.cpp).
+void locateAtCallSites(mlir::ModuleOp module);
+
 /// Inlines every func.call that lies in another op's region (a reduce or
 /// sort body, a while loop), as the importer would; run before the module
 /// is first verified, which would look such a callee up in the body.

@@ -148,8 +148,10 @@ OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
     return nullptr;
   // MLIR's verifier first (function types against their blocks, SSA
   // dominance), so that the importer walks a well-formed module.
-  if (stableHlo)
+  if (stableHlo) {
+    locateAtCallSites(*module);
     inlineCallsInBodies(*module);
+  }
   if (stableHlo && (failed(verify(*module)) || failed(importStableHlo(*module))))
     return nullptr;
   ctx.allowUnregisteredDialects(false);
