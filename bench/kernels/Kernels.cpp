@@ -466,6 +466,11 @@ int main(int argc, char **argv) {
       {"logits dx 4096x1024x32 NT", 1, 4096, 1024, 32, false, true},
       {"attn qk 16x128x128x64 NT", 16, 128, 128, 64, false, true},
       {"attn pv 16x128x64x128 NN", 16, 128, 64, 128, false, false},
+      // A CNN's convolutions as GEMMs (bench/train/more_models.py, data=2):
+      // 16 and 32 output channels, K = 3x3 taps x input channels.
+      {"conv1 32768x16x27 NN", 1, 32768, 16, 27, false, false},
+      {"conv2 8192x32x144 NN", 1, 8192, 32, 144, false, false},
+      {"conv1 dW 27x16x32768 TN", 1, 27, 16, 32768, true, false},
       // 16-bit floats against sgemm on the same values.
       {"bf16 1024 NN", 1, 1024, 1024, 1024, false, false, "bf16"},
       {"bf16 1024 TT", 1, 1024, 1024, 1024, true, true, "bf16"},

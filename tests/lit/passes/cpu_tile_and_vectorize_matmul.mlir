@@ -1,7 +1,8 @@
-// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16 m-block-multiple=1" | FileCheck %s
-// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16" | FileCheck %s --check-prefix=BALANCE
-// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,32,16 m-block-multiple=1 unroll-k=4" | FileCheck %s --check-prefix=UNROLL
-// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 cache-tiles=32,4096,512" | FileCheck %s --check-prefix=ONEBLOCK
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 fit-tile=false cache-tiles=32,32,16 m-block-multiple=1" | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 fit-tile=false cache-tiles=32,32,16" | FileCheck %s --check-prefix=BALANCE
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 fit-tile=false cache-tiles=32,32,16 m-block-multiple=1 unroll-k=4" | FileCheck %s --check-prefix=UNROLL
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 fit-tile=false cache-tiles=32,4096,512" | FileCheck %s --check-prefix=ONEBLOCK
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=512 tile-rows=8 tile-vectors=2 cache-tiles=192,4096,512" | FileCheck %s --check-prefix=FIT
 // RUN: not shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="tile-rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOPT
 //
 // cpu-tile-and-vectorize-matmul: cache blocks (loops N, K, M); B packed into
@@ -353,5 +354,25 @@ func.func @distant_fill_viewed(%A: memref<64x32xf32>, %B: memref<32x40xf32>, %D:
 // BALANCE: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%c24)
 func.func @balanced_blocks(%A: memref<96x32xf32>, %B: memref<32x32xf32>, %C: memref<96x32xf32>) {
   linalg.matmul ins(%A, %B : memref<96x32xf32>, memref<32x32xf32>) outs(%C : memref<96x32xf32>)
+  return
+}
+
+// -----
+
+// 16 columns (a convolution's 16 output channels) in the default 8 x 32
+// AVX-512 tile would pad half of every tile: with fit-tile the tile is 16
+// rows of one vector, as many accumulators, and N has no edge. 64 columns
+// keep the default: no narrower tile pads less.
+// FIT-LABEL: func.func @sixteen_columns
+// FIT: vector.transfer_read {{.*}} : memref<4096x16xf32>, vector<16x16xf32>
+// FIT-NOT: vector<8x32xf32>
+// FIT-LABEL: func.func @sixty_four_columns
+// FIT: vector<8x32xf32>
+func.func @sixteen_columns(%A: memref<4096x27xf32>, %B: memref<27x16xf32>, %C: memref<4096x16xf32>) {
+  linalg.matmul ins(%A, %B : memref<4096x27xf32>, memref<27x16xf32>) outs(%C : memref<4096x16xf32>)
+  return
+}
+func.func @sixty_four_columns(%A: memref<64x27xf32>, %B: memref<27x64xf32>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x27xf32>, memref<27x64xf32>) outs(%C : memref<64x64xf32>)
   return
 }
