@@ -198,13 +198,25 @@ FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {
   if (ut.getRank() != rank || static_cast<int64_t>(op->getNumOperands()) != rank + 2)
     return op->emitError() << "'stablehlo.dynamic_update_slice' needs an update of the "
                               "operand's rank and one start index per dimension";
+  SmallVector<Value> starts(op->getOperands().drop_front(2));
+  FailureOr<Value> updated = dynamicUpdateSlice(op, e, x, u, starts);
+  if (failed(updated))
+    return failure();
+  return Values{*updated};
+}
+
+FailureOr<Value> dynamicUpdateSlice(Operation *op, OpEmitter &e, Value x, Value u,
+                                    ArrayRef<Value> starts) {
+  RankedTensorType t = tensorType(x), ut = tensorType(u);
+  int64_t rank = t.getRank();
   Value full = u, mask;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t dim = t.getDimSize(d), z = ut.getDimSize(d);
     if (z == dim)
       continue;
     RankedTensorType ft = tensorType(full);
-    std::optional<int64_t> c = constantIndex(op->getOperand(d + 2));
+    Value first = starts[d] ? starts[d] : scalarInt(e, e.b.getI32Type(), 0);
+    std::optional<int64_t> c = constantIndex(first);
     if (c) {
       // Padded into place; the mask keeps [s, s + z).
       int64_t s = std::clamp<int64_t>(*c, 0, dim - z);
@@ -229,7 +241,7 @@ FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {
       full = BroadcastInDimOp::create(e.b, e.loc,
                                       RankedTensorType::get(shape, t.getElementType()), full,
                                       e.b.getDenseI64ArrayAttr(dims));
-      Value s = clampIndex(e, op->getOperand(d + 2), dim - 1);
+      Value s = clampIndex(e, first, dim - 1);
       mask = andOf(e, mask, iotaCompare(e, t.getShape(), d, ComparisonDirection::eq, s));
     } else if (z <= kMaxDynamicSize) {
       // Position s + j takes the update's row j, broadcast along the dim
@@ -239,7 +251,7 @@ FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {
       for (int64_t i = 0; i < rank; ++i)
         dims.push_back(i);
       auto wide = RankedTensorType::get(shape, t.getElementType());
-      Value s = clampIndex(e, op->getOperand(d + 2), dim - z);
+      Value s = clampIndex(e, first, dim - z);
       Type element = tensorType(s).getElementType();
       Value placed = zeroLike(e, wide);
       for (int64_t j = 0; j < z; ++j) {
@@ -263,7 +275,7 @@ FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {
     } else {
       // Position i takes the update's row clamp(i - s, 0, z - 1); the
       // mask keeps [s, s + z).
-      Value s = clampIndex(e, op->getOperand(d + 2), dim - z);
+      Value s = clampIndex(e, first, dim - z);
       Type element = tensorType(s).getElementType();
       Value rows = iotaFrom(e, e.neg(s), dim);
       rows = ClampOp::create(e.b, e.loc, rows.getType(),
@@ -276,8 +288,8 @@ FailureOr<Values> importDynamicUpdateSlice(Operation *op, OpEmitter &e) {
     }
   }
   if (!mask)
-    return Values{full};
-  return Values{e.select(mask, full, x)};
+    return full;
+  return e.select(mask, full, x);
 }
 
 } // namespace shardc::import

@@ -15,8 +15,10 @@
 //   pick of a sorted position, `jnp.take(x, i, axis=1)` with a scalar
 //   `i`. The indices are one start vector (no batch dims); the result is
 //   the slice at that start with the collapsed dims dropped, which is
-//   dynamic_slice + reshape:
+//   dynamic_slice + reshape, and its gradient adds the window back:
 //     gather  -> reshape(dynamic_slice(x, starts, slice_sizes))
+//     scatter -> base + dynamic_update_slice(0, reshape(updates), starts)
+//                (base alone where the window does not fit: skipped)
 //
 //   One element per batch position: `jnp.take_along_axis(x, idx, axis=a)`
 //   with every other dim a batching dim (integer-label cross-entropy).
@@ -210,6 +212,70 @@ FailureOr<Values> gatherOneSlice(Operation *op, OpEmitter &e, const IndexMap &m,
   return Values{e.reshape(*slice, rt)};
 }
 
+/// An add-scatter of one window at one start vector (the gradient of a
+/// gather of one slice: jnp.median's pick of a sorted position): `base`
+/// plus the window written at the start into zeros, or `base` alone when
+/// the window does not fit there (StableHLO skips such an update).
+FailureOr<Values> scatterOneSlice(Operation *op, OpEmitter &e, const IndexMap &m) {
+  Value base = op->getOperand(0), indices = op->getOperand(1), updates = op->getOperand(2);
+  RankedTensorType bt = tensorType(base), it = tensorType(indices), ut = tensorType(updates);
+  int64_t rank = bt.getRank();
+  int64_t k = it.getRank() == 0 ? 1 : it.getDimSize(0);
+  if (!it.getElementType().isSignlessInteger() || it.getElementType().isInteger(1))
+    return op->emitError() << "indices of type " << it << " are not supported (signless integers)";
+  // The window: inserted dims of size 1, the others the update's, in order.
+  SmallVector<int64_t> window;
+  int64_t next = 0;
+  bool valid = llvm::equal(m.windowDims, llvm::seq<int64_t>(0, ut.getRank())) &&
+               static_cast<int64_t>(m.indexMap.size()) == k;
+  for (int64_t d = 0; valid && d < rank; ++d) {
+    if (llvm::is_contained(m.collapsedDims, d))
+      window.push_back(1);
+    else if (next < ut.getRank())
+      window.push_back(ut.getDimSize(next++));
+    else
+      valid = false;
+  }
+  valid &= next == ut.getRank();
+  SmallVector<Value> starts(rank);
+  for (auto [j, d] : llvm::enumerate(m.indexMap)) {
+    if (!valid || d < 0 || d >= rank || starts[d] || window[d] > bt.getDimSize(d)) {
+      valid = false;
+      break;
+    }
+    starts[d] = startAt(e, indices, static_cast<int64_t>(j));
+  }
+  if (!valid)
+    return op->emitError() << "an add-scatter of one start vector is supported as one window: "
+                              "scatter_dims_to_operand_dims naming distinct operand dims, one "
+                              "per index, inserted dims of size 1 and update window dims 0, "
+                              "1, ... in order";
+  auto wt = RankedTensorType::get(window, bt.getElementType());
+  Value zeros = splatOf(e, bt, 0);
+  FailureOr<Value> placed =
+      dynamicUpdateSlice(op, e, zeros, e.reshape(updates, wt), starts);
+  if (failed(placed))
+    return failure();
+  // In range along every indexed dim: 0 <= start <= dim - window.
+  Value fits;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!starts[d])
+      continue;
+    RankedTensorType st = tensorType(starts[d]);
+    Value lo = e.compare(ComparisonDirection::ge, starts[d], splatOf(e, st, 0));
+    Value hi = e.compare(ComparisonDirection::le, starts[d],
+                         splatOf(e, st, bt.getDimSize(d) - window[d]));
+    Value both = AndOp::create(e.b, e.loc, lo.getType(), lo, hi);
+    fits = fits ? AndOp::create(e.b, e.loc, both.getType(), fits, both).getResult() : both;
+  }
+  Value added = e.add(base, *placed);
+  if (!fits)
+    return Values{added};
+  return Values{e.select(e.broadcastScalar(fits, RankedTensorType::get(bt.getShape(),
+                                                                        e.b.getI1Type())),
+                         added, base)};
+}
+
 } // namespace
 
 FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
@@ -306,6 +372,8 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   if (combinerKind(body, bt.getElementType()) != ReductionKind::sum)
     return op->emitError() << "only add-scatters (`.at[...].add`, the gradient of a gather) "
                               "are supported; this scatter's body does something else";
+  if (singleStart(*m, tensorType(op->getOperand(1))))
+    return scatterOneSlice(op, e, *m);
   FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
   if (failed(idx))
     return failure();

@@ -165,6 +165,13 @@ mlir::FailureOr<mlir::Value> dynamicSlice(mlir::Operation *op, mlir::garray::OpE
                                           mlir::Value x, llvm::ArrayRef<mlir::Value> starts,
                                           llvm::ArrayRef<int64_t> sizes);
 
+/// `x` with `u` written at `starts` (each a rank-0 integer, null: 0),
+/// clamped so the update fits, as dynamic_update_slice defines; errors
+/// are reported at `op`.
+mlir::FailureOr<mlir::Value> dynamicUpdateSlice(mlir::Operation *op, mlir::garray::OpEmitter &e,
+                                                mlir::Value x, mlir::Value u,
+                                                llvm::ArrayRef<mlir::Value> starts);
+
 // Builders living in their own files.
 mlir::FailureOr<Values> importReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitter &e);

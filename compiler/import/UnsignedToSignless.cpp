@@ -28,7 +28,9 @@
 //     float to unsigned convert, an unsigned value at the function
 //     boundary, ...) are errors that name the op.
 //
-// Constants keep their bits (DenseElementsAttr::bitcast).
+// A sort moves its operands whatever their type; a compare of unsigned
+// values in its comparator is rewritten like any other. Constants keep
+// their bits (DenseElementsAttr::bitcast).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -75,7 +77,7 @@ bool keepsBits(StringRef name) {
       "stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad", "stablehlo.reverse",
       "stablehlo.select", "stablehlo.bitcast_convert", "stablehlo.optimization_barrier",
       "stablehlo.while", "stablehlo.case", "stablehlo.return", "func.return", "func.call",
-      "stablehlo.reduce"};
+      "stablehlo.reduce", "stablehlo.popcnt", "stablehlo.count_leading_zeros"};
   return llvm::is_contained(kNames, name);
 }
 
@@ -241,7 +243,10 @@ LogicalResult rewrite(Operation *op) {
       return refuse(op, "reduces unsigned integers by an order (maximum or minimum)");
     return success();
   }
-  if (keepsBits(name))
+  // A sort only moves its operands; its comparator's ops are rewritten on
+  // their own like any op (a compare of unsigned keys flips sign bits).
+  // Under jax.grad JAX sorts (x, a ui32 iota) and compares x alone.
+  if (keepsBits(name) || name == "stablehlo.sort")
     return success();
   return refuse(op, "works on unsigned integers");
 }

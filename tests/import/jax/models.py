@@ -414,6 +414,10 @@ def sorting_step(x, keys):
         "median": jnp.median(finite, axis=1),
         "quantile": jnp.quantile(finite, 0.3, axis=1),
         "take_col": jnp.take(x, jnp.array(4), axis=1),
+        # under jax.grad a sort carries a uint32 iota along (ties: stable)
+        "trimmed_grad": jax.grad(
+            lambda v: jnp.mean(jnp.sort(v, axis=1)[:, 2:-2] ** 2))(finite),
+        "median_grad": jax.grad(lambda v: jnp.sum(jnp.median(v, axis=1) ** 2))(finite),
     }
 
 
