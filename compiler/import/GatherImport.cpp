@@ -17,7 +17,8 @@
 //   the slice at that start with the collapsed dims dropped, which is
 //   dynamic_slice + reshape, and its gradient adds the window back:
 //     gather  -> reshape(dynamic_slice(x, starts, slice_sizes))
-//     scatter -> base + dynamic_update_slice(0, reshape(updates), starts)
+//     scatter -> base + dynamic_update_slice(0, reshape(updates), starts),
+//                or for `.at[i].set` dynamic_update_slice(base, ...)
 //                (base alone where the window does not fit: skipped)
 //
 //   One element per batch position: `jnp.take_along_axis(x, idx, axis=a)`
@@ -212,11 +213,12 @@ FailureOr<Values> gatherOneSlice(Operation *op, OpEmitter &e, const IndexMap &m,
   return Values{e.reshape(*slice, rt)};
 }
 
-/// An add-scatter of one window at one start vector (the gradient of a
-/// gather of one slice: jnp.median's pick of a sorted position): `base`
-/// plus the window written at the start into zeros, or `base` alone when
-/// the window does not fit there (StableHLO skips such an update).
-FailureOr<Values> scatterOneSlice(Operation *op, OpEmitter &e, const IndexMap &m) {
+/// A scatter of one window at one start vector: with `add` (the gradient
+/// of a gather of one slice: jnp.median's pick of a sorted position),
+/// `base` plus the window written at the start into zeros; otherwise
+/// (`.at[i].set`) `base` with the window written there. `base` alone when
+/// the window does not fit (StableHLO skips such an update).
+FailureOr<Values> scatterOneSlice(Operation *op, OpEmitter &e, const IndexMap &m, bool add) {
   Value base = op->getOperand(0), indices = op->getOperand(1), updates = op->getOperand(2);
   RankedTensorType bt = tensorType(base), it = tensorType(indices), ut = tensorType(updates);
   int64_t rank = bt.getRank();
@@ -251,9 +253,8 @@ FailureOr<Values> scatterOneSlice(Operation *op, OpEmitter &e, const IndexMap &m
                               "per index, inserted dims of size 1 and update window dims 0, "
                               "1, ... in order";
   auto wt = RankedTensorType::get(window, bt.getElementType());
-  Value zeros = splatOf(e, bt, 0);
   FailureOr<Value> placed =
-      dynamicUpdateSlice(op, e, zeros, e.reshape(updates, wt), starts);
+      dynamicUpdateSlice(op, e, add ? splatOf(e, bt, 0) : base, e.reshape(updates, wt), starts);
   if (failed(placed))
     return failure();
   // In range along every indexed dim: 0 <= start <= dim - window.
@@ -268,12 +269,12 @@ FailureOr<Values> scatterOneSlice(Operation *op, OpEmitter &e, const IndexMap &m
     Value both = AndOp::create(e.b, e.loc, lo.getType(), lo, hi);
     fits = fits ? AndOp::create(e.b, e.loc, both.getType(), fits, both).getResult() : both;
   }
-  Value added = e.add(base, *placed);
+  Value written = add ? e.add(base, *placed) : *placed;
   if (!fits)
-    return Values{added};
+    return Values{written};
   return Values{e.select(e.broadcastScalar(fits, RankedTensorType::get(bt.getShape(),
                                                                         e.b.getI1Type())),
-                         added, base)};
+                         written, base)};
 }
 
 } // namespace
@@ -369,11 +370,19 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   for (BlockArgument arg : body.getArguments())
     if (auto t = dyn_cast<RankedTensorType>(arg.getType()); !t || t.getRank() != 0)
       return op->emitError() << "the scatter body's arguments must be scalar tensors";
+  // `.at[...].set`: the body returns the update. At one start vector the
+  // window is written there (x.at[:, 0].set(0), a cache row at a runtime
+  // position).
+  bool sets = body.getNumArguments() == 2 && body.back().getNumOperands() == 1 &&
+              body.back().getOperand(0) == body.getArgument(1);
+  if (sets && singleStart(*m, tensorType(op->getOperand(1))))
+    return scatterOneSlice(op, e, *m, /*add=*/false);
   if (combinerKind(body, bt.getElementType()) != ReductionKind::sum)
     return op->emitError() << "only add-scatters (`.at[...].add`, the gradient of a gather) "
-                              "are supported; this scatter's body does something else";
+                              "and sets of one window (`.at[i].set` at one index) are "
+                              "supported; this scatter's body does something else";
   if (singleStart(*m, tensorType(op->getOperand(1))))
-    return scatterOneSlice(op, e, *m);
+    return scatterOneSlice(op, e, *m, /*add=*/true);
   FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
   if (failed(idx))
     return failure();

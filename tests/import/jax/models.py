@@ -466,7 +466,7 @@ def scans():
 # --- windows: rows cut at a start known only when running, more of them
 # than one-hot sums are built for: a minibatch of 80 rows of a dataset held
 # on the devices (and its boolean mask), 100 columns, and 70 rows written
-# back; starts past the end are clamped -------------------------------------
+# back; starts past the end are clamped; .at[i].set of one row or column ---
 
 def windows_step(data, keep, w, at):
     batch = jax.lax.dynamic_slice_in_dim(data, at * 80, 80, axis=0)
@@ -483,6 +483,11 @@ def windows_step(data, keep, w, at):
         "clamped": jax.lax.dynamic_slice_in_dim(data, at * 150, 80, axis=0),
         "put": jax.lax.dynamic_update_slice(data, 2.0 * data[:70], (at * 50, 0)),
         "put_end": jax.lax.dynamic_update_slice(data, data[:70], (at * 190, 0)),
+        # .at[...].set at one index: static, at a runtime row, out of range
+        # (dropped, as JAX's default mode drops it)
+        "set_col": data.at[:, 0].set(0.0),
+        "set_row": data.at[at * 7].set(w[:, 0].sum() * jnp.ones(6)),
+        "set_far": data.at[at * 300].set(jnp.ones(6)),
     }
 
 
