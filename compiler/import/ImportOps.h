@@ -186,6 +186,8 @@ mlir::FailureOr<Values> importConvolution(mlir::Operation *op, mlir::garray::OpE
 mlir::FailureOr<Values> importErf(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importErfc(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importErfInv(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importLgamma(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importDigamma(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importIsFinite(mlir::Operation *op, mlir::garray::OpEmitter &e);
 
 } // namespace shardc::import

@@ -1,4 +1,4 @@
-//===- SpecialFunctions.cpp - erf, erfc, erf_inv, is_finite as garray ops -===//
+//===- SpecialFunctions.cpp - erf, lgamma, digamma, ... as garray ops ----===//
 //
 // Ops garray has no counterpart for but that JAX programs use often, built
 // from garray's elementwise ops, as XLA's own expansions build them from
@@ -22,6 +22,15 @@
 //                        x · P(w - 2.5) for w < 5, else x · Q(√w - 3);
 //                        ±inf at ±1 and NaN beyond. `jax.random.normal`
 //                        emits it (the inverse CDF of a uniform draw).
+//   chlo.lgamma          f32: Lanczos' approximation with g = 7 and nine
+//                        terms, as XLA's, on z = x - 1 for x >= 0.5 and
+//                        reflected, log π - log|sin πx| - lgamma(1 - x),
+//                        below; +inf at the poles and at ±inf.
+//                        `jax.scipy.special.gammaln` emits it (Poisson and
+//                        negative-binomial likelihoods).
+//   chlo.digamma         f32: the derivative of the same approximation,
+//                        reflected by ψ(1 - x) - π cot πx below 0.5; NaN at
+//                        the poles. The gradient of lgamma.
 //
 // bf16 and f16 operands are computed in f32 and rounded back, as XLA does;
 // f64 is refused (an f32 approximation would silently lose precision).
@@ -33,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -114,6 +124,89 @@ Value erfInv32(OpEmitter &e, Value x) {
                   e.mul(p, x));
 }
 
+// Lanczos' approximation, g = 7, nine terms (XLA's coefficients).
+constexpr double kLanczosG = 7.0;
+constexpr double kLanczosBase = 0.99999999999980993;
+constexpr double kLanczos[] = {676.5203681218851,     -1259.1392167224028,
+                               771.32342877765313,    -176.61502916214059,
+                               12.507343278686905,    -0.13857109526572012,
+                               9.9843695780195716e-6, 1.5056327351493116e-7};
+constexpr double kPi = 3.14159265358979323846;
+
+Value floorOf(OpEmitter &e, Value x) { return FloorOp::create(e.b, e.loc, x.getType(), x); }
+Value logOf(OpEmitter &e, Value x) { return LogOp::create(e.b, e.loc, x.getType(), x); }
+Value sinOf(OpEmitter &e, Value x) { return SinOp::create(e.b, e.loc, x.getType(), x); }
+
+/// Where the reflection applies (x < 0.5), and the Lanczos argument
+/// z = -x there, x - 1 elsewhere.
+std::pair<Value, Value> lanczosArgument(OpEmitter &e, Value x) {
+  Value reflect = e.compare(ComparisonDirection::lt, x, e.splatLike(x, 0.5));
+  Value z = e.select(reflect, e.neg(x), e.sub(x, e.splatLike(x, 1.0)));
+  return {reflect, z};
+}
+
+/// log(z + g + 0.5), as log(g + 0.5) + log1p(z / (g + 0.5)) for accuracy.
+Value lanczosLogT(OpEmitter &e, Value z) {
+  double gh = kLanczosG + 0.5;
+  return e.add(e.splatLike(z, std::log(gh)),
+               Log1pOp::create(e.b, e.loc, z.getType(), e.scale(z, 1.0 / gh)));
+}
+
+/// lgamma(x) for f32 `x` (file comment).
+Value lgamma32(OpEmitter &e, Value x) {
+  auto [reflect, z] = lanczosArgument(e, x);
+  Value sum = e.splatLike(z, kLanczosBase);
+  for (auto [i, c] : llvm::enumerate(kLanczos))
+    sum = e.add(sum, e.div(e.splatLike(z, c), e.add(z, e.splatLike(z, i + 1.0))));
+  Value t = e.add(z, e.splatLike(z, kLanczosG + 0.5));
+  Value logT = lanczosLogT(e, z);
+  Value logY = e.add(e.add(e.splatLike(z, 0.5 * std::log(2 * kPi)),
+                           e.mul(e.sub(e.add(z, e.splatLike(z, 0.5)), e.div(t, logT)), logT)),
+                     logOf(e, sum));
+  // Reflection: log|sin πx| from the fractional part of |x| folded into
+  // [0, 0.5], where sin is accurate.
+  Value ax = absOf(e, x);
+  Value frac = e.sub(ax, floorOf(e, ax));
+  Value folded = e.select(e.compare(ComparisonDirection::gt, frac, e.splatLike(x, 0.5)),
+                          e.sub(e.splatLike(x, 1.0), frac), frac);
+  Value logSin = logOf(e, sinOf(e, e.scale(folded, kPi)));
+  Value finite = e.compare(ComparisonDirection::lt, absOf(e, logSin),
+                           e.splatLike(x, std::numeric_limits<double>::infinity()));
+  Value reflected = e.select(finite, e.sub(e.sub(e.splatLike(x, std::log(kPi)), logSin), logY),
+                             e.neg(logSin));
+  Value r = e.select(reflect, reflected, logY);
+  // ±inf: +inf.
+  Value infinite = e.compare(ComparisonDirection::eq, ax,
+                             e.splatLike(x, std::numeric_limits<double>::infinity()));
+  return e.select(infinite, ax, r);
+}
+
+/// digamma(x) for f32 `x` (file comment).
+Value digamma32(OpEmitter &e, Value x) {
+  auto [reflect, z] = lanczosArgument(e, x);
+  Value num = e.splatLike(z, 0.0), denom = e.splatLike(z, kLanczosBase);
+  for (auto [i, c] : llvm::enumerate(kLanczos)) {
+    Value d = e.add(z, e.splatLike(z, i + 1.0));
+    Value term = e.div(e.splatLike(z, c), d);
+    num = e.sub(num, e.div(term, d));
+    denom = e.add(denom, term);
+  }
+  Value t = e.add(z, e.splatLike(z, kLanczosG + 0.5));
+  Value y = e.sub(e.add(lanczosLogT(e, z), e.div(num, denom)),
+                  e.div(e.splatLike(z, kLanczosG), t));
+  // ψ(x) = ψ(1 - x) - π cot πx, on x shifted by a whole number to near 0
+  // (cot has period π) so that πx stays accurate.
+  Value near = e.sub(x, floorOf(e, e.add(x, e.splatLike(x, 0.5))));
+  Value angle = e.scale(near, kPi);
+  Value cot = e.div(CosOp::create(e.b, e.loc, x.getType(), angle), sinOf(e, angle));
+  Value r = e.select(reflect, e.sub(y, e.scale(cot, kPi)), y);
+  // Poles at 0, -1, -2, ...: NaN.
+  Value pole = AndOp::create(e.b, e.loc, reflect.getType(),
+                             e.compare(ComparisonDirection::le, x, e.splatLike(x, 0.0)),
+                             e.compare(ComparisonDirection::eq, x, floorOf(e, x)));
+  return e.select(pole, e.splatLike(x, std::numeric_limits<double>::quiet_NaN()), r);
+}
+
 /// `f` on `op`'s operand in f32 (bf16/f16 widened and the result rounded
 /// back), or an error naming the op for other element types.
 FailureOr<Values> inF32(Operation *op, OpEmitter &e, Value (*f)(OpEmitter &, Value)) {
@@ -136,6 +229,10 @@ FailureOr<Values> importErf(Operation *op, OpEmitter &e) { return inF32(op, e, e
 FailureOr<Values> importErfc(Operation *op, OpEmitter &e) { return inF32(op, e, erfc32); }
 
 FailureOr<Values> importErfInv(Operation *op, OpEmitter &e) { return inF32(op, e, erfInv32); }
+
+FailureOr<Values> importLgamma(Operation *op, OpEmitter &e) { return inF32(op, e, lgamma32); }
+
+FailureOr<Values> importDigamma(Operation *op, OpEmitter &e) { return inF32(op, e, digamma32); }
 
 FailureOr<Values> importIsFinite(Operation *op, OpEmitter &e) {
   Value x = op->getOperand(0);

@@ -484,6 +484,8 @@ const OpImport kTable[] = {
     {"chlo.erf", {}, importErf},
     {"chlo.erfc", {}, importErfc},
     {"chlo.erf_inv", {}, importErfInv},
+    {"chlo.lgamma", {}, importLgamma},
+    {"chlo.digamma", {}, importDigamma},
 };
 
 } // namespace

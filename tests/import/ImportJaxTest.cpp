@@ -100,7 +100,7 @@ TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
         "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
-        "scans", "windows", "edges"})
+        "scans", "windows", "edges", "counts"})
     checkBytesAgainstXla(name);
 }
 
@@ -166,6 +166,12 @@ TEST_CASE("searchsorted, digitize and uint32 hashing (division, remainder, sign,
           "take at indices past 2^31) match JAX",
           "[import][exec]") {
   checkProgram("search", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("a negative-binomial regression step (gammaln, its digamma gradient) and both "
+          "functions at negatives and poles match JAX",
+          "[import][exec]") {
+  checkProgram("counts", {"", "data=1", "data=3", "data=4"});
 }
 
 TEST_CASE("a CNN's training step (strided, dilated, depthwise convolutions) matches JAX",

@@ -606,6 +606,36 @@ def search():
     return Export(search_step, (x, edges, ids), {"data": 2}, (P("data"), P(), P("data")))
 
 
+# --- counts: a negative-binomial regression step (gammaln of counts plus a
+# learned dispersion; its gradient is digamma) and both functions on a grid
+# of points, negatives and poles included -------------------------------------
+
+def counts_step(x, y, w, log_r, grid_pts):
+    from jax.scipy.special import digamma, gammaln
+
+    def nll(params):
+        w, log_r = params
+        mu = jnp.exp(x @ w)
+        r = jnp.exp(log_r)
+        ll = (gammaln(y + r) - gammaln(r) - gammaln(y + 1.0)
+              + r * jnp.log(r / (r + mu)) + y * jnp.log(mu / (r + mu)))
+        return -jnp.mean(ll)
+    l, (gw, gr) = jax.value_and_grad(nll)((w, log_r))
+    return {"loss": l, "w": w - 0.05 * gw, "log_r": log_r - 0.05 * gr,
+            "gammaln": gammaln(grid_pts), "digamma": digamma(grid_pts)}
+
+
+def counts():
+    rng = np.random.default_rng(19)
+    x = grid(rng, (16, 3), 0.5)
+    y = rng.poisson(3.0, size=16).astype(np.float32)
+    w = grid(rng, (3,), 0.25)
+    pts = np.array([-3.75, -2.5, -1.25, -0.5, 0.25, 0.5, 1.0, 1.5, 2.0, 3.5, 7.25, 20.0,
+                    150.0, 1e5, 3.0, 0.125], np.float32)
+    return Export(counts_step, (x, y, w, np.float32(0.5), pts), {"data": 2},
+                  (P("data"), P("data"), P(), P(), P("data")))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -626,4 +656,5 @@ EXPORTS = {
     "edges": edges,
     "solvers": solvers,
     "search": search,
+    "counts": counts,
 }
