@@ -78,13 +78,6 @@ bool inlineEmptyCalls(ModuleOp module, SymbolTable &symbols) {
   return true;
 }
 
-/// The rank-0 `scalar` broadcast to `type`.
-Value broadcast(OpBuilder &b, Location loc, Value scalar, Type type) {
-  return createStableHlo(b, loc, "stablehlo.broadcast_in_dim", {scalar}, type,
-                         {b.getNamedAttr("broadcast_dimensions", b.getDenseI64ArrayAttr({}))})
-      ->getResult(0);
-}
-
 /// Drops empty concatenate operands and rewrites the other readers the
 /// file comment lists; true when something changed.
 bool rewriteReaders(ModuleOp module) {
@@ -112,8 +105,8 @@ bool rewriteReaders(ModuleOp module) {
       OpBuilder b(op);
       int64_t n = op->getNumOperands() / 2;
       for (auto [i, result] : llvm::enumerate(op->getResults()))
-        result.replaceAllUsesWith(broadcast(b, op->getLoc(), op->getOperand(n + i),
-                                            result.getType()));
+        result.replaceAllUsesWith(stableHloBroadcastScalar(b, op->getLoc(), op->getOperand(n + i),
+                                                            result.getType()));
       op->erase();
       changed = true;
     } else if (name == "stablehlo.dot_general" && op->getNumResults() == 1) {
@@ -134,7 +127,7 @@ bool rewriteReaders(ModuleOp module) {
                isEmpty(op->getOperand(0).getType()) && op->getNumResults() == 1) {
       OpBuilder b(op);
       op->getResult(0).replaceAllUsesWith(
-          broadcast(b, op->getLoc(), op->getOperand(1), op->getResult(0).getType()));
+          stableHloBroadcastScalar(b, op->getLoc(), op->getOperand(1), op->getResult(0).getType()));
       op->erase();
       changed = true;
     }

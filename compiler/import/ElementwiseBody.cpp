@@ -63,11 +63,9 @@ SmallVector<Value> applyElementwiseBody(OpBuilder &b, Location loc, Block &body,
     if (op.getName().getStringRef() == "stablehlo.constant") {
       auto value = cast<DenseElementsAttr>(op.getAttr("value"));
       Value scalar = stableHloConstant(b, loc, value);
-      Operation *wide = createStableHlo(
-          b, loc, "stablehlo.broadcast_in_dim", {scalar},
-          RankedTensorType::get(shape, value.getElementType()),
-          {b.getNamedAttr("broadcast_dimensions", b.getDenseI64ArrayAttr({}))});
-      map.map(op.getResult(0), wide->getResult(0));
+      map.map(op.getResult(0),
+              stableHloBroadcastScalar(b, loc, scalar,
+                                       RankedTensorType::get(shape, value.getElementType())));
       continue;
     }
     OperationState state(op.getLoc(), op.getName());

@@ -78,6 +78,10 @@ mlir::Operation *createStableHlo(mlir::OpBuilder &b, mlir::Location loc, llvm::S
 mlir::Value stableHloConstant(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::DenseElementsAttr value);
 
+/// The rank-0 `scalar` broadcast to `type` by a `stablehlo.broadcast_in_dim`.
+mlir::Value stableHloBroadcastScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scalar,
+                                     mlir::Type type);
+
 /// Makes every unsigned integer type signless, first rewriting the ops
 /// whose results depend on the reading (UnsignedToSignless.cpp), before the
 /// ops are imported; an error on an op that has no such rewrite.

@@ -110,9 +110,8 @@ public:
   Value splat(Attribute scalar, ArrayRef<int64_t> shape) {
     auto elements = cast<DenseElementsAttr>(scalar);
     Value c = stableHloConstant(b, loc, elements);
-    return op("stablehlo.broadcast_in_dim", {c},
-              RankedTensorType::get(shape, elements.getElementType()),
-              {attr("broadcast_dimensions", b.getDenseI64ArrayAttr({}))});
+    return stableHloBroadcastScalar(b, loc, c,
+                                    RankedTensorType::get(shape, elements.getElementType()));
   }
 
   OpBuilder &b;

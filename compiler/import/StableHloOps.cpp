@@ -59,6 +59,12 @@ Value stableHloConstant(OpBuilder &b, Location loc, DenseElementsAttr value) {
       ->getResult(0);
 }
 
+Value stableHloBroadcastScalar(OpBuilder &b, Location loc, Value scalar, Type type) {
+  return createStableHlo(b, loc, "stablehlo.broadcast_in_dim", {scalar}, type,
+                         {b.getNamedAttr("broadcast_dimensions", b.getDenseI64ArrayAttr({}))})
+      ->getResult(0);
+}
+
 SmallVector<NamedAttribute> attributesOf(Operation *op) {
   SmallVector<NamedAttribute> all(op->getAttrs());
   if (auto props = dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
