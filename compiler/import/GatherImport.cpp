@@ -179,6 +179,24 @@ Value startAt(OpEmitter &e, Value indices, int64_t k) {
   return e.reshape(one, scalar);
 }
 
+/// The start of each operand dim that start_index_map names, from a start
+/// vector (rank 0 or 1), null for the other dims; false when the map does
+/// not name one distinct dim in [0, rank) per index.
+bool readStarts(OpEmitter &e, Value indices, const IndexMap &m, int64_t rank,
+                SmallVectorImpl<Value> &starts) {
+  RankedTensorType it = tensorType(indices);
+  int64_t k = it.getRank() == 0 ? 1 : it.getDimSize(0);
+  if (static_cast<int64_t>(m.indexMap.size()) != k)
+    return false;
+  starts.assign(rank, Value());
+  for (auto [j, d] : llvm::enumerate(m.indexMap)) {
+    if (d < 0 || d >= rank || starts[d])
+      return false;
+    starts[d] = startAt(e, indices, static_cast<int64_t>(j));
+  }
+  return true;
+}
+
 /// A gather of one slice (see the file comment): the slice at the start
 /// the indices give along start_index_map, zero (a null start) elsewhere.
 FailureOr<Values> gatherOneSlice(Operation *op, OpEmitter &e, const IndexMap &m,
@@ -187,20 +205,12 @@ FailureOr<Values> gatherOneSlice(Operation *op, OpEmitter &e, const IndexMap &m,
   RankedTensorType tt = tensorType(table), it = tensorType(indices);
   RankedTensorType rt = tensorType(op->getResult(0));
   int64_t rank = tt.getRank();
-  int64_t k = it.getRank() == 0 ? 1 : it.getDimSize(0);
   if (!it.getElementType().isSignlessInteger() || it.getElementType().isInteger(1))
     return op->emitError() << "indices of type " << it << " are not supported (signless integers)";
   bool windowsInOrder = llvm::equal(m.windowDims, llvm::seq<int64_t>(0, rt.getRank()));
-  SmallVector<Value> starts(rank);
-  bool mapValid = static_cast<int64_t>(m.indexMap.size()) == k &&
-                  static_cast<int64_t>(sizes.size()) == rank;
-  for (auto [j, d] : llvm::enumerate(m.indexMap)) {
-    if (!mapValid || d < 0 || d >= rank || starts[d]) {
-      mapValid = false;
-      break;
-    }
-    starts[d] = startAt(e, indices, static_cast<int64_t>(j));
-  }
+  SmallVector<Value> starts;
+  bool mapValid =
+      static_cast<int64_t>(sizes.size()) == rank && readStarts(e, indices, m, rank, starts);
   for (int64_t d : m.collapsedDims)
     mapValid &= d >= 0 && d < rank && sizes[d] == 1;
   if (!mapValid || !windowsInOrder)
@@ -222,14 +232,12 @@ FailureOr<Values> scatterOneSlice(Operation *op, OpEmitter &e, const IndexMap &m
   Value base = op->getOperand(0), indices = op->getOperand(1), updates = op->getOperand(2);
   RankedTensorType bt = tensorType(base), it = tensorType(indices), ut = tensorType(updates);
   int64_t rank = bt.getRank();
-  int64_t k = it.getRank() == 0 ? 1 : it.getDimSize(0);
   if (!it.getElementType().isSignlessInteger() || it.getElementType().isInteger(1))
     return op->emitError() << "indices of type " << it << " are not supported (signless integers)";
   // The window: inserted dims of size 1, the others the update's, in order.
   SmallVector<int64_t> window;
   int64_t next = 0;
-  bool valid = llvm::equal(m.windowDims, llvm::seq<int64_t>(0, ut.getRank())) &&
-               static_cast<int64_t>(m.indexMap.size()) == k;
+  bool valid = llvm::equal(m.windowDims, llvm::seq<int64_t>(0, ut.getRank()));
   for (int64_t d = 0; valid && d < rank; ++d) {
     if (llvm::is_contained(m.collapsedDims, d))
       window.push_back(1);
@@ -239,16 +247,12 @@ FailureOr<Values> scatterOneSlice(Operation *op, OpEmitter &e, const IndexMap &m
       valid = false;
   }
   valid &= next == ut.getRank();
-  SmallVector<Value> starts(rank);
-  for (auto [j, d] : llvm::enumerate(m.indexMap)) {
-    if (!valid || d < 0 || d >= rank || starts[d] || window[d] > bt.getDimSize(d)) {
-      valid = false;
-      break;
-    }
-    starts[d] = startAt(e, indices, static_cast<int64_t>(j));
-  }
+  SmallVector<Value> starts;
+  valid = valid && readStarts(e, indices, m, rank, starts);
+  for (int64_t d = 0; valid && d < rank; ++d)
+    valid = window[d] <= bt.getDimSize(d);
   if (!valid)
-    return op->emitError() << "an add-scatter of one start vector is supported as one window: "
+    return op->emitError() << "a scatter of one start vector is supported as one window: "
                               "scatter_dims_to_operand_dims naming distinct operand dims, one "
                               "per index, inserted dims of size 1 and update window dims 0, "
                               "1, ... in order";
