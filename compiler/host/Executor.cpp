@@ -44,6 +44,19 @@ static std::string shapeString(const int64_t *shape, int rank) {
   return s + ")";
 }
 
+/// How NumPy spells a dtype, quoted, for astype in an error's advice.
+static std::string numpyDtype(const std::string &dtype) {
+  if (dtype == "bf16")
+    return "ml_dtypes.bfloat16";
+  if (dtype == "bool")
+    return "'bool'";
+  static const char *const kKinds[][2] = {{"f", "float"}, {"i", "int"}, {"u", "uint"}};
+  for (const auto &k : kKinds)
+    if (dtype.rfind(k[0], 0) == 0)
+      return "'" + std::string(k[1]) + dtype.substr(1) + "'";
+  return "'" + dtype + "'";
+}
+
 std::string checkInputs(const Signature &sig, const ArraySet &inputs) {
   for (const std::string &n : inputs.names) {
     bool known = false;
@@ -65,8 +78,8 @@ std::string checkInputs(const Signature &sig, const ArraySet &inputs) {
     const char *dtype = shardrt_dtype_name(a->dtype);
     if (!dtype || t.dtype != dtype)
       return "argument '" + t.name + "' must be " + t.dtype + " but the input is " +
-             (dtype ? dtype : "of an unknown dtype") + "; convert it (e.g. numpy astype('" +
-             (t.dtype == "f32" ? std::string("float32") : t.dtype) + "'))";
+             (dtype ? dtype : "of an unknown dtype") + "; convert it (e.g. numpy astype(" +
+             numpyDtype(t.dtype) + "))";
     bool same = a->rank == static_cast<int32_t>(t.shape.size());
     for (int i = 0; same && i < a->rank; ++i)
       same = a->shape[i] == t.shape[i];

@@ -175,6 +175,8 @@ LogicalResult Importer::importSignature(func::FuncOp func) {
         donatedTo[i] = k.getInt();
       } else if (n == "jax.buffer_donor") {
         donatedTo[i] = -2;
+      } else if (n == kUnsignedAttrName) {
+        kept.append(a); // set by unsignedToSignless
       } else if (n == "mhlo.sharding") {
         return emitError(loc) << "mhlo.sharding (a GSPMD sharding string) on " << what
                               << " is not supported: shardc reads Shardy shardings; lower with "
@@ -199,7 +201,9 @@ LogicalResult Importer::importSignature(func::FuncOp func) {
       continue;
     donatedTo[i] = -1;
     for (unsigned r = 0; r < nResults; ++r)
-      if (!aliased[r] && func.getResultTypes()[r] == func.getArgumentTypes()[i]) {
+      if (!aliased[r] && func.getResultTypes()[r] == func.getArgumentTypes()[i] &&
+          bool(func.getResultAttr(r, kUnsignedAttrName)) ==
+              bool(func.getArgAttr(i, kUnsignedAttrName))) {
         aliased[r] = true;
         donatedTo[i] = r;
         break;
@@ -216,6 +220,8 @@ LogicalResult Importer::importSignature(func::FuncOp func) {
         if (failed(s))
           return failure();
         kept.set(kShardingAttrName, *s);
+      } else if (n == kUnsignedAttrName) {
+        kept.append(a); // set by unsignedToSignless
       } else if (n == "jax.result_info") {
         if (auto info = dyn_cast<StringAttr>(a.getValue()); info && named)
           resultNames[r] = jaxPathToName(info.str());

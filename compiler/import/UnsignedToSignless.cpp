@@ -15,6 +15,8 @@
 //   - a convert from an unsigned integer zero-extends: to a wider integer
 //     it converts and masks the high bits off, to a float it first widens to
 //     twice the width (u32 to f32 goes through i64, exactly);
+//   - a reduce by maximum or minimum alone flips the sign bits of its
+//     operands, initial values and results;
 //   - clamp flips the sign bits around a signed clamp, as maximum does;
 //     abs is its operand, and sign is 0 or 1;
 //   - division and remainder of integers narrower than 64 bits zero-extend
@@ -25,8 +27,11 @@
 //   - unsigned indices of gather, scatter and dynamic slices are
 //     zero-extended to i64 (an index of 2^31 and more clamps high, not to 0);
 //   - ops whose unsigned meaning has no such rewrite (64-bit division, a
-//     float to unsigned convert, an unsigned value at the function
-//     boundary, ...) are errors that name the op.
+//     float to unsigned convert, ...) are errors that name the op.
+//
+// An entry function's ui8, ui32 and ui64 arguments and results (a PRNG key
+// passed in and returned) become signless too, marked garray.unsigned: the
+// host reads and writes them as u8, u32 and u64 arrays, bit for bit.
 //
 // A sort moves its operands whatever their type; a compare of unsigned
 // values in its comparator is rewritten like any other. Constants keep
@@ -230,17 +235,33 @@ LogicalResult rewrite(Operation *op) {
     return success();
   }
   if (name == "stablehlo.reduce") {
-    // The body must combine bits the same way either way.
-    WalkResult walk = op->walk([&](Operation *inner) {
+    // A body that combines bits the same way either way stays; one of
+    // maximum and minimum alone (jnp.max of uint8 pixels) runs on values
+    // with their sign bits flipped, as the elementwise ops do.
+    bool bitwise = true, ordered = true;
+    op->walk([&](Operation *inner) {
       if (inner == op)
-        return WalkResult::advance();
+        return;
       StringRef n = inner->getName().getStringRef();
-      if (!keepsBits(n) || n == "stablehlo.reduce")
-        return WalkResult::interrupt();
-      return WalkResult::advance();
+      bool ret = n == "stablehlo.return";
+      bitwise &= keepsBits(n) && n != "stablehlo.reduce";
+      ordered &= ret || n == "stablehlo.maximum" || n == "stablehlo.minimum";
     });
-    if (walk.wasInterrupted())
-      return refuse(op, "reduces unsigned integers by an order (maximum or minimum)");
+    if (bitwise)
+      return success();
+    if (!ordered)
+      return refuse(op, "reduces unsigned integers by an order (maximum or minimum) mixed "
+                        "with other ops");
+    const unsigned n = op->getNumResults();
+    for (unsigned i = 0; i < n; ++i) {
+      if (!isUnsigned(op->getOperand(i).getType()))
+        continue;
+      op->setOperand(i, flipSign(b, loc, op->getOperand(i)));
+      op->setOperand(n + i, flipSign(b, loc, op->getOperand(n + i)));
+      b.setInsertionPointAfter(op);
+      Value r = op->getResult(i), back = flipSign(b, loc, r);
+      r.replaceAllUsesExcept(back, back.getDefiningOp());
+    }
     return success();
   }
   // A sort only moves its operands; its comparator's ops are rewritten on
@@ -258,20 +279,31 @@ LogicalResult unsignedToSignless(ModuleOp module) {
     if (func.isPrivate())
       continue;
     FunctionType type = func.getFunctionType();
-    for (auto [i, t] : llvm::enumerate(type.getInputs()))
-      if (isUnsigned(t))
+    // The host exchanges u8, u32 and u64 arrays (shardrt's dtypes).
+    auto exchangeable = [](Type t) {
+      unsigned width = cast<RankedTensorType>(t).getElementType().getIntOrFloatBitWidth();
+      return width == 8 || width == 32 || width == 64;
+    };
+    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+      if (!isUnsigned(t))
+        continue;
+      if (!exchangeable(t))
         return func.emitError() << "argument #" << i << " of @" << func.getSymName()
                                 << " has type " << t
-                                << ": shardc has no unsigned integers at a function's boundary; "
-                                   "pass the bits as a signed integer of the same width "
-                                   "(jax.lax.bitcast_convert_type) and convert them inside";
-    for (auto [i, t] : llvm::enumerate(type.getResults()))
-      if (isUnsigned(t))
+                                << ": shardc exchanges unsigned integers of 8, 32 and 64 bits; "
+                                   "convert it to uint32 in JAX";
+      func.setArgAttr(i, garray::kUnsignedAttrName, UnitAttr::get(func.getContext()));
+    }
+    for (auto [i, t] : llvm::enumerate(type.getResults())) {
+      if (!isUnsigned(t))
+        continue;
+      if (!exchangeable(t))
         return func.emitError() << "result #" << i << " of @" << func.getSymName()
                                 << " has type " << t
-                                << ": shardc has no unsigned integers at a function's boundary; "
-                                   "return the bits as a signed integer of the same width "
-                                   "(jax.lax.bitcast_convert_type)";
+                                << ": shardc exchanges unsigned integers of 8, 32 and 64 bits; "
+                                   "convert it to uint32 in JAX";
+      func.setResultAttr(i, garray::kUnsignedAttrName, UnitAttr::get(func.getContext()));
+    }
   }
   SmallVector<Operation *> touched;
   module.walk([&](Operation *op) {

@@ -72,14 +72,17 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
     sig.mesh.axes = {"devices"};
     sig.mesh.sizes = {1};
   }
-  auto describe = [&](Type type, garray::ShardingAttr s, std::string name,
-                      std::string what) -> FailureOr<TensorSignature> {
+  auto describe = [&](Type type, garray::ShardingAttr s, std::string name, std::string what,
+                      bool isUnsigned) -> FailureOr<TensorSignature> {
     auto t = dyn_cast<RankedTensorType>(type);
     if (!t || !t.hasStaticShape())
       return func.emitError() << what << " must be a tensor with a static shape, not " << type;
     TensorSignature ts;
     ts.name = std::move(name);
     ts.dtype = dtypeName(t.getElementType());
+    // garray.unsigned: the same bits, exchanged as u8, u32 or u64.
+    if (isUnsigned && ts.dtype.size() > 1 && ts.dtype[0] == 'i')
+      ts.dtype[0] = 'u';
     if (ts.dtype.empty())
       return func.emitError() << what << " has element type " << t.getElementType()
                               << ", which the runtime cannot exchange";
@@ -97,7 +100,8 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
     FailureOr<TensorSignature> t =
         describe(func.getArgument(i).getType(), garray::getSharding(func.getArgument(i)),
                  name ? name.str() : "arg" + std::to_string(i),
-                 name ? "argument '" + name.str() + "'" : "argument #" + std::to_string(i));
+                 name ? "argument '" + name.str() + "'" : "argument #" + std::to_string(i),
+                 bool(func.getArgAttr(i, garray::kUnsignedAttrName)));
     if (failed(t))
       return failure();
     sig.inputs.push_back(std::move(*t));
@@ -107,7 +111,8 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
     FailureOr<TensorSignature> t =
         describe(func.getResultTypes()[i], garray::getResultSharding(func, i),
                  name ? name.str() : "result" + std::to_string(i),
-                 name ? "result '" + name.str() + "'" : "result #" + std::to_string(i));
+                 name ? "result '" + name.str() + "'" : "result #" + std::to_string(i),
+                 bool(func.getResultAttr(i, garray::kUnsignedAttrName)));
     if (failed(t))
       return failure();
     sig.outputs.push_back(std::move(*t));

@@ -373,6 +373,18 @@ static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, 
       return emitError(loc) << "garray.name on " << what << " must be a string";
     return success();
   }
+  if (attr.getName() == kUnsignedAttrName) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    unsigned width = t && t.getElementType().isSignlessInteger()
+                         ? t.getElementType().getIntOrFloatBitWidth()
+                         : 0;
+    if (!isa<UnitAttr>(attr.getValue()) || (width != 8 && width != 32 && width != 64))
+      return emitError(loc) << kUnsignedAttrName << " on " << what
+                            << " must be a unit attribute on a tensor of i8, i32 or i64 (read "
+                               "and written as u8, u32 or u64), not on "
+                            << type;
+    return success();
+  }
   if (attr.getName() != kShardingAttrName)
     return success();
   auto sharding = dyn_cast<ShardingAttr>(attr.getValue());

@@ -44,6 +44,12 @@ typedef enum shardrt_dtype {
   SHARDRT_I32 = 5,
   SHARDRT_I8 = 6,
   SHARDRT_BOOL = 7, /* one byte per element, 0 or 1 */
+  /* Unsigned integers. Compiled code computes on the same bits as signless
+   * integers of the width (wrapping arithmetic is the same); the dtype tells
+   * the host how to read, print, order and reduce them. */
+  SHARDRT_U8 = 8,
+  SHARDRT_U32 = 9,
+  SHARDRT_U64 = 10,
 } shardrt_dtype;
 
 typedef enum shardrt_reduce_op {
@@ -64,7 +70,8 @@ typedef enum shardrt_status {
 
 /* Size in bytes of one element; 0 for an unknown dtype. */
 size_t shardrt_dtype_size(int32_t dtype);
-/* "f32", "f64", "f16", "bf16", "i64", "i32", "i8", "bool"; NULL if unknown. */
+/* "f32", "f64", "f16", "bf16", "i64", "i32", "i8", "bool", "u8", "u32", "u64";
+ * NULL if unknown. */
 const char *shardrt_dtype_name(int32_t dtype);
 /* Inverse of shardrt_dtype_name; -1 if unknown. */
 int32_t shardrt_dtype_from_name(const char *name);
@@ -277,7 +284,8 @@ shardrt_status shardrt_array_alloc(shardrt_array *a, int32_t dtype, int32_t rank
 void shardrt_array_free(shardrt_array *a);
 
 /* Reads a .npy file (format 1.0/2.0/3.0, C order, little-endian; dtypes <f4
- * <f8 <f2 <i8 <i4 |i1 |b1 and bfloat16 stored as <V2 is not accepted). */
+ * <f8 <f2 <i8 <i4 |i1 |b1 |u1 <u4 <u8; bfloat16 stored as <V2 is not
+ * accepted). */
 shardrt_status shardrt_npy_read(const char *path, shardrt_array *out);
 shardrt_status shardrt_npy_write(const char *path, const shardrt_array *a);
 

@@ -17,8 +17,9 @@ struct DtypeInfo {
 constexpr DtypeInfo kDtypes[] = {
     {"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2},
     {"i64", 8}, {"i32", 4}, {"i8", 1},  {"bool", 1},
+    {"u8", 1},  {"u32", 4}, {"u64", 8},
 };
-static_assert(sizeof(kDtypes) / sizeof(kDtypes[0]) == SHARDRT_BOOL + 1, "dtype table");
+static_assert(sizeof(kDtypes) / sizeof(kDtypes[0]) == SHARDRT_U64 + 1, "dtype table");
 } // namespace
 
 float halfToFloat(uint16_t h) {
@@ -102,6 +103,18 @@ double loadAsDouble(const void *data, int64_t i, int32_t dtype) {
     return static_cast<int8_t>(p[i]);
   case SHARDRT_BOOL:
     return p[i] != 0 ? 1.0 : 0.0;
+  case SHARDRT_U8:
+    return static_cast<uint8_t>(p[i]);
+  case SHARDRT_U32: {
+    uint32_t v;
+    std::memcpy(&v, p + i * 4, 4);
+    return v;
+  }
+  case SHARDRT_U64: {
+    uint64_t v;
+    std::memcpy(&v, p + i * 8, 8);
+    return static_cast<double>(v);
+  }
   }
   return std::nan("");
 }
@@ -121,7 +134,7 @@ const char *shardrt_dtype_name(int32_t dtype) {
 int32_t shardrt_dtype_from_name(const char *name) {
   if (!name)
     return -1;
-  for (int32_t d = SHARDRT_F32; d <= SHARDRT_BOOL; ++d)
+  for (int32_t d = SHARDRT_F32; d <= SHARDRT_U64; ++d)
     if (std::strcmp(name, shardrt::kDtypes[d].name) == 0)
       return d;
   return -1;

@@ -503,7 +503,12 @@ private:
     case SHARDRT_I8:
       return MPI_INT8_T;
     case SHARDRT_BOOL:
+    case SHARDRT_U8:
       return MPI_UINT8_T;
+    case SHARDRT_U32:
+      return MPI_UINT32_T;
+    case SHARDRT_U64:
+      return MPI_UINT64_T;
     default: // f16/bf16 travel as float
       return MPI_FLOAT;
     }

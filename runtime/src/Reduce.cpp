@@ -235,6 +235,12 @@ void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t 
     return reducePlain(static_cast<int8_t *>(out), srcs, numSrcs, count, op);
   case SHARDRT_BOOL:
     return reduceBool(static_cast<uint8_t *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_U8:
+    return reducePlain(static_cast<uint8_t *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_U32:
+    return reducePlain(static_cast<uint32_t *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_U64:
+    return reducePlain(static_cast<uint64_t *>(out), srcs, numSrcs, count, op);
   }
 }
 
@@ -272,6 +278,12 @@ bool reducePairInPlace(void *a, void *b, int64_t count, int32_t dtype, int32_t o
     return reducePair<int32_t>(a, b, count, op), true;
   case SHARDRT_I8:
     return reducePair<int8_t>(a, b, count, op), true;
+  case SHARDRT_U8:
+    return reducePair<uint8_t>(a, b, count, op), true;
+  case SHARDRT_U32:
+    return reducePair<uint32_t>(a, b, count, op), true;
+  case SHARDRT_U64:
+    return reducePair<uint64_t>(a, b, count, op), true;
   default:
     return false;
   }

@@ -42,6 +42,34 @@ expect_ok run_steps -- run "$JAX/mlp_2x2.mlir" --steps 3 ${mlp_in[*]}
 check run_steps "prints the loss of each step" contains "$TMP/run_steps.out" "step 3: loss ="
 check run_steps "ran three steps" contains "$TMP/run_steps.out" "ran 3 steps on 4 ranks"
 
+# A PRNG key passed in and returned (uint32) and uint8 pixels: read and
+# written as u32 and u8, the key fed back as state. Two runs of one step
+# give what one run of two steps gives, and so does the standalone
+# executable.
+mapfile -t keyed_in < <(inputs_of keyed)
+expect_ok keyed_one -- run "$JAX/keyed.mlir" ${keyed_in[*]} --out "$TMP/keyed1"
+check keyed_one "prints the key unsigned" grep -qE '^key = \[[0-9]+, [0-9]+\]' "$TMP/keyed_one.out"
+check keyed_one "writes the key as uint32" \
+  grep -qF "'descr': '<u4'" "$TMP/keyed1/key.npy"
+check keyed_one "writes the brightest pixels as uint8" \
+  grep -qF "'descr': '|u1'" "$TMP/keyed1/result2.brightest.npy"
+expect_ok keyed_again -- run "$JAX/keyed.mlir" --in "key=$TMP/keyed1/key.npy" \
+  --in "params.W1=$TMP/keyed1/params.W1.npy" --in "params.W2=$TMP/keyed1/params.W2.npy" \
+  --in "pixels=$JAX/keyed/inputs/pixels.npy" --in "labels=$JAX/keyed/inputs/labels.npy" \
+  --out "$TMP/keyed2"
+expect_ok keyed_steps -- run "$JAX/keyed.mlir" --steps 2 ${keyed_in[*]} --out "$TMP/keyed_steps"
+for f in key params.W1 result2.bits; do
+  check keyed_steps "two steps feed $f back as two runs do" \
+    cmp -s "$TMP/keyed2/$f.npy" "$TMP/keyed_steps/$f.npy"
+done
+expect_ok keyed_exe -- run "$JAX/keyed.mlir" --exe --steps 2 ${keyed_in[*]} --out "$TMP/keyed_exe"
+check keyed_exe "the executable gives the same key" \
+  cmp -s "$TMP/keyed_steps/key.npy" "$TMP/keyed_exe/key.npy"
+expect_error keyed_wrong_dtype 4 "argument 'pixels' must be u8 but the input is i32" \
+  "astype('uint8')" -- run "$JAX/keyed.mlir" --in "pixels=$JAX/keyed/inputs/labels.npy" \
+  --in "key=$JAX/keyed/inputs/key.npy" --in "params.W1=$JAX/keyed/inputs/params.W1.npy" \
+  --in "params.W2=$JAX/keyed/inputs/params.W2.npy" --in "labels=$JAX/keyed/inputs/labels.npy"
+
 # A transformer training step is large enough to compile in partitions
 # (LlvmCodegen.h): the object is the same on one thread and on three, and
 # the partitioned object runs.

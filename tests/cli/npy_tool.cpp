@@ -63,6 +63,9 @@ double get(const shardrt_array &a, int64_t i) {
   case SHARDRT_I32: return static_cast<const int32_t *>(a.data)[i];
   case SHARDRT_I8: return static_cast<const int8_t *>(a.data)[i];
   case SHARDRT_BOOL: return static_cast<const uint8_t *>(a.data)[i];
+  case SHARDRT_U8: return static_cast<const uint8_t *>(a.data)[i];
+  case SHARDRT_U32: return static_cast<const uint32_t *>(a.data)[i];
+  case SHARDRT_U64: return static_cast<double>(static_cast<const uint64_t *>(a.data)[i]);
   default: return NAN;
   }
 }
@@ -75,6 +78,9 @@ bool set(shardrt_array &a, int64_t i, double v) {
   case SHARDRT_I32: static_cast<int32_t *>(a.data)[i] = static_cast<int32_t>(v); return true;
   case SHARDRT_I8: static_cast<int8_t *>(a.data)[i] = static_cast<int8_t>(v); return true;
   case SHARDRT_BOOL: static_cast<uint8_t *>(a.data)[i] = v != 0; return true;
+  case SHARDRT_U8: static_cast<uint8_t *>(a.data)[i] = static_cast<uint8_t>(v); return true;
+  case SHARDRT_U32: static_cast<uint32_t *>(a.data)[i] = static_cast<uint32_t>(v); return true;
+  case SHARDRT_U64: static_cast<uint64_t *>(a.data)[i] = static_cast<uint64_t>(v); return true;
   default: return false;
   }
 }

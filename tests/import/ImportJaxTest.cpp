@@ -61,7 +61,7 @@ void checkProgram(const std::string &name, const std::vector<std::string> &meshe
       REQUIRE(error.empty());
       const TypedArray &got = r.outputs.at(t.name);
       REQUIRE(got.shape == want.shape);
-      bool integer = got.dtype[0] == 'i' || got.dtype == "bool";
+      bool integer = got.dtype[0] == 'i' || got.dtype[0] == 'u' || got.dtype == "bool";
       double rel = relativeError(got, want);
       INFO("output '" << t.name << "' relative error " << rel);
       CHECK(rel <= (integer ? 0.0 : 1e-5));
@@ -100,7 +100,7 @@ TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
         "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
-        "scans", "windows", "edges", "counts"})
+        "scans", "windows", "edges", "counts", "keyed"})
     checkBytesAgainstXla(name);
 }
 
@@ -203,4 +203,10 @@ TEST_CASE("lax.cond and lax.switch on data (stablehlo.case, and in the gradient)
 TEST_CASE("dropout with jax.random in the step (threefry on unsigned words) matches JAX",
           "[import][exec]") {
   checkProgram("dropout", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("a step that takes a PRNG key and uint8 pixels and returns the next key matches "
+          "JAX",
+          "[import][exec]") {
+  checkProgram("keyed", {"", "data=1", "data=3", "data=4"});
 }

@@ -149,6 +149,16 @@ TEST_CASE("npy reads files laid out as NumPy writes them") {
     CHECK(static_cast<double *>(r.array.data)[0] == 1.0);
     shardrt_array_free(&r.array);
   }
+  SECTION("unsigned values read as unsigned") {
+    writeBytes(path, npyFile("{'descr': '<u4', 'fortran_order': False, 'shape': (2,), }",
+                             std::string("\xff\xff\xff\xff\x00\x00\x00\x80", 8)));
+    Read r = readNpy(path);
+    REQUIRE(r.status == SHARDRT_OK);
+    CHECK(r.array.dtype == SHARDRT_U32);
+    CHECK(loadValue(r.array.data, 0, SHARDRT_U32) == 4294967295.0);
+    CHECK(loadValue(r.array.data, 1, SHARDRT_U32) == 2147483648.0);
+    shardrt_array_free(&r.array);
+  }
   SECTION("bool bytes are normalised to 0 and 1") {
     writeBytes(path, npyFile("{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }",
                              std::string("\x00\x01\x02\xff", 4)));
@@ -183,8 +193,8 @@ TEST_CASE("malformed npy files give errors naming the file and the problem") {
       {"big-endian",
        npyFile("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", std::string(24, '\0')),
        SHARDRT_ERR_FORMAT, "dtype '>f4' is big-endian; shardrt reads little-endian .npy files"},
-      {"unsigned", npyFile("{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }", "ab"),
-       SHARDRT_ERR_FORMAT, "dtype '|u1' is not supported"},
+      {"unsigned 16-bit", npyFile("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }", "ab"),
+       SHARDRT_ERR_FORMAT, "dtype '<u2' is not supported"},
       {"structured",
        npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "12345678"),
        SHARDRT_ERR_FORMAT, "structured dtypes"},

@@ -85,7 +85,24 @@ inline void storeValue(void *buf, int64_t i, int32_t dtype, double v) {
   case SHARDRT_BOOL:
     p[i] = v != 0 ? 1 : 0;
     return;
+  case SHARDRT_U8:
+    p[i] = static_cast<char>(static_cast<uint8_t>(v));
+    return;
+  case SHARDRT_U32: {
+    uint32_t x = static_cast<uint32_t>(v);
+    std::memcpy(p + i * 4, &x, 4);
+    return;
   }
+  case SHARDRT_U64: {
+    uint64_t x = static_cast<uint64_t>(v);
+    std::memcpy(p + i * 8, &x, 8);
+    return;
+  }
+  }
+}
+
+inline bool isUnsignedDtype(int32_t dtype) {
+  return dtype == SHARDRT_U8 || dtype == SHARDRT_U32 || dtype == SHARDRT_U64;
 }
 
 inline double loadValue(const void *buf, int64_t i, int32_t dtype) {
@@ -94,12 +111,23 @@ inline double loadValue(const void *buf, int64_t i, int32_t dtype) {
 
 // Inputs chosen so every result is exact in every dtype: sums lie in [-40, 40]
 // (exact in bf16, no i8 overflow) and products have magnitude at most 4.
+// Unsigned ones are never negative; their max and min inputs mix values
+// with the top bit set and small ones, which a signed order would rank
+// the other way round (exact in a double: 2^63 + a multiple of 2^11).
 inline double reduceInput(int32_t op, int32_t dtype, int64_t r, int64_t i) {
   if (dtype == SHARDRT_BOOL)
     return op == SHARDRT_SUM || op == SHARDRT_MAX ? ((r * 3 + i) % 4 == 0) : ((r + i) % 5 != 0);
   if (op == SHARDRT_PROD)
-    return (r + i) % 4 == 0 ? 2 : ((r * 5 + i) % 3 == 0 ? -1 : 1);
-  return static_cast<double>((r * 7 + i * 3) % 11) - 5;
+    return (r + i) % 4 == 0 ? 2 : ((r * 5 + i) % 3 == 0 ? (isUnsignedDtype(dtype) ? 1 : -1) : 1);
+  const int64_t k = (r * 7 + i * 3) % 11;
+  if (isUnsignedDtype(dtype)) {
+    if (op == SHARDRT_SUM || k % 2 == 0)
+      return static_cast<double>(k);
+    return dtype == SHARDRT_U8    ? 128.0 + k
+           : dtype == SHARDRT_U32 ? 2147483648.0 + k
+                                  : 9223372036854775808.0 + 2048.0 * k;
+  }
+  return static_cast<double>(k) - 5;
 }
 
 inline double reduceExpected(int32_t op, int32_t dtype, const std::vector<int64_t> &members, int64_t i) {
@@ -128,7 +156,8 @@ inline std::string tempPath(const std::string &name) {
 }
 
 constexpr int32_t kAllDtypes[] = {SHARDRT_F32, SHARDRT_F64, SHARDRT_F16, SHARDRT_BF16,
-                                  SHARDRT_I64, SHARDRT_I32, SHARDRT_I8,  SHARDRT_BOOL};
+                                  SHARDRT_I64, SHARDRT_I32, SHARDRT_I8,  SHARDRT_BOOL,
+                                  SHARDRT_U8,  SHARDRT_U32, SHARDRT_U64};
 constexpr int32_t kAllOps[] = {SHARDRT_SUM, SHARDRT_MAX, SHARDRT_MIN, SHARDRT_PROD};
 
 /// A world of `n` ranks split into groups of `groupSize`, listed group after

@@ -37,8 +37,8 @@ struct ncclUniqueId {
 
 inline constexpr ncclResult_t ncclSuccess = 0;
 inline constexpr ncclResult_t ncclInProgress = 7;
-inline constexpr ncclDataType_t ncclInt8 = 0, ncclUint8 = 1, ncclInt32 = 2, ncclInt64 = 4,
-                                ncclFloat16 = 6, ncclFloat32 = 7, ncclFloat64 = 8,
+inline constexpr ncclDataType_t ncclInt8 = 0, ncclUint8 = 1, ncclInt32 = 2, ncclUint32 = 3,
+                                ncclInt64 = 4, ncclUint64 = 5, ncclFloat16 = 6, ncclFloat32 = 7, ncclFloat64 = 8,
                                 ncclBfloat16 = 9;
 inline constexpr ncclRedOp_t ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3;
 

@@ -21,7 +21,9 @@ ncclDataType_t ncclTypeOf(int32_t dtype) {
   case SHARDRT_I64: return ncclInt64;
   case SHARDRT_I32: return ncclInt32;
   case SHARDRT_I8: return ncclInt8;
-  default: return ncclUint8; // SHARDRT_BOOL
+  case SHARDRT_U32: return ncclUint32;
+  case SHARDRT_U64: return ncclUint64;
+  default: return ncclUint8; // SHARDRT_BOOL, SHARDRT_U8
   }
 }
 

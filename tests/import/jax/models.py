@@ -636,6 +636,40 @@ def counts():
                   (P("data"), P("data"), P(), P(), P("data")))
 
 
+# --- keyed: the usual training-loop signature, a PRNG key passed in and its
+# successor returned (uint32 at the boundary), images as uint8 pixels, and
+# fresh random bits returned as uint32 -----------------------------------------
+
+def keyed_step(params, key, pixels, labels):
+    key, k_drop, k_bits = jax.random.split(key, 3)
+    x = pixels.astype(jnp.float32) / 255.0
+
+    def loss(p):
+        h = jax.nn.relu(x @ p["W1"])
+        keep = jax.random.bernoulli(k_drop, 0.8, h.shape)
+        h = jnp.where(keep, h / 0.8, 0.0)
+        logits = h @ p["W2"]
+        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], 1))
+    l, g = jax.value_and_grad(loss)(params)
+    params = jax.tree.map(lambda p, g: p - 0.1 * g, params, g)
+    # Bits with the top bit set in some words: read back as unsigned.
+    bits = jax.random.bits(k_bits, (8,), jnp.uint32)
+    brightest = jnp.max(pixels, axis=1)  # an unsigned max of uint8
+    return params, key, {"loss": l, "bits": bits, "brightest": brightest}
+
+
+def keyed():
+    rng = np.random.default_rng(20)
+    params = {"W1": grid(rng, (12, 16), 0.5), "W2": grid(rng, (16, 4), 0.5)}
+    pixels = rng.integers(0, 256, size=(8, 12)).astype(np.uint8)
+    pixels[0, :] = [0, 255, 128, 127, 200, 1, 2, 3, 4, 5, 6, 7]  # 255 above 127
+    labels = rng.integers(0, 4, size=8).astype(np.int32)
+    key = np.asarray(jax.random.PRNGKey(42))  # uint32[2]
+    return Export(keyed_step, (params, key, pixels, labels), {"data": 2},
+                  ({"W1": P(), "W2": P()}, P(), P("data"), P("data")),
+                  donate_argnums=(0, 1))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -657,4 +691,5 @@ EXPORTS = {
     "solvers": solvers,
     "search": search,
     "counts": counts,
+    "keyed": keyed,
 }

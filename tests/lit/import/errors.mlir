@@ -126,12 +126,12 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 }) : () -> ()
 
 //--- unsigned_arg.mlir
-// UARG: unsigned_arg.mlir:[[@LINE+2]]:{{[0-9]+}}: error: argument #0 of @main has type 'tensor<2xui32>': shardc has no unsigned integers at a function's boundary; pass the bits as a signed integer of the same width (jax.lax.bitcast_convert_type) and convert them inside
+// UARG: unsigned_arg.mlir:[[@LINE+2]]:{{[0-9]+}}: error: argument #0 of @main has type 'tensor<2xui16>': shardc exchanges unsigned integers of 8, 32 and 64 bits; convert it to uint32 in JAX
 "builtin.module"() ({
-  "func.func"() <{function_type = (tensor<2xui32>) -> tensor<2xui32>, sym_name = "main"}> ({
-  ^bb0(%k: tensor<2xui32>):
-    %r = "stablehlo.add"(%k, %k) : (tensor<2xui32>, tensor<2xui32>) -> tensor<2xui32>
-    "func.return"(%r) : (tensor<2xui32>) -> ()
+  "func.func"() <{function_type = (tensor<2xui16>) -> tensor<2xui16>, sym_name = "main"}> ({
+  ^bb0(%k: tensor<2xui16>):
+    %r = "stablehlo.add"(%k, %k) : (tensor<2xui16>, tensor<2xui16>) -> tensor<2xui16>
+    "func.return"(%r) : (tensor<2xui16>) -> ()
   }) : () -> ()
 }) : () -> ()
 

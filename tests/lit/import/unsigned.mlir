@@ -5,7 +5,8 @@
 // ordering compares and maximum flip the sign bits, a convert from an
 // unsigned integer zero-extends; division and remainder run on operands
 // zero-extended to twice the width; clamp flips the sign bits like maximum,
-// abs is the operand and sign is 0 or 1. Shifts by amounts outside
+// abs is the operand and sign is 0 or 1; a reduce by maximum or minimum
+// flips the sign bits of its operand, initial value and result. Shifts by amounts outside
 // [0, width) give 0 (logical, left) or the sign (arithmetic);
 // bitcast_convert keeps the bits.
 //
@@ -22,8 +23,10 @@
 // CHECK: result9 = [0, 1, 1, 1]
 // CHECK: result10 = [5, 3000000000, 2147483648, 7]
 // CHECK: result11 = [1, 4294967295, 2147483648, 7]
+// CHECK: result12 = 4294967295
+// CHECK: result13 = 1
 "builtin.module"() ({
-  "func.func"() <{function_type = () -> (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>), sym_name = "main"}> ({
+  "func.func"() <{function_type = () -> (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<i64>, tensor<i64>), sym_name = "main"}> ({
     %a = "stablehlo.constant"() <{value = dense<[1, 4294967295, 2147483648, 7]> : tensor<4xui32>}> : () -> tensor<4xui32>
     %b = "stablehlo.constant"() <{value = dense<[2, 1, 2147483647, 7]> : tensor<4xui32>}> : () -> tensor<4xui32>
     %lt = "stablehlo.compare"(%a, %b) <{compare_type = #stablehlo<comparison_type UNSIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xi1>
@@ -55,6 +58,20 @@
     %cl64 = "stablehlo.convert"(%cl) : (tensor<4xui32>) -> tensor<4xi64>
     %ab = "stablehlo.abs"(%a) : (tensor<4xui32>) -> tensor<4xui32>
     %ab64 = "stablehlo.convert"(%ab) : (tensor<4xui32>) -> tensor<4xi64>
-    "func.return"(%lt, %mx64, %af, %sr64, %sl64, %sa, %f, %dv64, %rm64, %sg64, %cl64, %ab64) : (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) -> ()
+    %z = "stablehlo.constant"() <{value = dense<0> : tensor<ui32>}> : () -> tensor<ui32>
+    %rmax = "stablehlo.reduce"(%a, %z) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%p: tensor<ui32>, %q: tensor<ui32>):
+      %m = "stablehlo.maximum"(%p, %q) : (tensor<ui32>, tensor<ui32>) -> tensor<ui32>
+      "stablehlo.return"(%m) : (tensor<ui32>) -> ()
+    }) : (tensor<4xui32>, tensor<ui32>) -> tensor<ui32>
+    %rmax64 = "stablehlo.convert"(%rmax) : (tensor<ui32>) -> tensor<i64>
+    %top = "stablehlo.constant"() <{value = dense<4294967295> : tensor<ui32>}> : () -> tensor<ui32>
+    %rmin = "stablehlo.reduce"(%a, %top) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%p: tensor<ui32>, %q: tensor<ui32>):
+      %m = "stablehlo.minimum"(%p, %q) : (tensor<ui32>, tensor<ui32>) -> tensor<ui32>
+      "stablehlo.return"(%m) : (tensor<ui32>) -> ()
+    }) : (tensor<4xui32>, tensor<ui32>) -> tensor<ui32>
+    %rmin64 = "stablehlo.convert"(%rmin) : (tensor<ui32>) -> tensor<i64>
+    "func.return"(%lt, %mx64, %af, %sr64, %sl64, %sa, %f, %dv64, %rm64, %sg64, %cl64, %ab64, %rmax64, %rmin64) : (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<2xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<i64>, tensor<i64>) -> ()
   }) : () -> ()
 }) : () -> ()
