@@ -30,6 +30,9 @@ double element(const shardrt_array &a, int64_t i) {
   case SHARDRT_I32: return static_cast<const int32_t *>(a.data)[i];
   case SHARDRT_I8: return static_cast<const int8_t *>(a.data)[i];
   case SHARDRT_BOOL: return static_cast<const uint8_t *>(a.data)[i];
+  case SHARDRT_U8: return static_cast<const uint8_t *>(a.data)[i];
+  case SHARDRT_U32: return static_cast<const uint32_t *>(a.data)[i];
+  case SHARDRT_U64: return static_cast<double>(static_cast<const uint64_t *>(a.data)[i]);
   case SHARDRT_F16: return static_cast<double>(static_cast<const _Float16 *>(a.data)[i]);
   case SHARDRT_BF16: {
     // bf16 is the top half of an f32.
@@ -83,7 +86,8 @@ int main(int argc, char **argv) {
   if (e.dtype == SHARDRT_BF16)
     rtol = std::max(rtol, 8 * 7.81e-3);
   const bool exact = e.dtype == SHARDRT_I64 || e.dtype == SHARDRT_I32 || e.dtype == SHARDRT_I8 ||
-                     e.dtype == SHARDRT_BOOL;
+                     e.dtype == SHARDRT_BOOL || e.dtype == SHARDRT_U8 || e.dtype == SHARDRT_U32 ||
+                     e.dtype == SHARDRT_U64;
   double worst = 0, worstTol = 0;
   int64_t at = -1;
   for (int64_t i = 0; i < shardrt_array_numel(&e); ++i) {
