@@ -192,6 +192,8 @@ mlir::FailureOr<Values> importErfc(mlir::Operation *op, mlir::garray::OpEmitter 
 mlir::FailureOr<Values> importErfInv(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importLgamma(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importDigamma(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importZeta(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importPolygamma(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importIsFinite(mlir::Operation *op, mlir::garray::OpEmitter &e);
 
 } // namespace shardc::import

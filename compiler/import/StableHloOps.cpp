@@ -492,6 +492,8 @@ const OpImport kTable[] = {
     {"chlo.erf_inv", {}, importErfInv},
     {"chlo.lgamma", {}, importLgamma},
     {"chlo.digamma", {}, importDigamma},
+    {"chlo.zeta", {}, importZeta},
+    {"chlo.polygamma", {}, importPolygamma},
 };
 
 } // namespace

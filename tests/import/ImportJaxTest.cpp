@@ -100,7 +100,7 @@ TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
         "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
-        "scans", "windows", "edges", "counts", "keyed"})
+        "scans", "windows", "edges", "counts", "keyed", "dirichlet"})
     checkBytesAgainstXla(name);
 }
 
@@ -209,4 +209,10 @@ TEST_CASE("a step that takes a PRNG key and uint8 pixels and returns the next ke
           "JAX",
           "[import][exec]") {
   checkProgram("keyed", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("a Dirichlet KL term's second-order gradient (polygamma) and Hurwitz zeta match "
+          "JAX",
+          "[import][exec]") {
+  checkProgram("dirichlet", {"", "data=1", "data=3", "data=4"});
 }

@@ -670,6 +670,41 @@ def keyed():
                   donate_argnums=(0, 1))
 
 
+# --- dirichlet: a Dirichlet KL term (lgamma, digamma) whose gradient needs
+# trigamma (polygamma(1, .)), and polygamma and Hurwitz zeta on grids -------
+
+def dirichlet_step(logits, target, n, pts, q):
+    from jax.scipy.special import digamma, gammaln, polygamma, zeta
+
+    def kl(logits):
+        # KL(Dir(alpha) || Dir(target)) per row, alpha = softplus + 1.
+        alpha = jax.nn.softplus(logits) + 1.0
+        a0 = jnp.sum(alpha, -1)
+        t0 = jnp.sum(target, -1)
+        kl = (gammaln(a0) - jnp.sum(gammaln(alpha), -1) - gammaln(t0)
+              + jnp.sum(gammaln(target), -1)
+              + jnp.sum((alpha - target) * (digamma(alpha) - digamma(a0)[:, None]), -1))
+        return jnp.mean(kl)
+    # The gradient of a gradient: digamma's derivative is polygamma(1, .).
+    l, g = jax.value_and_grad(lambda z: jnp.sum(jax.grad(kl)(z) ** 2))(logits)
+    return {"loss": l, "grad": g, "polygamma": polygamma(n, pts),
+            "zeta": zeta(n + 1.0, q)}
+
+
+def dirichlet():
+    rng = np.random.default_rng(21)
+    logits = grid(rng, (8, 5), 1.0)
+    target = (rng.random((8, 5)) * 3 + 0.5).astype(np.float32)
+    # Orders 0-3 against points from near 0 to large, negatives off the poles.
+    n = np.array([1, 2, 3, 0, 1, 1, 2, 3, 1, 2, 1, 3, 0, 1, 2, 1], np.int32)
+    pts = np.array([0.25, 0.5, 1.0, 1.5, 2.0, 3.5, 7.25, 20.0, 150.0, 1e4,
+                    -0.5, -1.25, -2.5, 0.125, 4.0, 1e-3], np.float32)
+    q = np.array([0.5, 1.0, 2.0, 0.75, 3.0, 10.0, 0.1, 1e3, 0.0, 5.0, 1.0, 2.5,
+                  7.0, 0.3, 1.5, 50.0], np.float32)  # zeta(1, .) = inf at n = 0
+    return Export(dirichlet_step, (logits, target, n, pts, q), {"data": 2},
+                  (P("data"), P("data"), P("data"), P("data"), P("data")))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -692,4 +727,5 @@ EXPORTS = {
     "search": search,
     "counts": counts,
     "keyed": keyed,
+    "dirichlet": dirichlet,
 }
