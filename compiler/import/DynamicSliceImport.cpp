@@ -44,8 +44,7 @@ std::optional<int64_t> constantIndex(Value v) {
 
 Value zeroLike(OpEmitter &e, Type tensorType) {
   auto t = cast<RankedTensorType>(tensorType);
-  return ConstantOp::create(e.b, e.loc,
-                            DenseElementsAttr::get(t, e.b.getZeroAttr(t.getElementType())));
+  return filledConstant(e, t, e.b.getZeroAttr(t.getElementType()));
 }
 
 Value scalarInt(OpEmitter &e, Type element, int64_t v) {

@@ -112,7 +112,7 @@ Value splatOf(OpEmitter &e, RankedTensorType t, int64_t v) {
   Type el = t.getElementType();
   Attribute a = isa<FloatType>(el) ? Attribute(e.b.getFloatAttr(el, v))
                                    : Attribute(e.b.getIntegerAttr(el, v));
-  return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(t, a));
+  return filledConstant(e, t, a);
 }
 
 /// Whether the operand dims are exactly the batching dims plus `a`.

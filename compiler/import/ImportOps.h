@@ -74,9 +74,18 @@ mlir::Operation *createStableHlo(mlir::OpBuilder &b, mlir::Location loc, llvm::S
                                  mlir::ValueRange operands, mlir::Type result,
                                  llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
 
-/// A `stablehlo.constant` holding `value`.
+/// A `stablehlo.constant` holding `value`; a splat of more than one
+/// element as a scalar constant broadcast, so that the importer's own
+/// constants count one element each against the input contract's bound on
+/// constants (a mask the size of a large activation would pass it).
 mlir::Value stableHloConstant(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::DenseElementsAttr value);
+
+/// A `garray.constant` of tensor type `type` with every element `element`,
+/// as a scalar constant broadcast when it has more than one element (see
+/// stableHloConstant).
+mlir::Value filledConstant(mlir::garray::OpEmitter &e, mlir::RankedTensorType type,
+                           mlir::Attribute element);
 
 /// The rank-0 `scalar` broadcast to `type` by a `stablehlo.broadcast_in_dim`.
 mlir::Value stableHloBroadcastScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scalar,

@@ -187,7 +187,7 @@ FailureOr<Values> importSelectAndScatter(Operation *op, OpEmitter &e) {
   if (padded) {
     Type i1 = e.b.getI1Type();
     auto ones = RankedTensorType::get(xt.getShape(), i1);
-    Value all = ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(ones, true));
+    Value all = filledConstant(e, ones, e.b.getBoolAttr(true));
     Value no = ConstantOp::create(
         e.b, e.loc, DenseElementsAttr::get(RankedTensorType::get({}, i1), false));
     validPadded = padGeneral(e, all, no, low, high, none);
@@ -195,8 +195,7 @@ FailureOr<Values> importSelectAndScatter(Operation *op, OpEmitter &e) {
   auto windowType = [&](Type element) { return RankedTensorType::get(windows, element); };
   auto tapIndex = [&](int64_t t) -> Value {
     auto type = windowType(e.b.getI32Type());
-    return ConstantOp::create(
-        e.b, e.loc, DenseElementsAttr::get(type, e.b.getI32IntegerAttr(static_cast<int32_t>(t))));
+    return filledConstant(e, type, e.b.getI32IntegerAttr(static_cast<int32_t>(t)));
   };
 
   // The sequential selection, tap by tap.

@@ -68,9 +68,7 @@ namespace {
 /// one per element of `x` (the input contract bounds constants' elements).
 Value constLike(OpEmitter &e, Value x, double v) {
   auto t = cast<RankedTensorType>(x.getType());
-  if (t.getRank() == 0)
-    return e.splatLike(x, v);
-  return e.broadcast(e.splat(RankedTensorType::get({}, t.getElementType()), v), t, {});
+  return filledConstant(e, t, e.b.getFloatAttr(t.getElementType(), v));
 }
 
 Value scaleBy(OpEmitter &e, Value x, double s) { return e.mul(x, constLike(e, x, s)); }

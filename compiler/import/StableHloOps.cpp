@@ -54,9 +54,21 @@ Operation *createStableHlo(OpBuilder &b, Location loc, StringRef name, ValueRang
 }
 
 Value stableHloConstant(OpBuilder &b, Location loc, DenseElementsAttr value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (value.isSplat() && type.getRank() > 0 && value.getNumElements() > 1) {
+    auto scalar = DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
+                                         value.getSplatValue<Attribute>());
+    return stableHloBroadcastScalar(b, loc, stableHloConstant(b, loc, scalar), type);
+  }
   return createStableHlo(b, loc, "stablehlo.constant", {}, value.getType(),
                          {NamedAttribute(b.getStringAttr("value"), value)})
       ->getResult(0);
+}
+
+Value filledConstant(OpEmitter &e, RankedTensorType type, Attribute element) {
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  Value scalar = ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(scalarType, element));
+  return type.getRank() == 0 ? scalar : e.broadcastScalar(scalar, type);
 }
 
 Value stableHloBroadcastScalar(OpBuilder &b, Location loc, Value scalar, Type type) {
@@ -206,7 +218,7 @@ Value totalOrderKey(OpEmitter &e, Value x) {
   auto intType = RankedTensorType::get(t.getShape(), e.b.getIntegerType(width));
   Value bits = BitcastConvertOp::create(e.b, e.loc, intType, x);
   auto splat = [&](uint64_t v) -> Value {
-    return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(intType, APInt(width, v)));
+    return filledConstant(e, intType, e.b.getIntegerAttr(intType.getElementType(), APInt(width, v)));
   };
   Value sign = ShiftRightArithmeticOp::create(e.b, e.loc, intType, bits, splat(width - 1));
   Value magnitude = splat((uint64_t(1) << (width - 1)) - 1);

@@ -39,8 +39,9 @@
       %t = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%t) : (tensor<f32>) -> ()
     }) : (tensor<3x0xf32>, tensor<f32>) -> tensor<3xf32>
-    // Contracting the empty dim: zeros.
-    // CHECK: garray.constant dense<0.000000e+00> : tensor<3x3xf32>
+    // Contracting the empty dim: zeros (a scalar broadcast).
+    // CHECK: %[[ZERO:.*]] = garray.constant dense<0.000000e+00> : tensor<f32>
+    // CHECK: garray.broadcast_in_dim %[[ZERO]], dims = [] : (tensor<f32>) -> tensor<3x3xf32>
     %d2 = "stablehlo.dot_general"(%e3, %e3) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>}> : (tensor<3x0xf32>, tensor<3x0xf32>) -> tensor<3x3xf32>
     // Writing nothing: the operand.
     %i0 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
