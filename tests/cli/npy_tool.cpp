@@ -78,9 +78,13 @@ bool set(shardrt_array &a, int64_t i, double v) {
   case SHARDRT_I32: static_cast<int32_t *>(a.data)[i] = static_cast<int32_t>(v); return true;
   case SHARDRT_I8: static_cast<int8_t *>(a.data)[i] = static_cast<int8_t>(v); return true;
   case SHARDRT_BOOL: static_cast<uint8_t *>(a.data)[i] = v != 0; return true;
-  case SHARDRT_U8: static_cast<uint8_t *>(a.data)[i] = static_cast<uint8_t>(v); return true;
-  case SHARDRT_U32: static_cast<uint32_t *>(a.data)[i] = static_cast<uint32_t>(v); return true;
-  case SHARDRT_U64: static_cast<uint64_t *>(a.data)[i] = static_cast<uint64_t>(v); return true;
+  // Negative values wrap as the signed integer's cast would.
+  case SHARDRT_U8: static_cast<uint8_t *>(a.data)[i] = static_cast<uint8_t>(static_cast<int64_t>(v)); return true;
+  case SHARDRT_U32: static_cast<uint32_t *>(a.data)[i] = static_cast<uint32_t>(static_cast<int64_t>(v)); return true;
+  case SHARDRT_U64:
+    static_cast<uint64_t *>(a.data)[i] =
+        v < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
+    return true;
   default: return false;
   }
 }

@@ -185,10 +185,13 @@ static void storeDouble(void *data, int64_t i, int32_t dtype, double v) {
   case SHARDRT_I32: put(static_cast<int32_t>(static_cast<int64_t>(v))); break;
   case SHARDRT_I8: put(static_cast<int8_t>(static_cast<int64_t>(v))); break;
   case SHARDRT_BOOL: put(static_cast<uint8_t>(v != 0.0)); break;
-  case SHARDRT_U8: put(static_cast<uint8_t>(static_cast<uint64_t>(v))); break;
-  case SHARDRT_U32: put(static_cast<uint32_t>(static_cast<uint64_t>(v))); break;
+  // Negative values wrap as the signed integer's cast would.
+  case SHARDRT_U8: put(static_cast<uint8_t>(static_cast<int64_t>(v))); break;
+  case SHARDRT_U32: put(static_cast<uint32_t>(static_cast<int64_t>(v))); break;
   case SHARDRT_U64: // 2^64 and beyond clamp
-    put(v >= 18446744073709551615.0 ? UINT64_MAX : static_cast<uint64_t>(v));
+    put(v >= 18446744073709551615.0 ? UINT64_MAX
+        : v < 0                      ? static_cast<uint64_t>(static_cast<int64_t>(v))
+                                     : static_cast<uint64_t>(v));
     break;
   }
 }

@@ -85,16 +85,18 @@ inline void storeValue(void *buf, int64_t i, int32_t dtype, double v) {
   case SHARDRT_BOOL:
     p[i] = v != 0 ? 1 : 0;
     return;
+  // Negative values wrap, as a cast of the signed integer would (a double
+  // below zero has no unsigned value to convert to).
   case SHARDRT_U8:
-    p[i] = static_cast<char>(static_cast<uint8_t>(v));
+    p[i] = static_cast<char>(static_cast<uint8_t>(static_cast<int64_t>(v)));
     return;
   case SHARDRT_U32: {
-    uint32_t x = static_cast<uint32_t>(v);
+    uint32_t x = static_cast<uint32_t>(static_cast<int64_t>(v));
     std::memcpy(p + i * 4, &x, 4);
     return;
   }
   case SHARDRT_U64: {
-    uint64_t x = static_cast<uint64_t>(v);
+    uint64_t x = v < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
     std::memcpy(p + i * 8, &x, 8);
     return;
   }
