@@ -9,7 +9,11 @@
 //     gather  -> garray.gather (both clamp the index into range);
 //     scatter -> garray.scatter_add of updates whose index is in range
 //                (StableHLO skips an out-of-range update; garray would
-//                clamp it, so those updates are zeroed first).
+//                clamp it, so those updates are zeroed first); a max- or
+//                min-scatter (segment_max) garray.scatter_reduce, with
+//                out-of-range updates made the identity; a set takes
+//                the last position naming each row (scatter_reduce <max>
+//                of positions) and gathers those rows of the updates.
 //
 //   One start for the whole result: `jnp.median`'s and `jnp.quantile`'s
 //   pick of a sorted position, `jnp.take(x, i, axis=1)` with a scalar
@@ -360,6 +364,35 @@ FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
   return result(sum);
 }
 
+/// `base.at[idx].set(updates)` on whole rows, with the updates outside
+/// `inRange` skipped: each row takes the update at the last index position
+/// (row-major) that names it, as XLA's CPU scatter applies updates in
+/// order. That position is a max-scatter of the positions (-1: none),
+/// whose rows are then gathered from the updates.
+Value scatterSetRows(OpEmitter &e, Value base, Value idx, Value inRange, Value updates) {
+  RankedTensorType bt = tensorType(base), it = tensorType(idx), ut = tensorType(updates);
+  int64_t positions = it.getNumElements(), v = bt.getDimSize(0);
+  auto i64 = e.b.getI64Type();
+  auto flatPositions = RankedTensorType::get({positions}, i64);
+  Value position = e.reshape(IotaOp::create(e.b, e.loc, flatPositions, e.b.getI64IntegerAttr(0)),
+                             it.clone(i64));
+  Value none = filledConstant(e, it.clone(i64), e.b.getI64IntegerAttr(-1));
+  Value kept = e.select(inRange, position, none);
+  auto rowsType = RankedTensorType::get({v}, i64);
+  Value last = ScatterReduceOp::create(e.b, e.loc, rowsType, ReductionKind::max,
+                                       filledConstant(e, rowsType, e.b.getI64IntegerAttr(-1)),
+                                       idx, kept);
+  SmallVector<int64_t> flatShape = {positions};
+  llvm::append_range(flatShape, bt.getShape().drop_front());
+  Value flatUpdates = e.reshape(updates, RankedTensorType::get(flatShape, ut.getElementType()));
+  // gather clamps a row of -1 to 0; the select below drops it.
+  Value picked = GatherOp::create(e.b, e.loc, bt, flatUpdates, last);
+  Value written = e.compare(ComparisonDirection::ge, last, filledConstant(e, rowsType,
+                                                                          e.b.getI64IntegerAttr(0)));
+  Value writtenRows = e.broadcast(written, bt.clone(e.b.getI1Type()), {0});
+  return e.select(writtenRows, picked, base);
+}
+
 FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   std::optional<IndexMap> m =
       readIndexMap(op, "scatter_dimension_numbers", "scatter", kScatterNames);
@@ -379,13 +412,16 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   // position).
   bool sets = body.getNumArguments() == 2 && body.back().getNumOperands() == 1 &&
               body.back().getOperand(0) == body.getArgument(1);
-  if (sets && singleStart(*m, tensorType(op->getOperand(1))))
+  bool one = singleStart(*m, tensorType(op->getOperand(1)));
+  if (sets && one)
     return scatterOneSlice(op, e, *m, /*add=*/false);
-  if (combinerKind(body, bt.getElementType()) != ReductionKind::sum)
-    return op->emitError() << "only add-scatters (`.at[...].add`, the gradient of a gather) "
-                              "and sets of one window (`.at[i].set` at one index) are "
-                              "supported; this scatter's body does something else";
-  if (singleStart(*m, tensorType(op->getOperand(1))))
+  std::optional<ReductionKind> kind = combinerKind(body, bt.getElementType());
+  if (!sets && (!kind || *kind == ReductionKind::prod))
+    return op->emitError() << "only add-, max- and min-scatters (`.at[...].add`, `.max`, "
+                              "`.min`, jax.ops.segment_sum/max/min) and sets "
+                              "(`.at[...].set`) are supported; this scatter's body does "
+                              "something else";
+  if (!sets && *kind == ReductionKind::sum && one)
     return scatterOneSlice(op, e, *m, /*add=*/true);
   FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
   if (failed(idx))
@@ -400,22 +436,37 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
     for (int64_t d = 1; rows && d < bt.getRank(); ++d)
       rows = llvm::is_contained(m->windowDims, sRank + d - 1);
     if (!rows)
-      return op->emitError() << "a scatter without batching dims is supported as the add of "
-                                "whole rows into dimension 0 (the gradient of t[ids])";
-    // StableHLO skips an update whose row is out of range: zero it, since
-    // garray.scatter_add clamps the index instead.
+      return op->emitError() << "a scatter without batching dims is supported on whole rows "
+                                "of dimension 0 (`t.at[ids]`, the gradient of t[ids])";
+    // StableHLO skips an update whose row is out of range; garray's
+    // scatters clamp the index instead, so such updates become no-ops.
     int64_t v = bt.getDimSize(0);
     Value inRange = AndOp::create(
         e.b, e.loc, e.compare(ComparisonDirection::ge, *idx, splatOf(e, it, 0)),
         e.compare(ComparisonDirection::lt, *idx, splatOf(e, it, v)));
+    if (sets)
+      return Values{scatterSetRows(e, base, *idx, inRange, updates)};
     RankedTensorType ut = tensorType(updates);
     Value mask = e.broadcast(inRange, RankedTensorType::get(ut.getShape(), e.b.getI1Type()),
                              llvm::to_vector(llvm::seq<int64_t>(0, sRank)));
-    Value kept = e.select(mask, updates, splatOf(e, ut, 0));
-    return Values{
-        ScatterAddOp::create(e.b, e.loc, op->getResult(0).getType(), base, *idx, kept)
-            .getResult()};
+    if (*kind == ReductionKind::sum) {
+      Value kept = e.select(mask, updates, splatOf(e, ut, 0));
+      return Values{
+          ScatterAddOp::create(e.b, e.loc, op->getResult(0).getType(), base, *idx, kept)
+              .getResult()};
+    }
+    if (bt.getElementType().isInteger(1))
+      return op->emitError() << "a max- or min-scatter of booleans is not supported; convert "
+                                "them to int32 first";
+    Value identity = filledConstant(e, ut, reductionIdentity(e.b, ut.getElementType(), *kind));
+    Value kept = e.select(mask, updates, identity);
+    return Values{ScatterReduceOp::create(e.b, e.loc, op->getResult(0).getType(), *kind, base,
+                                          *idx, kept)
+                      .getResult()};
   }
+  if (sets || *kind != ReductionKind::sum)
+    return op->emitError() << "a batched scatter is supported as an add (the gradient of "
+                              "take_along_axis); this one sets or takes a max or min";
   if (!batchingCoversAllBut(*m, bt.getRank(), a) || !m->windowDims.empty())
     return op->emitError() << "a batched scatter is supported as the gradient of "
                               "take_along_axis: every operand dimension but the indexed one "

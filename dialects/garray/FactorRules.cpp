@@ -335,6 +335,26 @@ FactorRule ScatterAddOp::getFactorRule() {
       .build();
 }
 
+// ([V,t..],[b..],[b..,t..])->([V,t..]) like scatter_add, the index
+// positions combined by max or min. With a base of the kind's identity
+// (segment_max's -inf), b is a reduction factor of that kind: each device
+// combines its positions and the result is a pending max (or min). With any
+// other base, b stays whole, as for a non-zero-base scatter_add. No operand
+// may be pending: a max of pending sums is no pending max.
+FactorRule ScatterReduceOp::getFactorRule() {
+  bool identityBase = hasIdentityBase();
+  FactorRuleBuilder b;
+  RowIndexing r = rowIndexing(b, getBase(), getIndices(),
+                              identityBase ? FactorKind::Reduction : FactorKind::NeedReplication);
+  return b.operand(r.rows)
+      .operand(r.indices)
+      .operand(r.indexed)
+      .result(r.rows)
+      .reduction(toCore(getKind()))
+      .pending(none())
+      .build();
+}
+
 // Both branches share the predicate's factors. The predicate (replicated
 // along any pending axes, never a pending sum itself) picks elementwise, so
 // select(p, a, b) summed over devices is select(p, sum a, sum b): branches

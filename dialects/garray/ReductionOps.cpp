@@ -208,39 +208,64 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
-LogicalResult ScatterAddOp::verify() {
-  auto base = cast<RankedTensorType>(getBase().getType());
-  auto indices = cast<RankedTensorType>(getIndices().getType());
-  auto updates = cast<RankedTensorType>(getUpdates().getType());
+/// scatter_add's and scatter_reduce's constraints c1-c4 (the same row
+/// indexing), with `name` the constraints' prefix.
+static LogicalResult verifyRowScatter(Operation *op, StringRef name, Value baseValue,
+                                      Value indicesValue, Value updatesValue) {
+  auto base = cast<RankedTensorType>(baseValue.getType());
+  auto indices = cast<RankedTensorType>(indicesValue.getType());
+  auto updates = cast<RankedTensorType>(updatesValue.getType());
   if (!isa<IntegerType>(indices.getElementType()))
-    return emitOpError(
-               "scatter_add_c1: indices (operand #1) must have an integer element type, not ")
+    return op->emitOpError(name)
+           << "_c1: indices (operand #1) must have an integer element type, not "
            << indices.getElementType();
   if (base.getRank() < 1)
-    return emitOpError("scatter_add_c2: base (operand #0) must have rank >= 1, not ") << base;
+    return op->emitOpError(name) << "_c2: base (operand #0) must have rank >= 1, not " << base;
   if (base.getDimSize(0) == 0)
-    return emitOpError("scatter_add_c2: base (operand #0) has no rows to add into: ") << base;
+    return op->emitOpError(name) << "_c2: base (operand #0) has no rows to write into: "
+                                 << base;
   SmallVector<int64_t> expected = indexedShape(indices, base);
   if (ArrayRef<int64_t>(expected) != updates.getShape())
-    return emitOpError("scatter_add_c3: updates (operand #2) must have shape [")
-           << expected << "] (indices.shape ++ base.shape[1:]) but has " << updates;
-  if (getType() != base)
-    return emitOpError("scatter_add_c4: the result must have base's type ")
-           << base << ", not " << getType();
+    return op->emitOpError(name) << "_c3: updates (operand #2) must have shape [" << expected
+                                 << "] (indices.shape ++ base.shape[1:]) but has " << updates;
+  if (op->getResult(0).getType() != base)
+    return op->emitOpError(name) << "_c4: the result must have base's type " << base
+                                 << ", not " << op->getResult(0).getType();
   if (updates.getElementType() != base.getElementType())
-    return emitOpError("scatter_add_c4: updates (operand #2) has element type ")
-           << updates.getElementType() << " but base has " << base.getElementType();
-  if (base.getElementType().isInteger(1))
+    return op->emitOpError(name) << "_c4: updates (operand #2) has element type "
+                                 << updates.getElementType() << " but base has "
+                                 << base.getElementType();
+  return success();
+}
+
+LogicalResult ScatterAddOp::verify() {
+  if (failed(verifyRowScatter(*this, "scatter_add", getBase(), getIndices(), getUpdates())))
+    return failure();
+  if (getBase().getType().getElementType().isInteger(1))
     return emitOpError("scatter_add_c5: cannot add i1 values; convert them to a number type first");
   return success();
 }
 
-bool mlir::garray::isAllZeros(Value v) {
-  // Look through ops that only move the global value between layouts: the
-  // partitioner places a zero operand with one (an all_slice when the op's
-  // trailing dims are split), and it is still all zeros. A factor rule read
-  // again after partitioning must be the one propagation chose (for
-  // scatter_add, or the padding of uneven index shards would go unmasked).
+LogicalResult ScatterReduceOp::verify() {
+  if (failed(verifyRowScatter(*this, "scatter_reduce", getBase(), getIndices(), getUpdates())))
+    return failure();
+  if (getKind() != ReductionKind::max && getKind() != ReductionKind::min)
+    return emitOpError("scatter_reduce_c5: the kind must be max or min, not ")
+           << stringifyReductionKind(getKind()) << " (scatter_add adds)";
+  if (getBase().getType().getElementType().isInteger(1))
+    return emitOpError("scatter_reduce_c5: i1 values have no order here; convert them to a "
+                       "number type first");
+  return success();
+}
+
+/// The element of `v` when every element is that one constant, else null.
+/// Looks through ops that only move the global value between layouts: the
+/// partitioner places a constant operand with one (an all_slice when the
+/// op's trailing dims are split), and it is still that constant. A factor
+/// rule read again after partitioning must be the one propagation chose
+/// (for the scatters, or the padding of uneven index shards would go
+/// unmasked).
+static Attribute splatElement(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (!isa<ReshardOp, ShardingConstraintOp, AllGatherOp, AllSliceOp, AllToAllOp,
              CollectivePermuteOp, BroadcastInDimOp, ReshapeOp>(def))
@@ -249,16 +274,29 @@ bool mlir::garray::isAllZeros(Value v) {
   }
   DenseElementsAttr value;
   if (!matchPattern(v, m_Constant(&value)) || !value.isSplat())
-    return false;
-  Attribute a = value.getSplatValue<Attribute>();
-  if (auto f = dyn_cast<FloatAttr>(a))
+    return {};
+  return value.getSplatValue<Attribute>();
+}
+
+bool mlir::garray::isAllZeros(Value v) {
+  Attribute a = splatElement(v);
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
     return f.getValue().isZero();
-  if (auto i = dyn_cast<IntegerAttr>(a))
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
     return i.getValue().isZero();
   return false;
 }
 
 bool ScatterAddOp::hasZeroBase() { return isAllZeros(getBase()); }
+
+bool ScatterReduceOp::hasIdentityBase() {
+  Attribute a = splatElement(getBase());
+  if (!a)
+    return false;
+  Builder b(getContext());
+  Type element = cast<RankedTensorType>(getBase().getType()).getElementType();
+  return a == reductionIdentity(b, element, getKind());
+}
 
 TypedAttr mlir::garray::reductionIdentity(Builder &b, Type element, ReductionKind kind) {
   if (auto f = dyn_cast<FloatType>(element)) {

@@ -435,6 +435,27 @@ LogicalResult vjp(ScatterAddOp op, Adj &a, Value g, Grads &out) {
   return success();
 }
 
+// max/min: to the base elements and updates equal to the result they went
+// into, split evenly between ties, as reduce's.
+LogicalResult vjp(ScatterReduceOp op, Adj &a, Value g, Grads &out) {
+  Value base = op.getBase(), updates = op.getUpdates(), indices = op.getIndices();
+  auto ones = [&](Value x, Value y) {
+    return a.select(a.compare(ComparisonDirection::eq, x, y), a.splatLike(x, 1.0),
+                    a.splatLike(x, 0.0));
+  };
+  Value hitBase = ones(base, op.getResult());
+  Value resultAtUpdates =
+      GatherOp::create(a.b, a.loc, updates.getType(), op.getResult(), indices);
+  Value hitUpdates = ones(updates, resultAtUpdates);
+  Value count = a.add(hitBase, ScatterAddOp::create(a.b, a.loc, base.getType(),
+                                                    a.splat(base.getType(), 0.0), indices,
+                                                    hitUpdates));
+  Value share = a.div(g, count);
+  out[0] = a.mul(hitBase, share);
+  out[2] = a.mul(hitUpdates, GatherOp::create(a.b, a.loc, updates.getType(), share, indices));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Attachment
 //===----------------------------------------------------------------------===//
@@ -460,7 +481,7 @@ void mlir::garray::registerVjpModels(DialectRegistry &registry) {
     attach<AbsOp, AddOp, BroadcastInDimOp, CeilOp, ClampOp, ConcatenateOp, ConvertOp, CosOp,
            DivOp, DotGeneralOp, ExpOp, Expm1Op, FloorOp, GatherOp, LogOp, Log1pOp, LogisticOp,
            MaxOp, MeanOp, MinOp, MulOp, NegOp, PadOp, PowOp, ReduceOp, RemOp, ReshapeOp,
-           ReverseOp, RoundOp, RsqrtOp, ScatterAddOp, SelectOp, ShardingConstraintOp, ShiftOp,
+           ReverseOp, RoundOp, RsqrtOp, ScatterAddOp, ScatterReduceOp, SelectOp, ShardingConstraintOp, ShiftOp,
            SignOp, SinOp, SliceOp, SqrtOp, StopGradientOp, SubOp, TanhOp, TransposeOp>(ctx);
   });
 }

@@ -1,12 +1,13 @@
-//===- GatherLowering.cpp - gather / scatter_add → linalg, scf, tensor ----===//
+//===- GatherLowering.cpp - gather / scatters → linalg, scf, tensor -------===//
 //
-// Both ops index the rows of a [V, t...] tensor by integer indices [b...]:
-//   gather       a linalg.generic over the result [b..., t...] that reads its
-//                index, clamps it, and extracts table[row, t...];
-//   scatter_add  a loop nest over the index positions carrying the result:
-//                each step adds one row of updates into row `row` (an
-//                extract_slice, an elementwise add, an insert_slice), in
-//                index order, so duplicate indices accumulate.
+// The ops index the rows of a [V, t...] tensor by integer indices [b...]:
+//   gather          a linalg.generic over the result [b..., t...] that reads
+//                   its index, clamps it, and extracts table[row, t...];
+//   scatter_add,    a loop nest over the index positions carrying the
+//   scatter_reduce  result: each step combines one row of updates into row
+//                   `row` (an extract_slice, an elementwise add, max or min,
+//                   an insert_slice), in index order, so duplicate indices
+//                   accumulate.
 // Keeps: every index is clamped to [0, V - 1] before use (documented in
 // GArrayReductionOps.td, as XLA), so no access is ever out of bounds. V is
 // whole on every device (both rules keep it replicated), so the local V is
@@ -23,6 +24,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <algorithm>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::garray;
@@ -76,16 +78,40 @@ struct LowerGather : OpRewritePattern<GatherOp> {
   }
 };
 
-struct LowerScatterAdd : OpRewritePattern<ScatterAddOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ScatterAddOp op, PatternRewriter &rewriter) const override {
+/// `acc` combined with `x` (a scatter's running row and an update) by
+/// `kind`: add, or max / min propagating NaN as garray.max does.
+Value combine(OpBuilder &b, Location loc, ReductionKind kind, Value acc, Value x) {
+  bool isFloat = isa<FloatType>(acc.getType());
+  switch (kind) {
+  case ReductionKind::max:
+    return isFloat ? Value(arith::MaximumFOp::create(b, loc, acc, x))
+                   : Value(arith::MaxSIOp::create(b, loc, acc, x));
+  case ReductionKind::min:
+    return isFloat ? Value(arith::MinimumFOp::create(b, loc, acc, x))
+                   : Value(arith::MinSIOp::create(b, loc, acc, x));
+  default:
+    return isFloat ? Value(arith::AddFOp::create(b, loc, acc, x))
+                   : Value(arith::AddIOp::create(b, loc, acc, x));
+  }
+}
+
+template <typename ScatterOp> ReductionKind kindOf(ScatterOp op) {
+  if constexpr (std::is_same_v<ScatterOp, ScatterAddOp>)
+    return ReductionKind::sum;
+  else
+    return op.getKind();
+}
+
+template <typename ScatterOp> struct LowerRowScatter : OpRewritePattern<ScatterOp> {
+  using OpRewritePattern<ScatterOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScatterOp op, PatternRewriter &rewriter) const override {
+    const ReductionKind kind = kindOf(op);
     auto base = cast<RankedTensorType>(op.getBase().getType());
     auto indices = cast<RankedTensorType>(op.getIndices().getType());
     Location loc = op.getLoc();
     int64_t numIndexDims = indices.getRank();
     ArrayRef<int64_t> rowShape = base.getShape().drop_front();
     auto rowType = RankedTensorType::get(rowShape, base.getElementType());
-    bool isFloat = isa<FloatType>(base.getElementType());
 
     SmallVector<Value> lbs, ubs, steps;
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -116,21 +142,19 @@ struct LowerScatterAdd : OpRewritePattern<ScatterAddOp> {
                                                     accStrides);
       Value updRow = tensor::ExtractSliceOp::create(b, l, rowType, op.getUpdates(), updOffsets,
                                                     updSizes, updStrides);
-      // The row is added into in place (its slice is the generic's init):
-      // a fresh init made bufferization allocate, copy and free a row
-      // buffer for every index position.
+      // The row is combined into in place (its slice is the generic's
+      // init): a fresh init made bufferization allocate, copy and free a
+      // row buffer for every index position.
       SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rowType.getRank()));
       SmallVector<utils::IteratorType> iters(rowType.getRank(), utils::IteratorType::parallel);
-      Value sum = linalg::GenericOp::create(
+      Value combined = linalg::GenericOp::create(
                       b, l, TypeRange{rowType}, ValueRange{updRow}, ValueRange{accRow}, maps,
                       iters,
                       [&](OpBuilder &nb, Location nl, ValueRange a) {
-                        Value s = isFloat ? Value(arith::AddFOp::create(nb, nl, a[1], a[0]))
-                                          : Value(arith::AddIOp::create(nb, nl, a[1], a[0]));
-                        linalg::YieldOp::create(nb, nl, s);
+                        linalg::YieldOp::create(nb, nl, combine(nb, nl, kind, a[1], a[0]));
                       })
                       .getResult(0);
-      Value updated = tensor::InsertSliceOp::create(b, l, sum, acc[0], accOffsets, accSizes,
+      Value updated = tensor::InsertSliceOp::create(b, l, combined, acc[0], accOffsets, accSizes,
                                                     accStrides);
       return {updated};
     };
@@ -143,5 +167,6 @@ struct LowerScatterAdd : OpRewritePattern<ScatterAddOp> {
 } // namespace
 
 void shardc::populateGatherLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerGather, LowerScatterAdd>(patterns.getContext());
+  patterns.add<LowerGather, LowerRowScatter<ScatterAddOp>, LowerRowScatter<ScatterReduceOp>>(
+      patterns.getContext());
 }

@@ -323,7 +323,7 @@ TEST_CASE("adjoints of shape ops match central differences", "[exec][autodiff][f
     checkCase(c);
 }
 
-TEST_CASE("adjoints of dot_general, reductions, mean, gather, scatter_add",
+TEST_CASE("adjoints of dot_general, reductions, mean, gather, scatter_add, scatter_reduce",
           "[exec][autodiff][fd]") {
   std::vector<OpCase> cases = {
       {"dot_general matmul", {{"a", k43}, {"b", {3, 5}}},
@@ -359,6 +359,14 @@ TEST_CASE("adjoints of dot_general, reductions, mean, gather, scatter_add",
       {"scatter_add (base and updates)", {{"a", k43}, {"u", {4, 3}}},
        "  %i = garray.constant dense<[1, 3, 1, 0]> : tensor<4xi64>\n"
        "  %r = garray.scatter_add %a, %i, %u : (tensor<4x3xf64>, tensor<4xi64>, tensor<4x3xf64>) -> tensor<4x3xf64>",
+       k43},
+      {"scatter_reduce max (base and updates)", {{"a", k43}, {"u", {4, 3}}},
+       "  %i = garray.constant dense<[1, 3, 1, 0]> : tensor<4xi64>\n"
+       "  %r = garray.scatter_reduce <max> %a, %i, %u : (tensor<4x3xf64>, tensor<4xi64>, tensor<4x3xf64>) -> tensor<4x3xf64>",
+       k43},
+      {"scatter_reduce min (base and updates)", {{"a", k43}, {"u", {4, 3}}},
+       "  %i = garray.constant dense<[2, 2, 0, 2]> : tensor<4xi64>\n"
+       "  %r = garray.scatter_reduce <min> %a, %i, %u : (tensor<4x3xf64>, tensor<4xi64>, tensor<4x3xf64>) -> tensor<4x3xf64>",
        k43},
   };
   for (const OpCase &c : cases)

@@ -11,6 +11,9 @@
 //   scatter_add  duplicates accumulate, out-of-range indices clamp as in
 //                gather; sharded index positions make a pending sum that is
 //                all-reduced, with the base added exactly once;
+//   scatter_reduce  max and min, duplicates and base combined, f32 and i32,
+//                NaN propagated; sharded index positions are gathered (no
+//                all-reduce);
 //   iota         i64, i32 and f32, sharded along and across `dim`: indices
 //                stay global (per-device offsets);
 //   compare/select  every direction, NaN (ordered except ne), ints, i1.
@@ -101,14 +104,23 @@ TEST_CASE("gather: rows at clamped indices, sharded on each dim", "[gather]") {
 // scatter_add
 //===----------------------------------------------------------------------===//
 
+/// `kind` is "add", "max" or "min" (NaN wins, as garray.max's).
 std::vector<double> scatterRef(const TypedArray &base, const TypedArray &idx,
-                               const TypedArray &updates) {
+                               const TypedArray &updates, const std::string &kind) {
   int64_t rows = base.shape[0], width = base.numel() / rows;
   std::vector<double> out = base.values;
   for (int64_t b = 0; b < idx.numel(); ++b) {
     int64_t r = clampRow(idx.values[b], rows);
-    for (int64_t j = 0; j < width; ++j)
-      out[r * width + j] += updates.values[b * width + j];
+    for (int64_t j = 0; j < width; ++j) {
+      double &o = out[r * width + j];
+      double u = updates.values[b * width + j];
+      if (kind == "add")
+        o += u;
+      else if (std::isnan(o) || std::isnan(u))
+        o = std::numeric_limits<double>::quiet_NaN();
+      else
+        o = kind == "max" ? std::max(o, u) : std::min(o, u);
+    }
   }
   return out;
 }
@@ -118,7 +130,8 @@ struct ScatterPlacement {
 };
 
 void checkScatter(const std::string &dtype, const std::vector<int64_t> &indexShape,
-                  ScatterPlacement where, bool zeroBase = false) {
+                  ScatterPlacement where, bool zeroBase = false,
+                  const std::string &kind = "add") {
   Rng rng(61);
   bool isFloat = dtype == "f32";
   TypedArray base = isFloat ? randomReals(rng, dtype, {16, 8}, -2.0f, 2.0f)
@@ -130,23 +143,38 @@ void checkScatter(const std::string &dtype, const std::vector<int64_t> &indexSha
   updShape.push_back(8);
   TypedArray upd = isFloat ? randomReals(rng, dtype, updShape, -1.0f, 1.0f)
                           : randomInts(rng, dtype, updShape, -50, 50);
+  if (isFloat && kind != "add") {
+    upd.values[3] = std::numeric_limits<double>::quiet_NaN(); // into row 3 (an update)
+    base.values[5 * 8 + 1] = std::numeric_limits<double>::quiet_NaN(); // row 5's base
+  }
   std::string bType = tensorType(base.shape, dtype), iType = tensorType(idx.shape, "i64"),
               uType = tensorType(upd.shape, dtype);
   std::map<std::string, Expected> expected = {
-      {"out", {dtype, base.shape, scatterRef(base, idx, upd), sumTolerance(dtype)}}};
+      {"out", {dtype, base.shape, scatterRef(base, idx, upd, kind),
+               kind == "add" ? sumTolerance(dtype) : Tolerance{0.0, 0.0}}}};
   std::vector<std::string> args = {argument("idx", idx, where.indices),
                                    argument("upd", upd, where.updates)};
   std::string body;
   TypedInputs inputs = {{"idx", idx}, {"upd", upd}};
   if (zeroBase) {
-    body = "  %base = garray.constant dense<0" + std::string(isFloat ? ".0" : "") + "> : " + bType +
-           "\n";
+    // The op's identity: 0 for an add, the type's lowest value for a max,
+    // its highest for a min.
+    std::string v = kind == "add" ? (isFloat ? "0.0" : "0")
+                    : isFloat     ? (kind == "max" ? "0xFF800000" : "0x7F800000")
+                                  : (kind == "max" ? "-2147483648" : "2147483647");
+    double id = kind == "add" ? 0.0
+                : isFloat     ? (kind == "max" ? -HUGE_VAL : HUGE_VAL)
+                              : (kind == "max" ? -2147483648.0 : 2147483647.0);
+    std::fill(base.values.begin(), base.values.end(), id);
+    expected["out"].values = scatterRef(base, idx, upd, kind);
+    body = "  %base = garray.constant dense<" + v + "> : " + bType + "\n";
   } else {
     args.insert(args.begin(), argument("base", base, where.base));
     inputs["base"] = base;
   }
-  body += "  %out = garray.scatter_add %base, %idx, %upd : (" + bType + ", " + iType + ", " +
-          uType + ") -> " + bType + "\n";
+  std::string op = kind == "add" ? "garray.scatter_add" : "garray.scatter_reduce <" + kind + ">";
+  body += "  %out = " + op + " %base, %idx, %upd : (" + bType + ", " + iType + ", " + uType +
+          ") -> " + bType + "\n";
   std::string model = mainFunction(args, expected, body);
   checkOnRanks(model, inputs, expected);
   // Index positions split over "data" leave a pending sum: one all-reduce.
@@ -156,7 +184,11 @@ void checkScatter(const std::string &dtype, const std::vector<int64_t> &indexSha
   INFO(c.emitted);
   bool positionsSplit = where.indices >= 0 || (where.updates >= 0 &&
                                                where.updates < static_cast<int>(indexShape.size()));
-  CHECK((c.emitted.find("garray.all_reduce <sum>") != std::string::npos) == positionsSplit);
+  // A max or min onto its identity leaves a pending max or min; onto any
+  // other base it keeps the positions whole (they are gathered instead).
+  std::string reduced = "garray.all_reduce <" + std::string(kind == "add" ? "sum" : kind) + ">";
+  CHECK((c.emitted.find(reduced) != std::string::npos) ==
+        (positionsSplit && (kind == "add" || zeroBase)));
 }
 
 TEST_CASE("scatter_add: duplicates accumulate, sharded on each dim", "[scatter_add]") {
@@ -175,6 +207,31 @@ TEST_CASE("scatter_add: duplicates accumulate, sharded on each dim", "[scatter_a
   }
   INFO("a zero constant base (no decomposition needed)");
   checkScatter("f32", {8}, ScatterPlacement{-1, -1, 0}, /*zeroBase=*/true);
+}
+
+TEST_CASE("scatter_reduce: max and min of duplicates and base, sharded on each dim",
+          "[scatter_reduce]") {
+  for (std::string kind : {"max", "min"})
+    for (std::string dtype : {"f32", "i32"}) {
+      for (ScatterPlacement where :
+           {ScatterPlacement{-1, -1, 0}, ScatterPlacement{-1, -1, 1}, ScatterPlacement{-1, 0, -1},
+            ScatterPlacement{0, -1, -1}, ScatterPlacement{1, -1, -1},
+            ScatterPlacement{1, 0, 1}}) {
+        INFO(kind << " " << dtype << ": base on dim " << where.base << ", indices on dim "
+                  << where.indices << ", updates on dim " << where.updates);
+        checkScatter(dtype, {8}, where, /*zeroBase=*/false, kind);
+      }
+      INFO(kind << " " << dtype << ": 4x4 indices, updates sharded on dim 2");
+      checkScatter(dtype, {4, 4}, ScatterPlacement{-1, -1, 2}, /*zeroBase=*/false, kind);
+      for (ScatterPlacement where : {ScatterPlacement{-1, -1, 0}, ScatterPlacement{-1, 0, -1},
+                                     ScatterPlacement{-1, -1, 1}}) {
+        INFO(kind << " " << dtype << " onto its identity (segment_max): indices on dim "
+                  << where.indices << ", updates on dim " << where.updates);
+        checkScatter(dtype, {8}, where, /*zeroBase=*/true, kind);
+      }
+      INFO(kind << " " << dtype << " onto its identity, 3x2 positions over 4 ranks (uneven)");
+      checkScatter(dtype, {3, 2}, ScatterPlacement{-1, -1, 0}, /*zeroBase=*/true, kind);
+    }
 }
 
 //===----------------------------------------------------------------------===//

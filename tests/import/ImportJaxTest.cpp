@@ -100,7 +100,7 @@ TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
         "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
-        "scans", "windows", "edges", "counts", "keyed", "dirichlet"})
+        "scans", "windows", "edges", "counts", "keyed", "dirichlet", "segments"})
     checkBytesAgainstXla(name);
 }
 
@@ -215,4 +215,10 @@ TEST_CASE("a Dirichlet KL term's second-order gradient (polygamma) and Hurwitz z
           "JAX",
           "[import][exec]") {
   checkProgram("dirichlet", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("segment_max and its gradient, segment_min, .at[ids].set (last write wins, out of "
+          "range dropped) and .at[ids].max match JAX",
+          "[import][exec]") {
+  checkProgram("segments", {"", "data=1", "data=3", "data=4"});
 }

@@ -705,6 +705,40 @@ def dirichlet():
                   (P("data"), P("data"), P("data"), P("data"), P("data")))
 
 
+# --- segments: a graph layer's max aggregation (segment_max, and its
+# gradient), segment_min, `.at[ids].set` with repeated and out-of-range ids
+# (the last write wins; those out of range are dropped), a boolean mask set
+# at ids, `.at[ids].max`, and an integer segment_max ---------------------------
+
+def segments_step(x, w, seg, ids, rows, counts):
+    def loss(w):
+        h = jnp.tanh(x @ w)
+        agg = jax.ops.segment_max(h, seg, num_segments=5)  # every segment non-empty
+        return jnp.sum(agg * agg), agg
+    (l, agg), g = jax.value_and_grad(loss, has_aux=True)(w)
+    table = jnp.zeros((6, 3), jnp.float32) + jnp.arange(3, dtype=jnp.float32)
+    return {
+        "loss": l, "grad": g, "agg": agg,
+        "segmin": jax.ops.segment_min(x[:, :3], seg, num_segments=6),  # segment 5 empty: +inf
+        "set": table.at[ids].set(rows),
+        "mask": jnp.zeros(6, bool).at[ids].set(True),
+        "atmax": table.at[ids].max(rows),
+        "counts": jax.ops.segment_max(counts, seg, num_segments=5),
+    }
+
+
+def segments():
+    rng = np.random.default_rng(22)
+    x = grid(rng, (12, 4), 1.0)
+    w = grid(rng, (4, 3), 0.5)
+    seg = np.array([0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 2, 0], np.int32)
+    ids = np.array([4, 1, 4, 9, 0, -1, 1, 4], np.int32)  # 4 three times, 1 twice; 9, -1 dropped
+    rows = grid(rng, (8, 3), 2.0)
+    counts = rng.integers(-50, 50, size=12).astype(np.int32)
+    return Export(segments_step, (x, w, seg, ids, rows, counts), {"data": 2},
+                  (P("data"), P(), P("data"), P(), P(), P("data")))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -728,4 +762,5 @@ EXPORTS = {
     "counts": counts,
     "keyed": keyed,
     "dirichlet": dirichlet,
+    "segments": segments,
 }

@@ -236,7 +236,39 @@ func.func @gather_c2_no_rows(%t: tensor<0x8xf32>, %i: tensor<4xi64>) -> tensor<4
 // -----
 
 func.func @scatter_add_c2_no_rows(%b: tensor<0x8xf32>, %i: tensor<4xi64>, %u: tensor<4x8xf32>) -> tensor<0x8xf32> {
-  // expected-error @+1 {{scatter_add_c2: base (operand #0) has no rows to add into: 'tensor<0x8xf32>'}}
+  // expected-error @+1 {{scatter_add_c2: base (operand #0) has no rows to write into: 'tensor<0x8xf32>'}}
   %0 = garray.scatter_add %b, %i, %u : (tensor<0x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<0x8xf32>
   return %0 : tensor<0x8xf32>
+}
+
+// -----
+
+func.func @scatter_reduce_c1(%b: tensor<16x8xf32>, %i: tensor<4xf32>, %u: tensor<4x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{scatter_reduce_c1: indices (operand #1) must have an integer element type, not 'f32'}}
+  %0 = garray.scatter_reduce <max> %b, %i, %u : (tensor<16x8xf32>, tensor<4xf32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @scatter_reduce_c3(%b: tensor<16x8xf32>, %i: tensor<4xi64>, %u: tensor<4x2xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{scatter_reduce_c3: updates (operand #2) must have shape [4, 8] (indices.shape ++ base.shape[1:]) but has 'tensor<4x2xf32>'}}
+  %0 = garray.scatter_reduce <min> %b, %i, %u : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x2xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @scatter_reduce_c5_kind(%b: tensor<16x8xf32>, %i: tensor<4xi64>, %u: tensor<4x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{scatter_reduce_c5: the kind must be max or min, not sum (scatter_add adds)}}
+  %0 = garray.scatter_reduce <sum> %b, %i, %u : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @scatter_reduce_c5_i1(%b: tensor<16xi1>, %i: tensor<4xi64>, %u: tensor<4xi1>) -> tensor<16xi1> {
+  // expected-error @+1 {{scatter_reduce_c5: i1 values have no order here}}
+  %0 = garray.scatter_reduce <max> %b, %i, %u : (tensor<16xi1>, tensor<4xi64>, tensor<4xi1>) -> tensor<16xi1>
+  return %0 : tensor<16xi1>
 }

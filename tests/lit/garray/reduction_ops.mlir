@@ -78,6 +78,18 @@ func.func @scatter_add(%b: tensor<16x8xf32>, %i: tensor<4xi64>, %u: tensor<4x8xf
 
 // -----
 
+// CHECK-LABEL: func.func @scatter_reduce
+// CHECK-SAME: (%[[B:.*]]: tensor<16x8xf32>, %[[I:.*]]: tensor<4xi64>, %[[U:.*]]: tensor<4x8xf32>)
+func.func @scatter_reduce(%b: tensor<16x8xf32>, %i: tensor<4xi64>, %u: tensor<4x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>) {
+  // CHECK: garray.scatter_reduce <max> %[[B]], %[[I]], %[[U]] : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  %0 = garray.scatter_reduce <max> %b, %i, %u : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  // CHECK: garray.scatter_reduce <min> %[[B]], %[[I]], %[[U]]
+  %1 = garray.scatter_reduce <min> %b, %i, %u : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  return %0, %1 : tensor<16x8xf32>, tensor<16x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @iota
 func.func @iota() -> (tensor<8x4xi64>, tensor<8xf32>, tensor<4x4xi32>) {
   // CHECK: garray.iota dim = 1 : tensor<8x4xi64>

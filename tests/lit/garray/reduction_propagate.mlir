@@ -179,3 +179,40 @@ func.func @scatter_pending_updates(%i: tensor<4xi64>,
   %0 = garray.scatter_add %z, %i, %u : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// scatter_reduce: a max of partial maxima would need the identity as every
+// device's base, so the index positions stay whole; trailing dims shard.
+// CHECK-LABEL: func.func @scatter_reduce_whole
+// CHECK: garray.scatter_reduce <max> {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None, "model")>}
+// RESHARD-LABEL: func.func @scatter_reduce_whole
+// RESHARD: %[[U:.*]] = garray.reshard %arg2 : {{.*}} to #garray.sharding<@mesh, P(None, "model")>
+// RESHARD: garray.scatter_reduce <max> %arg0, %{{.*}}, %[[U]] {garray.sharding = #garray.sharding<@mesh, P(None, "model")>}
+func.func @scatter_reduce_whole(%b: tensor<16x4xf32> {garray.sharding = #garray.sharding<@mesh, P(None, "model")>},
+                                %i: tensor<8xi64> {garray.sharding = #garray.sharding<@mesh, P("data")>},
+                                %u: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>}) -> tensor<16x4xf32> {
+  %0 = garray.scatter_reduce <max> %b, %i, %u : (tensor<16x4xf32>, tensor<8xi64>, tensor<8x4xf32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// Onto its identity (segment_max's -inf base), the index positions are a
+// max-reduction factor: split over "data", each device combines its rows
+// and the result is a pending max, reduced once for the function result.
+// CHECK-LABEL: func.func @scatter_reduce_identity_base
+// CHECK: garray.scatter_reduce <max> {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None, "model")>}
+// RESHARD-LABEL: func.func @scatter_reduce_identity_base
+// RESHARD: %[[S:.*]] = garray.scatter_reduce <max> {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None, "model"), unreduced = max("data")>}
+// RESHARD: garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P(None, "model")>
+func.func @scatter_reduce_identity_base(%i: tensor<8xi64>,
+                                        %u: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>}) -> tensor<16x4xf32> {
+  %z = garray.constant dense<0xFF800000> : tensor<16x4xf32>
+  %0 = garray.scatter_reduce <max> %z, %i, %u : (tensor<16x4xf32>, tensor<8xi64>, tensor<8x4xf32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
