@@ -18,7 +18,7 @@ const std::vector<const char *> &generatedOps() {
       "shift_right_arithmetic", "compare", "select", "convert",
       "constant", "iota", "broadcast_in_dim", "reshape", "transpose", "slice", "pad",
       "concatenate", "reverse", "shift", "dot_general", "reduce", "mean", "argmax", "argmin",
-      "gather", "scatter_add", "sharding_constraint", "reshard", "sgd_update",
+      "gather", "scatter_add", "scatter_reduce", "sharding_constraint", "reshard", "sgd_update",
       "momentum_update", "adam_update", "clip_by_global_norm", "call"};
   return ops;
 }
@@ -1068,6 +1068,34 @@ private:
     return true;
   }
 
+  // Max or min rows into base: the result stays within the operands' joint
+  // range, exact when both are. An i32 base of the kind's identity lets
+  // the index dims stay sharded (a pending max or min).
+  bool buildScatterReduce(Builder &b) {
+    int base = pick(b, [&](int id) {
+      const Type &t = type(b, id);
+      return t.rank() >= 1 && t.rank() <= 3 && (t.dtype == Dtype::F32 || t.dtype == Dtype::I32);
+    });
+    if (base < 0)
+      return false;
+    std::string kind = chance(0.5) ? "max" : "min";
+    if (type(b, base).dtype == Dtype::I32 && chance(0.4))
+      base = splat(b, type(b, base), kind == "max" ? kI32Min : kI32Max);
+    const Type bt = type(b, base);
+    int64_t trailing = bt.numel() / bt.shape[0];
+    int idx = indices(b, bt.shape[0], trailing);
+    Type ut{bt.dtype, type(b, idx).shape};
+    ut.shape.insert(ut.shape.end(), bt.shape.begin() + 1, bt.shape.end());
+    if (ut.rank() > 4 || ut.numel() > opt_.maxElements)
+      return false;
+    int upd = partner(b, ut);
+    Info r = join(b.info[base], b.info[upd]);
+    if (!isFloat(bt.dtype))
+      r = intRange(bt.dtype, r.lo, r.hi);
+    shaped(b, "scatter_reduce", {base, idx, upd}, bt, r, [&](Op &op) { op.kind = kind; });
+    return true;
+  }
+
   //===--------------------------------------------------------------------===//
   // Placement
   //===--------------------------------------------------------------------===//
@@ -1266,7 +1294,7 @@ private:
         {&Gen::buildPad, 2},         {&Gen::buildConcatenate, 3}, {&Gen::buildReverse, 2},
         {&Gen::buildShift, 3},       {&Gen::buildDot, 7},        {&Gen::buildReduce, 6},
         {&Gen::buildMean, 3},        {&Gen::buildArgReduce, 2},  {&Gen::buildGather, 2},
-        {&Gen::buildScatterAdd, 2},  {&Gen::buildConstraint, 4}, {&Gen::buildReshard, 2},
+        {&Gen::buildScatterAdd, 2},  {&Gen::buildScatterReduce, 2},  {&Gen::buildConstraint, 4}, {&Gen::buildReshard, 2},
         {&Gen::buildSgd, 1},         {&Gen::buildMomentum, 1},   {&Gen::buildAdam, 1},
         {&Gen::buildClip, 1},        {&Gen::buildCall, 2},
     };

@@ -6,7 +6,7 @@
 // priorities, dims that do not divide, shards that are empty), a random mix
 // of every garray op family (elementwise, compare/select/convert, shape ops,
 // dot_general in any form, reductions, mean with and without weights,
-// arg-reductions, gather/scatter_add, optimizer updates, constraints,
+// arg-reductions, gather/scatter_add/scatter_reduce, optimizer updates, constraints,
 // reshards) and private helpers reached through func.call.
 //
 // Every value carries what the generator knows of it: bounds, whether f32

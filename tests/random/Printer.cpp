@@ -212,6 +212,8 @@ private:
           << "] : " << fnType(op);
     } else if (n == "scatter_add") {
       os_ << "garray.scatter_add " << operands(op) << " : " << fnType(op);
+    } else if (n == "scatter_reduce") {
+      os_ << "garray.scatter_reduce <" << op.kind << "> " << operands(op) << " : " << fnType(op);
     } else if (n == "sharding_constraint" || n == "reshard") {
       os_ << "garray." << n << " " << operands(op) << " : " << r << " to #garray.sharding<@mesh, "
           << op.spec << ">";

@@ -362,6 +362,8 @@ private:
       })};
     if (n == "scatter_add")
       return {scatterAdd(in[0], in[1], in[2])};
+    if (n == "scatter_reduce")
+      return {scatterReduce(op.kind, in[0], in[1], in[2])};
     if (n == "sgd_update")
       return {elementwise([&](int64_t i) {
         return in[0].values[i] - op.values[0] * in[1].values[i];
@@ -483,6 +485,21 @@ private:
       for (int64_t t = 0; t < rowSize; ++t) {
         double &dst = r.values[row * rowSize + t];
         dst = wrapTo(r.type.dtype, dst + upd.values[b * rowSize + t]);
+      }
+    }
+    return r;
+  }
+
+  Array scatterReduce(const std::string &kind, const Array &base, const Array &idx,
+                      const Array &upd) {
+    Array r = base;
+    int64_t rows = base.type.shape[0];
+    int64_t rowSize = rows ? base.type.numel() / rows : 0;
+    for (int64_t b = 0; b < idx.type.numel(); ++b) {
+      int64_t row = std::clamp<int64_t>(asInt(idx.values[b]), 0, rows - 1);
+      for (int64_t t = 0; t < rowSize; ++t) {
+        double &dst = r.values[row * rowSize + t];
+        dst = reduceStep(kind, r.type.dtype, dst, upd.values[b * rowSize + t]);
       }
     }
     return r;
