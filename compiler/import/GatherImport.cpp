@@ -364,6 +364,8 @@ FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
   return result(sum);
 }
 
+namespace {
+
 /// `base.at[idx].set(updates)` on whole rows, with the updates outside
 /// `inRange` skipped: each row takes the update at the last index position
 /// (row-major) that names it, as XLA's CPU scatter applies updates in
@@ -392,6 +394,8 @@ Value scatterSetRows(OpEmitter &e, Value base, Value idx, Value inRange, Value u
   Value writtenRows = e.broadcast(written, bt.clone(e.b.getI1Type()), {0});
   return e.select(writtenRows, picked, base);
 }
+
+} // namespace
 
 FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   std::optional<IndexMap> m =

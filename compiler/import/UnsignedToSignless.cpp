@@ -279,31 +279,28 @@ LogicalResult unsignedToSignless(ModuleOp module) {
     if (func.isPrivate())
       continue;
     FunctionType type = func.getFunctionType();
-    // The host exchanges u8, u32 and u64 arrays (shardrt's dtypes).
-    auto exchangeable = [](Type t) {
-      unsigned width = cast<RankedTensorType>(t).getElementType().getIntOrFloatBitWidth();
-      return width == 8 || width == 32 || width == 64;
+    // The host exchanges u8, u32 and u64 arrays (shardrt's dtypes): each
+    // unsigned argument or result of those widths is marked, others refused.
+    auto mark = [&](StringRef what, TypeRange types, auto setAttr) -> LogicalResult {
+      for (auto [i, t] : llvm::enumerate(types)) {
+        if (!isUnsigned(t))
+          continue;
+        unsigned width = cast<RankedTensorType>(t).getElementTypeBitWidth();
+        if (width != 8 && width != 32 && width != 64)
+          return func.emitError() << what << " #" << i << " of @" << func.getSymName()
+                                  << " has type " << t
+                                  << ": shardc exchanges unsigned integers of 8, 32 and 64 "
+                                     "bits; convert it to uint32 in JAX";
+        setAttr(static_cast<unsigned>(i));
+      }
+      return success();
     };
-    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-      if (!isUnsigned(t))
-        continue;
-      if (!exchangeable(t))
-        return func.emitError() << "argument #" << i << " of @" << func.getSymName()
-                                << " has type " << t
-                                << ": shardc exchanges unsigned integers of 8, 32 and 64 bits; "
-                                   "convert it to uint32 in JAX";
-      func.setArgAttr(i, garray::kUnsignedAttrName, UnitAttr::get(func.getContext()));
-    }
-    for (auto [i, t] : llvm::enumerate(type.getResults())) {
-      if (!isUnsigned(t))
-        continue;
-      if (!exchangeable(t))
-        return func.emitError() << "result #" << i << " of @" << func.getSymName()
-                                << " has type " << t
-                                << ": shardc exchanges unsigned integers of 8, 32 and 64 bits; "
-                                   "convert it to uint32 in JAX";
-      func.setResultAttr(i, garray::kUnsignedAttrName, UnitAttr::get(func.getContext()));
-    }
+    UnitAttr unit = UnitAttr::get(func.getContext());
+    if (failed(mark("argument", type.getInputs(),
+                    [&](unsigned i) { func.setArgAttr(i, garray::kUnsignedAttrName, unit); })) ||
+        failed(mark("result", type.getResults(),
+                    [&](unsigned i) { func.setResultAttr(i, garray::kUnsignedAttrName, unit); })))
+      return failure();
   }
   SmallVector<Operation *> touched;
   module.walk([&](Operation *op) {

@@ -315,44 +315,39 @@ FactorRule ReverseOp::getFactorRule() {
 FactorRule RoundOp::getFactorRule() { return elementwise(*this, none()); }
 FactorRule RsqrtOp::getFactorRule() { return elementwise(*this, none()); }
 
-// ([V,t..],[b..],[b..,t..])->([V,t..]): each index position adds one row.
-// With a zero base, b is a sum-reduction factor: devices holding different
-// index positions each add theirs and the result is a pending sum (linear in
-// the updates, which may be pending themselves). With any other base, a
-// pending sum would count the base once per device, so b stays whole
-// (garray-decompose splits such ops into base + scatter_add(zeros, ...)).
-FactorRule ScatterAddOp::getFactorRule() {
-  bool zeroBase = hasZeroBase();
+/// A row scatter ([V,t..],[b..],[b..,t..])->([V,t..]): V whole, t parallel,
+/// and the index positions b a reduction factor of `kind` when the base is
+/// that kind's identity (each device combines its positions into its own
+/// copy of the identity; the result is pending), else whole (a pending
+/// result would combine the base once per device). `pending`: the operands
+/// that may arrive pending with it.
+static FactorRule rowScatterRule(Value base, Value indices, bool identityBase, Reduction kind,
+                                 PendingFlow pending) {
   FactorRuleBuilder b;
-  RowIndexing r = rowIndexing(b, getBase(), getIndices(),
-                              zeroBase ? FactorKind::Reduction : FactorKind::NeedReplication);
-  return b.operand(r.rows)
-      .operand(r.indices)
-      .operand(r.indexed)
-      .result(r.rows)
-      .reduction(Reduction::Sum)
-      .pending(zeroBase ? oneOf({2}) : none())
-      .build();
-}
-
-// ([V,t..],[b..],[b..,t..])->([V,t..]) like scatter_add, the index
-// positions combined by max or min. With a base of the kind's identity
-// (segment_max's -inf), b is a reduction factor of that kind: each device
-// combines its positions and the result is a pending max (or min). With any
-// other base, b stays whole, as for a non-zero-base scatter_add. No operand
-// may be pending: a max of pending sums is no pending max.
-FactorRule ScatterReduceOp::getFactorRule() {
-  bool identityBase = hasIdentityBase();
-  FactorRuleBuilder b;
-  RowIndexing r = rowIndexing(b, getBase(), getIndices(),
+  RowIndexing r = rowIndexing(b, base, indices,
                               identityBase ? FactorKind::Reduction : FactorKind::NeedReplication);
   return b.operand(r.rows)
       .operand(r.indices)
       .operand(r.indexed)
       .result(r.rows)
-      .reduction(toCore(getKind()))
-      .pending(none())
+      .reduction(kind)
+      .pending(identityBase ? std::move(pending) : none())
       .build();
+}
+
+// Each index position adds one row. With a zero base the updates may be
+// pending sums themselves (the scatter is linear in them); any other base
+// keeps b whole (garray-decompose splits such ops into base +
+// scatter_add(zeros, ...)).
+FactorRule ScatterAddOp::getFactorRule() {
+  return rowScatterRule(getBase(), getIndices(), hasZeroBase(), Reduction::Sum, oneOf({2}));
+}
+
+// The index positions combined by max or min: onto the kind's identity
+// (segment_max's -inf) the result is a pending max (or min). No operand may
+// be pending: a max of pending sums is no pending max.
+FactorRule ScatterReduceOp::getFactorRule() {
+  return rowScatterRule(getBase(), getIndices(), hasIdentityBase(), toCore(getKind()), none());
 }
 
 // Both branches share the predicate's factors. The predicate (replicated

@@ -78,23 +78,6 @@ struct LowerGather : OpRewritePattern<GatherOp> {
   }
 };
 
-/// `acc` combined with `x` (a scatter's running row and an update) by
-/// `kind`: add, or max / min propagating NaN as garray.max does.
-Value combine(OpBuilder &b, Location loc, ReductionKind kind, Value acc, Value x) {
-  bool isFloat = isa<FloatType>(acc.getType());
-  switch (kind) {
-  case ReductionKind::max:
-    return isFloat ? Value(arith::MaximumFOp::create(b, loc, acc, x))
-                   : Value(arith::MaxSIOp::create(b, loc, acc, x));
-  case ReductionKind::min:
-    return isFloat ? Value(arith::MinimumFOp::create(b, loc, acc, x))
-                   : Value(arith::MinSIOp::create(b, loc, acc, x));
-  default:
-    return isFloat ? Value(arith::AddFOp::create(b, loc, acc, x))
-                   : Value(arith::AddIOp::create(b, loc, acc, x));
-  }
-}
-
 template <typename ScatterOp> ReductionKind kindOf(ScatterOp op) {
   if constexpr (std::is_same_v<ScatterOp, ScatterAddOp>)
     return ReductionKind::sum;
@@ -151,7 +134,8 @@ template <typename ScatterOp> struct LowerRowScatter : OpRewritePattern<ScatterO
                       b, l, TypeRange{rowType}, ValueRange{updRow}, ValueRange{accRow}, maps,
                       iters,
                       [&](OpBuilder &nb, Location nl, ValueRange a) {
-                        linalg::YieldOp::create(nb, nl, combine(nb, nl, kind, a[1], a[0]));
+                        linalg::YieldOp::create(
+                            nb, nl, shardc::combineByKind(nb, nl, kind, a[1], a[0]));
                       })
                       .getResult(0);
       Value updated = tensor::InsertSliceOp::create(b, l, combined, acc[0], accOffsets, accSizes,

@@ -7,12 +7,17 @@
 #ifndef SHARDC_PASSES_LOWERING_LOWERINGPATTERNS_H
 #define SHARDC_PASSES_LOWERING_LOWERINGPATTERNS_H
 
+#include <cstdint>
+
 namespace mlir {
 class RewritePatternSet;
 class OpBuilder;
 class Location;
 class Value;
 class Type;
+namespace garray {
+enum class ReductionKind : uint32_t;
+} // namespace garray
 } // namespace mlir
 
 namespace shardc {
@@ -28,6 +33,12 @@ void swapTransposedContractions(mlir::Operation *root);
 void populateReduceLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateGatherLoweringPatterns(mlir::RewritePatternSet &patterns);
 void populateIotaLoweringPatterns(mlir::RewritePatternSet &patterns);
+
+/// `acc` combined with `x` by `kind` (ReduceLowering.cpp): add, multiply,
+/// max or min (NaN-propagating on floats), or/and on i1. Reductions and
+/// the scatters' row updates share it.
+mlir::Value combineByKind(mlir::OpBuilder &b, mlir::Location l, mlir::garray::ReductionKind kind,
+                          mlir::Value acc, mlir::Value x);
 
 /// An empty tensor of `type`'s shape filled with `value`.
 mlir::Value createFilled(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,

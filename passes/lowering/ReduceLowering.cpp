@@ -16,8 +16,7 @@
 using namespace mlir;
 using namespace mlir::garray;
 
-namespace {
-Value combine(OpBuilder &b, Location l, ReductionKind kind, Value acc, Value x) {
+Value shardc::combineByKind(OpBuilder &b, Location l, ReductionKind kind, Value acc, Value x) {
   bool f = isa<FloatType>(x.getType());
   if (x.getType().isInteger(1))
     return kind == ReductionKind::sum || kind == ReductionKind::max
@@ -38,6 +37,7 @@ Value combine(OpBuilder &b, Location l, ReductionKind kind, Value acc, Value x) 
   return {};
 }
 
+namespace {
 struct LowerReduce : OpRewritePattern<ReduceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReduceOp op, PatternRewriter &rewriter) const override {
@@ -64,7 +64,7 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{out}, ValueRange{op.getOperand()}, ValueRange{filled}, maps,
         iters, [&](OpBuilder &b, Location l, ValueRange a) {
-          linalg::YieldOp::create(b, l, combine(b, l, kind, a[1], a[0]));
+          linalg::YieldOp::create(b, l, shardc::combineByKind(b, l, kind, a[1], a[0]));
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();

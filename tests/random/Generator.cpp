@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -1038,23 +1039,37 @@ private:
     return true;
   }
 
-  bool buildScatterAdd(Builder &b) {
-    int base = pick(b, [&](int id) {
+  /// A row scatter's operands: a base (f32 or i32, rank 1 to 3), replaced
+  /// with probability 0.4 by a splat of `identity(dtype)` where that has a
+  /// value (the index dims may then stay sharded), indices over its rows,
+  /// and updates of shape indices.shape ++ base.shape[1:]. False if none fit.
+  template <typename Identity>
+  bool rowScatterOperands(Builder &b, Identity identity, int &base, int &idx, int &upd) {
+    base = pick(b, [&](int id) {
       const Type &t = type(b, id);
       return t.rank() >= 1 && t.rank() <= 3 && (t.dtype == Dtype::F32 || t.dtype == Dtype::I32);
     });
     if (base < 0)
       return false;
-    if (chance(0.4)) // a zero base: the index dims may stay sharded
-      base = splat(b, type(b, base), 0);
+    std::optional<double> id = identity(type(b, base).dtype);
+    if (id && chance(0.4))
+      base = splat(b, type(b, base), *id);
     const Type bt = type(b, base);
     int64_t trailing = bt.numel() / bt.shape[0];
-    int idx = indices(b, bt.shape[0], trailing);
+    idx = indices(b, bt.shape[0], trailing);
     Type ut{bt.dtype, type(b, idx).shape};
     ut.shape.insert(ut.shape.end(), bt.shape.begin() + 1, bt.shape.end());
     if (ut.rank() > 4 || ut.numel() > opt_.maxElements)
       return false;
-    int upd = partner(b, ut);
+    upd = partner(b, ut);
+    return true;
+  }
+
+  bool buildScatterAdd(Builder &b) {
+    int base, idx, upd;
+    if (!rowScatterOperands(b, [](Dtype) { return std::optional<double>(0.0); }, base, idx, upd))
+      return false;
+    const Type bt = type(b, base);
     if (isFloat(bt.dtype))
       upd = tame(b, upd, 64);
     const Info &B = b.info[base], &U = b.info[upd];
@@ -1069,26 +1084,19 @@ private:
   }
 
   // Max or min rows into base: the result stays within the operands' joint
-  // range, exact when both are. An i32 base of the kind's identity lets
-  // the index dims stay sharded (a pending max or min).
+  // range, exact when both are. An i32 base may be the kind's identity
+  // (a pending max or min); an f32 one's (an infinity) is left out.
   bool buildScatterReduce(Builder &b) {
-    int base = pick(b, [&](int id) {
-      const Type &t = type(b, id);
-      return t.rank() >= 1 && t.rank() <= 3 && (t.dtype == Dtype::F32 || t.dtype == Dtype::I32);
-    });
-    if (base < 0)
-      return false;
     std::string kind = chance(0.5) ? "max" : "min";
-    if (type(b, base).dtype == Dtype::I32 && chance(0.4))
-      base = splat(b, type(b, base), kind == "max" ? kI32Min : kI32Max);
-    const Type bt = type(b, base);
-    int64_t trailing = bt.numel() / bt.shape[0];
-    int idx = indices(b, bt.shape[0], trailing);
-    Type ut{bt.dtype, type(b, idx).shape};
-    ut.shape.insert(ut.shape.end(), bt.shape.begin() + 1, bt.shape.end());
-    if (ut.rank() > 4 || ut.numel() > opt_.maxElements)
+    auto identity = [&](Dtype d) -> std::optional<double> {
+      if (d != Dtype::I32)
+        return std::nullopt;
+      return kind == "max" ? kI32Min : kI32Max;
+    };
+    int base, idx, upd;
+    if (!rowScatterOperands(b, identity, base, idx, upd))
       return false;
-    int upd = partner(b, ut);
+    const Type bt = type(b, base);
     Info r = join(b.info[base], b.info[upd]);
     if (!isFloat(bt.dtype))
       r = intRange(bt.dtype, r.lo, r.hi);

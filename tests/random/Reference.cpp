@@ -361,9 +361,9 @@ private:
         return in[0].values[ravel(src, tt.shape)];
       })};
     if (n == "scatter_add")
-      return {scatterAdd(in[0], in[1], in[2])};
+      return {scatterRows("sum", in[0], in[1], in[2])};
     if (n == "scatter_reduce")
-      return {scatterReduce(op.kind, in[0], in[1], in[2])};
+      return {scatterRows(op.kind, in[0], in[1], in[2])};
     if (n == "sgd_update")
       return {elementwise([&](int64_t i) {
         return in[0].values[i] - op.values[0] * in[1].values[i];
@@ -476,7 +476,10 @@ private:
     return r;
   }
 
-  Array scatterAdd(const Array &base, const Array &idx, const Array &upd) {
+  /// scatter_add ("sum") and scatter_reduce ("max", "min"): each index
+  /// position, in order, combines its row of updates into the clamped row.
+  Array scatterRows(const std::string &kind, const Array &base, const Array &idx,
+                    const Array &upd) {
     Array r = base;
     int64_t rows = base.type.shape[0];
     int64_t rowSize = rows ? base.type.numel() / rows : 0;
@@ -484,22 +487,8 @@ private:
       int64_t row = std::clamp<int64_t>(asInt(idx.values[b]), 0, rows - 1);
       for (int64_t t = 0; t < rowSize; ++t) {
         double &dst = r.values[row * rowSize + t];
-        dst = wrapTo(r.type.dtype, dst + upd.values[b * rowSize + t]);
-      }
-    }
-    return r;
-  }
-
-  Array scatterReduce(const std::string &kind, const Array &base, const Array &idx,
-                      const Array &upd) {
-    Array r = base;
-    int64_t rows = base.type.shape[0];
-    int64_t rowSize = rows ? base.type.numel() / rows : 0;
-    for (int64_t b = 0; b < idx.type.numel(); ++b) {
-      int64_t row = std::clamp<int64_t>(asInt(idx.values[b]), 0, rows - 1);
-      for (int64_t t = 0; t < rowSize; ++t) {
-        double &dst = r.values[row * rowSize + t];
-        dst = reduceStep(kind, r.type.dtype, dst, upd.values[b * rowSize + t]);
+        dst = wrapTo(r.type.dtype,
+                     reduceStep(kind, r.type.dtype, dst, upd.values[b * rowSize + t]));
       }
     }
     return r;
