@@ -47,7 +47,9 @@ fuzz() { # fuzz NAME CORPUS RUNS [ARGS...]
     grep -E 'stat::number_of_executed_units|cov:' "$work/$name.log" | tail -2
   else
     failed=$((failed + 1))
-    tail -30 "$work/$name.log"
+    echo "=== failure: $name"
+    tail -30 "$work/$name.log" | sed 's/^/  | /'
+    echo "=== end of failure"
   fi
 }
 fuzz npy_fuzzer "$work/npy" $((runs * 50))

@@ -8,5 +8,10 @@ source tests/summary.sh
 # The layers of bazel/BUILD, as visibility: a dependency the wrong way
 # must fail to build.
 EXTRA_PASSED=0 EXTRA_FAILED=0
-if bash tools/check_layers.sh; then EXTRA_PASSED=1; else EXTRA_FAILED=1; fi
+if bash tools/check_layers.sh; then
+  EXTRA_PASSED=1
+else
+  EXTRA_FAILED=1
+  printf '=== failure: tools/check_layers.sh\n  | see its output above\n=== end of failure\n'
+fi
 bazel_test_summary //... --nocache_test_results

@@ -8,6 +8,9 @@
 # A test that could not run at all (no CUDA toolkit, say) prints a line
 # starting "skipped: " and exits 0; Bazel reports it PASSED, but it did not
 # pass: it is listed and counted as skipped, never as passed.
+#
+# A failed target is reported between "=== failure: TARGET" and "=== end
+# of failure" lines, with the end of its test log.
 bazel_test_summary() {
   local log rc passed failed
   log=$(mktemp)
@@ -18,6 +21,9 @@ bazel_test_summary() {
   if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
     failed=1 # the build itself failed before any test could report
     echo "bazel exited with status $rc before tests reported; see the log above"
+    echo "=== failure: bazel test $*"
+    grep -E '^ERROR: ' "$log" | head -20 | sed 's/^/  | /'
+    echo "=== end of failure"
   fi
   local testlogs target skipped=0
   testlogs=$(bazel info bazel-testlogs 2>/dev/null || true)
@@ -31,6 +37,16 @@ bazel_test_summary() {
     done
   fi
   passed=$((passed - skipped))
+  # Each failed target's name and the end of its log, between markers that
+  # .ci/run collects and prints again after its last stage, so a failure
+  # early in a long run is still on the last screen of the output.
+  for target in $(grep -E '^//\S+\s+.*(FAILED|TIMEOUT|NO STATUS|INCOMPLETE)' "$log" | awk '{print $1}'); do
+    echo "=== failure: $target"
+    grep -E "^$target\s" "$log" | head -1
+    target=${target#//}
+    tail -40 "$testlogs/${target/://}/test.log" 2>/dev/null | sed 's/^/  | /' || true
+    echo "=== end of failure"
+  done
   [ "$skipped" -eq 0 ] || echo "$skipped skipped"
   passed=$((passed + ${EXTRA_PASSED:-0}))
   failed=$((failed + ${EXTRA_FAILED:-0}))
