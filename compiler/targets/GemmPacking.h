@@ -69,7 +69,8 @@ mlir::linalg::MatmulOp createMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir
 
 /// The scratch buffers a cache block works in.
 struct Scratch {
-  mlir::Value panels;  // B: [ceil(nc / nr), kc, nr], one per GEMM
+  mlir::Value panels;  // B: [ceil(nc / nr), kc + 1, nr], one per GEMM
+                       // (a spare row each, so panels are not 4 KiB apart)
   mlir::Value aPanels; // A: [ceil(mc / mr), kc, mr], one per block
   mlir::Value cTile;   // C: [mr, nr], for the tiles at a block's edges
                        // (parallel columns get one each, in packBlock)

@@ -28,7 +28,7 @@ func.func @small_b(%A: memref<64x16xf32>, %B: memref<16x64xf32>, %C: memref<64x6
 // B block 128 x 1024 f32 (512 KiB): columns outermost, 16-column tiles
 // (p < 64) outside 4-row ones (q < 8).
 // CHECK-LABEL: func.func @large_b
-// CHECK: %[[PANELS:.*]] = memref.alloc() {{.*}} : memref<64x128x16xf32>
+// CHECK: %[[PANELS:.*]] = memref.alloc() {{.*}} : memref<64x129x16xf32>
 // CHECK-NEXT: scf.parallel (%[[K:.*]]) = (%c0) to (%c128) step (%c1) {
 // CHECK-NEXT: scf.for %[[I:.*]] = %c0 to %c64 step %c1 {
 // CHECK: %[[V:.*]] = vector.load %arg1[%[[K]], %{{.*}}] : memref<128x1024xf32>, vector<16xf32>

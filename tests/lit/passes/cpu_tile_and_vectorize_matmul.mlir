@@ -18,7 +18,7 @@
 // CHECK-SAME: (%[[A:[^:]+]]: memref<64x32xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<64x64xf32>)
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
-// CHECK-DAG: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
+// CHECK-DAG: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x17x16xf32>
 // CHECK: scf.for %[[N0:.*]] = %{{.*}} to %{{.*}} step %[[C32]]
 // CHECK-NEXT: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %[[C16]]
 // The B panels, before the M loop, shared by the kernel threads: B is read
@@ -27,7 +27,7 @@
 // CHECK: scf.parallel (%[[KB:.*]]) = (%{{.*}}) to (%[[C16]]) step
 // CHECK: scf.for %[[PB:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[BK:.*]] = vector.load %[[B]][%{{.*}}, %{{.*}}] : memref<32x64xf32>, vector<16xf32>
-// CHECK-NEXT: vector.store %[[BK]], %[[BP]][%[[PB]], %[[KB]], %{{.*}}] : memref<2x16x16xf32>, vector<16xf32>
+// CHECK-NEXT: vector.store %[[BK]], %[[BP]][%[[PB]], %[[KB]], %{{.*}}] : memref<2x17x16xf32>, vector<16xf32>
 // The M blocks are independent (each packs its own A panels): a parallel
 // loop.
 // CHECK: scf.parallel (%[[M0:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[C32]])
@@ -41,7 +41,7 @@
 // CHECK-NEXT: vector.store %[[ROW]], %[[AP]][%[[Q]], %[[K]], %{{.*}}] : memref<8x16x4xf32>, vector<4xf32>
 // CHECK: %[[ACC:.*]] = vector.transfer_read %[[C]][%[[I:.*]], %[[J:.*]]], %{{.*}} : memref<64x64xf32>, vector<4x16xf32>
 // CHECK-NEXT: %[[RES:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C16]] step %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
-// CHECK: vector.transfer_read %[[BP]]{{.*}} : memref<2x16x16xf32>, vector<1x16xf32>
+// CHECK: vector.transfer_read %[[BP]]{{.*}} : memref<2x17x16xf32>, vector<1x16xf32>
 // CHECK: memref.load %[[AP]]
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK: scf.yield %{{.*}} : vector<4x16xf32>
@@ -107,7 +107,7 @@ func.func @remainders(%A: memref<33x65xf64>, %B: memref<65x17xf64>, %C: memref<3
 // CHECK-SAME: (%[[A:[^:]+]]: memref<32x64xf32>, %[[B:[^:]+]]: memref<64x32xf32>
 // CHECK-COUNT-16: memref.load %[[B]]
 // CHECK-NEXT: vector.from_elements {{.*}} : vector<16xf32>
-// CHECK-NEXT: vector.store {{.*}} : memref<2x16x16xf32>, vector<16xf32>
+// CHECK-NEXT: vector.store {{.*}} : memref<2x17x16xf32>, vector<16xf32>
 // CHECK: vector.load %[[A]][%{{.*}}, %{{.*}}] : memref<32x64xf32>, vector<4xf32>
 // CHECK-NEXT: vector.store %{{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
@@ -148,10 +148,10 @@ func.func @batched(%A: memref<3x8x16xf32>, %B: memref<3x16x16xf32>, %C: memref<3
 // transposing copy widens each vector of MR values at once), and the
 // register tile is the f32 one.
 // CHECK-LABEL: func.func @bf16_into_f32
-// CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
+// CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<2x17x16xf32>
 // CHECK: %[[B16:.*]] = vector.load %{{.*}} : memref<32x64xbf16>, vector<16xbf16>
 // CHECK-NEXT: %[[B32:.*]] = arith.extf %[[B16]] : vector<16xbf16> to vector<16xf32>
-// CHECK-NEXT: vector.store %[[B32]], %{{.*}} : memref<2x16x16xf32>, vector<16xf32>
+// CHECK-NEXT: vector.store %[[B32]], %{{.*}} : memref<2x17x16xf32>, vector<16xf32>
 // CHECK: %[[ROW16:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
 // CHECK-NEXT: %[[ROW32:.*]] = arith.extf %[[ROW16]] : vector<4xbf16> to vector<4xf32>
 // CHECK-NEXT: vector.store %[[ROW32]], {{.*}} : memref<8x16x4xf32>, vector<4xf32>
@@ -183,7 +183,7 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 // over B's rows; the columns then read only the packed panels.
 // CHECK-LABEL: func.func @one_m_block
 // CHECK-SAME: (%[[A:[^:]+]]: memref<16x32xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<16x64xf32>)
-// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
+// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x17x16xf32>
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK: scf.parallel (%[[KR:.*]]) = (%{{.*}}) to (%c16) step
@@ -210,7 +210,7 @@ func.func @one_m_block(%A: memref<16x32xf32>, %B: memref<32x64xf32>, %C: memref<
 // no edge loop is left after the columns.
 // ONEBLOCK-LABEL: func.func @one_m_block_edge_row
 // ONEBLOCK-SAME: (%[[A:[^:]+]]: memref<6x256xf32>, %[[B:[^:]+]]: memref<256x2048xf32>, %[[C:[^:]+]]: memref<6x2048xf32>)
-// ONEBLOCK: memref.alloc() {alignment = 64 : i64} : memref<128x128x16xf32>
+// ONEBLOCK: memref.alloc() {alignment = 64 : i64} : memref<128x129x16xf32>
 // ONEBLOCK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
 // ONEBLOCK: vector.load %[[B]]
 // ONEBLOCK: %[[TILES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<128x4x16xf32>
