@@ -82,7 +82,11 @@ func.func @full_tiles(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<6
 // UNROLL: vector.transfer_read %[[SCRATCH]]{{.*}} : memref<4x8xf64>, vector<4x8xf64>
 // UNROLL-NEXT: scf.for {{.*}} step %c1 iter_args
 // CHECK-LABEL: func.func @remainders
-// CHECK: linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : memref<?x8xf64, strided<[8, 1], offset: {{.*}}>>)
+// B's partial last panel (its 17th column): per k, one masked load of the
+// row's last column, zero beyond it, stored as a whole NR-wide row.
+// CHECK: %[[MASK:.*]] = vector.constant_mask [1] : vector<8xi1>
+// CHECK: %[[PIECE:.*]] = vector.maskedload %{{.*}}[%{{.*}}, %c16], %[[MASK]], %{{.*}} : memref<65x17xf64>, vector<8xi1>, vector<8xf64> into vector<8xf64>
+// CHECK-NEXT: vector.store %[[PIECE]], %{{.*}}[%c2, %{{.*}}, %c0] : memref<3x17x8xf64>, vector<8xf64>
 // CHECK: %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64, shardc.gemm_scratch_tile} : memref<4x8xf64>
 // CHECK: vector.transfer_write %{{.*}} : vector<4x8xf64>, memref<33x17xf64>
 // CHECK: linalg.fill ins(%{{.*}} : f64) outs(%[[TILE]] : memref<4x8xf64>)
