@@ -395,6 +395,31 @@ Value scatterSetRows(OpEmitter &e, Value base, Value idx, Value inRange, Value u
   return e.select(writtenRows, picked, base);
 }
 
+/// A max- or min-scatter of booleans (`.at[ids].max` of a mask, or an OR
+/// or AND body): an OR, or an AND, of each row's updates into `base`.
+/// garray's scatter_reduce takes numbers, so the updates become i8, false
+/// -128 and true 127 (an update left out, its row out of range, is
+/// false for an OR and true for an AND). They are scattered onto the
+/// identity of the reduction (-128 for max, 127 for min), which lets the
+/// scatter stay partial over a sharded index dim like a float segment_max
+/// and be completed by one all-reduce of a byte per element, as XLA moves
+/// the booleans; a row that no update names keeps the identity. The rows
+/// are then compared with 0 and ORed, or ANDed, into `base`.
+Value scatterBooleans(OpEmitter &e, ReductionKind kind, Value base, Value idx, Value keep,
+                      Value updates) {
+  RankedTensorType ut = tensorType(updates);
+  Value kept = e.select(keep, updates, splatOf(e, ut, kind == ReductionKind::min ? 1 : 0));
+  auto bytes = [&](RankedTensorType t) { return t.clone(e.b.getI8Type()); };
+  Value wide = e.select(kept, splatOf(e, bytes(ut), 127), splatOf(e, bytes(ut), -128));
+  RankedTensorType bt = bytes(tensorType(base));
+  Value identity = filledConstant(e, bt, reductionIdentity(e.b, bt.getElementType(), kind));
+  Value reduced = ScatterReduceOp::create(e.b, e.loc, bt, kind, identity, idx, wide);
+  Value hit = e.compare(ComparisonDirection::gt, reduced, splatOf(e, bt, 0));
+  if (kind == ReductionKind::max)
+    return OrOp::create(e.b, e.loc, base, hit);
+  return AndOp::create(e.b, e.loc, base, hit);
+}
+
 } // namespace
 
 FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
@@ -460,8 +485,7 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
               .getResult()};
     }
     if (bt.getElementType().isInteger(1))
-      return op->emitError() << "a max- or min-scatter of booleans is not supported; convert "
-                                "them to int32 first";
+      return Values{scatterBooleans(e, *kind, base, *idx, mask, updates)};
     Value identity = filledConstant(e, ut, reductionIdentity(e.b, ut.getElementType(), *kind));
     Value kept = e.select(mask, updates, identity);
     return Values{ScatterReduceOp::create(e.b, e.loc, op->getResult(0).getType(), *kind, base,

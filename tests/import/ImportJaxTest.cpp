@@ -100,7 +100,7 @@ TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
         "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
-        "scans", "windows", "edges", "counts", "keyed", "dirichlet", "segments"})
+        "scans", "windows", "edges", "counts", "keyed", "dirichlet", "segments", "flags"})
     checkBytesAgainstXla(name);
 }
 
@@ -221,4 +221,10 @@ TEST_CASE("segment_max and its gradient, segment_min, .at[ids].set (last write w
           "range dropped) and .at[ids].max match JAX",
           "[import][exec]") {
   checkProgram("segments", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("boolean segment_max and segment_min, .at[ids].max and .min of flags (an OR and an "
+          "AND, out-of-range ids dropped) match JAX",
+          "[import][exec]") {
+  checkProgram("flags", {"", "data=1", "data=3", "data=4"});
 }

@@ -739,6 +739,27 @@ def segments():
                   (P("data"), P(), P("data"), P(), P(), P("data")))
 
 
+def flags_step(x, seg, ids, hits):
+    on = x > 0
+    return {
+        # Boolean max- and min-scatters: an OR and an AND per segment or row.
+        "any": jax.ops.segment_max(on, seg, num_segments=5),
+        "all": jax.ops.segment_min(on, seg, num_segments=6),  # segment 5 empty: True
+        "seen": jnp.zeros(6, bool).at[ids].max(hits),
+        "kept": jnp.ones(6, bool).at[ids].min(hits),
+        "count": jnp.sum(jax.ops.segment_max(on, seg, num_segments=5).astype(jnp.int32)),
+    }
+
+
+def flags():
+    rng = np.random.default_rng(23)
+    x = grid(rng, (12, 3), 1.0)
+    seg = np.array([0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 2, 0], np.int32)
+    ids = np.array([4, 1, 4, 9, 0, -1, 1, 4], np.int32)  # 9, -1 dropped
+    hits = np.array([True, False, False, True, True, True, False, True])
+    return Export(flags_step, (x, seg, ids, hits), {"data": 2}, (P("data"), P("data"), P(), P()))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -763,4 +784,5 @@ EXPORTS = {
     "keyed": keyed,
     "dirichlet": dirichlet,
     "segments": segments,
+    "flags": flags,
 }
