@@ -395,8 +395,9 @@ Value scatterSetRows(OpEmitter &e, Value base, Value idx, Value inRange, Value u
   return e.select(writtenRows, picked, base);
 }
 
-/// A max- or min-scatter of booleans (`.at[ids].max` of a mask, or an OR
-/// or AND body): an OR, or an AND, of each row's updates into `base`.
+/// A max- or min-scatter of booleans (`.at[ids].max` of a mask, or an OR,
+/// AND or multiply body): an OR, or an AND, of each row's updates into
+/// `base`.
 /// garray's scatter_reduce takes numbers, so the updates become i8, false
 /// -128 and true 127 (an update left out, its row out of range, is
 /// false for an OR and true for an AND). They are scattered onto the
@@ -445,11 +446,14 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   if (sets && one)
     return scatterOneSlice(op, e, *m, /*add=*/false);
   std::optional<ReductionKind> kind = combinerKind(body, bt.getElementType());
-  if (!sets && (!kind || *kind == ReductionKind::prod))
-    return op->emitError() << "only add-, max- and min-scatters (`.at[...].add`, `.max`, "
-                              "`.min`, jax.ops.segment_sum/max/min) and sets "
-                              "(`.at[...].set`) are supported; this scatter's body does "
+  if (!sets && !kind)
+    return op->emitError() << "only add-, multiply-, max- and min-scatters (`.at[...].add`, "
+                              "`.mul`, `.max`, `.min`, jax.ops.segment_sum/prod/max/min) and "
+                              "sets (`.at[...].set`) are supported; this scatter's body does "
                               "something else";
+  // A product of booleans is their AND (XLA's multiply of PRED).
+  if (kind && *kind == ReductionKind::prod && bt.getElementType().isInteger(1))
+    kind = ReductionKind::min;
   if (!sets && *kind == ReductionKind::sum && one)
     return scatterOneSlice(op, e, *m, /*add=*/true);
   FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
@@ -494,7 +498,8 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   }
   if (sets || *kind != ReductionKind::sum)
     return op->emitError() << "a batched scatter is supported as an add (the gradient of "
-                              "take_along_axis); this one sets or takes a max or min";
+                              "take_along_axis); this one sets, multiplies or takes a max or "
+                              "min";
   if (!batchingCoversAllBut(*m, bt.getRank(), a) || !m->windowDims.empty())
     return op->emitError() << "a batched scatter is supported as the gradient of "
                               "take_along_axis: every operand dimension but the indexed one "

@@ -343,9 +343,10 @@ FactorRule ScatterAddOp::getFactorRule() {
   return rowScatterRule(getBase(), getIndices(), hasZeroBase(), Reduction::Sum, oneOf({2}));
 }
 
-// The index positions combined by max or min: onto the kind's identity
-// (segment_max's -inf) the result is a pending max (or min). No operand may
-// be pending: a max of pending sums is no pending max.
+// The index positions combined by max, min or product: onto the kind's
+// identity (segment_max's -inf, segment_prod's 1) the result is a pending
+// max (or min, or product). No operand may be pending: a max of pending
+// sums is no pending max.
 FactorRule ScatterReduceOp::getFactorRule() {
   return rowScatterRule(getBase(), getIndices(), hasIdentityBase(), toCore(getKind()), none());
 }

@@ -253,13 +253,14 @@ def GArray_ScatterAddOp : GArray_Op<"scatter_add", [Pure,
 
 def GArray_ScatterReduceOp : GArray_Op<"scatter_reduce", [Pure,
     DeclareOpInterfaceMethods<GArray_ShardingRuleOpInterface>]> {
-  let summary = "Combine rows of updates into base by max or min at integer indices";
+  let summary = "Combine rows of updates into base by max, min or product at integer indices";
   let description = [{
     `result = base`, then for every index position `b...`, in row-major
     order: `result[clamp(indices[b...], 0, V - 1), t...] =
-    kind(result[...], updates[b..., t...])`. Kinds are `max` and `min`
-    (`scatter_add` adds); on floats they propagate NaN, as `garray.max`
-    does. `jax.ops.segment_max` and `x.at[ids].max(y)` import as this op;
+    kind(result[...], updates[b..., t...])`. Kinds are `max`, `min` and
+    `prod` (`scatter_add` adds); on floats max and min propagate NaN, as
+    `garray.max` does. `jax.ops.segment_max` and `x.at[ids].max(y)`,
+    `segment_prod` and `x.at[ids].mul(y)` import as this op;
     `x.at[ids].set(y)` imports as the `max` of each update's position
     (the last write wins, as XLA's CPU scatter applies them in order)
     followed by a gather of the winning rows. Indices clamp as `gather`'s.
@@ -269,10 +270,10 @@ def GArray_ScatterReduceOp : GArray_Op<"scatter_reduce", [Pure,
            : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<16x8xf32>
     ```
     Factor rule: with a base of the kind's identity (-inf for `max` on
-    floats: `segment_max`'s), the index dims are a reduction factor of
-    that kind: devices holding different index positions each combine
-    theirs and the result is a pending max (or min), all-reduced where
-    needed. With any other base they stay whole, since each device would
+    floats: `segment_max`'s; 1 for `prod`), the index dims are a reduction
+    factor of that kind: devices holding different index positions each
+    combine theirs and the result is a pending max (or min, or product),
+    all-reduced where needed. With any other base they stay whole, since each device would
     combine the base again. `base`'s row dimension `V` is always whole;
     its trailing dims are parallel. No operand may be pending (a max of
     pending sums is no pending max).
@@ -282,8 +283,8 @@ def GArray_ScatterReduceOp : GArray_Op<"scatter_reduce", [Pure,
     - `scatter_reduce_c2`: `base` has rank >= 1 and at least one row;
     - `scatter_reduce_c3`: `updates` has shape `indices.shape ++ base.shape[1:]`;
     - `scatter_reduce_c4`: the result has `base`'s type, and `updates` its element type;
-    - `scatter_reduce_c5`: the kind is `max` or `min`, and the element type
-      a float or an integer wider than `i1`.
+    - `scatter_reduce_c5`: the kind is `max`, `min` or `prod`, and the
+      element type a float or an integer wider than `i1`.
   }];
   let arguments = (ins GArray_ReductionKindAttr:$kind, GArray_Tensor:$base,
                        GArray_Tensor:$indices, GArray_Tensor:$updates);

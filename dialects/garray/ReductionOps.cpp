@@ -249,11 +249,11 @@ LogicalResult ScatterAddOp::verify() {
 LogicalResult ScatterReduceOp::verify() {
   if (failed(verifyRowScatter(*this, "scatter_reduce", getBase(), getIndices(), getUpdates())))
     return failure();
-  if (getKind() != ReductionKind::max && getKind() != ReductionKind::min)
-    return emitOpError("scatter_reduce_c5: the kind must be max or min, not ")
-           << stringifyReductionKind(getKind()) << " (scatter_add adds)";
+  if (getKind() == ReductionKind::sum)
+    return emitOpError("scatter_reduce_c5: the kind must be max, min or prod, not sum "
+                       "(scatter_add adds)");
   if (getBase().getType().getElementType().isInteger(1))
-    return emitOpError("scatter_reduce_c5: i1 values have no order here; convert them to a "
+    return emitOpError("scatter_reduce_c5: i1 values are not combined here; convert them to a "
                        "number type first");
   return success();
 }

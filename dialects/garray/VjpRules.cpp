@@ -437,7 +437,38 @@ LogicalResult vjp(ScatterAddOp op, Adj &a, Value g, Grads &out) {
 
 // max/min: to the base elements and updates equal to the result they went
 // into, split evenly between ties, as reduce's.
+/// The product's adjoints without dividing by a factor that may be zero:
+/// each row's product of its nonzero updates (NZ) and count of zero ones
+/// (Z). The base's adjoint is g times the updates' product (NZ, or 0 when
+/// Z > 0); an update's is g times the base times the product of the row's
+/// other updates: NZ / u for a nonzero u when Z = 0, NZ for the one zero u
+/// when Z = 1, else 0.
+LogicalResult vjpProduct(ScatterReduceOp op, Adj &a, Value g, Grads &out) {
+  Value base = op.getBase(), updates = op.getUpdates(), indices = op.getIndices();
+  Type rows = base.getType(), each = updates.getType();
+  Value zero = a.compare(ComparisonDirection::eq, updates, a.splatLike(updates, 0.0));
+  Value nonzero = a.select(zero, a.splatLike(updates, 1.0), updates);
+  Value nz = ScatterReduceOp::create(a.b, a.loc, rows, ReductionKind::prod, a.splat(rows, 1.0),
+                                     indices, nonzero);
+  Value zeros = ScatterAddOp::create(a.b, a.loc, rows, a.splat(rows, 0.0), indices,
+                                     a.select(zero, a.splatLike(updates, 1.0),
+                                              a.splatLike(updates, 0.0)));
+  auto countIs = [&](Value count, double n) {
+    return a.compare(ComparisonDirection::eq, count, a.splatLike(count, n));
+  };
+  out[0] = a.mul(g, a.select(countIs(zeros, 0.0), nz, a.splatLike(nz, 0.0)));
+  Value zerosAt = GatherOp::create(a.b, a.loc, each, zeros, indices);
+  Value nzAt = GatherOp::create(a.b, a.loc, each, nz, indices);
+  Value others =
+      a.select(zero, a.select(countIs(zerosAt, 1.0), nzAt, a.splatLike(nzAt, 0.0)),
+               a.select(countIs(zerosAt, 0.0), a.div(nzAt, nonzero), a.splatLike(nzAt, 0.0)));
+  out[2] = a.mul(GatherOp::create(a.b, a.loc, each, a.mul(g, base), indices), others);
+  return success();
+}
+
 LogicalResult vjp(ScatterReduceOp op, Adj &a, Value g, Grads &out) {
+  if (op.getKind() == ReductionKind::prod)
+    return vjpProduct(op, a, g, out);
   Value base = op.getBase(), updates = op.getUpdates(), indices = op.getIndices();
   auto ones = [&](Value x, Value y) {
     return a.select(a.compare(ComparisonDirection::eq, x, y), a.splatLike(x, 1.0),

@@ -368,6 +368,19 @@ TEST_CASE("adjoints of dot_general, reductions, mean, gather, scatter_add, scatt
        "  %i = garray.constant dense<[2, 2, 0, 2]> : tensor<4xi64>\n"
        "  %r = garray.scatter_reduce <min> %a, %i, %u : (tensor<4x3xf64>, tensor<4xi64>, tensor<4x3xf64>) -> tensor<4x3xf64>",
        k43},
+      {"scatter_reduce prod (base and updates)", {{"a", k43}, {"u", {4, 3}}},
+       "  %i = garray.constant dense<[1, 3, 1, 1]> : tensor<4xi64>\n"
+       "  %r = garray.scatter_reduce <prod> %a, %i, %u : (tensor<4x3xf64>, tensor<4xi64>, tensor<4x3xf64>) -> tensor<4x3xf64>",
+       k43},
+      // Zero factors: row 1's column 0 has one (the other factors' adjoints
+      // are 0 there, and the base's), column 1 two; row 3's column 2 one.
+      {"scatter_reduce prod with zero updates", {{"a", k43}, {"u", {4, 3}}},
+       "  %i = garray.constant dense<[1, 3, 1, 1]> : tensor<4xi64>\n"
+       "  %m = garray.constant dense<[[0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [1.0, 0.0, 1.0], "
+       "[1.0, 1.0, 1.0]]> : tensor<4x3xf64>\n"
+       "  %z = garray.mul %u, %m : tensor<4x3xf64>\n"
+       "  %r = garray.scatter_reduce <prod> %a, %i, %z : (tensor<4x3xf64>, tensor<4xi64>, tensor<4x3xf64>) -> tensor<4x3xf64>",
+       k43},
   };
   for (const OpCase &c : cases)
     checkCase(c);

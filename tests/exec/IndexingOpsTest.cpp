@@ -11,7 +11,7 @@
 //   scatter_add  duplicates accumulate, out-of-range indices clamp as in
 //                gather; sharded index positions make a pending sum that is
 //                all-reduced, with the base added exactly once;
-//   scatter_reduce  max and min, duplicates and base combined, f32 and i32,
+//   scatter_reduce  max, min and prod, duplicates and base combined, f32 and i32,
 //                NaN propagated; sharded index positions are gathered (no
 //                all-reduce);
 //   iota         i64, i32 and f32, sharded along and across `dim`: indices
@@ -116,6 +116,8 @@ std::vector<double> scatterRef(const TypedArray &base, const TypedArray &idx,
       double u = updates.values[b * width + j];
       if (kind == "add")
         o += u;
+      else if (kind == "prod")
+        o *= u;
       else if (std::isnan(o) || std::isnan(u))
         o = std::numeric_limits<double>::quiet_NaN();
       else
@@ -141,9 +143,11 @@ void checkScatter(const std::string &dtype, const std::vector<int64_t> &indexSha
   TypedArray idx = someIndices("i64", indexShape, 16);
   std::vector<int64_t> updShape = indexShape;
   updShape.push_back(8);
-  TypedArray upd = isFloat ? randomReals(rng, dtype, updShape, -1.0f, 1.0f)
-                          : randomInts(rng, dtype, updShape, -50, 50);
-  if (isFloat && kind != "add") {
+  // Integer factors small enough that no row's product wraps.
+  TypedArray upd = isFloat         ? randomReals(rng, dtype, updShape, -1.0f, 1.0f)
+                   : kind == "prod" ? randomInts(rng, dtype, updShape, -3, 3)
+                                    : randomInts(rng, dtype, updShape, -50, 50);
+  if (isFloat && kind != "add" && kind != "prod") {
     upd.values[3] = std::numeric_limits<double>::quiet_NaN(); // into row 3 (an update)
     base.values[5 * 8 + 1] = std::numeric_limits<double>::quiet_NaN(); // row 5's base
   }
@@ -151,20 +155,22 @@ void checkScatter(const std::string &dtype, const std::vector<int64_t> &indexSha
               uType = tensorType(upd.shape, dtype);
   std::map<std::string, Expected> expected = {
       {"out", {dtype, base.shape, scatterRef(base, idx, upd, kind),
-               kind == "add" ? sumTolerance(dtype) : Tolerance{0.0, 0.0}}}};
+               kind == "add" || kind == "prod" ? sumTolerance(dtype) : Tolerance{0.0, 0.0}}}};
   std::vector<std::string> args = {argument("idx", idx, where.indices),
                                    argument("upd", upd, where.updates)};
   std::string body;
   TypedInputs inputs = {{"idx", idx}, {"upd", upd}};
   if (zeroBase) {
-    // The op's identity: 0 for an add, the type's lowest value for a max,
-    // its highest for a min.
-    std::string v = kind == "add" ? (isFloat ? "0.0" : "0")
-                    : isFloat     ? (kind == "max" ? "0xFF800000" : "0x7F800000")
-                                  : (kind == "max" ? "-2147483648" : "2147483647");
-    double id = kind == "add" ? 0.0
-                : isFloat     ? (kind == "max" ? -HUGE_VAL : HUGE_VAL)
-                              : (kind == "max" ? -2147483648.0 : 2147483647.0);
+    // The op's identity: 0 for an add, 1 for a product, the type's lowest
+    // value for a max, its highest for a min.
+    std::string v = kind == "add"    ? (isFloat ? "0.0" : "0")
+                    : kind == "prod" ? (isFloat ? "1.0" : "1")
+                    : isFloat        ? (kind == "max" ? "0xFF800000" : "0x7F800000")
+                                     : (kind == "max" ? "-2147483648" : "2147483647");
+    double id = kind == "add"    ? 0.0
+                : kind == "prod" ? 1.0
+                : isFloat        ? (kind == "max" ? -HUGE_VAL : HUGE_VAL)
+                                 : (kind == "max" ? -2147483648.0 : 2147483647.0);
     std::fill(base.values.begin(), base.values.end(), id);
     expected["out"].values = scatterRef(base, idx, upd, kind);
     body = "  %base = garray.constant dense<" + v + "> : " + bType + "\n";
@@ -209,9 +215,9 @@ TEST_CASE("scatter_add: duplicates accumulate, sharded on each dim", "[scatter_a
   checkScatter("f32", {8}, ScatterPlacement{-1, -1, 0}, /*zeroBase=*/true);
 }
 
-TEST_CASE("scatter_reduce: max and min of duplicates and base, sharded on each dim",
+TEST_CASE("scatter_reduce: max, min and product of duplicates and base, sharded on each dim",
           "[scatter_reduce]") {
-  for (std::string kind : {"max", "min"})
+  for (std::string kind : {"max", "min", "prod"})
     for (std::string dtype : {"f32", "i32"}) {
       for (ScatterPlacement where :
            {ScatterPlacement{-1, -1, 0}, ScatterPlacement{-1, -1, 1}, ScatterPlacement{-1, 0, -1},

@@ -100,7 +100,7 @@ TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
         "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
-        "scans", "windows", "edges", "counts", "keyed", "dirichlet", "segments", "flags"})
+        "scans", "windows", "edges", "counts", "keyed", "dirichlet", "segments", "flags", "products"})
     checkBytesAgainstXla(name);
 }
 
@@ -227,4 +227,10 @@ TEST_CASE("boolean segment_max and segment_min, .at[ids].max and .min of flags (
           "AND, out-of-range ids dropped) match JAX",
           "[import][exec]") {
   checkProgram("flags", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("segment_prod of floats (a zero factor, an empty segment) and of integers, "
+          ".at[ids].mul, match JAX",
+          "[import][exec]") {
+  checkProgram("products", {"", "data=1", "data=3", "data=4"});
 }

@@ -760,6 +760,34 @@ def flags():
     return Export(flags_step, (x, seg, ids, hits), {"data": 2}, (P("data"), P("data"), P(), P()))
 
 
+def products_step(x, w, seg, ids, rows, counts):
+    # JAX has no gradient of a scatter_mul with repeated indices
+    # (NotImplementedError), so this program is forward only; the adjoint
+    # is checked against finite differences (AutodiffFdTest.cpp).
+    h = jnp.tanh(x @ w) + 1.5  # factors in (0.5, 2.5)
+    l = jnp.sum(jnp.log(jax.ops.segment_prod(h, seg, num_segments=5)))
+    table = jnp.zeros((6, 3), jnp.float32) + jnp.arange(1, 4, dtype=jnp.float32)
+    return {
+        "loss": l,
+        "seg": jax.ops.segment_prod(x[:, :3], seg, num_segments=6),  # segment 5 empty: 1
+        "mul": table.at[ids].mul(rows),
+        "counts": jax.ops.segment_prod(counts, seg, num_segments=5),
+    }
+
+
+def products():
+    rng = np.random.default_rng(24)
+    x = grid(rng, (12, 4), 1.0)
+    x[3, 1] = 0.0  # a zero factor
+    w = grid(rng, (4, 3), 0.5)
+    seg = np.array([0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 2, 0], np.int32)
+    ids = np.array([4, 1, 4, 9, 0, -1, 1, 4], np.int32)  # 9, -1 dropped
+    rows = grid(rng, (8, 3), 2.0)
+    counts = rng.integers(-4, 5, size=12).astype(np.int32)
+    return Export(products_step, (x, w, seg, ids, rows, counts), {"data": 2},
+                  (P("data"), P(), P("data"), P(), P(), P("data")))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -785,4 +813,5 @@ EXPORTS = {
     "dirichlet": dirichlet,
     "segments": segments,
     "flags": flags,
+    "products": products,
 }

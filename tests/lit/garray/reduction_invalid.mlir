@@ -260,7 +260,7 @@ func.func @scatter_reduce_c3(%b: tensor<16x8xf32>, %i: tensor<4xi64>, %u: tensor
 // -----
 
 func.func @scatter_reduce_c5_kind(%b: tensor<16x8xf32>, %i: tensor<4xi64>, %u: tensor<4x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{scatter_reduce_c5: the kind must be max or min, not sum (scatter_add adds)}}
+  // expected-error @+1 {{scatter_reduce_c5: the kind must be max, min or prod, not sum (scatter_add adds)}}
   %0 = garray.scatter_reduce <sum> %b, %i, %u : (tensor<16x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
@@ -268,7 +268,7 @@ func.func @scatter_reduce_c5_kind(%b: tensor<16x8xf32>, %i: tensor<4xi64>, %u: t
 // -----
 
 func.func @scatter_reduce_c5_i1(%b: tensor<16xi1>, %i: tensor<4xi64>, %u: tensor<4xi1>) -> tensor<16xi1> {
-  // expected-error @+1 {{scatter_reduce_c5: i1 values have no order here}}
+  // expected-error @+1 {{scatter_reduce_c5: i1 values are not combined here}}
   %0 = garray.scatter_reduce <max> %b, %i, %u : (tensor<16xi1>, tensor<4xi64>, tensor<4xi1>) -> tensor<16xi1>
   return %0 : tensor<16xi1>
 }

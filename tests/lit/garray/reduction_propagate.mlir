@@ -216,3 +216,19 @@ func.func @scatter_reduce_identity_base(%i: tensor<8xi64>,
   %0 = garray.scatter_reduce <max> %z, %i, %u : (tensor<16x4xf32>, tensor<8xi64>, tensor<8x4xf32>) -> tensor<16x4xf32>
   return %0 : tensor<16x4xf32>
 }
+
+// -----
+
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// A product onto ones (segment_prod's base) likewise leaves a pending
+// product.
+// RESHARD-LABEL: func.func @scatter_prod_identity_base
+// RESHARD: %[[S:.*]] = garray.scatter_reduce <prod> {{.*}} {garray.sharding = #garray.sharding<@mesh, P(None, "model"), unreduced = prod("data")>}
+// RESHARD: garray.reshard %[[S]] : {{.*}} to #garray.sharding<@mesh, P(None, "model")>
+func.func @scatter_prod_identity_base(%i: tensor<8xi64>,
+                                      %u: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data", "model")>}) -> tensor<16x4xf32> {
+  %one = garray.constant dense<1.0> : tensor<16x4xf32>
+  %0 = garray.scatter_reduce <prod> %one, %i, %u : (tensor<16x4xf32>, tensor<8xi64>, tensor<8x4xf32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}

@@ -19,7 +19,7 @@
 // RUN: not shardc import %t/reduce_body.mlir 2>&1 | FileCheck %s --check-prefix=BODY
 // RUN: not shardc import %t/argmax_no_nan.mlir 2>&1 | FileCheck %s --check-prefix=ARGMAX
 // RUN: not shardc import %t/sort_comparator.mlir 2>&1 | FileCheck %s --check-prefix=SORTCMP
-// RUN: not shardc import %t/scatter_mul.mlir 2>&1 | FileCheck %s --check-prefix=SCATTER
+// RUN: not shardc import %t/scatter_subtract.mlir 2>&1 | FileCheck %s --check-prefix=SCATTER
 // RUN: not shardc import %t/same_name.mlir 2>&1 | FileCheck %s --check-prefix=NAMES
 // RUN: not shardc import %t/unknown_attr.mlir 2>&1 | FileCheck %s --check-prefix=ATTR
 // RUN: not shardc import %t/f8.mlir 2>&1 | FileCheck %s --check-prefix=F8
@@ -219,14 +219,14 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   }) : () -> ()
 }) : () -> ()
 
-//--- scatter_mul.mlir
-// SCATTER: error: only add-, max- and min-scatters {{.*}} and sets {{.*}} are supported; this scatter's body does something else
+//--- scatter_subtract.mlir
+// SCATTER: error: only add-, multiply-, max- and min-scatters {{.*}} and sets {{.*}} are supported; this scatter's body does something else
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<8x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<8x4xf32>, sym_name = "main"}> ({
   ^bb0(%t: tensor<8x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>):
     %0 = "stablehlo.scatter"(%t, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
     ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-      %m = "stablehlo.multiply"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      %m = "stablehlo.subtract"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%m) : (tensor<f32>) -> ()
     }) : (tensor<8x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<8x4xf32>
     "func.return"(%0) : (tensor<8x4xf32>) -> ()
