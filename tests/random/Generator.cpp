@@ -1086,9 +1086,15 @@ private:
   // Max or min rows into base: the result stays within the operands' joint
   // range, exact when both are. An i32 base may be the kind's identity
   // (a pending max or min); an f32 one's (an infinity) is left out.
+  // Products of rows: a row may take every index position, so the bound is
+  // the base's magnitude times the updates' to the power of the positions
+  // (a float product past 1e3 becomes a max instead; i32 products wrap as
+  // the reference's do). The base may be ones (a pending product).
   bool buildScatterReduce(Builder &b) {
-    std::string kind = chance(0.5) ? "max" : "min";
+    std::string kind = oneOf(std::vector<std::string>{"max", "min", "prod"});
     auto identity = [&](Dtype d) -> std::optional<double> {
+      if (kind == "prod")
+        return 1.0;
       if (d != Dtype::I32)
         return std::nullopt;
       return kind == "max" ? kI32Min : kI32Max;
@@ -1097,7 +1103,21 @@ private:
     if (!rowScatterOperands(b, identity, base, idx, upd))
       return false;
     const Type bt = type(b, base);
-    Info r = join(b.info[base], b.info[upd]);
+    const Info &B = b.info[base], &U = b.info[upd];
+    Info r = join(B, U);
+    if (kind == "prod") {
+      double n = static_cast<double>(type(b, idx).numel());
+      double grow = std::pow(std::max(U.mag(), 1.0), n), m = B.mag() * grow;
+      if (isFloat(bt.dtype) && m > 1e3) {
+        kind = "max";
+      } else {
+        r.lo = -m, r.hi = m;
+        r.grid = static_cast<int>(B.grid + U.grid * n);
+        r.err = B.err * grow + n * U.err * m + n * kU * m;
+        if (!isFloat(bt.dtype))
+          r = intRange(bt.dtype, -m, m > 1e15 ? 1e300 : m);
+      }
+    }
     if (!isFloat(bt.dtype))
       r = intRange(bt.dtype, r.lo, r.hi);
     shaped(b, "scatter_reduce", {base, idx, upd}, bt, r, [&](Op &op) { op.kind = kind; });

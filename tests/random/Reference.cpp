@@ -476,7 +476,7 @@ private:
     return r;
   }
 
-  /// scatter_add ("sum") and scatter_reduce ("max", "min"): each index
+  /// scatter_add ("sum") and scatter_reduce ("max", "min", "prod"): each index
   /// position, in order, combines its row of updates into the clamped row.
   Array scatterRows(const std::string &kind, const Array &base, const Array &idx,
                     const Array &upd) {
