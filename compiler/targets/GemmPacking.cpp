@@ -162,7 +162,7 @@ Value allocatePanels(RewriterBase &rewriter, linalg::MatmulOp op, int64_t nc, in
   // writing one NR-wide piece into every panel, and with panels kc·NR
   // elements apart (16 KiB and more) those pieces all fell in one L1 set
   // (4 KiB aliasing) and evicted each other. A 32x1024x4096 weight
-  // gradient as AVX2 code went from 0.85-0.89x of OpenBLAS to 0.94-0.97x
+  // gradient as AVX2 code went from 0.85-0.89x of OpenBLAS to 0.94-1.02x
   // with the spare row (bench/kernels, Zen 4); padding A's panels as well
   // measured no better.
   Value panels = memref::AllocOp::create(
