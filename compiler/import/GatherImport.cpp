@@ -378,19 +378,17 @@ Value scatterSetRows(OpEmitter &e, Value base, Value idx, Value inRange, Value u
   auto flatPositions = RankedTensorType::get({positions}, i64);
   Value position = e.reshape(IotaOp::create(e.b, e.loc, flatPositions, e.b.getI64IntegerAttr(0)),
                              it.clone(i64));
-  Value none = filledConstant(e, it.clone(i64), e.b.getI64IntegerAttr(-1));
+  Value none = splatOf(e, it.clone(i64), -1);
   Value kept = e.select(inRange, position, none);
   auto rowsType = RankedTensorType::get({v}, i64);
   Value last = ScatterReduceOp::create(e.b, e.loc, rowsType, ReductionKind::max,
-                                       filledConstant(e, rowsType, e.b.getI64IntegerAttr(-1)),
-                                       idx, kept);
+                                       splatOf(e, rowsType, -1), idx, kept);
   SmallVector<int64_t> flatShape = {positions};
   llvm::append_range(flatShape, bt.getShape().drop_front());
   Value flatUpdates = e.reshape(updates, RankedTensorType::get(flatShape, ut.getElementType()));
   // gather clamps a row of -1 to 0; the select below drops it.
   Value picked = GatherOp::create(e.b, e.loc, bt, flatUpdates, last);
-  Value written = e.compare(ComparisonDirection::ge, last, filledConstant(e, rowsType,
-                                                                          e.b.getI64IntegerAttr(0)));
+  Value written = e.compare(ComparisonDirection::ge, last, splatOf(e, rowsType, 0));
   Value writtenRows = e.broadcast(written, bt.clone(e.b.getI1Type()), {0});
   return e.select(writtenRows, picked, base);
 }

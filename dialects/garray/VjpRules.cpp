@@ -435,8 +435,6 @@ LogicalResult vjp(ScatterAddOp op, Adj &a, Value g, Grads &out) {
   return success();
 }
 
-// max/min: to the base elements and updates equal to the result they went
-// into, split evenly between ties, as reduce's.
 /// The product's adjoints without dividing by a factor that may be zero:
 /// each row's product of its nonzero updates (NZ) and count of zero ones
 /// (Z). The base's adjoint is g times the updates' product (NZ, or 0 when
@@ -466,6 +464,8 @@ LogicalResult vjpProduct(ScatterReduceOp op, Adj &a, Value g, Grads &out) {
   return success();
 }
 
+// max/min: to the base elements and updates equal to the result they went
+// into, split evenly between ties, as reduce's.
 LogicalResult vjp(ScatterReduceOp op, Adj &a, Value g, Grads &out) {
   if (op.getKind() == ReductionKind::prod)
     return vjpProduct(op, a, g, out);
@@ -512,7 +512,8 @@ void mlir::garray::registerVjpModels(DialectRegistry &registry) {
     attach<AbsOp, AddOp, BroadcastInDimOp, CeilOp, ClampOp, ConcatenateOp, ConvertOp, CosOp,
            DivOp, DotGeneralOp, ExpOp, Expm1Op, FloorOp, GatherOp, LogOp, Log1pOp, LogisticOp,
            MaxOp, MeanOp, MinOp, MulOp, NegOp, PadOp, PowOp, ReduceOp, RemOp, ReshapeOp,
-           ReverseOp, RoundOp, RsqrtOp, ScatterAddOp, ScatterReduceOp, SelectOp, ShardingConstraintOp, ShiftOp,
-           SignOp, SinOp, SliceOp, SqrtOp, StopGradientOp, SubOp, TanhOp, TransposeOp>(ctx);
+           ReverseOp, RoundOp, RsqrtOp, ScatterAddOp, ScatterReduceOp, SelectOp,
+           ShardingConstraintOp, ShiftOp, SignOp, SinOp, SliceOp, SqrtOp, StopGradientOp, SubOp,
+           TanhOp, TransposeOp>(ctx);
   });
 }

@@ -1322,7 +1322,8 @@ private:
         {&Gen::buildPad, 2},         {&Gen::buildConcatenate, 3}, {&Gen::buildReverse, 2},
         {&Gen::buildShift, 3},       {&Gen::buildDot, 7},        {&Gen::buildReduce, 6},
         {&Gen::buildMean, 3},        {&Gen::buildArgReduce, 2},  {&Gen::buildGather, 2},
-        {&Gen::buildScatterAdd, 2},  {&Gen::buildScatterReduce, 2},  {&Gen::buildConstraint, 4}, {&Gen::buildReshard, 2},
+        {&Gen::buildScatterAdd, 2},  {&Gen::buildScatterReduce, 2},
+        {&Gen::buildConstraint, 4},  {&Gen::buildReshard, 2},
         {&Gen::buildSgd, 1},         {&Gen::buildMomentum, 1},   {&Gen::buildAdam, 1},
         {&Gen::buildClip, 1},        {&Gen::buildCall, 2},
     };
