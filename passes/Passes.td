@@ -105,7 +105,11 @@ def GArrayDecompose : Pass<"garray-decompose", "::mlir::func::FuncOp"> {
       min all-reduce combine (value, global index) pairs;
     - `scatter_add` with a base that is not a zero constant becomes
       `base + scatter_add(zeros, ...)`, so the base is added once however the
-      index positions are sharded.
+      index positions are sharded;
+    - a `shard_map`'s boundary becomes constraints: each operand is pinned to
+      its in_sharding and each result read through a constraint to its
+      out_sharding, so the blocks its body receives and returns are never
+      laid out another way.
     A sharding written on a composite moves to the op that defines its value.
   }];
 }
@@ -281,6 +285,9 @@ def GArrayGlobalToLocal : Pass<"garray-global-to-local", "::mlir::ModuleOp"> {
     %v = comm.device_value [2, 2, 1, 0] : tensor<i64>
     %m = garray.select (iota(0) < %v), %x, 0.0     // then garray.reduce <sum> %m
     ```
+    A `garray.shard_map`, whose operands now have its body's block types, is
+    replaced by a copy of its body (already local, collectives included),
+    and the bodies are erased.
   }];
   let dependentDialects = ["::mlir::comm::CommDialect"];
 }

@@ -277,9 +277,7 @@ shardc_status shardc_model_run(shardc_model *m, const shardrt_array *inputs, int
       return SHARDC_ERR_RUN;
     for (size_t o = 0; o < sig.outputs.size(); ++o)
       if (result.replicaDiffs[o] != 0) {
-        m->error = "the replicas of output '" + sig.outputs[o].name +
-                   "' disagree (max difference " + std::to_string(result.replicaDiffs[o]) +
-                   "); this is a shardc bug, please report it with the model";
+        m->error = shardc::replicaDisagreement(sig.outputs[o].name, result.replicaDiffs[o]);
         return SHARDC_ERR_RUN;
       }
     // Hand the outputs over: the set gives up their storage.

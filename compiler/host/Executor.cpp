@@ -57,6 +57,16 @@ static std::string numpyDtype(const std::string &dtype) {
   return "'" + dtype + "'";
 }
 
+std::string replicaDisagreement(const std::string &name, double diff) {
+  std::ostringstream os;
+  os << "the replicas of output '" << name << "' disagree (max difference " << diff
+     << "): devices that should hold one copy of it hold different values. A shard_map's "
+        "body must make each result equal over the mesh axes its out sharding leaves "
+        "unnamed (comm.all_reduce, JAX's psum, does); otherwise this is a shardc bug, "
+        "please report it with the model";
+  return os.str();
+}
+
 std::string checkInputs(const Signature &sig, const ArraySet &inputs) {
   for (const std::string &n : inputs.names) {
     bool known = false;

@@ -41,6 +41,9 @@ struct RunResult {
   std::vector<double> replicaDiffs;
 };
 
+/// The error for output `name` whose replicas differ by up to `diff`.
+std::string replicaDisagreement(const std::string &name, double diff);
+
 /// Checks `inputs` against `sig` (names, dtypes, shapes); "" when they fit,
 /// else a message naming the argument and what would fix it.
 std::string checkInputs(const Signature &sig, const ArraySet &inputs);

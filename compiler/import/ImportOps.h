@@ -185,7 +185,23 @@ mlir::FailureOr<mlir::Value> dynamicUpdateSlice(mlir::Operation *op, mlir::garra
                                                 mlir::Value x, mlir::Value u,
                                                 llvm::ArrayRef<mlir::Value> starts);
 
+/// Moves the body of every sdy.manual_computation (`jax.shard_map`) into a
+/// private function and replaces the op by a garray.shard_map of it
+/// (ShardMapImport.cpp), once the meshes are imported and before the
+/// functions are; marks each body so that its collectives import.
+mlir::LogicalResult outlineManualComputations(mlir::ModuleOp module);
+
+/// Removes the marks outlineManualComputations left, after the import.
+void dropShardMapMarks(mlir::ModuleOp module);
+
 // Builders living in their own files.
+mlir::FailureOr<Values> importAllReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importAllGather(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importReduceScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importAllToAll(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importCollectivePermute(mlir::Operation *op,
+                                                mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importPartitionId(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);

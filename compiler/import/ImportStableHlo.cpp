@@ -311,7 +311,7 @@ LogicalResult Importer::checkTypes(Operation *op) {
 
 LogicalResult Importer::importOp(Operation *op) {
   llvm::StringRef name = op->getName().getStringRef();
-  if (isa<func::CallOp, func::ReturnOp>(op))
+  if (isa<func::CallOp, func::ReturnOp, ShardMapOp>(op)) // a shard_map: outlined already
     return checkTypes(op);
   if (failed(checkTypes(op)))
     return failure();
@@ -347,7 +347,8 @@ LogicalResult Importer::importOp(Operation *op) {
                                << "' is not supported by the importer";
     }
     if (op->getNumRegions() && name != "stablehlo.reduce" && name != "stablehlo.scatter" &&
-        name != "stablehlo.reduce_window" && name != "stablehlo.select_and_scatter")
+        name != "stablehlo.reduce_window" && name != "stablehlo.select_and_scatter" &&
+        name != "stablehlo.all_reduce" && name != "stablehlo.reduce_scatter")
       return op->emitError() << "'" << name << "' with a region is not supported";
     FailureOr<Values> built = entry->build(op, e);
     if (failed(built))
@@ -412,9 +413,14 @@ LogicalResult Importer::run() {
                                "reads sdy.mesh and func.func)";
     }
   }
+  // shard_map bodies become functions of their own, imported with the rest.
+  if (failed(import::outlineManualComputations(module_)))
+    return failure();
+  funcs.assign(module_.getOps<func::FuncOp>().begin(), module_.getOps<func::FuncOp>().end());
   for (func::FuncOp func : funcs)
     if (failed(importSignature(func)) || failed(importBody(func)))
       return failure();
+  import::dropShardMapMarks(module_);
   // Module attributes tell XLA how many partitions to compile for; the
   // garray mesh says that now.
   SmallVector<StringAttr> dropped;

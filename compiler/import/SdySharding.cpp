@@ -213,10 +213,59 @@ public:
   }
 
   std::optional<SdySharding> sharding() {
-    SdySharding s;
     bool wrapped = consume("#sdy.sharding");
     if (wrapped && !expect('<'))
       return std::nullopt;
+    std::optional<SdySharding> s = shardingBody();
+    if (!s || (wrapped && !expect('>')))
+      return std::nullopt;
+    if (!atEnd()) {
+      fail("the end of the sharding");
+      return std::nullopt;
+    }
+    return s;
+  }
+
+  /// #sdy.sharding_per_value<[<@mesh, [...]>, ...]> (or what is between
+  /// its outer angle brackets).
+  std::optional<std::vector<SdySharding>> shardingPerValue() {
+    std::vector<SdySharding> all;
+    bool wrapped = consume("#sdy.sharding_per_value");
+    if (wrapped && !expect('<'))
+      return std::nullopt;
+    bool ok = expect('[') && listUntil(']', [&] {
+      std::optional<SdySharding> s;
+      if (!expect('<') || !(s = shardingBody()) || !expect('>'))
+        return false;
+      all.push_back(std::move(*s));
+      return true;
+    });
+    if (!ok || (wrapped && !expect('>')))
+      return std::nullopt;
+    if (!atEnd()) {
+      fail("the end of the shardings");
+      return std::nullopt;
+    }
+    return all;
+  }
+
+  /// #sdy<manual_axes{"a", "b"}> (or from `{`).
+  std::optional<std::vector<std::string>> manualAxes() {
+    bool wrapped = consume("#sdy<manual_axes");
+    std::optional<std::vector<std::string>> axes = axisSet();
+    if (!axes || (wrapped && !expect('>')))
+      return std::nullopt;
+    if (!atEnd()) {
+      fail("the end of the manual axes");
+      return std::nullopt;
+    }
+    return axes;
+  }
+
+private:
+  /// @mesh, [dims...], replicated={...}, unreduced={...}
+  std::optional<SdySharding> shardingBody() {
+    SdySharding s;
     std::optional<std::string> mesh = symbol();
     if (!mesh)
       return std::nullopt;
@@ -242,16 +291,9 @@ public:
         return std::nullopt;
       (replicated ? s.replicated : s.unreduced) = std::move(*axes);
     }
-    if (wrapped && !expect('>'))
-      return std::nullopt;
-    if (!atEnd()) {
-      fail("the end of the sharding");
-      return std::nullopt;
-    }
     return s;
   }
 
-private:
   std::string_view text_;
   size_t pos_ = 0;
   std::string error_;
@@ -267,6 +309,28 @@ std::optional<SdySharding> parseSdySharding(std::string_view text, std::string &
     return std::nullopt;
   }
   return s;
+}
+
+std::optional<std::vector<SdySharding>> parseSdyShardingPerValue(std::string_view text,
+                                                                  std::string &error) {
+  Reader r(text);
+  std::optional<std::vector<SdySharding>> s = r.shardingPerValue();
+  if (!s || r.failed()) {
+    error = r.failed() ? r.error() : "malformed shardings";
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::optional<std::vector<std::string>> parseSdyManualAxes(std::string_view text,
+                                                           std::string &error) {
+  Reader r(text);
+  std::optional<std::vector<std::string>> axes = r.manualAxes();
+  if (!axes || r.failed()) {
+    error = r.failed() ? r.error() : "malformed manual axes";
+    return std::nullopt;
+  }
+  return axes;
 }
 
 std::optional<SdyMesh> parseSdyMesh(std::string_view text, std::string &error) {

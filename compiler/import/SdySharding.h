@@ -46,6 +46,16 @@ struct SdySharding {
 /// and sets `error` to what was expected and at which character.
 std::optional<SdySharding> parseSdySharding(std::string_view text, std::string &error);
 
+/// Reads `#sdy.sharding_per_value<[<@mesh, [...]>, ...]>`, a shard_map's
+/// in_shardings or out_shardings: one sharding per value.
+std::optional<std::vector<SdySharding>> parseSdyShardingPerValue(std::string_view text,
+                                                                  std::string &error);
+
+/// Reads `#sdy<manual_axes{"data", "model"}>`: the axes a shard_map's body
+/// is written per device over.
+std::optional<std::vector<std::string>> parseSdyManualAxes(std::string_view text,
+                                                           std::string &error);
+
 /// The placement as a garray `P(...)` spec (dims past the last are None).
 std::string garraySpec(const SdySharding &sharding);
 

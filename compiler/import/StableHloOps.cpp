@@ -440,6 +440,18 @@ constexpr llvm::StringLiteral kGatherAttrs[] = {"dimension_numbers", "slice_size
 constexpr llvm::StringLiteral kScatterAttrs[] = {"scatter_dimension_numbers",
                                                  "indices_are_sorted", "unique_indices"};
 
+constexpr llvm::StringLiteral kAllReduceAttrs[] = {"channel_handle", "replica_groups",
+                                                   "use_global_device_ids"};
+constexpr llvm::StringLiteral kAllGatherAttrs[] = {"channel_handle", "replica_groups",
+                                                   "use_global_device_ids", "all_gather_dim"};
+constexpr llvm::StringLiteral kReduceScatterAttrs[] = {
+    "channel_handle", "replica_groups", "use_global_device_ids", "scatter_dimension"};
+constexpr llvm::StringLiteral kAllToAllAttrs[] = {"channel_handle", "replica_groups",
+                                                  "split_dimension", "concat_dimension",
+                                                  "split_count"};
+constexpr llvm::StringLiteral kCollectivePermuteAttrs[] = {"channel_handle",
+                                                           "source_target_pairs"};
+
 const OpImport kTable[] = {
     {"stablehlo.abs", {}, elementwise<kAbs>},
     {"stablehlo.ceil", {}, elementwise<kCeil>},
@@ -506,6 +518,13 @@ const OpImport kTable[] = {
     {"chlo.digamma", {}, importDigamma},
     {"chlo.zeta", {}, importZeta},
     {"chlo.polygamma", {}, importPolygamma},
+    // In a shard_map's body only (ShardMapImport.cpp).
+    {"stablehlo.all_reduce", kAllReduceAttrs, importAllReduce},
+    {"stablehlo.all_gather", kAllGatherAttrs, importAllGather},
+    {"stablehlo.reduce_scatter", kReduceScatterAttrs, importReduceScatter},
+    {"stablehlo.all_to_all", kAllToAllAttrs, importAllToAll},
+    {"stablehlo.collective_permute", kCollectivePermuteAttrs, importCollectivePermute},
+    {"stablehlo.partition_id", {}, importPartitionId},
 };
 
 } // namespace
@@ -525,7 +544,8 @@ std::string supportedOpsSummary() {
     out += (out.empty() ? "" : ", ") + name.str();
   }
   return "the importer maps " + out +
-         ", sdy.sharding_constraint, func.call and func.return (docs/import.md)";
+         ", sdy.sharding_constraint, sdy.manual_computation, func.call and func.return "
+         "(docs/import.md)";
 }
 
 } // namespace shardc::import

@@ -82,7 +82,10 @@ bool keepsBits(StringRef name) {
       "stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad", "stablehlo.reverse",
       "stablehlo.select", "stablehlo.bitcast_convert", "stablehlo.optimization_barrier",
       "stablehlo.while", "stablehlo.case", "stablehlo.return", "func.return", "func.call",
-      "stablehlo.reduce", "stablehlo.popcnt", "stablehlo.count_leading_zeros"};
+      "stablehlo.reduce", "stablehlo.popcnt", "stablehlo.count_leading_zeros",
+      // A device id (below 2^31) and collectives that only move bits.
+      "stablehlo.partition_id", "stablehlo.all_gather", "stablehlo.all_to_all",
+      "stablehlo.collective_permute", "sdy.manual_computation", "sdy.return"};
   return llvm::is_contained(kNames, name);
 }
 

@@ -53,6 +53,83 @@ void readHalo(garray::ShiftOp shift, Signature &sig, const std::string &within) 
   }
 }
 
+/// The mesh axes whose groups `flat` (groups of `size`) are, or {} when
+/// they are groups of no set of axes (a body may group devices freely).
+std::vector<std::string> axesOfGroups(ArrayRef<int64_t> flat, int64_t size, const Mesh &mesh) {
+  size_t n = mesh.axes.size();
+  for (uint64_t set = 1; set < (uint64_t(1) << n) && n < 16; ++set) {
+    std::vector<int> axes;
+    for (size_t a = 0; a < n; ++a)
+      if (set >> a & 1)
+        axes.push_back(static_cast<int>(a));
+    if (mesh.product(axes) != size)
+      continue;
+    std::vector<int64_t> want;
+    for (const std::vector<int64_t> &g : mesh.groups(axes))
+      want.insert(want.end(), g.begin(), g.end());
+    if (llvm::equal(want, flat)) {
+      std::vector<std::string> names;
+      for (int a : axes)
+        names.push_back(mesh.axes[a]);
+      return names;
+    }
+  }
+  return {};
+}
+
+/// The collectives a garray.shard_map's body issues itself (comm ops on
+/// its blocks), each once per run of the shard_map, with bytes per device
+/// by the same ring model as the planner's.
+void readShardMap(garray::ShardMapOp map, Signature &sig, const std::string &within) {
+  auto body =
+      SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(map, map.getBodyAttr());
+  if (!body)
+    return;
+  std::string where = "@" + body.getSymName().str() + " (the shard_map at " +
+                      locationText(map.getLoc()) + ")" + (within.empty() ? "" : " in " + within);
+  body.walk([&](Operation *op) {
+    if (op->getName().getDialectNamespace() != "comm" ||
+        isa<comm::DeviceValueOp, comm::AllSliceOp>(op))
+      return;
+    CollectiveRecord c;
+    c.kind = op->getName().stripDialect().str();
+    if (auto kind = op->getAttrOfType<garray::ReductionKindAttr>("kind"))
+      c.reduction = garray::stringifyReductionKind(kind.getValue()).str();
+    c.location = locationText(op->getLoc());
+    c.within = where;
+    c.reason = "written in the shard_map's body";
+    auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto out = cast<RankedTensorType>(op->getResult(0).getType());
+    auto text = [](RankedTensorType t, int64_t &bytes) {
+      return localTypeText({t.getShape().begin(), t.getShape().end()}, t.getElementType(),
+                           bytes);
+    };
+    c.localInType = text(in, c.localInBytes);
+    c.localOutType = text(out, c.localOutBytes);
+    c.valueType = c.localInType;
+    if (isa<comm::CollectivePermuteOp>(op)) {
+      c.groupSize = 2; // a source and its target
+      c.bytesPerDevice = c.localInBytes;
+    } else {
+      auto flat = op->getAttrOfType<DenseI64ArrayAttr>("groups");
+      c.groupSize = op->getAttrOfType<IntegerAttr>("group_size").getInt();
+      c.axes = axesOfGroups(flat.asArrayRef(), c.groupSize, sig.mesh);
+      int64_t g = c.groupSize;
+      if (isa<comm::AllReduceOp>(op))
+        c.bytesPerDevice = 2 * (g - 1) * c.localInBytes / g;
+      else if (isa<comm::AllGatherOp>(op))
+        c.bytesPerDevice = (g - 1) * c.localOutBytes / g;
+      else if (isa<comm::ReduceScatterOp>(op))
+        c.bytesPerDevice = (g - 1) * c.localOutBytes;
+      else
+        c.bytesPerDevice = (g - 1) * c.localInBytes / g;
+      if (g == 1)
+        return;
+    }
+    sig.collectives.push_back(std::move(c));
+  });
+}
+
 /// Uneven dims (ceil layout) change what global-to-local emits for a gather
 /// or slice (passes/local/GlobalToLocal.cpp, localizeAllGather/AllSlice):
 /// an all_gather concatenates padded blocks (`in` times the group), so its
@@ -133,6 +210,8 @@ void readCollectives(func::FuncOp func, Signature &sig, const std::string &withi
     }
     if (auto shift = dyn_cast<garray::ShiftOp>(op))
       return readHalo(shift, sig, within);
+    if (auto map = dyn_cast<garray::ShardMapOp>(op))
+      return readShardMap(map, sig, within);
     if (!garray::isGlobalCollective(op))
       return;
     CollectiveRecord c;

@@ -957,9 +957,9 @@ int runRun(const Args &a) {
         if (rank == 0)
           llvm::errs() << "shardc: error: "
                        << (a.steps ? "step " + std::to_string(step + 1) + ": " : "")
-                       << "the replicas of output '" << m->signature.outputs[o].name
-                       << "' disagree (max difference " << r.replicaDiffs[o]
-                       << "); this is a shardc bug, please report it with the model\n";
+                       << shardc::replicaDisagreement(m->signature.outputs[o].name,
+                                                      r.replicaDiffs[o])
+                       << "\n";
         replicasDisagree = true;
         return false;
       }

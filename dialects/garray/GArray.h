@@ -141,6 +141,13 @@ LogicalResult verifyShardingFor(ShardingAttr sharding, Type type, Operation *sco
                                 llvm::function_ref<InFlightDiagnostic()> emitError,
                                 llvm::StringRef what);
 
+/// The block each device holds of a `global` value laid out by `sharding`
+/// in a garray.shard_map on `mesh` (fully sized): every sharded dim divided
+/// by its axes' sizes; an error through `error` when one does not divide.
+FailureOr<RankedTensorType> shardMapBlockType(RankedTensorType global, ShardingAttr sharding,
+                                              MeshOp mesh,
+                                              llvm::function_ref<InFlightDiagnostic()> error);
+
 /// Registers the garray and comm dialects (kept out of line so heavy TUs do
 /// not include generated headers).
 void registerShardcDialects(DialectRegistry &registry);

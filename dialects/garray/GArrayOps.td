@@ -159,6 +159,67 @@ def GArray_ShardingConstraintOp : GArray_Op<"sharding_constraint",
   let hasVerifier = 1;
 }
 
+def GArray_ShardMapOp : GArray_Op<"shard_map",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Run a per-device function on each device's blocks (JAX's shard_map)";
+  let description = [{
+    The manual escape from propagation: `body` is a local program, written
+    for one device's blocks and its collectives over explicit device groups
+    (`comm` ops), as JAX's `shard_map` writes `psum`, `all_gather` and
+    `ppermute`. Each argument is laid out as its `in_shardings` entry says
+    (a reshard first where it is not) and the body receives the device's
+    block; each value the body returns is the device's block of a result
+    laid out as its `out_shardings` entry says. A mesh axis a result's
+    sharding does not name is one the body promises to have made that
+    result equal over (`psum` does); `shardc run` checks that promise on
+    the results it gathers.
+
+    ```mlir
+    %y = garray.shard_map @block_sum(%x)
+        in [#garray.sharding<@mesh, P("data", None)>]
+        out [#garray.sharding<@mesh, P()>] : (tensor<8x4xf32>) -> tensor<4xf32>
+    func.func private @block_sum(%b: tensor<2x4xf32>) -> tensor<4xf32> {
+      %s = garray.reduce <sum> %b, dims = [0] : (tensor<2x4xf32>) -> tensor<4xf32>
+      %t = comm.all_reduce <sum> %s groups = [[0, 1, 2, 3]] : tensor<4xf32> -> tensor<4xf32>
+      return %t : tensor<4xf32>
+    }
+    ```
+    It has no factor rule: garray-decompose pins its boundary with
+    `sharding_constraint`s, propagation takes its results as annotated with
+    `out_shardings`, reshard insertion gives its operands `in_shardings`
+    (as it gives a call its callee's), and garray-global-to-local inlines
+    the body in place of the op once its operands have their local types.
+
+    **Constraints:**
+    - `shard_map_c1`: one sharding per argument and per result, each valid
+      for its value, closed (no open dim, no priority), with nothing
+      pending, and all on one mesh;
+    - `shard_map_c2`: every sharded dim divides evenly over its axes (the
+      body has one block shape);
+    - `shard_map_c3`: `body` is a private `func.func` with a body whose
+      arguments and results are the blocks' types;
+    - `shard_map_c4`: every collective in `body` names devices of the mesh,
+      and a grouped one (all but `collective_permute`) has groups that cover
+      every device once.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$body, Variadic<GArray_Tensor>:$args,
+                       ArrayAttr:$in_shardings, ArrayAttr:$out_shardings);
+  let results = (outs Variadic<GArray_Tensor>:$results);
+  let assemblyFormat = [{
+    $body `(` $args `)` `in` $in_shardings `out` $out_shardings attr-dict `:`
+    functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::garray::ShardingAttr getInSharding(unsigned i) {
+      return ::llvm::cast<::mlir::garray::ShardingAttr>(getInShardings()[i]);
+    }
+    ::mlir::garray::ShardingAttr getOutSharding(unsigned i) {
+      return ::llvm::cast<::mlir::garray::ShardingAttr>(getOutShardings()[i]);
+    }
+  }];
+}
+
 def GArray_ReshardOp : GArray_Op<"reshard", [Pure, SameOperandsAndResultType]> {
   let summary = "Change a value's sharding (inserted by shardc)";
   let description = [{

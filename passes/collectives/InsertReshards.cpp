@@ -61,6 +61,8 @@ public:
         visitReturn(ret);
       else if (auto call = dyn_cast<func::CallOp>(op); call && definedCallee(call))
         visitCall(call, definedCallee(call));
+      else if (auto map = dyn_cast<ShardMapOp>(op))
+        visitShardMap(map);
       else if (auto r = dyn_cast<ReshardOp>(op))
         visitWrittenReshard(r);
       else if (!isGlobalCollective(op))
@@ -513,6 +515,18 @@ private:
       if (isTensor(r))
         setResultSharding(r, attr(signatureLayout(getResultSharding(callee, r.getResultNumber()),
                                                   r.getType())));
+  }
+
+  // A shard_map's body takes the blocks of its in_shardings and returns
+  // those of its out_shardings, as a callee's signature says.
+  void visitShardMap(ShardMapOp map) {
+    for (auto [i, v] : llvm::enumerate(map.getArgs()))
+      require(map, i, signatureLayout(map.getInSharding(i), v.getType()),
+              "argument #" + std::to_string(i) + " of the shard_map's body @" +
+                  map.getBody().str());
+    for (OpResult r : map.getResults())
+      setResultSharding(r, attr(signatureLayout(map.getOutSharding(r.getResultNumber()),
+                                                r.getType())));
   }
 
   // Ops without a rule compute on whole values: give them replicated,

@@ -16,6 +16,8 @@
 //     operand read by a sharded Reduction factor is masked with the
 //     reduction's identity, a full all_gather keeps the valid prefix, an
 //     all_slice pads before it slices (UnevenShards.h);
+//   - a garray.shard_map, whose operands now have its body's block types,
+//     is replaced by its body (InlineShardMaps.h);
 //   - afterwards no mesh, sharding or global collective remains (the next
 //     pass, garray-verify-local, is the gate).
 //
@@ -23,6 +25,7 @@
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
+#include "passes/local/InlineShardMaps.h"
 #include "passes/local/LocalizeShift.h"
 #include "passes/local/UnevenShards.h"
 #include "passes/ShardingWriter.h"
@@ -494,6 +497,8 @@ struct GlobalToLocal : shardc::impl::GArrayGlobalToLocalBase<GlobalToLocal> {
       if (failed(core) || failed(FunctionToLocal(func, mesh, *core).run()))
         return signalPassFailure();
     }
+    if (failed(shardc::inlineShardMaps(module)))
+      return signalPassFailure();
     for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
       mesh.erase();
   }

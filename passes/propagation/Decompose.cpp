@@ -10,7 +10,10 @@
 //   - scatter_add adds its base exactly once: a non-zero base is split off
 //     (base + scatter_add(zeros, ...)) so the index positions may be sharded;
 //   - a sharding written on a composite moves to the op that now defines its
-//     value.
+//     value;
+//   - a shard_map's boundary is written as constraints: each operand pinned
+//     to its in_sharding, each result to its out_sharding, so propagation
+//     and reshard insertion treat it as they treat any pinned value.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
@@ -42,6 +45,45 @@ void replaceKeepingSharding(Operation *op, Value value) {
 
 Value splat(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value) {
   return ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
+}
+
+/// Whether `map`'s operands and results are already pinned to its
+/// shardings (the pass may run twice).
+bool isPinned(ShardMapOp map) {
+  for (auto [i, v] : llvm::enumerate(map.getArgs())) {
+    auto c = v.getDefiningOp<ShardingConstraintOp>();
+    if (!c || c.getSharding() != map.getInSharding(i))
+      return false;
+  }
+  for (OpResult r : map.getResults()) {
+    auto c = r.hasOneUse() ? dyn_cast<ShardingConstraintOp>(*r.getUsers().begin()) : nullptr;
+    if (!c || c.getSharding() != map.getOutSharding(r.getResultNumber()))
+      return false;
+  }
+  return true;
+}
+
+// shard_map(x) -> shard_map(constraint(x, in)), and each result read only
+// through constraint(result, out).
+void pinShardMap(ShardMapOp map) {
+  OpBuilder b(map);
+  // The reshard a pin causes says whose layout it is.
+  auto why = [&](const char *what, unsigned i) {
+    return b.getStringAttr(Twine(what) + " #" + Twine(i) + " of the shard_map of @" +
+                           map.getBody());
+  };
+  for (auto [i, v] : llvm::enumerate(map.getArgs())) {
+    auto pin = ShardingConstraintOp::create(b, map.getLoc(), v, map.getInSharding(i));
+    pin->setAttr("reason", why("argument", i));
+    map->setOperand(i, pin);
+  }
+  b.setInsertionPointAfter(map);
+  for (OpResult r : map.getResults()) {
+    auto pin = ShardingConstraintOp::create(b, map.getLoc(), r,
+                                            map.getOutSharding(r.getResultNumber()));
+    pin->setAttr("reason", why("result", r.getResultNumber()));
+    r.replaceAllUsesExcept(pin, pin);
+  }
 }
 
 // mean(x) = sum(x) / N with N the global count;
@@ -133,7 +175,8 @@ struct Decompose : shardc::impl::GArrayDecomposeBase<Decompose> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<MeanOp, ArgMaxOp, ArgMinOp, ScatterAddOp>(op))
+      if (isa<MeanOp, ArgMaxOp, ArgMinOp, ScatterAddOp>(op) ||
+          (isa<ShardMapOp>(op) && !isPinned(cast<ShardMapOp>(op))))
         ops.push_back(op);
     });
     // Nothing to rewrite: say so, and the pass manager skips re-verifying
@@ -147,6 +190,8 @@ struct Decompose : shardc::impl::GArrayDecomposeBase<Decompose> {
         decomposeArgReduce(arg, ReductionKind::max);
       else if (auto arg = dyn_cast<ArgMinOp>(op))
         decomposeArgReduce(arg, ReductionKind::min);
+      else if (auto map = dyn_cast<ShardMapOp>(op))
+        pinShardMap(map);
       else
         decomposeScatterAdd(cast<ScatterAddOp>(op));
     }

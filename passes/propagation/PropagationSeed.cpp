@@ -544,6 +544,21 @@ LogicalResult FunctionPropagation::seedBodies() {
         annotate(reshard.getResult(), std::move(*a));
       return;
     }
+    if (auto map = dyn_cast<ShardMapOp>(op); map && succeeded(ok)) {
+      // Its results are the blocks its body returns: exactly its
+      // out_shardings, as if written on them.
+      for (OpResult r : map.getResults()) {
+        FailureOr<Annotation> a = makeAnnotation(
+            map.getOutSharding(r.getResultNumber()), r.getType(), Annotation::Kind::OpResult, op,
+            r.getResultNumber(), op->getLoc(), [&] { return op->emitError(); });
+        if (failed(a)) {
+          ok = failure();
+          return;
+        }
+        annotate(r, std::move(*a));
+      }
+      return;
+    }
     if (isGlobalCollective(op) && succeeded(ok)) {
       // A collective written in the program: propagation does not model
       // what it does to a layout, so its result is what is written on it,
@@ -636,7 +651,8 @@ LogicalResult FunctionPropagation::checkRulelessAnnotation(Operation *op) {
 }
 
 bool FunctionPropagation::computedWhole(Operation *op) {
-  if (isa<ShardingRuleOpInterface, ShardingConstraintOp, ReshardOp, func::ReturnOp>(op) ||
+  if (isa<ShardingRuleOpInterface, ShardingConstraintOp, ReshardOp, func::ReturnOp, ShardMapOp>(
+          op) ||
       isGlobalCollective(op))
     return false;
   auto call = dyn_cast<func::CallOp>(op);

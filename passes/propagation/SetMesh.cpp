@@ -52,11 +52,33 @@ struct SetMesh : shardc::impl::GArraySetMeshBase<SetMesh> {
         return signalPassFailure();
       }
     }
-    if (failed(checkDeviceIds(module)))
+    if (failed(checkShardMaps(module)) || failed(checkDeviceIds(module)))
       signalPassFailure();
   }
 
 private:
+  /// A shard_map's body is written for one block shape and names devices
+  /// by id: only the mesh sizes it was written for compile it.
+  LogicalResult checkShardMaps(ModuleOp module) {
+    LogicalResult ok = success();
+    module.walk([&](ShardMapOp map) {
+      if (failed(ok) || (map.getArgs().empty() && map.getNumResults() == 0))
+        return;
+      ShardingAttr s = map.getArgs().empty() ? map.getOutSharding(0) : map.getInSharding(0);
+      MeshOp mesh = lookupMesh(map, s.getMesh());
+      auto it = mesh ? written.find(mesh.getSymNameAttr()) : written.end();
+      if (it == written.end() || llvm::equal(it->second, mesh.getSizes()))
+        return;
+      InFlightDiagnostic d = map.emitError("--mesh ")
+                             << sizes << " resizes mesh @" << mesh.getSymName()
+                             << ", but this shard_map's body is written for the blocks and "
+                                "devices of its sizes as written; compile it without --mesh";
+      d.attachNote(mesh.getLoc()) << "mesh @" << mesh.getSymName() << " is written here";
+      ok = failure();
+    });
+    return ok;
+  }
+
   /// A collective_permute names devices by id: the sizes --mesh gave may no
   /// longer have them. Its verifier says which; a note says that --mesh,
   /// not the program as written, made the mesh that small.

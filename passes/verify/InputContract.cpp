@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <limits>
@@ -28,13 +29,21 @@ std::optional<int64_t> tensorBytes(Type type) {
 
 namespace {
 
-/// Why `op`'s dialect is not part of a model, or "" when it is.
-std::string foreignOp(Operation *op) {
+/// Why `op`'s dialect is not part of a model, or "" when it is. `inBody`:
+/// `op` is in the body of a garray.shard_map, a local program, where comm's
+/// collectives are the model's own.
+std::string foreignOp(Operation *op, bool inBody) {
   StringRef dialect = op->getName().getDialectNamespace();
   if (!op->isRegistered())
     return "is not an op any dialect registers";
   if (llvm::is_contained({"builtin", "func", "garray", "cf", "scf"}, dialect))
     return "";
+  if (dialect == "comm" && inBody)
+    return "";
+  if (dialect == "comm")
+    return "is a collective of a local program: a model writes it only in the body of a "
+           "garray.shard_map (a private function the shard_map names); elsewhere shardc "
+           "derives the collectives from the shardings";
   if (llvm::is_contained({"arith", "math", "tensor"}, dialect)) {
     auto isTensor = [](Type t) { return isa<TensorType>(t); };
     bool onTensors =
@@ -109,8 +118,19 @@ LogicalResult verifyInputContract(ModuleOp module) {
                    << "; split the model's arrays into smaller ones";
     ok = false;
   };
+  // The functions shard_maps run (read from the generic attribute: the
+  // module has not been verified).
+  llvm::DenseSet<StringAttr> bodies;
+  module->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "garray.shard_map")
+      if (auto body = dyn_cast_or_null<FlatSymbolRefAttr>(op->getAttr("body")))
+        bodies.insert(body.getAttr());
+  });
+  StringAttr inBody; // the shard_map body being walked, if any
   module->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    std::string foreign = foreignOp(op);
+    if (auto f = dyn_cast<func::FuncOp>(op))
+      inBody = bodies.contains(f.getSymNameAttr()) ? f.getSymNameAttr() : StringAttr();
+    std::string foreign = foreignOp(op, bool(inBody));
     if (!foreign.empty()) {
       op->emitError("'") << op->getName() << "' " << foreign;
       ok = false;

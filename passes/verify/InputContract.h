@@ -9,8 +9,9 @@
 //     scalars (index and loop arithmetic). On tensors, only arith.constant
 //     and tensor.extract besides garray: an elementwise op of another
 //     dialect (arith.addf for garray.add) has no sharding rule and no
-//     lowering. Any other dialect (comm, linalg, memref, llvm, an
-//     unregistered one) is an error naming the op and its location.
+//     lowering. comm's collectives only in the body of a garray.shard_map,
+//     which is a local program. Any other dialect (linalg, memref, llvm,
+//     an unregistered one) is an error naming the op and its location.
 //   - sizes (sharding/Limits.h): every static dimension of every tensor is
 //     at most kMaxDimSize,
 //     a tensor's global size at most kMaxTensorBytes, and a constant at

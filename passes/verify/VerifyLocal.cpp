@@ -14,7 +14,8 @@ namespace {
 struct VerifyLocal : shardc::impl::GArrayVerifyLocalBase<VerifyLocal> {
   void runOnOperation() override {
     WalkResult r = getOperation().walk([&](Operation *op) {
-      if (isa<MeshOp, ReshardOp, ShardingConstraintOp, MeanOp>(op) || isGlobalCollective(op)) {
+      if (isa<MeshOp, ReshardOp, ShardingConstraintOp, MeanOp, ShardMapOp>(op) ||
+          isGlobalCollective(op)) {
         op->emitError("verify-local: '")
             << op->getName() << "' belongs to the global program and survived global-to-local";
         return WalkResult::interrupt();

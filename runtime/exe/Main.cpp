@@ -360,7 +360,10 @@ int gatherAndWrite(Run &run) {
     if (diff != 0) {
       shardrt_array_free(&global);
       return fail(kRun, "the replicas of output '" + t.name + "' disagree (max difference " +
-                            std::to_string(diff) + ")");
+                            std::to_string(diff) +
+                            "): a shard_map's body must make each result equal over the mesh "
+                            "axes its out sharding leaves unnamed; otherwise this is a shardc "
+                            "bug, please report it with the model");
     }
     if (!run.options.quiet && t.shape.empty())
       std::printf("%s = %.9g\n", t.name.c_str(),

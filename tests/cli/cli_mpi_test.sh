@@ -9,7 +9,8 @@
 #   - a job with the wrong number of processes fails, saying how many it needs;
 #   - --profile prints every rank's table once (from rank 0);
 #   - the training sample's outputs are the same bytes as the threads
-#     backend's (both reduce in group order).
+#     backend's (both reduce in group order), as are a JAX shard_map
+#     program's, whose body writes its own collectives.
 # Fails when mpirun is not installed (.ci/install-deps installs Open MPI):
 # a skipped MPI test would count as passed.
 set -u
@@ -105,6 +106,27 @@ if expect_ok heat_threads -- run "$ROOT/samples/heat_stencil.mlir" --mesh data=4
   else
     check heat_mpi "u_next equal to threads" same_output "$NPY" print "$TMP/heat_t/u_next.npy" \
       "$TMP/heat_m/u_next.npy"
+  fi
+fi
+
+# A JAX shard_map program (psum, all_gather, psum_scatter, all_to_all,
+# ppermute written in its body): MPI's outputs are the threads backend's
+# bytes (ImportJaxTest checks those against JAX's).
+SM="$ROOT/tests/import/jax/shardmap"
+SM_IN=()
+for f in "$SM"/inputs/*.npy; do SM_IN+=(--in "$(basename "$f" .npy)=$f"); done
+if expect_ok shardmap_threads -- run "$SM.mlir" "${SM_IN[@]}" --out "$TMP/sm_t" --quiet &&
+  expect_ok shardmap_compile -- compile "$SM.mlir" -o "$TMP/smc" --quiet; then
+  CASES=$((CASES + 1))
+  mpirun_shardc shardmap_mpi 4 run "$TMP/smc" --backend mpi "${SM_IN[@]}" --out "$TMP/sm_m"
+  if [[ $LAST_STATUS -ne 0 ]]; then
+    fail shardmap_mpi "exit status $LAST_STATUS"
+    show shardmap_mpi run --backend mpi
+  else
+    for f in "$TMP"/sm_t/*.npy; do
+      check shardmap_mpi "$(basename "$f") identical to threads" cmp -s "$f" \
+        "$TMP/sm_m/$(basename "$f")"
+    done
   fi
 fi
 

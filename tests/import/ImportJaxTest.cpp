@@ -100,7 +100,8 @@ TEST_CASE("imported programs move no more bytes than XLA's", "[import][exec]") {
   for (const char *name :
        {"linreg", "mlp_2x2", "mlp_1d", "transformer", "embedding", "activations",
         "pooling", "maxpool", "branches", "dropout", "cnn", "vae", "sorting",
-        "scans", "windows", "edges", "counts", "keyed", "dirichlet", "segments", "flags", "products"})
+        "scans", "windows", "edges", "counts", "keyed", "dirichlet", "segments", "flags",
+        "products", "shardmap"})
     checkBytesAgainstXla(name);
 }
 
@@ -233,4 +234,16 @@ TEST_CASE("segment_prod of floats (a zero factor, an empty segment) and of integ
           ".at[ids].mul, match JAX",
           "[import][exec]") {
   checkProgram("products", {"", "data=1", "data=3", "data=4"});
+}
+
+TEST_CASE("shard_map (a hand-written Megatron MLP, its gradient, psum, all_gather, "
+          "psum_scatter, all_to_all, ppermute, axis_index) matches JAX",
+          "[import][exec]") {
+  // Its body is written for the blocks of its own mesh: only that compiles.
+  checkProgram("shardmap", {""});
+  Compiled other = compileFile(runfile("tests/import/jax/shardmap.mlir"), "data=4,model=1");
+  CHECK_FALSE(other.ok);
+  CHECK_THAT(other.diagnostics,
+             Catch::Matchers::Contains("resizes mesh @mesh, but this shard_map's body is "
+                                       "written for the blocks and devices of its sizes"));
 }

@@ -105,3 +105,34 @@ TEST_CASE("Shardy meshes", "[import][sdy]") {
   CHECK_FALSE(parseSdyMesh(R"(#sdy.mesh<["x"=2] trailing>)", error));
   CHECK(error.find("'>'") != std::string::npos);
 }
+
+TEST_CASE("Shardy per-value shardings and manual axes (shard_map)", "[import][sdy]") {
+  std::string error;
+  std::optional<std::vector<SdySharding>> all = parseSdyShardingPerValue(
+      R"(#sdy.sharding_per_value<[<@mesh, [{"data"}, {}]>, <@mesh, []>, <@mesh, [{"data", "model"}]>]>)",
+      error);
+  INFO(error);
+  REQUIRE(all);
+  REQUIRE(all->size() == 3);
+  CHECK(garraySpec((*all)[0]) == R"(P("data", None))");
+  CHECK(garraySpec((*all)[1]) == "P()");
+  CHECK(garraySpec((*all)[2]) == R"(P(("data", "model")))");
+  all = parseSdyShardingPerValue("#sdy.sharding_per_value<[]>", error);
+  REQUIRE(all);
+  CHECK(all->empty());
+  CHECK_FALSE(parseSdyShardingPerValue(R"(#sdy.sharding_per_value<[<@mesh, [{"a"}]>)", error));
+  CHECK(error.find("expected") != std::string::npos);
+  CHECK_FALSE(parseSdyShardingPerValue(R"(#sdy.sharding_per_value<[@mesh, [{"a"}]]>)", error));
+  CHECK(error.find("'<'") != std::string::npos);
+
+  std::optional<std::vector<std::string>> axes =
+      parseSdyManualAxes(R"(#sdy<manual_axes{"data", "model"}>)", error);
+  REQUIRE(axes);
+  CHECK(*axes == std::vector<std::string>{"data", "model"});
+  axes = parseSdyManualAxes("#sdy<manual_axes{}>", error);
+  REQUIRE(axes);
+  CHECK(axes->empty());
+  CHECK_FALSE(parseSdyManualAxes(R"(#sdy<manual_axes{"data"})", error));
+  CHECK_FALSE(parseSdyManualAxes(R"(#sdy<manual_axes{"z":(1)2}>)", error));
+  CHECK(error.find("sub-axis") != std::string::npos);
+}

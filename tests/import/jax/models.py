@@ -788,6 +788,69 @@ def products():
                   (P("data"), P(), P("data"), P(), P(), P("data")))
 
 
+# --- shard_map: per-device code with explicit collectives --------------------
+
+def mesh_of(axes):
+    """The mesh jax_export.py jits on, for shard_map (same devices, names)."""
+    n = int(np.prod(list(axes.values())))
+    return jax.make_mesh(tuple(axes.values()), tuple(axes),
+                         axis_types=(jax.sharding.AxisType.Auto,) * len(axes),
+                         devices=jax.devices()[:n])
+
+
+SHARDMAP_MESH = {"data": 2, "model": 2}
+
+
+def shardmap_step(params, x, y):
+    mesh = mesh_of(SHARDMAP_MESH)
+
+    # A Megatron MLP written by hand: W1's columns and W2's rows split over
+    # "model", the batch over "data"; one psum per layer pair, one for the
+    # loss. JAX differentiates through it (the backward is a shard_map too).
+    def local_loss(w1, w2, x, y):
+        h = jax.nn.relu(x @ w1)
+        out = jax.lax.psum(h @ w2, "model")
+        return jax.lax.psum(jnp.sum((out - y) ** 2), "data") / (x.shape[0] * 2 * y.shape[1])
+
+    loss_fn = jax.shard_map(local_loss, mesh=mesh,
+                            in_specs=(P(None, "model"), P("model", None), P("data", None),
+                                      P("data", None)),
+                            out_specs=P())
+    loss, g = jax.value_and_grad(
+        lambda p: loss_fn(p["W1"], p["W2"], x, y))(params)
+    new = jax.tree.map(lambda w, d: w - 0.1 * d, params, g)
+
+    # The other collectives, each once.
+    def local_misc(x):
+        d = jax.lax.axis_index("data")
+        m = jax.lax.axis_index("model")
+        ring = jax.lax.ppermute(x, "data", [(0, 1), (1, 0)])
+        gathered = jax.lax.all_gather(x * (m + 1), "model", axis=1, tiled=True)
+        scattered = jax.lax.psum_scatter(x, "model", scatter_dimension=1, tiled=True)
+        swapped = jax.lax.all_to_all(x, "model", 1, 0, tiled=True)
+        top = jax.lax.pmax(jnp.max(x, axis=0), ("data", "model"))
+        return ring + d, gathered, scattered, swapped, top
+
+    # all_gather's result is the same over "model", which JAX's replication
+    # check cannot infer; shardc's run checks it on the gathered output.
+    misc = jax.shard_map(local_misc, mesh=mesh, in_specs=(P("data", "model"),), check_vma=False,
+                         out_specs=(P("data", "model"), P("data", None), P("data", "model"),
+                                    P(("data", "model"), None), P()))
+    ring, gathered, scattered, swapped, top = misc(x)
+    return new, {"loss": loss, "ring": ring, "gathered": gathered, "scattered": scattered,
+                 "swapped": swapped, "top": top}
+
+
+def shardmap():
+    rng = np.random.default_rng(25)
+    params = {"W1": grid(rng, (8, 16), 0.5), "W2": grid(rng, (16, 4), 0.5)}
+    x = grid(rng, (8, 8), 1.0)
+    y = grid(rng, (8, 4), 1.0)
+    return Export(shardmap_step, (params, x, y), SHARDMAP_MESH,
+                  ({"W1": P(), "W2": P()}, P("data", None), P("data", None)),
+                  donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -814,4 +877,5 @@ EXPORTS = {
     "segments": segments,
     "flags": flags,
     "products": products,
+    "shardmap": shardmap,
 }

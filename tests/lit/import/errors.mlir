@@ -56,9 +56,11 @@
 }) : () -> ()
 
 //--- manual.mlir
-// MANUAL: error: 'sdy.manual_computation' has no garray counterpart
+// A shard_map over some of the mesh's axes (`axis_names`) leaves the others
+// to the partitioner, inside the body: garray.shard_map is manual over all.
+// MANUAL: error: this shard_map is manual over some mesh axes only; "model" is left to the compiler
 "builtin.module"() ({
-  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2]>, sym_name = "mesh"}> : () -> ()
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2, "model"=2]>, sym_name = "mesh"}> : () -> ()
   "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
   ^bb0(%a: tensor<4xf32>):
     %0 = "sdy.manual_computation"(%a) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>, manual_axes = #sdy<manual_axes{"data"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>}> ({

@@ -1,0 +1,318 @@
+//===- ShardMapImport.cpp - JAX's shard_map as garray.shard_map -----------===//
+//
+// `jax.shard_map` lowers to an `sdy.manual_computation` whose region is the
+// per-device program, with StableHLO collectives over explicit device
+// groups (`replica_groups` of device ids, as `use_global_device_ids` reads
+// them) and `partition_id` for `axis_index`:
+//
+//   %r = "sdy.manual_computation"(%x) <{in_shardings = #sdy.sharding_per_value<[...]>,
+//            out_shardings = ..., manual_axes = #sdy<manual_axes{"data"}>}> ({
+//     ^bb0(%b: tensor<2x4xf32>): ... "sdy.return"(%t) }) : (tensor<8x4xf32>) -> ...
+//   -> %r = garray.shard_map @main_shard_map_0(%x) in [...] out [...]
+//      func.func private @main_shard_map_0(%b: tensor<2x4xf32>) -> ... { ... }
+//
+// The region moves into its own private function, whose ops the driver
+// then imports like any function's; there the collectives become comm ops
+// (the builders below), which a local program has: the body is one
+// already. Every mesh axis must be manual: a body over some axes only
+// would still be partitioned over the others, which garray.shard_map does
+// not model.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/import/ImportOps.h"
+#include "compiler/import/SdySharding.h"
+
+#include "dialects/comm/Comm.h"
+#include "dialects/garray/GArray.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace shardc::import {
+
+namespace {
+
+/// Marks an outlined body until the import ends, with its mesh's device
+/// count: the collective builders accept only ops inside one.
+constexpr llvm::StringLiteral kBodyAttr = "shardc.shard_map_devices";
+
+/// The shardings of `attr` (`in_shardings` / `out_shardings`) as garray's,
+/// `count` of them; an error on `op` otherwise.
+FailureOr<SmallVector<Attribute>> readShardings(Operation *op, StringRef attr, size_t count,
+                                                StringRef meshName) {
+  std::optional<std::string> text = readAttrText(op, attr);
+  if (!text)
+    return failure();
+  std::string error;
+  std::optional<std::vector<SdySharding>> all = parseSdyShardingPerValue(*text, error);
+  if (!all)
+    return op->emitError() << "`" << attr << "` of this shard_map: " << error;
+  if (all->size() != count)
+    return op->emitError() << "`" << attr << "` of this shard_map lists " << all->size()
+                           << " shardings for " << count << " values";
+  SmallVector<Attribute> out;
+  for (auto [i, s] : llvm::enumerate(*all)) {
+    if (!s.unreduced.empty())
+      return op->emitError() << "value #" << i << " of this shard_map's `" << attr
+                             << "` is unreduced over \"" << s.unreduced.front()
+                             << "\"; shardc's shard_map returns whole values (psum in the body)";
+    if (s.mesh != meshName)
+      return op->emitError() << "value #" << i << " of this shard_map's `" << attr
+                             << "` is on mesh @" << s.mesh << ", another is on @" << meshName
+                             << "; one shard_map runs on one mesh";
+    Attribute a = parseAttribute("#garray.sharding<@" + s.mesh + ", " + garraySpec(s) + ">",
+                                 op->getContext());
+    if (!a)
+      return op->emitError() << "value #" << i << " of this shard_map's `" << attr
+                             << "` has no garray counterpart";
+    out.push_back(a);
+  }
+  return out;
+}
+
+/// The mesh of a manual computation: the one its first sharding names.
+FailureOr<std::string> meshNameOf(Operation *op) {
+  for (StringRef attr : {"in_shardings", "out_shardings"}) {
+    std::optional<std::string> text = readAttrText(op, attr);
+    if (!text)
+      return failure();
+    std::string error;
+    std::optional<std::vector<SdySharding>> all = parseSdyShardingPerValue(*text, error);
+    if (!all)
+      return op->emitError() << "`" << attr << "` of this shard_map: " << error;
+    if (!all->empty())
+      return all->front().mesh;
+  }
+  return op->emitError() << "this shard_map has no arguments and no results";
+}
+
+LogicalResult outlineOne(Operation *op, SymbolTable &symbols) {
+  for (NamedAttribute a : attributesOf(op))
+    if (!llvm::is_contained({"in_shardings", "out_shardings", "manual_axes"},
+                            a.getName().getValue()))
+      return op->emitError() << "attribute `" << a.getName().getValue()
+                             << "` of 'sdy.manual_computation' is not supported";
+  if (!isa_and_nonnull<func::FuncOp>(op->getParentOp()))
+    return op->emitError() << "a shard_map inside another op's region (a loop, a branch, "
+                              "another shard_map) is not supported; call it at the top of "
+                              "the jitted function";
+  if (op->getNumRegions() != 1 || !llvm::hasSingleElement(op->getRegion(0)))
+    return op->emitError() << "'sdy.manual_computation' needs one region of one block";
+  FailureOr<std::string> meshName = meshNameOf(op);
+  if (failed(meshName))
+    return failure();
+  auto mesh = symbols.lookup<MeshOp>(*meshName);
+  if (!mesh)
+    return op->emitError() << "this shard_map names mesh @" << *meshName
+                           << ", which the module does not declare";
+  std::optional<std::string> manualText = readAttrText(op, "manual_axes");
+  if (!manualText)
+    return failure();
+  std::string error;
+  std::optional<std::vector<std::string>> manual = parseSdyManualAxes(*manualText, error);
+  if (!manual)
+    return op->emitError() << "`manual_axes` of this shard_map: " << error;
+  int64_t devices = 1;
+  for (auto [axis, size] : llvm::zip(mesh.getAxes(), mesh.getSizes())) {
+    devices *= size;
+    StringRef name = cast<StringAttr>(axis).getValue();
+    if (size > 1 && !llvm::is_contained(*manual, name.str()))
+      return op->emitError()
+             << "this shard_map is manual over some mesh axes only; \"" << name
+             << "\" is left to the compiler. shardc runs a shard_map's body per device over "
+                "every axis: map over all of the mesh's axes (drop `axis_names`)";
+  }
+  FailureOr<SmallVector<Attribute>> in =
+      readShardings(op, "in_shardings", op->getNumOperands(), *meshName);
+  FailureOr<SmallVector<Attribute>> out =
+      failed(in) ? FailureOr<SmallVector<Attribute>>(failure())
+                 : readShardings(op, "out_shardings", op->getNumResults(), *meshName);
+  if (failed(out))
+    return failure();
+
+  auto parent = cast<func::FuncOp>(op->getParentOp());
+  Block &block = op->getRegion(0).front();
+  Operation *ret = block.getTerminator();
+  if (!ret || ret->getName().getStringRef() != "sdy.return")
+    return op->emitError() << "the body of this shard_map ends without 'sdy.return'";
+  OpBuilder b(op->getContext());
+  b.setInsertionPointAfter(parent);
+  auto body = func::FuncOp::create(
+      b, op->getLoc(), (parent.getSymName() + "_shard_map").str(),
+      b.getFunctionType(block.getArgumentTypes(), ret->getOperandTypes()));
+  body.setPrivate();
+  body->setAttr(kBodyAttr, b.getI64IntegerAttr(devices));
+  symbols.insert(body); // renamed when the name is taken: _0, _1, ...
+  body.getBody().takeBody(op->getRegion(0));
+  b.setInsertionPoint(ret);
+  func::ReturnOp::create(b, ret->getLoc(), ret->getOperands());
+  ret->erase();
+
+  b.setInsertionPoint(op);
+  auto map = ShardMapOp::create(b, op->getLoc(), op->getResultTypes(),
+                                FlatSymbolRefAttr::get(body.getSymNameAttr()),
+                                op->getOperands(), b.getArrayAttr(*in), b.getArrayAttr(*out));
+  op->replaceAllUsesWith(map.getResults());
+  op->erase();
+  return success();
+}
+
+/// The device count of the shard_map body `op` is in; an error on `op`
+/// (nullopt) when it is in none.
+std::optional<int64_t> bodyDevices(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto devices = func ? func->getAttrOfType<IntegerAttr>(kBodyAttr) : IntegerAttr();
+  if (!devices) {
+    op->emitError() << "'" << op->getName()
+                    << "' outside a shard_map is not supported: shardc derives the collectives "
+                       "of a jitted program from its shardings";
+    return std::nullopt;
+  }
+  return devices.getInt();
+}
+
+/// `replica_groups` as comm's flat groups and group size; an error on `op`
+/// when they are not device ids in groups of one size.
+std::optional<std::pair<SmallVector<int64_t>, int64_t>> readGroups(Operation *op,
+                                                                   bool needGlobalIds) {
+  if (needGlobalIds && !op->getAttr("use_global_device_ids")) {
+    op->emitError() << "'" << op->getName() << "' without `use_global_device_ids` groups "
+                    << "replicas, not devices; shardc reads shard_map's collectives, which JAX "
+                       "writes over device ids";
+    return std::nullopt;
+  }
+  auto groups = dyn_cast_or_null<DenseIntElementsAttr>(op->getAttr("replica_groups"));
+  if (!groups || groups.getType().getRank() != 2 || groups.getNumElements() == 0) {
+    op->emitError() << "'" << op->getName()
+                    << "' needs `replica_groups`, a non-empty 2-D list of device ids";
+    return std::nullopt;
+  }
+  SmallVector<int64_t> flat;
+  for (const APInt &id : groups.getValues<APInt>())
+    flat.push_back(id.getSExtValue());
+  return std::make_pair(flat, groups.getType().getDimSize(1));
+}
+
+} // namespace
+
+LogicalResult outlineManualComputations(ModuleOp module) {
+  SmallVector<Operation *> ops = opsNamed(module, "sdy.manual_computation");
+  if (ops.empty())
+    return success();
+  SymbolTable symbols(module);
+  for (Operation *op : llvm::reverse(ops)) // outer ones first: nested ones are refused
+    if (failed(outlineOne(op, symbols)))
+      return failure();
+  return success();
+}
+
+void dropShardMapMarks(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>())
+    func->removeAttr(kBodyAttr);
+}
+
+FailureOr<Values> importAllReduce(Operation *op, OpEmitter &e) {
+  if (!bodyDevices(op))
+    return failure();
+  auto groups = readGroups(op, /*needGlobalIds=*/true);
+  if (!groups)
+    return failure();
+  Values out;
+  for (Value v : op->getOperands()) {
+    std::optional<ReductionKind> kind =
+        op->getNumRegions() == 1 && !op->getRegion(0).empty()
+            ? combinerKind(op->getRegion(0).front(), tensorType(v).getElementType())
+            : std::nullopt;
+    if (!kind)
+      return op->emitError() << "'stablehlo.all_reduce' combines with other than one add, "
+                                "multiply, maximum or minimum (psum, pmax, pmin)";
+    out.push_back(comm::AllReduceOp::create(e.b, e.loc, v.getType(), *kind, v, groups->first,
+                                            groups->second));
+  }
+  return out;
+}
+
+FailureOr<Values> importAllGather(Operation *op, OpEmitter &e) {
+  std::optional<int64_t> dim = bodyDevices(op) ? readI64(op, "all_gather_dim") : std::nullopt;
+  auto groups = dim ? readGroups(op, /*needGlobalIds=*/true) : std::nullopt;
+  if (!groups)
+    return failure();
+  Values out;
+  for (auto [v, r] : llvm::zip(op->getOperands(), op->getResults()))
+    out.push_back(comm::AllGatherOp::create(e.b, e.loc, r.getType(), v, *dim, groups->first,
+                                            groups->second));
+  return out;
+}
+
+FailureOr<Values> importReduceScatter(Operation *op, OpEmitter &e) {
+  std::optional<int64_t> dim =
+      bodyDevices(op) ? readI64(op, "scatter_dimension") : std::nullopt;
+  auto groups = dim ? readGroups(op, /*needGlobalIds=*/true) : std::nullopt;
+  if (!groups)
+    return failure();
+  Value v = op->getOperand(0);
+  std::optional<ReductionKind> kind =
+      op->getNumRegions() == 1 && !op->getRegion(0).empty()
+          ? combinerKind(op->getRegion(0).front(), tensorType(v).getElementType())
+          : std::nullopt;
+  if (!kind)
+    return op->emitError() << "'stablehlo.reduce_scatter' combines with other than one add, "
+                              "multiply, maximum or minimum (psum_scatter)";
+  return Values{comm::ReduceScatterOp::create(e.b, e.loc, op->getResult(0).getType(), *kind, v,
+                                              *dim, groups->first, groups->second)};
+}
+
+FailureOr<Values> importAllToAll(Operation *op, OpEmitter &e) {
+  if (!bodyDevices(op))
+    return failure();
+  std::optional<int64_t> split = readI64(op, "split_dimension");
+  std::optional<int64_t> concat = split ? readI64(op, "concat_dimension") : std::nullopt;
+  std::optional<int64_t> count = concat ? readI64(op, "split_count") : std::nullopt;
+  auto groups = count ? readGroups(op, /*needGlobalIds=*/false) : std::nullopt;
+  if (!groups)
+    return failure();
+  if (*count != groups->second)
+    return op->emitError() << "'stablehlo.all_to_all' splits into " << *count
+                           << " pieces for groups of " << groups->second;
+  Values out;
+  for (auto [v, r] : llvm::zip(op->getOperands(), op->getResults())) {
+    if (*split == *concat) // the pieces go round and come back in place: a transpose of blocks
+      return op->emitError() << "'stablehlo.all_to_all' with split_dimension equal to "
+                                "concat_dimension is not supported; split one dim and "
+                                "concatenate another";
+    out.push_back(comm::AllToAllOp::create(e.b, e.loc, r.getType(), v, *split, *concat,
+                                           groups->first, groups->second));
+  }
+  return out;
+}
+
+FailureOr<Values> importCollectivePermute(Operation *op, OpEmitter &e) {
+  if (!bodyDevices(op))
+    return failure();
+  auto pairs = dyn_cast_or_null<DenseIntElementsAttr>(op->getAttr("source_target_pairs"));
+  if (!pairs || pairs.getType().getRank() != 2 || pairs.getType().getDimSize(1) != 2 ||
+      pairs.getNumElements() == 0)
+    return op->emitError() << "'stablehlo.collective_permute' needs `source_target_pairs`, a "
+                              "non-empty list of (source, target) device ids";
+  SmallVector<int64_t> flat;
+  for (const APInt &id : pairs.getValues<APInt>())
+    flat.push_back(id.getSExtValue());
+  return Values{comm::CollectivePermuteOp::create(e.b, e.loc, op->getResult(0).getType(),
+                                                  op->getOperand(0), flat)};
+}
+
+FailureOr<Values> importPartitionId(Operation *op, OpEmitter &e) {
+  std::optional<int64_t> devices = bodyDevices(op);
+  if (!devices)
+    return failure();
+  SmallVector<int64_t> ids(*devices);
+  for (int64_t d = 0; d < *devices; ++d)
+    ids[d] = d;
+  return Values{comm::DeviceValueOp::create(e.b, e.loc, op->getResult(0).getType(), ids)};
+}
+
+} // namespace shardc::import
