@@ -19,10 +19,10 @@ namespace {
 /// the entry-block op that encloses the use), results of the function to the
 /// end. A value's bytes are its local (ceil layout) shape times its element
 /// size; values without a sharding are replicated. Non-tensor values count 0.
-/// A call adds, at its program point, its callee's temporaries (its peak
-/// without its arguments and returned values, which the caller counts);
-/// callees are estimated the same way, once each (a recursive call adds
-/// nothing more: its depth is not known).
+/// A call (or a shard_map, of its body) adds, at its program point, its
+/// callee's temporaries (its peak without its arguments and returned
+/// values, which the caller counts); callees are estimated the same way,
+/// once each (a recursive call adds nothing more: its depth is not known).
 struct FunctionMemory {
   int64_t peak = 0;
   /// The peak of what lives only inside the function: neither its
@@ -297,12 +297,17 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
       tempDelta[l.to + 1] -= l.value.localBytes;
     }
   }
-  // A call holds its callee's temporaries while it runs.
+  // A call holds its callee's temporaries while it runs, and a shard_map
+  // its body's (whose values, placed nowhere, are the blocks themselves).
   for (Operation &op : body.getOps()) {
-    auto call = dyn_cast<func::CallOp>(op);
-    if (!call)
+    FlatSymbolRefAttr target;
+    if (auto call = dyn_cast<func::CallOp>(op))
+      target = call.getCalleeAttr();
+    else if (auto map = dyn_cast<garray::ShardMapOp>(op))
+      target = map.getBodyAttr();
+    if (!target)
       continue;
-    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(&op, target);
     if (!callee || callee.isExternal())
       continue;
     bool first = callees.try_emplace(callee, std::nullopt).second;

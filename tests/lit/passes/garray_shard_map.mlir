@@ -5,6 +5,7 @@
 // RUN: not shardc compile %t/ring.mlir --mesh data=2 2>&1 | FileCheck %s --check-prefix=MESH
 // RUN: not shardc compile %t/outside.mlir 2>&1 | FileCheck %s --check-prefix=OUTSIDE
 // RUN: not shardc compile %t/autodiff.mlir 2>&1 | FileCheck %s --check-prefix=GRAD
+// RUN: shardc report %t/memory.mlir | FileCheck %s --check-prefix=MEMORY
 
 // A shard_map through the pipeline: its boundary is pinned to its shardings
 // (garray-decompose), a reshard gives its operand the layout the body takes,
@@ -74,3 +75,20 @@ func.func @main(%w: tensor<4xf32> {garray.sharding = #garray.sharding<@mesh, P()
   %l, %g = garray.value_and_grad @loss(%w) wrt [0] : (tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>)
   return %l, %g : tensor<f32>, tensor<4xf32>
 }
+
+//--- memory.mlir
+// The memory estimate holds a body's temporaries while the shard_map runs:
+// a 64 KiB block temporary on top of the 256 B argument block and result.
+garray.mesh @mesh ["data" = 2]
+func.func private @body(%b: tensor<64xf32>) -> tensor<f32> {
+  %wide = garray.broadcast_in_dim %b, dims = [1] : (tensor<64xf32>) -> tensor<256x64xf32>
+  %s = garray.reduce <sum> %wide, dims = [0, 1] : (tensor<256x64xf32>) -> tensor<f32>
+  %t = comm.all_reduce <sum> %s groups = [[0, 1]] : tensor<f32> -> tensor<f32>
+  return %t : tensor<f32>
+}
+func.func @main(%x: tensor<128xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>}) -> tensor<f32> {
+  %l = garray.shard_map @body(%x) in [#garray.sharding<@mesh, P("data")>] out [#garray.sharding<@mesh, P()>] : (tensor<128xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// MEMORY: memory: peak 65{{[0-9]*}} B
+// MEMORY: garray.broadcast_in_dim in @body: tensor<256x64xf32> P(None, None), 65536 B (64.00 KiB) per device
