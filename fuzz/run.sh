@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target from its seed corpus: the samples, every lit
-# input and two JAX exports (the importer) for the model fuzzer, the samples' .npy files for the .npy reader,
+# input and three JAX exports (the importer) for the model fuzzer, the samples' .npy files for the .npy reader,
 # manifests compiled from the samples for the manifest reader.
 #   bash fuzz/run.sh [RUNS]     the model fuzzer RUNS inputs (default 8000),
 #                               the two readers 50 times as many; seed 1
@@ -29,6 +29,7 @@ find tests/lit -name '*.mlir' -exec cp {} "$work/model/" \;
 # JAX's generic StableHLO form, through the importer.
 cp tests/import/jax/linreg.mlir "$work/model/jax_linreg.mlir"
 cp tests/import/jax/embedding.mlir "$work/model/jax_embedding.mlir"
+cp tests/import/jax/shardmap.mlir "$work/model/jax_shardmap.mlir"
 find samples -name '*.npy' -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$work/npy" \;
 for m in samples/linear_regression_step.mlir samples/mlp.mlir samples/heat_stencil.mlir; do
   bazel-bin/compiler/tools/shardc compile "$m" -o "$work/out" --quiet &&

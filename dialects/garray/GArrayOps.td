@@ -197,7 +197,7 @@ def GArray_ShardMapOp : GArray_Op<"shard_map",
     - `shard_map_c2`: every sharded dim divides evenly over its axes (the
       body has one block shape);
     - `shard_map_c3`: `body` is a private `func.func` with a body whose
-      arguments and results are the blocks' types;
+      arguments and results are the blocks' types, used by shard_maps only;
     - `shard_map_c4`: every collective in `body` names devices of the mesh,
       and a grouped one (all but `collective_permute`) has groups that cover
       every device once.

@@ -26,9 +26,10 @@ LogicalResult verifyBoundary(ShardMapOp op, Attribute attr, Type type, FlatSymbo
   if (!s)
     return op.emitOpError("shard_map_c1: the sharding of ") << what << " is " << attr
                                                             << ", not a #garray.sharding";
-  auto error = [&]() { return op.emitOpError("shard_map_c1: ") << what << " "; };
-  if (failed(verifyShardingFor(s, type, op, error, "its sharding")))
+  if (failed(verifyShardingFor(
+          s, type, op, [&]() { return op.emitOpError("shard_map_c1: "); }, what.str())))
     return failure();
+  auto error = [&]() { return op.emitOpError("shard_map_c1: ") << what << " "; };
   if (s.isPending())
     return error() << "has sharding " << s << ", which is pending; a shard_map's arguments and "
                    << "results are whole values (reduce them in the body with comm.all_reduce)";
@@ -50,8 +51,8 @@ LogicalResult verifyDevices(Operation *op, ArrayRef<int64_t> ids, int64_t device
   for (int64_t id : ids)
     if (id < 0 || id >= devices)
       return op->emitOpError("names device ")
-             << id << ", but the mesh of the shard_map that runs it (" << user.getLoc()
-             << ") has " << devices << " devices (shard_map_c4)";
+             << id << ", but the mesh of the shard_map that runs it (at "
+             << locationText(user.getLoc()) << ") has " << devices << " devices (shard_map_c4)";
   if (grouped && static_cast<int64_t>(ids.size()) != devices)
     return op->emitOpError("has groups of ")
            << ids.size() << " devices in all, but every device of the " << devices
@@ -106,6 +107,16 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (!fn || fn.isExternal() || fn.isPublic())
     return emitOpError("shard_map_c3: no private function @")
            << getBody() << " with a body to run on each device";
+  // Run by anything else, the body would be a global function with local
+  // collectives in it.
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(fn, fn->getParentOp()))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      if (!isa<ShardMapOp>(use.getUser()))
+        return emitOpError("shard_map_c3: @")
+               << getBody() << " is also used by '" << use.getUser()->getName() << "' at "
+               << locationText(use.getUser()->getLoc()) << "; a shard_map's body is a local program that only "
+               << "shard_maps may run";
   if (getArgs().empty() && getNumResults() == 0)
     return success();
   ShardingAttr first = getArgs().empty() ? getOutSharding(0) : getInSharding(0);

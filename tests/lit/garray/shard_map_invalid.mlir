@@ -91,3 +91,26 @@ func.func @unsized(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = garray.shard_map @body(%x) in [#garray.sharding<@mesh, P("data")>] out [#garray.sharding<@mesh, P("data")>] : (tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+garray.mesh @mesh ["data" = 4]
+func.func private @body(%b: tensor<2xf32>) -> tensor<2xf32> {
+  return %b : tensor<2xf32>
+}
+func.func @called_too(%x: tensor<8xf32>, %b: tensor<2xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{shard_map_c3: @body is also used by 'func.call' at}}
+  %y = garray.shard_map @body(%x) in [#garray.sharding<@mesh, P("data")>] out [#garray.sharding<@mesh, P("data")>] : (tensor<8xf32>) -> tensor<8xf32>
+  %c = func.call @body(%b) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+garray.mesh @mesh ["data" = 4]
+func.func private @body(%b: tensor<2xf32>) -> tensor<2xf32> {
+  return %b : tensor<2xf32>
+}
+func.func @bad_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{shard_map_c1: argument #0: sharding_c3: "nope" is not an axis of mesh @mesh}}
+  %y = garray.shard_map @body(%x) in [#garray.sharding<@mesh, P("nope")>] out [#garray.sharding<@mesh, P("data")>] : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
