@@ -103,14 +103,15 @@ def _bytes(shape_text):
 
 def _group_size(line):
     """The size of a collective's device groups, in any of HLO's spellings:
-    {{0,2},{1,3}}, [2,2]<=[4] (groups x size), or mesh['a'=2,'b'=2] {'a'}."""
+    {{0,2},{1,3}}, [2,2]<=[4] (groups x size), or mesh['a'=2,'b'=2] {'a'}
+    (with a `device_ids=(...)` order between the mesh and the axes)."""
     m = re.search(r"replica_groups=\{\{([\d,]*)\}", line)
     if m:
         return len(m.group(1).split(","))
     m = re.search(r"replica_groups=\[([\d,]+)\]<=", line)
     if m:
         return int(m.group(1).split(",")[-1])
-    m = re.search(r"replica_groups=mesh\[([^\]]*)\] \{([^}]*)\}", line)
+    m = re.search(r"replica_groups=mesh\[([^\]]*)\][^{]*\{([^}]*)\}", line)
     if m:
         sizes = dict(re.findall(r"'([^']*)'=(\d+)", m.group(1)))
         g = 1

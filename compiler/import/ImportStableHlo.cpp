@@ -234,6 +234,14 @@ LogicalResult Importer::importSignature(func::FuncOp func) {
     }
     func.setResultAttrs(r, kept.getDictionary(func.getContext()));
   }
+  // A donated argument's result replaces it, step after step: where JAX
+  // left the result's sharding to the compiler, it keeps the argument's, so
+  // the state keeps one layout between steps (XLA aliases the two buffers
+  // only when their shardings agree, too).
+  for (unsigned i = 0; i < nArgs; ++i)
+    if (donatedTo[i] >= 0 && !func.getResultAttr(donatedTo[i], kShardingAttrName))
+      if (Attribute s = func.getArgAttr(i, kShardingAttrName))
+        func.setResultAttr(donatedTo[i], kShardingAttrName, s);
   if (!named)
     return success();
   for (unsigned i = 0; i < nArgs; ++i)

@@ -846,9 +846,13 @@ def shardmap():
     params = {"W1": grid(rng, (8, 16), 0.5), "W2": grid(rng, (16, 4), 0.5)}
     x = grid(rng, (8, 8), 1.0)
     y = grid(rng, (8, 4), 1.0)
+    # The parameters stay replicated from step to step, as they come in.
+    metrics = {"loss": P(), "ring": P("data", "model"), "gathered": P("data", None),
+               "scattered": P("data", "model"), "swapped": P(("data", "model"), None),
+               "top": P()}
     return Export(shardmap_step, (params, x, y), SHARDMAP_MESH,
                   ({"W1": P(), "W2": P()}, P("data", None), P("data", None)),
-                  donate_argnums=(0,))
+                  out_specs=({"W1": P(), "W2": P()}, metrics), donate_argnums=(0,))
 
 
 EXPORTS = {

@@ -17,7 +17,7 @@
 #loc77 = loc("pmax:"(#loc40))
 "builtin.module"() <{sym_name = "jit_shardmap_step"}> ({
   "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2, "model"=2]>, sym_name = "mesh"}> {stablehlo.mesh = {axes = [{name = "data", size = 2 : i64}, {name = "model", size = 2 : i64}]}} : () -> () loc(#loc)
-  "func.func"() <{arg_attrs = [{jax.buffer_donor = true, sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, {jax.buffer_donor = true, sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}], function_type = (tensor<8x16xf32>, tensor<16x4xf32>, tensor<8x8xf32>, tensor<8x4xf32>) -> (tensor<8x16xf32>, tensor<16x4xf32>, tensor<8x8xf32>, tensor<f32>, tensor<8x8xf32>, tensor<8x4xf32>, tensor<32x2xf32>, tensor<4xf32>), res_attrs = [{jax.result_info = "result[0]['W1']"}, {jax.result_info = "result[0]['W2']"}, {jax.result_info = "result[1]['gathered']"}, {jax.result_info = "result[1]['loss']"}, {jax.result_info = "result[1]['ring']"}, {jax.result_info = "result[1]['scattered']"}, {jax.result_info = "result[1]['swapped']"}, {jax.result_info = "result[1]['top']"}], sym_name = "main", sym_visibility = "public"}> ({
+  "func.func"() <{arg_attrs = [{sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>, tf.aliasing_output = 0 : i32}, {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>, tf.aliasing_output = 1 : i32}, {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}], function_type = (tensor<8x16xf32>, tensor<16x4xf32>, tensor<8x8xf32>, tensor<8x4xf32>) -> (tensor<8x16xf32>, tensor<16x4xf32>, tensor<8x8xf32>, tensor<f32>, tensor<8x8xf32>, tensor<8x4xf32>, tensor<32x2xf32>, tensor<4xf32>), res_attrs = [{jax.result_info = "result[0]['W1']", sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, {jax.result_info = "result[0]['W2']", sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, {jax.result_info = "result[1]['gathered']", sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, {jax.result_info = "result[1]['loss']", sdy.sharding = #sdy.sharding<@mesh, []>}, {jax.result_info = "result[1]['ring']", sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}, {jax.result_info = "result[1]['scattered']", sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}, {jax.result_info = "result[1]['swapped']", sdy.sharding = #sdy.sharding<@mesh, [{"data", "model"}, {}]>}, {jax.result_info = "result[1]['top']", sdy.sharding = #sdy.sharding<@mesh, [{}]>}], sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg1: tensor<8x16xf32> loc("params['W1']"), %arg2: tensor<16x4xf32> loc("params['W2']"), %arg3: tensor<8x8xf32> loc("x"), %arg4: tensor<8x4xf32> loc("y")):
     %3:7 = "sdy.manual_computation"(%arg1, %arg2, %arg3, %arg4) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{}, {"model"}]>, <@mesh, [{"model"}, {}]>, <@mesh, [{"data"}, {}]>, <@mesh, [{"data"}, {}]>]>, manual_axes = #sdy<manual_axes{"data", "model"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>, <@mesh, [{"data", "model"}, {}]>, <@mesh, [{"data", "model"}, {}]>, <@mesh, [{"data", "model"}, {}]>, <@mesh, [{"data"}, {}]>, <@mesh, [{}]>, <@mesh, []>]>}> ({
     ^bb0(%arg23: tensor<8x8xf32> loc("shard_map:"(#loc10)), %arg24: tensor<8x4xf32> loc("shard_map:"(#loc10)), %arg25: tensor<4x8xf32> loc("shard_map:"(#loc10)), %arg26: tensor<4x4xf32> loc("shard_map:"(#loc10))):
@@ -144,9 +144,9 @@
 }) {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} : () -> () loc(#loc)
 #loc5 = loc("tests/import/jax/models.py":820:18 to :49)
 #loc6 = loc("tests/import/jax/models.py":819:14 to 820:58)
-#loc7 = loc("tools/jax_export.py":168:14 to :35)
-#loc8 = loc("tools/jax_export.py":230:8 to :51)
-#loc9 = loc("tools/jax_export.py":234:4 to :10)
+#loc7 = loc("tools/jax_export.py":169:14 to :35)
+#loc8 = loc("tools/jax_export.py":231:8 to :51)
+#loc9 = loc("tools/jax_export.py":235:4 to :10)
 #loc11 = loc("tests/import/jax/models.py":811:24 to :30)
 #loc12 = loc("tests/import/jax/models.py":811:12 to :31)
 #loc13 = loc("tests/import/jax/models.py":812:27 to :33)

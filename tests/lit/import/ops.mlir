@@ -13,7 +13,9 @@
   // CHECK-SAME: garray.name = "params.W", garray.sharding = #garray.sharding<@mesh, P(None, "model")>
   // CHECK-SAME: garray.name = "x.0", garray.sharding = #garray.sharding<@mesh, P("data", ?)>
   // CHECK-SAME: garray.name = "ids"
-  // CHECK-SAME: -> (tensor<8x4xf32> {garray.name = "params.W"}, tensor<8x4xf32> {garray.name = "result1"}
+  // The donated argument's result takes its name and, left open by JAX,
+  // its sharding: the state keeps one layout from step to step.
+  // CHECK-SAME: -> (tensor<8x4xf32> {garray.name = "params.W", garray.sharding = #garray.sharding<@mesh, P(None, "model")>}, tensor<8x4xf32> {garray.name = "result1"}
   "func.func"() <{arg_attrs = [{tf.aliasing_output = 0 : i32, sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>},
                                {mhlo.layout_mode = "default", sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {?}]>},
                                {}],
