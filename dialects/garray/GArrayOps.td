@@ -200,7 +200,10 @@ def GArray_ShardMapOp : GArray_Op<"shard_map",
       arguments and results are the blocks' types, used by shard_maps only;
     - `shard_map_c4`: every collective in `body` names devices of the mesh,
       and a grouped one (all but `collective_permute`) has groups that cover
-      every device once.
+      every device once;
+    - `shard_map_c5`: nothing in `body` is placed on a mesh (no sharding on
+      its arguments, results or ops, no constraint, reshard or global
+      collective): it computes on blocks.
   }];
   let arguments = (ins FlatSymbolRefAttr:$body, Variadic<GArray_Tensor>:$args,
                        ArrayAttr:$in_shardings, ArrayAttr:$out_shardings);

@@ -151,6 +151,14 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &symbols) {
   for (auto [i, r] : llvm::enumerate(getResults()))
     if (failed(check(r.getType(), getOutSharding(i), type.getResult(i), "result #" + Twine(i))))
       return failure();
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (fn.getArgAttr(i, kShardingAttrName))
+      return emitOpError("shard_map_c5: argument #")
+             << i << " of @" << getBody() << " has a sharding; a shard_map's body takes blocks";
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (fn.getResultAttr(i, kShardingAttrName))
+      return emitOpError("shard_map_c5: result #")
+             << i << " of @" << getBody() << " has a sharding; a shard_map's body returns blocks";
   int64_t devices = 1;
   for (int64_t size : mesh.getSizes())
     devices *= size;
@@ -176,6 +184,11 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &symbols) {
     else if (isa<ShardMapOp>(op))
       ok = op->emitOpError("is nested in the body of another shard_map; a body is already "
                            "per device");
+    else if (isa<ShardingConstraintOp, ReshardOp>(op) || isGlobalCollective(op) ||
+             op->hasAttr(kShardingAttrName))
+      ok = op->emitOpError("places a value on a mesh in the body of a shard_map, which is "
+                           "per device: its values are blocks, and its collectives are comm "
+                           "ops over device ids (shard_map_c5)");
     return failed(ok) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return failure(walked.wasInterrupted());

@@ -114,3 +114,26 @@ func.func @bad_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = garray.shard_map @body(%x) in [#garray.sharding<@mesh, P("nope")>] out [#garray.sharding<@mesh, P("data")>] : (tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+garray.mesh @mesh ["data" = 4]
+func.func private @body(%b: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{places a value on a mesh in the body of a shard_map, which is per device}}
+  %c = garray.sharding_constraint %b : tensor<2xf32> to #garray.sharding<@mesh, P("data")>
+  return %c : tensor<2xf32>
+}
+func.func @placed_body(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = garray.shard_map @body(%x) in [#garray.sharding<@mesh, P("data")>] out [#garray.sharding<@mesh, P("data")>] : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+garray.mesh @mesh ["data" = 4]
+func.func private @body(%b: tensor<2xf32> {garray.sharding = #garray.sharding<@mesh, P()>}) -> tensor<2xf32> {
+  return %b : tensor<2xf32>
+}
+func.func @placed_argument(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{shard_map_c5: argument #0 of @body has a sharding; a shard_map's body takes blocks}}
+  %y = garray.shard_map @body(%x) in [#garray.sharding<@mesh, P("data")>] out [#garray.sharding<@mesh, P("data")>] : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
