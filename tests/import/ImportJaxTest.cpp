@@ -236,8 +236,9 @@ TEST_CASE("segment_prod of floats (a zero factor, an empty segment) and of integ
   checkProgram("products", {"", "data=1", "data=3", "data=4"});
 }
 
-TEST_CASE("shard_map (a hand-written Megatron MLP, its gradient, psum, all_gather, "
-          "psum_scatter, all_to_all, ppermute, axis_index) matches JAX",
+TEST_CASE("shard_map (a hand-written Megatron MLP, its gradient, psum of floats and ints, "
+          "pmax, all_gather tiled and not, psum_scatter, all_to_all, ppermute of every "
+          "device and of some, axis_index) matches JAX",
           "[import][exec]") {
   // Its body is written for the blocks of its own mesh: only that compiles.
   checkProgram("shardmap", {""});

@@ -829,16 +829,22 @@ def shardmap_step(params, x, y):
         scattered = jax.lax.psum_scatter(x, "model", scatter_dimension=1, tiled=True)
         swapped = jax.lax.all_to_all(x, "model", 1, 0, tiled=True)
         top = jax.lax.pmax(jnp.max(x, axis=0), ("data", "model"))
-        return ring + d, gathered, scattered, swapped, top
+        # Integers, a permute that leaves devices out (they receive zeros),
+        # and a gather of scalars into a new axis (untiled).
+        counts = jax.lax.psum((x > 0).astype(jnp.int32), "data")
+        half = jax.lax.ppermute(x, "model", [(0, 1)])
+        sums = jax.lax.all_gather(jnp.sum(x), ("data", "model"))
+        return ring + d, gathered, scattered, swapped, top, counts, half, sums
 
     # all_gather's result is the same over "model", which JAX's replication
     # check cannot infer; shardc's run checks it on the gathered output.
     misc = jax.shard_map(local_misc, mesh=mesh, in_specs=(P("data", "model"),), check_vma=False,
                          out_specs=(P("data", "model"), P("data", None), P("data", "model"),
-                                    P(("data", "model"), None), P()))
-    ring, gathered, scattered, swapped, top = misc(x)
+                                    P(("data", "model"), None), P(), P(None, "model"),
+                                    P("data", "model"), P()))
+    ring, gathered, scattered, swapped, top, counts, half, sums = misc(x)
     return new, {"loss": loss, "ring": ring, "gathered": gathered, "scattered": scattered,
-                 "swapped": swapped, "top": top}
+                 "swapped": swapped, "top": top, "counts": counts, "half": half, "sums": sums}
 
 
 def shardmap():
@@ -849,7 +855,7 @@ def shardmap():
     # The parameters stay replicated from step to step, as they come in.
     metrics = {"loss": P(), "ring": P("data", "model"), "gathered": P("data", None),
                "scattered": P("data", "model"), "swapped": P(("data", "model"), None),
-               "top": P()}
+               "top": P(), "counts": P(None, "model"), "half": P("data", "model"), "sums": P()}
     return Export(shardmap_step, (params, x, y), SHARDMAP_MESH,
                   ({"W1": P(), "W2": P()}, P("data", None), P("data", None)),
                   out_specs=({"W1": P(), "W2": P()}, metrics), donate_argnums=(0,))
