@@ -415,6 +415,25 @@ def CommCombineAllReduces : Pass<"comm-combine-all-reduces", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::garray::GArrayDialect", "::mlir::comm::CommDialect"];
 }
 
+def CommWidenNarrowReductions : Pass<"comm-widen-narrow-reductions", "::mlir::ModuleOp"> {
+  let summary = "Reduce 16-bit integers across devices as 32-bit ones";
+  let description = [{
+    NCCL has no 16-bit integer type, so every target reduces them the same
+    way: sign-extended to i32, reduced, and cut back to their low 16 bits,
+    which is the 16-bit sum, product, maximum or minimum with its
+    wrap-around.
+
+    ```mlir
+    %r = comm.all_reduce <sum> %x groups = [[0, 1]] : tensor<4xi16> -> tensor<4xi16>
+    →
+    %w = garray.convert %x : (tensor<4xi16>) -> tensor<4xi32>
+    %s = comm.all_reduce <sum> %w groups = [[0, 1]] : tensor<4xi32> -> tensor<4xi32>
+    %r = garray.convert %s lossy : (tensor<4xi32>) -> tensor<4xi16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::garray::GArrayDialect", "::mlir::comm::CommDialect"];
+}
+
 def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Lower comm collectives to calls into the shardrt C ABI";
   let description = [{

@@ -65,6 +65,8 @@ void buildLocalPhase(OpPassManager &pm, const LocalPhaseOptions &options) {
   CommCombineAllReducesOptions combine;
   combine.maxBytes = options.combineBytes;
   pm.addPass(createCommCombineAllReduces(combine));
+  // The runtime's NCCL backend has no 16-bit integers to reduce.
+  pm.addPass(createCommWidenNarrowReductions());
 }
 
 void buildLoweringPhase(OpPassManager &pm) {

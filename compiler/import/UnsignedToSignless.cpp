@@ -29,9 +29,10 @@
 //   - ops whose unsigned meaning has no such rewrite (64-bit division, a
 //     float to unsigned convert, ...) are errors that name the op.
 //
-// An entry function's ui8, ui32 and ui64 arguments and results (a PRNG key
-// passed in and returned) become signless too, marked garray.unsigned: the
-// host reads and writes them as u8, u32 and u64 arrays, bit for bit.
+// An entry function's ui8, ui16, ui32 and ui64 arguments and results (a PRNG
+// key passed in and returned, 16-bit pixels) become signless too, marked
+// garray.unsigned: the host reads and writes them as unsigned arrays, bit
+// for bit.
 //
 // A sort moves its operands whatever their type; a compare of unsigned
 // values in its comparator is rewritten like any other. Constants keep
@@ -282,17 +283,17 @@ LogicalResult unsignedToSignless(ModuleOp module) {
     if (func.isPrivate())
       continue;
     FunctionType type = func.getFunctionType();
-    // The host exchanges u8, u32 and u64 arrays (shardrt's dtypes): each
-    // unsigned argument or result of those widths is marked, others refused.
+    // The host exchanges u8, u16, u32 and u64 arrays (shardrt's dtypes):
+    // each unsigned argument or result is marked.
     auto mark = [&](StringRef what, TypeRange types, auto setAttr) -> LogicalResult {
       for (auto [i, t] : llvm::enumerate(types)) {
         if (!isUnsigned(t))
           continue;
         unsigned width = cast<RankedTensorType>(t).getElementTypeBitWidth();
-        if (width != 8 && width != 32 && width != 64)
+        if (width != 8 && width != 16 && width != 32 && width != 64)
           return func.emitError() << what << " #" << i << " of @" << func.getSymName()
                                   << " has type " << t
-                                  << ": shardc exchanges unsigned integers of 8, 32 and 64 "
+                                  << ": shardc exchanges unsigned integers of 8, 16, 32 and 64 "
                                      "bits; convert it to uint32 in JAX";
         setAttr(static_cast<unsigned>(i));
       }

@@ -80,7 +80,7 @@ LogicalResult readSignature(func::FuncOp func, Signature &sig) {
     TensorSignature ts;
     ts.name = std::move(name);
     ts.dtype = dtypeName(t.getElementType());
-    // garray.unsigned: the same bits, exchanged as u8, u32 or u64.
+    // garray.unsigned: the same bits, exchanged as u8, u16, u32 or u64.
     if (isUnsigned && ts.dtype.size() > 1 && ts.dtype[0] == 'i')
       ts.dtype[0] = 'u';
     if (ts.dtype.empty())

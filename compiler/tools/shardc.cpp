@@ -648,6 +648,8 @@ std::string formatValue(const shardrt_array &a, int64_t i) {
   case SHARDRT_I8: std::snprintf(buf, sizeof buf, "%d", static_cast<const int8_t *>(a.data)[i]); break;
   case SHARDRT_BOOL: std::snprintf(buf, sizeof buf, "%s", static_cast<const uint8_t *>(a.data)[i] ? "true" : "false"); break;
   case SHARDRT_U8: std::snprintf(buf, sizeof buf, "%u", static_cast<unsigned>(static_cast<const uint8_t *>(a.data)[i])); break;
+  case SHARDRT_I16: std::snprintf(buf, sizeof buf, "%d", static_cast<const int16_t *>(a.data)[i]); break;
+  case SHARDRT_U16: std::snprintf(buf, sizeof buf, "%u", static_cast<unsigned>(static_cast<const uint16_t *>(a.data)[i])); break;
   case SHARDRT_U32: std::snprintf(buf, sizeof buf, "%u", static_cast<const uint32_t *>(a.data)[i]); break;
   case SHARDRT_U64: std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(static_cast<const uint64_t *>(a.data)[i])); break;
   default: std::snprintf(buf, sizeof buf, "?"); break;

@@ -45,8 +45,8 @@ namespace mlir::garray {
 
 /// Name of the discardable attribute carrying a sharding on ops and args.
 inline constexpr llvm::StringLiteral kShardingAttrName = "garray.sharding";
-/// Name of the unit attribute on an entry's i8, i32 or i64 argument or
-/// result that the host reads and writes as unsigned (u8, u32, u64): the
+/// Name of the unit attribute on an entry's i8, i16, i32 or i64 argument or
+/// result that the host reads and writes as unsigned (u8, u16, u32, u64): the
 /// program computes on the same bits as signless integers (a JAX PRNG key).
 inline constexpr llvm::StringLiteral kUnsignedAttrName = "garray.unsigned";
 /// Name of the discardable attribute that ties values to one sharding (a

@@ -10,6 +10,7 @@ std::optional<shardrt_dtype> runtimeDtype(Type t) {
   if (t.isBF16()) return SHARDRT_BF16;
   if (t.isInteger(64)) return SHARDRT_I64;
   if (t.isInteger(32)) return SHARDRT_I32;
+  if (t.isInteger(16)) return SHARDRT_I16;
   if (t.isInteger(8)) return SHARDRT_I8;
   if (t.isInteger(1)) return SHARDRT_BOOL;
   return std::nullopt;

@@ -378,10 +378,11 @@ static LogicalResult verifyPlacementAttr(Operation *scope, NamedAttribute attr, 
     unsigned width = t && t.getElementType().isSignlessInteger()
                          ? t.getElementType().getIntOrFloatBitWidth()
                          : 0;
-    if (!isa<UnitAttr>(attr.getValue()) || (width != 8 && width != 32 && width != 64))
+    bool exchanged = width == 8 || width == 16 || width == 32 || width == 64;
+    if (!isa<UnitAttr>(attr.getValue()) || !exchanged)
       return emitError(loc) << kUnsignedAttrName << " on " << what
-                            << " must be a unit attribute on a tensor of i8, i32 or i64 (read "
-                               "and written as u8, u32 or u64), not on "
+                            << " must be a unit attribute on a tensor of i8, i16, i32 or i64 "
+                               "(read and written as u8, u16, u32 or u64), not on "
                             << type;
     return success();
   }

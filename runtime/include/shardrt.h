@@ -50,6 +50,8 @@ typedef enum shardrt_dtype {
   SHARDRT_U8 = 8,
   SHARDRT_U32 = 9,
   SHARDRT_U64 = 10,
+  SHARDRT_I16 = 11,
+  SHARDRT_U16 = 12,
 } shardrt_dtype;
 
 typedef enum shardrt_reduce_op {
@@ -70,7 +72,7 @@ typedef enum shardrt_status {
 
 /* Size in bytes of one element; 0 for an unknown dtype. */
 size_t shardrt_dtype_size(int32_t dtype);
-/* "f32", "f64", "f16", "bf16", "i64", "i32", "i8", "bool", "u8", "u32", "u64";
+/* "f32", "f64", "f16", "bf16", "i64", "i32", "i8", "bool", "u8", "u32", "u64", "i16", "u16";
  * NULL if unknown. */
 const char *shardrt_dtype_name(int32_t dtype);
 /* Inverse of shardrt_dtype_name; -1 if unknown. */

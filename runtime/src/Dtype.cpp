@@ -17,9 +17,9 @@ struct DtypeInfo {
 constexpr DtypeInfo kDtypes[] = {
     {"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2},
     {"i64", 8}, {"i32", 4}, {"i8", 1},  {"bool", 1},
-    {"u8", 1},  {"u32", 4}, {"u64", 8},
+    {"u8", 1},  {"u32", 4}, {"u64", 8}, {"i16", 2}, {"u16", 2},
 };
-static_assert(sizeof(kDtypes) / sizeof(kDtypes[0]) == SHARDRT_U64 + 1, "dtype table");
+static_assert(sizeof(kDtypes) / sizeof(kDtypes[0]) == SHARDRT_U16 + 1, "dtype table");
 } // namespace
 
 float halfToFloat(uint16_t h) {
@@ -115,6 +115,16 @@ double loadAsDouble(const void *data, int64_t i, int32_t dtype) {
     std::memcpy(&v, p + i * 8, 8);
     return static_cast<double>(v);
   }
+  case SHARDRT_I16: {
+    int16_t v;
+    std::memcpy(&v, p + i * 2, 2);
+    return v;
+  }
+  case SHARDRT_U16: {
+    uint16_t v;
+    std::memcpy(&v, p + i * 2, 2);
+    return v;
+  }
   }
   return std::nan("");
 }
@@ -134,7 +144,7 @@ const char *shardrt_dtype_name(int32_t dtype) {
 int32_t shardrt_dtype_from_name(const char *name) {
   if (!name)
     return -1;
-  for (int32_t d = SHARDRT_F32; d <= SHARDRT_U64; ++d)
+  for (int32_t d = SHARDRT_F32; d <= SHARDRT_U16; ++d)
     if (std::strcmp(name, shardrt::kDtypes[d].name) == 0)
       return d;
   return -1;

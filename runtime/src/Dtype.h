@@ -15,7 +15,7 @@
 namespace shardrt {
 
 /// True for the values of shardrt_dtype.
-inline bool isValidDtype(int32_t dtype) { return dtype >= SHARDRT_F32 && dtype <= SHARDRT_U64; }
+inline bool isValidDtype(int32_t dtype) { return dtype >= SHARDRT_F32 && dtype <= SHARDRT_U16; }
 inline bool isFloatDtype(int32_t dtype) {
   return dtype == SHARDRT_F32 || dtype == SHARDRT_F64 || dtype == SHARDRT_F16 ||
          dtype == SHARDRT_BF16;

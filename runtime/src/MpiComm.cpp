@@ -509,6 +509,10 @@ private:
       return MPI_UINT32_T;
     case SHARDRT_U64:
       return MPI_UINT64_T;
+    case SHARDRT_I16:
+      return MPI_INT16_T;
+    case SHARDRT_U16:
+      return MPI_UINT16_T;
     default: // f16/bf16 travel as float
       return MPI_FLOAT;
     }

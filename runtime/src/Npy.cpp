@@ -30,7 +30,7 @@ struct NpyDescr {
 constexpr NpyDescr kDescrs[] = {
     {"<f4", SHARDRT_F32}, {"<f8", SHARDRT_F64}, {"<f2", SHARDRT_F16}, {"<i8", SHARDRT_I64},
     {"<i4", SHARDRT_I32}, {"|i1", SHARDRT_I8},  {"|b1", SHARDRT_BOOL}, {"|u1", SHARDRT_U8},
-    {"<u4", SHARDRT_U32}, {"<u8", SHARDRT_U64},
+    {"<u4", SHARDRT_U32}, {"<u8", SHARDRT_U64}, {"<i2", SHARDRT_I16}, {"<u2", SHARDRT_U16},
 };
 constexpr const char *kSupported = "<f4, <f8, <f2, <i8, <i4, |i1, |b1, |u1, <u4 and <u8";
 constexpr char kMagic[] = "\x93NUMPY";

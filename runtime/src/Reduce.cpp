@@ -241,6 +241,10 @@ void reduceInOrder(void *out, const void *const *srcs, int64_t numSrcs, int64_t 
     return reducePlain(static_cast<uint32_t *>(out), srcs, numSrcs, count, op);
   case SHARDRT_U64:
     return reducePlain(static_cast<uint64_t *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_I16:
+    return reducePlain(static_cast<int16_t *>(out), srcs, numSrcs, count, op);
+  case SHARDRT_U16:
+    return reducePlain(static_cast<uint16_t *>(out), srcs, numSrcs, count, op);
   }
 }
 
@@ -284,6 +288,10 @@ bool reducePairInPlace(void *a, void *b, int64_t count, int32_t dtype, int32_t o
     return reducePair<uint32_t>(a, b, count, op), true;
   case SHARDRT_U64:
     return reducePair<uint64_t>(a, b, count, op), true;
+  case SHARDRT_I16:
+    return reducePair<int16_t>(a, b, count, op), true;
+  case SHARDRT_U16:
+    return reducePair<uint16_t>(a, b, count, op), true;
   default:
     return false;
   }

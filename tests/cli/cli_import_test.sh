@@ -70,6 +70,41 @@ expect_error keyed_wrong_dtype 4 "argument 'pixels' must be u8 but the input is 
   --in "key=$JAX/keyed/inputs/key.npy" --in "params.W1=$JAX/keyed/inputs/params.W1.npy" \
   --in "params.W2=$JAX/keyed/inputs/params.W2.npy" --in "labels=$JAX/keyed/inputs/labels.npy"
 
+# uint16 and int16 at the boundary (16-bit pixels): read and written as u16
+# and i16; a brightness sum over a sharded dim is reduced across devices
+# (as 32-bit integers, wrapping as int16 does) and a maximum in unsigned
+# order.
+cat >"$TMP/pixels16.mlir" <<'MLIR'
+"builtin.module"() ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{arg_attrs = [{sdy.sharding = #sdy.sharding<@mesh, [{}, {"data"}]>}, {sdy.sharding = #sdy.sharding<@mesh, [{}, {"data"}]>}], function_type = (tensor<2x4xui16>, tensor<2x4xi16>) -> (tensor<2xui16>, tensor<2xi16>), res_attrs = [{jax.result_info = "brightest"}, {jax.result_info = "total"}], sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%px: tensor<2x4xui16> loc("pixels"), %d: tensor<2x4xi16> loc("deltas")):
+    %z = "stablehlo.constant"() <{value = dense<0> : tensor<ui16>}> : () -> tensor<ui16>
+    %b = "stablehlo.reduce"(%px, %z) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%p: tensor<ui16>, %q: tensor<ui16>):
+      %m = "stablehlo.maximum"(%p, %q) : (tensor<ui16>, tensor<ui16>) -> tensor<ui16>
+      "stablehlo.return"(%m) : (tensor<ui16>) -> ()
+    }) : (tensor<2x4xui16>, tensor<ui16>) -> tensor<2xui16>
+    %zi = "stablehlo.constant"() <{value = dense<0> : tensor<i16>}> : () -> tensor<i16>
+    %s = "stablehlo.reduce"(%d, %zi) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%p: tensor<i16>, %q: tensor<i16>):
+      %a = "stablehlo.add"(%p, %q) : (tensor<i16>, tensor<i16>) -> tensor<i16>
+      "stablehlo.return"(%a) : (tensor<i16>) -> ()
+    }) : (tensor<2x4xi16>, tensor<i16>) -> tensor<2xi16>
+    "func.return"(%b, %s) : (tensor<2xui16>, tensor<2xi16>) -> ()
+  }) : () -> ()
+}) : () -> ()
+MLIR
+"$NPY" write "$TMP/pixels.npy" u16 2,4 1 65535 7 32768 3 2 40000 5 || exit 1
+"$NPY" write "$TMP/deltas.npy" i16 2,4 30000 30000 1 2 -7 5 -32768 -1 || exit 1
+if expect_ok pixels16 -- run "$TMP/pixels16.mlir" --in "pixels=$TMP/pixels.npy" \
+    --in "deltas=$TMP/deltas.npy" --out "$TMP/pixels16"; then
+  check pixels16 "the brightest pixel of each row, unsigned" \
+    "$NPY" check "$TMP/pixels16/brightest.npy" u16 2 65535 40000
+  check pixels16 "row sums wrap as int16" \
+    "$NPY" check "$TMP/pixels16/total.npy" i16 2 -5533 32765
+fi
+
 # A transformer training step is large enough to compile in partitions
 # (LlvmCodegen.h): the object is the same on one thread and on three, and
 # the partitioned object runs.

@@ -65,6 +65,8 @@ double get(const shardrt_array &a, int64_t i) {
   case SHARDRT_BOOL: return static_cast<const uint8_t *>(a.data)[i];
   case SHARDRT_U8: return static_cast<const uint8_t *>(a.data)[i];
   case SHARDRT_U32: return static_cast<const uint32_t *>(a.data)[i];
+  case SHARDRT_I16: return static_cast<const int16_t *>(a.data)[i];
+  case SHARDRT_U16: return static_cast<const uint16_t *>(a.data)[i];
   case SHARDRT_U64: return static_cast<double>(static_cast<const uint64_t *>(a.data)[i]);
   default: return NAN;
   }
@@ -81,6 +83,8 @@ bool set(shardrt_array &a, int64_t i, double v) {
   // Negative values wrap as the signed integer's cast would.
   case SHARDRT_U8: static_cast<uint8_t *>(a.data)[i] = static_cast<uint8_t>(static_cast<int64_t>(v)); return true;
   case SHARDRT_U32: static_cast<uint32_t *>(a.data)[i] = static_cast<uint32_t>(static_cast<int64_t>(v)); return true;
+  case SHARDRT_I16: static_cast<int16_t *>(a.data)[i] = static_cast<int16_t>(static_cast<int64_t>(v)); return true;
+  case SHARDRT_U16: static_cast<uint16_t *>(a.data)[i] = static_cast<uint16_t>(static_cast<int64_t>(v)); return true;
   case SHARDRT_U64:
     static_cast<uint64_t *>(a.data)[i] =
         v < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);

@@ -188,6 +188,8 @@ static void storeDouble(void *data, int64_t i, int32_t dtype, double v) {
   // Negative values wrap as the signed integer's cast would.
   case SHARDRT_U8: put(static_cast<uint8_t>(static_cast<int64_t>(v))); break;
   case SHARDRT_U32: put(static_cast<uint32_t>(static_cast<int64_t>(v))); break;
+  case SHARDRT_I16: put(static_cast<int16_t>(static_cast<int64_t>(v))); break;
+  case SHARDRT_U16: put(static_cast<uint16_t>(static_cast<int64_t>(v))); break;
   case SHARDRT_U64: // 2^64 and beyond clamp
     put(v >= 18446744073709551615.0 ? UINT64_MAX
         : v < 0                      ? static_cast<uint64_t>(static_cast<int64_t>(v))

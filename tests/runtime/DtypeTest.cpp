@@ -13,18 +13,18 @@
 using namespace shardrt;
 
 TEST_CASE("dtype sizes and names") {
-  const char *names[] = {"f32", "f64", "f16", "bf16", "i64", "i32",
-                         "i8",  "bool", "u8", "u32", "u64"};
-  const size_t sizes[] = {4, 8, 2, 2, 8, 4, 1, 1, 1, 4, 8};
-  for (int32_t d = 0; d < 11; ++d) {
+  const char *names[] = {"f32", "f64", "f16", "bf16", "i64", "i32", "i8",
+                         "bool", "u8",  "u32", "u64",  "i16", "u16"};
+  const size_t sizes[] = {4, 8, 2, 2, 8, 4, 1, 1, 1, 4, 8, 2, 2};
+  for (int32_t d = 0; d < 13; ++d) {
     CHECK(shardrt_dtype_size(d) == sizes[d]);
     CHECK(std::string(shardrt_dtype_name(d)) == names[d]);
     CHECK(shardrt_dtype_from_name(names[d]) == d);
   }
-  CHECK(shardrt_dtype_size(11) == 0);
+  CHECK(shardrt_dtype_size(13) == 0);
   CHECK(shardrt_dtype_size(-1) == 0);
-  CHECK(shardrt_dtype_name(11) == nullptr);
-  CHECK(shardrt_dtype_from_name("u16") == -1);
+  CHECK(shardrt_dtype_name(13) == nullptr);
+  CHECK(shardrt_dtype_from_name("u1") == -1);
   CHECK(shardrt_dtype_from_name("F32") == -1);
   CHECK(shardrt_dtype_from_name(nullptr) == -1);
 }

@@ -100,11 +100,22 @@ inline void storeValue(void *buf, int64_t i, int32_t dtype, double v) {
     std::memcpy(p + i * 8, &x, 8);
     return;
   }
+  case SHARDRT_I16: {
+    int16_t x = static_cast<int16_t>(static_cast<int64_t>(v));
+    std::memcpy(p + i * 2, &x, 2);
+    return;
+  }
+  case SHARDRT_U16: {
+    uint16_t x = static_cast<uint16_t>(static_cast<int64_t>(v));
+    std::memcpy(p + i * 2, &x, 2);
+    return;
+  }
   }
 }
 
 inline bool isUnsignedDtype(int32_t dtype) {
-  return dtype == SHARDRT_U8 || dtype == SHARDRT_U32 || dtype == SHARDRT_U64;
+  return dtype == SHARDRT_U8 || dtype == SHARDRT_U16 || dtype == SHARDRT_U32 ||
+         dtype == SHARDRT_U64;
 }
 
 inline double loadValue(const void *buf, int64_t i, int32_t dtype) {
@@ -126,6 +137,7 @@ inline double reduceInput(int32_t op, int32_t dtype, int64_t r, int64_t i) {
     if (op == SHARDRT_SUM || k % 2 == 0)
       return static_cast<double>(k);
     return dtype == SHARDRT_U8    ? 128.0 + k
+           : dtype == SHARDRT_U16 ? 32768.0 + k
            : dtype == SHARDRT_U32 ? 2147483648.0 + k
                                   : 9223372036854775808.0 + 2048.0 * k;
   }
@@ -159,7 +171,8 @@ inline std::string tempPath(const std::string &name) {
 
 constexpr int32_t kAllDtypes[] = {SHARDRT_F32, SHARDRT_F64, SHARDRT_F16, SHARDRT_BF16,
                                   SHARDRT_I64, SHARDRT_I32, SHARDRT_I8,  SHARDRT_BOOL,
-                                  SHARDRT_U8,  SHARDRT_U32, SHARDRT_U64};
+                                  SHARDRT_U8,  SHARDRT_U32, SHARDRT_U64, SHARDRT_I16,
+                                  SHARDRT_U16};
 constexpr int32_t kAllOps[] = {SHARDRT_SUM, SHARDRT_MAX, SHARDRT_MIN, SHARDRT_PROD};
 
 /// A world of `n` ranks split into groups of `groupSize`, listed group after

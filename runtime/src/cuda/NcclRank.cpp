@@ -6,6 +6,7 @@
 #include "runtime/src/Reduce.h"
 #include "runtime/src/cuda/RankDevice.h"
 
+#include <cstring>
 #include <memory>
 
 namespace shardrt::cuda {
@@ -23,6 +24,10 @@ ncclDataType_t ncclTypeOf(int32_t dtype) {
   case SHARDRT_I8: return ncclInt8;
   case SHARDRT_U32: return ncclUint32;
   case SHARDRT_U64: return ncclUint64;
+  // NCCL has no 16-bit integers: they move as 2-byte elements (never
+  // reduced here: the compiler widens their reductions to 32 bits).
+  case SHARDRT_I16:
+  case SHARDRT_U16: return ncclFloat16;
   default: return ncclUint8; // SHARDRT_BOOL, SHARDRT_U8
   }
 }
@@ -124,6 +129,13 @@ int32_t NcclRank::validate(const char *collective, int32_t dtype, int32_t op) {
     return rd.failWith(SHARDRT_ERR_ARGUMENT, format("%s: unknown dtype %d", collective, dtype));
   if (!isValidReduceOp(op))
     return rd.failWith(SHARDRT_ERR_ARGUMENT, format("%s: unknown reduction %d", collective, op));
+  const bool reduces = std::strcmp(collective, "all_reduce") == 0 ||
+                       std::strcmp(collective, "reduce_scatter") == 0;
+  if (reduces && (dtype == SHARDRT_I16 || dtype == SHARDRT_U16))
+    return rd.failWith(SHARDRT_ERR_ARGUMENT,
+                       format("%s: NCCL has no 16-bit integer reduction; reduce them as 32-bit "
+                              "integers (shardc's code does)",
+                              collective));
   return SHARDRT_OK;
 }
 

@@ -128,12 +128,12 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 }) : () -> ()
 
 //--- unsigned_arg.mlir
-// UARG: unsigned_arg.mlir:[[@LINE+2]]:{{[0-9]+}}: error: argument #0 of @main has type 'tensor<2xui16>': shardc exchanges unsigned integers of 8, 32 and 64 bits; convert it to uint32 in JAX
+// UARG: unsigned_arg.mlir:[[@LINE+2]]:{{[0-9]+}}: error: argument #0 of @main has type 'tensor<2xui4>': shardc exchanges unsigned integers of 8, 16, 32 and 64 bits; convert it to uint32 in JAX
 "builtin.module"() ({
-  "func.func"() <{function_type = (tensor<2xui16>) -> tensor<2xui16>, sym_name = "main"}> ({
-  ^bb0(%k: tensor<2xui16>):
-    %r = "stablehlo.add"(%k, %k) : (tensor<2xui16>, tensor<2xui16>) -> tensor<2xui16>
-    "func.return"(%r) : (tensor<2xui16>) -> ()
+  "func.func"() <{function_type = (tensor<2xui4>) -> tensor<2xui4>, sym_name = "main"}> ({
+  ^bb0(%k: tensor<2xui4>):
+    %r = "stablehlo.add"(%k, %k) : (tensor<2xui4>, tensor<2xui4>) -> tensor<2xui4>
+    "func.return"(%r) : (tensor<2xui4>) -> ()
   }) : () -> ()
 }) : () -> ()
 

@@ -85,8 +85,8 @@ func.func @all_slice(%x: tensor<4x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-func.func @no_runtime_type(%x: tensor<2xi16>) -> tensor<2xi16> {
-  // expected-error @+1 {{the runtime has no collective for element type 'i16'}}
-  %0 = comm.all_reduce <sum> %x groups = [[0, 1]] : tensor<2xi16> -> tensor<2xi16>
-  return %0 : tensor<2xi16>
+func.func @no_runtime_type(%x: tensor<2xi4>) -> tensor<2xi4> {
+  // expected-error @+1 {{the runtime has no collective for element type 'i4'}}
+  %0 = comm.all_reduce <sum> %x groups = [[0, 1]] : tensor<2xi4> -> tensor<2xi4>
+  return %0 : tensor<2xi4>
 }
