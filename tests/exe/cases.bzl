@@ -11,4 +11,5 @@ EXE_CASES = [
     ("attention", "attention", "data=2,model=2"),
     ("layer_norm", "layer_norm", "data=2,model=2"),
     ("heat_stencil", "heat_stencil", "data=4"),
+    ("ring_allreduce", "ring_allreduce", "data=4"),
 ]

@@ -33,6 +33,7 @@ case_args() {
         "--in Wv=$s/attention/Wv.npy --in Wo=$s/attention/Wo.npy" ;;
     layer_norm) echo "--in x=$gen/x8x16.npy --in gamma=$gen/gamma.npy --in beta=$gen/beta.npy" ;;
     heat_stencil) echo "--in u=$gen/u16x8.npy" ;;
+    ring_allreduce) echo "--in x=$gen/x8x16.npy" ;;
     *) echo "unknown case $name" >&2; return 1 ;;
   esac
 }
