@@ -27,6 +27,19 @@ const char *collectiveName(CollectiveStep::Kind k) {
   return "?";
 }
 
+int64_t ringBytes(CollectiveStep::Kind kind, int64_t n, int64_t in, int64_t out) {
+  using Kind = CollectiveStep::Kind;
+  switch (kind) {
+  case Kind::AllReduce: return 2 * (n - 1) * in / n;
+  case Kind::AllGather: return (n - 1) * out / n;
+  case Kind::ReduceScatter:
+  case Kind::AllToAll: return (n - 1) * in / n;
+  case Kind::CollectivePermute: return in;
+  case Kind::AllSlice: return 0;
+  }
+  return 0;
+}
+
 int64_t ReshardPlan::totalBytes() const {
   int64_t n = 0;
   for (const CollectiveStep &s : steps)
@@ -80,8 +93,7 @@ struct Planner {
     CollectiveStep s{CollectiveStep::Kind::AllReduce};
     s.axes = axes;
     s.reduction = cur.pendingKind;
-    int64_t n = mesh.product(axes);
-    s.bytesPerDevice = 2 * (n - 1) * bytes(cur) / n;
+    s.bytesPerDevice = ringBytes(s.kind, mesh.product(axes), bytes(cur), bytes(cur));
     s.after = cur;
     unpend(s.after, axes);
     return s;
@@ -94,8 +106,7 @@ struct Planner {
     s.axes.assign(axes.end() - k, axes.end());
     s.after = cur;
     s.after.dims[d].axes.resize(axes.size() - k);
-    int64_t n = mesh.product(s.axes);
-    s.bytesPerDevice = (n - 1) * bytes(s.after) / n;
+    s.bytesPerDevice = ringBytes(s.kind, mesh.product(s.axes), bytes(cur), bytes(s.after));
     return s;
   }
 
@@ -113,8 +124,7 @@ struct Planner {
     s.dim = d;
     s.axes = axes;
     s.reduction = cur.pendingKind;
-    int64_t n = mesh.product(axes);
-    s.bytesPerDevice = (n - 1) * bytes(cur) / n;
+    s.bytesPerDevice = ringBytes(s.kind, mesh.product(axes), bytes(cur), 0);
     s.after = cur;
     s.after.dims[d].axes.insert(s.after.dims[d].axes.end(), axes.begin(), axes.end());
     unpend(s.after, axes);
@@ -127,8 +137,7 @@ struct Planner {
     s.toDim = b;
     const Axes &axes = cur.dims[a].axes;
     s.axes.assign(axes.end() - k, axes.end());
-    int64_t n = mesh.product(s.axes);
-    s.bytesPerDevice = (n - 1) * bytes(cur) / n;
+    s.bytesPerDevice = ringBytes(s.kind, mesh.product(s.axes), bytes(cur), bytes(cur));
     s.after = cur;
     s.after.dims[a].axes.resize(axes.size() - k);
     s.after.dims[b].axes.insert(s.after.dims[b].axes.end(), s.axes.begin(), s.axes.end());
@@ -205,7 +214,7 @@ struct Planner {
           if (!has(s.axes, a))
             s.axes.push_back(a);
         std::sort(s.axes.begin(), s.axes.end());
-        s.bytesPerDevice = bytes(cur);
+        s.bytesPerDevice = ringBytes(s.kind, 0, bytes(cur), bytes(to));
         s.after = to;
         for (DimSharding &dim : s.after.dims)
           dim.open = false;

@@ -90,6 +90,11 @@ struct CollectiveStep {
 
 const char *collectiveName(CollectiveStep::Kind k);
 
+/// The ring model's bytes per device (the file comment's table) of one
+/// collective of `kind` over a group of `n` devices whose local buffer has
+/// `in` bytes before it and `out` bytes after it.
+int64_t ringBytes(CollectiveStep::Kind kind, int64_t n, int64_t in, int64_t out);
+
 struct ReshardPlan {
   std::vector<CollectiveStep> steps;
   std::string error; // non-empty when no plan exists

@@ -301,46 +301,40 @@ private:
 
 } // namespace
 
-std::optional<SdySharding> parseSdySharding(std::string_view text, std::string &error) {
+namespace {
+
+/// Runs `read` (a Reader method) over all of `text`; on failure sets
+/// `error` to the reader's, or to "malformed <what>".
+template <typename T>
+std::optional<T> parseAll(std::string_view text, std::string &error,
+                          std::optional<T> (Reader::*read)(), const char *what) {
   Reader r(text);
-  std::optional<SdySharding> s = r.sharding();
-  if (!s || r.failed()) {
-    error = r.failed() ? r.error() : "malformed sharding";
+  std::optional<T> value = (r.*read)();
+  if (!value || r.failed()) {
+    error = r.failed() ? r.error() : std::string("malformed ") + what;
     return std::nullopt;
   }
-  return s;
+  return value;
+}
+
+} // namespace
+
+std::optional<SdySharding> parseSdySharding(std::string_view text, std::string &error) {
+  return parseAll(text, error, &Reader::sharding, "sharding");
 }
 
 std::optional<std::vector<SdySharding>> parseSdyShardingPerValue(std::string_view text,
                                                                   std::string &error) {
-  Reader r(text);
-  std::optional<std::vector<SdySharding>> s = r.shardingPerValue();
-  if (!s || r.failed()) {
-    error = r.failed() ? r.error() : "malformed shardings";
-    return std::nullopt;
-  }
-  return s;
+  return parseAll(text, error, &Reader::shardingPerValue, "shardings");
 }
 
 std::optional<std::vector<std::string>> parseSdyManualAxes(std::string_view text,
                                                            std::string &error) {
-  Reader r(text);
-  std::optional<std::vector<std::string>> axes = r.manualAxes();
-  if (!axes || r.failed()) {
-    error = r.failed() ? r.error() : "malformed manual axes";
-    return std::nullopt;
-  }
-  return axes;
+  return parseAll(text, error, &Reader::manualAxes, "manual axes");
 }
 
 std::optional<SdyMesh> parseSdyMesh(std::string_view text, std::string &error) {
-  Reader r(text);
-  std::optional<SdyMesh> m = r.mesh();
-  if (!m || r.failed()) {
-    error = r.failed() ? r.error() : "malformed mesh";
-    return std::nullopt;
-  }
-  return m;
+  return parseAll(text, error, &Reader::mesh, "mesh");
 }
 
 std::string garraySpec(const SdySharding &sharding) {

@@ -40,10 +40,9 @@ namespace {
 /// count: the collective builders accept only ops inside one.
 constexpr llvm::StringLiteral kBodyAttr = "shardc.shard_map_devices";
 
-/// The shardings of `attr` (`in_shardings` / `out_shardings`) as garray's,
+/// The Shardy shardings of `attr` (`in_shardings` / `out_shardings`),
 /// `count` of them; an error on `op` otherwise.
-FailureOr<SmallVector<Attribute>> readShardings(Operation *op, StringRef attr, size_t count,
-                                                StringRef meshName) {
+FailureOr<std::vector<SdySharding>> readShardings(Operation *op, StringRef attr, size_t count) {
   std::optional<std::string> text = readAttrText(op, attr);
   if (!text)
     return failure();
@@ -54,8 +53,15 @@ FailureOr<SmallVector<Attribute>> readShardings(Operation *op, StringRef attr, s
   if (all->size() != count)
     return op->emitError() << "`" << attr << "` of this shard_map lists " << all->size()
                            << " shardings for " << count << " values";
+  return std::move(*all);
+}
+
+/// `all` (read from `attr`) as garray shardings, every one on `meshName`.
+FailureOr<SmallVector<Attribute>> toGArray(Operation *op, StringRef attr,
+                                           const std::vector<SdySharding> &all,
+                                           StringRef meshName) {
   SmallVector<Attribute> out;
-  for (auto [i, s] : llvm::enumerate(*all)) {
+  for (auto [i, s] : llvm::enumerate(all)) {
     if (!s.unreduced.empty())
       return op->emitError() << "value #" << i << " of this shard_map's `" << attr
                              << "` is unreduced over \"" << s.unreduced.front()
@@ -74,22 +80,6 @@ FailureOr<SmallVector<Attribute>> readShardings(Operation *op, StringRef attr, s
   return out;
 }
 
-/// The mesh of a manual computation: the one its first sharding names.
-FailureOr<std::string> meshNameOf(Operation *op) {
-  for (StringRef attr : {"in_shardings", "out_shardings"}) {
-    std::optional<std::string> text = readAttrText(op, attr);
-    if (!text)
-      return failure();
-    std::string error;
-    std::optional<std::vector<SdySharding>> all = parseSdyShardingPerValue(*text, error);
-    if (!all)
-      return op->emitError() << "`" << attr << "` of this shard_map: " << error;
-    if (!all->empty())
-      return all->front().mesh;
-  }
-  return op->emitError() << "this shard_map has no arguments and no results";
-}
-
 LogicalResult outlineOne(Operation *op, SymbolTable &symbols) {
   for (NamedAttribute a : attributesOf(op))
     if (!llvm::is_contained({"in_shardings", "out_shardings", "manual_axes"},
@@ -102,12 +92,21 @@ LogicalResult outlineOne(Operation *op, SymbolTable &symbols) {
                               "the jitted function";
   if (op->getNumRegions() != 1 || !llvm::hasSingleElement(op->getRegion(0)))
     return op->emitError() << "'sdy.manual_computation' needs one region of one block";
-  FailureOr<std::string> meshName = meshNameOf(op);
-  if (failed(meshName))
+  FailureOr<std::vector<SdySharding>> inSdy =
+      readShardings(op, "in_shardings", op->getNumOperands());
+  if (failed(inSdy))
     return failure();
-  auto mesh = symbols.lookup<MeshOp>(*meshName);
+  FailureOr<std::vector<SdySharding>> outSdy =
+      readShardings(op, "out_shardings", op->getNumResults());
+  if (failed(outSdy))
+    return failure();
+  if (inSdy->empty() && outSdy->empty())
+    return op->emitError() << "this shard_map has no arguments and no results";
+  // Its mesh: the one its first sharding names (toGArray checks the rest).
+  const std::string &meshName = (inSdy->empty() ? *outSdy : *inSdy).front().mesh;
+  auto mesh = symbols.lookup<MeshOp>(meshName);
   if (!mesh)
-    return op->emitError() << "this shard_map names mesh @" << *meshName
+    return op->emitError() << "this shard_map names mesh @" << meshName
                            << ", which the module does not declare";
   std::optional<std::string> manualText = readAttrText(op, "manual_axes");
   if (!manualText)
@@ -126,11 +125,10 @@ LogicalResult outlineOne(Operation *op, SymbolTable &symbols) {
              << "\" is left to the compiler. shardc runs a shard_map's body per device over "
                 "every axis: map over all of the mesh's axes (drop `axis_names`)";
   }
-  FailureOr<SmallVector<Attribute>> in =
-      readShardings(op, "in_shardings", op->getNumOperands(), *meshName);
-  FailureOr<SmallVector<Attribute>> out =
-      failed(in) ? FailureOr<SmallVector<Attribute>>(failure())
-                 : readShardings(op, "out_shardings", op->getNumResults(), *meshName);
+  FailureOr<SmallVector<Attribute>> in = toGArray(op, "in_shardings", *inSdy, meshName);
+  if (failed(in))
+    return failure();
+  FailureOr<SmallVector<Attribute>> out = toGArray(op, "out_shardings", *outSdy, meshName);
   if (failed(out))
     return failure();
 
@@ -197,6 +195,20 @@ std::optional<std::pair<SmallVector<int64_t>, int64_t>> readGroups(Operation *op
   return std::make_pair(flat, groups.getType().getDimSize(1));
 }
 
+/// The reduction a collective's combiner body computes on operand `v`;
+/// an error on `op` (naming the JAX calls it serves, `jax`) when it is not
+/// one add, multiply, maximum or minimum.
+std::optional<ReductionKind> reductionOf(Operation *op, Value v, const char *jax) {
+  std::optional<ReductionKind> kind =
+      op->getNumRegions() == 1 && !op->getRegion(0).empty()
+          ? combinerKind(op->getRegion(0).front(), tensorType(v).getElementType())
+          : std::nullopt;
+  if (!kind)
+    op->emitError() << "'" << op->getName() << "' combines with other than one add, multiply, "
+                    << "maximum or minimum (" << jax << ")";
+  return kind;
+}
+
 } // namespace
 
 LogicalResult outlineManualComputations(ModuleOp module) {
@@ -223,13 +235,9 @@ FailureOr<Values> importAllReduce(Operation *op, OpEmitter &e) {
     return failure();
   Values out;
   for (Value v : op->getOperands()) {
-    std::optional<ReductionKind> kind =
-        op->getNumRegions() == 1 && !op->getRegion(0).empty()
-            ? combinerKind(op->getRegion(0).front(), tensorType(v).getElementType())
-            : std::nullopt;
+    std::optional<ReductionKind> kind = reductionOf(op, v, "psum, pmax, pmin");
     if (!kind)
-      return op->emitError() << "'stablehlo.all_reduce' combines with other than one add, "
-                                "multiply, maximum or minimum (psum, pmax, pmin)";
+      return failure();
     out.push_back(comm::AllReduceOp::create(e.b, e.loc, v.getType(), *kind, v, groups->first,
                                             groups->second));
   }
@@ -255,13 +263,9 @@ FailureOr<Values> importReduceScatter(Operation *op, OpEmitter &e) {
   if (!groups)
     return failure();
   Value v = op->getOperand(0);
-  std::optional<ReductionKind> kind =
-      op->getNumRegions() == 1 && !op->getRegion(0).empty()
-          ? combinerKind(op->getRegion(0).front(), tensorType(v).getElementType())
-          : std::nullopt;
+  std::optional<ReductionKind> kind = reductionOf(op, v, "psum_scatter");
   if (!kind)
-    return op->emitError() << "'stablehlo.reduce_scatter' combines with other than one add, "
-                              "multiply, maximum or minimum (psum_scatter)";
+    return failure();
   return Values{comm::ReduceScatterOp::create(e.b, e.loc, op->getResult(0).getType(), *kind, v,
                                               *dim, groups->first, groups->second)};
 }
@@ -278,15 +282,14 @@ FailureOr<Values> importAllToAll(Operation *op, OpEmitter &e) {
   if (*count != groups->second)
     return op->emitError() << "'stablehlo.all_to_all' splits into " << *count
                            << " pieces for groups of " << groups->second;
+  if (*split == *concat)
+    return op->emitError() << "'stablehlo.all_to_all' with split_dimension equal to "
+                              "concat_dimension is not supported; split one dim and "
+                              "concatenate another";
   Values out;
-  for (auto [v, r] : llvm::zip(op->getOperands(), op->getResults())) {
-    if (*split == *concat) // the pieces go round and come back in place: a transpose of blocks
-      return op->emitError() << "'stablehlo.all_to_all' with split_dimension equal to "
-                                "concat_dimension is not supported; split one dim and "
-                                "concatenate another";
+  for (auto [v, r] : llvm::zip(op->getOperands(), op->getResults()))
     out.push_back(comm::AllToAllOp::create(e.b, e.loc, r.getType(), v, *split, *concat,
                                            groups->first, groups->second));
-  }
   return out;
 }
 

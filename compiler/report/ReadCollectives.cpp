@@ -5,6 +5,7 @@
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 #include "sharding/Halo.h"
+#include "sharding/ReshardPlan.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -107,25 +108,21 @@ void readShardMap(garray::ShardMapOp map, Signature &sig, const std::string &wit
     c.localInType = text(in, c.localInBytes);
     c.localOutType = text(out, c.localOutBytes);
     c.valueType = c.localInType;
-    if (isa<comm::CollectivePermuteOp>(op)) {
-      c.groupSize = 2; // a source and its target
-      c.bytesPerDevice = c.localInBytes;
-    } else {
+    using Kind = CollectiveStep::Kind;
+    Kind kind = isa<comm::AllReduceOp>(op)       ? Kind::AllReduce
+                : isa<comm::AllGatherOp>(op)     ? Kind::AllGather
+                : isa<comm::ReduceScatterOp>(op) ? Kind::ReduceScatter
+                : isa<comm::AllToAllOp>(op)      ? Kind::AllToAll
+                                                 : Kind::CollectivePermute;
+    c.groupSize = 2; // a permute: a source and its target
+    if (kind != Kind::CollectivePermute) {
       auto flat = op->getAttrOfType<DenseI64ArrayAttr>("groups");
       c.groupSize = op->getAttrOfType<IntegerAttr>("group_size").getInt();
       c.axes = axesOfGroups(flat.asArrayRef(), c.groupSize, sig.mesh);
-      int64_t g = c.groupSize;
-      if (isa<comm::AllReduceOp>(op))
-        c.bytesPerDevice = 2 * (g - 1) * c.localInBytes / g;
-      else if (isa<comm::AllGatherOp>(op))
-        c.bytesPerDevice = (g - 1) * c.localOutBytes / g;
-      else if (isa<comm::ReduceScatterOp>(op))
-        c.bytesPerDevice = (g - 1) * c.localOutBytes;
-      else
-        c.bytesPerDevice = (g - 1) * c.localInBytes / g;
-      if (g == 1)
+      if (c.groupSize == 1)
         return;
     }
+    c.bytesPerDevice = ringBytes(kind, c.groupSize, c.localInBytes, c.localOutBytes);
     sig.collectives.push_back(std::move(c));
   });
 }

@@ -7,7 +7,6 @@
 // (each device in exactly one group).
 //
 //===----------------------------------------------------------------------===//
-#include "dialects/DeviceIds.h"
 #include "dialects/comm/Comm.h"
 #include "dialects/garray/GArray.h"
 
@@ -53,14 +52,13 @@ LogicalResult verifyDevices(Operation *op, ArrayRef<int64_t> ids, int64_t device
       return op->emitOpError("names device ")
              << id << ", but the mesh of the shard_map that runs it (at "
              << locationText(user.getLoc()) << ") has " << devices << " devices (shard_map_c4)";
+  // The comm op's own verifier has checked that its groups are disjoint:
+  // as many ids as devices, all in range, cover each device once.
   if (grouped && static_cast<int64_t>(ids.size()) != devices)
     return op->emitOpError("has groups of ")
            << ids.size() << " devices in all, but every device of the " << devices
            << "-device mesh takes part in a collective, so the groups must cover each device "
               "once (shard_map_c4)";
-  if (grouped)
-    if (std::optional<int64_t> twice = shardc::repeatedDeviceId(ids.vec()))
-      return op->emitOpError("lists device ") << *twice << " in two groups (shard_map_c4)";
   return success();
 }
 
@@ -91,12 +89,20 @@ mlir::garray::shardMapBlockType(RankedTensorType global, ShardingAttr sharding, 
   SmallVector<int64_t> shape(global.getShape());
   for (auto [d, size] : llvm::enumerate(shape)) {
     int64_t ways = 1;
-    for (StringAttr axis : sharding.getDim(d).getAxes())
-      ways *= mesh.getSizes()[mesh.axisIndex(axis.getValue())];
+    std::string axes;
+    for (StringAttr axis : sharding.getDim(d).getAxes()) {
+      int a = mesh.axisIndex(axis.getValue());
+      if (a < 0)
+        return error() << "\"" << axis.getValue() << "\" is not an axis of mesh @"
+                       << mesh.getSymName();
+      ways *= mesh.getSizes()[a];
+      axes += (axes.empty() ? "\"" : ", \"") + axis.getValue().str() + "\"";
+    }
     if (size % ways != 0)
       return error() << "dim " << d << " of size " << size << " does not divide over the "
-                     << ways << " devices of its axes (shard_map_c2); shard_map needs even "
-                     << "blocks: pad the array to a multiple of " << ways;
+                     << ways << " devices of mesh axes " << axes
+                     << " (shard_map_c2); shard_map needs even blocks: pad the array to a "
+                     << "multiple of " << ways;
     size /= ways;
   }
   return RankedTensorType::get(shape, global.getElementType());

@@ -70,61 +70,31 @@ uint16_t floatToBf16(float f) {
   return static_cast<uint16_t>(x >> 16);
 }
 
+namespace {
+/// Element `i` of an array of T, read without assuming alignment.
+template <typename T> double at(const char *p, int64_t i) {
+  T v;
+  std::memcpy(&v, p + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return static_cast<double>(v);
+}
+} // namespace
+
 double loadAsDouble(const void *data, int64_t i, int32_t dtype) {
   const char *p = static_cast<const char *>(data);
   switch (dtype) {
-  case SHARDRT_F32: {
-    float v;
-    std::memcpy(&v, p + i * 4, 4);
-    return v;
-  }
-  case SHARDRT_F64: {
-    double v;
-    std::memcpy(&v, p + i * 8, 8);
-    return v;
-  }
-  case SHARDRT_F16:
-  case SHARDRT_BF16: {
-    uint16_t v;
-    std::memcpy(&v, p + i * 2, 2);
-    return dtype == SHARDRT_F16 ? halfToFloat(v) : bf16ToFloat(v);
-  }
-  case SHARDRT_I64: {
-    int64_t v;
-    std::memcpy(&v, p + i * 8, 8);
-    return static_cast<double>(v);
-  }
-  case SHARDRT_I32: {
-    int32_t v;
-    std::memcpy(&v, p + i * 4, 4);
-    return v;
-  }
-  case SHARDRT_I8:
-    return static_cast<int8_t>(p[i]);
-  case SHARDRT_BOOL:
-    return p[i] != 0 ? 1.0 : 0.0;
-  case SHARDRT_U8:
-    return static_cast<uint8_t>(p[i]);
-  case SHARDRT_U32: {
-    uint32_t v;
-    std::memcpy(&v, p + i * 4, 4);
-    return v;
-  }
-  case SHARDRT_U64: {
-    uint64_t v;
-    std::memcpy(&v, p + i * 8, 8);
-    return static_cast<double>(v);
-  }
-  case SHARDRT_I16: {
-    int16_t v;
-    std::memcpy(&v, p + i * 2, 2);
-    return v;
-  }
-  case SHARDRT_U16: {
-    uint16_t v;
-    std::memcpy(&v, p + i * 2, 2);
-    return v;
-  }
+  case SHARDRT_F32: return at<float>(p, i);
+  case SHARDRT_F64: return at<double>(p, i);
+  case SHARDRT_F16: return halfToFloat(static_cast<uint16_t>(at<uint16_t>(p, i)));
+  case SHARDRT_BF16: return bf16ToFloat(static_cast<uint16_t>(at<uint16_t>(p, i)));
+  case SHARDRT_I64: return at<int64_t>(p, i);
+  case SHARDRT_I32: return at<int32_t>(p, i);
+  case SHARDRT_I16: return at<int16_t>(p, i);
+  case SHARDRT_I8: return at<int8_t>(p, i);
+  case SHARDRT_BOOL: return p[i] != 0 ? 1.0 : 0.0;
+  case SHARDRT_U8: return at<uint8_t>(p, i);
+  case SHARDRT_U16: return at<uint16_t>(p, i);
+  case SHARDRT_U32: return at<uint32_t>(p, i);
+  case SHARDRT_U64: return at<uint64_t>(p, i);
   }
   return std::nan("");
 }

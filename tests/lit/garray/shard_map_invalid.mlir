@@ -29,7 +29,7 @@ func.func private @body(%b: tensor<2xf32>) -> tensor<2xf32> {
   return %b : tensor<2xf32>
 }
 func.func @uneven(%x: tensor<6xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{argument #0: dim 0 of size 6 does not divide over the 4 devices of its axes (shard_map_c2)}}
+  // expected-error @+1 {{argument #0: dim 0 of size 6 does not divide over the 4 devices of mesh axes "data" (shard_map_c2)}}
   %y = garray.shard_map @body(%x) in [#garray.sharding<@mesh, P("data")>] out [#garray.sharding<@mesh, P("data")>] : (tensor<6xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
