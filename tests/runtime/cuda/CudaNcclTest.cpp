@@ -102,16 +102,20 @@ std::vector<std::string> everyCollective(int32_t rank, const std::vector<int64_t
       note(compareAllReduce(dtype, op, rank, 5, groups, groupSize));
   for (int64_t outer : {1, 3}) {
     const int64_t inner = 2, piece = outer * inner;
-    const std::vector<unsigned char> in = input(SHARDRT_F32, SHARDRT_SUM, rank, piece);
-    note(compare(
-        "all_gather outer " + std::to_string(outer), in, in.size() * groupSize,
-        [&](const void *d, void *o) {
-          return shardrt_cuda_all_gather(d, o, outer, inner, SHARDRT_F32, g, numGroups,
-                                         groupSize);
-        },
-        [&](const void *h, void *o) {
-          return shardrt_all_gather(h, o, outer, inner, SHARDRT_F32, g, numGroups, groupSize);
-        }));
+    // 16-bit integers move as NCCL's 2-byte elements.
+    for (int32_t dtype : {SHARDRT_F32, SHARDRT_I16, SHARDRT_U16}) {
+      const std::vector<unsigned char> in = input(dtype, SHARDRT_SUM, rank, piece);
+      note(compare(
+          std::string("all_gather ") + shardrt_dtype_name(dtype) + " outer " +
+              std::to_string(outer),
+          in, in.size() * groupSize,
+          [&](const void *d, void *o) {
+            return shardrt_cuda_all_gather(d, o, outer, inner, dtype, g, numGroups, groupSize);
+          },
+          [&](const void *h, void *o) {
+            return shardrt_all_gather(h, o, outer, inner, dtype, g, numGroups, groupSize);
+          }));
+    }
     for (int32_t dtype : {SHARDRT_I32, SHARDRT_BOOL}) {
       const std::vector<unsigned char> wide = input(dtype, SHARDRT_SUM, rank, piece * groupSize);
       note(compare(
@@ -315,6 +319,26 @@ TEST_CASE("a failed NCCL call names the call, the rank and the GPU") {
   CHECK(status == SHARDRT_ERR_BACKEND);
   CHECK(error ==
         "rank 0, GPU 0 (Fake H200, sm_90): ncclAllReduce: unhandled system error");
+}
+
+TEST_CASE("NCCL refuses to reduce 16-bit integers, naming what to do") {
+  FakeDriverGuard driver;
+  FakeNcclGuard nccl;
+  std::string error;
+  int32_t status = SHARDRT_OK;
+  shardrt_status s = shardrt_test::runWorld(1, [&](shardrt_comm *) -> int32_t {
+    if (shardrt_cuda_bind(0, 0) != SHARDRT_OK || shardrt_cuda_connect() != SHARDRT_OK)
+      return 1;
+    void *buf = shardrt_cuda_alloc(64, nullptr);
+    const int64_t group[] = {0};
+    status = shardrt_cuda_all_reduce(buf, 16, SHARDRT_I16, SHARDRT_SUM, group, 1, 1);
+    error = shardrt_last_error();
+    shardrt_cuda_unbind();
+    return 0;
+  });
+  CHECK(s != SHARDRT_OK);
+  CHECK(status == SHARDRT_ERR_ARGUMENT);
+  CHECK_THAT(error, Catch::Matchers::Contains("all_reduce: NCCL has no 16-bit integer reduction"));
 }
 
 TEST_CASE("the watchdog aborts NCCL on an asynchronous error and on a timeout") {
