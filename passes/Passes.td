@@ -139,6 +139,29 @@ def GArrayShareReductions : Pass<"garray-share-reductions", "::mlir::func::FuncO
   }];
 }
 
+def GArraySplitIdleAxes : Pass<"garray-split-idle-axes", "::mlir::ModuleOp"> {
+  let summary = "Split the inputs over mesh axes no placement names";
+  let description = [{
+    A mesh axis that no sharding in the module names is idle: every value is
+    replicated over it and its devices repeat each other's work. Each input
+    of a public function that is already split over some dim is read
+    through a constraint that appends the idle axes (minor) to its first
+    split dim, when that dim divides evenly; propagation carries the finer
+    split on, and the inputs' own placements do not change:
+
+    ```mlir
+    garray.mesh @mesh ["data" = 2, "model" = 2]
+    func.func @main(%x: tensor<64x8xf32> {garray.sharding = #garray.sharding<@mesh, P("data", None)>})
+    →
+    %x2 = garray.sharding_constraint %x : tensor<64x8xf32>
+            to #garray.sharding<@mesh, P(("data", "model"), None)>   // a local slice
+    ```
+    Left alone: inputs that feed back (a result with the same `garray.name`:
+    training state), inputs split over no dim, and programs that place by
+    hand (a `shard_map`, garray collectives, reshards, `comm` ops).
+  }];
+}
+
 def GArrayRecognizeShifts : Pass<"garray-recognize-shifts", "::mlir::func::FuncOp"> {
   let summary = "Read stencils written with slice and pad as shifts (halo exchanges)";
   let description = [{

@@ -36,6 +36,10 @@ void buildGlobalPhase(OpPassManager &pm, const GlobalPhaseOptions &options) {
 }
 
 void buildPropagationPhase(OpPassManager &pm, const PropagationPhaseOptions &options) {
+  // Devices along a mesh axis that nothing is placed on would repeat each
+  // other's work: the split inputs are split over it too.
+  if (options.splitIdleAxes)
+    pm.addPass(createGArraySplitIdleAxes());
   // Stencils written with slice and pad are read as shifts before anything
   // is placed, so a split dim becomes a halo exchange, not a gather.
   pm.addNestedPass<func::FuncOp>(createGArrayRecognizeShifts());
@@ -84,6 +88,9 @@ struct GlobalPhasePipelineOptions : PassPipelineOptions<GlobalPhasePipelineOptio
 struct PropagationPhasePipelineOptions : PassPipelineOptions<PropagationPhasePipelineOptions> {
   Option<bool> explain{*this, "explain", llvm::cl::desc("one remark per value: its origin"),
                        llvm::cl::init(false)};
+  Option<bool> splitIdleAxes{*this, "split-idle-axes",
+                             llvm::cl::desc("split inputs over mesh axes no placement names"),
+                             llvm::cl::init(true)};
 };
 } // namespace
 
@@ -98,6 +105,7 @@ void registerPhasePipelines() {
       [](OpPassManager &pm, const PropagationPhasePipelineOptions &o) {
         PropagationPhaseOptions options;
         options.explain = o.explain;
+        options.splitIdleAxes = o.splitIdleAxes;
         buildPropagationPhase(pm, options);
       });
   PassPipelineRegistration<>("shardc-partition-phase",

@@ -10,7 +10,8 @@
 //
 //   shardc-global-phase       decompose, autodiff, expand-optimizers,
 //                             set-mesh (with `mesh`), verify-global
-//   shardc-propagation-phase  recognize-shifts, propagate, verify-propagated
+//   shardc-propagation-phase  split-idle-axes, recognize-shifts, propagate,
+//                             verify-propagated
 //   shardc-partition-phase    insert-reshards, reshard-to-collectives,
 //                             verify-partitioned
 //   shardc-local-phase        global-to-local, verify-local
@@ -39,6 +40,9 @@ struct GlobalPhaseOptions {
 struct PropagationPhaseOptions {
   /// Emit one remark per value: its sharding and where it came from.
   bool explain = false;
+  /// garray-split-idle-axes: inputs are split over the mesh axes no
+  /// placement names, so their devices share the work.
+  bool splitIdleAxes = true;
 };
 
 void buildGlobalPhase(mlir::OpPassManager &pm, const GlobalPhaseOptions &options);

@@ -217,6 +217,7 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   // provenance as a remark.
   PropagationPhaseOptions propagation;
   propagation.explain = options.explain;
+  propagation.splitIdleAxes = options.splitIdleAxes;
   if (failed(run(module, options.timing, "propagation phase",
                      [&](OpPassManager &pm) { buildPropagationPhase(pm, propagation); })))
     return std::nullopt;

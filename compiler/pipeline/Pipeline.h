@@ -64,6 +64,9 @@ struct CompileOptions {
   /// per value (its sharding and where it came from) through the context's
   /// diagnostic handler.
   bool explain = false;
+  /// `--split-idle-axes` (default on): inputs already split are split over
+  /// the mesh axes no placement names too (garray-split-idle-axes).
+  bool splitIdleAxes = true;
   /// `--memory-budget`: bytes per device. Compiling fails (with the largest
   /// values and how to shard them) when the estimated peak exceeds it.
   std::optional<int64_t> memoryBudget;

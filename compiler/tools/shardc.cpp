@@ -91,6 +91,7 @@ cl::SubCommandGroup allCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd});
 cl::SubCommandGroup modelCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd, &importCmd});
 cl::SubCommandGroup buildCmds({&compileCmd, &runCmd});
 cl::SubCommandGroup budgetCmds({&compileCmd, &runCmd, &reportCmd});
+cl::SubCommandGroup placeCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd});
 
 // A list, so that a second model is named in the error, not just counted.
 cl::list<std::string> modelArg(cl::Positional, cl::desc("<MODEL.mlir | OUT/>"),
@@ -133,6 +134,12 @@ cl::opt<std::string> combineArg(
     cl::desc("combine independent all-reduces over the same device groups into one collective "
              "of at most this many bytes per device (default 4M; 0: never)"),
     cl::value_desc("BYTES"), cl::sub(budgetCmds), cl::cat(category));
+cl::opt<bool> splitIdleArg(
+    "split-idle-axes",
+    cl::desc("split the inputs that are split over the mesh axes that no placement names too, "
+             "so that those axes' devices share the work instead of repeating it (default on; "
+             "--split-idle-axes=false keeps them replicated)"),
+    cl::init(true), cl::sub(placeCmds), cl::cat(category));
 cl::opt<bool> profileArg(
     "profile",
     cl::desc("time every kernel and collective: `run` prints each rank's time per kernel and "
@@ -578,6 +585,7 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   options.explain = a.explain || a.command == "explain";
   options.memoryBudget = a.memoryBudget;
   options.combineBytes = a.combineBytes;
+  options.splitIdleAxes = splitIdleArg;
   options.profile = a.profile;
   // The tree is printed when `timer` goes, after the compile: parsing is
   // not in it (it is quick, and the model is parsed before the options are

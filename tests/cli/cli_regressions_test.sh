@@ -72,7 +72,7 @@ func.func @main(%x: tensor<8x8xf32> {garray.name = "x", garray.sharding = #garra
   return %s : tensor<8x8xf32>
 }
 MLIR
-if expect_ok p7_explain_callees -- explain "$TMP/callee_collectives.mlir" --mesh a=2,b=2; then
+if expect_ok p7_explain_callees -- explain "$TMP/callee_collectives.mlir" --mesh a=2,b=2 --split-idle-axes=false; then
   out="$TMP/p7_explain_callees.out"
   check p7_explain_callees "lists the callee's all_reduce once per call" \
     contains "$out" "collectives inserted by partitioning (2)"
@@ -81,7 +81,7 @@ if expect_ok p7_explain_callees -- explain "$TMP/callee_collectives.mlir" --mesh
   check p7_explain_callees "names the nested call" \
     contains "$out" "in @h (called at $TMP/callee_collectives.mlir:8:8) in @g (called at $TMP/callee_collectives.mlir:14:9)"
 fi
-if expect_ok p7_report_callees -- report "$TMP/callee_collectives.mlir" --mesh a=2,b=2; then
+if expect_ok p7_report_callees -- report "$TMP/callee_collectives.mlir" --mesh a=2,b=2 --split-idle-axes=false; then
   out="$TMP/p7_report_callees.out"
   check p7_report_callees "report counts both" contains "$out" 'collectives on mesh ["a"=2, "b"=2]: 2'
   check p7_report_callees "report says where" test "$(count_of "$out" "in @h (called at")" = 2

@@ -1,4 +1,5 @@
-// Operands of an add conflict over "data" only; nothing carries "model".
+// Operands of an add conflict over "data" only; nothing carries "model" (the
+// test compiles it with --split-idle-axes=false, so the idle axis stays so).
 // The budget error must not blame the conflict for "model", and a copy that
 // partitioning made of an argument already whole over "model" says so.
 garray.mesh @mesh ["data" = 2, "model" = 2]

@@ -12,6 +12,8 @@
 //   C  a softmax over "model"-sharded classes, with a bias b P("model")
 //                                                          → p, lse
 //   D  the mean over rows of a "model"-split h            → colmean
+//   E  nothing on "model" (an idle axis): X P("data", None), W P() as
+//      state, one gradient step                           → h, W, m
 //
 // At the end, sharded constants: a constant that propagation splits must
 // get its local shape and its local values from global-to-local.
@@ -231,6 +233,76 @@ TEST_CASE("2-D mesh, model C: softmax and log-sum-exp over model-split classes",
                   CHECK(mismatch("p", r.outputs.at("p"), {kRows, kN}, p) == "");
                   CHECK(mismatch("lse", r.outputs.at("lse"), {kRows}, lse) == "");
                 });
+}
+
+// E: nothing is placed on "model". The axis is idle, so the rows split over
+// "data" are split over "model" too (garray-split-idle-axes) where they
+// divide: the two "model" devices each take half a "data" block instead of
+// both doing all of it. The weight is state (an output of the same name):
+// it stays replicated, and its gradient is reduced over both axes.
+const char *kModelE = R"(// E: a data-parallel step on a mesh with an idle "model" axis.
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+func.func @main(
+    %X: tensor<{R}x{K}xf32> {garray.name = "X", garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+    %W: tensor<{K}x{N}xf32> {garray.name = "W", garray.sharding = #garray.sharding<@mesh, P()>})
+    -> (tensor<{R}x{N}xf32> {garray.name = "h", garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+        tensor<{K}x{N}xf32> {garray.name = "W", garray.sharding = #garray.sharding<@mesh, P()>},
+        tensor<f32> {garray.name = "m"}) {
+  %h = garray.dot_general %X, %W, batch = [] x [], contracting = [1] x [0]
+      : (tensor<{R}x{K}xf32>, tensor<{K}x{N}xf32>) -> tensor<{R}x{N}xf32>
+  %g = garray.dot_general %X, %h, batch = [] x [], contracting = [0] x [0]
+      : (tensor<{R}x{K}xf32>, tensor<{R}x{N}xf32>) -> tensor<{K}x{N}xf32>
+  %lr = garray.constant dense<0.1> : tensor<{K}x{N}xf32>
+  %step = garray.mul %g, %lr : tensor<{K}x{N}xf32>
+  %W1 = garray.sub %W, %step : tensor<{K}x{N}xf32>
+  %m = garray.mean %h, dims = [0, 1] : (tensor<{R}x{N}xf32>) -> tensor<f32>
+  return %h, %W1, %m : tensor<{R}x{N}xf32>, tensor<{K}x{N}xf32>, tensor<f32>
+}
+)";
+
+TEST_CASE("2-D mesh, model E: an idle model axis splits the data-split rows",
+          "[exec][mesh2d]") {
+  runEverywhere(sized(kModelE), "model_e.mlir", kMeshes, false,
+                [](const RunOutcome &r, const Inputs &in) {
+                  std::vector<double> h = matmulReference(in.at("X"), in.at("W"));
+                  std::vector<double> w1(kK * kN);
+                  for (int64_t k = 0; k < kK; ++k)
+                    for (int64_t n = 0; n < kN; ++n) {
+                      double g = 0;
+                      for (int64_t i = 0; i < kRows; ++i)
+                        g += double(in.at("X").at(i * kK + k)) * h[i * kN + n];
+                      w1[k * kN + n] = in.at("W").at(k * kN + n) - 0.1 * g;
+                    }
+                  CHECK(mismatch("h", r.outputs.at("h"), {kRows, kN}, h) == "");
+                  CHECK(mismatch("W", r.outputs.at("W"), {kK, kN}, w1) == "");
+                  CHECK(mismatch("m", r.outputs.at("m"), {}, {mean(h)}) == "");
+                });
+  // Where the rows divide into data x model blocks, the input is sliced
+  // over "model" (no bytes move) and the result gathered back over it;
+  // where they do not (4x2: 12 rows in 8 blocks), nothing is split further.
+  for (const Mesh2D &m : {Mesh2D{2, 2}, Mesh2D{3, 2}, Mesh2D{1, 3}, Mesh2D{4, 2}}) {
+    Compiled c = compile(sized(kModelE), m.str(), "model_e.mlir");
+    INFO("--mesh " << m.str() << "\n" << c.diagnostics);
+    REQUIRE(c.ok);
+    int slices = 0, gathers = 0;
+    for (const shardc::CollectiveRecord &col : c.signature.collectives) {
+      INFO(col.kind << " at " << col.location << ": " << col.reason);
+      if (col.kind == "all_slice") {
+        ++slices;
+        CHECK(col.axes == std::vector<std::string>{"model"});
+        CHECK(col.bytesPerDevice == 0);
+        CHECK(col.reason.find("\"model\" is idle") != std::string::npos);
+      }
+      if (col.kind == "all_gather")
+        ++gathers;
+      if (col.kind == "all_reduce" && kRows % (m.data * m.model) == 0)
+        CHECK(col.groupSize == m.data * m.model);
+    }
+    bool divides = kRows % (m.data * m.model) == 0;
+    CHECK(slices == (divides ? 1 : 0));
+    CHECK(gathers == (divides ? 1 : 0));
+  }
 }
 
 //===----------------------------------------------------------------------===//

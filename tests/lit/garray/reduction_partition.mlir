@@ -1,5 +1,5 @@
 // RUN: shardc-opt %s -split-input-file --shardc-global-phase \
-// RUN:   --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase \
+// RUN:   --shardc-propagation-phase="split-idle-axes=false" --shardc-partition-phase --shardc-local-phase \
 // RUN:   | FileCheck %s
 //
 // The reductions & indexing ops through the global phases down to the local

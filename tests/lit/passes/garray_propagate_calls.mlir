@@ -3,7 +3,7 @@
 // RUN: shardc-opt %t.once -split-input-file --garray-propagate > %t.twice
 // RUN: diff %t.once %t.twice
 // RUN: shardc-opt %s -split-input-file --garray-propagate --garray-insert-reshards | FileCheck %s --check-prefix=RESHARD
-// RUN: shardc-opt %s -split-input-file --shardc-propagation-phase --shardc-partition-phase --shardc-local-phase | FileCheck %s --check-prefix=LOCAL
+// RUN: shardc-opt %s -split-input-file --shardc-propagation-phase="split-idle-axes=false" --shardc-partition-phase --shardc-local-phase | FileCheck %s --check-prefix=LOCAL
 //
 // Propagation across func.call (docs/propagation.md, "Calls"): one sharding
 // per function signature. A callee's arguments are tied to the operands of

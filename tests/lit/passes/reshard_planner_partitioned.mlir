@@ -1,8 +1,8 @@
 // RUN: shardc-opt %s -split-input-file \
-// RUN:   --shardc-global-phase="mesh=x=2,y=2" --shardc-propagation-phase \
+// RUN:   --shardc-global-phase="mesh=x=2,y=2" --shardc-propagation-phase="split-idle-axes=false" \
 // RUN:   --shardc-partition-phase | FileCheck %s
 // RUN: shardc-opt %s -split-input-file \
-// RUN:   --shardc-global-phase="mesh=x=2,y=2" --shardc-propagation-phase \
+// RUN:   --shardc-global-phase="mesh=x=2,y=2" --shardc-propagation-phase="split-idle-axes=false" \
 // RUN:   --shardc-partition-phase --shardc-local-phase \
 // RUN:   | FileCheck %s --check-prefix=LOCAL
 //

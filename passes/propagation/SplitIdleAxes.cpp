@@ -1,0 +1,155 @@
+//===- SplitIdleAxes.cpp - garray-split-idle-axes ------------------------===//
+//
+// A mesh axis that no placement names is idle: every value is replicated
+// over it, so the devices along it all compute the same thing. A model
+// placed on ["data" = 2, "model" = 2] with only P("data") inputs (a small
+// model run on the mesh of a large one) does each step twice over.
+//
+// Idle axes take part in the split of the inputs that are already split:
+// an input placed P("data", ...) is read through a constraint to
+// P(("data", "model"), ...), appended minor so that each device's part lies
+// inside its "data" block. That reshard is a local slice (no bytes move);
+// propagation carries the finer split on from there as from any input, and
+// the cost is where the program meets a placement again: a result declared
+// P("data") is gathered over "model", and a sum over the split dim is
+// reduced over both axes. The inputs' own placements (what a caller hands
+// each device) do not change.
+//
+// Inputs that feed back (an output of the same name: training state) are
+// left alone: splitting them would gather them again every step. Programs
+// that place by hand (shard_map bodies, collectives, reshards) are too.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/garray/GArray.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_GARRAYSPLITIDLEAXES
+#include "passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace {
+
+/// Ops that say where data lives, or move it, by themselves: a program
+/// with any of them is placed by hand and keeps the layout it was given.
+bool placesByHand(Operation *op) {
+  return isa<ShardMapOp, ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp, ReduceScatterOp,
+             AllToAllOp, CollectivePermuteOp>(op) ||
+         op->getDialect()->getNamespace() == "comm";
+}
+
+/// "mesh/axis" for every axis some sharding in the module names.
+llvm::StringSet<> namedAxes(ModuleOp module) {
+  llvm::StringSet<> named;
+  auto note = [&](ShardingAttr s) {
+    StringRef mesh = s.getMesh().getValue();
+    for (DimShardingAttr d : s.getDims())
+      for (StringAttr a : d.getAxes())
+        named.insert((mesh + "/" + a.getValue()).str());
+    for (StringAttr a : s.getUnreduced())
+      named.insert((mesh + "/" + a.getValue()).str());
+  };
+  module.walk([&](Operation *op) {
+    for (NamedAttribute attr : op->getAttrs())
+      attr.getValue().walk([&](ShardingAttr s) { note(s); });
+  });
+  return named;
+}
+
+struct SplitIdleAxes : shardc::impl::GArraySplitIdleAxesBase<SplitIdleAxes> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (module.walk([](Operation *op) {
+                return placesByHand(op) ? WalkResult::interrupt() : WalkResult::advance();
+              })
+            .wasInterrupted())
+      return;
+    llvm::StringSet<> named = namedAxes(module);
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal())
+        splitInputs(func, named);
+  }
+
+  void splitInputs(func::FuncOp func, const llvm::StringSet<> &named) {
+    llvm::StringSet<> fedBack;
+    for (unsigned r = 0; r < func.getNumResults(); ++r)
+      if (auto name = func.getResultAttrOfType<StringAttr>(r, "garray.name"))
+        fedBack.insert(name.getValue());
+    OpBuilder b = OpBuilder::atBlockBegin(&func.front());
+    for (BlockArgument arg : func.getArguments()) {
+      auto s = func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), kShardingAttrName);
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name");
+      if (!s || !type || s.isPending() || arg.use_empty() ||
+          (name && fedBack.contains(name.getValue())))
+        continue;
+      MeshOp mesh = lookupMesh(func, s.getMesh());
+      if (!mesh || !mesh.isFullySized())
+        continue;
+      SmallVector<StringAttr> idle;
+      int64_t idleSize = 1;
+      for (auto [axis, size] : llvm::zip(mesh.getAxes().getAsRange<StringAttr>(),
+                                         mesh.getSizes()))
+        if (size > 1 && !named.contains((mesh.getSymName() + "/" + axis.getValue()).str())) {
+          idle.push_back(axis);
+          idleSize *= size;
+        }
+      if (idle.empty())
+        continue;
+      std::optional<ShardingAttr> finer = splitFirstSplitDim(s, type, mesh, idle, idleSize);
+      if (!finer)
+        continue;
+      // The reshard this causes is reported at the input, by name.
+      Location loc = arg.getLoc();
+      if (isa<UnknownLoc>(loc) && name)
+        loc = NameLoc::get(name, func.getLoc());
+      auto pin = ShardingConstraintOp::create(b, loc, arg, *finer);
+      std::string axes;
+      for (StringAttr a : idle)
+        axes += (axes.empty() ? "\"" : ", \"") + a.getValue().str() + "\"";
+      pin->setAttr("reason",
+                   b.getStringAttr((idle.size() == 1 ? "mesh axis " + axes + " is"
+                                                     : "mesh axes " + axes + " are") +
+                                   " idle (no placement names it): this input is split over "
+                                   "it too, so that its devices share the work instead of "
+                                   "repeating it"));
+      arg.replaceAllUsesExcept(pin, pin);
+    }
+  }
+
+  /// `s` with the idle axes appended to its first split dim, when that dim
+  /// divides evenly into the finer blocks (uneven blocks would leave some
+  /// devices short: not worth it for work that was only repeated).
+  static std::optional<ShardingAttr> splitFirstSplitDim(ShardingAttr s, RankedTensorType type,
+                                                        MeshOp mesh, ArrayRef<StringAttr> idle,
+                                                        int64_t idleSize) {
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      DimShardingAttr dim = s.getDim(d);
+      if (dim.getAxes().empty())
+        continue;
+      int64_t parts = idleSize;
+      for (StringAttr a : dim.getAxes())
+        parts *= mesh.getSizes()[mesh.axisIndex(a.getValue())];
+      if (type.getDimSize(d) % parts != 0)
+        return std::nullopt;
+      SmallVector<StringAttr> axes(dim.getAxes());
+      axes.append(idle.begin(), idle.end());
+      SmallVector<DimShardingAttr> dims(s.withRank(type.getRank()).getDims());
+      dims[d] = DimShardingAttr::get(s.getContext(), axes, /*open=*/false);
+      return ShardingAttr::get(s.getContext(), s.getMesh(), dims, s.getUnreduced(),
+                               s.getUnreducedKind());
+    }
+    return std::nullopt;
+  }
+};
+
+} // namespace
