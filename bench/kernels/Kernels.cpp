@@ -471,6 +471,11 @@ int main(int argc, char **argv) {
       {"conv1 32768x16x27 NN", 1, 32768, 16, 27, false, false},
       {"conv2 8192x32x144 NN", 1, 8192, 32, 144, false, false},
       {"conv1 dW 27x16x32768 TN", 1, 27, 16, 32768, true, false},
+      {"conv2 dx 8192x16x288 NN", 1, 8192, 16, 288, false, false},
+      // A deeper MLP's layers of 512 at batch 2048 (more_models.py's deep).
+      {"deep fwd 2048x512x512 NN", 1, 2048, 512, 512, false, false},
+      {"deep dW 512x512x2048 TN", 1, 512, 512, 2048, true, false},
+      {"deep dx 2048x512x512 NT", 1, 2048, 512, 512, false, true},
       // 16-bit floats against sgemm on the same values.
       {"bf16 1024 NN", 1, 1024, 1024, 1024, false, false, "bf16"},
       {"bf16 1024 TT", 1, 1024, 1024, 1024, true, true, "bf16"},

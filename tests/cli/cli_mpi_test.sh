@@ -10,7 +10,8 @@
 #   - --profile prints every rank's table once (from rank 0);
 #   - the training sample's outputs are the same bytes as the threads
 #     backend's (both reduce in group order), as are a JAX shard_map
-#     program's, whose body writes its own collectives.
+#     program's, whose body writes its own collectives, and the sample's
+#     on a 2-D mesh with an idle axis (its inputs split over it too).
 # Fails when mpirun is not installed (.ci/install-deps installs Open MPI):
 # a skipped MPI test would count as passed.
 set -u
@@ -126,6 +127,34 @@ if expect_ok shardmap_threads -- run "$SM.mlir" "${SM_IN[@]}" --out "$TMP/sm_t" 
     for f in "$TMP"/sm_t/*.npy; do
       check shardmap_mpi "$(basename "$f") identical to threads" cmp -s "$f" \
         "$TMP/sm_m/$(basename "$f")"
+    done
+  fi
+fi
+
+# The training sample on a 2-D mesh whose "model" axis nothing is placed
+# on: X and y, split over "data", are split over "model" too (the report
+# says so), and 4 processes give the 1-D run's losses and w, and the
+# threads backend's bytes.
+sed 's/garray.mesh @mesh \["data" = 4\]/garray.mesh @mesh ["data" = 2, "model" = 2]/' \
+  "$TRAIN" >"$TMP/train_idle.mlir"
+if expect_ok idle_compile -- compile "$TMP/train_idle.mlir" -o "$TMP/train_idle" --report &&
+  expect_ok idle_threads -- run "$TMP/train_idle" "${SEED_IN[@]}" --steps 3 \
+    --out "$TMP/idle_t" --quiet; then
+  check idle_compile "X is sliced over the idle axis" contains "$TMP/idle_compile.out" \
+    'needs P(("data", "model"), None)'
+  check idle_compile "the slice moves no bytes" contains "$TMP/idle_compile.out" \
+    'all_slice   tensor<8x2xf32> over ["model"] group 2         0 B/device'
+  CASES=$((CASES + 1))
+  mpirun_shardc idle_mpi 4 run "$TMP/train_idle" --backend mpi "${SEED_IN[@]}" --steps 3 \
+    --out "$TMP/idle_m"
+  if [[ $LAST_STATUS -ne 0 ]]; then
+    fail idle_mpi "exit status $LAST_STATUS"
+    show idle_mpi run --backend mpi
+  else
+    check idle_mpi "step 3 loss" contains "$TMP/idle_mpi.out" "step 3: loss = 1.80017"
+    check idle_mpi "w.npy" "$NPY" check "$TMP/idle_m/w.npy" f32 2 1.046813 -0.1108125 --tol 1e-5
+    for f in w loss; do
+      check idle_mpi "$f.npy identical to threads" cmp -s "$TMP/idle_t/$f.npy" "$TMP/idle_m/$f.npy"
     done
   fi
 fi
