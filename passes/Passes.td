@@ -157,8 +157,9 @@ def GArraySplitIdleAxes : Pass<"garray-split-idle-axes", "::mlir::ModuleOp"> {
             to #garray.sharding<@mesh, P(("data", "model"), None)>   // a local slice
     ```
     Left alone: inputs that feed back (a result with the same `garray.name`:
-    training state), inputs split over no dim, and programs that place by
-    hand (a `shard_map`, garray collectives, reshards, `comm` ops).
+    training state), inputs split over no dim or with an open dim, and
+    programs that place by hand (a `shard_map`, garray collectives,
+    reshards, `comm` ops). A split dim keeps its priority.
   }];
 }
 

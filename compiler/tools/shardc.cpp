@@ -136,9 +136,9 @@ cl::opt<std::string> combineArg(
     cl::value_desc("BYTES"), cl::sub(budgetCmds), cl::cat(category));
 cl::opt<bool> splitIdleArg(
     "split-idle-axes",
-    cl::desc("split the inputs that are split over the mesh axes that no placement names too, "
-             "so that those axes' devices share the work instead of repeating it (default on; "
-             "--split-idle-axes=false keeps them replicated)"),
+    cl::desc("also split already-split inputs over the mesh axes that no placement names, so "
+             "that those axes' devices share the work instead of repeating it (default on; "
+             "--split-idle-axes=false keeps the inputs replicated over them)"),
     cl::init(true), cl::sub(placeCmds), cl::cat(category));
 cl::opt<bool> profileArg(
     "profile",

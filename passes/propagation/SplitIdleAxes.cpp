@@ -13,11 +13,14 @@
 // the cost is where the program meets a placement again: a result declared
 // P("data") is gathered over "model", and a sum over the split dim is
 // reduced over both axes. The inputs' own placements (what a caller hands
-// each device) do not change.
+// each device) do not change; a result whose placement is left to
+// propagation may come out split over the idle axes too.
 //
-// Inputs that feed back (an output of the same name: training state) are
-// left alone: splitting them would gather them again every step. Programs
-// that place by hand (shard_map bodies, collectives, reshards) are too.
+// Left alone: inputs that feed back (an output of the same name: training
+// state), whose splitting would gather them again every step; inputs with
+// an open dim, which the constraint's split could flow back into; and
+// programs that place by hand (shard_map bodies, garray collectives,
+// reshards, comm ops).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
@@ -26,7 +29,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace shardc {
@@ -42,9 +44,8 @@ namespace {
 /// Ops that say where data lives, or move it, by themselves: a program
 /// with any of them is placed by hand and keeps the layout it was given.
 bool placesByHand(Operation *op) {
-  return isa<ShardMapOp, ReshardOp, AllReduceOp, AllGatherOp, AllSliceOp, ReduceScatterOp,
-             AllToAllOp, CollectivePermuteOp>(op) ||
-         op->getDialect()->getNamespace() == "comm";
+  return isa<ShardMapOp, ReshardOp>(op) || isGlobalCollective(op) ||
+         op->getName().getDialectNamespace() == "comm";
 }
 
 /// "mesh/axis" for every axis some sharding in the module names.
@@ -74,6 +75,7 @@ struct SplitIdleAxes : shardc::impl::GArraySplitIdleAxesBase<SplitIdleAxes> {
             .wasInterrupted())
       return;
     llvm::StringSet<> named = namedAxes(module);
+    idleByMesh.clear();
     for (auto func : module.getOps<func::FuncOp>())
       if (func.isPublic() && !func.isExternal())
         splitInputs(func, named);
@@ -90,22 +92,16 @@ struct SplitIdleAxes : shardc::impl::GArraySplitIdleAxesBase<SplitIdleAxes> {
       auto type = dyn_cast<RankedTensorType>(arg.getType());
       auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name");
       if (!s || !type || s.isPending() || arg.use_empty() ||
-          (name && fedBack.contains(name.getValue())))
+          (name && fedBack.contains(name.getValue())) ||
+          llvm::any_of(s.getDims(), [](DimShardingAttr d) { return d.getOpen(); }))
         continue;
       MeshOp mesh = lookupMesh(func, s.getMesh());
       if (!mesh || !mesh.isFullySized())
         continue;
-      SmallVector<StringAttr> idle;
-      int64_t idleSize = 1;
-      for (auto [axis, size] : llvm::zip(mesh.getAxes().getAsRange<StringAttr>(),
-                                         mesh.getSizes()))
-        if (size > 1 && !named.contains((mesh.getSymName() + "/" + axis.getValue()).str())) {
-          idle.push_back(axis);
-          idleSize *= size;
-        }
-      if (idle.empty())
+      const IdleAxes &idle = idleAxesOf(mesh, named);
+      if (idle.axes.empty())
         continue;
-      std::optional<ShardingAttr> finer = splitFirstSplitDim(s, type, mesh, idle, idleSize);
+      std::optional<ShardingAttr> finer = splitFirstSplitDim(s, type, mesh, idle);
       if (!finer)
         continue;
       // The reshard this causes is reported at the input, by name.
@@ -113,43 +109,70 @@ struct SplitIdleAxes : shardc::impl::GArraySplitIdleAxesBase<SplitIdleAxes> {
       if (isa<UnknownLoc>(loc) && name)
         loc = NameLoc::get(name, func.getLoc());
       auto pin = ShardingConstraintOp::create(b, loc, arg, *finer);
-      std::string axes;
-      for (StringAttr a : idle)
-        axes += (axes.empty() ? "\"" : ", \"") + a.getValue().str() + "\"";
-      pin->setAttr("reason",
-                   b.getStringAttr((idle.size() == 1 ? "mesh axis " + axes + " is"
-                                                     : "mesh axes " + axes + " are") +
-                                   " idle (no placement names it): this input is split over "
-                                   "it too, so that its devices share the work instead of "
-                                   "repeating it"));
+      pin->setAttr("reason", b.getStringAttr(idle.reason));
       arg.replaceAllUsesExcept(pin, pin);
     }
+  }
+
+  /// The idle axes of one mesh, in mesh order, their product, and the
+  /// reason a constraint that splits over them gives.
+  struct IdleAxes {
+    SmallVector<StringAttr> axes;
+    int64_t size = 1;
+    std::string reason;
+  };
+
+  const IdleAxes &idleAxesOf(MeshOp mesh, const llvm::StringSet<> &named) {
+    auto [it, inserted] = idleByMesh.try_emplace(mesh.getSymName());
+    IdleAxes &idle = it->second;
+    if (!inserted)
+      return idle;
+    std::string list;
+    for (auto [axis, size] :
+         llvm::zip(mesh.getAxes().getAsRange<StringAttr>(), mesh.getSizes())) {
+      if (size <= 1 || named.contains((mesh.getSymName() + "/" + axis.getValue()).str()))
+        continue;
+      idle.axes.push_back(axis);
+      idle.size *= size;
+      list += (list.empty() ? "\"" : ", \"") + axis.getValue().str() + "\"";
+    }
+    idle.reason = (idle.axes.size() == 1 ? "mesh axis " + list + " is"
+                                         : "mesh axes " + list + " are") +
+                  " idle (no placement names it): this input is split over it too, so that "
+                  "its devices share the work instead of repeating it";
+    return idle;
   }
 
   /// `s` with the idle axes appended to its first split dim, when that dim
   /// divides evenly into the finer blocks (uneven blocks would leave some
   /// devices short: not worth it for work that was only repeated).
   static std::optional<ShardingAttr> splitFirstSplitDim(ShardingAttr s, RankedTensorType type,
-                                                        MeshOp mesh, ArrayRef<StringAttr> idle,
-                                                        int64_t idleSize) {
+                                                        MeshOp mesh, const IdleAxes &idle) {
     for (unsigned d = 0; d < type.getRank(); ++d) {
       DimShardingAttr dim = s.getDim(d);
       if (dim.getAxes().empty())
         continue;
-      int64_t parts = idleSize;
-      for (StringAttr a : dim.getAxes())
-        parts *= mesh.getSizes()[mesh.axisIndex(a.getValue())];
+      int64_t parts = idle.size;
+      for (StringAttr a : dim.getAxes()) {
+        int index = mesh.axisIndex(a.getValue());
+        if (index < 0) // not this mesh's axis: the verifier's to report
+          return std::nullopt;
+        parts *= mesh.getSizes()[index];
+      }
       if (type.getDimSize(d) % parts != 0)
         return std::nullopt;
       SmallVector<StringAttr> axes(dim.getAxes());
-      axes.append(idle.begin(), idle.end());
+      axes.append(idle.axes.begin(), idle.axes.end());
       SmallVector<DimShardingAttr> dims(s.withRank(type.getRank()).getDims());
-      dims[d] = DimShardingAttr::get(s.getContext(), axes, /*open=*/false);
+      // The input's priority steers what the split reaches, as before.
+      dims[d] = DimShardingAttr::get(s.getContext(), axes, /*open=*/false, dim.getPriority());
       return ShardingAttr::get(s.getContext(), s.getMesh(), dims, s.getUnreduced(),
                                s.getUnreducedKind());
     }
     return std::nullopt;
   }
+
+  llvm::StringMap<IdleAxes> idleByMesh;
 };
 
 } // namespace

@@ -71,3 +71,57 @@ func.func @by_hand(%x: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh
   %r = garray.reshard %x : tensor<8x4xf32> to #garray.sharding<@mesh, P(None, None)>
   return %r : tensor<8x4xf32>
 }
+
+// -----
+
+// An input with an open dim is left as written (the constraint's split
+// could flow back into it); a priority stays on the split dim; an input
+// without a name is not state, so it is split.
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// CHECK-LABEL: func.func @open_and_priority
+// CHECK-NEXT: garray.sharding_constraint %arg1 : tensor<8x4xf32> to #garray.sharding<@mesh, P(("data", "model") p0, None)>
+// CHECK-NEXT: garray.sharding_constraint %arg2 : tensor<8xf32> to #garray.sharding<@mesh, P(("data", "model"))>
+// CHECK-NOT: sharding_constraint
+func.func @open_and_priority(
+    %o: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data"?, None)>},
+    %p: tensor<8x4xf32> {garray.sharding = #garray.sharding<@mesh, P("data" p0, None)>},
+    %u: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8xf32>) {
+  return %o, %p, %u : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Idle axes are each mesh's own: "b" of @m2 is named, "y" of @m1 is not.
+garray.mesh @m1 ["x" = 2, "y" = 2]
+garray.mesh @m2 ["a" = 2, "b" = 2]
+
+// CHECK-LABEL: func.func @two_meshes
+// CHECK-NEXT: garray.sharding_constraint %arg0 : tensor<8xf32> to #garray.sharding<@m1, P(("x", "y"))>
+// CHECK-NOT: sharding_constraint
+func.func @two_meshes(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m1, P("x")>})
+    -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+func.func @other(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P("a")>},
+                 %y: tensor<8xf32> {garray.sharding = #garray.sharding<@m2, P("b")>})
+    -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// A comm op anywhere (a program placed by hand): nothing is split.
+garray.mesh @mesh ["data" = 2, "model" = 2]
+
+// CHECK-LABEL: func.func @comm_inside
+// CHECK-NOT: sharding_constraint
+func.func @comm_inside(%x: tensor<8xf32> {garray.sharding = #garray.sharding<@mesh, P("data")>})
+    -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+func.func private @body(%b: tensor<2xf32>) -> tensor<2xf32> {
+  %s = comm.all_reduce <sum> %b groups = [[0, 1, 2, 3]] : tensor<2xf32> -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
