@@ -486,7 +486,8 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
     function (instruction renumbering, dominator-tree updates, live
     intervals): 1,000 kernels separated by collectives took 27 s to compile,
     2,000 took 142 s and 2.5 GB. This pass gives each top-level loop nest of
-    a function with more than `min-nests` of them a private function of its
+    a function with more than `min-nests` of them (other than an outlined
+    kernel, which is one already) a private function of its
     own (marked `shardc.outlined_nest`, which the CPU target turns into
     LLVM's `noinline` so that LLVM's inliner does not undo it), called in
     its place: LLVM then works on many small functions, in time linear in

@@ -30,7 +30,12 @@ struct CpuOutlineLoopNests : shardc::impl::CpuOutlineLoopNestsBase<CpuOutlineLoo
     SymbolTable symbols(module);
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp fn : funcs) {
-      if (fn.isExternal() || !fn.getBody().hasOneBlock())
+      // An outlined kernel (a parallel loop's chunk function) is one
+      // profiling site already: splitting it again only costs what LLVM
+      // knew across its nests (with --profile, a GEMM's block loop became
+      // a function of its own without its operands' noalias, so the
+      // profile timed other code than the unprofiled object runs).
+      if (fn.isExternal() || !fn.getBody().hasOneBlock() || fn->hasAttr(shardc::kOutlinedNestAttr))
         continue;
       SmallVector<Operation *> nests;
       for (Operation &op : fn.getBody().front())

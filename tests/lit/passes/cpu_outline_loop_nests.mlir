@@ -119,3 +119,28 @@ func.func @views() {
   }
   return
 }
+
+// -----
+
+// An outlined kernel (a parallel loop's chunk, a nest already outlined) is
+// not split again, however many nests it has.
+// CHECK-LABEL: func.func private @chunk
+// CHECK-SAME: attributes {shardc.outlined_nest}
+// CHECK-NOT: call
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: return
+func.func private @chunk(%a: memref<4xf32>, %b: memref<4xf32>) attributes {shardc.outlined_nest} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %a[%i] : memref<4xf32>
+    memref.store %x, %b[%i] : memref<4xf32>
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %b[%i] : memref<4xf32>
+    memref.store %x, %a[%i] : memref<4xf32>
+  }
+  return
+}
