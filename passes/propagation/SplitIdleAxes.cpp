@@ -138,8 +138,7 @@ struct SplitIdleAxes : shardc::impl::GArraySplitIdleAxesBase<SplitIdleAxes> {
     }
     idle.reason = (idle.axes.size() == 1 ? "mesh axis " + list + " is"
                                          : "mesh axes " + list + " are") +
-                  " idle (no placement names it): this input is split over it too, so that "
-                  "its devices share the work instead of repeating it";
+                  " idle (no placement names it): inputs are split over it too";
     return idle;
   }
 
