@@ -136,9 +136,12 @@ struct SplitIdleAxes : shardc::impl::GArraySplitIdleAxesBase<SplitIdleAxes> {
       idle.size *= size;
       list += (list.empty() ? "\"" : ", \"") + axis.getValue().str() + "\"";
     }
-    idle.reason = (idle.axes.size() == 1 ? "mesh axis " + list + " is"
-                                         : "mesh axes " + list + " are") +
-                  " idle (no placement names it): inputs are split over it too";
+    idle.reason = idle.axes.size() == 1
+                      ? "mesh axis " + list +
+                            " is idle (no placement names it): inputs are split over it too"
+                      : "mesh axes " + list +
+                            " are idle (no placement names them): inputs are split over them "
+                            "too";
     return idle;
   }
 
