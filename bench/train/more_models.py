@@ -9,6 +9,10 @@ models other than the bench's own, written as a JAX user would:
     cnn_<mesh>:    two 3x3 convolutions (16 and 32 channels, SAME), max pooling,
                    global average pooling, softmax cross-entropy, plain SGD;
                    every parameter replicated (a "model" axis runs replicas)
+
+Other sizes: BENCH_DEEP_SIZES, BENCH_EMBED_SIZES and BENCH_CNN_SIZES override
+any of a model's sizes as the bench's own do (names as in DEEP_SIZES,
+EMBED_SIZES and CNN_SIZES below), e.g. BENCH_CNN_SIZES="batch=256,c1=32,c2=64".
 """
 import importlib.util
 import os
@@ -25,6 +29,12 @@ _spec = importlib.util.spec_from_file_location(
 _bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_bench)
 grid, parse_mesh, model_axis = _bench.grid, _bench.parse_mesh, _bench.model_axis
+sizes = _bench.sizes
+
+DEEP_SIZES = {"batch": 2048, "inputs": 256, "hidden": 512, "outputs": 16}
+EMBED_SIZES = {"batch": 1024, "tokens": 32, "vocab": 4096, "width": 128, "hidden": 512,
+               "classes": 64}
+CNN_SIZES = {"batch": 64, "image": 32, "c1": 16, "c2": 32, "classes": 10}
 
 
 def adamw(params, grads, m, v, t, lr=1e-3, b1=0.9, b2=0.95, eps=1e-8, wd=0.01):
@@ -59,7 +69,8 @@ def huber(d, delta=1.0):
 
 def deep(mesh):
     rng = np.random.default_rng(3)
-    n, d, hdim, o = 2048, 256, 512, 16
+    z = sizes("deep", DEEP_SIZES)
+    n, d, hdim, o = z["batch"], z["inputs"], z["hidden"], z["outputs"]
     ax = model_axis(mesh)
     params, specs = {}, {}
     dims = [d, hdim, hdim, hdim]
@@ -95,7 +106,9 @@ def embed_loss(p, tokens, labels):
 
 def embed(mesh):
     rng = np.random.default_rng(4)
-    B, L, V, D, H, C = 1024, 32, 4096, 128, 512, 64
+    z = sizes("embed", EMBED_SIZES)
+    B, L, V, D, H, C = (z["batch"], z["tokens"], z["vocab"], z["width"], z["hidden"],
+                        z["classes"])
     ax = model_axis(mesh)
     params = {"E": grid(rng, (V, D), 0.25), "W": grid(rng, (D, H), 0.0625),
               "U": grid(rng, (H, C), 0.0625)}
@@ -128,7 +141,8 @@ def cnn_loss(p, x, labels):
 
 def cnn(mesh):
     rng = np.random.default_rng(5)
-    B, S, C1, C2, K = 64, 32, 16, 32, 10
+    z = sizes("cnn", CNN_SIZES)
+    B, S, C1, C2, K = z["batch"], z["image"], z["c1"], z["c2"], z["classes"]
     params = {"K1": grid(rng, (3, 3, 3, C1), 0.25), "c1": np.zeros(C1, np.float32),
               "K2": grid(rng, (3, 3, C1, C2), 0.125), "W": grid(rng, (C2, K), 0.125)}
     specs = jax.tree.map(lambda _: P(), params)

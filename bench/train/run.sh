@@ -7,7 +7,9 @@
 #   A mesh is AxB (data x model) or N (data only), at most 8 devices.
 #   Environment:
 #     BENCH_MLP_SIZES, BENCH_TRANSFORMER_SIZES   other sizes, e.g.
-#         BENCH_MLP_SIZES="batch=8192,hidden=2048" (bench/train/models.py)
+#         BENCH_MLP_SIZES="batch=8192,hidden=2048" (bench/train/models.py);
+#         BENCH_DEEP_SIZES, BENCH_EMBED_SIZES, BENCH_CNN_SIZES likewise
+#         for bench/train/more_models.py
 #     BENCH_MODELS   another models file defining EXPORTS["<model>_<mesh>"]
 #                    (default bench/train/models.py)
 #
@@ -41,7 +43,8 @@ bazel shutdown >/dev/null 2>&1 || true
 cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 width=$(grep -q avx512f /proc/cpuinfo && echo "AVX-512" || echo "AVX2")
 echo "host: $cpu ($width, $(nproc) cores); $(py -c 'import jax; print("jax", jax.__version__)' 2>/dev/null)"
-echo "models: $models_file${BENCH_MLP_SIZES:+; BENCH_MLP_SIZES=$BENCH_MLP_SIZES}${BENCH_TRANSFORMER_SIZES:+; BENCH_TRANSFORMER_SIZES=$BENCH_TRANSFORMER_SIZES}"
+overrides=$(env | grep -E '^BENCH_[A-Z]+_SIZES=' | sort | sed 's/^/; /' | tr -d '\n' || true)
+echo "models: $models_file$overrides"
 printf '%-12s %-5s %12s %12s %7s %14s %14s %9s %9s\n' model mesh "shardc ms" "jax ms" ratio \
   "shardc loss" "jax loss" "rel diff" "compile s"
 
