@@ -209,6 +209,31 @@ ConnectedRun runConnected(int32_t n, int32_t gpus,
   return run;
 }
 
+/// One rank on GPU 0 sums 16 elements of `dtype` once, with NCCL's next
+/// all-reduce failing with `failNcclWith` when it is nonzero: the world's
+/// status, the call's, and the rank's last error.
+struct OneAllReduce {
+  shardrt_status world = SHARDRT_OK;
+  int32_t status = SHARDRT_OK;
+  std::string error;
+};
+OneAllReduce oneAllReduce(int32_t dtype, int failNcclWith = 0) {
+  OneAllReduce r;
+  r.world = shardrt_test::runWorld(1, [&](shardrt_comm *) -> int32_t {
+    if (shardrt_cuda_bind(0, 0) != SHARDRT_OK || shardrt_cuda_connect() != SHARDRT_OK)
+      return 1;
+    void *buf = shardrt_cuda_alloc(64, nullptr);
+    const int64_t group[] = {0};
+    if (failNcclWith)
+      shardrt_test::failNextAllReduce(failNcclWith);
+    r.status = shardrt_cuda_all_reduce(buf, 16, dtype, SHARDRT_SUM, group, 1, 1);
+    r.error = shardrt_last_error();
+    shardrt_cuda_unbind();
+    return 0;
+  });
+  return r;
+}
+
 } // namespace
 
 TEST_CASE("with a GPU per rank, collectives run on NCCL and match the host collectives") {
@@ -302,43 +327,21 @@ TEST_CASE("NCCL that cannot make the world communicator leaves the run staged") 
 TEST_CASE("a failed NCCL call names the call, the rank and the GPU") {
   FakeDriverGuard driver;
   FakeNcclGuard nccl;
-  std::string error;
-  int32_t status = SHARDRT_OK;
-  shardrt_status s = shardrt_test::runWorld(1, [&](shardrt_comm *) -> int32_t {
-    if (shardrt_cuda_bind(0, 0) != SHARDRT_OK || shardrt_cuda_connect() != SHARDRT_OK)
-      return 1;
-    void *buf = shardrt_cuda_alloc(64, nullptr);
-    const int64_t group[] = {0};
-    shardrt_test::failNextAllReduce(2);
-    status = shardrt_cuda_all_reduce(buf, 16, SHARDRT_F32, SHARDRT_SUM, group, 1, 1);
-    error = shardrt_last_error();
-    shardrt_cuda_unbind();
-    return 0;
-  });
-  CHECK(s != SHARDRT_OK); // the rank's failure aborted its world
-  CHECK(status == SHARDRT_ERR_BACKEND);
-  CHECK(error ==
+  OneAllReduce r = oneAllReduce(SHARDRT_F32, /*failNcclWith=*/2);
+  CHECK(r.world != SHARDRT_OK); // the rank's failure aborted its world
+  CHECK(r.status == SHARDRT_ERR_BACKEND);
+  CHECK(r.error ==
         "rank 0, GPU 0 (Fake H200, sm_90): ncclAllReduce: unhandled system error");
 }
 
 TEST_CASE("NCCL refuses to reduce 16-bit integers, naming what to do") {
   FakeDriverGuard driver;
   FakeNcclGuard nccl;
-  std::string error;
-  int32_t status = SHARDRT_OK;
-  shardrt_status s = shardrt_test::runWorld(1, [&](shardrt_comm *) -> int32_t {
-    if (shardrt_cuda_bind(0, 0) != SHARDRT_OK || shardrt_cuda_connect() != SHARDRT_OK)
-      return 1;
-    void *buf = shardrt_cuda_alloc(64, nullptr);
-    const int64_t group[] = {0};
-    status = shardrt_cuda_all_reduce(buf, 16, SHARDRT_I16, SHARDRT_SUM, group, 1, 1);
-    error = shardrt_last_error();
-    shardrt_cuda_unbind();
-    return 0;
-  });
-  CHECK(s != SHARDRT_OK);
-  CHECK(status == SHARDRT_ERR_ARGUMENT);
-  CHECK_THAT(error, Catch::Matchers::Contains("all_reduce: NCCL has no 16-bit integer reduction"));
+  OneAllReduce r = oneAllReduce(SHARDRT_I16);
+  CHECK(r.world != SHARDRT_OK);
+  CHECK(r.status == SHARDRT_ERR_ARGUMENT);
+  CHECK_THAT(r.error,
+             Catch::Matchers::Contains("all_reduce: NCCL has no 16-bit integer reduction"));
 }
 
 TEST_CASE("the watchdog aborts NCCL on an asynchronous error and on a timeout") {
