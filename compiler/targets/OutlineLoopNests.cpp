@@ -35,7 +35,8 @@ struct CpuOutlineLoopNests : shardc::impl::CpuOutlineLoopNestsBase<CpuOutlineLoo
       // knew across its nests (with --profile, a GEMM's block loop became
       // a function of its own without its operands' noalias, so the
       // profile timed other code than the unprofiled object runs).
-      if (fn.isExternal() || !fn.getBody().hasOneBlock() || fn->hasAttr(shardc::kOutlinedNestAttr))
+      if (fn.isExternal() || !fn.getBody().hasOneBlock() ||
+          fn->hasAttr(shardc::kOutlinedNestAttr))
         continue;
       SmallVector<Operation *> nests;
       for (Operation &op : fn.getBody().front())

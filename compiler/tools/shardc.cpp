@@ -91,7 +91,6 @@ cl::SubCommandGroup allCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd});
 cl::SubCommandGroup modelCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd, &importCmd});
 cl::SubCommandGroup buildCmds({&compileCmd, &runCmd});
 cl::SubCommandGroup budgetCmds({&compileCmd, &runCmd, &reportCmd});
-cl::SubCommandGroup placeCmds({&compileCmd, &runCmd, &reportCmd, &explainCmd});
 
 // A list, so that a second model is named in the error, not just counted.
 cl::list<std::string> modelArg(cl::Positional, cl::desc("<MODEL.mlir | OUT/>"),
@@ -139,7 +138,7 @@ cl::opt<bool> splitIdleArg(
     cl::desc("also split already-split inputs over the mesh axes that no placement names, so "
              "that those axes' devices share the work instead of repeating it (default on; "
              "--split-idle-axes=false keeps the inputs replicated over them)"),
-    cl::init(true), cl::sub(placeCmds), cl::cat(category));
+    cl::init(true), cl::sub(allCmds), cl::cat(category));
 cl::opt<bool> profileArg(
     "profile",
     cl::desc("time every kernel and collective: `run` prints each rank's time per kernel and "
