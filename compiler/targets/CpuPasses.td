@@ -283,7 +283,11 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
        copied into NR-wide micro-panels [kb, NR] by an scf.parallel over
        B's rows (a k-major B is read row by row); per block, A into MR-tall
        micro-panels [kb, MR], k-major. The copies read a transposed operand as
-       it lies. Partial panels at the edges are zero-padded;
+       it lies. Partial panels at the edges are zero-padded. With
+       `read-a-in-place`, a row-major A whose values serve one or two
+       tiles (B one or two panels wide) is not packed but read where it
+       lies, unless its rows of a tile would share L1 sets; its partial last
+       panel is still packed;
     3. micro matmuls: for each B panel, for each A panel, an MR x NR tile of
        C += Aqᵀ · Bp (in place, or through a zeroed scratch tile at the
        edges, so edges run the vector kernel too); for each A panel, then
@@ -381,6 +385,10 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
            "this, of nearly equal size (at most the M cache block, a multiple "
            "of tile-rows), so 1, 2 or 4 kernel threads get equal shares; 1 "
            "keeps full blocks and a short last one">,
+    Option<"readAInPlace", "read-a-in-place", "bool", /*default=*/"true",
+           "Read a row-major A's full micro-panels where A lies, unpacked, when "
+           "B is one or two panels wide and A's rows of a tile fall in "
+           "different L1 sets (GemmPacking.h)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",

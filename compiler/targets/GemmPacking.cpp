@@ -179,8 +179,9 @@ namespace {
 class BlockPacker {
 public:
   BlockPacker(RewriterBase &rewriter, Location loc, const Scratch &scratch, int64_t mr,
-              int64_t nr, Value firstK)
-      : rw(rewriter), loc(loc), scratch(scratch), mr(mr), nr(nr), firstK(firstK) {}
+              int64_t nr, Value firstK, Value directA)
+      : rw(rewriter), loc(loc), scratch(scratch), mr(mr), nr(nr), firstK(firstK),
+        directA(directA) {}
 
   /// Full and partial micro-panels of an extent.
   struct Split {
@@ -200,7 +201,8 @@ public:
   /// With `parallel`, the full panels are packed by an scf.parallel (each
   /// iteration writes its own part of them), for the kernel threads to
   /// share; without `fullPanels`, only the partial last panel is packed
-  /// (the caller packs the others with packPanel).
+  /// (the caller packs the others with packPanel) into panel `tailAt`
+  /// (default: after the full ones).
   ///
   /// A k-major source is read row by row (one k per iteration, all its
   /// full panels' pieces in order): read panel by panel, each panel was a
@@ -209,7 +211,7 @@ public:
   /// prefetchers do not follow across pages; a GEMM whose B block serves
   /// few rows of A (M = 32) spent as long packing as computing.
   Split pack(Value src, bool kMajor, Value panels, int64_t width, bool parallel = false,
-             bool fullPanels = true) {
+             bool fullPanels = true, Value tailAt = {}) {
     Value kExtent = dim(rw, loc, src, kMajor ? 0 : 1);
     Split s = split(dim(rw, loc, src, kMajor ? 1 : 0), width);
     auto loop = [&](Value count, llvm::function_ref<void(Value)> body) {
@@ -224,12 +226,14 @@ public:
       });
     else if (fullPanels)
       loop(s.full, [&](Value i) { packPanel(src, kMajor, panels, width, i); });
+    if (!tailAt)
+      tailAt = s.full;
     whenNonEmpty(s.tail, [&] {
       if (kMajor && maskedRowCopy(src, panels)) {
-        forLoop(kExtent, [&](Value k) { packRowTail(src, panels, width, k, s.full, s.tail); });
+        forLoop(kExtent, [&](Value k) { packRowTail(src, panels, width, k, s.full, s.tail, tailAt); });
         return;
       }
-      Value dst = panelView(rw, loc, panels, s.full, kExtent, width);
+      Value dst = panelView(rw, loc, panels, tailAt, kExtent, width);
       linalg::FillOp::create(rw, loc, zeroOf(dst), dst);
       OpFoldResult zero = rw.getIndexAttr(0);
       copyPanel(src, kMajor, width, s.full, s.tail,
@@ -249,12 +253,13 @@ public:
     return from.getElementType() == to.getElementType() && (bits == 32 || bits == 64);
   }
 
-  /// The partial last panel's row k: panels[i, k, :] = src[k, i·width ..]
+  /// The partial last panel's row k: panels[at, k, :] = src[k, i·width ..]
   /// [:count], zero beyond, as one masked vector load and one whole store.
   /// Its element-wise copy after a zero fill of the panel was a fifth of a
   /// 27x16x32768 weight gradient (the 11 rows past A's one full panel of
   /// 16).
-  void packRowTail(Value src, Value panels, int64_t width, Value k, Value i, Value count) {
+  void packRowTail(Value src, Value panels, int64_t width, Value k, Value i, Value count,
+                   Value at) {
     Type elem = cast<MemRefType>(src.getType()).getElementType();
     Value column = arith::MulIOp::create(rw, loc, i, index(rw, loc, width));
     Value mask = vector::CreateMaskOp::create(
@@ -263,7 +268,7 @@ public:
     Value zeros = arith::ConstantOp::create(rw, loc, rw.getZeroAttr(vectorType));
     Value piece = vector::MaskedLoadOp::create(rw, loc, vectorType, src, ValueRange{k, column},
                                                mask, zeros);
-    vector::StoreOp::create(rw, loc, piece, panels, ValueRange{i, k, index(rw, loc, 0)});
+    vector::StoreOp::create(rw, loc, piece, panels, ValueRange{at, k, index(rw, loc, 0)});
   }
 
   /// Full panel `i` of `src` into `panels`.
@@ -308,7 +313,7 @@ public:
     // L1), in the first K block only, instead of by a pass over all of C.
     if (firstK)
       ifThen(firstK, [&] { linalg::FillOp::create(rw, loc, zeroOf(c), cTile); });
-    return micro(q, p, k, cTile);
+    return micro(directA ? rowsInPlace(row, k) : packedA(q, k), p, k, cTile);
   }
 
   /// The same for an edge tile of `rows` x `cols`: computed in the zeroed
@@ -330,7 +335,7 @@ public:
     } else {
       linalg::CopyOp::create(rw, loc, cPart, tmpPart);
     }
-    linalg::MatmulOp op = micro(q, p, k, tmp);
+    linalg::MatmulOp op = micro(packedA(q, k), p, k, tmp);
     linalg::CopyOp::create(rw, loc, tmpPart, cPart);
     return op;
   }
@@ -368,9 +373,23 @@ public:
   }
 
 private:
-  linalg::MatmulOp micro(Value q, Value p, Value k, Value cTile) {
-    return createMatmul(rw, loc, panelView(rw, loc, scratch.aPanels, q, k, mr),
-                        panelView(rw, loc, scratch.panels, p, k, nr), cTile, Layout{true, false});
+  /// A's packed micro-panel q as [k, mr] (read in place, A has only its
+  /// partial last panel packed, as panel 0).
+  Value packedA(Value q, Value k) {
+    return panelView(rw, loc, scratch.aPanels, directA ? index(rw, loc, 0) : q, k, mr);
+  }
+
+  /// A's MR rows from `row` on, where they lie, as the same [k, mr] (a
+  /// transposed, strided view).
+  Value rowsInPlace(Value row, Value k) {
+    Value rows = view2d(rw, loc, directA, row, rw.getIndexAttr(0), rw.getIndexAttr(mr), k);
+    AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, rw.getContext());
+    return memref::TransposeOp::create(rw, loc, rows, AffineMapAttr::get(swap));
+  }
+
+  linalg::MatmulOp micro(Value aPanel, Value p, Value k, Value cTile) {
+    return createMatmul(rw, loc, aPanel, panelView(rw, loc, scratch.panels, p, k, nr), cTile,
+                        Layout{true, false});
   }
 
   Value zeroOf(Value buffer) {
@@ -382,7 +401,8 @@ private:
   Location loc;
   const Scratch &scratch;
   int64_t mr, nr;
-  Value firstK; // i1, true in the first K block when C starts at zero; or null
+  Value firstK;  // i1, true in the first K block when C starts at zero; or null
+  Value directA; // the block's A, when its full panels are read in place; or null
 };
 
 } // namespace
@@ -391,24 +411,34 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
                                                    Operation *mLoop, Layout layout,
                                                    Value bPanels, int64_t mc, int64_t kc,
                                                    int64_t mr, int64_t nr, bool parallelColumns,
-                                                   bool rowsOuter, Value firstK) {
+                                                   bool rowsOuter, Value firstK, bool directA) {
   Location loc = block.getLoc();
   Value a = block.getDpsInputs()[0], b = block.getDpsInputs()[1], c = block.getDpsInits()[0];
   Type elem = cast<MemRefType>(c.getType()).getElementType();
+  // Column edges compute in scratch tiles from packed panels of A, which
+  // directA does not make.
+  int64_t bWidth = cast<MemRefType>(b.getType()).getDimSize(layout.bTransposed ? 0 : 1);
+  if (directA && (layout.aTransposed || parallelColumns || ShapedType::isDynamic(bWidth) ||
+                  bWidth % nr != 0 || cast<MemRefType>(a.getType()).getElementType() != elem))
+    return block.emitError("packBlock: A can be read in place only row-major, of C's type, "
+                           "with columns that are not parallel and no column edges");
   // A's panels and the edge tile belong to the block, so that blocks can run
   // on different threads (cpu-outline-parallel-loops); B's are shared.
   Scratch scratch;
   scratch.panels = bPanels;
   rewriter.setInsertionPoint(block);
+  // Read in place, A's full panels need no scratch: only its partial last
+  // panel is packed, as panel 0.
+  int64_t aPanelCount = directA ? 1 : (mc + mr - 1) / mr;
   scratch.aPanels = memref::AllocOp::create(
-      rewriter, loc, MemRefType::get({(mc + mr - 1) / mr, kc, mr}, elem), alignment(rewriter));
+      rewriter, loc, MemRefType::get({aPanelCount, kc, mr}, elem), alignment(rewriter));
   scratch.cTile =
       memref::AllocOp::create(rewriter, loc, MemRefType::get({mr, nr}, elem), alignment(rewriter));
   markScratchTile(scratch.cTile);
   rewriter.setInsertionPointAfter(block);
   memref::DeallocOp::create(rewriter, loc, scratch.aPanels);
   memref::DeallocOp::create(rewriter, loc, scratch.cTile);
-  BlockPacker packer(rewriter, loc, scratch, mr, nr, firstK);
+  BlockPacker packer(rewriter, loc, scratch, mr, nr, firstK, directA ? a : Value());
 
   // B's micro-panels, once per (N, K) block: before the M loop when B's
   // block does not depend on it.
@@ -435,7 +465,9 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // A's micro-panels, per block. The block's loops recompute B's split here
   // rather than use values from the packing site.
   rewriter.setInsertionPoint(block);
-  BlockPacker::Split rows = packer.pack(a, /*kMajor=*/layout.aTransposed, scratch.aPanels, mr);
+  BlockPacker::Split rows =
+      packer.pack(a, /*kMajor=*/layout.aTransposed, scratch.aPanels, mr, /*parallel=*/false,
+                  /*fullPanels=*/!directA, directA ? index(rewriter, loc, 0) : Value());
   BlockPacker::Split cols = packer.split(dim(rewriter, loc, b, layout.bTransposed ? 0 : 1), nr);
   Value k = dim(rewriter, loc, a, layout.aTransposed ? 0 : 1);
 

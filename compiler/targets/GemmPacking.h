@@ -30,6 +30,14 @@
 // operands of an f32 accumulation are widened by the same copies, so the
 // register kernel is the f32 one.
 //
+// When B is at most a couple of micro-panels wide and A lies row-major
+// (`directA`), A's full panels are not packed: each tile reads A's MR rows
+// where they lie (Aᵀ as a strided view, its elements loaded one by one as
+// broadcasts, as from a panel). Each value of A then serves at most two
+// tiles, so its packing copy was a read, a write and a read again for one
+// use: a convolution's input gradient (8192x16x288) spent 40 % of its time
+// packing A. Only the MR-partial last panel is still packed (zero-padded).
+//
 // The micro matmuls are MR × NR with A transposed (k-major, which is the
 // outer-product order the register tile wants) and unit-stride operands;
 // the recipe's register tiling and vectorization apply to them. B's panels
@@ -106,11 +114,13 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// removed): each tile of C is then zeroed just before its first use (for a
 /// full tile, cpu-tile-and-vectorize-matmul turns that fill and the read of
 /// the tile after it into a zero accumulator), and an edge tile does not
-/// read C in.
+/// read C in. `directA` reads A's full panels in place (see above); it
+/// requires a row-major A of the accumulator's type, columns that are not
+/// parallel, and B's columns a whole number of panels (no column edges).
 mlir::FailureOr<llvm::SmallVector<mlir::linalg::MatmulOp>>
 packBlock(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp block, mlir::Operation *mLoop,
           Layout layout, mlir::Value bPanels, int64_t mc, int64_t kc, int64_t mr, int64_t nr,
-          bool parallelColumns, bool rowsOuter, mlir::Value firstK = {});
+          bool parallelColumns, bool rowsOuter, mlir::Value firstK = {}, bool directA = false);
 
 } // namespace shardc::gemm
 

@@ -268,6 +268,38 @@ int64_t oneBlockDepth(linalg::MatmulOp op, const GemmTiles &t) {
   return std::clamp(kOneBlockPackedB / rowBytes, std::min<int64_t>(64, t.kc), t.kc);
 }
 
+/// Whether the recipe reads A's full micro-panels where A lies instead of
+/// packing them (GemmPacking.h, directA): A row-major in the accumulator's
+/// type, B's columns one or two whole panels (each value of A then serves
+/// at most two tiles, so its copy would be read, written and read again
+/// for one or two uses), M spanning several blocks (with one, the columns
+/// are the parallel loop and need packed panels), and A's MR rows of a
+/// tile in different L1 sets. That last test keeps A's rows from evicting
+/// each other: the register tile reads one cache line of each of its MR
+/// rows at a time, and rows 4 KiB apart (a 1024-wide f32 A) all fall in
+/// one set of the 64 that a 32 or 48 KiB L1 of 64-byte lines has (every
+/// x86 core the recipe targets), where 8 or 12 ways hold them.
+constexpr int64_t kMaxInPlacePanels = 2;
+constexpr int64_t kL1Sets = 64, kLineBytes = 64, kMaxRowsPerSet = 2;
+bool readsAInPlace(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Layout layout,
+                   bool oneMBlock) {
+  auto a = cast<MemRefType>(op.getDpsInputs()[0].getType());
+  int64_t n = cast<MemRefType>(op.getDpsInits()[0].getType()).getDimSize(1);
+  if (layout.aTransposed || oneMBlock || a.getElementType() != accumulatorElement(op) ||
+      ShapedType::isDynamic(n) || n % t.nr != 0 || n / t.nr > kMaxInPlacePanels || n > t.nc)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(a.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides[0]))
+    return false;
+  int64_t rowBytes = strides[0] * a.getElementTypeBitWidth() / 8;
+  SmallVector<int64_t> rowsInSet(kL1Sets, 0);
+  for (int64_t r = 0; r < t.mr; ++r)
+    if (++rowsInSet[(r * rowBytes / kLineBytes) % kL1Sets] > kMaxRowsPerSet)
+      return false;
+  return true;
+}
+
 /// The share of a tile grid's products that count: `size` over `size`
 /// rounded up to whole tiles of `tile`.
 double useful(int64_t size, int64_t tile) {
@@ -306,7 +338,7 @@ GemmTiles fitRegisterTile(linalg::MatmulOp op, GemmTiles t) {
 /// (GemmEpilogue.h, kKBlockLoopAttr) when there is one.
 LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles t,
                          shardc::gemm::Layout layout, int64_t mBlockMultiple,
-                         bool &singleKBlock) {
+                         bool readAInPlace, bool &singleKBlock) {
   // With one M block there is nothing for threads to share there: they
   // share the block's columns of tiles instead (a weight gradient of a
   // narrow layer, [32, 1024] = g^T h).
@@ -321,6 +353,7 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   t.mc = balancedBlockRows(m, t, mBlockMultiple);
   int64_t k = cast<MemRefType>(op.getDpsInputs()[0].getType()).getDimSize(layout.aTransposed ? 0 : 1);
   singleKBlock = !ShapedType::isDynamic(k) && k <= t.kc;
+  bool inPlaceA = readAInPlace && readsAInPlace(op, t, layout, oneMBlock);
   linalg::FillOp zeroFill = zeroFillOf(op, layout);
   Value bPanels = shardc::gemm::allocatePanels(rewriter, op, t.nc, t.kc, t.nr);
   // Cache blocks, loops N, K, M.
@@ -351,7 +384,7 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   }
   FailureOr<SmallVector<linalg::MatmulOp>> micros = shardc::gemm::packBlock(
       rewriter, block, mLoop, layout, bPanels, t.mc, t.kc, t.mr, t.nr, oneMBlock, rowsOuter,
-      firstK);
+      firstK, inPlaceA);
   if (failed(micros))
     return failure();
   // The M blocks write disjoint rows of C with their own A panels: a
@@ -530,11 +563,23 @@ void startAccumulatorAtZero(RewriterBase &rewriter, scf::ForOp kLoop) {
 }
 
 /// A register tile of the micro matmuls packBlock makes: A transposed
-/// [1, MR], B [1, NR], C [MR, NR], static unit-stride buffers.
+/// [1, MR], B [1, NR], C [MR, NR], static buffers; B and C unit-stride, A
+/// a panel or A's rows in place (any strides: its MR values are loaded one
+/// by one).
 bool isFullTile(linalg::MatmulOp op, const GemmTiles &t) {
-  std::optional<shardc::gemm::Layout> layout = recipeLayout(op);
-  if (!layout || !layout->aTransposed || layout->bTransposed)
+  std::optional<shardc::gemm::Layout> layout = shardc::gemm::layoutOf(op);
+  if (!onBuffers(op) || !layout || !layout->aTransposed || layout->bTransposed ||
+      !isVectorizableElement(accumulatorElement(op)))
     return false;
+  for (Value operand : op->getOperands()) {
+    auto type = cast<MemRefType>(operand.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (type.getElementType() != accumulatorElement(op) || !type.hasStaticShape() ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        (operand != op.getDpsInputs()[0] && strides.back() != 1))
+      return false;
+  }
   auto shape = [&](unsigned i) { return cast<MemRefType>(op->getOperand(i).getType()).getShape(); };
   return shape(0) == ArrayRef<int64_t>{1, t.mr} && shape(1) == ArrayRef<int64_t>{1, t.nr} &&
          shape(2) == ArrayRef<int64_t>{t.mr, t.nr};
@@ -636,7 +681,7 @@ struct CpuTileAndVectorizeMatmul
       if (epilogue)
         shardc::gemm::hoistEpilogueAllocs(rewriter, op, epilogue);
       bool singleKBlock = false;
-      if (failed(tileMatmul(rewriter, op, *t, layout, mBlockMultiple, singleKBlock))) {
+      if (failed(tileMatmul(rewriter, op, *t, layout, mBlockMultiple, readAInPlace, singleKBlock))) {
         op.emitError() << "cpu-tile-and-vectorize-matmul: tiling failed";
         return signalPassFailure();
       }

@@ -357,6 +357,18 @@ const std::vector<DotCase> &cases() {
        {0},
        {2},
        {2}},
+      // B one or two micro-panels wide: A's full panels are read where A
+      // lies, unpacked; its partial last row of tiles is still packed.
+      {"A read in place: 1000x288 @ 288x16 (two K blocks, a partial row of tiles)",
+       {1000, 288},
+       {288, 16},
+       {},
+       {},
+       {1},
+       {0}},
+      {"A read in place, two panels: 300x144 @ 144x32", {300, 144}, {144, 32}, {}, {}, {1}, {0}},
+      // Rows of A 4 KiB apart would share L1 sets: A is packed.
+      {"A's rows 4 KiB apart: 200x1024 @ 1024x16", {200, 1024}, {1024, 16}, {}, {}, {1}, {0}},
       {"matmul 1030x40 @ 40x1100 (128-wide blocks, edge tiles, one K chunk short)",
        {1030, 40},
        {40, 1100},
@@ -444,6 +456,8 @@ TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and
   // bit, and match the reference.
   const std::vector<DotCase> shared = {
       {"many M blocks: 300x600 @ 600x130", {300, 600}, {600, 130}, {}, {}, {1}, {0}},
+      {"many M blocks, A read in place: 1000x288 @ 288x16", {1000, 288}, {288, 16}, {}, {},
+       {1}, {0}},
       {"one M block: 40x2000 @ 2000x600", {40, 2000}, {2000, 600}, {}, {}, {1}, {0}},
       {"one M block, transposed lhs: (2000x40)^T @ 2000x600", {2000, 40}, {2000, 600}, {}, {},
        {0}, {0}},

@@ -3,6 +3,7 @@
 // RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 fit-tile=false cache-tiles=32,32,16 m-block-multiple=1 unroll-k=4" | FileCheck %s --check-prefix=UNROLL
 // RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 fit-tile=false cache-tiles=32,4096,512" | FileCheck %s --check-prefix=ONEBLOCK
 // RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=512 tile-rows=8 tile-vectors=2 cache-tiles=192,4096,512" | FileCheck %s --check-prefix=FIT
+// RUN: shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="vector-bits=256 tile-rows=4 tile-vectors=2 fit-tile=false cache-tiles=32,32,16 m-block-multiple=1 read-a-in-place=false" | FileCheck %s --check-prefix=PACKED
 // RUN: not shardc-opt %s -split-input-file --cpu-tile-and-vectorize-matmul="tile-rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOPT
 //
 // cpu-tile-and-vectorize-matmul: cache blocks (loops N, K, M); B packed into
@@ -378,5 +379,52 @@ func.func @sixteen_columns(%A: memref<4096x27xf32>, %B: memref<27x16xf32>, %C: m
 }
 func.func @sixty_four_columns(%A: memref<64x27xf32>, %B: memref<27x64xf32>, %C: memref<64x64xf32>) {
   linalg.matmul ins(%A, %B : memref<64x27xf32>, memref<27x64xf32>) outs(%C : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// B one panel wide (N = NR = 16): each value of A serves one tile, so A's
+// full panels are not packed. Each tile reads its 4 rows of A where they
+// lie (rows 160 bytes apart, in different L1 sets), through a transposed
+// view, one broadcast load per row and K step. Only the partial last row of
+// tiles (66 = 16 x 4 + 2) is packed, into the block's one panel, and its
+// edge tile reads that.
+// With read-a-in-place=false, A is packed.
+// PACKED-LABEL: func.func @a_in_place
+// PACKED: memref.alloc() {alignment = 64 : i64} : memref<8x16x4xf32>
+// PACKED: vector.from_elements {{.*}} : vector<4xf32>
+// PACKED-NOT: memref.transpose
+// PACKED: return
+// CHECK-LABEL: func.func @a_in_place
+// CHECK-SAME: (%[[A:[^:]+]]: memref<66x40xf32>
+// CHECK-NOT: vector.from_elements
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x16x4xf32>
+// CHECK-NOT: vector.from_elements
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<?x?xf32, strided<[40, 1], offset: ?>>) outs(%{{.*}} : memref<?x?xf32, strided<[4, 1]>>)
+// CHECK: %[[ROWS:.*]] = memref.subview %[[A]][%{{.*}}, %{{.*}}] [4, %{{.*}}] [1, 1]
+// CHECK-NEXT: %[[AT:.*]] = memref.transpose %[[ROWS]] (d0, d1) -> (d1, d0) : memref<4x?xf32, strided<[40, 1], offset: ?>> to memref<?x4xf32, strided<[1, 40], offset: ?>>
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-COUNT-4: memref.load %[[AT]]
+// CHECK: scf.yield
+// CHECK: memref.load %[[AP]][%c0,
+// CHECK-NOT: vector.from_elements
+// CHECK: return
+func.func @a_in_place(%A: memref<66x40xf32>, %B: memref<40x16xf32>, %C: memref<66x16xf32>) {
+  linalg.matmul ins(%A, %B : memref<66x40xf32>, memref<40x16xf32>) outs(%C : memref<66x16xf32>)
+  return
+}
+
+// -----
+
+// The same with A's rows 4 KiB apart: a tile's 4 rows would fall in one L1
+// set, so A is packed as usual.
+// CHECK-LABEL: func.func @a_rows_share_l1_sets
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<8x16x4xf32>
+// CHECK: vector.from_elements {{.*}} : vector<4xf32>
+// CHECK-NOT: memref.transpose
+// CHECK: return
+func.func @a_rows_share_l1_sets(%A: memref<64x1024xf32>, %B: memref<1024x16xf32>, %C: memref<64x16xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x1024xf32>, memref<1024x16xf32>) outs(%C : memref<64x16xf32>)
   return
 }
