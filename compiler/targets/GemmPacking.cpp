@@ -51,31 +51,95 @@ Value panelView(OpBuilder &b, Location loc, Value panels, Value p, Value kb, int
   return memref::SubViewOp::create(b, loc, viewType, panels, offsets, sizes, strides);
 }
 
+/// The 8 x 8 transpose of `rows` (eight 8-vectors) in three rounds of
+/// two-source shuffles, each of which x86 does in one instruction per
+/// 256-bit register (unpcklps/unpckhps, shufps, vperm2f128): 24 shuffles for
+/// 64 values, where building each column from scalars costs a shuffle per
+/// value. Returns the columns: result[j][r] = rows[r][j].
+SmallVector<Value, 8> transpose8x8(OpBuilder &b, Location loc, ArrayRef<Value> rows) {
+  auto shuffle = [&](Value x, Value y, ArrayRef<int64_t> mask) {
+    return vector::ShuffleOp::create(b, loc, x, y, mask).getResult();
+  };
+  // Within each 128-bit half: interleave pairs of rows, ...
+  SmallVector<Value, 8> t(8), u(8), cols(8);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = shuffle(rows[i], rows[i + 1], {0, 8, 1, 9, 4, 12, 5, 13});
+    t[i + 1] = shuffle(rows[i], rows[i + 1], {2, 10, 3, 11, 6, 14, 7, 15});
+  }
+  // ... then pairs of pairs, so each half holds four rows' values of one
+  // column; ...
+  for (int i = 0; i < 8; i += 4)
+    for (int h = 0; h < 2; ++h) {
+      u[i + 2 * h] = shuffle(t[i + h], t[i + 2 + h], {0, 1, 8, 9, 4, 5, 12, 13});
+      u[i + 2 * h + 1] = shuffle(t[i + h], t[i + 2 + h], {2, 3, 10, 11, 6, 7, 14, 15});
+    }
+  // ... and join the halves of rows 0-3 and rows 4-7.
+  for (int j = 0; j < 4; ++j) {
+    cols[j] = shuffle(u[j], u[4 + j], {0, 1, 2, 3, 8, 9, 10, 11});
+    cols[4 + j] = shuffle(u[j], u[4 + j], {4, 5, 6, 7, 12, 13, 14, 15});
+  }
+  return cols;
+}
+
 /// dst[k, r] = src[r, k] into a panel of static width `w` (a full
-/// micro-panel): per k, one load from each of the w source rows (each row is
-/// read in order as k advances) makes one vector, stored whole. The loop
-/// body is already straight-line vector code, so it is fast without LLVM
-/// unrolling anything (the CPU target's LLVM pipeline does not unroll).
+/// micro-panel). Eight k at a time, each group of eight rows is loaded as
+/// eight vectors (each row read in order), transposed in registers
+/// (transpose8x8) and stored as eight pieces of panel rows; a last group of
+/// fewer rows is padded with copies of its first row and stores only its
+/// own lanes. The last kb mod 8 values of each row are gathered one k at a
+/// time: one load from each row makes one vector, stored whole. Packing A
+/// for NN GEMMs and a transposed B (every NT GEMM: the backward pass's input
+/// gradients) gathered every value that way, a shuffle per value. The loop
+/// bodies are straight-line vector code, fast without LLVM unrolling
+/// anything (the CPU target's LLVM pipeline does not unroll).
 void copyTransposedPanel(OpBuilder &b, Location loc, Value src, Value dst, int64_t w) {
   Type from = cast<MemRefType>(src.getType()).getElementType();
   Type to = cast<MemRefType>(dst.getType()).getElementType();
+  // A 16-bit source is widened once per vector, not once per element.
+  auto widen = [&](Value vec, int64_t n) {
+    return from == to ? vec : arith::ExtFOp::create(b, loc, VectorType::get({n}, to), vec);
+  };
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value eight = arith::ConstantIndexOp::create(b, loc, 8);
   Value kb = b.createOrFold<memref::DimOp>(loc, dst, 0);
-  auto loop = scf::ForOp::create(b, loc, zero, kb, one);
+  Value blocked = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, kb, eight), eight);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value k = loop.getInductionVar();
+  auto blocks = scf::ForOp::create(b, loc, zero, blocked, eight);
+  b.setInsertionPointToStart(blocks.getBody());
+  Value k = blocks.getInductionVar();
+  for (int64_t first = 0; first < w; first += 8) {
+    int64_t count = std::min<int64_t>(8, w - first);
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < count; ++r) {
+      Value row = arith::ConstantIndexOp::create(b, loc, first + r);
+      rows.push_back(widen(
+          vector::LoadOp::create(b, loc, VectorType::get({8}, from), src, ValueRange{row, k}), 8));
+    }
+    rows.resize(8, rows.front());
+    SmallVector<Value, 8> cols = transpose8x8(b, loc, rows);
+    Value column = arith::ConstantIndexOp::create(b, loc, first);
+    for (int64_t j = 0; j < 8; ++j) {
+      Value piece = cols[j];
+      if (count < 8)
+        piece = vector::ExtractStridedSliceOp::create(b, loc, piece, ArrayRef<int64_t>{0},
+                                                      ArrayRef<int64_t>{count},
+                                                      ArrayRef<int64_t>{1});
+      Value kj = arith::AddIOp::create(b, loc, k, arith::ConstantIndexOp::create(b, loc, j));
+      vector::StoreOp::create(b, loc, piece, dst, ValueRange{kj, column});
+    }
+  }
+  b.setInsertionPointAfter(blocks);
+  auto rest = scf::ForOp::create(b, loc, blocked, kb, one);
+  b.setInsertionPointToStart(rest.getBody());
+  k = rest.getInductionVar();
   SmallVector<Value> elements;
   for (int64_t r = 0; r < w; ++r) {
     Value row = arith::ConstantIndexOp::create(b, loc, r);
     elements.push_back(memref::LoadOp::create(b, loc, src, ValueRange{row, k}));
   }
-  // A 16-bit source is widened once per vector, not once per element.
   Value vec = vector::FromElementsOp::create(b, loc, VectorType::get({w}, from), elements);
-  if (from != to)
-    vec = arith::ExtFOp::create(b, loc, VectorType::get({w}, to), vec);
-  vector::StoreOp::create(b, loc, vec, dst, ValueRange{k, zero});
+  vector::StoreOp::create(b, loc, widen(vec, w), dst, ValueRange{k, zero});
 }
 
 /// dst = src, or dst[i, j] = src[j, i] when `transposed`, widening a 16-bit

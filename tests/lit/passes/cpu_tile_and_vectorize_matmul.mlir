@@ -33,13 +33,17 @@
 // loop.
 // CHECK: scf.parallel (%[[M0:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[C32]])
 // CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16x4xf32>
-// The A panels: per k, one value from each of the MR rows of A makes one
-// vector of the k-major panel.
+// The A panels: eight k at a time, the MR rows of A are loaded as vectors
+// of 8 (each row read in order), transposed in registers by three rounds of
+// shuffles (the 4 rows padded to 8) and stored as 8 rows of the k-major
+// panel, MR values each.
 // CHECK: scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[C16]] step
-// CHECK-COUNT-4: memref.load %{{.*}} : memref<64x32xf32>
-// CHECK-NEXT: %[[ROW:.*]] = vector.from_elements {{.*}} : vector<4xf32>
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[C16]] step %c8
+// CHECK-COUNT-4: vector.load %[[A]]{{.*}} : memref<64x32xf32>, vector<8xf32>
+// CHECK: vector.shuffle
+// CHECK: %[[ROW:.*]] = vector.extract_strided_slice {{.*}} to vector<4xf32>
 // CHECK-NEXT: vector.store %[[ROW]], %[[AP]][%[[Q]], %[[K]], %{{.*}}] : memref<8x16x4xf32>, vector<4xf32>
+// CHECK-COUNT-7: vector.store {{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK: %[[ACC:.*]] = vector.transfer_read %[[C]][%[[I:.*]], %[[J:.*]]], %{{.*}} : memref<64x64xf32>, vector<4x16xf32>
 // CHECK-NEXT: %[[RES:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C16]] step %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
 // CHECK: vector.transfer_read %[[BP]]{{.*}} : memref<2x17x16xf32>, vector<1x16xf32>
@@ -110,9 +114,9 @@ func.func @remainders(%A: memref<33x65xf64>, %B: memref<65x17xf64>, %C: memref<3
 // transpose of a whole operand, and the same register kernel.
 // CHECK-LABEL: func.func @transposed_operands
 // CHECK-SAME: (%[[A:[^:]+]]: memref<32x64xf32>, %[[B:[^:]+]]: memref<64x32xf32>
-// CHECK-COUNT-16: memref.load %[[B]]
-// CHECK-NEXT: vector.from_elements {{.*}} : vector<16xf32>
-// CHECK-NEXT: vector.store {{.*}} : memref<2x17x16xf32>, vector<16xf32>
+// CHECK-COUNT-8: vector.load %[[B]]{{.*}} : memref<64x32xf32>, vector<8xf32>
+// CHECK-COUNT-24: vector.shuffle
+// CHECK-COUNT-8: vector.store {{.*}} : memref<2x17x16xf32>, vector<8xf32>
 // CHECK: vector.load %[[A]][%{{.*}}, %{{.*}}] : memref<32x64xf32>, vector<4xf32>
 // CHECK-NEXT: vector.store %{{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
@@ -150,16 +154,17 @@ func.func @batched(%A: memref<3x8x16xf32>, %B: memref<3x16x16xf32>, %C: memref<3
 
 // bf16 operands into an f32 accumulator: the packing copies widen them into
 // f32 panels (A's transposing copy and B's row copy both extend; the
-// transposing copy widens each vector of MR values at once), and the
+// transposing copy widens each row's vector of 8 values at once), and the
 // register tile is the f32 one.
 // CHECK-LABEL: func.func @bf16_into_f32
 // CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<2x17x16xf32>
 // CHECK: %[[B16:.*]] = vector.load %{{.*}} : memref<32x64xbf16>, vector<16xbf16>
 // CHECK-NEXT: %[[B32:.*]] = arith.extf %[[B16]] : vector<16xbf16> to vector<16xf32>
 // CHECK-NEXT: vector.store %[[B32]], %{{.*}} : memref<2x17x16xf32>, vector<16xf32>
-// CHECK: %[[ROW16:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
-// CHECK-NEXT: %[[ROW32:.*]] = arith.extf %[[ROW16]] : vector<4xbf16> to vector<4xf32>
-// CHECK-NEXT: vector.store %[[ROW32]], {{.*}} : memref<8x16x4xf32>, vector<4xf32>
+// CHECK: %[[ROW16:.*]] = vector.load %{{.*}} : memref<64x32xbf16>, vector<8xbf16>
+// CHECK-NEXT: %[[ROW32:.*]] = arith.extf %[[ROW16]] : vector<8xbf16> to vector<8xf32>
+// CHECK: vector.shuffle %[[ROW32]]
+// CHECK: vector.store {{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK: return
@@ -393,7 +398,7 @@ func.func @sixty_four_columns(%A: memref<64x27xf32>, %B: memref<27x64xf32>, %C: 
 // With read-a-in-place=false, A is packed.
 // PACKED-LABEL: func.func @a_in_place
 // PACKED: memref.alloc() {alignment = 64 : i64} : memref<8x16x4xf32>
-// PACKED: vector.from_elements {{.*}} : vector<4xf32>
+// PACKED: vector.shuffle
 // PACKED-NOT: memref.transpose
 // PACKED: return
 // CHECK-LABEL: func.func @a_in_place
@@ -421,7 +426,7 @@ func.func @a_in_place(%A: memref<66x40xf32>, %B: memref<40x16xf32>, %C: memref<6
 // set, so A is packed as usual.
 // CHECK-LABEL: func.func @a_rows_share_l1_sets
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<8x16x4xf32>
-// CHECK: vector.from_elements {{.*}} : vector<4xf32>
+// CHECK: vector.shuffle
 // CHECK-NOT: memref.transpose
 // CHECK: return
 func.func @a_rows_share_l1_sets(%A: memref<64x1024xf32>, %B: memref<1024x16xf32>, %C: memref<64x16xf32>) {
