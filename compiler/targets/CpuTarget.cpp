@@ -312,6 +312,9 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // Roundings to bf16 as vector integer code, before arith-expand would
   // write them in a form x86 scalarizes.
   p.add("cpu-round-to-bf16");
+  // Float max/min as LLVM intrinsics, not arith-expand's compare and
+  // select, so that row maxima vectorize.
+  p.add("cpu-min-max-to-intrinsics");
 
   addLlvmDialectPhase(p);
   return p.str();

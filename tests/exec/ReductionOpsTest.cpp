@@ -173,6 +173,46 @@ TEST_CASE("reduce: long reductions with few outputs", "[reduce]") {
     }
 }
 
+// Row maxima and minima long enough to be vectorized (their loops run on
+// vectors of partial extremes): a NaN anywhere in a row, first, in the
+// middle, last or twice, makes that row's result NaN, as it does in JAX.
+TEST_CASE("reduce: long rows' max and min, NaN anywhere wins", "[reduce]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int64_t rows = 8, cols = 300;
+  for (int sharded : {0, 1}) {
+    INFO("x sharded on dim " << sharded);
+    Rng rng(43);
+    TypedArray x = randomReals(rng, "f32", {rows, cols}, -1.0f, 1.0f);
+    x.values[1 * cols + 0] = nan;
+    x.values[3 * cols + 150] = nan;
+    x.values[5 * cols + cols - 1] = nan;
+    x.values[7 * cols + 17] = nan;
+    x.values[7 * cols + 200] = nan;
+    std::vector<double> maxima(rows), minima(rows);
+    for (int64_t i = 0; i < rows; ++i) {
+      bool hasNan = false;
+      double hi = -std::numeric_limits<double>::infinity(), lo = -hi;
+      for (int64_t j = 0; j < cols; ++j) {
+        double v = x.values[i * cols + j];
+        hasNan |= std::isnan(v);
+        hi = std::max(hi, v);
+        lo = std::min(lo, v);
+      }
+      maxima[i] = hasNan ? nan : hi;
+      minima[i] = hasNan ? nan : lo;
+    }
+    std::map<std::string, Expected> expected = {{"max_1", {"f32", {rows}, maxima}},
+                                                {"min_1", {"f32", {rows}, minima}}};
+    std::string xType = tensorType({rows, cols}, "f32"), rType = tensorType({rows}, "f32");
+    std::string body =
+        "  %max_1 = garray.reduce <max> %x, dims = [1] : (" + xType + ") -> " + rType + "\n" +
+        "  %min_1 = garray.reduce <min> %x, dims = [1] : (" + xType + ") -> " + rType + "\n";
+    TypedInputs in;
+    in["x"] = x;
+    checkOnRanks(mainFunction({argument("x", x, sharded)}, expected, body), in, expected);
+  }
+}
+
 // Column reductions large enough for the kernel threads: the CPU target
 // splits their columns into chunks (cpu-parallelize-leading-reductions;
 // 500 columns leave a short last chunk). Every element must count once in

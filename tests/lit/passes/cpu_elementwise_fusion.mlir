@@ -49,7 +49,7 @@
 // LLVM-DAG: fmul <8 x float>
 // LLVM-DAG: fadd <8 x float>
 // LLVM-DAG: fsub <8 x float>
-// LLVM-DAG: select <8 x i1> %{{.*}}, <8 x float>
+// LLVM-DAG: call <8 x float> @llvm.maximum.v8f32
 // LLVM-DAG: call <8 x float> @llvm.fabs.v8f32
 // LLVM-DAG: fneg <8 x float>
 // LLVM-DAG: store <8 x float>
