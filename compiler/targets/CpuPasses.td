@@ -284,8 +284,8 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
        B's rows (a k-major B is read row by row); per block, A into MR-tall
        micro-panels [kb, MR], k-major. The copies read a transposed operand as
        it lies. Partial panels at the edges are zero-padded. With
-       `read-a-in-place`, a row-major A whose values serve one or two
-       tiles (B one or two panels wide) is not packed but read where it
+       `read-a-in-place`, a row-major A whose values serve at most four
+       tiles (B at most four panels wide) is not packed but read where it
        lies, unless its rows of a tile would share L1 sets; its partial last
        panel is still packed;
     3. micro matmuls: for each B panel, for each A panel, an MR x NR tile of
@@ -387,7 +387,7 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
            "keeps full blocks and a short last one">,
     Option<"readAInPlace", "read-a-in-place", "bool", /*default=*/"true",
            "Read a row-major A's full micro-panels where A lies, unpacked, when "
-           "B is one or two panels wide and A's rows of a tile fall in "
+           "B is at most four panels wide and A's rows of a tile fall in "
            "different L1 sets (GemmPacking.h)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",

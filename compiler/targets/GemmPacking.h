@@ -30,13 +30,14 @@
 // operands of an f32 accumulation are widened by the same copies, so the
 // register kernel is the f32 one.
 //
-// When B is at most a couple of micro-panels wide and A lies row-major
+// When B is at most four micro-panels wide and A lies row-major
 // (`directA`), A's full panels are not packed: each tile reads A's MR rows
 // where they lie (Aᵀ as a strided view, its elements loaded one by one as
-// broadcasts, as from a panel). Each value of A then serves at most two
-// tiles, so its packing copy was a read, a write and a read again for one
-// use: a convolution's input gradient (8192x16x288) spent 40 % of its time
-// packing A. Only the MR-partial last panel is still packed (zero-padded).
+// broadcasts, as from a panel). Each value of A then serves at most four
+// tiles, the first from memory and the others from cache, so its packing
+// copy (a read, a write and a read again) cost more than it saved: a
+// convolution's input gradient (8192x16x288, one panel) spent 40 % of its
+// time packing A. Only the MR-partial last panel is still packed (zero-padded).
 //
 // The micro matmuls are MR × NR with A transposed (k-major, which is the
 // outer-product order the register tile wants) and unit-stride operands;

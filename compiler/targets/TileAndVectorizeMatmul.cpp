@@ -270,16 +270,16 @@ int64_t oneBlockDepth(linalg::MatmulOp op, const GemmTiles &t) {
 
 /// Whether the recipe reads A's full micro-panels where A lies instead of
 /// packing them (GemmPacking.h, directA): A row-major in the accumulator's
-/// type, B's columns one or two whole panels (each value of A then serves
-/// at most two tiles, so its copy would be read, written and read again
-/// for one or two uses), M spanning several blocks (with one, the columns
+/// type, B's columns one to four whole panels (each value of A then serves
+/// at most four tiles, so its copy would be read, written and read again
+/// for a few uses), M spanning several blocks (with one, the columns
 /// are the parallel loop and need packed panels), and A's MR rows of a
 /// tile in different L1 sets. That last test keeps A's rows from evicting
 /// each other: the register tile reads one cache line of each of its MR
 /// rows at a time, and rows 4 KiB apart (a 1024-wide f32 A) all fall in
 /// one set of the 64 that a 32 or 48 KiB L1 of 64-byte lines has (every
 /// x86 core the recipe targets), where 8 or 12 ways hold them.
-constexpr int64_t kMaxInPlacePanels = 2;
+constexpr int64_t kMaxInPlacePanels = 4;
 constexpr int64_t kL1Sets = 64, kLineBytes = 64, kMaxRowsPerSet = 2;
 bool readsAInPlace(linalg::MatmulOp op, const GemmTiles &t, shardc::gemm::Layout layout,
                    bool oneMBlock) {

@@ -357,7 +357,7 @@ const std::vector<DotCase> &cases() {
        {0},
        {2},
        {2}},
-      // B one or two micro-panels wide: A's full panels are read where A
+      // B one to four micro-panels wide: A's full panels are read where A
       // lies, unpacked; its partial last row of tiles is still packed.
       {"A read in place: 1000x288 @ 288x16 (two K blocks, a partial row of tiles)",
        {1000, 288},
@@ -367,6 +367,8 @@ const std::vector<DotCase> &cases() {
        {1},
        {0}},
       {"A read in place, two panels: 300x144 @ 144x32", {300, 144}, {144, 32}, {}, {}, {1}, {0}},
+      {"A read in place, four panels: 300x144 @ 144x128", {300, 144}, {144, 128}, {}, {}, {1},
+       {0}},
       // Rows of A 4 KiB apart would share L1 sets: A is packed.
       {"A's rows 4 KiB apart: 200x1024 @ 1024x16", {200, 1024}, {1024, 16}, {}, {}, {1}, {0}},
       {"matmul 1030x40 @ 40x1100 (128-wide blocks, edge tiles, one K chunk short)",
