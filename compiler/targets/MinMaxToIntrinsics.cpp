@@ -19,9 +19,9 @@ using namespace mlir;
 
 namespace {
 
-/// `From` (same operand and result types) as the LLVM intrinsic `To`; the
-/// operands' fastmath flags do not change what these intrinsics compute
-/// for the values shardc produces, so they are dropped.
+/// `From` (same operand and result types) as the LLVM intrinsic `To`, which
+/// computes the same for every input. Fastmath flags are not carried over:
+/// without them the intrinsic promises no more than the op did.
 template <typename From, typename To> struct ToIntrinsic : OpRewritePattern<From> {
   using OpRewritePattern<From>::OpRewritePattern;
   LogicalResult matchAndRewrite(From op, PatternRewriter &rewriter) const override {

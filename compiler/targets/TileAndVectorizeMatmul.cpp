@@ -112,9 +112,9 @@ void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op, shardc::gemm:
 
 /// The layout of `op` when the recipe applies: a 2-D matmul on static
 /// buffers of f32/f64 (operands may be bf16/f16 into f32) whose operands
-/// have unit inner stride, with the
+/// have unit inner stride (A any strides with `anyStrideA`), with the
 /// default maps or a transposed A and/or B (packing reads those as they lie).
-std::optional<shardc::gemm::Layout> recipeLayout(linalg::MatmulOp op) {
+std::optional<shardc::gemm::Layout> recipeLayout(linalg::MatmulOp op, bool anyStrideA = false) {
   if (!onBuffers(op))
     return std::nullopt;
   std::optional<shardc::gemm::Layout> layout = shardc::gemm::layoutOf(op);
@@ -130,7 +130,8 @@ std::optional<shardc::gemm::Layout> recipeLayout(linalg::MatmulOp op) {
       return std::nullopt;
     SmallVector<int64_t> strides;
     int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        (strides.back() != 1 && !(anyStrideA && operand == op.getDpsInputs()[0])))
       return std::nullopt;
   }
   return layout;
@@ -567,19 +568,9 @@ void startAccumulatorAtZero(RewriterBase &rewriter, scf::ForOp kLoop) {
 /// a panel or A's rows in place (any strides: its MR values are loaded one
 /// by one).
 bool isFullTile(linalg::MatmulOp op, const GemmTiles &t) {
-  std::optional<shardc::gemm::Layout> layout = shardc::gemm::layoutOf(op);
-  if (!onBuffers(op) || !layout || !layout->aTransposed || layout->bTransposed ||
-      !isVectorizableElement(accumulatorElement(op)))
+  std::optional<shardc::gemm::Layout> layout = recipeLayout(op, /*anyStrideA=*/true);
+  if (!layout || !layout->aTransposed || layout->bTransposed)
     return false;
-  for (Value operand : op->getOperands()) {
-    auto type = cast<MemRefType>(operand.getType());
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (type.getElementType() != accumulatorElement(op) || !type.hasStaticShape() ||
-        failed(type.getStridesAndOffset(strides, offset)) ||
-        (operand != op.getDpsInputs()[0] && strides.back() != 1))
-      return false;
-  }
   auto shape = [&](unsigned i) { return cast<MemRefType>(op->getOperand(i).getType()).getShape(); };
   return shape(0) == ArrayRef<int64_t>{1, t.mr} && shape(1) == ArrayRef<int64_t>{1, t.nr} &&
          shape(2) == ArrayRef<int64_t>{t.mr, t.nr};
