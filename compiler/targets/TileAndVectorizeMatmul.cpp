@@ -355,6 +355,8 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   int64_t k = cast<MemRefType>(op.getDpsInputs()[0].getType()).getDimSize(layout.aTransposed ? 0 : 1);
   singleKBlock = !ShapedType::isDynamic(k) && k <= t.kc;
   bool inPlaceA = readAInPlace && readsAInPlace(op, t, layout, oneMBlock);
+  // Tiling replaces `op`: everything read off it comes first.
+  bool rowsOuter = packedBFitsL2(op, t, layout);
   linalg::FillOp zeroFill = zeroFillOf(op, layout);
   Value bPanels = shardc::gemm::allocatePanels(rewriter, op, t.nc, t.kc, t.nr);
   // Cache blocks, loops N, K, M.
@@ -369,7 +371,6 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   Operation *mLoop = blocks->loops.size() == 3 ? blocks->loops[2].getOperation() : nullptr;
   if (blocks->loops.size() == 3)
     blocks->loops[1]->setAttr(shardc::gemm::kKBlockLoopAttr, rewriter.getUnitAttr());
-  bool rowsOuter = packedBFitsL2(op, t, layout);
   // A C that starts at zero is zeroed tile by tile in the first K block
   // (the K block loop is the second: loops N, K, M), not by a pass of its
   // own over all of C: with a small K that pass and the first read of C
@@ -672,8 +673,9 @@ struct CpuTileAndVectorizeMatmul
       if (epilogue)
         shardc::gemm::hoistEpilogueAllocs(rewriter, op, epilogue);
       bool singleKBlock = false;
+      Location loc = op.getLoc(); // tiling erases `op`
       if (failed(tileMatmul(rewriter, op, *t, layout, mBlockMultiple, readAInPlace, singleKBlock))) {
-        op.emitError() << "cpu-tile-and-vectorize-matmul: tiling failed";
+        emitError(loc) << "cpu-tile-and-vectorize-matmul: tiling failed";
         return signalPassFailure();
       }
       used.push_back(*t);
