@@ -139,13 +139,15 @@ bool rewriteReaders(ModuleOp module) {
 /// producers; true when one was.
 bool eraseDeadEmpty(ModuleOp module) {
   SmallVector<Operation *> empty;
-  module.walk([&](Operation *op) {
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (onlyEmptyResults(op))
       empty.push_back(op);
   });
   bool erased = false;
   // In program order a value's users come after it: erasing from the end
-  // lets a producer lose its last use before it is looked at.
+  // lets a producer lose its last use before it is looked at. Pre-order
+  // puts an op's nested ops after it, so they are looked at (and perhaps
+  // erased) before it: erasing an op frees none that is still listed.
   for (Operation *op : llvm::reverse(empty)) {
     if (!op->use_empty())
       continue;

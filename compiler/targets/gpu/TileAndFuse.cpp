@@ -543,20 +543,25 @@ struct GpuTileAndFuse : shardc::impl::GpuTileAndFuseBase<GpuTileAndFuse> {
         single.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    auto tiled = [&](linalg::LinalgOp op, TileResult result) {
+    // `loc` is read before tiling: a recipe may fail after it replaced the op.
+    auto tiled = [&](Location loc, TileResult result) {
       if (succeeded(result.tiled))
         return true;
-      op.emitError() << "gpu-tile-and-fuse: the " << result.recipe
+      emitError(loc) << "gpu-tile-and-fuse: the " << result.recipe
                      << " recipe could not tile this op";
       signalPassFailure();
       return false;
     };
-    for (linalg::LinalgOp op : single)
-      if (!tiled(op, tileSingle(rewriter, op)))
+    for (linalg::LinalgOp op : single) {
+      Location loc = op.getLoc();
+      if (!tiled(loc, tileSingle(rewriter, op)))
         return;
-    for (linalg::LinalgOp op : roots)
-      if (!tiled(op, tileRoot(rewriter, op, tf32)))
+    }
+    for (linalg::LinalgOp op : roots) {
+      Location loc = op.getLoc();
+      if (!tiled(loc, tileRoot(rewriter, op, tf32)))
         return;
+    }
   }
 };
 

@@ -2,6 +2,7 @@
 // RUN: shardc import %t/ok.mlir | FileCheck %s
 // RUN: not shardc import %t/ret.mlir 2>&1 | FileCheck %s --check-prefix=RET
 // RUN: not shardc import %t/narrow.mlir 2>&1 | FileCheck %s --check-prefix=NARROW
+// RUN: shardc import %t/nested.mlir | FileCheck %s --check-prefix=NESTED
 //
 // Zero-size tensors are removed before the import (garray has none): an
 // empty concatenate operand is dropped, a pad of an empty operand is its
@@ -73,5 +74,26 @@
     // NARROW: narrow.mlir:[[@LINE+1]]:10: error: 'stablehlo.reduce_precision' of 'f32' to 5 exponent and 10 mantissa bits is not supported
     %h = "stablehlo.reduce_precision"(%x) <{exponent_bits = 5 : i32, mantissa_bits = 10 : i32}> : (tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%h) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- nested.mlir
+// An unused op computing empty values in a region of its own goes with
+// them; the ones inside are looked at before it, not after it freed them.
+// NESTED-LABEL: func.func @main
+// NESTED-NOT: 0xf32
+// NESTED: return %arg0
+"builtin.module"() ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<4xf32>):
+    %e = "stablehlo.slice"(%a) <{start_indices = array<i64: 2>, limit_indices = array<i64: 2>, strides = array<i64: 1>}> : (tensor<4xf32>) -> tensor<0xf32>
+    %0 = "sdy.manual_computation"(%e) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>, manual_axes = #sdy<manual_axes{"data"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>}> ({
+    ^bb0(%x: tensor<0xf32>):
+      %dead = "stablehlo.negate"(%x) : (tensor<0xf32>) -> tensor<0xf32>
+      %t = "stablehlo.abs"(%x) : (tensor<0xf32>) -> tensor<0xf32>
+      "sdy.return"(%t) : (tensor<0xf32>) -> ()
+    }) : (tensor<0xf32>) -> tensor<0xf32>
+    "func.return"(%a) : (tensor<4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
