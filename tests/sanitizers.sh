@@ -8,8 +8,9 @@
 #                 which link libMLIR: ASan is not usable there (an
 #                 uninstrumented libMLIR writes memory that LLVM's headers
 #                 poisoned in instrumented code; docs/testing.md);
-#   Valgrind      the compiler itself compiling every sample
-#                 (tests/memcheck.sh), which catches what ASan would there.
+#   Valgrind      the compiler itself compiling every sample and importing
+#                 every import test's input (tests/memcheck.sh), which
+#                 catches what ASan would there.
 # Ends with "N passed, N failed", the sum of the four; exits non-zero on
 # any failure.
 set -uo pipefail
