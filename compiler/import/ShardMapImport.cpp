@@ -14,9 +14,18 @@
 // The region moves into its own private function, whose ops the driver
 // then imports like any function's; there the collectives become comm ops
 // (the builders below), which a local program has: the body is one
-// already. Every mesh axis must be manual: a body over some axes only
-// would still be partitioned over the others, which garray.shard_map does
-// not model.
+// already.
+//
+// A shard_map over some axes only (`axis_names`) leaves the others, the
+// free axes, to the partitioner inside its body. garray.shard_map is
+// manual over every axis, so such a body is read as one that is manual
+// over every axis and holds whole values along the free ones: its
+// shardings keep only their manual axes (JAX writes the free ones open,
+// `{"data", ?}`), its sharding constraints (which can only name free axes)
+// are dropped, and the inner shard_maps over the free axes that JAX writes
+// for `axis_index` (no operands, whole results) are inlined. The results
+// are the same; the body's work is repeated along the free axes instead of
+// split over them (docs/import.md).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -80,6 +89,135 @@ FailureOr<SmallVector<Attribute>> toGArray(Operation *op, StringRef attr,
   return out;
 }
 
+/// The axes of `mesh` (of more than one device) that `manual` leaves out.
+std::vector<std::string> freeAxes(MeshOp mesh, const std::vector<std::string> &manual) {
+  std::vector<std::string> free;
+  for (auto [axis, size] : llvm::zip(mesh.getAxes(), mesh.getSizes())) {
+    std::string name = cast<StringAttr>(axis).getValue().str();
+    if (size > 1 && !llvm::is_contained(manual, name))
+      free.push_back(name);
+  }
+  return free;
+}
+
+/// `all` (read from `attr` of `op`, a shard_map over the `manual` axes) with
+/// only its manual axes, closed and without priorities: where the body runs
+/// per device over every axis, the free axes split nothing. A free axis
+/// major to a manual one in a dim would make each device's block a strided
+/// part of the manual block; that is an error on `op`.
+LogicalResult keepManualAxes(Operation *op, StringRef attr, std::vector<SdySharding> &all,
+                             const std::vector<std::string> &manual,
+                             const std::vector<std::string> &free) {
+  for (auto [i, s] : llvm::enumerate(all)) {
+    for (auto [d, dim] : llvm::enumerate(s.dims)) {
+      std::vector<std::string> kept;
+      const std::string *firstFree = nullptr;
+      for (const std::string &axis : dim.axes) {
+        if (!llvm::is_contained(free, axis)) {
+          if (firstFree)
+            return op->emitError()
+                   << "dim " << d << " of value #" << i << " of this shard_map's `" << attr
+                   << "` splits over free axis \"" << *firstFree << "\" before manual axis \""
+                   << axis << "\"; list the manual axes first, or map over every axis";
+          kept.push_back(axis); // a manual axis (or none of the mesh's: parsing reports it)
+        } else if (!firstFree) {
+          firstFree = &axis;
+        }
+      }
+      dim.axes = std::move(kept);
+      dim.open = false;
+      dim.priority = -1;
+    }
+    s.replicated.clear();
+  }
+  return success();
+}
+
+/// The first shard_map in `region`, outer ones before those they hold.
+Operation *firstManualComputation(Region &region) {
+  Operation *found = nullptr;
+  region.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op->getName().getStringRef() != "sdy.manual_computation")
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// Whether `s` names no mesh axis: a whole value on every device.
+bool namesNoAxis(const SdySharding &s) {
+  return s.unreduced.empty() &&
+         llvm::all_of(s.dims, [](const SdyDim &d) { return d.axes.empty(); });
+}
+
+/// Inlines each shard_map nested in `outer` (over `manual`, of `mesh`) that
+/// is manual over the axes `outer` leaves free and moves only whole values,
+/// as JAX writes `axis_index` inside a shard_map over some axes: once the
+/// outer body runs per device over every axis, the inner one is its own
+/// body. Any other nested shard_map is an error.
+LogicalResult inlineCompletingBodies(Operation *outer, MeshOp mesh,
+                                     const std::vector<std::string> &manual) {
+  for (;;) {
+    Operation *inner = firstManualComputation(outer->getRegion(0));
+    if (!inner)
+      return success();
+    auto refuse = [&]() {
+      return inner->emitError()
+             << "a shard_map inside a shard_map over some mesh axes only is supported when it "
+                "is manual over the other axes and takes and returns whole values (as "
+                "`axis_index` is written); map the outer one over every axis instead";
+    };
+    std::optional<std::string> manualText = readAttrText(inner, "manual_axes");
+    std::string error;
+    std::optional<std::vector<std::string>> innerManual =
+        manualText ? parseSdyManualAxes(*manualText, error) : std::nullopt;
+    if (!innerManual || inner->getNumRegions() != 1 ||
+        !llvm::hasSingleElement(inner->getRegion(0)))
+      return refuse();
+    std::vector<std::string> both = manual;
+    both.insert(both.end(), innerManual->begin(), innerManual->end());
+    if (!freeAxes(mesh, both).empty())
+      return refuse();
+    for (auto [attr, count] : {std::pair{"in_shardings", inner->getNumOperands()},
+                               std::pair{"out_shardings", inner->getNumResults()}}) {
+      FailureOr<std::vector<SdySharding>> all = readShardings(inner, attr, count);
+      if (failed(all))
+        return failure();
+      if (!llvm::all_of(*all, namesNoAxis))
+        return refuse();
+    }
+    Block &block = inner->getRegion(0).front();
+    Operation *ret = block.getTerminator();
+    if (!ret || ret->getName().getStringRef() != "sdy.return" ||
+        ret->getNumOperands() != inner->getNumResults())
+      return refuse();
+    for (auto [arg, operand] : llvm::zip(block.getArguments(), inner->getOperands()))
+      arg.replaceAllUsesWith(operand);
+    inner->replaceAllUsesWith(ret->getOperands());
+    ret->erase();
+    inner->getBlock()->getOperations().splice(inner->getIterator(), block.getOperations());
+    inner->erase();
+  }
+}
+
+/// The body of a shard_map over some axes only, now read as one over every
+/// axis: its sharding constraints and op shardings can only name free
+/// axes, which split nothing in it; they go.
+void dropFreeAxisShardings(Region &body) {
+  SmallVector<Operation *> constraints;
+  body.walk([&](Operation *op) {
+    op->removeDiscardableAttr("sdy.sharding");
+    if (op->getName().getStringRef() == "sdy.sharding_constraint" && op->getNumOperands() == 1 &&
+        op->getNumResults() == 1)
+      constraints.push_back(op);
+  });
+  for (Operation *op : constraints) {
+    op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+    op->erase();
+  }
+}
+
 LogicalResult outlineOne(Operation *op, SymbolTable &symbols) {
   for (NamedAttribute a : attributesOf(op))
     if (!llvm::is_contained({"in_shardings", "out_shardings", "manual_axes"},
@@ -116,14 +254,15 @@ LogicalResult outlineOne(Operation *op, SymbolTable &symbols) {
   if (!manual)
     return op->emitError() << "`manual_axes` of this shard_map: " << error;
   int64_t devices = 1;
-  for (auto [axis, size] : llvm::zip(mesh.getAxes(), mesh.getSizes())) {
+  for (int64_t size : mesh.getSizes())
     devices *= size;
-    StringRef name = cast<StringAttr>(axis).getValue();
-    if (size > 1 && !llvm::is_contained(*manual, name.str()))
-      return op->emitError()
-             << "this shard_map is manual over some mesh axes only; \"" << name
-             << "\" is left to the compiler. shardc runs a shard_map's body per device over "
-                "every axis: map over all of the mesh's axes (drop `axis_names`)";
+  if (std::vector<std::string> free = freeAxes(mesh, *manual); !free.empty()) {
+    if (failed(keepManualAxes(op, "in_shardings", *inSdy, *manual, free)) ||
+        failed(keepManualAxes(op, "out_shardings", *outSdy, *manual, free)))
+      return failure();
+    if (failed(inlineCompletingBodies(op, mesh, *manual)))
+      return failure();
+    dropFreeAxisShardings(op->getRegion(0));
   }
   FailureOr<SmallVector<Attribute>> in = toGArray(op, "in_shardings", *inSdy, meshName);
   if (failed(in))
@@ -212,14 +351,18 @@ std::optional<ReductionKind> reductionOf(Operation *op, Value v, const char *jax
 } // namespace
 
 LogicalResult outlineManualComputations(ModuleOp module) {
-  SmallVector<Operation *> ops = opsNamed(module, "sdy.manual_computation");
-  if (ops.empty())
-    return success();
-  SymbolTable symbols(module);
-  for (Operation *op : llvm::reverse(ops)) // outer ones first: nested ones are refused
-    if (failed(outlineOne(op, symbols)))
+  std::optional<SymbolTable> symbols;
+  for (;;) {
+    // The outermost first: outlining one can inline the shard_maps nested
+    // in it (inlineCompletingBodies), so each is looked up afresh.
+    Operation *next = firstManualComputation(module.getBodyRegion());
+    if (!next)
+      return success();
+    if (!symbols)
+      symbols.emplace(module);
+    if (failed(outlineOne(next, *symbols)))
       return failure();
-  return success();
+  }
 }
 
 void dropShardMapMarks(ModuleOp module) {

@@ -248,3 +248,11 @@ TEST_CASE("shard_map (a hand-written Megatron MLP, its gradient, psum of floats 
              Catch::Matchers::Contains("resizes mesh @mesh, but this shard_map's body is "
                                        "written for the blocks and devices of its sizes"));
 }
+
+TEST_CASE("shard_map over some mesh axes only (a data-parallel loss and its gradient, every "
+          "collective over the manual axis, axis_index, one over \"model\" only) matches "
+          "JAX",
+          "[import][exec]") {
+  // The body runs per device over every axis, whole along the free one.
+  checkProgram("shardmap_partial", {""});
+}

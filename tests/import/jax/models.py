@@ -861,6 +861,62 @@ def shardmap():
                   out_specs=({"W1": P(), "W2": P()}, metrics), donate_argnums=(0,))
 
 
+# --- shard_map over some axes only (`axis_names`) ------------------------------
+
+def shardmap_partial_step(params, x, y):
+    mesh = mesh_of(SHARDMAP_MESH)
+
+    # Data parallel by hand over "data" only; "model" is left to the
+    # partitioner (W1's columns are placed on it outside). JAX
+    # differentiates through it: the backward is a shard_map over "data".
+    def local_loss(w1, w2, x, y):
+        out = jnp.tanh(x @ w1) @ w2
+        return jax.lax.psum(jnp.sum((out - y) ** 2), "data") / (2 * x.shape[0] * y.shape[1])
+
+    loss_fn = jax.shard_map(local_loss, mesh=mesh, in_specs=(P(), P(), P("data", None),
+                                                             P("data", None)),
+                            out_specs=P(), axis_names={"data"})
+    loss, g = jax.value_and_grad(lambda p: loss_fn(p["W1"], p["W2"], x, y))(params)
+    new = jax.tree.map(lambda w, d: w - 0.1 * d, params, g)
+
+    # Every collective over the manual axis, and axis_index (which JAX
+    # writes as a shard_map over the free axes nested in this one).
+    def local_misc(x):
+        d = jax.lax.axis_index("data")
+        h = x * (d + 1)
+        ring = jax.lax.ppermute(h, "data", [(0, 1), (1, 0)])
+        gathered = jax.lax.all_gather(h, "data", axis=0, tiled=True)
+        scattered = jax.lax.psum_scatter(h, "data", scatter_dimension=1, tiled=True)
+        swapped = jax.lax.all_to_all(h, "data", 1, 0, tiled=True)
+        top = jax.lax.pmax(jnp.max(h, axis=0), "data")
+        return ring, gathered, scattered, swapped, top
+
+    misc = jax.shard_map(local_misc, mesh=mesh, in_specs=(P("data", None),), check_vma=False,
+                         out_specs=(P("data"), P(), P("data"), P("data"), P()),
+                         axis_names={"data"})
+    ring, gathered, scattered, swapped, top = misc(x)
+
+    # Manual over "model" only: the other axis is the free one.
+    def local_cols(w1):
+        return jax.lax.psum(jnp.sum(w1 * w1, axis=1), "model"), w1 * 2
+
+    norms, doubled = jax.shard_map(local_cols, mesh=mesh, in_specs=(P(None, "model"),),
+                                   out_specs=(P(), P(None, "model")),
+                                   axis_names={"model"})(params["W1"])
+    return new, {"loss": loss, "ring": ring, "gathered": gathered, "scattered": scattered,
+                 "swapped": swapped, "top": top, "norms": norms, "doubled": doubled}
+
+
+def shardmap_partial():
+    rng = np.random.default_rng(26)
+    params = {"W1": grid(rng, (8, 16), 0.5), "W2": grid(rng, (16, 4), 0.5)}
+    x = grid(rng, (8, 8), 1.0)
+    y = grid(rng, (8, 4), 1.0)
+    return Export(shardmap_partial_step, (params, x, y), SHARDMAP_MESH,
+                  ({"W1": P(None, "model"), "W2": P("model", None)}, P("data", None),
+                   P("data", None)), donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -888,4 +944,5 @@ EXPORTS = {
     "flags": flags,
     "products": products,
     "shardmap": shardmap,
+    "shardmap_partial": shardmap_partial,
 }

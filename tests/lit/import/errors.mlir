@@ -3,7 +3,6 @@
 // RUN: split-file --leading-lines %s %t
 // RUN: not shardc import %t/while.mlir 2>&1 | FileCheck %s --check-prefix=WHILE
 // RUN: not shardc import %t/custom_call.mlir 2>&1 | FileCheck %s --check-prefix=CUSTOM
-// RUN: not shardc import %t/manual.mlir 2>&1 | FileCheck %s --check-prefix=MANUAL
 // RUN: not shardc import %t/gspmd.mlir 2>&1 | FileCheck %s --check-prefix=GSPMD
 // RUN: not shardc import %t/sub_axis.mlir 2>&1 | FileCheck %s --check-prefix=SUBAXIS
 // RUN: not shardc import %t/device_ids.mlir 2>&1 | FileCheck %s --check-prefix=DEVICES
@@ -51,22 +50,6 @@
   "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
   ^bb0(%a: tensor<4xf32>):
     %0 = "stablehlo.custom_call"(%a) <{call_target_name = "Sharding"}> : (tensor<4xf32>) -> tensor<4xf32>
-    "func.return"(%0) : (tensor<4xf32>) -> ()
-  }) : () -> ()
-}) : () -> ()
-
-//--- manual.mlir
-// A shard_map over some of the mesh's axes (`axis_names`) leaves the others
-// to the partitioner, inside the body: garray.shard_map is manual over all.
-// MANUAL: error: this shard_map is manual over some mesh axes only; "model" is left to the compiler
-"builtin.module"() ({
-  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2, "model"=2]>, sym_name = "mesh"}> : () -> ()
-  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
-  ^bb0(%a: tensor<4xf32>):
-    %0 = "sdy.manual_computation"(%a) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>, manual_axes = #sdy<manual_axes{"data"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>}> ({
-    ^bb0(%x: tensor<2xf32>):
-      "sdy.return"(%x) : (tensor<2xf32>) -> ()
-    }) : (tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()

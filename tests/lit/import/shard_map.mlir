@@ -4,6 +4,9 @@
 // RUN: not shardc import %t/outside.mlir 2>&1 | FileCheck %s --check-prefix=OUTSIDE
 // RUN: not shardc import %t/replica_ids.mlir 2>&1 | FileCheck %s --check-prefix=REPLICAS
 // RUN: not shardc import %t/groups.mlir 2>&1 | FileCheck %s --check-prefix=GROUPS
+// RUN: shardc import %t/partial.mlir | FileCheck %s --check-prefix=PARTIAL
+// RUN: not shardc import %t/free_major.mlir 2>&1 | FileCheck %s --check-prefix=FREEMAJOR
+// RUN: not shardc import %t/nested_split.mlir 2>&1 | FileCheck %s --check-prefix=NESTED
 
 // jax.shard_map: the manual computation's region becomes a private function
 // that a garray.shard_map runs; its collectives become comm ops over the
@@ -124,5 +127,78 @@
       "sdy.return"(%t) : (tensor<1xf32>) -> ()
     }) : (tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- partial.mlir
+// A shard_map over "data" only (`axis_names`): JAX leaves "model" open in
+// its shardings and constraints, and writes axis_index as a shard_map over
+// "model" nested in it. The body runs per device over every axis, whole
+// along "model": its shardings keep "data", the constraint goes, the
+// nested body is inlined.
+// PARTIAL: garray.shard_map @main_shard_map(%{{.*}}) in [#garray.sharding<@mesh, P("data", None)>] out [#garray.sharding<@mesh, P("data", None)>] : (tensor<8x4xf32>) -> tensor<8x4xf32>
+// PARTIAL-LABEL: func.func private @main_shard_map(
+// PARTIAL-SAME: %[[B:.*]]: tensor<4x4xf32>) -> tensor<4x4xf32>
+// PARTIAL-NOT: sharding_constraint
+// PARTIAL: comm.device_value [0, 1, 2, 3] : tensor<i32>
+// PARTIAL: comm.all_reduce <sum> %{{.*}} groups = {{\[\[0, 2\], \[1, 3\]\]}}
+"builtin.module"() ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2, "model"=2]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{function_type = (tensor<8x4xf32>) -> tensor<8x4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<8x4xf32>):
+    %0 = "sdy.manual_computation"(%a) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"data", ?}, {?}]>]>, manual_axes = #sdy<manual_axes{"data"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data", ?}, {?}]>]>}> ({
+    ^bb0(%x: tensor<4x4xf32>):
+      %i = "sdy.manual_computation"() <{in_shardings = #sdy.sharding_per_value<[]>, manual_axes = #sdy<manual_axes{"model"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, []>]>}> ({
+        %p = "stablehlo.partition_id"() : () -> tensor<ui32>
+        %c = "stablehlo.convert"(%p) : (tensor<ui32>) -> tensor<f32>
+        "sdy.return"(%c) : (tensor<f32>) -> ()
+      }) : () -> tensor<f32>
+      %b = "stablehlo.broadcast_in_dim"(%i) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x4xf32>
+      %y = "stablehlo.add"(%x, %b) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+      %k = "sdy.sharding_constraint"(%y) <{sharding = #sdy.sharding<@mesh, [{?}, {?}]>}> : (tensor<4x4xf32>) -> tensor<4x4xf32>
+      %s = "stablehlo.all_reduce"(%k) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> ({
+      ^bb0(%l: tensor<f32>, %r: tensor<f32>):
+        %t = "stablehlo.add"(%l, %r) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+        "stablehlo.return"(%t) : (tensor<f32>) -> ()
+      }) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+      "sdy.return"(%s) : (tensor<4x4xf32>) -> ()
+    }) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    "func.return"(%0) : (tensor<8x4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- free_major.mlir
+// A free axis major to the manual one in a dim: each device's block would
+// be a strided part of its "data" block, which the body cannot be given.
+// FREEMAJOR: free_major.mlir:[[@LINE+5]]:{{[0-9]+}}: error: dim 0 of value #0 of this shard_map's `in_shardings` splits over free axis "model" before manual axis "data"; list the manual axes first, or map over every axis
+"builtin.module"() ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2, "model"=2]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<8xf32>):
+    %0 = "sdy.manual_computation"(%a) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"model", "data"}]>]>, manual_axes = #sdy<manual_axes{"data"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}]>]>}> ({
+    ^bb0(%x: tensor<4xf32>):
+      "sdy.return"(%x) : (tensor<4xf32>) -> ()
+    }) : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- nested_split.mlir
+// A shard_map over the free axis nested in one over "data", taking a value
+// split over "model": the outer body holds it whole, so it is refused.
+// NESTED: nested_split.mlir:[[@LINE+7]]:{{[0-9]+}}: error: a shard_map inside a shard_map over some mesh axes only is supported when it is manual over the other axes and takes and returns whole values
+"builtin.module"() ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2, "model"=2]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{function_type = (tensor<8x4xf32>) -> tensor<8x4xf32>, sym_name = "main"}> ({
+  ^bb0(%a: tensor<8x4xf32>):
+    %0 = "sdy.manual_computation"(%a) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}, {}]>]>, manual_axes = #sdy<manual_axes{"data"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}, {}]>]>}> ({
+    ^bb0(%x: tensor<4x4xf32>):
+      %y = "sdy.manual_computation"(%x) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{}, {"model"}]>]>, manual_axes = #sdy<manual_axes{"model"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{}, {"model"}]>]>}> ({
+      ^bb0(%z: tensor<4x2xf32>):
+        "sdy.return"(%z) : (tensor<4x2xf32>) -> ()
+      }) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+      "sdy.return"(%y) : (tensor<4x4xf32>) -> ()
+    }) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    "func.return"(%0) : (tensor<8x4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
