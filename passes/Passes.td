@@ -163,6 +163,41 @@ def GArraySplitIdleAxes : Pass<"garray-split-idle-axes", "::mlir::ModuleOp"> {
   }];
 }
 
+def GArrayShardOptimizerState : Pass<"garray-shard-optimizer-state", "::mlir::ModuleOp"> {
+  let summary = "Split the optimizer update of replicated training state";
+  let description = [{
+    After propagation. Training state replicated over a mesh axis (a
+    weight's Adam moments on a "data" axis) is updated identically on every
+    device along it. An update island, the elementwise ops of one shape
+    around state arguments used only elementwise, with their elementwise
+    producers used only inside it, is split over the axes it is replicated
+    over instead, appended to the first dim they divide; the state
+    arguments and the results fed back to them keep that split from step to
+    step. Reshard insertion then reduce-scatters the pending gradient into
+    the island and gathers the new weight out of it: the all-reduce's bytes,
+    1/k of the update's work and of the state's memory (ZeRO's first
+    stage).
+
+    ```mlir
+    garray.mesh @mesh ["data" = 4]
+    func.func @main(%w: tensor<512x64xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P(None, None)>},
+                    %m: tensor<512x64xf32> {garray.name = "m", garray.sharding = #garray.sharding<@mesh, P(None, None)>}, ...)
+    %m2 = garray.add %a, %b {garray.sharding = #garray.sharding<@mesh, P(None, None)>}
+    →
+    %m: ... {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+    %m2 = garray.add %a, %b {garray.sharding = #garray.sharding<@mesh, P("data", None)>}
+    ```
+    Left alone: state of fewer than `min-elements` elements, islands whose
+    values disagree on their sharding or that no replicated axis divides,
+    and programs that place by hand.
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"16384",
+           "the smallest state (elements) whose update is split: below it the "
+           "collectives' latency costs more than the update">
+  ];
+}
+
 def GArrayRecognizeShifts : Pass<"garray-recognize-shifts", "::mlir::func::FuncOp"> {
   let summary = "Read stencils written with slice and pad as shifts (halo exchanges)";
   let description = [{

@@ -48,6 +48,13 @@ void buildPropagationPhase(OpPassManager &pm, const PropagationPhaseOptions &opt
   GArrayPropagateOptions propagate;
   propagate.explain = options.explain;
   pm.addPass(createGArrayPropagate(propagate));
+  // Training state replicated over an axis is updated in parts along it:
+  // the gradient reduce-scattered, the new weight gathered.
+  if (options.shardOptimizerState) {
+    GArrayShardOptimizerStateOptions shard;
+    shard.minElements = options.shardStateMinElements;
+    pm.addPass(createGArrayShardOptimizerState(shard));
+  }
   pm.addPass(createGArrayVerifyPropagated());
 }
 
@@ -91,6 +98,10 @@ struct PropagationPhasePipelineOptions : PassPipelineOptions<PropagationPhasePip
   Option<bool> splitIdleAxes{*this, "split-idle-axes",
                              llvm::cl::desc("split inputs over mesh axes no placement names"),
                              llvm::cl::init(true)};
+  Option<bool> shardOptimizerState{
+      *this, "shard-optimizer-state",
+      llvm::cl::desc("split the update of training state replicated over mesh axes"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -106,6 +117,7 @@ void registerPhasePipelines() {
         PropagationPhaseOptions options;
         options.explain = o.explain;
         options.splitIdleAxes = o.splitIdleAxes;
+        options.shardOptimizerState = o.shardOptimizerState;
         buildPropagationPhase(pm, options);
       });
   PassPipelineRegistration<>("shardc-partition-phase",

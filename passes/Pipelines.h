@@ -11,7 +11,7 @@
 //   shardc-global-phase       decompose, autodiff, expand-optimizers,
 //                             set-mesh (with `mesh`), verify-global
 //   shardc-propagation-phase  split-idle-axes, recognize-shifts, propagate,
-//                             verify-propagated
+//                             shard-optimizer-state, verify-propagated
 //   shardc-partition-phase    insert-reshards, reshard-to-collectives,
 //                             verify-partitioned
 //   shardc-local-phase        global-to-local, verify-local
@@ -43,6 +43,11 @@ struct PropagationPhaseOptions {
   /// garray-split-idle-axes: inputs are split over the mesh axes no
   /// placement names, so their devices share the work.
   bool splitIdleAxes = true;
+  /// garray-shard-optimizer-state: the update of training state that is
+  /// replicated over mesh axes is split over them (ZeRO's first stage), for
+  /// state of at least `shardStateMinElements` elements.
+  bool shardOptimizerState = false;
+  int64_t shardStateMinElements = 16384;
 };
 
 void buildGlobalPhase(mlir::OpPassManager &pm, const GlobalPhaseOptions &options);

@@ -218,6 +218,8 @@ std::optional<CompileResult> compileModule(ModuleOp module, const CompileOptions
   PropagationPhaseOptions propagation;
   propagation.explain = options.explain;
   propagation.splitIdleAxes = options.splitIdleAxes;
+  propagation.shardOptimizerState = options.shardOptimizerState;
+  propagation.shardStateMinElements = options.shardStateMinElements;
   if (failed(run(module, options.timing, "propagation phase",
                      [&](OpPassManager &pm) { buildPropagationPhase(pm, propagation); })))
     return std::nullopt;

@@ -67,6 +67,12 @@ struct CompileOptions {
   /// `--split-idle-axes` (default on): inputs already split are split over
   /// the mesh axes no placement names too (garray-split-idle-axes).
   bool splitIdleAxes = true;
+  /// `--shard-optimizer-state` (default off): the update of training state
+  /// replicated over mesh axes is split over them, and the state held split
+  /// (garray-shard-optimizer-state), for state of at least
+  /// `shardStateMinElements` elements.
+  bool shardOptimizerState = false;
+  int64_t shardStateMinElements = 16384;
   /// `--memory-budget`: bytes per device. Compiling fails (with the largest
   /// values and how to shard them) when the estimated peak exceeds it.
   std::optional<int64_t> memoryBudget;

@@ -139,6 +139,14 @@ cl::opt<bool> splitIdleArg(
              "that those axes' devices share the work instead of repeating it (default on; "
              "--split-idle-axes=false keeps the inputs replicated over them)"),
     cl::init(true), cl::sub(allCmds), cl::cat(category));
+cl::opt<bool> shardStateArg(
+    "shard-optimizer-state",
+    cl::desc("split the optimizer update of training state (outputs fed back as inputs) that is "
+             "replicated over mesh axes, of 16384 elements or more: the gradient is "
+             "reduce-scattered, each device updates its part and keeps its part of the state "
+             "from step to step, the new weights are gathered (ZeRO's first stage; default "
+             "off)"),
+    cl::init(false), cl::sub(allCmds), cl::cat(category));
 cl::opt<bool> profileArg(
     "profile",
     cl::desc("time every kernel and collective: `run` prints each rank's time per kernel and "
@@ -585,6 +593,7 @@ std::optional<Model> compileSource(const Args &a, int &status) {
   options.memoryBudget = a.memoryBudget;
   options.combineBytes = a.combineBytes;
   options.splitIdleAxes = splitIdleArg;
+  options.shardOptimizerState = shardStateArg;
   options.profile = a.profile;
   // The tree is printed when `timer` goes, after the compile: parsing is
   // not in it (it is quick, and the model is parsed before the options are

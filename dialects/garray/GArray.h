@@ -69,6 +69,12 @@ inline bool isGlobalCollective(Operation *op) {
              CollectivePermuteOp>(op);
 }
 
+/// Whether `module` places by hand: it has ops that say where data lives,
+/// or move it, by themselves (a shard_map, a reshard, a global collective,
+/// a comm op). Passes that choose layouts for the program leave such a
+/// module's layouts to its author.
+bool placesByHand(ModuleOp module);
+
 /// The sharding recorded for `value` (on its defining op or function
 /// argument), or null.
 ShardingAttr getSharding(Value value);

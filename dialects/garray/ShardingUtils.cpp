@@ -50,6 +50,17 @@ ShardingAttr mlir::garray::getSharding(Value value) {
   return {};
 }
 
+bool mlir::garray::placesByHand(ModuleOp module) {
+  return module
+      .walk([](Operation *op) {
+        return isa<ShardMapOp, ReshardOp>(op) || isGlobalCollective(op) ||
+                       op->getName().getDialectNamespace() == "comm"
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 void mlir::garray::setSharding(Value value, ShardingAttr sharding) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());

@@ -41,13 +41,6 @@ using namespace mlir::garray;
 
 namespace {
 
-/// Ops that say where data lives, or move it, by themselves: a program
-/// with any of them is placed by hand and keeps the layout it was given.
-bool placesByHand(Operation *op) {
-  return isa<ShardMapOp, ReshardOp>(op) || isGlobalCollective(op) ||
-         op->getName().getDialectNamespace() == "comm";
-}
-
 /// "mesh/axis" for every axis some sharding in the module names.
 llvm::StringSet<> namedAxes(ModuleOp module) {
   llvm::StringSet<> named;
@@ -69,10 +62,7 @@ llvm::StringSet<> namedAxes(ModuleOp module) {
 struct SplitIdleAxes : shardc::impl::GArraySplitIdleAxesBase<SplitIdleAxes> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (module.walk([](Operation *op) {
-                return placesByHand(op) ? WalkResult::interrupt() : WalkResult::advance();
-              })
-            .wasInterrupted())
+    if (placesByHand(module))
       return;
     llvm::StringSet<> named = namedAxes(module);
     idleByMesh.clear();

@@ -310,6 +310,11 @@ unsigned &codegenPartitionsMode() {
   return partitions;
 }
 
+int64_t &shardOptimizerStateMode() {
+  static int64_t minElements = 0;
+  return minElements;
+}
+
 Compiled compile(const std::string &modelText, const std::string &mesh,
                  const std::string &bufferName, std::optional<shardc::Phase> emit) {
   Compiled c;
@@ -318,6 +323,9 @@ Compiled compile(const std::string &modelText, const std::string &mesh,
   options.gpuSequential = gpuSequentialMode();
   options.gpuTf32 = gpuTf32Mode();
   options.codegenPartitions = codegenPartitionsMode();
+  options.shardOptimizerState = shardOptimizerStateMode() > 0;
+  if (options.shardOptimizerState)
+    options.shardStateMinElements = shardOptimizerStateMode();
   options.verifyEachPass = true; // a broken pass is named, not just found
 
   llvm::raw_string_ostream emitStream(c.emitted);

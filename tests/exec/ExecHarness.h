@@ -163,6 +163,12 @@ bool &gpuTf32Mode();
 /// Turned on by :partitioned_codegen_mode.
 unsigned &codegenPartitionsMode();
 
+/// When nonzero, compile() splits the update of training state replicated
+/// over mesh axes, for state of at least this many elements
+/// (CompileOptions::shardOptimizerState). Zero (off) by default, as in
+/// shardc.
+int64_t &shardOptimizerStateMode();
+
 /// Parses `modelText` (named `bufferName` in diagnostics) and compiles it for
 /// `mesh` ("data=4", "data=2,model=2"; "" = the sizes the model declares).
 /// With `emit`, stops after that phase and returns its IR in `emitted`.

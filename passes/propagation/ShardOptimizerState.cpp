@@ -1,0 +1,274 @@
+//===- ShardOptimizerState.cpp - garray-shard-optimizer-state ------------===//
+//
+// A training step on a mesh with a data axis keeps every weight, and its
+// optimizer state, replicated over that axis: each device all-reduces the
+// gradient and then repeats the whole update (Adam's moments, the bias
+// corrections, the step) on its copy. The update is elementwise, so it
+// can be split instead: the gradient is reduce-scattered rather than
+// all-reduced, each device updates its part, and only the new weights are
+// gathered again. That is the same bytes as the all-reduce, 1/k of the
+// update's work, and the optimizer's state (Adam's m and v) is held split,
+// 1/k of its memory, from step to step. (ZeRO's first stage.)
+//
+// After propagation every value has its sharding. An *update island* is a
+// connected set of elementwise ops of one shape around training state:
+//
+//   %m2 = add(mul(b1, %m), mul(1 - b1, %g))      // %m: state, fed back
+//   %v2 = add(mul(b2, %v), mul(1 - b2, %g * %g)) // %v: state, fed back
+//   %w2 = sub(%w, div(mul(lr, %m2), add(sqrt(%v2), eps)))
+//   return %w2, %m2, %v2
+//
+// It grows from each state argument whose uses are all elementwise (m and
+// v; not w, which the forward pass contracts), forward through elementwise
+// users, and backward through elementwise producers used only inside it
+// (the `%g * %g` term, scalar broadcasts). Every value of the island takes
+// the island's sharding with the mesh axes it is replicated over appended
+// to a dim they divide, and so do the state arguments and the results fed
+// back to them. The rest is reshard insertion's ordinary work at the
+// island's edges: the pending gradient meets a split use (a
+// reduce-scatter), `%w` a split one (a local slice), and `%w2` its
+// replicated result (an all-gather).
+//
+// Left alone: islands whose values disagree on their sharding, state of
+// fewer than `min-elements` elements (16384 by default: below that its
+// update costs less than the collectives' latency), state no axis is
+// replicated over or whose dims none divides, and programs that place by
+// hand.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/garray/GArray.h"
+#include "passes/Passes.h"
+#include "sharding/FactorRule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_GARRAYSHARDOPTIMIZERSTATE
+#include "passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace mlir::garray;
+
+namespace {
+
+/// Whether `op` is elementwise over `shape`: every result has that shape,
+/// every operand that shape or rank 0 (a broadcast scalar), and its factor
+/// rule indexes dim i of each such tensor by one parallel factor, the same
+/// for all of them.
+bool isElementwiseOver(Operation *op, ArrayRef<int64_t> shape) {
+  auto rule = dyn_cast<ShardingRuleOpInterface>(op);
+  if (!rule || op->getNumRegions() || op->getNumResults() == 0)
+    return false;
+  auto shaped = [&](Type t) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    return r && r.getShape() == shape;
+  };
+  if (!llvm::all_of(op->getResultTypes(), shaped))
+    return false;
+  for (Type t : op->getOperandTypes()) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    if (!r || (r.getRank() != 0 && r.getShape() != shape))
+      return false;
+  }
+  shardc::FactorRule f = rule.getFactorRule();
+  std::vector<int> dimFactor(shape.size(), -1);
+  auto sameFactors = [&](const shardc::FactorRule::TensorFactors &t) {
+    if (t.empty())
+      return true; // a rank-0 operand
+    if (t.size() != shape.size())
+      return false;
+    for (size_t d = 0; d < t.size(); ++d) {
+      if (t[d].size() != 1 || f.kinds[t[d][0]] != shardc::FactorKind::Parallel)
+        return false;
+      if (dimFactor[d] < 0)
+        dimFactor[d] = t[d][0];
+      else if (dimFactor[d] != t[d][0])
+        return false;
+    }
+    return true;
+  };
+  return llvm::all_of(f.results, sameFactors) && llvm::all_of(f.operands, sameFactors);
+}
+
+struct ShardOptimizerState
+    : shardc::impl::GArrayShardOptimizerStateBase<ShardOptimizerState> {
+  using GArrayShardOptimizerStateBase::GArrayShardOptimizerStateBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (placesByHand(module))
+      return;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal())
+        shardFunction(func);
+  }
+
+  void shardFunction(func::FuncOp func) {
+    // Result names, for the state that feeds back.
+    llvm::StringMap<SmallVector<unsigned>> resultsNamed;
+    for (unsigned r = 0; r < func.getNumResults(); ++r)
+      if (auto name = func.getResultAttrOfType<StringAttr>(r, "garray.name"))
+        resultsNamed[name.getValue()].push_back(r);
+    Operation *ret = func.front().getTerminator();
+    llvm::DenseSet<Operation *> claimed;
+    for (BlockArgument arg : func.getArguments()) {
+      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name");
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!name || !resultsNamed.count(name.getValue()) || !type || type.getRank() == 0 ||
+          type.getNumElements() < minElements || arg.use_empty())
+        continue;
+      if (llvm::any_of(arg.getUsers(), [&](Operation *u) {
+            return claimed.contains(u) || !isElementwiseOver(u, type.getShape());
+          }))
+        continue;
+      Island island = grow(arg, type.getShape(), ret);
+      std::optional<ShardingAttr> split = splitOf(island, type);
+      claimed.insert(island.ops.begin(), island.ops.end());
+      if (!split)
+        continue;
+      apply(func, island, *split, resultsNamed, ret);
+    }
+  }
+
+  struct Island {
+    llvm::SetVector<Operation *> ops;
+    SmallVector<BlockArgument> state; // the state arguments it updates
+  };
+
+  /// The island around state argument `seed` of shape `shape`.
+  Island grow(BlockArgument seed, ArrayRef<int64_t> shape, Operation *ret) {
+    Island island;
+    Block *block = seed.getOwner();
+    auto funcOf = [](BlockArgument a) { return cast<func::FuncOp>(a.getOwner()->getParentOp()); };
+    func::FuncOp func = funcOf(seed);
+    llvm::StringMap<bool> fedBack;
+    for (unsigned r = 0; r < func.getNumResults(); ++r)
+      if (auto name = func.getResultAttrOfType<StringAttr>(r, "garray.name"))
+        fedBack[name.getValue()] = true;
+    auto isState = [&](BlockArgument a) {
+      auto t = dyn_cast<RankedTensorType>(a.getType());
+      auto name = func.getArgAttrOfType<StringAttr>(a.getArgNumber(), "garray.name");
+      return t && t.getShape() == shape && name && fedBack.count(name.getValue()) &&
+             llvm::all_of(a.getUsers(), [&](Operation *u) { return isElementwiseOver(u, shape); });
+    };
+    SmallVector<Value> work{seed};
+    llvm::DenseSet<Value> seen{seed};
+    island.state.push_back(seed);
+    auto visit = [&](Value v) {
+      if (seen.insert(v).second)
+        work.push_back(v);
+    };
+    // An op joins: its results are followed forward, and the other state
+    // arguments it reads join too (Adam's v, met at the weight's update).
+    auto join = [&](Operation *op) {
+      if (!island.ops.insert(op))
+        return false;
+      for (Value r : op->getResults())
+        visit(r);
+      for (Value o : op->getOperands())
+        if (auto a = dyn_cast<BlockArgument>(o);
+            a && a.getOwner() == block && !llvm::is_contained(island.state, a) && isState(a)) {
+          island.state.push_back(a);
+          visit(a);
+        }
+      return true;
+    };
+    auto inIsland = [&](Operation *u) { return u == ret || island.ops.contains(u); };
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      // Forward: the elementwise users of every island value.
+      while (!work.empty()) {
+        Value v = work.pop_back_val();
+        for (Operation *u : v.getUsers())
+          if (u != ret && u->getBlock() == block && isElementwiseOver(u, shape))
+            join(u);
+      }
+      // Backward: elementwise producers used only inside the island (or
+      // returned).
+      for (size_t i = 0; i < island.ops.size(); ++i)
+        for (Value o : island.ops[i]->getOperands()) {
+          Operation *def = o.getDefiningOp();
+          if (def && !island.ops.contains(def) && def->getBlock() == block &&
+              isElementwiseOver(def, shape) && llvm::all_of(def->getUsers(), inIsland))
+            changed |= join(def);
+        }
+    }
+    return island;
+  }
+
+  /// The island's split sharding: its common sharding with the mesh axes
+  /// it is replicated over appended to the first dim they divide evenly;
+  /// none when its values disagree or no axis or dim fits.
+  std::optional<ShardingAttr> splitOf(const Island &island, RankedTensorType type) {
+    ShardingAttr common;
+    auto agree = [&](Value v) {
+      ShardingAttr s = getSharding(v);
+      if (!s || s.isPending())
+        return false;
+      s = s.withRank(type.getRank());
+      if (!common)
+        common = s;
+      return s == common;
+    };
+    for (BlockArgument a : island.state)
+      if (!agree(a))
+        return std::nullopt;
+    for (Operation *op : island.ops)
+      for (Value r : op->getResults())
+        if (!agree(r))
+          return std::nullopt;
+    MeshOp mesh = lookupMesh(island.state.front().getOwner()->getParentOp(), common.getMesh());
+    if (!mesh || !mesh.isFullySized())
+      return std::nullopt;
+    llvm::DenseSet<StringAttr> used;
+    for (DimShardingAttr d : common.getDims())
+      used.insert(d.getAxes().begin(), d.getAxes().end());
+    SmallVector<StringAttr> replicated;
+    int64_t parts = 1;
+    for (auto [axis, size] : llvm::zip(mesh.getAxes().getAsRange<StringAttr>(), mesh.getSizes()))
+      if (size > 1 && !used.contains(axis)) {
+        replicated.push_back(axis);
+        parts *= size;
+      }
+    if (replicated.empty())
+      return std::nullopt;
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      DimShardingAttr dim = common.getDim(d);
+      int64_t dimParts = parts;
+      for (StringAttr a : dim.getAxes())
+        dimParts *= mesh.getSizes()[mesh.axisIndex(a.getValue())];
+      if (type.getDimSize(d) % dimParts != 0)
+        continue;
+      SmallVector<StringAttr> axes(dim.getAxes());
+      axes.append(replicated.begin(), replicated.end());
+      SmallVector<DimShardingAttr> dims(common.getDims());
+      dims[d] = DimShardingAttr::get(common.getContext(), axes, /*open=*/false);
+      return ShardingAttr::get(common.getContext(), common.getMesh(), dims, {},
+                               ReductionKind::sum);
+    }
+    return std::nullopt;
+  }
+
+  void apply(func::FuncOp func, const Island &island, ShardingAttr split,
+             const llvm::StringMap<SmallVector<unsigned>> &resultsNamed, Operation *ret) {
+    for (Operation *op : island.ops)
+      for (Value r : op->getResults())
+        setSharding(r, split);
+    for (BlockArgument a : island.state) {
+      setSharding(a, split);
+      // The results fed back to it stay split from step to step, when they
+      // come out of the island (else the caller's placement stands).
+      auto name = func.getArgAttrOfType<StringAttr>(a.getArgNumber(), "garray.name");
+      for (unsigned r : resultsNamed.lookup(name.getValue()))
+        if (Operation *def = ret->getOperand(r).getDefiningOp(); def && island.ops.contains(def))
+          func.setResultAttr(r, kShardingAttrName, split);
+    }
+  }
+};
+
+} // namespace
