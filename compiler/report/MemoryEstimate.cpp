@@ -113,7 +113,7 @@ FunctionMemory functionMemory(func::FuncOp func, const Signature &sig,
     bool annotated = arg ? func == userPlaced.entry() && arg.getOwner()->isEntryBlock() &&
                                arg.getArgNumber() < userPlaced.arguments.size() &&
                                userPlaced.arguments[arg.getArgNumber()]
-                         : userPlaced.ops.contains(def);
+                         : userPlaced.placed(def);
     if (annotated)
       return "its annotation places it so";
     if (int64_t group = groupOf(v); group >= 0)
@@ -368,7 +368,7 @@ UserPlaced readUserPlaced(ModuleOp module, func::FuncOp entry) {
   module.walk([&](Operation *op) {
     if (!isa<garray::ShardingConstraintOp, garray::ReshardOp>(op) &&
         !op->getRawDictionaryAttrs().empty() && op->hasAttr(garray::kShardingAttrName))
-      placed.ops.insert(op);
+      placed.ops.try_emplace(op, op->getName(), op->getLoc());
   });
   return placed;
 }

@@ -13,7 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace shardc {
 
@@ -22,8 +22,16 @@ namespace shardc {
 struct UserPlaced {
   mlir::Operation *entryFunc = nullptr;
   std::vector<bool> arguments;
-  llvm::DenseSet<mlir::Operation *> ops;
+  /// Each annotated op by address, with its name and location: the passes
+  /// between reading and asking may erase an op (a slice and pad read as a
+  /// shift) and create another at its address, which must not count.
+  llvm::DenseMap<mlir::Operation *, std::pair<mlir::OperationName, mlir::Location>> ops;
   mlir::Operation *entry() const { return entryFunc; }
+  bool placed(mlir::Operation *op) const {
+    auto it = op ? ops.find(op) : ops.end();
+    return it != ops.end() && it->second.first == op->getName() &&
+           it->second.second == op->getLoc();
+  }
 };
 
 /// Reads what the user placed in `module` (with entry `entry`), before
