@@ -189,7 +189,10 @@ def GArrayShardOptimizerState : Pass<"garray-shard-optimizer-state", "::mlir::Mo
     ```
     Left alone: state of fewer than `min-elements` elements, islands whose
     values disagree on their sharding or that no replicated axis divides,
-    and programs that place by hand.
+    islands where a value computed outside enters other than as a partial
+    sum only the island reads (a gradient a global norm also needs is
+    all-reduced anyway, and the weight's gather would come on top), and
+    programs that place by hand.
   }];
   let options = [
     Option<"minElements", "min-elements", "int64_t", /*default=*/"16384",

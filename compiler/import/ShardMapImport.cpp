@@ -173,7 +173,11 @@ LogicalResult inlineCompletingBodies(Operation *outer, MeshOp mesh,
     std::optional<std::vector<std::string>> innerManual =
         manualText ? parseSdyManualAxes(*manualText, error) : std::nullopt;
     if (!innerManual || inner->getNumRegions() != 1 ||
-        !llvm::hasSingleElement(inner->getRegion(0)))
+        !llvm::hasSingleElement(inner->getRegion(0)) ||
+        llvm::any_of(attributesOf(inner), [](NamedAttribute a) {
+          return !llvm::is_contained({"in_shardings", "out_shardings", "manual_axes"},
+                                     a.getName().getValue());
+        }))
       return refuse();
     std::vector<std::string> both = manual;
     both.insert(both.end(), innerManual->begin(), innerManual->end());

@@ -29,7 +29,10 @@
 // reduce-scatter), `%w` a split one (a local slice), and `%w2` its
 // replicated result (an all-gather).
 //
-// Left alone: islands whose values disagree on their sharding, state of
+// Left alone: islands whose values disagree on their sharding, islands
+// entered by a computed value that is not a partial sum only they read (a
+// gradient that a clipping norm also needs is all-reduced anyway, so the
+// weight's gather would be extra bytes), state of
 // fewer than `min-elements` elements (16384 by default: below that its
 // update costs less than the collectives' latency), state no axis is
 // replicated over or whose dims none divides, and programs that place by
@@ -235,7 +238,7 @@ struct ShardOptimizerState
         replicated.push_back(axis);
         parts *= size;
       }
-    if (replicated.empty())
+    if (replicated.empty() || !pendingAtEdges(island, type.getShape(), replicated))
       return std::nullopt;
     for (unsigned d = 0; d < type.getRank(); ++d) {
       DimShardingAttr dim = common.getDim(d);
@@ -252,6 +255,56 @@ struct ShardOptimizerState
                                ReductionKind::sum);
     }
     return std::nullopt;
+  }
+
+  /// Whether splitting `island` over `axes` moves no more bytes: every value
+  /// of its shape that enters it from an op (not an argument, which is
+  /// sliced for free) is a partial sum over one of `axes` that only the
+  /// island reads, so its all-reduce becomes a reduce-scatter and the
+  /// gather of the new weight is the other half of that all-reduce. A
+  /// gradient that something else needs whole (a global norm for
+  /// clipping) is all-reduced anyway, and the gather would come on top.
+  static bool pendingAtEdges(const Island &island, ArrayRef<int64_t> shape,
+                             ArrayRef<StringAttr> axes) {
+    for (Operation *op : island.ops)
+      for (Value v : op->getOperands()) {
+        auto t = dyn_cast<RankedTensorType>(v.getType());
+        Operation *def = v.getDefiningOp();
+        if (!t || t.getShape() != shape || !def || island.ops.contains(def))
+          continue;
+        if (!pendingOver(v, axes, /*depth=*/8) ||
+            !llvm::all_of(v.getUsers(), [&](Operation *u) { return island.ops.contains(u); }))
+          return false;
+      }
+    return true;
+  }
+
+  /// Whether `v` is left a partial sum over one of `axes`: its op splits a
+  /// reduction factor over one of them, or passes on such an operand
+  /// (PendingFlow, or a sharding constraint, whose reshard folds into the
+  /// island's) within `depth` ops.
+  static bool pendingOver(Value v, ArrayRef<StringAttr> axes, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (isa_and_nonnull<ShardingConstraintOp>(def))
+      return depth > 0 && pendingOver(def->getOperand(0), axes, depth - 1);
+    auto rule = dyn_cast_or_null<ShardingRuleOpInterface>(def);
+    if (!rule || depth == 0)
+      return false;
+    shardc::FactorRule f = rule.getFactorRule();
+    for (unsigned i = 0; i < def->getNumOperands() && i < f.operands.size(); ++i) {
+      ShardingAttr s = getSharding(def->getOperand(i));
+      if (!s)
+        continue;
+      for (size_t d = 0; d < f.operands[i].size(); ++d)
+        for (int factor : f.operands[i][d])
+          if (f.kinds[factor] == shardc::FactorKind::Reduction &&
+              llvm::any_of(s.getDim(d).getAxes(),
+                           [&](StringAttr a) { return llvm::is_contained(axes, a); }))
+            return true;
+      if (f.pending.inFlow(static_cast<int>(i)) && pendingOver(def->getOperand(i), axes, depth - 1))
+        return true;
+    }
+    return false;
   }
 
   void apply(func::FuncOp func, const Island &island, ShardingAttr split,

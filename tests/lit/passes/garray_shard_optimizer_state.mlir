@@ -74,3 +74,31 @@ func.func @two_axes(%x: tensor<16x8xf32> {garray.name = "x", garray.sharding = #
   %s2 = garray.mul %s, %s : tensor<8x4xf32>
   return %w1, %m2, %s2 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// The gradient also feeds a global norm (clipping), which needs it whole:
+// it is all-reduced anyway, and splitting the update would add the new
+// weight's gather on top. The island is left replicated.
+garray.mesh @mesh ["data" = 4]
+
+// CHECK-LABEL: func.func @clipped
+// CHECK-SAME: %arg2: tensor<8x4xf32> {garray.name = "m", garray.sharding = #garray.sharding<@mesh, P(None, None)>}
+// PART-LABEL: func.func @clipped
+// PART-NOT: garray.reduce_scatter
+// PART-NOT: garray.all_gather
+// PART: return
+func.func @clipped(%x: tensor<16x8xf32> {garray.name = "x", garray.sharding = #garray.sharding<@mesh, P("data", None)>},
+                   %w: tensor<8x4xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P()>},
+                   %m: tensor<8x4xf32> {garray.name = "m", garray.sharding = #garray.sharding<@mesh, P()>})
+    -> (tensor<8x4xf32> {garray.name = "w", garray.sharding = #garray.sharding<@mesh, P()>},
+        tensor<8x4xf32> {garray.name = "m", garray.sharding = #garray.sharding<@mesh, P()>},
+        tensor<f32> {garray.name = "norm", garray.sharding = #garray.sharding<@mesh, P()>}) {
+  %y = garray.dot_general %x, %w, batch = [] x [], contracting = [1] x [0] : (tensor<16x8xf32>, tensor<8x4xf32>) -> tensor<16x4xf32>
+  %g = garray.dot_general %x, %y, batch = [] x [], contracting = [0] x [0] : (tensor<16x8xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %sq = garray.mul %g, %g : tensor<8x4xf32>
+  %n = garray.reduce <sum> %sq, dims = [0, 1] : (tensor<8x4xf32>) -> tensor<f32>
+  %m2 = garray.add %m, %g : tensor<8x4xf32>
+  %w1 = garray.sub %w, %m2 : tensor<8x4xf32>
+  return %w1, %m2, %n : tensor<8x4xf32>, tensor<8x4xf32>, tensor<f32>
+}
