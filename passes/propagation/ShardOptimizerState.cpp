@@ -40,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
+#include "passes/FactorRuleCache.h"
 #include "passes/Passes.h"
 #include "sharding/FactorRule.h"
 
@@ -62,9 +63,8 @@ namespace {
 /// every operand that shape or rank 0 (a broadcast scalar), and its factor
 /// rule indexes dim i of each such tensor by one parallel factor, the same
 /// for all of them.
-bool isElementwiseOver(Operation *op, ArrayRef<int64_t> shape) {
-  auto rule = dyn_cast<ShardingRuleOpInterface>(op);
-  if (!rule || op->getNumRegions() || op->getNumResults() == 0)
+bool isElementwiseOver(Operation *op, ArrayRef<int64_t> shape, shardc::FactorRuleCache &rules) {
+  if (op->getNumRegions() || op->getNumResults() == 0)
     return false;
   auto shaped = [&](Type t) {
     auto r = dyn_cast<RankedTensorType>(t);
@@ -77,7 +77,10 @@ bool isElementwiseOver(Operation *op, ArrayRef<int64_t> shape) {
     if (!r || (r.getRank() != 0 && r.getShape() != shape))
       return false;
   }
-  shardc::FactorRule f = rule.getFactorRule();
+  const shardc::CachedRule *cached = rules.lookup(op);
+  if (!cached)
+    return false;
+  const shardc::FactorRule &f = cached->rule;
   std::vector<int> dimFactor(shape.size(), -1);
   auto sameFactors = [&](const shardc::FactorRule::TensorFactors &t) {
     if (t.empty())
@@ -112,29 +115,35 @@ struct ShardOptimizerState
 
   void shardFunction(func::FuncOp func) {
     // Result names, for the state that feeds back.
-    llvm::StringMap<SmallVector<unsigned>> resultsNamed;
+    resultsNamed.clear();
     for (unsigned r = 0; r < func.getNumResults(); ++r)
       if (auto name = func.getResultAttrOfType<StringAttr>(r, "garray.name"))
         resultsNamed[name.getValue()].push_back(r);
     Operation *ret = func.front().getTerminator();
     llvm::DenseSet<Operation *> claimed;
     for (BlockArgument arg : func.getArguments()) {
-      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "garray.name");
       auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!name || !resultsNamed.count(name.getValue()) || !type || type.getRank() == 0 ||
-          type.getNumElements() < minElements || arg.use_empty())
+      if (!type || type.getRank() == 0 || type.getNumElements() < minElements ||
+          !isUpdatedState(func, arg, type.getShape()) ||
+          llvm::any_of(arg.getUsers(), [&](Operation *u) { return claimed.contains(u); }))
         continue;
-      if (llvm::any_of(arg.getUsers(), [&](Operation *u) {
-            return claimed.contains(u) || !isElementwiseOver(u, type.getShape());
-          }))
-        continue;
-      Island island = grow(arg, type.getShape(), ret);
+      Island island = grow(func, arg, type.getShape(), ret);
       std::optional<ShardingAttr> split = splitOf(island, type);
       claimed.insert(island.ops.begin(), island.ops.end());
       if (!split)
         continue;
-      apply(func, island, *split, resultsNamed, ret);
+      apply(func, island, *split, ret);
     }
+  }
+
+  /// Whether argument `a` is training state (a result of the same name
+  /// feeds it back) of `shape` that is read only elementwise.
+  bool isUpdatedState(func::FuncOp func, BlockArgument a, ArrayRef<int64_t> shape) {
+    auto t = dyn_cast<RankedTensorType>(a.getType());
+    auto name = func.getArgAttrOfType<StringAttr>(a.getArgNumber(), "garray.name");
+    return t && t.getShape() == shape && name && resultsNamed.count(name.getValue()) &&
+           !a.use_empty() &&
+           llvm::all_of(a.getUsers(), [&](Operation *u) { return isElementwiseOver(u, shape, rules); });
   }
 
   struct Island {
@@ -142,22 +151,10 @@ struct ShardOptimizerState
     SmallVector<BlockArgument> state; // the state arguments it updates
   };
 
-  /// The island around state argument `seed` of shape `shape`.
-  Island grow(BlockArgument seed, ArrayRef<int64_t> shape, Operation *ret) {
+  /// The island around state argument `seed` of `func`, of shape `shape`.
+  Island grow(func::FuncOp func, BlockArgument seed, ArrayRef<int64_t> shape, Operation *ret) {
     Island island;
     Block *block = seed.getOwner();
-    auto funcOf = [](BlockArgument a) { return cast<func::FuncOp>(a.getOwner()->getParentOp()); };
-    func::FuncOp func = funcOf(seed);
-    llvm::StringMap<bool> fedBack;
-    for (unsigned r = 0; r < func.getNumResults(); ++r)
-      if (auto name = func.getResultAttrOfType<StringAttr>(r, "garray.name"))
-        fedBack[name.getValue()] = true;
-    auto isState = [&](BlockArgument a) {
-      auto t = dyn_cast<RankedTensorType>(a.getType());
-      auto name = func.getArgAttrOfType<StringAttr>(a.getArgNumber(), "garray.name");
-      return t && t.getShape() == shape && name && fedBack.count(name.getValue()) &&
-             llvm::all_of(a.getUsers(), [&](Operation *u) { return isElementwiseOver(u, shape); });
-    };
     SmallVector<Value> work{seed};
     llvm::DenseSet<Value> seen{seed};
     island.state.push_back(seed);
@@ -174,7 +171,8 @@ struct ShardOptimizerState
         visit(r);
       for (Value o : op->getOperands())
         if (auto a = dyn_cast<BlockArgument>(o);
-            a && a.getOwner() == block && !llvm::is_contained(island.state, a) && isState(a)) {
+            a && a.getOwner() == block && !llvm::is_contained(island.state, a) &&
+            isUpdatedState(func, a, shape)) {
           island.state.push_back(a);
           visit(a);
         }
@@ -188,7 +186,7 @@ struct ShardOptimizerState
       while (!work.empty()) {
         Value v = work.pop_back_val();
         for (Operation *u : v.getUsers())
-          if (u != ret && u->getBlock() == block && isElementwiseOver(u, shape))
+          if (u != ret && u->getBlock() == block && isElementwiseOver(u, shape, rules))
             join(u);
       }
       // Backward: elementwise producers used only inside the island (or
@@ -197,7 +195,7 @@ struct ShardOptimizerState
         for (Value o : island.ops[i]->getOperands()) {
           Operation *def = o.getDefiningOp();
           if (def && !island.ops.contains(def) && def->getBlock() == block &&
-              isElementwiseOver(def, shape) && llvm::all_of(def->getUsers(), inIsland))
+              isElementwiseOver(def, shape, rules) && llvm::all_of(def->getUsers(), inIsland))
             changed |= join(def);
         }
     }
@@ -264,8 +262,7 @@ struct ShardOptimizerState
   /// gather of the new weight is the other half of that all-reduce. A
   /// gradient that something else needs whole (a global norm for
   /// clipping) is all-reduced anyway, and the gather would come on top.
-  static bool pendingAtEdges(const Island &island, ArrayRef<int64_t> shape,
-                             ArrayRef<StringAttr> axes) {
+  bool pendingAtEdges(const Island &island, ArrayRef<int64_t> shape, ArrayRef<StringAttr> axes) {
     for (Operation *op : island.ops)
       for (Value v : op->getOperands()) {
         auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -283,14 +280,16 @@ struct ShardOptimizerState
   /// reduction factor over one of them, or passes on such an operand
   /// (PendingFlow, or a sharding constraint, whose reshard folds into the
   /// island's) within `depth` ops.
-  static bool pendingOver(Value v, ArrayRef<StringAttr> axes, int depth) {
+  bool pendingOver(Value v, ArrayRef<StringAttr> axes, int depth) {
     Operation *def = v.getDefiningOp();
-    if (isa_and_nonnull<ShardingConstraintOp>(def))
-      return depth > 0 && pendingOver(def->getOperand(0), axes, depth - 1);
-    auto rule = dyn_cast_or_null<ShardingRuleOpInterface>(def);
-    if (!rule || depth == 0)
+    if (!def || depth == 0)
       return false;
-    shardc::FactorRule f = rule.getFactorRule();
+    if (isa<ShardingConstraintOp>(def))
+      return pendingOver(def->getOperand(0), axes, depth - 1);
+    const shardc::CachedRule *cached = rules.lookup(def);
+    if (!cached)
+      return false;
+    const shardc::FactorRule &f = cached->rule;
     for (unsigned i = 0; i < def->getNumOperands() && i < f.operands.size(); ++i) {
       ShardingAttr s = getSharding(def->getOperand(i));
       if (!s)
@@ -307,8 +306,7 @@ struct ShardOptimizerState
     return false;
   }
 
-  void apply(func::FuncOp func, const Island &island, ShardingAttr split,
-             const llvm::StringMap<SmallVector<unsigned>> &resultsNamed, Operation *ret) {
+  void apply(func::FuncOp func, const Island &island, ShardingAttr split, Operation *ret) {
     for (Operation *op : island.ops)
       for (Value r : op->getResults())
         setSharding(r, split);
@@ -322,6 +320,10 @@ struct ShardOptimizerState
           func.setResultAttr(r, kShardingAttrName, split);
     }
   }
+
+  /// Per function: result names to their numbers (the state fed back).
+  llvm::StringMap<SmallVector<unsigned>> resultsNamed;
+  shardc::FactorRuleCache rules;
 };
 
 } // namespace

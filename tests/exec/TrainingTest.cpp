@@ -324,6 +324,15 @@ TypedInputs mlpInputs() {
   return in;
 }
 
+/// How many collectives of each kind `c` runs on values of `valueType`.
+std::map<std::string, int> collectivesOn(const Compiled &c, const std::string &valueType) {
+  std::map<std::string, int> kinds;
+  for (const shardc::CollectiveRecord &r : c.signature.collectives)
+    if (r.valueType == valueType)
+      ++kinds[r.kind];
+  return kinds;
+}
+
 void checkMlpAcrossMeshes(const TypedInputs &in, int steps) {
   std::vector<TypedRunOutcome> one;
   for (const char *mesh : {"data=1,model=1", "data=2,model=1", "data=1,model=2", "data=2,model=2",
@@ -449,20 +458,16 @@ TEST_CASE("mlp_train.mlir with Adam moments sharded over \"data\" too (ZeRO-1 la
   Compiled z = compile(text, "data=2,model=2", "zero_replicated_w.mlir");
   INFO(z.diagnostics);
   REQUIRE(z.ok);
-  int w1Gathers = 0;
-  w1Reduces = w1Scatters = 0;
   for (const shardc::CollectiveRecord &r : z.signature.collectives) {
     INFO(r.kind << " " << r.valueType << " at " << r.location);
-    bool w1 = r.valueType == "tensor<16x32xf32>";
-    w1Gathers += w1 && r.kind == "all_gather";
-    w1Reduces += w1 && r.kind == "all_reduce";
-    w1Scatters += w1 && r.kind == "reduce_scatter";
-    if (w1 && (r.kind == "all_gather" || r.kind == "reduce_scatter"))
+    if (r.valueType == "tensor<16x32xf32>" &&
+        (r.kind == "all_gather" || r.kind == "reduce_scatter"))
       CHECK(r.bytesPerDevice == 512);
   }
-  CHECK(w1Reduces == 0);
-  CHECK(w1Scatters == 1);
-  CHECK(w1Gathers == 1);
+  std::map<std::string, int> w1 = collectivesOn(z, "tensor<16x32xf32>");
+  CHECK(w1["all_reduce"] == 0);
+  CHECK(w1["reduce_scatter"] == 1);
+  CHECK(w1["all_gather"] == 1);
   std::vector<TypedRunOutcome> zruns = runSteps(z, in, 3);
   for (int s = 0; s < 3; ++s)
     for (const auto &[name, a] : base[s].outputs) {
@@ -508,17 +513,10 @@ TEST_CASE("mlp_train.mlir with the optimizer update split (--shard-optimizer-sta
     }
     // Its gradient is reduce-scattered into the moments' layout and the new
     // weight gathered: the bytes of the all-reduce they replace.
-    int w1Reduces = 0, w1Scatters = 0, w1Gathers = 0;
-    for (const shardc::CollectiveRecord &r : c.signature.collectives) {
-      INFO(r.kind << " " << r.valueType << " at " << r.location);
-      bool w1 = r.valueType == "tensor<16x32xf32>";
-      w1Reduces += w1 && r.kind == "all_reduce";
-      w1Scatters += w1 && r.kind == "reduce_scatter";
-      w1Gathers += w1 && r.kind == "all_gather";
-    }
-    CHECK(w1Reduces == 0);
-    CHECK(w1Scatters == 1);
-    CHECK(w1Gathers == 1);
+    std::map<std::string, int> w1 = collectivesOn(c, "tensor<16x32xf32>");
+    CHECK(w1["all_reduce"] == 0);
+    CHECK(w1["reduce_scatter"] == 1);
+    CHECK(w1["all_gather"] == 1);
   }
 }
 
