@@ -47,6 +47,14 @@ namespace shardc {
 /// rewritten and must be discarded; errors went to the context's handler.
 llvm::LogicalResult importStableHlo(mlir::ModuleOp module);
 
+/// Checks what locateAtCallSites and inlineCallsInBodies rely on before
+/// the module as a whole can be verified: each function verifies on its
+/// own, and every func.call names a function of the module, with its
+/// types, through no chain of calls that comes back to it (a recursive
+/// helper cannot be inlined; JAX emits none). Errors go to the context's
+/// handler at the call (InlineCalls.cpp).
+llvm::LogicalResult checkCalls(mlir::ModuleOp module);
+
 /// Gives each op of a private function that has no file location the
 /// location `callsite(its own at the function's first call)`, so that
 /// errors on a helper's ops name the user's line (CallSiteLocations.cpp).
@@ -55,6 +63,7 @@ void locateAtCallSites(mlir::ModuleOp module);
 /// Inlines every func.call that lies in another op's region (a reduce or
 /// sort body, a while loop), as the importer would; run before the module
 /// is first verified, which would look such a callee up in the body.
+/// Requires checkCalls.
 void inlineCallsInBodies(mlir::ModuleOp module);
 
 /// A JAX pytree path made a garray value name: `params['W1']` ->

@@ -147,8 +147,12 @@ OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
   if (!module)
     return nullptr;
   // MLIR's verifier first (function types against their blocks, SSA
-  // dominance), so that the importer walks a well-formed module.
+  // dominance), so that the importer walks a well-formed module; for the
+  // generic form each function alone, as the module verifies only once
+  // calls in op bodies are inlined.
   if (stableHlo) {
+    if (failed(checkCalls(*module)))
+      return nullptr;
     locateAtCallSites(*module);
     inlineCallsInBodies(*module);
   }
