@@ -16,6 +16,7 @@
 #include "compiler/import/ImportStableHlo.h"
 #include "compiler/import/ModelForm.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "passes/verify/EndlessRecursion.h"
 #include "passes/verify/InputContract.h"
 
 #include "dialects/garray/GArray.h"
@@ -159,7 +160,8 @@ OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
   if (stableHlo && (failed(verify(*module)) || failed(importStableHlo(*module))))
     return nullptr;
   ctx.allowUnregisteredDialects(false);
-  if (failed(verifyInputContract(*module)) || failed(verify(*module)))
+  if (failed(verifyInputContract(*module)) || failed(verify(*module)) ||
+      failed(refuseEndlessRecursion(*module)))
     return nullptr;
   DialectRegistry compiler;
   registerCompilerDialects(compiler);

@@ -1,0 +1,58 @@
+// A function whose entry block calls itself, directly or through others,
+// never returns: compiled, it recursed until the rank's stack overflowed
+// (a crash at run time). It is a compile error at the call closing the
+// cycle. Recursion under an scf.if can stop and compiles.
+// RUN: split-file --leading-lines %s %t
+// RUN: not shardc compile %t/direct.mlir -o %t/out 2>&1 | FileCheck %s --check-prefix=DIRECT
+// RUN: not shardc compile %t/mutual.mlir -o %t/out 2>&1 | FileCheck %s --check-prefix=MUTUAL
+// RUN: shardc compile %t/conditional.mlir -o %t/out --quiet
+
+//--- direct.mlir
+// DIRECT: direct.mlir:[[@LINE+2]]:8: error: @f calls itself on every path (@f -> @f), so it never returns
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %z = garray.add %y, %x : tensor<4xf32>
+  return %z : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+//--- mutual.mlir
+// MUTUAL: mutual.mlir:[[@LINE+8]]:8: error: @f calls itself on every path (@f -> @g -> @f)
+// MUTUAL-NOT: error
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = garray.exp %x : tensor<4xf32>
+  %y = call @g(%e) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+//--- conditional.mlir
+func.func private @down(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %i = tensor.extract %n[] : tensor<i32>
+  %zero = arith.constant 0 : i32
+  %stop = arith.cmpi sle, %i, %zero : i32
+  %r = scf.if %stop -> tensor<4xf32> {
+    scf.yield %x : tensor<4xf32>
+  } else {
+    %one = garray.constant dense<1> : tensor<i32>
+    %m = garray.sub %n, %one : tensor<i32>
+    %y = garray.add %x, %x : tensor<4xf32>
+    %z = func.call @down(%y, %m) : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    scf.yield %z : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %r = call @down(%x, %n) : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
