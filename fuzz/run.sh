@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target from its seed corpus: the samples, every lit
-# input and three JAX exports (the importer) for the model fuzzer, the samples' .npy files for the .npy reader,
+# input and every JAX export of tests/import/jax (the importer) for the
+# model fuzzer, the samples' .npy files for the .npy reader,
 # manifests compiled from the samples for the manifest reader.
 #   bash fuzz/run.sh [RUNS]     the model fuzzer RUNS inputs (default 8000),
 #                               the two readers 50 times as many; seed 1
-# The default is about a minute per target on a 2-core machine.
-# Deterministic for a given RUNS. A crash leaves its input in fuzz/crashes/
+# The default is about one to three minutes per target on a 2-core machine.
+# Seed 1 always, yet a run on another machine may try other inputs (the
+# seeds are read in the file system's order), so one machine's run can
+# crash where another's passed. A crash leaves its input in fuzz/crashes/
 # (make it a regression test) and the script fails. Ends with
 # "N passed, N failed".
 set -uo pipefail
@@ -26,10 +29,11 @@ bazel build //compiler/tools:shardc >/dev/null 2>&1 || exit 1
 # Seeds.
 cp samples/*.mlir "$work/model/"
 find tests/lit -name '*.mlir' -exec cp {} "$work/model/" \;
-# JAX's generic StableHLO form, through the importer.
-cp tests/import/jax/linreg.mlir "$work/model/jax_linreg.mlir"
-cp tests/import/jax/embedding.mlir "$work/model/jax_embedding.mlir"
-cp tests/import/jax/shardmap.mlir "$work/model/jax_shardmap.mlir"
+# JAX's generic StableHLO form, through the importer: every checked-in
+# export (helpers called from op bodies, while loops, shard_maps, sorts).
+for f in tests/import/jax/*.mlir; do
+  cp "$f" "$work/model/jax_$(basename "$f")"
+done
 find samples -name '*.npy' -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$work/npy" \;
 for m in samples/linear_regression_step.mlir samples/mlp.mlir samples/heat_stencil.mlir; do
   bazel-bin/compiler/tools/shardc compile "$m" -o "$work/out" --quiet &&
