@@ -46,6 +46,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <sched.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -67,6 +69,12 @@ enum class ExitCode : int {
 };
 
 int exitWith(ExitCode c) { return static_cast<int>(c); }
+
+/// The cores this process may run on (its affinity mask); 0 if unknown.
+int coresAvailable() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
 
 // The command line: one llvm::cl::SubCommand per command. The options live
 // here, in the tool, never in the libraries, so a host program that links
@@ -1033,6 +1041,15 @@ int runRun(const Args &a) {
   if (a.profile) {
     // Also under --quiet: it is what was asked for.
     llvm::outs() << "profile: time per kernel and collective call site, per rank\n";
+    // Times are wall clock on the rank's thread: where ranks outnumber the
+    // cores, a site's time also counts the slices the scheduler gave other
+    // ranks, and a wait in all_reduce_done is often a peer not yet run.
+    int64_t ranks = m->signature.mesh.deviceCount();
+    if (int cores = coresAvailable(); !mpi && cores > 0 && ranks > cores)
+      llvm::outs() << "note: " << ranks << " ranks share " << cores
+                   << " cores: each time below includes the time its rank waited for a core, "
+                      "and a wait for an all-reduce is often a peer that had none; profile "
+                      "on at least as many cores as ranks to time the kernels alone\n";
     for (const shardc::RankProfile &p : profiles)
       llvm::outs() << shardc::formatProfile(group->profileSites, p, a.profileRows);
   }

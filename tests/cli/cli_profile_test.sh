@@ -4,6 +4,8 @@
 #     and kernel sites named by source position (as the report names
 #     them), each called once per step,
 #     and the same losses as without profiling;
+#   - where the 4 ranks outnumber the cores, a note says that the times
+#     include waiting for a core;
 #   - the table is printed under --quiet too;
 #   - --profile-rows N lists N sites per rank (0: every site), and needs
 #     --profile;
@@ -34,6 +36,13 @@ if expect_ok profile4 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 3 --pro
   check profile4 "kernel sites" \
     grep -qE '^ +[0-9.]+ +[0-9.]+% +3  kernel [a-z_0-9]+ [^ ]*linear_regression\.mlir:' "$out"
   check profile4 "the rest of the time" contains "$out" "not in a site (copies, allocation"
+  # Four ranks on fewer cores time-slice: the table says its times include that.
+  cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # the affinity mask's
+  if [ "$cores" -lt 4 ]; then
+    check profile4 "ranks sharing cores noted" contains "$out" "note: 4 ranks share $cores cores"
+  else
+    check profile4 "no note with a core per rank" not_contains "$out" "ranks share"
+  fi
   check profile4 "time by kind, every rank" test "$(grep -cE \
     '^  kernels [0-9.]+ ms, collectives [0-9.]+ ms \(waiting for all-reduces to finish: [0-9.]+ ms\)$' \
     "$out")" = 4
