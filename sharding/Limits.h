@@ -30,6 +30,9 @@ inline constexpr int64_t kMaxConstantElements = int64_t(1) << 24;
 /// that compile memory is bounded by the limits, not by how many constants
 /// a small text can write.
 inline constexpr int64_t kMaxModelConstantElements = int64_t(1) << 26;
+/// The longest chain of function calls (a model's helpers, a JAX export's
+/// private functions): passes that follow calls recurse once per level.
+inline constexpr int64_t kMaxCallDepth = 256;
 
 /// `a * b` for non-negative operands, or nullopt when either is negative or
 /// the product exceeds INT64_MAX.

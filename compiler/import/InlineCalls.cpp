@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
 #include "compiler/import/ImportStableHlo.h"
+#include "sharding/Limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -84,6 +85,10 @@ struct CallChecker {
                                    "holds every function it calls, so export the model again";
     if (failed(matchesCallee(call, callee)))
       return failure();
+    if (static_cast<int64_t>(onPath.size()) >= kMaxCallDepth)
+      return call.emitOpError() << "nests calls deeper than " << kMaxCallDepth
+                                << " functions; shardc refuses such a model (JAX's helpers "
+                                   "call one another a few levels deep)";
     if (onPath.contains(callee))
       return call.emitOpError() << "calls @" << callee.getSymName()
                                 << " recursively; the importer inlines helper functions, so it "

@@ -2,12 +2,16 @@
 #include "passes/verify/EndlessRecursion.h"
 
 #include "dialects/garray/GArray.h"
+#include "sharding/Limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 
 using namespace mlir;
@@ -33,7 +37,8 @@ public:
   bool ok = true;
 
   void visit(func::FuncOp func) {
-    if (state.lookup(func) == Done || func.isExternal())
+    // Deeper chains were refused by checkCallDepth; this bounds the stack.
+    if (state.lookup(func) == Done || func.isExternal() || static_cast<int64_t>(path.size()) > kMaxCallDepth)
       return;
     state[func] = OnPath;
     path.push_back(func);
@@ -75,9 +80,62 @@ private:
   SmallVector<func::FuncOp> path;
 };
 
+/// The longest chain of calls (anywhere in a body, conditional or not)
+/// below each function, memoized; a call back into the path is not
+/// followed. The walk descends at most kMaxCallDepth levels.
+class DepthChecker {
+public:
+  explicit DepthChecker(ModuleOp module) : symbols(module) {}
+
+  /// The depth below `func` reached from `level` levels of calls; nullopt
+  /// (after an error at the call) when a chain goes past the limit.
+  std::optional<int64_t> depth(func::FuncOp func, int64_t level) {
+    if (auto it = memo.find(func); it != memo.end())
+      return it->second;
+    if (func.isExternal() || onPath.contains(func))
+      return 0;
+    onPath.insert(func);
+    int64_t below = 0;
+    WalkResult walked = func.walk([&](Operation *op) {
+      StringAttr name = calledName(*op);
+      auto callee = name ? symbols.lookup<func::FuncOp>(name) : func::FuncOp();
+      if (!callee)
+        return WalkResult::advance();
+      std::optional<int64_t> d =
+          level + 1 > kMaxCallDepth ? std::nullopt : depth(callee, level + 1);
+      if (d && level + 1 + *d <= kMaxCallDepth) {
+        below = std::max<int64_t>(below, 1 + *d);
+        return WalkResult::advance();
+      }
+      if (!reported) {
+        op->emitError("calls nest deeper than ")
+            << kMaxCallDepth << " functions here; shardc refuses such a model (a model's "
+            << "helpers call one another a few levels deep)";
+        reported = true;
+      }
+      return WalkResult::interrupt();
+    });
+    onPath.erase(func);
+    if (walked.wasInterrupted())
+      return std::nullopt;
+    memo[func] = below;
+    return below;
+  }
+
+private:
+  SymbolTable symbols;
+  llvm::DenseMap<Operation *, int64_t> memo;
+  llvm::DenseSet<Operation *> onPath;
+  bool reported = false;
+};
+
 } // namespace
 
 LogicalResult refuseEndlessRecursion(ModuleOp module) {
+  DepthChecker depths(module);
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!depths.depth(func, 0))
+      return failure();
   CycleFinder finder(module);
   for (auto func : module.getOps<func::FuncOp>())
     finder.visit(func);

@@ -15,6 +15,10 @@
 // Recursion under an scf.if, or past a branch to another block, may stop
 // and is compiled as written.
 //
+// Calls also nest at most kMaxCallDepth (sharding/Limits.h) functions deep (as brackets nest
+// at most 256 levels): the passes that follow calls recurse once per level,
+// so a longer chain, which no model needs, is refused before they run.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_VERIFY_ENDLESSRECURSION_H
 #define SHARDC_PASSES_VERIFY_ENDLESSRECURSION_H
@@ -27,8 +31,9 @@ class ModuleOp;
 
 namespace shardc {
 
-/// Refuses each cycle of unconditional calls in `module`, which must have
-/// been verified. Emits one error per cycle found.
+/// Refuses a chain of calls deeper than kMaxCallDepth (one error), then
+/// each cycle of unconditional calls (one error per cycle) in `module`,
+/// which must have been verified.
 llvm::LogicalResult refuseEndlessRecursion(mlir::ModuleOp module);
 
 } // namespace shardc

@@ -6,6 +6,14 @@
 // RUN: not shardc compile %t/direct.mlir -o %t/out 2>&1 | FileCheck %s --check-prefix=DIRECT
 // RUN: not shardc compile %t/mutual.mlir -o %t/out 2>&1 | FileCheck %s --check-prefix=MUTUAL
 // RUN: shardc compile %t/conditional.mlir -o %t/out --quiet
+//
+// The passes that follow calls recurse once per level: a chain of 300 calls
+// (5,000 crashed the report's reader) is refused, one of 250 compiles.
+// RUN: bash -c 'for i in $(seq 0 299); do echo "func.func private @f$i(%%x: tensor<4xf32>) -> tensor<4xf32> { %%y = call @f$((i + 1))(%%x) : (tensor<4xf32>) -> tensor<4xf32> return %%y : tensor<4xf32> }"; done; echo "func.func private @f300(%%x: tensor<4xf32>) -> tensor<4xf32> { return %%x : tensor<4xf32> }"' > %t/deep.mlir
+// RUN: not shardc compile %t/deep.mlir -o %t/out 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: bash -c 'for i in $(seq 0 249); do echo "func.func private @f$i(%%x: tensor<4xf32>) -> tensor<4xf32> { %%y = call @f$((i + 1))(%%x) : (tensor<4xf32>) -> tensor<4xf32> return %%y : tensor<4xf32> }"; done; echo "func.func @f250(%%x: tensor<4xf32>) -> tensor<4xf32> { return %%x : tensor<4xf32> }"' > %t/shallow.mlir
+// RUN: shardc compile %t/shallow.mlir --entry f0 -o %t/out --quiet
+// DEEP: deep.mlir:257:{{[0-9]+}}: error: calls nest deeper than 256 functions here
 
 //--- direct.mlir
 // DIRECT: direct.mlir:[[@LINE+2]]:8: error: @f calls itself on every path (@f -> @f), so it never returns
