@@ -46,7 +46,6 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <sched.h>
 
 #include <chrono>
 #include <cmath>
@@ -69,12 +68,6 @@ enum class ExitCode : int {
 };
 
 int exitWith(ExitCode c) { return static_cast<int>(c); }
-
-/// The cores this process may run on (its affinity mask); 0 if unknown.
-int coresAvailable() {
-  cpu_set_t set;
-  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
-}
 
 // The command line: one llvm::cl::SubCommand per command. The options live
 // here, in the tool, never in the libraries, so a host program that links
@@ -1045,7 +1038,7 @@ int runRun(const Args &a) {
     // cores, a site's time also counts the slices the scheduler gave other
     // ranks, and a wait in all_reduce_done is often a peer not yet run.
     int64_t ranks = m->signature.mesh.deviceCount();
-    if (int cores = coresAvailable(); !mpi && cores > 0 && ranks > cores)
+    if (int32_t cores = shardrt_cpus_available(); !mpi && ranks > cores)
       llvm::outs() << "note: " << ranks << " ranks share " << cores
                    << " cores: each time below includes the time its rank waited for a core, "
                       "and a wait for an all-reduce is often a peer that had none; profile "

@@ -149,6 +149,11 @@ void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx);
  * at least 1. */
 int32_t shardrt_threads_per_rank(void);
 
+/* The cores this process may run on: its affinity mask, or the machine's
+ * count when the mask cannot be read; at least 1. A host compares it with
+ * its ranks to tell whether they share cores. */
+int32_t shardrt_cpus_available(void);
+
 /* ---------------------------------------------------------------------------
  * Collectives called by generated code (act on the current communicator).
  * Each returns SHARDRT_OK or an error (after which the world is aborted).

@@ -161,6 +161,8 @@ extern "C" int32_t shardrt_threads_per_rank(void) {
   return std::max(1, shardrt::cpusAvailable() / std::max(1, ranks));
 }
 
+extern "C" int32_t shardrt_cpus_available(void) { return shardrt::cpusAvailable(); }
+
 extern "C" void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx) {
   if (count <= 0)
     return;

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sched.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -114,6 +116,32 @@ TEST_CASE("a parallel loop inside a body runs inline") {
     for (int64_t i = 0; i < 60; ++i)
       CHECK(outer.inner.hits[i] == 1);
   });
+}
+
+TEST_CASE("cpus available: the calling thread's affinity mask") {
+  unsetenv("SHARDRT_THREADS");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  cpu_set_t mask;
+  REQUIRE(sched_getaffinity(0, sizeof mask, &mask) == 0);
+  CHECK(shardrt_cpus_available() == CPU_COUNT(&mask));
+  // One rank alone gets every core it may run on.
+  int single = 0;
+  std::thread([&] { single = shardrt_threads_per_rank(); }).join();
+  CHECK(single == shardrt_cpus_available());
+  // A thread pinned to one CPU sees one.
+  int pinned = 0;
+  std::thread([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask)) {
+        CPU_SET(c, &one);
+        break;
+      }
+    if (sched_setaffinity(0, sizeof one, &one) == 0)
+      pinned = shardrt_cpus_available();
+  }).join();
+  CHECK(pinned == 1);
 }
 
 TEST_CASE("threads per rank: the cores divided among a world's ranks") {
