@@ -131,6 +131,12 @@ private:
 
 } // namespace
 
+// Two walks over two graphs: the depth counts every call, the cycles only
+// the calls an entry block always makes. One memoized walk over all calls
+// cannot find the cycles too: where f calls g under an scf.if and also
+// through h unconditionally (f -> h -> g -> f), it reaches g first through
+// the conditional call, marks it done, and never sees the unconditional
+// cycle.
 LogicalResult refuseEndlessRecursion(ModuleOp module) {
   DepthChecker depths(module);
   for (auto func : module.getOps<func::FuncOp>())

@@ -5,6 +5,7 @@
 // RUN: split-file --leading-lines %s %t
 // RUN: not shardc compile %t/direct.mlir -o %t/out 2>&1 | FileCheck %s --check-prefix=DIRECT
 // RUN: not shardc compile %t/mutual.mlir -o %t/out 2>&1 | FileCheck %s --check-prefix=MUTUAL
+// RUN: not shardc compile %t/mixed.mlir -o %t/out 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: shardc compile %t/conditional.mlir -o %t/out --quiet
 //
 // The passes that follow calls recurse once per level: a chain of 300 calls
@@ -41,6 +42,37 @@ func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+//--- mixed.mlir
+// A conditional call to @g comes first and an unconditional cycle through
+// it after: found all the same.
+// MIXED: mixed.mlir:[[@LINE+20]]:8: error: @f calls itself on every path (@f -> @h -> @g -> @f)
+func.func private @f(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %i = tensor.extract %n[] : tensor<i32>
+  %zero = arith.constant 0 : i32
+  %stop = arith.cmpi sle, %i, %zero : i32
+  %r = scf.if %stop -> tensor<4xf32> {
+    scf.yield %x : tensor<4xf32>
+  } else {
+    %z = func.call @g(%x, %n) : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    scf.yield %z : tensor<4xf32>
+  }
+  %y = call @h(%r, %n) : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func private @h(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %y = call @g(%x, %n) : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func private @g(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %e = garray.exp %x : tensor<4xf32>
+  %y = call @f(%e, %n) : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %r = call @f(%x, %n) : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
 
