@@ -454,34 +454,38 @@ std::optional<Accumulator> findAccumulator(scf::ForOp loop) {
 /// contraction this pass created, and C cannot alias A or B (file header).
 void hoistAccumulators(RewriterBase &rewriter, Operation *root,
                        SmallVectorImpl<scf::ForOp> &kLoops) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    root->walk([&](scf::ForOp loop) {
-      std::optional<Accumulator> acc = findAccumulator(loop);
-      if (!acc)
-        return WalkResult::advance();
+  // One walk, inner loops before the loops around them, each loop retried
+  // until it has no accumulator left. Hoisting out of a loop moves ops into
+  // its parent only, so the loops already visited stay as they were and
+  // the parent, visited later, sees the moved ops. (Walking again from the
+  // root after each hoist was quadratic: a scan unrolled into a thousand
+  // small GEMMs spent most of this pass re-walking.)
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
+    while (std::optional<Accumulator> acc = findAccumulator(loop)) {
       loop.moveOutOfLoop(acc->read);
       rewriter.moveOpAfter(acc->write, loop);
       NewYieldValuesFn yieldFn = [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
         return SmallVector<Value>{acc->write.getVector()};
       };
+      // The new loop takes the old one's body: the loops inside it, and
+      // those still to visit, stay valid.
       FailureOr<LoopLikeOpInterface> newLoop =
           cast<LoopLikeOpInterface>(loop.getOperation())
               .replaceWithAdditionalYields(rewriter, acc->read.getResult(),
                                            /*replaceInitOperandUsesInLoop=*/true, yieldFn);
       if (failed(newLoop))
-        return WalkResult::interrupt();
+        return;
       rewriter.modifyOpInPlace(acc->write, [&] {
         acc->write.getValueToStoreMutable().assign(newLoop->getOperation()->getResults().back());
       });
+      loop = cast<scf::ForOp>(newLoop->getOperation());
       // Only tiles of C itself (edge tiles go through a scratch tile). C is
       // often a memref.alloc too: every intermediate result is one.
       if (!shardc::gemm::isScratchTile(acc->read.getBase()))
-        kLoops.push_back(cast<scf::ForOp>(newLoop->getOperation()));
-      changed = true;
-      return WalkResult::interrupt();
-    });
+        kLoops.push_back(loop);
+    }
   }
 }
 
