@@ -5,9 +5,17 @@
 // indices are clamped so the slice fits, as StableHLO defines:
 //
 //   - a start that is a constant (as every index is once a loop with a
-//     known trip count is unrolled, UnrollWhile.cpp): a static slice, or,
-//     for an update, the update padded into place and selected by a
-//     constant mask;
+//     known trip count is unrolled, UnrollWhile.cpp, and a reversed
+//     scan's `n - 1 - i` is then computed here): a static slice, or, for
+//     an update, the update padded into place and selected by a constant
+//     mask. A scan's stacked outputs (and the gradients of its stacked
+//     inputs) are chains of updates along one dim starting from zeros;
+//     there each update is a concatenation of the pieces around it, whose
+//     pieces are the earlier updates themselves, and a slice of such a
+//     concatenation is the piece it covers. The chain ends as one
+//     concatenation of the rows, and reading a row back reads the update
+//     that wrote it: linear in the scan's length where the masked form
+//     passed over the whole stacked array at every step;
 //   - a start known only when running (a function argument): along that
 //     dim, each of the `size` positions is a one-hot sum,
 //     sum_k select(iota == start + j, x, 0), exact (it adds zeros), and an
@@ -33,13 +41,93 @@ namespace {
 
 constexpr int64_t kMaxDynamicSize = 64;
 
-/// A scalar integer constant's value, or nullopt.
-std::optional<int64_t> constantIndex(Value v) {
-  auto c = v.getDefiningOp<ConstantOp>();
-  auto value = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
-  if (!value || value.getNumElements() != 1)
+/// How deep constantIndex follows an index's arithmetic: JAX computes a
+/// reversed scan's index in two or three ops (`n - i - 1`, and a negative
+/// index wrapped by `select(i < 0, i + n, i)`).
+constexpr int kMaxIndexDepth = 16;
+
+/// The value of a rank-0 integer `v` computed from constants alone, in its
+/// own width (wrapping as the program would), or nullopt. After a loop is
+/// unrolled its counter is a constant, but a reversed scan (every backward
+/// pass of lax.scan) indexes with `n - 1 - i`: taken for an index known
+/// only when running, each step's slice and update would be a masked pass
+/// over the whole stacked array, quadratic in the scan's length.
+std::optional<APInt> constantScalar(Value v, int depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 0 || !type.getElementType().isInteger() || depth > kMaxIndexDepth)
     return std::nullopt;
-  return (*value.getValues<APInt>().begin()).getSExtValue();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto c = dyn_cast<ConstantOp>(def)) {
+    auto value = dyn_cast<DenseIntElementsAttr>(c.getValue());
+    if (!value || value.getNumElements() != 1)
+      return std::nullopt;
+    return *value.getValues<APInt>().begin();
+  }
+  auto operand = [&](unsigned i) { return constantScalar(def->getOperand(i), depth + 1); };
+  auto binary = [&](auto fn) -> std::optional<APInt> {
+    std::optional<APInt> a = operand(0), b = operand(1);
+    if (!a || !b)
+      return std::nullopt;
+    return fn(*a, *b);
+  };
+  if (isa<AddOp>(def))
+    return binary([](const APInt &a, const APInt &b) { return a + b; });
+  if (isa<SubOp>(def))
+    return binary([](const APInt &a, const APInt &b) { return a - b; });
+  if (isa<MulOp>(def))
+    return binary([](const APInt &a, const APInt &b) { return a * b; });
+  if (isa<MaxOp>(def))
+    return binary([](const APInt &a, const APInt &b) { return a.sge(b) ? a : b; });
+  if (isa<MinOp>(def))
+    return binary([](const APInt &a, const APInt &b) { return a.sle(b) ? a : b; });
+  if (isa<NegOp>(def)) {
+    std::optional<APInt> a = operand(0);
+    return a ? std::optional<APInt>(-*a) : std::nullopt;
+  }
+  if (isa<ClampOp>(def)) {
+    // min(max(x, lo), hi): hi where lo > hi, as the op defines.
+    std::optional<APInt> lo = operand(0), x = operand(1), hi = operand(2);
+    if (!lo || !x || !hi)
+      return std::nullopt;
+    APInt atLeast = x->sge(*lo) ? *x : *lo;
+    return atLeast.sle(*hi) ? atLeast : *hi;
+  }
+  if (auto compare = dyn_cast<CompareOp>(def)) {
+    std::optional<APInt> a = operand(0), b = operand(1);
+    if (!a || !b)
+      return std::nullopt;
+    bool r = false;
+    switch (compare.getDirection()) {
+    case ComparisonDirection::eq: r = a->eq(*b); break;
+    case ComparisonDirection::ne: r = a->ne(*b); break;
+    case ComparisonDirection::lt: r = a->slt(*b); break;
+    case ComparisonDirection::le: r = a->sle(*b); break;
+    case ComparisonDirection::gt: r = a->sgt(*b); break;
+    case ComparisonDirection::ge: r = a->sge(*b); break;
+    }
+    return APInt(1, r ? 1 : 0);
+  }
+  if (isa<SelectOp>(def)) {
+    std::optional<APInt> pred = operand(0);
+    return pred ? operand(pred->isOne() ? 1 : 2) : std::nullopt;
+  }
+  if (isa<ConvertOp>(def)) {
+    // Between integer widths: sign-extended or truncated (i1 reads as 0/1).
+    std::optional<APInt> a = operand(0);
+    if (!a)
+      return std::nullopt;
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    return a->getBitWidth() == 1 ? a->zextOrTrunc(width) : a->sextOrTrunc(width);
+  }
+  return std::nullopt;
+}
+
+/// A rank-0 integer index computed from constants alone, or nullopt.
+std::optional<int64_t> constantIndex(Value v) {
+  std::optional<APInt> c = constantScalar(v);
+  return c ? std::optional<int64_t>(c->getSExtValue()) : std::nullopt;
 }
 
 Value zeroLike(OpEmitter &e, Type tensorType) {
@@ -117,6 +205,78 @@ Value iotaFrom(OpEmitter &e, Value offset, int64_t n) {
   return e.add(iota, e.broadcastScalar(offset, type));
 }
 
+/// At most this many pieces in one concatenation built from a chain of
+/// updates; past it an update concatenates plain slices of its operand.
+constexpr size_t kMaxPieces = 1024;
+
+/// `x` cut to [lo, hi) along `d` (every other dim whole).
+Value sliceAlong(OpEmitter &e, Value x, int64_t d, int64_t lo, int64_t hi) {
+  RankedTensorType t = tensorType(x);
+  SmallVector<int64_t> start(t.getRank(), 0), limit(t.getShape()), stride(t.getRank(), 1);
+  start[d] = lo;
+  limit[d] = hi;
+  SmallVector<int64_t> shape(t.getShape());
+  shape[d] = hi - lo;
+  return SliceOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x,
+                         e.b.getDenseI64ArrayAttr(start), e.b.getDenseI64ArrayAttr(limit),
+                         e.b.getDenseI64ArrayAttr(stride));
+}
+
+/// The values that, concatenated along `d`, make [lo, hi) of `x` along `d`:
+/// where `x` is a concatenation along `d`, the operands it covers (cut at
+/// the ends), else a slice of `x`. Appended to `out`.
+void piecesAlong(OpEmitter &e, Value x, int64_t d, int64_t lo, int64_t hi,
+                 SmallVectorImpl<Value> &out) {
+  if (lo >= hi)
+    return;
+  auto cat = x.getDefiningOp<ConcatenateOp>();
+  if (!cat || cat.getDim() != d) {
+    out.push_back(lo == 0 && hi == tensorType(x).getDimSize(d) ? x : sliceAlong(e, x, d, lo, hi));
+    return;
+  }
+  int64_t at = 0;
+  for (Value piece : cat.getInputs()) {
+    int64_t n = tensorType(piece).getDimSize(d);
+    int64_t a = std::max(lo, at), b = std::min(hi, at + n);
+    if (a < b)
+      out.push_back(a == at && b == at + n ? piece : sliceAlong(e, piece, d, a - at, b - at));
+    at += n;
+  }
+}
+
+/// `pieces` joined along `d` into `type` (the one piece itself when alone).
+Value joinAlong(OpEmitter &e, RankedTensorType type, int64_t d, ArrayRef<Value> pieces) {
+  if (pieces.size() == 1)
+    return pieces.front();
+  return ConcatenateOp::create(e.b, e.loc, type, pieces, e.b.getI64IntegerAttr(d));
+}
+
+/// The one dim along which `part` is smaller than `whole`, or nullopt when
+/// there is none or more than one.
+std::optional<int64_t> onlySmallerDim(RankedTensorType whole, ArrayRef<int64_t> part) {
+  std::optional<int64_t> found;
+  for (int64_t d = 0; d < whole.getRank(); ++d) {
+    if (part[d] == whole.getDimSize(d))
+      continue;
+    if (found)
+      return std::nullopt;
+    found = d;
+  }
+  return found;
+}
+
+/// Whether `x` starts or continues a chain of updates: zeros (a constant,
+/// or one broadcast) or an update's concatenation along `d`. Any other
+/// operand keeps the masked form, which stays elementwise wherever `x` is
+/// sharded (a concatenation needs its dim whole on every device).
+bool chainsAlong(Value x, int64_t d) {
+  if (auto cat = x.getDefiningOp<ConcatenateOp>())
+    return cat.getDim() == d;
+  if (auto broadcast = x.getDefiningOp<BroadcastInDimOp>())
+    return isa_and_nonnull<ConstantOp>(broadcast.getOperand().getDefiningOp());
+  return isa_and_nonnull<ConstantOp>(x.getDefiningOp());
+}
+
 } // namespace
 
 FailureOr<Value> dynamicSlice(Operation *op, OpEmitter &e, Value x, ArrayRef<Value> starts,
@@ -141,7 +301,13 @@ FailureOr<Value> dynamicSlice(Operation *op, OpEmitter &e, Value x, ArrayRef<Val
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d)
     shape.push_back(limit[d] - start[d]);
-  if (ArrayRef<int64_t>(shape) != t.getShape())
+  std::optional<int64_t> along = onlySmallerDim(t, shape);
+  if (along && x.getDefiningOp<ConcatenateOp>()) {
+    // A row of a chain of updates: the update that wrote it.
+    SmallVector<Value> pieces;
+    piecesAlong(e, x, *along, start[*along], limit[*along], pieces);
+    cur = joinAlong(e, RankedTensorType::get(shape, t.getElementType()), *along, pieces);
+  } else if (ArrayRef<int64_t>(shape) != t.getShape())
     cur = SliceOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x,
                           e.b.getDenseI64ArrayAttr(start), e.b.getDenseI64ArrayAttr(limit),
                           e.b.getDenseI64ArrayAttr(stride));
@@ -208,6 +374,27 @@ FailureOr<Value> dynamicUpdateSlice(Operation *op, OpEmitter &e, Value x, Value 
                                     ArrayRef<Value> starts) {
   RankedTensorType t = tensorType(x), ut = tensorType(u);
   int64_t rank = t.getRank();
+  if (std::optional<int64_t> d = onlySmallerDim(t, ut.getShape()); d && chainsAlong(x, *d)) {
+    Value first = starts[*d] ? starts[*d] : Value();
+    std::optional<int64_t> c = first ? constantIndex(first) : std::optional<int64_t>(0);
+    if (c) {
+      int64_t dim = t.getDimSize(*d), z = ut.getDimSize(*d);
+      int64_t s = std::clamp<int64_t>(*c, 0, dim - z);
+      SmallVector<Value> pieces;
+      piecesAlong(e, x, *d, 0, s, pieces);
+      pieces.push_back(u);
+      piecesAlong(e, x, *d, s + z, dim, pieces);
+      if (pieces.size() > kMaxPieces) {
+        pieces.clear();
+        if (s > 0)
+          pieces.push_back(sliceAlong(e, x, *d, 0, s));
+        pieces.push_back(u);
+        if (s + z < dim)
+          pieces.push_back(sliceAlong(e, x, *d, s + z, dim));
+      }
+      return joinAlong(e, t, *d, pieces);
+    }
+  }
   Value full = u, mask;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t dim = t.getDimSize(d), z = ut.getDimSize(d);
