@@ -9,10 +9,14 @@ models other than the bench's own, written as a JAX user would:
     cnn_<mesh>:    two 3x3 convolutions (16 and 32 channels, SAME), max pooling,
                    global average pooling, softmax cross-entropy, plain SGD;
                    every parameter replicated (a "model" axis runs replicas)
+    rnn_<mesh>:    a tanh RNN cell run by lax.scan over the sequence, the mean
+                   squared error of the mean state, plain SGD; the importer
+                   unrolls the scan, so its compile time grows with `steps`
 
-Other sizes: BENCH_DEEP_SIZES, BENCH_EMBED_SIZES and BENCH_CNN_SIZES override
-any of a model's sizes as the bench's own do (names as in DEEP_SIZES,
-EMBED_SIZES and CNN_SIZES below), e.g. BENCH_CNN_SIZES="batch=256,c1=32,c2=64".
+Other sizes: BENCH_DEEP_SIZES, BENCH_EMBED_SIZES, BENCH_CNN_SIZES and
+BENCH_RNN_SIZES override any of a model's sizes as the bench's own do (names
+as in DEEP_SIZES, EMBED_SIZES, CNN_SIZES and RNN_SIZES below), e.g.
+BENCH_CNN_SIZES="batch=256,c1=32,c2=64".
 """
 import importlib.util
 import os
@@ -156,7 +160,34 @@ def cnn(mesh):
                   donate_argnums=(0,))
 
 
-BUILDERS = {"deep": deep, "embed": embed, "cnn": cnn}
+RNN_SIZES = {"steps": 128, "batch": 32, "inputs": 64, "hidden": 128}
+
+
+def rnn_loss(p, xs, y):
+    def cell(h, x):
+        h = jnp.tanh(x @ p["Wx"] + h @ p["Wh"])
+        return h, h
+    h0 = jnp.zeros((xs.shape[1], p["Wh"].shape[0]), jnp.float32)
+    _, hs = jax.lax.scan(cell, h0, xs)
+    return jnp.mean((hs.mean(0) - y) ** 2)
+
+
+def rnn(mesh):
+    rng = np.random.default_rng(6)
+    z = sizes("rnn", RNN_SIZES)
+    T, B, D, H = z["steps"], z["batch"], z["inputs"], z["hidden"]
+    params = {"Wx": grid(rng, (D, H), 0.125), "Wh": grid(rng, (H, H), 0.0625)}
+    specs = jax.tree.map(lambda _: P(), params)
+    xs, y = grid(rng, (T, B, D), 1.0), grid(rng, (B, H), 0.5)
+
+    def step(params, xs, y):
+        loss, g = jax.value_and_grad(rnn_loss)(params, xs, y)
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), {"loss": loss}
+    return Export(step, (params, xs, y), mesh, (specs, P(None, "data", None), P("data", None)),
+                  donate_argnums=(0,))
+
+
+BUILDERS = {"deep": deep, "embed": embed, "cnn": cnn, "rnn": rnn}
 
 
 EXPORTS = _bench.Exports(BUILDERS)
