@@ -9,7 +9,7 @@
 //     scan's `n - 1 - i` is then computed here): a static slice, or, for
 //     an update, the update padded into place and selected by a constant
 //     mask. A scan's stacked outputs (and the gradients of its stacked
-//     inputs) are chains of updates along one dim starting from zeros;
+//     inputs) are chains of updates along dim 0 starting from zeros;
 //     there each update is a concatenation of the pieces around it, whose
 //     pieces are the earlier updates themselves, and a slice of such a
 //     concatenation is the piece it covers. The chain ends as one
@@ -265,11 +265,15 @@ std::optional<int64_t> onlySmallerDim(RankedTensorType whole, ArrayRef<int64_t> 
   return found;
 }
 
-/// Whether `x` starts or continues a chain of updates: zeros (a constant,
-/// or one broadcast) or an update's concatenation along `d`. Any other
-/// operand keeps the masked form, which stays elementwise wherever `x` is
-/// sharded (a concatenation needs its dim whole on every device).
+/// Whether `x` starts or continues a scan's chain of updates along `d`:
+/// dim 0 (the dim lax.scan stacks along) of zeros (a constant, or one
+/// broadcast) or of an update's concatenation. Any other update keeps the
+/// masked form, which stays elementwise wherever `x` is sharded: a
+/// concatenation needs its dim whole on every device, and the stacked dim
+/// of a scan is the one dim that is not sharded in practice.
 bool chainsAlong(Value x, int64_t d) {
+  if (d != 0)
+    return false;
   if (auto cat = x.getDefiningOp<ConcatenateOp>())
     return cat.getDim() == d;
   if (auto broadcast = x.getDefiningOp<BroadcastInDimOp>())
@@ -374,6 +378,11 @@ FailureOr<Value> dynamicUpdateSlice(Operation *op, OpEmitter &e, Value x, Value 
                                     ArrayRef<Value> starts) {
   RankedTensorType t = tensorType(x), ut = tensorType(u);
   int64_t rank = t.getRank();
+  for (int64_t d = 0; d < rank; ++d)
+    if (ut.getDimSize(d) > t.getDimSize(d))
+      return op->emitError() << "the update's dim " << d << " has " << ut.getDimSize(d)
+                             << " positions, more than the operand's " << t.getDimSize(d)
+                             << "; an update must fit in the array it is written into";
   if (std::optional<int64_t> d = onlySmallerDim(t, ut.getShape()); d && chainsAlong(x, *d)) {
     Value first = starts[*d] ? starts[*d] : Value();
     std::optional<int64_t> c = first ? constantIndex(first) : std::optional<int64_t>(0);

@@ -1,4 +1,7 @@
-// RUN: shardc import %s | FileCheck %s --implicit-check-not=garray.clamp --implicit-check-not=garray.gather
+// RUN: split-file --leading-lines %s %t
+// RUN: shardc import %t/scan.mlir | FileCheck %s --implicit-check-not=garray.clamp --implicit-check-not=garray.gather
+// RUN: shardc import %t/columns.mlir | FileCheck %s --check-prefix=COLUMNS
+// RUN: not shardc import %t/too_big.mlir 2>&1 | FileCheck %s --check-prefix=BIG
 //
 // What lax.scan and its gradient leave once unrolled: rows read at
 // `n - 1 - i` (a reversed scan's index, constant only after folding) and
@@ -8,6 +11,7 @@
 // written into an argument keeps the masked form (a concatenation would
 // need that dim whole on every device, wherever the argument is sharded).
 
+//--- scan.mlir
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<3x4xf32>, tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<1x4xf32>, tensor<3x4xf32>), sym_name = "main"}> ({
   ^bb0(%xs: tensor<3x4xf32>, %w: tensor<3x4xf32>):
@@ -58,3 +62,33 @@
 // CHECK: %[[SET:.*]] = garray.select
 // Row 1 read back is the row written there.
 // CHECK: return %[[YS]], %[[Y1]], %[[SET]]
+
+//--- columns.mlir
+// A column written into zeros is not a scan's row (dim 1, not 0): masked.
+// COLUMNS-NOT: garray.concatenate
+// COLUMNS: garray.pad
+// COLUMNS: garray.select
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<3x1xf32>) -> tensor<3x4xf32>, sym_name = "main"}> ({
+  ^bb0(%u: tensor<3x1xf32>):
+    %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %c2 = "stablehlo.constant"() <{value = dense<2> : tensor<i32>}> : () -> tensor<i32>
+    %zero = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+    %z = "stablehlo.broadcast_in_dim"(%zero) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x4xf32>
+    %r = "stablehlo.dynamic_update_slice"(%z, %u, %c0, %c2) : (tensor<3x4xf32>, tensor<3x1xf32>, tensor<i32>, tensor<i32>) -> tensor<3x4xf32>
+    "func.return"(%r) : (tensor<3x4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- too_big.mlir
+// BIG: too_big.mlir:[[@LINE+7]]:{{[0-9]+}}: error: the update's dim 0 has 5 positions, more than the operand's 3
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<5x4xf32>) -> tensor<3x4xf32>, sym_name = "main"}> ({
+  ^bb0(%u: tensor<5x4xf32>):
+    %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %zero = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+    %z = "stablehlo.broadcast_in_dim"(%zero) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x4xf32>
+    %r = "stablehlo.dynamic_update_slice"(%z, %u, %c0, %c0) : (tensor<3x4xf32>, tensor<5x4xf32>, tensor<i32>, tensor<i32>) -> tensor<3x4xf32>
+    "func.return"(%r) : (tensor<3x4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
