@@ -266,8 +266,8 @@ std::optional<int64_t> onlySmallerDim(RankedTensorType whole, ArrayRef<int64_t> 
 }
 
 /// Whether `x` starts or continues a scan's chain of updates along `d`:
-/// dim 0 (the dim lax.scan stacks along) of zeros (a constant, or one
-/// broadcast) or of an update's concatenation. Any other update keeps the
+/// dim 0 (the dim lax.scan stacks along) of a constant (the zeros a scan
+/// starts from), a broadcast constant, or an update's concatenation. Any other update keeps the
 /// masked form, which stays elementwise wherever `x` is sharded: a
 /// concatenation needs its dim whole on every device, and the stacked dim
 /// of a scan is the one dim that is not sharded in practice.
