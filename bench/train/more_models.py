@@ -12,10 +12,14 @@ models other than the bench's own, written as a JAX user would:
     rnn_<mesh>:    a tanh RNN cell run by lax.scan over the sequence, the mean
                    squared error of the mean state, plain SGD; the importer
                    unrolls the scan, so its compile time grows with `steps`
+    stack_<mesh>:  8 dense tanh layers of 256 whose weights are stacked
+                   [layers, 256, 256] and applied by lax.scan (JAX's
+                   scan-over-layers idiom), mean squared error, plain SGD;
+                   the weights' output dim on "model"
 
-Other sizes: BENCH_DEEP_SIZES, BENCH_EMBED_SIZES, BENCH_CNN_SIZES and
-BENCH_RNN_SIZES override any of a model's sizes as the bench's own do (names
-as in DEEP_SIZES, EMBED_SIZES, CNN_SIZES and RNN_SIZES below), e.g.
+Other sizes: BENCH_DEEP_SIZES, BENCH_EMBED_SIZES, BENCH_CNN_SIZES,
+BENCH_RNN_SIZES and BENCH_STACK_SIZES override any of a model's sizes as the
+bench's own do (names as in the *_SIZES dicts below), e.g.
 BENCH_CNN_SIZES="batch=256,c1=32,c2=64".
 """
 import importlib.util
@@ -187,7 +191,33 @@ def rnn(mesh):
                   donate_argnums=(0,))
 
 
-BUILDERS = {"deep": deep, "embed": embed, "cnn": cnn, "rnn": rnn}
+STACK_SIZES = {"layers": 8, "batch": 512, "width": 256}
+
+
+def stack_loss(p, x, y):
+    def layer(h, w):
+        return jnp.tanh(h @ w["W"] + w["b"]), None
+    h, _ = jax.lax.scan(layer, x, p)
+    return jnp.mean((h - y) ** 2)
+
+
+def stack(mesh):
+    rng = np.random.default_rng(7)
+    z = sizes("stack", STACK_SIZES)
+    L, B, D = z["layers"], z["batch"], z["width"]
+    ax = model_axis(mesh)
+    params = {"W": grid(rng, (L, D, D), 0.0625), "b": grid(rng, (L, D), 0.125)}
+    specs = {"W": P(None, None, ax), "b": P(None, ax)}
+    x, y = grid(rng, (B, D), 1.0), grid(rng, (B, D), 0.5)
+
+    def step(params, x, y):
+        loss, g = jax.value_and_grad(stack_loss)(params, x, y)
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), {"loss": loss}
+    return Export(step, (params, x, y), mesh, (specs, P("data", None), P("data", None)),
+                  donate_argnums=(0,))
+
+
+BUILDERS = {"deep": deep, "embed": embed, "cnn": cnn, "rnn": rnn, "stack": stack}
 
 
 EXPORTS = _bench.Exports(BUILDERS)

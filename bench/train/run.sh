@@ -8,7 +8,8 @@
 #   Environment:
 #     BENCH_MLP_SIZES, BENCH_TRANSFORMER_SIZES   other sizes, e.g.
 #         BENCH_MLP_SIZES="batch=8192,hidden=2048" (bench/train/models.py);
-#         BENCH_DEEP_SIZES, BENCH_EMBED_SIZES, BENCH_CNN_SIZES, BENCH_RNN_SIZES likewise
+#         BENCH_DEEP_SIZES, BENCH_EMBED_SIZES, BENCH_CNN_SIZES, BENCH_RNN_SIZES,
+#         BENCH_STACK_SIZES likewise
 #         for bench/train/more_models.py
 #     BENCH_MODELS   another models file defining EXPORTS["<model>_<mesh>"]
 #                    (default bench/train/models.py)
