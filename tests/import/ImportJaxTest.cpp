@@ -185,6 +185,12 @@ TEST_CASE("lax.scan over layers and time and a fori_loop (unrolled) match JAX",
   checkProgram("loops", {"", "data=1", "data=3", "data=4"});
 }
 
+TEST_CASE("a scan over stacked layers and a reversed scan over time, trained, match JAX",
+          "[import][exec]") {
+  checkProgram("stacked_scans", {"", "data=1,model=1", "data=2,model=1", "data=1,model=2",
+                                 "data=3,model=1", "data=4,model=2"});
+}
+
 TEST_CASE("average pooling and cumsum (reduce_window, interior padding) match JAX",
           "[import][exec]") {
   checkProgram("pooling", {"", "data=1", "data=3", "data=4"});

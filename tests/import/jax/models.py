@@ -917,6 +917,38 @@ def shardmap_partial():
                    P("data", None)), donate_argnums=(0,))
 
 
+# --- stacked scans: JAX's scan-over-layers idiom (weights stacked
+# [layers, d, d], their output dim on "model") and a reversed scan over
+# time, trained together: every backward step reads and writes stacked
+# rows at n - 1 - i, which the importer folds to constants, and the
+# stacked gradients are chains of row updates into zeros -----------------
+
+def stacked_scans_step(params, xs, y):
+    def loss(p):
+        def layer(h, w):
+            return jnp.tanh(h @ w["W"] + w["b"]), jnp.sum(h * h)
+        h, sq = jax.lax.scan(layer, xs[0], {"W": p["W"], "b": p["b"]})
+
+        def cell(c, x):
+            c = jnp.tanh(x @ p["Wx"] + c @ p["Wh"])
+            return c, c
+        c, cs = jax.lax.scan(cell, h, xs, reverse=True)
+        return jnp.mean((c - y) ** 2) + 0.01 * jnp.mean(cs ** 2) + 0.001 * jnp.sum(sq)
+    l, g = jax.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, g), {"loss": l}
+
+
+def stacked_scans():
+    rng = np.random.default_rng(27)
+    params = {"W": grid(rng, (4, 8, 8), 0.5), "b": grid(rng, (4, 8), 0.25),
+              "Wx": grid(rng, (8, 8), 0.5), "Wh": grid(rng, (8, 8), 0.5)}
+    xs = grid(rng, (6, 8, 8), 1.0)
+    y = grid(rng, (8, 8), 1.0)
+    return Export(stacked_scans_step, (params, xs, y), {"data": 2, "model": 2},
+                  ({"W": P(None, None, "model"), "b": P(None, "model"), "Wx": P(), "Wh": P()},
+                   P(None, "data"), P("data")), donate_argnums=(0,))
+
+
 EXPORTS = {
     "linreg": linreg,
     "mlp_2x2": mlp_2x2,
@@ -945,4 +977,5 @@ EXPORTS = {
     "products": products,
     "shardmap": shardmap,
     "shardmap_partial": shardmap_partial,
+    "stacked_scans": stacked_scans,
 }
