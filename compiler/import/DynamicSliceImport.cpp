@@ -209,19 +209,6 @@ Value iotaFrom(OpEmitter &e, Value offset, int64_t n) {
 /// updates; past it an update concatenates plain slices of its operand.
 constexpr size_t kMaxPieces = 1024;
 
-/// `x` cut to [lo, hi) along `d` (every other dim whole).
-Value sliceAlong(OpEmitter &e, Value x, int64_t d, int64_t lo, int64_t hi) {
-  RankedTensorType t = tensorType(x);
-  SmallVector<int64_t> start(t.getRank(), 0), limit(t.getShape()), stride(t.getRank(), 1);
-  start[d] = lo;
-  limit[d] = hi;
-  SmallVector<int64_t> shape(t.getShape());
-  shape[d] = hi - lo;
-  return SliceOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x,
-                         e.b.getDenseI64ArrayAttr(start), e.b.getDenseI64ArrayAttr(limit),
-                         e.b.getDenseI64ArrayAttr(stride));
-}
-
 /// The values that, concatenated along `d`, make [lo, hi) of `x` along `d`:
 /// where `x` is a concatenation along `d`, the operands it covers (cut at
 /// the ends), else a slice of `x`. Appended to `out`.
@@ -231,7 +218,7 @@ void piecesAlong(OpEmitter &e, Value x, int64_t d, int64_t lo, int64_t hi,
     return;
   auto cat = x.getDefiningOp<ConcatenateOp>();
   if (!cat || cat.getDim() != d) {
-    out.push_back(lo == 0 && hi == tensorType(x).getDimSize(d) ? x : sliceAlong(e, x, d, lo, hi));
+    out.push_back(lo == 0 && hi == tensorType(x).getDimSize(d) ? x : e.slice(x, d, lo, hi));
     return;
   }
   int64_t at = 0;
@@ -239,7 +226,7 @@ void piecesAlong(OpEmitter &e, Value x, int64_t d, int64_t lo, int64_t hi,
     int64_t n = tensorType(piece).getDimSize(d);
     int64_t a = std::max(lo, at), b = std::min(hi, at + n);
     if (a < b)
-      out.push_back(a == at && b == at + n ? piece : sliceAlong(e, piece, d, a - at, b - at));
+      out.push_back(a == at && b == at + n ? piece : e.slice(piece, d, a - at, b - at));
     at += n;
   }
 }
@@ -396,10 +383,10 @@ FailureOr<Value> dynamicUpdateSlice(Operation *op, OpEmitter &e, Value x, Value 
       if (pieces.size() > kMaxPieces) {
         pieces.clear();
         if (s > 0)
-          pieces.push_back(sliceAlong(e, x, *d, 0, s));
+          pieces.push_back(e.slice(x, *d, 0, s));
         pieces.push_back(u);
         if (s + z < dim)
-          pieces.push_back(sliceAlong(e, x, *d, s + z, dim));
+          pieces.push_back(e.slice(x, *d, s + z, dim));
       }
       return joinAlong(e, t, *d, pieces);
     }
@@ -450,14 +437,7 @@ FailureOr<Value> dynamicUpdateSlice(Operation *op, OpEmitter &e, Value x, Value 
       Type element = tensorType(s).getElementType();
       Value placed = zeroLike(e, wide);
       for (int64_t j = 0; j < z; ++j) {
-        SmallVector<int64_t> start(rank, 0), limit(ft.getShape()), stride(rank, 1), row(ft.getShape());
-        start[d] = j;
-        limit[d] = j + 1;
-        row[d] = 1;
-        Value piece = SliceOp::create(e.b, e.loc, RankedTensorType::get(row, t.getElementType()),
-                                      full, e.b.getDenseI64ArrayAttr(start),
-                                      e.b.getDenseI64ArrayAttr(limit),
-                                      e.b.getDenseI64ArrayAttr(stride));
+        Value piece = e.slice(full, d, j, j + 1);
         Value spread = BroadcastInDimOp::create(e.b, e.loc, wide, piece,
                                                 e.b.getDenseI64ArrayAttr(dims));
         Value at = j ? e.add(s, scalarInt(e, element, j)) : s;

@@ -2,7 +2,7 @@
 //
 // The small vocabulary the passes that synthesize garray math share (the
 // adjoint rules, the optimizer expansion, the autodiff pass): elementwise
-// arithmetic, float splats, sums, broadcasts, casts, each built at one
+// arithmetic, float splats, sums, broadcasts, slices, casts, each built at one
 // insertion point and location.
 //
 //===----------------------------------------------------------------------===//
@@ -67,6 +67,18 @@ struct OpEmitter {
     if (x.getType() == to)
       return x;
     return BroadcastInDimOp::create(b, loc, to, x, b.getDenseI64ArrayAttr(dims));
+  }
+  /// `x` cut to [lo, hi) along `dim`, every other dim whole.
+  Value slice(Value x, int64_t dim, int64_t lo, int64_t hi) {
+    RankedTensorType t = typeOf(x);
+    SmallVector<int64_t> start(t.getRank(), 0), limit(t.getShape()), strides(t.getRank(), 1);
+    start[dim] = lo;
+    limit[dim] = hi;
+    SmallVector<int64_t> shape(t.getShape());
+    shape[dim] = hi - lo;
+    return SliceOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), x,
+                           b.getDenseI64ArrayAttr(start), b.getDenseI64ArrayAttr(limit),
+                           b.getDenseI64ArrayAttr(strides));
   }
   /// A rank-0 value broadcast to `to`.
   Value broadcastScalar(Value scalar, Type to) { return broadcast(scalar, to, {}); }

@@ -200,16 +200,11 @@ LogicalResult vjp(BroadcastInDimOp op, Adj &a, Value g, Grads &out) {
   return success();
 }
 LogicalResult vjp(ConcatenateOp op, Adj &a, Value g, Grads &out) {
-  RankedTensorType res = a.typeOf(op.getResult());
   int64_t dim = op.getDim(), offset = 0;
   for (auto [i, v] : llvm::enumerate(op.getInputs())) {
-    RankedTensorType t = a.typeOf(v);
-    SmallVector<int64_t> start(res.getRank(), 0), limit(res.getShape()), strides(res.getRank(), 1);
-    start[dim] = offset;
-    limit[dim] = offset + t.getDimSize(dim);
-    offset += t.getDimSize(dim);
-    out[i] = SliceOp::create(a.b, a.loc, t, g, a.b.getDenseI64ArrayAttr(start),
-                             a.b.getDenseI64ArrayAttr(limit), a.b.getDenseI64ArrayAttr(strides));
+    int64_t n = a.typeOf(v).getDimSize(dim);
+    out[i] = a.slice(g, dim, offset, offset + n);
+    offset += n;
   }
   return success();
 }
