@@ -451,7 +451,9 @@ def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::Module
         cpu-build-parallel-dispatch defines after conversion to LLVM.
 
     Loops stay on the rank's own thread when they reduce into results, sit
-    inside another parallel loop, or call the runtime. Every iteration runs
+    inside another parallel loop, or call the runtime. A kernel function of
+    cpu-outline-loop-nests left holding nothing but its dispatch is inlined
+    back into its callers: the chunk function is the unit LLVM compiles. Every iteration runs
     the same code as before and parallel dimensions write disjoint outputs,
     so the values computed do not depend on the number of threads: replicas
     stay bit-identical.
@@ -495,7 +497,8 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
     intervals): 1,000 kernels separated by collectives took 27 s to compile,
     2,000 took 142 s and 2.5 GB. This pass gives each top-level loop nest of
     a function with more than `min-nests` of them (other than an outlined
-    kernel, which is one already) a private function of its
+    kernel, which is one already; a linalg op on buffers counts as a nest,
+    so that the pass can run before loop lowering) a private function of its
     own (marked `shardc.outlined_nest`, which the CPU target turns into
     LLVM's `noinline` so that LLVM's inliner does not undo it), called in
     its place: LLVM then works on many small functions, in time linear in
@@ -507,7 +510,8 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
     An outlined function loses what LLVM knew about its memrefs' origins,
     so each memref argument whose memory provably overlaps no other
     argument's (an allocation of the caller against anything else, two
-    different globals) is listed in `shardc.noalias_params`; the CPU target
+    different globals, an argument the caller itself has as noalias against
+    its other arguments) is listed in `shardc.noalias_params`; the CPU target
     marks those LLVM parameters `noalias` (convert-func-to-llvm drops the
     attribute on memref arguments). Nests that call a function or name a
     global get none. cpu-outline-parallel-loops does the same.
@@ -613,6 +617,39 @@ def CpuRoundToBf16 : Pass<"cpu-round-to-bf16"> {
     becoming the positive canonical NaN.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def CpuGeneralizeKernelOffsets : Pass<"cpu-generalize-kernel-offsets", "::mlir::ModuleOp"> {
+  let summary = "Give outlined kernels' memref arguments dynamic offsets, so that they merge";
+  let description = [{
+    A kernel outlined by cpu-outline-loop-nests or cpu-outline-parallel-loops
+    takes its memrefs with the types they had at the call: a slice of a
+    larger buffer carries its static offset in its type. An unrolled loop
+    (a scan over 128 time steps, its backward pass) runs the same kernel on
+    128 slices of one buffer, so 128 functions that differ only in that
+    offset reach cpu-merge-identical-functions, which cannot merge them, and
+    LLVM compiles each. This pass retypes each memref argument of an
+    outlined kernel (and of a parallel chunk's dispatch declaration) to the
+    same type with a dynamic offset, and casts the operand at each call.
+    The offset then travels in the memref descriptor, as every subview's
+    does: the code reads the same elements in the same order.
+
+    An argument is left as it is when something inside would not take the
+    new type: only loads, stores, vector transfers, linalg ops on buffers,
+    and subviews, collapse_shape and expand_shape (whose result types are
+    inferred again, with dynamic offsets) may use it.
+
+    ```mlir
+    func.func private @f_nest3(%a: memref<32x128xf32, strided<[128, 1], offset: 4096>>)
+    call @f_nest3(%s) : (memref<32x128xf32, strided<[128, 1], offset: 4096>>) -> ()
+    →
+    func.func private @f_nest3(%a: memref<32x128xf32, strided<[128, 1], offset: ?>>)
+    %c = memref.cast %s : memref<32x128xf32, strided<[128, 1], offset: 4096>>
+                       to memref<32x128xf32, strided<[128, 1], offset: ?>>
+    call @f_nest3(%c) : (memref<32x128xf32, strided<[128, 1], offset: ?>>) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def CpuMergeIdenticalFunctions : Pass<"cpu-merge-identical-functions", "::mlir::ModuleOp"> {

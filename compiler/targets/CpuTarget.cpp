@@ -272,6 +272,16 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // Reductions whose outer loop reduces (column sums) get their parallel
   // dims split into chunks outermost, for the kernel threads.
   p.add("cpu-parallelize-leading-reductions");
+  // A function of many kernels (an unrolled scan's steps) gives each its
+  // own function now, and kernels that are the same up to their operands'
+  // offsets become one, so that the passes below lower (and LLVM compiles)
+  // each distinct kernel once. Not when profiling, which times each call
+  // site under a kernel of its own.
+  if (!profile) {
+    p.add("cpu-outline-loop-nests");
+    p.add("cpu-generalize-kernel-offsets");
+    p.add("cpu-merge-identical-functions");
+  }
   // Linalg on buffers -> loop nests over memref.load/store (what the recipe
   // left: elementwise nests, reductions, packing copies), with the outer
   // parallel dims as scf.parallel and the rest as scf.for in the op's order.
@@ -296,8 +306,12 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // profiling, where each call site is reported under its own kernel name.
   if (profile)
     p.add("cpu-instrument-profile");
-  else
+  else {
+    // Kernels that differ only in where their operands start (an unrolled
+    // scan's steps, each on its slice of one buffer) become identical.
+    p.add("cpu-generalize-kernel-offsets");
     p.add("cpu-merge-identical-functions");
+  }
   p.add("convert-scf-to-cf");
   // x86-64 has no bf16 arithmetic, and LLVM's fallback rounds f32 -> bf16 by
   // calling __truncsfbf2, which libgcc 12 lacks: the object would not load.

@@ -9,6 +9,7 @@
 #include "compiler/targets/Outlining.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -40,7 +41,7 @@ struct CpuOutlineLoopNests : shardc::impl::CpuOutlineLoopNestsBase<CpuOutlineLoo
         continue;
       SmallVector<Operation *> nests;
       for (Operation &op : fn.getBody().front())
-        if (isa<LoopLikeOpInterface>(op) && op.getNumResults() == 0)
+        if (isa<LoopLikeOpInterface, linalg::LinalgOp>(op) && op.getNumResults() == 0)
           nests.push_back(&op);
       if (nests.size() <= minNests)
         continue;

@@ -17,6 +17,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <limits>
 
@@ -141,6 +143,47 @@ struct CpuOutlineParallelLoops
       for (auto [index, loop] : llvm::enumerate(loops))
         after = outline(fn, loop.first, loop.second, index, after, symbols);
     }
+    inlineWrappers(module);
+  }
+
+  /// A kernel that cpu-outline-loop-nests gave a function of its own and
+  /// that now holds only a dispatch (no loop left) goes back into its
+  /// callers: the chunk function is what LLVM compiles once, and the
+  /// wrapper would only add a call and a function to compile.
+  static void inlineWrappers(ModuleOp module) {
+    llvm::DenseMap<StringAttr, func::FuncOp> wrappers;
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn.isExternal() || !fn.isPrivate() || !fn->hasAttr(shardc::kOutlinedNestAttr) ||
+          !fn.getBody().hasOneBlock())
+        continue;
+      int calls = 0;
+      bool plain = llvm::all_of(fn.getBody().front(), [&](Operation &op) {
+        calls += isa<func::CallOp>(op);
+        return op.getNumRegions() == 0 &&
+               (isa<func::CallOp, func::ReturnOp>(op) || isMemoryEffectFree(&op));
+      });
+      if (plain && calls == 1)
+        wrappers[fn.getSymNameAttr()] = fn;
+    }
+    if (wrappers.empty())
+      return;
+    SmallVector<func::CallOp> sites;
+    module.walk([&](func::CallOp call) {
+      if (wrappers.count(call.getCalleeAttr().getAttr()))
+        sites.push_back(call);
+    });
+    for (func::CallOp call : sites) {
+      func::FuncOp wrapper = wrappers.lookup(call.getCalleeAttr().getAttr());
+      Block &body = wrapper.getBody().front();
+      IRMapping map;
+      map.map(body.getArguments(), call.getOperands());
+      OpBuilder b(call);
+      for (Operation &op : body.without_terminator())
+        b.clone(op, map);
+      call.erase();
+    }
+    for (auto &[name, wrapper] : wrappers)
+      wrapper.erase();
   }
 
   /// Replaces `op` by a call of `<fn>_par<index>_dispatch(count, inputs...)`

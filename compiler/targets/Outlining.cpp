@@ -16,9 +16,33 @@ namespace {
 /// function, a global, an argument of the function, or something else.
 struct Root {
   enum Kind { Alloc, Global, Argument, Unknown } kind = Unknown;
-  Value value;                 // Alloc: the allocation
+  Value value;                 // Alloc: the allocation; Argument: the argument
   mlir::StringAttr global;     // Global: its symbol
+  bool noAlias = false;        // Argument: marked noalias by an earlier outlining
 };
+
+/// The LLVM parameter that memref argument `i` of a function with inputs
+/// `inputs` becomes (its aligned pointer; a memref of rank r is 3 + 2r
+/// parameters, allocated pointer first).
+int64_t alignedPointerParam(TypeRange inputs, unsigned i) {
+  int64_t param = 0;
+  for (Type t : inputs.take_front(i)) {
+    auto memref = dyn_cast<MemRefType>(t);
+    param += memref ? 3 + 2 * memref.getRank() : 1;
+  }
+  return param + 1;
+}
+
+/// Whether `arg` is a parameter an earlier outlining marked noalias: a
+/// nest outlined from an outlined kernel keeps what was known at the call.
+bool markedNoAlias(BlockArgument arg) {
+  auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto params = fn ? fn->getAttrOfType<DenseI64ArrayAttr>(shardc::kNoAliasParamsAttr)
+                   : DenseI64ArrayAttr();
+  return params && llvm::is_contained(params.asArrayRef(),
+                                      alignedPointerParam(fn.getArgumentTypes(),
+                                                          arg.getArgNumber()));
+}
 
 Root rootOf(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
@@ -30,7 +54,7 @@ Root rootOf(Value v) {
     return {Root::Global, {}, get.getNameAttr().getAttr()};
   auto arg = dyn_cast<BlockArgument>(v);
   if (arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) && arg.getOwner()->isEntryBlock())
-    return {Root::Argument, {}, {}};
+    return {Root::Argument, arg, {}, markedNoAlias(arg)};
   return {};
 }
 
@@ -45,6 +69,9 @@ bool apart(const Root &a, const Root &b) {
     return a.value != b.value;
   if (a.kind == Root::Global && b.kind == Root::Global)
     return a.global != b.global;
+  // A noalias argument overlaps no other argument of its function.
+  if (a.kind == Root::Argument && b.kind == Root::Argument)
+    return (a.noAlias || b.noAlias) && a.value != b.value;
   return false;
 }
 
@@ -60,20 +87,13 @@ void markNoAlias(func::FuncOp fn, ArrayRef<Value> captured, unsigned leading) {
   for (auto [i, v] : llvm::enumerate(captured))
     if (isa<MemRefType>(v.getType()))
       memrefs.push_back({leading + static_cast<unsigned>(i), rootOf(v)});
-  SmallVector<int64_t> firstParam;
-  int64_t param = 0;
-  for (Type t : fn.getFunctionType().getInputs()) {
-    firstParam.push_back(param);
-    auto memref = dyn_cast<MemRefType>(t);
-    param += memref ? 3 + 2 * memref.getRank() : 1;
-  }
   SmallVector<int64_t> params;
   for (auto &[i, root] : memrefs) {
     bool alone = llvm::all_of(memrefs, [&](auto &other) {
       return other.first == i || apart(root, other.second);
     });
     if (alone && root.kind != Root::Unknown)
-      params.push_back(firstParam[i] + 1);
+      params.push_back(alignedPointerParam(fn.getFunctionType().getInputs(), i));
   }
   if (!params.empty())
     fn->setAttr(shardc::kNoAliasParamsAttr, DenseI64ArrayAttr::get(fn.getContext(), params));

@@ -144,3 +144,22 @@ func.func private @chunk(%a: memref<4xf32>, %b: memref<4xf32>) attributes {shard
   }
   return
 }
+
+// -----
+
+// Before loop lowering a kernel is still a linalg op on buffers: it is a
+// nest like any loop, so the pass can run there.
+// CHECK-LABEL: func.func @linalg_kernels(
+// CHECK: call @linalg_kernels_nest0(
+// CHECK: call @linalg_kernels_nest1(
+// CHECK: func.func private @linalg_kernels_nest0(%{{.*}}: memref<8xf32>)
+// CHECK-NEXT: arith.constant 1.0
+// CHECK-NEXT: linalg.fill
+// CHECK: func.func private @linalg_kernels_nest1(%{{.*}}: memref<8xf32>, %{{.*}}: memref<8xf32>)
+// CHECK-NEXT: linalg.copy
+func.func @linalg_kernels(%a: memref<8xf32>, %b: memref<8xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%a : memref<8xf32>)
+  linalg.copy ins(%a : memref<8xf32>) outs(%b : memref<8xf32>)
+  return
+}

@@ -129,3 +129,34 @@ func.func @scalar_rows(%src: memref<64x32xf32>, %dst: memref<64x32xf32>) {
   }
   return
 }
+
+// -----
+
+// A kernel function of cpu-outline-loop-nests whose loop goes to the
+// threads is left holding only its dispatch: it is inlined back into its
+// callers, and the chunk keeps the kernel's noalias arguments as noalias
+// (parameters 3 and 8: the aligned pointers of two rank-1 memrefs, after
+// the chunk's begin and end).
+// CHECK-LABEL: func.func @caller(
+// CHECK-SAME: %[[A:[^:]+]]: memref<4096xf32>, %[[B:[^:]+]]: memref<4096xf32>
+// CHECK: call @kernel_par0_dispatch(%{{.*}}, %[[A]], %[[B]])
+// CHECK-NOT: call @kernel(
+// CHECK-NOT: func.func private @kernel(
+// CHECK: func.func private @kernel_par0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<4096xf32>, %{{.*}}: memref<4096xf32>)
+// CHECK-SAME: shardc.noalias_params = array<i64: 3, 8>
+func.func @caller(%a: memref<4096xf32>, %b: memref<4096xf32>) {
+  call @kernel(%a, %b) : (memref<4096xf32>, memref<4096xf32>) -> ()
+  return
+}
+func.func private @kernel(%a: memref<4096xf32>, %b: memref<4096xf32>)
+    attributes {shardc.outlined_nest, shardc.noalias_params = array<i64: 1, 6>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i) = (%c0) to (%c4096) step (%c1) {
+    %v = memref.load %a[%i] : memref<4096xf32>
+    memref.store %v, %b[%i] : memref<4096xf32>
+    scf.reduce
+  }
+  return
+}
