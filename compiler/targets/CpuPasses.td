@@ -214,7 +214,9 @@ def CpuGuardEmptyTensorElimination : Pass<"cpu-guard-empty-tensor-elimination"> 
     `linalg.fill` init CSE merged returned the same numbers. Run right
     before eliminate-empty-tensors, this pass
       1. clones `tensor.empty` / `linalg.fill` results that have several uses
-         (one per use: what CSE merged, so each chain is private again);
+         (one per use: what CSE merged, so each chain is private again),
+         each clone right before its user, so that the buffer it becomes
+         is allocated where it is needed, not where CSE kept the original;
       2. drops `restrict` from each `materialize_in_destination` into a
          memref whose destination chain still has a value with another use
          (or passes an op it does not know), so the elimination skips it and

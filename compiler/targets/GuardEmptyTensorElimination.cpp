@@ -25,16 +25,22 @@ using namespace mlir;
 
 namespace {
 
-/// Gives every use but the first of `op`'s result its own clone of `op`.
+/// Gives every use of `op`'s result its own clone of `op`, right before the
+/// user, and erases `op`: the buffer each clone becomes is then allocated
+/// where it is needed. (CSE leaves one zero fill for all the GEMMs of an
+/// unrolled scan at the top of the function; cloned there, every
+/// accumulator was allocated and zeroed at the start, and lived through
+/// the whole step.)
 void unshare(Operation *op) {
-  Value result = op->getResult(0);
   SmallVector<OpOperand *> uses;
-  for (OpOperand &use : result.getUses())
+  for (OpOperand &use : op->getResult(0).getUses())
     uses.push_back(&use);
   OpBuilder b(op);
-  b.setInsertionPointAfter(op);
-  for (OpOperand *use : llvm::drop_begin(uses))
+  for (OpOperand *use : uses) {
+    b.setInsertionPoint(use->getOwner());
     use->set(b.clone(*op)->getResult(0));
+  }
+  op->erase();
 }
 
 /// Whether the chain of destinations from `v` back to a tensor.empty consists

@@ -88,9 +88,10 @@ void markNoAlias(func::FuncOp fn, ArrayRef<Value> captured, unsigned leading) {
     if (isa<MemRefType>(v.getType()))
       memrefs.push_back({leading + static_cast<unsigned>(i), rootOf(v)});
   SmallVector<int64_t> params;
-  for (auto &[i, root] : memrefs) {
-    bool alone = llvm::all_of(memrefs, [&](auto &other) {
-      return other.first == i || apart(root, other.second);
+  for (const auto &entry : memrefs) {
+    auto [i, root] = entry;
+    bool alone = llvm::all_of(memrefs, [&](const auto &other) {
+      return other.first == entry.first || apart(entry.second, other.second);
     });
     if (alone && root.kind != Root::Unknown)
       params.push_back(alignedPointerParam(fn.getFunctionType().getInputs(), i));

@@ -8,22 +8,24 @@
 // output receives the other's value (two reductions from one CSE'd fill gave
 // two copies of the first sum).
 
-// A fill shared by two reductions is cloned (with its empty): each chain is
-// private, both results stay eligible for in-place writes.
+// A fill shared by two reductions is cloned (with its empty) right before
+// each of them: each chain is private, both results stay eligible for
+// in-place writes, and each buffer is made where it is used.
 // CHECK-LABEL: func.func @shared_fill
-// CHECK-DAG: %[[E0:.*]] = tensor.empty() : tensor<2xf32>
-// CHECK-DAG: %[[E1:.*]] = tensor.empty() : tensor<2xf32>
-// CHECK-DAG: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<2xf32>)
-// CHECK-DAG: %[[F0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E0]] : tensor<2xf32>)
-// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x4xf32>) outs(%[[F0]] : tensor<2xf32>)
-// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<2x4xf32>) outs(%[[F1]] : tensor<2xf32>)
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT: %[[F0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E0]] : tensor<2xf32>)
+// CHECK-NEXT: %[[A:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x4xf32>) outs(%[[F0]] : tensor<2xf32>)
+// CHECK: } -> tensor<2xf32>
+// CHECK-NEXT: %[[E1:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<2xf32>)
+// CHECK-NEXT: %[[B:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<2x4xf32>) outs(%[[F1]] : tensor<2xf32>)
 // CHECK: bufferization.materialize_in_destination %[[A]] in restrict writable %arg2
 // CHECK: bufferization.materialize_in_destination %[[B]] in restrict writable %arg3
 // BUF-LABEL: func.func @shared_fill
 // BUF-NOT: memref.alloc
-// BUF: linalg.fill ins(%{{.*}} : f32) outs(%arg3 : memref<2xf32>)
 // BUF: linalg.fill ins(%{{.*}} : f32) outs(%arg2 : memref<2xf32>)
 // BUF: linalg.generic {{.*}} ins(%{{.*}}) outs(%arg2 : memref<2xf32>)
+// BUF: linalg.fill ins(%{{.*}} : f32) outs(%arg3 : memref<2xf32>)
 // BUF: linalg.generic {{.*}} ins(%{{.*}}) outs(%arg3 : memref<2xf32>)
 // BUF-NOT: memref.alloc
 // BUF: return
