@@ -159,8 +159,8 @@ struct CpuGeneralizeKernelOffsets
           retypeInput(dispatch, i - leading + 1, general);
         }
       }
-      fn.setFunctionType(
-          FunctionType::get(&getContext(), fn.getBody().front().getArgumentTypes(), {}));
+      fn.setFunctionType(FunctionType::get(
+          &getContext(), fn.getBody().front().getArgumentTypes(), fn.getResultTypes()));
     }
   }
 
