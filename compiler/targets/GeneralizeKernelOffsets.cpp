@@ -134,12 +134,15 @@ struct CpuGeneralizeKernelOffsets
     auto candidate = [](func::FuncOp fn) {
       return !fn.isExternal() && fn.isPrivate() && fn->hasAttr(shardc::kOutlinedNestAttr);
     };
+    SmallVector<std::pair<func::FuncOp, llvm::hash_code>> kernels;
     llvm::DenseMap<llvm::hash_code, int> twins;
     for (auto fn : module.getOps<func::FuncOp>())
-      if (candidate(fn))
-        ++twins[offsetFreeHash(fn)];
-    for (auto fn : module.getOps<func::FuncOp>()) {
-      if (!candidate(fn) || twins[offsetFreeHash(fn)] < 2)
+      if (candidate(fn)) {
+        kernels.push_back({fn, offsetFreeHash(fn)});
+        ++twins[kernels.back().second];
+      }
+    for (auto [fn, hash] : kernels) {
+      if (twins[hash] < 2)
         continue;
       func::FuncOp dispatch = dispatchOf.lookup(fn.getSymNameAttr());
       // A chunk function's first two arguments are its iteration range.
