@@ -138,6 +138,12 @@ struct shardrt_comm {
   /// Records `message` (already prefixed with the rank) as the world's failure
   /// unless an earlier one exists, and releases pending collectives.
   virtual void fail(shardrt_status status, const std::string &message) = 0;
+  /// The ranks of this world in the calling process, which may share their
+  /// parallel loops (SharedLoops.h).
+  virtual int32_t ranksInProcess() const { return 1; }
+  /// Wakes this world's waiters that sleep, so that they look for shared
+  /// loops to help with (SharedLoops.h).
+  virtual void wakeHelpers() {}
   /// shardrt_abort(): a deliberate abort of the whole world.
   virtual void abortWorld(const std::string &message) = 0;
   /// Whether the world has failed; `message` (optional) receives the first

@@ -17,7 +17,14 @@
 // small kernel takes. Spinning is only done when the pool has a core per
 // thread. Loops from inside a body (a nested
 // parallel loop) run inline on the calling thread.
+//
+// A rank with no workers (ranks at least as many as cores) in a world with
+// other ranks in this process runs its loops as shared loops instead
+// (SharedLoops.h): its peers' threads help while they wait for it.
+// SHARDRT_SHARE_LOOPS=0 turns that off.
+#include "Comm.h"
 #include "Cpus.h"
+#include "SharedLoops.h"
 #include "Spin.h"
 #include "shardrt.h"
 
@@ -27,6 +34,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -40,8 +48,6 @@ int envInt(const char *name) {
   long n = std::strtol(v, &end, 10);
   return *end == '\0' && n > 0 && n < 4096 ? static_cast<int>(n) : 0;
 }
-
-thread_local bool tlsInsideBody = false;
 
 /// How long a pool thread spins for the next loop, or the caller for its
 /// workers, before it sleeps (the pool spins only with a core per thread,
@@ -89,9 +95,9 @@ private:
     int64_t n = size();
     int64_t begin = count * index / n, end = count * (index + 1) / n;
     if (begin < end) {
-      tlsInsideBody = true;
+      shardrt::tlsInsideBody = true;
       fn(arg, begin, end);
-      tlsInsideBody = false;
+      shardrt::tlsInsideBody = false;
     }
   }
 
@@ -140,6 +146,17 @@ private:
 
 thread_local Pool *tlsPool = nullptr;
 
+/// Whether the calling rank shares its parallel loops with the other ranks
+/// of its world in this process (it has no workers of its own).
+bool sharesLoops() {
+  static const bool enabled = [] {
+    const char *v = std::getenv("SHARDRT_SHARE_LOOPS");
+    return !(v && std::string(v) == "0");
+  }();
+  shardrt_comm *comm = shardrt_current();
+  return enabled && comm && comm->ranksInProcess() > 1;
+}
+
 /// Joins the calling thread's pool when the thread ends.
 struct PoolOwner {
   ~PoolOwner() {
@@ -166,14 +183,17 @@ extern "C" int32_t shardrt_cpus_available(void) { return shardrt::cpusAvailable(
 extern "C" void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx) {
   if (count <= 0)
     return;
-  if (count == 1 || tlsInsideBody) {
+  if (count == 1 || shardrt::tlsInsideBody) {
     body(ctx, 0, count);
     return;
   }
   if (!tlsPool) {
     int threads = shardrt_threads_per_rank();
     if (threads <= 1) {
-      body(ctx, 0, count);
+      if (sharesLoops())
+        shardrt::runSharedLoop(count, body, ctx);
+      else
+        body(ctx, 0, count);
       return;
     }
     (void)&tlsOwner; // constructs the owner, so the pool is joined at thread exit

@@ -1,6 +1,7 @@
 // Waiting by spinning, for a bounded time, before a thread sleeps: the
-// threads communicator's phases and the kernel pool's loops both complete
-// within microseconds, less than waking a sleeping thread costs.
+// kernel pool's loops complete within microseconds, less than waking a
+// sleeping thread costs. (The threads communicator spins on its own, since
+// it also runs its peers' shared loops meanwhile.)
 #ifndef SHARDRT_SRC_SPIN_H
 #define SHARDRT_SRC_SPIN_H
 

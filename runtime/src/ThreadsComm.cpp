@@ -61,8 +61,10 @@
 #include "Dtype.h"
 #include "Error.h"
 #include "Reduce.h"
+#include "SharedLoops.h"
 #include "SmallArray.h"
-#include "Spin.h"
+
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -241,6 +243,13 @@ public:
 
   const char *backendName() const override { return "threads"; }
 
+  int32_t ranksInProcess() const override { return world->numRanks; }
+
+  void wakeHelpers() override {
+    std::lock_guard<std::mutex> lock(world->mu);
+    world->wakeAllLocked();
+  }
+
   shardrt_status allReduce(const AllReduceArgs &args, const Group &group) override {
     const int64_t g = group.size, pos = group.position;
     const int64_t base = args.count / g, rem = args.count % g;
@@ -318,14 +327,14 @@ public:
     requests.erase(it);
     AsyncReduce &p = *r.reduce;
     // Spin briefly: the last member usually starts within microseconds.
-    spinWhile([&] { return !p.complete.load(std::memory_order_acquire); });
+    spinWhile(p.members, [&] { return !p.complete.load(std::memory_order_acquire); });
     std::unique_lock<std::mutex> lock(world->mu);
     const auto deadline = timeoutDeadline();
     while (!p.complete.load(std::memory_order_acquire)) {
       if (p.committed) {
         // Only the reducer's bounded work is left, and it writes into this
         // member's buffer: wait for it whatever happens to the world.
-        world->asyncCv.wait(lock);
+        sleep(lock, world->asyncCv);
         continue;
       }
       if (world->aborted)
@@ -336,7 +345,7 @@ public:
                             format("%s cannot complete: rank %lld returned from its rank "
                                    "function without starting it",
                                    whereAsync(p).c_str(), (long long)p.members[i]));
-      if (world->asyncCv.wait_until(lock, deadline) == std::cv_status::timeout &&
+      if (sleep(lock, world->asyncCv, deadline) == std::cv_status::timeout &&
           !p.complete && !p.committed && !world->aborted) {
         std::string missing;
         for (size_t i = 0; i < p.members.size(); ++i)
@@ -531,9 +540,69 @@ private:
   }
 
   /// Spins while `waiting()` holds, for at most kSpin, yielding the core
-  /// now and then when ranks outnumber cores.
-  template <typename Waiting> void spinWhile(Waiting waiting) const {
-    shardrt::spinWhile(kSpin, oversubscribed, waiting);
+  /// now and then when ranks outnumber cores. Meanwhile it runs chunks of
+  /// the shared loops of `members`, the ranks it waits for (each restarts
+  /// the spin): helping another rank instead could make this one late for
+  /// the members waiting for it.
+  template <typename Waiting>
+  void spinWhile(const std::vector<int64_t> &members, Waiting waiting) const {
+    Awaited awaited{world, &members};
+    auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 0; waiting(); ++i) {
+      if ((i & 63) == 63 && sharedLoopWaiting() &&
+          helpSharedLoop(&Awaited::accept, &awaited)) {
+        until = std::chrono::steady_clock::now() + kSpin;
+        continue;
+      }
+      if ((i & 255) == 255) {
+        if (std::chrono::steady_clock::now() > until)
+          return;
+        if (oversubscribed)
+          sched_yield();
+      }
+      __builtin_ia32_pause();
+    }
+  }
+
+  /// Members of a group, as helpSharedLoop's filter of owners.
+  struct Awaited {
+    shardrt_world *world;
+    const std::vector<int64_t> *members;
+    static bool accept(const shardrt_comm *owner, const void *arg) {
+      const Awaited &a = *static_cast<const Awaited *>(arg);
+      for (int64_t m : *a.members)
+        if (owner == a.world->comms[m].get())
+          return true;
+      return false;
+    }
+  };
+
+  /// Sleeps on `cv` under the world mutex (held by `lock`) until notified
+  /// or `deadline`; but while another rank's shared loop has chunks left,
+  /// runs one of them instead, without the mutex, and returns so that the
+  /// caller checks its condition again. Counted in sharedLoopSleepers
+  /// before it looks at the board, so a loop posted after the look wakes
+  /// it (SharedLoops.h).
+  std::cv_status sleep(std::unique_lock<std::mutex> &lock, std::condition_variable &cv,
+                       std::chrono::steady_clock::time_point deadline) {
+    sharedLoopSleepers.fetch_add(1);
+    std::cv_status status = std::cv_status::no_timeout;
+    if (sharedLoopWaiting()) {
+      lock.unlock();
+      helpSharedLoop();
+      lock.lock();
+      if (std::chrono::steady_clock::now() >= deadline)
+        status = std::cv_status::timeout;
+    } else if (deadline == std::chrono::steady_clock::time_point::max()) {
+      cv.wait(lock);
+    } else {
+      status = cv.wait_until(lock, deadline);
+    }
+    sharedLoopSleepers.fetch_sub(1);
+    return status;
+  }
+  std::cv_status sleep(std::unique_lock<std::mutex> &lock, std::condition_variable &cv) {
+    return sleep(lock, cv, std::chrono::steady_clock::time_point::max());
   }
 
   /// Now plus the world's collective timeout, clamped so that the deadline
@@ -586,7 +655,7 @@ private:
     if (rv.arrivals.fetch_add(1) + 1 == target) {
       wake(rv);
     } else {
-      spinWhile([&] { return rv.arrivals.load(std::memory_order_acquire) < target; });
+      spinWhile(rv.members, [&] { return rv.arrivals.load(std::memory_order_acquire) < target; });
       if (rv.arrivals.load() < target) {
         std::unique_lock<std::mutex> lock(world->mu);
         ++rv.sleepers;
@@ -657,7 +726,7 @@ private:
         return message.empty() ? abortedLocked(desc, rv) : failLocked(status, message);
       if (status)
         return SHARDRT_OK; // committed meanwhile: the caller checks agreement
-      rv.cv.wait_until(lock, deadline);
+      sleep(lock, rv.cv, deadline);
     }
     return SHARDRT_OK;
   }
@@ -670,12 +739,13 @@ private:
       wake(rv);
       return;
     }
-    spinWhile([&] { return rv.departures.load(std::memory_order_acquire) < target; });
+    spinWhile(rv.members, [&] { return rv.departures.load(std::memory_order_acquire) < target; });
     if (rv.departures.load() >= target)
       return;
     std::unique_lock<std::mutex> lock(world->mu);
     ++rv.sleepers;
-    rv.cv.wait(lock, [&] { return rv.departures.load() >= target; });
+    while (rv.departures.load() < target)
+      sleep(lock, rv.cv);
     --rv.sleepers;
   }
 

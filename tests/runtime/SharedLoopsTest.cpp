@@ -1,0 +1,116 @@
+// Shared loops: when a threads world's ranks are at least as many as cores,
+// a rank's parallel loops are cut into chunks that its waiting peers run
+// too. Every iteration still runs exactly once, the owner returns only when
+// all have run, and a peer waiting in a collective does take chunks.
+#include "shardrt.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Loop {
+  std::vector<std::atomic<int>> hits;
+  std::thread::id owner;
+  std::atomic<int> helped{0}; // chunks run by a thread other than the owner
+  std::atomic<int> calls{0};
+  int pauseMicros = 0;
+  explicit Loop(int64_t n) : hits(n) {}
+};
+
+void body(void *ctx, int64_t begin, int64_t end) {
+  auto *loop = static_cast<Loop *>(ctx);
+  loop->calls++;
+  if (std::this_thread::get_id() != loop->owner)
+    loop->helped++;
+  for (int64_t i = begin; i < end; ++i) {
+    loop->hits[i]++;
+    if (loop->pauseMicros)
+      std::this_thread::sleep_for(std::chrono::microseconds(loop->pauseMicros));
+  }
+}
+
+struct Shared {
+  std::atomic<int> bad{0};
+  std::atomic<int> helped{0};
+  std::atomic<int> threadsPerRank{0};
+  std::atomic<int> calls{0};
+};
+
+} // namespace
+
+TEST_CASE("ranks that share cores share their loops, and run each iteration once") {
+  unsetenv("SHARDRT_THREADS");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int32_t ranks = std::max(2, shardrt_cpus_available() + 1);
+  shardrt_world *world = shardrt_threads_create(ranks);
+  REQUIRE(world);
+  Shared shared;
+  REQUIRE(shardrt_threads_run(
+              world,
+              [](shardrt_comm *comm, void *user) -> int32_t {
+                auto *s = static_cast<Shared *>(user);
+                s->threadsPerRank = shardrt_threads_per_rank();
+                // Rank 0 runs slow loops while the others wait for it in a
+                // barrier, until one of them has run a chunk (or 20 s).
+                if (shardrt_comm_rank(comm) == 0) {
+                  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                  while (s->helped == 0 && std::chrono::steady_clock::now() < until) {
+                    Loop loop(64);
+                    loop.owner = std::this_thread::get_id();
+                    loop.pauseMicros = 20;
+                    shardrt_parallel_for(64, body, &loop);
+                    for (auto &h : loop.hits)
+                      s->bad += h != 1;
+                    s->helped += loop.helped;
+                  }
+                }
+                if (shardrt_barrier_on(comm) != SHARDRT_OK)
+                  return 1;
+                // Then every rank runs loops at once, each helping the others
+                // whenever it waits for its own loop's last chunks.
+                for (int round = 0; round < 300; ++round) {
+                  Loop loop(37 + round % 5);
+                  loop.owner = std::this_thread::get_id();
+                  shardrt_parallel_for(static_cast<int64_t>(loop.hits.size()), body, &loop);
+                  for (auto &h : loop.hits)
+                    s->bad += h != 1;
+                }
+                return 0;
+              },
+              &shared) == SHARDRT_OK);
+  shardrt_world_destroy(world);
+  CHECK(shared.threadsPerRank == 1);
+  CHECK(shared.bad == 0);
+  CHECK(shared.helped > 0);
+}
+
+TEST_CASE("a rank alone in its world runs a loop as one call") {
+  unsetenv("SHARDRT_THREADS");
+  shardrt_world *world = shardrt_threads_create(1);
+  REQUIRE(world);
+  setenv("SHARDRT_THREADS", "1", 1);
+  Shared shared;
+  REQUIRE(shardrt_threads_run(
+              world,
+              [](shardrt_comm *, void *user) -> int32_t {
+                auto *s = static_cast<Shared *>(user);
+                Loop loop(100);
+                loop.owner = std::this_thread::get_id();
+                shardrt_parallel_for(100, body, &loop);
+                for (auto &h : loop.hits)
+                  s->bad += h != 1;
+                s->calls += loop.calls;
+                return 0;
+              },
+              &shared) == SHARDRT_OK);
+  unsetenv("SHARDRT_THREADS");
+  shardrt_world_destroy(world);
+  CHECK(shared.bad == 0);
+  CHECK(shared.calls == 1);
+}
