@@ -452,6 +452,12 @@ def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::Module
         declaration marked `shardc.parallel_body = @<fn>_par<i>`, which
         cpu-build-parallel-dispatch defines after conversion to LLVM.
 
+    The GEMM recipe's loops (marked `shardc.gemm_loop` with the GEMM's
+    M * N * K products) also need a GEMM of at least `gemm-min-work`
+    products: a small GEMM split over two cores moves its
+    operands and result between them, which costs more than the halved
+    work saves (an RNN's 32 x 128 x 128 products, 640 dispatches a step,
+    ran 10-20 % faster on one thread).
     Loops stay on the rank's own thread when they reduce into results, sit
     inside another parallel loop, or call the runtime. A kernel function of
     cpu-outline-loop-nests left holding nothing but its dispatch is inlined
@@ -472,6 +478,9 @@ def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::Module
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"131072",
            "Smallest estimated operation count worth a dispatch to the threads">,
+    Option<"gemmMinWork", "gemm-min-work", "int64_t", /*default=*/"2097152",
+           "Smallest GEMM (M * N * K products, times its batch) whose "
+           "loops are worth dispatches">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

@@ -415,6 +415,7 @@ public:
   void parallelLoop(Value count, llvm::function_ref<void(Value)> body) {
     auto loop = scf::ParallelOp::create(rw, loc, ValueRange{index(rw, loc, 0)}, ValueRange{count},
                                         ValueRange{index(rw, loc, 1)});
+    loop->setAttr(kLoopAttr, rw.getUnitAttr());
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVars()[0]);

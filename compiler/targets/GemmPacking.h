@@ -91,6 +91,14 @@ struct Scratch {
 /// result) or a function argument.
 constexpr llvm::StringLiteral kScratchTileAttr = "shardc.gemm_scratch_tile";
 
+/// Marks the recipe's parallel loops (M blocks, columns of tiles, B's
+/// packing by rows, a batch of GEMMs) with the GEMM's products (M * N * K,
+/// times the batch; a unit attribute until the recipe knows them), which
+/// cpu-outline-parallel-loops compares with its `gemm-min-work`: a small
+/// GEMM cut in two moves its operands and its result between cores, which
+/// costs more than the halved work saves.
+constexpr llvm::StringLiteral kLoopAttr = "shardc.gemm_loop";
+
 /// Whether `buffer` is such a scratch tile. An allocation that
 /// canonicalization rebuilt without the mark counts as C: that only gives
 /// its tiles C's register-tile optimizations.

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/CpuPasses.h"
+#include "compiler/targets/GemmPacking.h"
 #include "compiler/targets/Outlining.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -127,6 +128,10 @@ struct CpuOutlineParallelLoops
         continue;
       SmallVector<std::pair<scf::ParallelOp, unsigned>> loops;
       fn.walk([&](scf::ParallelOp op) {
+        // The GEMM mark is read here only: dropped, it cannot keep two
+        // kernels apart that are otherwise identical.
+        auto gemm = op->getAttrOfType<IntegerAttr>(shardc::gemm::kLoopAttr);
+        op->removeAttr(shardc::gemm::kLoopAttr);
         if (!mayRunOnThreads(op))
           return;
         std::optional<unsigned> d = splitDim(op);
@@ -136,7 +141,7 @@ struct CpuOutlineParallelLoops
         for (auto [lb, ub, step] : llvm::zip(op.getLowerBound(), op.getUpperBound(), op.getStep()))
           work = saturatingMul(work, trips(lb, ub, step));
         work = saturatingMul(work, workOf(*op.getBody()));
-        if (work >= minWork)
+        if (work >= minWork && (!gemm || gemm.getInt() >= gemmMinWork))
           loops.push_back({op, *d});
       });
       Operation *after = fn;

@@ -102,6 +102,11 @@ void unrollBatch(RewriterBase &rewriter, linalg::BatchMatmulOp op, shardc::gemm:
   // a parallel loop.
   auto loop = scf::ParallelOp::create(rewriter, loc, ValueRange{zero}, ValueRange{count},
                                       ValueRange{one});
+  auto aType = cast<MemRefType>(a.getType());
+  int64_t products = batch * cast<MemRefType>(c.getType()).getDimSize(1) *
+                     cast<MemRefType>(c.getType()).getDimSize(2) *
+                     aType.getDimSize(layout.aTransposed ? 1 : 2);
+  loop->setAttr(shardc::gemm::kLoopAttr, rewriter.getI64IntegerAttr(products));
   rewriter.setInsertionPointToStart(loop.getBody());
   Value i = loop.getInductionVars()[0];
   Value sliceA = batchSlice(rewriter, loc, a, i), sliceB = batchSlice(rewriter, loc, b, i);
@@ -143,6 +148,7 @@ void toParallel(RewriterBase &rewriter, scf::ForOp loop) {
   auto parallel = scf::ParallelOp::create(
       rewriter, loop.getLoc(), ValueRange{loop.getLowerBound()}, ValueRange{loop.getUpperBound()},
       ValueRange{loop.getStep()});
+  parallel->setAttr(shardc::gemm::kLoopAttr, rewriter.getUnitAttr());
   Block *from = loop.getBody(), *to = parallel.getBody();
   rewriter.replaceAllUsesWith(loop.getInductionVar(), parallel.getInductionVars()[0]);
   for (Operation &op : llvm::make_early_inc_range(from->without_terminator()))
@@ -398,6 +404,13 @@ LogicalResult tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op, GemmTiles 
   for (linalg::MatmulOp micro : *micros)
     if (failed(tile(rewriter, micro, {0, 0, 1}, {0, 1, 2})))
       return failure();
+  // The recipe's parallel loops carry the GEMM's products, which decide
+  // whether they go to the kernel threads (GemmPacking.h, kLoopAttr).
+  if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && !ShapedType::isDynamic(k))
+    blocks->loops.front()->walk([&](scf::ParallelOp loop) {
+      if (loop->hasAttr(shardc::gemm::kLoopAttr))
+        loop->setAttr(shardc::gemm::kLoopAttr, rewriter.getI64IntegerAttr(m * n * k));
+    });
   return success();
 }
 

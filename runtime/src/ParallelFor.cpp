@@ -8,9 +8,12 @@
 // sequentially: determinism is the generated code's contract (disjoint
 // outputs, fixed summation order per output), not the pool's scheduling.
 //
-// Workers wait on a condition variable between loops; a loop publishes
-// (generation, body, ctx, count) under the mutex and the caller waits for
-// the workers' chunks to finish. A step's kernels come back to back, so a
+// A loop is published by storing (body, ctx, count) and bumping an atomic
+// generation; the caller waits for an atomic count of pending chunks. The
+// mutex and condition variables serve only threads that sleep: a worker
+// that finds no loop, the caller whose workers are not done. A step's
+// kernels come back to back (the RNN's step dispatches about 900 loops of a
+// few microseconds each), so taking a mutex per loop was not free, and a
 // worker that finishes a chunk first spins a short while (kSpin) for the
 // next loop before it sleeps, and the caller spins for the workers before
 // it does: waking a sleeping thread costs tens of microseconds, more than a
@@ -63,7 +66,7 @@ public:
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      stopping = true;
+      stopping.store(true);
     }
     wake.notify_all();
     for (std::thread &w : workers)
@@ -73,21 +76,29 @@ public:
   int size() const { return static_cast<int>(workers.size()) + 1; }
 
   void run(int64_t count, shardrt_loop_body fn, void *arg) {
-    {
+    // The loop is published by the generation's increment (sequentially
+    // consistent, as are the sleeper counts): a worker that counted itself
+    // asleep before the increment is woken under the mutex; one that counts
+    // itself after it sees the new generation before it sleeps.
+    body = fn;
+    ctx = arg;
+    total = count;
+    pending.store(static_cast<int>(workers.size()), std::memory_order_relaxed);
+    generation.fetch_add(1);
+    if (sleepingWorkers.load() > 0) {
       std::lock_guard<std::mutex> lock(mutex);
-      body = fn;
-      ctx = arg;
-      total = count;
-      pending = static_cast<int>(workers.size());
-      ++generation;
+      wake.notify_all();
     }
-    wake.notify_all();
     runChunk(0, count, fn, arg);
     if (spin)
       shardrt::spinWhile(kSpin, /*yield=*/false,
                          [&] { return pending.load(std::memory_order_acquire) != 0; });
+    if (pending.load(std::memory_order_acquire) == 0)
+      return;
     std::unique_lock<std::mutex> lock(mutex);
-    done.wait(lock, [&] { return pending == 0; });
+    callerSleeping.store(true);
+    done.wait(lock, [&] { return pending.load() == 0; });
+    callerSleeping.store(false);
   }
 
 private:
@@ -103,42 +114,43 @@ private:
 
   void work(int index) {
     uint64_t seen = 0;
+    auto waiting = [&] {
+      return !stopping.load(std::memory_order_acquire) &&
+             generation.load(std::memory_order_acquire) == seen;
+    };
     for (;;) {
-      shardrt_loop_body fn;
-      void *arg;
-      int64_t count;
       if (spin)
-        shardrt::spinWhile(kSpin, /*yield=*/false, [&] {
-          return !stopping.load(std::memory_order_acquire) &&
-                 generation.load(std::memory_order_acquire) == seen;
-        });
-      {
+        shardrt::spinWhile(kSpin, /*yield=*/false, waiting);
+      if (waiting()) {
         std::unique_lock<std::mutex> lock(mutex);
-        wake.wait(lock, [&] { return stopping || generation != seen; });
-        if (stopping)
-          return;
-        seen = generation;
-        fn = body;
-        arg = ctx;
-        count = total;
+        sleepingWorkers.fetch_add(1);
+        wake.wait(lock, [&] { return !waiting(); });
+        sleepingWorkers.fetch_sub(1);
       }
-      runChunk(index, count, fn, arg);
-      {
+      if (stopping.load(std::memory_order_acquire))
+        return;
+      // The caller publishes the next loop only after this one's chunks are
+      // all done, so these fields hold still until this chunk is counted.
+      seen = generation.load(std::memory_order_acquire);
+      runChunk(index, total, body, ctx);
+      if (pending.fetch_sub(1) == 1 && callerSleeping.load()) {
         std::lock_guard<std::mutex> lock(mutex);
-        if (--pending == 0)
-          done.notify_one();
+        done.notify_one();
       }
     }
   }
 
   const bool spin; // a core per pool thread: waiting spins before it sleeps
   std::vector<std::thread> workers;
-  std::mutex mutex;
+  std::mutex mutex; // for sleeping and waking only
   std::condition_variable wake, done;
-  // Written under the mutex; atomic so that spinners can read them without it.
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> generation{0};
   std::atomic<int> pending{0};
+  std::atomic<int> sleepingWorkers{0};
+  std::atomic<bool> callerSleeping{false};
+  // Written by the caller before it bumps `generation`, read by workers
+  // after they see the bump.
   shardrt_loop_body body = nullptr;
   void *ctx = nullptr;
   int64_t total = 0;

@@ -160,3 +160,28 @@ func.func private @kernel(%a: memref<4096xf32>, %b: memref<4096xf32>)
   }
   return
 }
+
+// -----
+
+// A GEMM recipe's loop also needs a GEMM of gemm-min-work products (the
+// default, 2^21): a small GEMM's loop stays, however much its own body
+// does; a large one's is outlined. The mark is dropped either way.
+// CHECK-LABEL: func.func @gemm_loops(
+// CHECK: scf.parallel
+// CHECK-NOT: shardc.gemm_loop
+// CHECK: call @gemm_loops_par0_dispatch
+// CHECK-NOT: shardc.gemm_loop
+func.func @gemm_loops(%a: memref<4096xf32>, %b: memref<4096xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i) = (%c0) to (%c4096) step (%c1) {
+    memref.store %s, %a[%i] : memref<4096xf32>
+    scf.reduce
+  } {shardc.gemm_loop = 524288 : i64}
+  scf.parallel (%i) = (%c0) to (%c4096) step (%c1) {
+    memref.store %s, %b[%i] : memref<4096xf32>
+    scf.reduce
+  } {shardc.gemm_loop = 2097152 : i64}
+  return
+}

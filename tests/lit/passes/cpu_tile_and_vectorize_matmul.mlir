@@ -29,6 +29,9 @@
 // CHECK: scf.for %[[PB:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[BK:.*]] = vector.load %[[B]][%{{.*}}, %{{.*}}] : memref<32x64xf32>, vector<16xf32>
 // CHECK-NEXT: vector.store %[[BK]], %[[BP]][%[[PB]], %[[KB]], %{{.*}}] : memref<2x17x16xf32>, vector<16xf32>
+// Each of the recipe's parallel loops carries the GEMM's products
+// (64 x 64 x 32), which cpu-outline-parallel-loops weighs.
+// CHECK: } {shardc.gemm_loop = 131072 : i64}
 // The M blocks are independent (each packs its own A panels): a parallel
 // loop.
 // CHECK: scf.parallel (%[[M0:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[C32]])
@@ -52,6 +55,7 @@
 // CHECK: scf.yield %{{.*}} : vector<4x16xf32>
 // CHECK: vector.transfer_write %[[RES]], %[[C]][%[[I]], %[[J]]] {{.*}} : vector<4x16xf32>, memref<64x64xf32>
 // CHECK: memref.dealloc %[[AP]]
+// CHECK: } {shardc.gemm_loop = 131072 : i64}
 // CHECK-NOT: linalg.matmul
 // CHECK: memref.dealloc %[[BP]]
 // CHECK: return
@@ -142,6 +146,9 @@ func.func @transposed_operands(%A: memref<32x64xf32>, %B: memref<64x32xf32>, %C:
 // CHECK: vector.transfer_write %{{.*}}, %[[C]][%[[BATCH]], %{{.*}}, %{{.*}}]
 // CHECK-NOT: linalg.batch_matmul
 // CHECK-NOT: linalg.matmul
+// The batch loop carries the products of all its GEMMs, 3 x 8 x 16 x 16.
+// CHECK: } {shardc.gemm_loop = 6144 : i64}
+// CHECK-NEXT: return
 func.func @batched(%A: memref<3x8x16xf32>, %B: memref<3x16x16xf32>, %C: memref<3x8x16xf32>) {
   linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
                                        affine_map<(b, m, n, k) -> (b, n, k)>,
