@@ -37,7 +37,7 @@ run --config=asan --nocache_test_results //tests/runtime/... //tests/sharding/..
   --test_tag_filters=-mpi
 run --config=tsan --nocache_test_results //tests/runtime:threads_comm_test \
   //tests/runtime:async_all_reduce_test //tests/runtime:profile_test \
-  //tests/runtime:shared_loops_test \
+  //tests/runtime:shared_loops_test //tests/runtime:parallel_for_test \
   //tests/runtime:planner_collectives_test //tests/runtime/cuda:cuda_runtime_test \
   //tests/runtime/cuda:cuda_nccl_test
 run --config=ubsan --nocache_test_results //tests/lit/... //tests/passes/... //tests/golden/... \

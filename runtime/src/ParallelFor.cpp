@@ -12,8 +12,7 @@
 // generation; the caller waits for an atomic count of pending chunks. The
 // mutex and condition variables serve only threads that sleep: a worker
 // that finds no loop, the caller whose workers are not done. A step's
-// kernels come back to back (the RNN's step dispatches about 900 loops of a
-// few microseconds each), so taking a mutex per loop was not free, and a
+// kernels come back to back, so a
 // worker that finishes a chunk first spins a short while (kSpin) for the
 // next loop before it sleeps, and the caller spins for the workers before
 // it does: waking a sleeping thread costs tens of microseconds, more than a
