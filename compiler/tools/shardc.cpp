@@ -51,6 +51,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -1038,11 +1039,22 @@ int runRun(const Args &a) {
     // cores, a site's time also counts the slices the scheduler gave other
     // ranks, and a wait in all_reduce_done is often a peer not yet run.
     int64_t ranks = m->signature.mesh.deviceCount();
-    if (int32_t cores = shardrt_cpus_available(); !mpi && ranks > cores)
+    int32_t cores = shardrt_cpus_available();
+    if (!mpi && ranks > cores)
       llvm::outs() << "note: " << ranks << " ranks share " << cores
                    << " cores: each time below includes the time its rank waited for a core, "
                       "and a wait for an all-reduce is often a peer that had none; profile "
                       "on at least as many cores as ranks to time the kernels alone\n";
+    // Ranks without kernel threads (as many ranks as cores or more, and no
+    // SHARDRT_THREADS) run chunks of each other's loops while they wait
+    // (runtime/src/SharedLoops.h).
+    const char *threads = std::getenv("SHARDRT_THREADS");
+    const char *share = std::getenv("SHARDRT_SHARE_LOOPS");
+    if (!mpi && ranks > 1 && ranks >= cores && !(threads && *threads) &&
+        !(share && std::string(share) == "0"))
+      llvm::outs() << "note: a rank waiting in a collective runs chunks of its peers' "
+                      "parallel loops, so a collective's time includes that work "
+                      "(SHARDRT_SHARE_LOOPS=0 turns it off)\n";
     for (const shardc::RankProfile &p : profiles)
       llvm::outs() << shardc::formatProfile(group->profileSites, p, a.profileRows);
   }

@@ -40,6 +40,7 @@ if expect_ok profile4 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 3 --pro
   cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # the affinity mask's
   if [ "$cores" -lt 4 ]; then
     check profile4 "ranks sharing cores noted" contains "$out" "note: 4 ranks share $cores cores"
+    check profile4 "shared loops noted" contains "$out" "runs chunks of its peers' parallel loops"
   else
     check profile4 "no note with a core per rank" not_contains "$out" "ranks share"
   fi
