@@ -38,7 +38,7 @@ constexpr int kSlots = 64;
 Slot board[kSlots];
 
 /// Posted loops with a chunk not yet claimed: helpers look at the board
-/// only while it is non-zero. The claimer of a loop's last chunk counts the
+/// only while it is positive. The claimer of a loop's last chunk counts the
 /// loop out.
 std::atomic<int> open{0};
 
@@ -114,14 +114,17 @@ void runSharedLoop(int64_t count, shardrt_loop_body body, void *ctx) {
   static const int64_t maxChunks = kChunksPerCore * cpusAvailable();
   shardrt_comm *comm = shardrt_current();
   Loop loop{body, ctx, comm, count, std::min(count, maxChunks)};
-  open.fetch_add(1);
   Slot *slot = post(loop);
   if (!slot) {
-    open.fetch_sub(1);
     for (int64_t c = 0; c < loop.chunks; ++c)
       runChunk(loop, c);
     return;
   }
+  // Counted after it is on the board, so that waiters never look for a
+  // loop that is not there yet (and spin on the world mutex meanwhile). A
+  // helper may claim the last chunk first: `open` then dips below zero
+  // until this increment, which reads as no loop waiting.
+  open.fetch_add(1);
   if (sharedLoopSleepers.load() > 0 && comm)
     comm->wakeHelpers();
   for (int64_t c; (c = claim(loop)) >= 0;)
