@@ -130,11 +130,12 @@ void runSharedLoop(int64_t count, shardrt_loop_body body, void *ctx) {
   for (int64_t c; (c = claim(loop)) >= 0;)
     runChunk(loop, c);
   slot->loop.store(nullptr);
-  // Helpers may still run chunks they claimed; help other loops meanwhile.
+  // Helpers may still run chunks they claimed: at most one chunk each.
+  // Not helping other ranks meanwhile: a chunk of theirs could outlast it
+  // and make this rank late.
   int spins = 0;
   while (loop.done.load(std::memory_order_acquire) < loop.chunks)
-    if (!helpSharedLoop())
-      pauseOrYield(spins);
+    pauseOrYield(spins);
   while (slot->readers.load() != 0)
     pauseOrYield(spins);
 }

@@ -7,8 +7,8 @@
 // or spinning while that peer, the last one still computing, ran a loop
 // alone. Instead, such a rank runs each parallel loop as a shared loop: it
 // posts the loop on a process-wide board, cut into a few chunks, and takes
-// chunks from the front; any rank thread of the process that waits (in a
-// collective, or for its own shared loop's last chunks) takes chunks too.
+// chunks from the front; any rank thread of the process that waits in a
+// collective takes chunks too.
 // Which thread runs a chunk never changes what it computes: the chunks cut
 // the same iterations the loop would run in sequence, and the generated
 // code's contract (disjoint outputs, each summed in its own fixed order)
