@@ -63,8 +63,7 @@
 #include "Reduce.h"
 #include "SharedLoops.h"
 #include "SmallArray.h"
-
-#include <sched.h>
+#include "Spin.h"
 
 #include <algorithm>
 #include <atomic>
@@ -547,21 +546,9 @@ private:
   template <typename Waiting>
   void spinWhile(const std::vector<int64_t> &members, Waiting waiting) const {
     Awaited awaited{world, &members};
-    auto until = std::chrono::steady_clock::now() + kSpin;
-    for (int i = 0; waiting(); ++i) {
-      if ((i & 63) == 63 && sharedLoopWaiting() &&
-          helpSharedLoop(&Awaited::accept, &awaited)) {
-        until = std::chrono::steady_clock::now() + kSpin;
-        continue;
-      }
-      if ((i & 255) == 255) {
-        if (std::chrono::steady_clock::now() > until)
-          return;
-        if (oversubscribed)
-          sched_yield();
-      }
-      __builtin_ia32_pause();
-    }
+    shardrt::spinWhile(kSpin, oversubscribed, waiting, [&] {
+      return sharedLoopWaiting() && helpSharedLoop(&Awaited::accept, &awaited);
+    });
   }
 
   /// Members of a group, as helpSharedLoop's filter of owners.
