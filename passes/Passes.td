@@ -509,11 +509,11 @@ def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "::mlir::ModuleOp"> {
     ```
     The device groups become private constant globals.
 
-    An all_reduce is asynchronous (unless `async=false`): it moves up to
-    just after the op that defines its operand, where it starts, and it is
-    finished just before the first op that reads its result, so that the
-    work in between (the rest of a backward pass while a gradient is
-    reduced) overlaps the communication:
+    An all_reduce or reduce_scatter is asynchronous (unless `async=false`):
+    it moves up to just after the op that defines its operand, where it
+    starts, and it is finished just before the first op that reads its
+    result, so that the work in between (the rest of a backward pass while a
+    gradient is reduced) overlaps the communication:
 
     ```mlir
     %g = ... (the gradient)
@@ -525,11 +525,15 @@ def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "::mlir::ModuleOp"> {
     ```
     Members start collectives in one program order (every rank moves the
     same ops), and the buffer belongs to the runtime between start and
-    done: nothing else refers to it there.
+    done: nothing else refers to it there. A reduce_scatter's done takes
+    its input and output buffers again (`shardrt_reduce_scatter_done(%req,
+    %in, %out)`): peers read the input until then, and that use keeps it
+    from being freed earlier.
   }];
   let options = [
     Option<"async", "async", "bool", /*default=*/"true",
-           "start each all_reduce when its operand is ready, finish it at its first use">,
+           "start each all_reduce and reduce_scatter when its operand is ready, finish it "
+           "at its first use">,
   ];
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::bufferization::BufferizationDialect",

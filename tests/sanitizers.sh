@@ -36,8 +36,8 @@ stage() { # stage COMMAND...: runs it, adds its "N passed, N failed" to the tota
 run --config=asan --nocache_test_results //tests/runtime/... //tests/sharding/... \
   --test_tag_filters=-mpi
 run --config=tsan --nocache_test_results //tests/runtime:threads_comm_test \
-  //tests/runtime:async_all_reduce_test //tests/runtime:profile_test \
-  //tests/runtime:shared_loops_test //tests/runtime:parallel_for_test \
+  //tests/runtime:async_all_reduce_test //tests/runtime:async_reduce_scatter_test \
+  //tests/runtime:profile_test //tests/runtime:shared_loops_test //tests/runtime:parallel_for_test \
   //tests/runtime:planner_collectives_test //tests/runtime/cuda:cuda_runtime_test \
   //tests/runtime/cuda:cuda_nccl_test
 run --config=ubsan --nocache_test_results //tests/lit/... //tests/passes/... //tests/golden/... \

@@ -54,7 +54,8 @@ std::string formatProfile(const std::vector<std::string> &sites, const RankProfi
                 ms(profile.entryNanos));
   std::string text = line;
   // By kind: kernels, collectives, and within them the wait for
-  // asynchronous all-reduces to finish (the communication not overlapped).
+  // asynchronous all-reduces and reduce-scatters to finish (the
+  // communication not overlapped).
   int64_t kernels = 0, collectives = 0, exposed = 0;
   for (size_t s = 0; s < sites.size() && s < profile.nanos.size(); ++s) {
     const std::string &name = sites[s];
@@ -62,12 +63,12 @@ std::string formatProfile(const std::vector<std::string> &sites, const RankProfi
       kernels += profile.nanos[s];
     } else {
       collectives += profile.nanos[s];
-      if (name.rfind("all_reduce_done", 0) == 0)
+      if (name.rfind("all_reduce_done", 0) == 0 || name.rfind("reduce_scatter_done", 0) == 0)
         exposed += profile.nanos[s];
     }
   }
   std::snprintf(line, sizeof line,
-                "  kernels %.3f ms, collectives %.3f ms (waiting for all-reduces to finish: "
+                "  kernels %.3f ms, collectives %.3f ms (waiting for reductions to finish: "
                 "%.3f ms)\n",
                 ms(kernels), ms(collectives), ms(exposed));
   text += line;

@@ -39,7 +39,7 @@ bool runProfiled(int64_t sites, RankProfile &profile, std::string &error,
 /// The table of one rank, its `maxRows` costliest sites first, after the
 /// time by kind, e.g.
 ///   rank 1 (3 steps, 812.400 ms in the local program):
-///     kernels 700.120 ms, collectives 90.300 ms (waiting for all-reduces
+///     kernels 700.120 ms, collectives 90.300 ms (waiting for reductions
 ///     to finish: 61.200 ms)
 ///            ms   share   calls  site
 ///       410.213   50.5%       3  kernel main_body_par0 mlp_train.mlir:40:10

@@ -491,21 +491,27 @@ std::string formatReport(const Signature &sig) {
     }
   }
   if (!sig.overlaps.empty()) {
-    size_t exposed = 0;
+    size_t exposed = 0, allReduces = 0;
     int64_t exposedBytes = 0;
-    for (const OverlapRecord &o : sig.overlaps)
+    for (const OverlapRecord &o : sig.overlaps) {
+      allReduces += o.collective == "all_reduce";
       if (o.ops == 0) {
         ++exposed;
         exposedBytes += o.bytes;
       }
-    os << "asynchronous in the local program: " << sig.overlaps.size()
-       << (sig.overlaps.size() == 1 ? " all-reduce, " : " all-reduces, ") << exposed
-       << " exposed (" << exposedBytes
+    }
+    const size_t reduceScatters = sig.overlaps.size() - allReduces;
+    os << "asynchronous in the local program: ";
+    if (allReduces)
+      os << allReduces << (allReduces == 1 ? " all-reduce, " : " all-reduces, ");
+    if (reduceScatters)
+      os << reduceScatters << (reduceScatters == 1 ? " reduce-scatter, " : " reduce-scatters, ");
+    os << exposed << " exposed (" << exposedBytes
        << " B/device with no independent work before the first use)\n";
     for (const OverlapRecord &o : sig.overlaps) {
-      os << llvm::format("  async all_reduce <%s> %-18s %8lld B  at %s", o.reduction.c_str(),
-                         o.localType.c_str(), static_cast<long long>(o.bytes),
-                         o.location.c_str());
+      os << llvm::format("  async %s <%s> %-18s %8lld B  at %s", o.collective.c_str(),
+                         o.reduction.c_str(), o.localType.c_str(),
+                         static_cast<long long>(o.bytes), o.location.c_str());
       os << (o.within.empty() ? "" : "  in " + o.within) << "\n";
       if (o.ops == 0)
         os << "      exposed: its result is needed before any other work\n";

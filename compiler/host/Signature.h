@@ -70,15 +70,17 @@ struct CombinedCollective {
   std::vector<Part> parts;
 };
 
-/// An all-reduce of the local program and the work the CPU target runs
-/// while it is under way: the ops between its start (just after its
-/// operand is computed) and its finish (just before its result is first
-/// read), and their estimated arithmetic (compiler/report/ReadOverlap.h).
+/// An all-reduce or reduce-scatter of the local program and the work the
+/// CPU target runs while it is under way: the ops between its start (just
+/// after its operand is computed) and its finish (just before its result
+/// is first read), and their estimated arithmetic
+/// (compiler/report/ReadOverlap.h).
 struct OverlapRecord {
+  std::string collective; // all_reduce or reduce_scatter
   std::string reduction;
   std::string localType; // e.g. tensor<1560xf32>
   int64_t bytes = 0;     // per device
-  std::string location;  // the all-reduce, file:line:col
+  std::string location;  // the collective, file:line:col
   std::string within;    // the function it is in ("" for the entry)
   int64_t ops = 0;       // ops with work in the window
   int64_t work = 0;      // their arithmetic: 2·M·N·K per contraction, else elements
@@ -142,8 +144,8 @@ struct Signature {
   std::vector<CollectiveRecord> collectives;
   /// How the local program issues them where it combines several into one.
   std::vector<CombinedCollective> combined;
-  /// The local program's all-reduces and what each overlaps (report only;
-  /// not in the manifest).
+  /// The local program's asynchronous reductions and what each overlaps
+  /// (report only; not in the manifest).
   std::vector<OverlapRecord> overlaps;
   MemoryEstimate memory;
 };

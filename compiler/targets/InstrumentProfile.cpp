@@ -30,7 +30,8 @@ namespace {
 std::string siteName(func::CallOp call, SymbolTable &symbols) {
   static const llvm::StringSet<> kCollectives = {
       "shardrt_all_reduce", "shardrt_all_reduce_start", "shardrt_all_reduce_done",
-      "shardrt_all_gather", "shardrt_reduce_scatter",
+      "shardrt_all_gather", "shardrt_reduce_scatter", "shardrt_reduce_scatter_start",
+      "shardrt_reduce_scatter_done",
       "shardrt_all_to_all", "shardrt_collective_permute"};
   llvm::StringRef callee = call.getCallee();
   // Where the call came from, as the report names places.

@@ -1,8 +1,9 @@
 //===- CommLowerToRuntime.cpp - comm ops → shardrt C ABI calls ------------===//
 //
-// An all_reduce is started right after its operand is computed and finished
-// just before its result is first read (shardrt_all_reduce_start/_done), so
-// independent work overlaps the reduction (Passes.td).
+// An all_reduce or reduce_scatter is started right after its operand is
+// computed and finished just before its result is first read
+// (shardrt_*_start/_done), so independent work overlaps the reduction
+// (Passes.td).
 // Each collective copies its operand into a fresh buffer (one-shot
 // bufferization usually writes the producer straight into it), passes raw
 // pointers to the runtime, and reads the result back through a `restrict`
@@ -85,11 +86,7 @@ public:
         // Started here, finished just before the first op that reads the
         // result: what lies between runs while the reduction is under way.
         Value request = call(b, loc, "shardrt_all_reduce_start", args, b.getI64Type());
-        OpBuilder at(ctx);
-        if (Operation *user = shardc::firstUseInBlock(op->getResult(0), op->getBlock()))
-          at.setInsertionPoint(user);
-        else
-          at.setInsertionPointAfterValue(request);
+        OpBuilder at = doneInsertionPoint(op, request);
         call(at, loc, "shardrt_all_reduce_done", {request});
         result = toTensor(at, loc, out, buf);
       }
@@ -111,11 +108,22 @@ public:
       Value dst = allocOut();
       auto [outer, inner] = splitAt(out.getShape(), c.getDim());
       auto [groups, numGroups, groupSize] = groupsOp(c);
-      call(b, loc, "shardrt_reduce_scatter",
-           {pointerTo(b, loc, src), pointerTo(b, loc, dst), i64(b, loc, outer), i64(b, loc, inner),
-            i32(b, loc, *dtype), i32(b, loc, runtimeReduceOp(c.getKind())), groups,
-            numGroups, groupSize});
-      result = toTensor(b, loc, out, dst);
+      Value srcPtr = pointerTo(b, loc, src), dstPtr = pointerTo(b, loc, dst);
+      SmallVector<Value> args = {srcPtr, dstPtr, i64(b, loc, outer), i64(b, loc, inner),
+                                 i32(b, loc, *dtype), i32(b, loc, runtimeReduceOp(c.getKind())),
+                                 groups, numGroups, groupSize};
+      if (!async) {
+        call(b, loc, "shardrt_reduce_scatter", args);
+        result = toTensor(b, loc, out, dst);
+      } else {
+        // As all_reduce above. done names both buffers again: that use is
+        // what keeps `src`, read by peers until then, allocated that long.
+        Value request = call(b, loc, "shardrt_reduce_scatter_start", args, b.getI64Type());
+        OpBuilder at = doneInsertionPoint(op, request);
+        call(at, loc, "shardrt_reduce_scatter_done",
+             {request, pointerTo(at, loc, src), pointerTo(at, loc, dst)});
+        result = toTensor(at, loc, out, dst);
+      }
     } else if (auto c = dyn_cast<comm::AllToAllOp>(op)) {
       // A piece is the operand with split_dim divided by the group size; the
       // runtime sees the operand as [split_outer, group, split_inner] and the
@@ -173,10 +181,22 @@ public:
     return memref::LoadOp::create(b, loc, global, ValueRange{rankIndex});
   }
 
-  /// all_reduce as start/done pairs (the pass's `async` option).
+  /// all_reduce and reduce_scatter as start/done pairs (the pass's `async`
+  /// option).
   bool async = true;
 
 private:
+  /// Where the collective `op` started by `request` is finished: just
+  /// before the first op that reads its result, else right after the start.
+  OpBuilder doneInsertionPoint(Operation *op, Value request) {
+    OpBuilder at(ctx);
+    if (Operation *user = shardc::firstUseInBlock(op->getResult(0), op->getBlock()))
+      at.setInsertionPoint(user);
+    else
+      at.setInsertionPointAfterValue(request);
+    return at;
+  }
+
   Value i64(OpBuilder &b, Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   }
@@ -282,13 +302,13 @@ struct LowerCommToRuntime : shardc::impl::CommLowerToRuntimeBase<LowerCommToRunt
               comm::ReduceScatterOp, comm::AllToAllOp, comm::CollectivePermuteOp>(op))
         ops.push_back(op);
     });
-    // An asynchronous all_reduce starts as soon as its operand is ready:
+    // An asynchronous collective starts as soon as its operand is ready:
     // right after the op that defines it. Moved last to first, so that
-    // all-reduces ready at the same point keep their order.
+    // collectives ready at the same point keep their order.
     if (async)
       for (Operation *op : llvm::reverse(ops))
-        if (auto c = dyn_cast<comm::AllReduceOp>(op))
-          if (Operation *def = shardc::definitionInBlock(c.getOperand(), op->getBlock()))
+        if (isa<comm::AllReduceOp, comm::ReduceScatterOp>(op))
+          if (Operation *def = shardc::definitionInBlock(op->getOperand(0), op->getBlock()))
             op->moveAfter(def);
     RuntimeCalls calls(getOperation());
     calls.async = async;

@@ -214,6 +214,19 @@ int32_t shardrt_reduce_scatter(const void *in, void *out, int64_t outer, int64_t
                                int32_t dtype, int32_t op, const int64_t *groups,
                                int64_t num_groups, int64_t group_size);
 
+/* The same reduce_scatter, asynchronous, as all_reduce_start/_done: `in`
+ * and `out` belong to the collective from start until done, which must be
+ * given the same two buffers (naming them there keeps a compiler's
+ * temporaries alive until the collective is done) and leaves in `out` bit
+ * for bit what shardrt_reduce_scatter gives. It shares all_reduce_start's
+ * order and request rules. Threads backend: the last member to start
+ * reduces every member's block; MPI: start sends each block to the member
+ * that keeps it, done reduces this member's block in group order. */
+int64_t shardrt_reduce_scatter_start(const void *in, void *out, int64_t outer, int64_t inner,
+                                     int32_t dtype, int32_t op, const int64_t *groups,
+                                     int64_t num_groups, int64_t group_size);
+int32_t shardrt_reduce_scatter_done(int64_t request, const void *in, void *out);
+
 /* all_to_all: `in` is viewed as [split_outer, group_size, split_inner]; piece
  * j = in[:, j, :] (row-major, split_outer * split_inner elements) goes to the
  * member at position j. `out` is viewed as [concat_outer, group_size,

@@ -167,8 +167,8 @@ const char *shardrt_cuda_collectives(void);
  * runs the host collective on the rank's current communicator (so the bits
  * are the CPU backends') and copies the result back.
  *
- * all_reduce_start enqueues (or, staged, runs) the whole collective; done
- * returns its status. */
+ * all_reduce_start and reduce_scatter_start enqueue (or, staged, run) the
+ * whole collective; done returns its status. */
 int32_t shardrt_cuda_all_reduce(void *buf, int64_t count, int32_t dtype, int32_t op,
                                 const int64_t *groups, int64_t num_groups, int64_t group_size);
 int64_t shardrt_cuda_all_reduce_start(void *buf, int64_t count, int32_t dtype, int32_t op,
@@ -181,6 +181,11 @@ int32_t shardrt_cuda_all_gather(const void *in, void *out, int64_t outer, int64_
 int32_t shardrt_cuda_reduce_scatter(const void *in, void *out, int64_t outer, int64_t inner,
                                     int32_t dtype, int32_t op, const int64_t *groups,
                                     int64_t num_groups, int64_t group_size);
+int64_t shardrt_cuda_reduce_scatter_start(const void *in, void *out, int64_t outer,
+                                          int64_t inner, int32_t dtype, int32_t op,
+                                          const int64_t *groups, int64_t num_groups,
+                                          int64_t group_size);
+int32_t shardrt_cuda_reduce_scatter_done(int64_t request, const void *in, void *out);
 int32_t shardrt_cuda_all_to_all(const void *in, void *out, int64_t split_outer,
                                 int64_t split_inner, int64_t concat_outer, int64_t concat_inner,
                                 int32_t dtype, const int64_t *groups, int64_t num_groups,

@@ -430,6 +430,43 @@ static int32_t checkBuffers(shardrt_comm *comm, const char *what, const void *in
   return SHARDRT_OK;
 }
 
+/// A reduce_scatter's arguments checked and the caller's group resolved.
+/// A group of one copies `in` to `out` here and sets `*done`.
+static int32_t prepareReduceScatter(shardrt_comm *comm, const char *what, const void *in,
+                                    void *out, int64_t outer, int64_t inner, int32_t dtype,
+                                    int32_t op, const int64_t *groups, int64_t num_groups,
+                                    int64_t group_size, Group *group, bool *done) {
+  if (outer < 0 || inner < 0)
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: outer = %lld and inner = %lld must both be >= 0", what,
+                         (long long)outer, (long long)inner));
+  if (!isValidDtype(dtype))
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: dtype %d is not a shardrt_dtype", what, dtype));
+  if (!isValidReduceOp(op))
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: op %d is not a shardrt_reduce_op", what, op));
+  std::string bad = resolveGroup(*comm, groups, num_groups, group_size, group);
+  if (!bad.empty())
+    return reject(comm, SHARDRT_ERR_ARGUMENT, std::string(what) + ": " + bad);
+  int64_t bytesOut = 0, bytesIn = 0;
+  if (__builtin_mul_overflow(outer, inner, &bytesOut) ||
+      __builtin_mul_overflow(bytesOut, static_cast<int64_t>(shardrt_dtype_size(dtype)),
+                             &bytesOut) ||
+      __builtin_mul_overflow(bytesOut, group->size, &bytesIn))
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: outer %lld x inner %lld x group %lld overflow", what,
+                         (long long)outer, (long long)inner, (long long)group->size));
+  if (int32_t s = checkBuffers(comm, what, in, out, bytesIn, bytesOut))
+    return s;
+  if (group->size == 1) {
+    if (bytesOut > 0)
+      std::memmove(out, in, static_cast<size_t>(bytesOut));
+    *done = true;
+  }
+  return SHARDRT_OK;
+}
+
 int32_t shardrt_reduce_scatter_on(shardrt_comm *comm, const void *in, void *out, int64_t outer,
                                   int64_t inner, int32_t dtype, int32_t op,
                                   const int64_t *groups, int64_t num_groups,
@@ -442,38 +479,67 @@ int32_t shardrt_reduce_scatter_on(shardrt_comm *comm, const void *in, void *out,
   if (alreadyAborted(comm, what, &status))
     return status;
   try {
-    if (outer < 0 || inner < 0)
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("reduce_scatter: outer = %lld and inner = %lld must both be >= 0",
-                           (long long)outer, (long long)inner));
-    if (!isValidDtype(dtype))
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("reduce_scatter: dtype %d is not a shardrt_dtype", dtype));
-    if (!isValidReduceOp(op))
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("reduce_scatter: op %d is not a shardrt_reduce_op", op));
     Group group;
-    std::string bad = resolveGroup(*comm, groups, num_groups, group_size, &group);
-    if (!bad.empty())
-      return reject(comm, SHARDRT_ERR_ARGUMENT, std::string(what) + ": " + bad);
-    int64_t bytesOut = 0, bytesIn = 0;
-    if (__builtin_mul_overflow(outer, inner, &bytesOut) ||
-        __builtin_mul_overflow(bytesOut, static_cast<int64_t>(shardrt_dtype_size(dtype)),
-                               &bytesOut) ||
-        __builtin_mul_overflow(bytesOut, group.size, &bytesIn))
-      return reject(comm, SHARDRT_ERR_ARGUMENT,
-                    format("reduce_scatter: outer %lld x inner %lld x group %lld overflow",
-                           (long long)outer, (long long)inner, (long long)group.size));
-    if (int32_t s = checkBuffers(comm, what, in, out, bytesIn, bytesOut))
+    bool done = false;
+    if (int32_t s = prepareReduceScatter(comm, what, in, out, outer, inner, dtype, op, groups,
+                                         num_groups, group_size, &group, &done))
       return s;
-    if (group.size == 1) {
-      if (bytesOut > 0)
-        std::memmove(out, in, static_cast<size_t>(bytesOut));
+    if (done)
       return SHARDRT_OK;
-    }
     return comm->reduceScatter(ReduceScatterArgs{in, out, outer, inner, dtype, op}, group);
   } catch (const std::bad_alloc &) {
     return reject(comm, SHARDRT_ERR_BACKEND, "reduce_scatter: out of memory");
+  }
+}
+
+int64_t shardrt_reduce_scatter_start(const void *in, void *out, int64_t outer, int64_t inner,
+                                     int32_t dtype, int32_t op, const int64_t *groups,
+                                     int64_t num_groups, int64_t group_size) {
+  const char *what = "reduce_scatter_start";
+  shardrt_comm *comm = shardrt_current();
+  if (!comm) {
+    fail(SHARDRT_ERR_ARGUMENT, "reduce_scatter_start: the calling thread has no communicator");
+    return -1;
+  }
+  shardrt_status status;
+  if (alreadyAborted(comm, what, &status))
+    return -1;
+  try {
+    Group group;
+    bool done = false;
+    if (prepareReduceScatter(comm, what, in, out, outer, inner, dtype, op, groups, num_groups,
+                             group_size, &group, &done))
+      return -1;
+    if (done)
+      return shardrt_comm::kCompletedRequest;
+    int64_t request = -1;
+    if (comm->reduceScatterStart(ReduceScatterArgs{in, out, outer, inner, dtype, op}, group,
+                                 &request))
+      return -1;
+    return request;
+  } catch (const std::bad_alloc &) {
+    reject(comm, SHARDRT_ERR_BACKEND, "reduce_scatter_start: out of memory");
+    return -1;
+  }
+}
+
+int32_t shardrt_reduce_scatter_done(int64_t request, const void *in, void *out) {
+  shardrt_comm *comm = shardrt_current();
+  if (!comm)
+    return fail(SHARDRT_ERR_ARGUMENT,
+                "reduce_scatter_done: the calling thread has no communicator");
+  if (request == shardrt_comm::kCompletedRequest)
+    return SHARDRT_OK;
+  if (request < 0) {
+    std::string first;
+    comm->isAborted(&first);
+    return fail(SHARDRT_ERR_ABORTED, "rank %d: reduce_scatter_done: its start failed (%s)",
+                comm->rank, first.c_str());
+  }
+  try {
+    return comm->reduceScatterDone(request, in, out);
+  } catch (const std::bad_alloc &) {
+    return reject(comm, SHARDRT_ERR_BACKEND, "reduce_scatter_done: out of memory");
   }
 }
 

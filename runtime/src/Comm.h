@@ -130,6 +130,17 @@ struct shardrt_comm {
   virtual shardrt_status barrier() = 0;
   virtual shardrt_status reduceScatter(const shardrt::ReduceScatterArgs &args,
                                        const shardrt::Group &group) = 0;
+  /// shardrt_reduce_scatter_start/_done, as allReduceStart/Done; done gets
+  /// back the buffers start was given. The defaults block in start.
+  virtual shardrt_status reduceScatterStart(const shardrt::ReduceScatterArgs &args,
+                                            const shardrt::Group &group, int64_t *request) {
+    *request = kCompletedRequest;
+    return reduceScatter(args, group);
+  }
+  virtual shardrt_status reduceScatterDone(int64_t request, const void *in, void *out) {
+    (void)request, (void)in, (void)out;
+    return SHARDRT_OK;
+  }
   virtual shardrt_status allToAll(const shardrt::AllToAllArgs &args,
                                   const shardrt::Group &group) = 0;
   /// `group` is every rank named in a pair; the caller is a member.

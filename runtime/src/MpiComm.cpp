@@ -85,18 +85,6 @@ template <typename F> shardrt_status forEachChunk(int64_t total, int64_t step, F
   return SHARDRT_OK;
 }
 
-/// 16-bit floats travel and reduce as float (MPI has no type for them).
-bool isHalf(int32_t dtype) { return dtype == SHARDRT_F16 || dtype == SHARDRT_BF16; }
-float widen(int32_t dtype, const char *src) {
-  uint16_t h;
-  std::memcpy(&h, src, 2);
-  return dtype == SHARDRT_F16 ? halfToFloat(h) : bf16ToFloat(h);
-}
-void narrow(int32_t dtype, float f, char *dst) {
-  uint16_t h = dtype == SHARDRT_F16 ? floatToHalf(f) : floatToBf16(f);
-  std::memcpy(dst, &h, 2);
-}
-
 std::string mpiErrorString(int rc) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
@@ -236,17 +224,9 @@ public:
   }
 
   shardrt_status allReduceDone(int64_t request) override {
-    auto it = pendingReduces.find(request);
-    if (it == pendingReduces.end()) {
-      std::string message = format("rank %d: all_reduce_done: %lld is not a pending request "
-                                   "of this rank",
-                                   rank, (long long)request);
-      fail(SHARDRT_ERR_ARGUMENT, message);
-      setLastError(message);
-      return SHARDRT_ERR_ARGUMENT;
-    }
-    PendingReduce p = std::move(it->second);
-    pendingReduces.erase(it);
+    PendingReduce p;
+    if (shardrt_status s = takePending(request, CollectiveKind::AllReduce, &p))
+      return s;
     shardrt_status s = waitAll(p);
     if (!s) {
       // Phase 2: this member's part, reduced in group order into its buffer
@@ -318,52 +298,94 @@ public:
     return SHARDRT_OK;
   }
 
-  // MPI_Ireduce_scatter_block wants each member's block contiguous: each
-  // call packs elements [off, off + c) of every member's block ([outer, g,
-  // inner] -> [g, c]), at most chunkBytes in all. 16-bit floats travel as
-  // float and round once, as in allReduce.
+  // Reduce-scatter over point-to-point messages, as allReduce's first
+  // round: start sends block m of this member's input (row block m of its
+  // [outer, g, inner] view, packed when outer > 1) to member m and receives
+  // its own block from every other member; done reduces its block in group
+  // order into `out`. Every element is reduced once, in group order: the
+  // threads backend's bits.
   shardrt_status reduceScatter(const ReduceScatterArgs &args, const Group &group) override {
+    int64_t id = 0;
+    if (shardrt_status s = reduceScatterStart(args, group, &id))
+      return s;
+    return reduceScatterDone(id, args.in, args.out);
+  }
+
+  shardrt_status reduceScatterStart(const ReduceScatterArgs &args, const Group &group,
+                                    int64_t *request) override {
     MPI_Comm comm;
     if (shardrt_status s = groupComm(group, CollectiveKind::ReduceScatter, &comm))
       return s;
-    const int64_t g = group.size, inner = args.inner, block = args.outer * inner;
-    const bool half = isHalf(args.dtype);
+    int64_t id = nextRequest++;
+    PendingReduce &p = pendingReduces[id];
+    p.kind = CollectiveKind::ReduceScatter;
+    p.comm = comm;
+    p.g = group.size;
+    p.pos = group.position;
+    p.members.assign(group.members, group.members + group.size);
+    p.in = static_cast<const char *>(args.in);
+    p.buf = static_cast<char *>(args.out);
+    p.outer = args.outer;
+    p.inner = args.inner;
+    p.count = args.outer * args.inner;
+    p.dtype = args.dtype;
+    p.op = args.op;
     const int64_t es = static_cast<int64_t>(shardrt_dtype_size(args.dtype));
-    const int64_t ws = half ? static_cast<int64_t>(sizeof(float)) : es; // on the wire
-    const int64_t step = std::max<int64_t>(1, chunkBytes / (g * ws));
-    const int64_t most = std::min(step, block);
-    std::vector<char> send(static_cast<size_t>(g * most * ws)), recv(static_cast<size_t>(most * ws));
-    const char *in = static_cast<const char *>(args.in);
-    char *out = static_cast<char *>(args.out);
-    return forEachChunk(block, step, [&](int64_t off, int64_t c) {
-      for (int64_t m = 0; m < g; ++m)
-        for (int64_t b = off; b < off + c;) {
-          const int64_t o = b / inner, i = b % inner, run = std::min(inner - i, off + c - b);
-          const char *src = in + ((o * g + m) * inner + i) * es;
-          char *dst = send.data() + (m * c + b - off) * ws;
-          if (!half)
-            std::memcpy(dst, src, static_cast<size_t>(run * es));
-          for (int64_t k = 0; half && k < run; ++k) {
-            float f = widen(args.dtype, src + k * es);
-            std::memcpy(dst + k * ws, &f, sizeof f);
-          }
-          b += run;
-        }
-      MPI_Request req;
-      int rc = MPI_Ireduce_scatter_block(send.data(), recv.data(), static_cast<int>(c),
-                                         mpiType(args.dtype), mpiOp(args.dtype, args.op), comm,
-                                         &req);
-      if (shardrt_status s = complete(rc, &req, CollectiveKind::ReduceScatter, group))
-        return s;
-      if (!half && c > 0)
-        std::memcpy(out + off * es, recv.data(), static_cast<size_t>(c * es));
-      for (int64_t k = 0; half && k < c; ++k) {
-        float f;
-        std::memcpy(&f, recv.data() + k * ws, sizeof f);
-        narrow(args.dtype, f, out + (off + k) * es);
+    const int64_t rowBytes = p.inner * es, blockBytes = p.count * es;
+    p.incoming.resize(static_cast<size_t>(p.g));
+    p.outgoing.resize(static_cast<size_t>(p.g));
+    shardrt_status s = SHARDRT_OK;
+    for (int64_t m = 0; m < p.g && !s && blockBytes > 0; ++m) {
+      if (m == p.pos)
+        continue;
+      p.incoming[m] = scratch.take(blockBytes);
+      s = post(p, /*send=*/false, p.incoming[m].get(), blockBytes, m);
+      const char *block = p.in + m * rowBytes;
+      if (p.outer != 1) {
+        p.outgoing[m] = scratch.take(blockBytes);
+        for (int64_t o = 0; o < p.outer; ++o)
+          std::memcpy(p.outgoing[m].get() + o * rowBytes, p.in + (o * p.g + m) * rowBytes,
+                      static_cast<size_t>(rowBytes));
+        block = p.outgoing[m].get();
       }
-      return SHARDRT_OK;
-    });
+      if (!s)
+        s = post(p, /*send=*/true, const_cast<char *>(block), blockBytes, m);
+    }
+    if (s) {
+      release(p);
+      pendingReduces.erase(id);
+      return s;
+    }
+    *request = id;
+    return SHARDRT_OK;
+  }
+
+  shardrt_status reduceScatterDone(int64_t request, const void *in, void *out) override {
+    PendingReduce p;
+    if (shardrt_status s = takePending(request, CollectiveKind::ReduceScatter, &p))
+      return s;
+    if (p.in != in || p.buf != out) {
+      waitAll(p); // the messages must not outlive their buffers
+      release(p);
+      return reject(format("rank %d: reduce_scatter_done: request %lld was started with other "
+                           "buffers (in %p, out %p, not %p, %p)",
+                           rank, (long long)request, static_cast<const void *>(p.in),
+                           static_cast<void *>(p.buf), in, out));
+    }
+    shardrt_status s = waitAll(p);
+    if (!s && p.count > 0) {
+      const int64_t es = static_cast<int64_t>(shardrt_dtype_size(p.dtype));
+      std::vector<const void *> srcs(static_cast<size_t>(p.g));
+      for (int64_t o = 0; o < p.outer; ++o) {
+        for (int64_t m = 0; m < p.g; ++m)
+          srcs[m] = m == p.pos ? static_cast<const void *>(p.in + (o * p.g + m) * p.inner * es)
+                               : p.incoming[m].get() + o * p.inner * es;
+        void *row = p.buf + o * p.inner * es;
+        reduceInOrderTo(&row, 1, srcs.data(), p.g, p.inner, p.dtype, p.op);
+      }
+    }
+    release(p);
+    return s;
   }
 
   // Pieces are packed member-major ([g, piece]) for MPI_Ialltoall and
@@ -490,49 +512,6 @@ public:
   const bool ownsMpi;
 
 private:
-  static MPI_Datatype mpiType(int32_t dtype) {
-    switch (dtype) {
-    case SHARDRT_F32:
-      return MPI_FLOAT;
-    case SHARDRT_F64:
-      return MPI_DOUBLE;
-    case SHARDRT_I64:
-      return MPI_INT64_T;
-    case SHARDRT_I32:
-      return MPI_INT32_T;
-    case SHARDRT_I8:
-      return MPI_INT8_T;
-    case SHARDRT_BOOL:
-    case SHARDRT_U8:
-      return MPI_UINT8_T;
-    case SHARDRT_U32:
-      return MPI_UINT32_T;
-    case SHARDRT_U64:
-      return MPI_UINT64_T;
-    case SHARDRT_I16:
-      return MPI_INT16_T;
-    case SHARDRT_U16:
-      return MPI_UINT16_T;
-    default: // f16/bf16 travel as float
-      return MPI_FLOAT;
-    }
-  }
-
-  static MPI_Op mpiOp(int32_t dtype, int32_t op) {
-    if (dtype == SHARDRT_BOOL) // or / and, normalised to 0/1 like the threads backend
-      return op == SHARDRT_SUM || op == SHARDRT_MAX ? MPI_LOR : MPI_LAND;
-    switch (op) {
-    case SHARDRT_SUM:
-      return MPI_SUM;
-    case SHARDRT_MAX:
-      return MPI_MAX;
-    case SHARDRT_MIN:
-      return MPI_MIN;
-    default:
-      return MPI_PROD;
-    }
-  }
-
   std::string where(CollectiveKind kind, const Group &group) const {
     return format("rank %d: collective %s over group %s", rank, collectiveName(kind),
                   formatIds(group.members, group.size).c_str());
@@ -683,14 +662,18 @@ private:
   /// A started all_reduce (see allReduce): its messages in flight, and the
   /// copies of this member's part received in phase 1.
   struct PendingReduce {
+    CollectiveKind kind = CollectiveKind::AllReduce; // or ReduceScatter
     MPI_Comm comm = MPI_COMM_NULL;
     int64_t g = 0, pos = 0; // group size, this member's position
     std::vector<int64_t> members;
-    char *buf = nullptr;
+    char *buf = nullptr;          // all_reduce: in place; reduce_scatter: the output
+    const char *in = nullptr;     // reduce_scatter's input
+    int64_t outer = 0, inner = 0; // reduce_scatter's [outer, inner] output
     int64_t count = 0;
     int32_t dtype = 0, op = 0;
     bool oneRound = false;
     std::vector<ScratchPool::Buffer> incoming; // by member
+    std::vector<ScratchPool::Buffer> outgoing; // reduce_scatter's packed blocks, by member
     std::vector<MPI_Request> reqs;
 
     /// Member m's slice: [first, first + size) elements.
@@ -706,17 +689,40 @@ private:
     if (!p.reqs.empty()) {
       Group group{p.members.data(), p.g, p.pos};
       s = waitAll(static_cast<int>(p.reqs.size()), p.reqs.data(),
-                  [&] { return where(CollectiveKind::AllReduce, group); });
+                  [&] { return where(p.kind, group); });
     }
     p.reqs.clear();
     return s;
   }
 
-  /// Gives `p`'s receive buffers back to the pool.
+  /// Gives `p`'s message buffers back to the pool.
   void release(PendingReduce &p) {
     for (ScratchPool::Buffer &b : p.incoming)
       scratch.give(std::move(b));
+    for (ScratchPool::Buffer &b : p.outgoing)
+      scratch.give(std::move(b));
     p.incoming.clear();
+    p.outgoing.clear();
+  }
+
+  /// Moves the pending `request` of kind `kind` out into `*p`; an error
+  /// when this rank has no such request.
+  shardrt_status takePending(int64_t request, CollectiveKind kind, PendingReduce *p) {
+    auto it = pendingReduces.find(request);
+    if (it == pendingReduces.end() || it->second.kind != kind)
+      return reject(format("rank %d: %s_done: %lld is not a pending %s request of this rank",
+                           rank, collectiveName(kind), (long long)request,
+                           collectiveName(kind)));
+    *p = std::move(it->second);
+    pendingReduces.erase(it);
+    return SHARDRT_OK;
+  }
+
+  /// Fails the world with `message`, an argument error of this rank.
+  shardrt_status reject(const std::string &message) {
+    fail(SHARDRT_ERR_ARGUMENT, message);
+    setLastError(message);
+    return SHARDRT_ERR_ARGUMENT;
   }
 
   /// Posts a send to (or a receive from) member `peer` of `p`'s group of
@@ -733,8 +739,7 @@ private:
       if (rc != MPI_SUCCESS) {
         p.reqs.pop_back();
         Group group{p.members.data(), p.g, p.pos};
-        return mpiFailure(rc, send ? "MPI_Isend" : "MPI_Irecv",
-                          where(CollectiveKind::AllReduce, group));
+        return mpiFailure(rc, send ? "MPI_Isend" : "MPI_Irecv", where(p.kind, group));
       }
     }
     return SHARDRT_OK;

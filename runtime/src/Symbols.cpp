@@ -24,6 +24,8 @@ extern "C" const shardrt_symbol *shardrt_symbols(void) {
       {"shardrt_all_reduce_done", address(&shardrt_all_reduce_done)},
       {"shardrt_all_gather", address(&shardrt_all_gather)},
       {"shardrt_reduce_scatter", address(&shardrt_reduce_scatter)},
+      {"shardrt_reduce_scatter_start", address(&shardrt_reduce_scatter_start)},
+      {"shardrt_reduce_scatter_done", address(&shardrt_reduce_scatter_done)},
       {"shardrt_all_to_all", address(&shardrt_all_to_all)},
       {"shardrt_collective_permute", address(&shardrt_collective_permute)},
       {"shardrt_parallel_for", address(&shardrt_parallel_for)},

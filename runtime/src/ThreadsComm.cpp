@@ -34,11 +34,12 @@
 // slice.  Each element is reduced once, in group order, so replicas are
 // bitwise identical, and the work is split over the members.
 //
-// Asynchronous all_reduce (start/done): a member's start posts its buffer
-// in the group's pending all-reduce of that sequence number and returns; the
-// last member to start checks the calls (commit), reduces every element in
-// group order, as above, writes the result to every member's buffer and
-// marks it complete; done waits for that. Members that start early go on
+// Asynchronous all_reduce and reduce_scatter (start/done): a member's start
+// posts its buffers in the group's pending collective of that sequence
+// number and returns; the last member to start checks the calls (commit),
+// reduces every element in group order, as above, writes the result to
+// every member's output (its buffer, for all_reduce) and marks it
+// complete; done waits for that. Members that start early go on
 // computing while late ones catch up and one of them reduces. Before commit
 // done fails on an abort or the timeout; after it, it waits for the
 // reducer's bounded work, which writes into its buffer.
@@ -164,19 +165,20 @@ struct Rendezvous {
   std::condition_variable cv;
 };
 
-/// One asynchronous all_reduce of a group (allReduceStart/Done): members
-/// post their buffers as they start; the last to start checks that the
-/// calls agree (commit), reduces every element in group order and writes
-/// the result to every member's buffer, then marks it complete. A member's
-/// done waits for that. Guarded by the world mutex, but `complete`, which
-/// done spins on without it.
+/// One asynchronous all_reduce or reduce_scatter of a group (start/done):
+/// members post their buffers as they start; the last to start checks that
+/// the calls agree (commit), reduces every element in group order and
+/// writes the results to every member's output, then marks it complete. A
+/// member's done waits for that. Guarded by the world mutex, but
+/// `complete`, which done spins on without it.
 struct AsyncReduce {
   explicit AsyncReduce(std::vector<int64_t> m)
-      : members(std::move(m)), present(members.size(), 0), posted(members.size(), nullptr),
-        descs(members.size()) {}
+      : members(std::move(m)), present(members.size(), 0), ins(members.size(), nullptr),
+        outs(members.size(), nullptr), descs(members.size()) {}
   const std::vector<int64_t> members;
   std::vector<char> present; // by position: has started it
-  std::vector<void *> posted;
+  std::vector<const void *> ins;
+  std::vector<void *> outs; // all_reduce: the same buffers as `ins`
   std::vector<CallDesc> descs;
   size_t started = 0;
   size_t finished = 0;    // members whose done returned
@@ -223,7 +225,7 @@ struct shardrt_world {
   double timeoutSeconds = 300;
   std::vector<char> finished; // by rank: its rank function has returned
   std::map<std::vector<int64_t>, std::unique_ptr<shardrt::Rendezvous>> rendezvous;
-  // Pending asynchronous all-reduces: per group, by sequence number (each
+  // Pending asynchronous all-reduces and reduce-scatters: per group, by sequence number (each
   // member numbers its starts over a group 0, 1, ...). Notified when one
   // completes and on every wake-all.
   std::map<std::vector<int64_t>, std::map<uint64_t, std::unique_ptr<shardrt::AsyncReduce>>>
@@ -272,97 +274,22 @@ public:
 
   shardrt_status allReduceStart(const AllReduceArgs &args, const Group &group,
                                 int64_t *request) override {
-    std::vector<int64_t> key(group.members, group.members + group.size);
-    const size_t g = static_cast<size_t>(group.size), pos = static_cast<size_t>(group.position);
     CallDesc desc{CollectiveKind::AllReduce, args.count, 0, args.dtype, args.op};
-    uint64_t seq = asyncSeq[key]++;
-    AsyncReduce *p = nullptr;
-    {
-      std::unique_lock<std::mutex> lock(world->mu);
-      std::unique_ptr<AsyncReduce> &slot = world->asyncReduces[key][seq];
-      if (!slot)
-        slot = std::make_unique<AsyncReduce>(key);
-      p = slot.get();
-      if (world->aborted)
-        return asyncAbortedLocked(*p);
-      p->posted[pos] = args.buf;
-      p->descs[pos] = desc;
-      p->present[pos] = 1;
-      *request = nextRequest++;
-      requests[*request] = AsyncRequest{p, key, seq};
-      if (++p->started < g)
-        return SHARDRT_OK;
-      for (size_t i = 1; i < g; ++i)
-        if (!(p->descs[i] == p->descs[0]))
-          return failLocked(
-              SHARDRT_ERR_ARGUMENT,
-              format("rank %d: collective mismatch over group %s: rank %lld started %s but "
-                     "rank %lld started %s; every member must make the same call",
-                     rank, formatIds(key.data(), group.size).c_str(), (long long)key[0],
-                     p->descs[0].describe().c_str(), (long long)key[i],
-                     p->descs[i].describe().c_str()));
-      p->committed = true;
-    }
-    // The last to start reduces for everyone, outside the lock: the posted
-    // buffers belong to the collective until each member's done returns.
-    reduceIntoAll(p->posted.data(), static_cast<int64_t>(g), 0, args.count, args.dtype,
-                  args.op);
-    std::lock_guard<std::mutex> lock(world->mu);
-    p->complete.store(true, std::memory_order_release);
-    world->asyncCv.notify_all();
-    return SHARDRT_OK;
+    return startAsync(group, desc, args.buf, args.buf, request);
   }
 
   shardrt_status allReduceDone(int64_t request) override {
-    auto it = requests.find(request);
-    if (it == requests.end()) {
-      std::lock_guard<std::mutex> lock(world->mu);
-      return failLocked(SHARDRT_ERR_ARGUMENT,
-                        format("rank %d: all_reduce_done: %lld is not a pending request of "
-                               "this rank",
-                               rank, (long long)request));
-    }
-    AsyncRequest r = it->second;
-    requests.erase(it);
-    AsyncReduce &p = *r.reduce;
-    // Spin briefly: the last member usually starts within microseconds.
-    spinWhile(p.members, [&] { return !p.complete.load(std::memory_order_acquire); });
-    std::unique_lock<std::mutex> lock(world->mu);
-    const auto deadline = timeoutDeadline();
-    while (!p.complete.load(std::memory_order_acquire)) {
-      if (p.committed) {
-        // Only the reducer's bounded work is left, and it writes into this
-        // member's buffer: wait for it whatever happens to the world.
-        sleep(lock, world->asyncCv);
-        continue;
-      }
-      if (world->aborted)
-        return asyncAbortedLocked(p);
-      for (size_t i = 0; i < p.members.size(); ++i)
-        if (!p.present[i] && world->finished[p.members[i]])
-          return failLocked(SHARDRT_ERR_ABORTED,
-                            format("%s cannot complete: rank %lld returned from its rank "
-                                   "function without starting it",
-                                   whereAsync(p).c_str(), (long long)p.members[i]));
-      if (sleep(lock, world->asyncCv, deadline) == std::cv_status::timeout &&
-          !p.complete && !p.committed && !world->aborted) {
-        std::string missing;
-        for (size_t i = 0; i < p.members.size(); ++i)
-          if (!p.present[i])
-            missing += (missing.empty() ? "" : ",") + std::to_string(p.members[i]);
-        return failLocked(SHARDRT_ERR_ABORTED,
-                          format("%s timed out after %g s waiting for ranks %s to start it",
-                                 whereAsync(p).c_str(), world->timeoutSeconds,
-                                 missing.c_str()));
-      }
-    }
-    if (++p.finished == p.members.size()) {
-      auto group = world->asyncReduces.find(r.key);
-      group->second.erase(r.seq);
-      if (group->second.empty())
-        world->asyncReduces.erase(group);
-    }
-    return SHARDRT_OK;
+    return finishAsync(request, "all_reduce_done", nullptr, nullptr);
+  }
+
+  shardrt_status reduceScatterStart(const ReduceScatterArgs &args, const Group &group,
+                                    int64_t *request) override {
+    CallDesc desc{CollectiveKind::ReduceScatter, args.outer, args.inner, args.dtype, args.op};
+    return startAsync(group, desc, args.in, args.out, request);
+  }
+
+  shardrt_status reduceScatterDone(int64_t request, const void *in, void *out) override {
+    return finishAsync(request, "reduce_scatter_done", in, out);
   }
 
   /// Forgets this rank's per-run state: its cached rendezvous and call
@@ -603,11 +530,12 @@ private:
 
   bool oversubscribed = false; // more ranks than cores: spinners yield
 
-  /// A started asynchronous all_reduce, as this rank's request names it.
+  /// A started asynchronous collective, as this rank's request names it.
   struct AsyncRequest {
     AsyncReduce *reduce = nullptr;
     std::vector<int64_t> key;
     uint64_t seq = 0;
+    size_t pos = 0; // this rank's position in the group
   };
   // Touched only by this rank's thread (and by shardrt_threads_run before
   // the threads start).
@@ -615,14 +543,143 @@ private:
   std::map<int64_t, AsyncRequest> requests;
   int64_t nextRequest = 1;
 
-  std::string whereAsync(const AsyncReduce &p) const {
-    return format("rank %d: asynchronous all_reduce over group %s", rank,
+  std::string whereAsync(const AsyncReduce &p, CollectiveKind kind) const {
+    return format("rank %d: asynchronous %s over group %s", rank, collectiveName(kind),
                   formatIds(p.members.data(), (int64_t)p.members.size()).c_str());
   }
 
-  shardrt_status asyncAbortedLocked(const AsyncReduce &p) {
-    setLastError(whereAsync(p) + ": the world was aborted (" + world->firstMessage + ")");
+  shardrt_status asyncAbortedLocked(const AsyncReduce &p, CollectiveKind kind) {
+    setLastError(whereAsync(p, kind) + ": the world was aborted (" + world->firstMessage + ")");
     return SHARDRT_ERR_ABORTED;
+  }
+
+  /// Posts this member's part of an asynchronous collective (`desc`:
+  /// all_reduce in place, or reduce_scatter from `in` to `out`); the last
+  /// member to start commits and reduces for the whole group.
+  shardrt_status startAsync(const Group &group, const CallDesc &desc, const void *in, void *out,
+                            int64_t *request) {
+    std::vector<int64_t> key(group.members, group.members + group.size);
+    const size_t g = static_cast<size_t>(group.size), pos = static_cast<size_t>(group.position);
+    uint64_t seq = asyncSeq[key]++;
+    AsyncReduce *p = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(world->mu);
+      std::unique_ptr<AsyncReduce> &slot = world->asyncReduces[key][seq];
+      if (!slot)
+        slot = std::make_unique<AsyncReduce>(key);
+      p = slot.get();
+      if (world->aborted)
+        return asyncAbortedLocked(*p, desc.kind);
+      p->ins[pos] = in;
+      p->outs[pos] = out;
+      p->descs[pos] = desc;
+      p->present[pos] = 1;
+      *request = nextRequest++;
+      requests[*request] = AsyncRequest{p, key, seq, pos};
+      if (++p->started < g)
+        return SHARDRT_OK;
+      for (size_t i = 1; i < g; ++i)
+        if (!(p->descs[i] == p->descs[0]))
+          return failLocked(
+              SHARDRT_ERR_ARGUMENT,
+              format("rank %d: collective mismatch over group %s: rank %lld started %s but "
+                     "rank %lld started %s; every member must make the same call",
+                     rank, formatIds(key.data(), group.size).c_str(), (long long)key[0],
+                     p->descs[0].describe().c_str(), (long long)key[i],
+                     p->descs[i].describe().c_str()));
+      p->committed = true;
+    }
+    // The last to start reduces for everyone, outside the lock: the posted
+    // buffers belong to the collective until each member's done returns.
+    reduceAsync(*p);
+    std::lock_guard<std::mutex> lock(world->mu);
+    p->complete.store(true, std::memory_order_release);
+    world->asyncCv.notify_all();
+    return SHARDRT_OK;
+  }
+
+  /// The committed collective `p`'s whole reduction, in group order, as
+  /// the blocking allReduce and reduceScatter compute it.
+  static void reduceAsync(AsyncReduce &p) {
+    const CallDesc &d = p.descs[0];
+    const int64_t g = static_cast<int64_t>(p.members.size());
+    if (d.kind == CollectiveKind::AllReduce) {
+      reduceIntoAll(p.outs.data(), g, 0, d.count, d.dtype, d.op);
+      return;
+    }
+    // reduce_scatter: member q's output is block q of every member's input.
+    const int64_t es = static_cast<int64_t>(shardrt_dtype_size(d.dtype));
+    const int64_t outer = d.count, inner = d.inner;
+    SmallArray<const void *, 8> srcs(static_cast<size_t>(g));
+    for (int64_t q = 0; q < g && inner > 0; ++q)
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t m = 0; m < g; ++m)
+          srcs[m] = static_cast<const char *>(p.ins[m]) + ((o * g + q) * inner) * es;
+        reduceInOrder(static_cast<char *>(p.outs[q]) + o * inner * es, srcs.data(), g, inner,
+                      d.dtype, d.op);
+      }
+  }
+
+  /// Waits for this rank's request to complete; `in` and `out` (non-null
+  /// for reduce_scatter) must be the buffers it started with.
+  shardrt_status finishAsync(int64_t request, const char *what, const void *in, void *out) {
+    auto it = requests.find(request);
+    if (it == requests.end()) {
+      std::lock_guard<std::mutex> lock(world->mu);
+      return failLocked(SHARDRT_ERR_ARGUMENT,
+                        format("rank %d: %s: %lld is not a pending request of this rank", rank,
+                               what, (long long)request));
+    }
+    AsyncRequest r = it->second;
+    AsyncReduce &p = *r.reduce;
+    if (in && (p.ins[r.pos] != in || p.outs[r.pos] != out)) {
+      std::lock_guard<std::mutex> lock(world->mu);
+      return failLocked(SHARDRT_ERR_ARGUMENT,
+                        format("rank %d: %s: request %lld was started with other buffers "
+                               "(in %p, out %p, not %p, %p)",
+                               rank, what, (long long)request, p.ins[r.pos], p.outs[r.pos], in,
+                               out));
+    }
+    requests.erase(it);
+    const CollectiveKind kind = p.descs[r.pos].kind;
+    // Spin briefly: the last member usually starts within microseconds.
+    spinWhile(p.members, [&] { return !p.complete.load(std::memory_order_acquire); });
+    std::unique_lock<std::mutex> lock(world->mu);
+    const auto deadline = timeoutDeadline();
+    while (!p.complete.load(std::memory_order_acquire)) {
+      if (p.committed) {
+        // Only the reducer's bounded work is left, and it writes into this
+        // member's buffer: wait for it whatever happens to the world.
+        sleep(lock, world->asyncCv);
+        continue;
+      }
+      if (world->aborted)
+        return asyncAbortedLocked(p, kind);
+      for (size_t i = 0; i < p.members.size(); ++i)
+        if (!p.present[i] && world->finished[p.members[i]])
+          return failLocked(SHARDRT_ERR_ABORTED,
+                            format("%s cannot complete: rank %lld returned from its rank "
+                                   "function without starting it",
+                                   whereAsync(p, kind).c_str(), (long long)p.members[i]));
+      if (sleep(lock, world->asyncCv, deadline) == std::cv_status::timeout &&
+          !p.complete && !p.committed && !world->aborted) {
+        std::string missing;
+        for (size_t i = 0; i < p.members.size(); ++i)
+          if (!p.present[i])
+            missing += (missing.empty() ? "" : ",") + std::to_string(p.members[i]);
+        return failLocked(SHARDRT_ERR_ABORTED,
+                          format("%s timed out after %g s waiting for ranks %s to start it",
+                                 whereAsync(p, kind).c_str(), world->timeoutSeconds,
+                                 missing.c_str()));
+      }
+    }
+    if (++p.finished == p.members.size()) {
+      auto group = world->asyncReduces.find(r.key);
+      group->second.erase(r.seq);
+      if (group->second.empty())
+        world->asyncReduces.erase(group);
+    }
+    return SHARDRT_OK;
   }
 
   /// Phase 1 (see the file comment) of this member's call `call` over

@@ -89,7 +89,7 @@ if expect_ok compile_profiled -- compile "$TRAIN" --mesh data=3 -o "$TMP/train_p
     check profile_mpi "all_reduce_done sites" \
       grep -qE '% +2  all_reduce_done [^ ]*linear_regression\.mlir:' "$TMP/profile_mpi.out"
     check profile_mpi "the wait for all-reduces, measured on every rank" test "$(grep -cE \
-      'waiting for all-reduces to finish: [0-9.]+ ms\)$' "$TMP/profile_mpi.out")" = 3
+      'waiting for reductions to finish: [0-9.]+ ms\)$' "$TMP/profile_mpi.out")" = 3
   fi
 fi
 

@@ -45,7 +45,7 @@ if expect_ok profile4 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 3 --pro
     check profile4 "no note with a core per rank" not_contains "$out" "ranks share"
   fi
   check profile4 "time by kind, every rank" test "$(grep -cE \
-    '^  kernels [0-9.]+ ms, collectives [0-9.]+ ms \(waiting for all-reduces to finish: [0-9.]+ ms\)$' \
+    '^  kernels [0-9.]+ ms, collectives [0-9.]+ ms \(waiting for reductions to finish: [0-9.]+ ms\)$' \
     "$out")" = 4
   check profile4 "same step 3 loss as unprofiled" contains "$out" "step 3: loss = 1.80017"
 fi

@@ -1,8 +1,9 @@
 // Run by mpi_test.sh under `mpirun -np 4`.  Modes:
 //   collectives  all_reduce (every dtype and op; blocking and start/done),
 //                all_gather (outer > 1),
-//                reduce_scatter, all_to_all and collective_permute over the
-//                world and over groups; prints "rank R: OK".
+//                reduce_scatter (blocking and start/done), all_to_all and
+//                collective_permute over the world and over groups; prints
+//                "rank R: OK".
 //   timeout      rank 3 is alive but late; the others must time out and end
 //                the job (the script checks the exit status and message).
 //   finalize     rank 3 skips a collective and finalizes; the job must end.
@@ -164,6 +165,18 @@ void checkReduceScatter(int64_t rank, const std::vector<int64_t> &groups, int64_
         for (int64_t i = 0; i < inner; ++i)
           EXPECT(loadValue(out.data(), o * inner + i, dtype) ==
                  reduceExpected(op, dtype, members, (o * g + p) * inner + i));
+      // start/done, with a blocking collective while it is pending: the
+      // blocking form's bits.
+      std::vector<char> async(out.size(), 'x');
+      int64_t request = shardrt_reduce_scatter_start(in.data(), async.data(), outer, inner, dtype,
+                                                     op, groups.data(),
+                                                     (int64_t)groups.size() / g, g);
+      EXPECT(request >= 0);
+      int32_t one = 1;
+      EXPECT(shardrt_all_reduce(&one, 1, SHARDRT_I32, SHARDRT_SUM, groups.data(),
+                                (int64_t)groups.size() / g, g) == SHARDRT_OK);
+      EXPECT(shardrt_reduce_scatter_done(request, in.data(), async.data()) == SHARDRT_OK);
+      EXPECT(async == out);
     }
 }
 

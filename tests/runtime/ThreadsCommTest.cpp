@@ -669,10 +669,15 @@ TEST_CASE("the symbol table lists the functions generated code calls") {
   for (; table[n].name; ++n)
     found[table[n].name] = table[n].address;
   CHECK(table[n].address == nullptr);
-  // rank, five collectives and the asynchronous all-reduce's start and
-  // done, the parallel loop, the buffer allocator's two functions, two
-  // profiling probes, two bf16 soft-float helpers
-  CHECK(n == 15);
+  // rank, five collectives and the asynchronous all-reduce's and
+  // reduce-scatter's starts and dones, the parallel loop, the buffer
+  // allocator's two functions, two profiling probes, two bf16 soft-float
+  // helpers
+  CHECK(n == 17);
+  CHECK(found["shardrt_reduce_scatter_start"] ==
+        reinterpret_cast<void *>(&shardrt_reduce_scatter_start));
+  CHECK(found["shardrt_reduce_scatter_done"] ==
+        reinterpret_cast<void *>(&shardrt_reduce_scatter_done));
   CHECK(found["shardrt_rank"] == reinterpret_cast<void *>(&shardrt_rank));
   CHECK(found["shardrt_all_reduce"] == reinterpret_cast<void *>(&shardrt_all_reduce));
   CHECK(found["shardrt_all_gather"] == reinterpret_cast<void *>(&shardrt_all_gather));

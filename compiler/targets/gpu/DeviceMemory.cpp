@@ -27,8 +27,8 @@ namespace {
 /// shardrt.h's collectives; each has a shardrt_cuda_ twin of the same type.
 const llvm::StringSet<> kCollectives = {
     "shardrt_all_reduce",    "shardrt_all_reduce_start", "shardrt_all_reduce_done",
-    "shardrt_all_gather",    "shardrt_reduce_scatter",   "shardrt_all_to_all",
-    "shardrt_collective_permute"};
+    "shardrt_all_gather",    "shardrt_reduce_scatter",   "shardrt_reduce_scatter_start",
+    "shardrt_reduce_scatter_done", "shardrt_all_to_all", "shardrt_collective_permute"};
 
 /// `llvm.func @name` with `type`, declared once (an existing declaration of
 /// another type is an error of the caller's making, reported by the verifier).

@@ -178,6 +178,8 @@ const shardrt_symbol *shardrt_cuda_symbols(void) {
       {"shardrt_cuda_all_reduce", address(&shardrt_cuda_all_reduce)},
       {"shardrt_cuda_all_reduce_start", address(&shardrt_cuda_all_reduce_start)},
       {"shardrt_cuda_all_reduce_done", address(&shardrt_cuda_all_reduce_done)},
+      {"shardrt_cuda_reduce_scatter_start", address(&shardrt_cuda_reduce_scatter_start)},
+      {"shardrt_cuda_reduce_scatter_done", address(&shardrt_cuda_reduce_scatter_done)},
       {"shardrt_cuda_all_gather", address(&shardrt_cuda_all_gather)},
       {"shardrt_cuda_reduce_scatter", address(&shardrt_cuda_reduce_scatter)},
       {"shardrt_cuda_all_to_all", address(&shardrt_cuda_all_to_all)},

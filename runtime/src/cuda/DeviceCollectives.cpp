@@ -119,6 +119,21 @@ int32_t shardrt_cuda_reduce_scatter(const void *in, void *out, int64_t outer, in
                   out, outBytes);
 }
 
+int64_t shardrt_cuda_reduce_scatter_start(const void *in, void *out, int64_t outer,
+                                          int64_t inner, int32_t dtype, int32_t op,
+                                          const int64_t *groups, int64_t num_groups,
+                                          int64_t group_size) {
+  // As all_reduce_start: the whole collective runs or is enqueued here.
+  int32_t r = shardrt_cuda_reduce_scatter(in, out, outer, inner, dtype, op, groups, num_groups,
+                                          group_size);
+  return r == SHARDRT_OK ? 0 : -1;
+}
+
+int32_t shardrt_cuda_reduce_scatter_done(int64_t request, const void *in, void *out) {
+  (void)in, (void)out; // the stream orders the buffers' later uses
+  return shardrt_cuda_all_reduce_done(request);
+}
+
 int32_t shardrt_cuda_all_to_all(const void *in, void *out, int64_t split_outer,
                                 int64_t split_inner, int64_t concat_outer, int64_t concat_inner,
                                 int32_t dtype, const int64_t *groups, int64_t num_groups,

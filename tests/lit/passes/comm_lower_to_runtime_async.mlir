@@ -1,8 +1,10 @@
 // RUN: shardc-opt %s -split-input-file --comm-lower-to-runtime | FileCheck %s
 //
-// comm-lower-to-runtime, asynchronous all-reduces (the default): each starts
-// right after the op that defines its operand and is finished just before
-// the first op that reads its result, so the ops in between overlap it.
+// comm-lower-to-runtime, asynchronous all-reduces and reduce-scatters (the
+// default): each starts right after the op that defines its operand and is
+// finished just before the first op that reads its result, so the ops in
+// between overlap it. With async=false each is one blocking call.
+// RUN: shardc-opt %s -split-input-file --comm-lower-to-runtime=async=false | FileCheck %s --check-prefix=SYNC
 
 // The gradient %g is ready before %h is computed; its reduction starts
 // there, the independent %h runs, and it is finished just before %use.
@@ -54,4 +56,35 @@ func.func @order(%x: tensor<4xf32>, %n: index) -> (tensor<4xf32>, tensor<4xf32>)
     scf.yield %s : tensor<4xf32>
   }
   return %a2, %l : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A reduce-scatter (a sharded optimizer's gradient) starts where its
+// operand is ready and is finished before its first reader; its done names
+// the input buffer again, which peers read until then, so that buffer is
+// not freed before it.
+// CHECK-LABEL: func.func @reduce_scatter_overlap
+// CHECK: %[[G:.*]] = arith.mulf
+// CHECK: %[[SRC:.*]] = memref.alloc() : memref<4x6xf32>
+// CHECK: bufferization.materialize_in_destination %[[G]] in restrict writable %[[SRC]]
+// CHECK: %[[DST:.*]] = memref.alloc() : memref<4x3xf32>
+// CHECK: %[[REQ:.*]] = call @shardrt_reduce_scatter_start(%{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr, i64, i64) -> i64
+// CHECK: %[[H:.*]] = arith.addf
+// CHECK: %[[SRCIDX:.*]] = memref.extract_aligned_pointer_as_index %[[SRC]]
+// CHECK: %[[DSTIDX:.*]] = memref.extract_aligned_pointer_as_index %[[DST]]
+// CHECK: call @shardrt_reduce_scatter_done(%[[REQ]], %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK-NEXT: %[[R:.*]] = bufferization.to_tensor %[[DST]] restrict writable : memref<4x3xf32> to tensor<4x3xf32>
+// CHECK-NEXT: arith.subf %[[R]], %[[H]]
+// CHECK: func.func private @shardrt_reduce_scatter_start(!llvm.ptr, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr, i64, i64) -> i64
+// CHECK: func.func private @shardrt_reduce_scatter_done(i64, !llvm.ptr, !llvm.ptr) -> i32
+// SYNC-LABEL: func.func @reduce_scatter_overlap
+// SYNC: call @shardrt_reduce_scatter(%{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr, i64, i64) -> i32
+// SYNC-NOT: _start
+func.func @reduce_scatter_overlap(%x: tensor<4x6xf32>, %y: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %g = arith.mulf %x, %x : tensor<4x6xf32>
+  %h = arith.addf %y, %y : tensor<4x3xf32>
+  %r = comm.reduce_scatter <sum> %g, dim = 1 groups = [[0, 1]] : tensor<4x6xf32> -> tensor<4x3xf32>
+  %use = arith.subf %r, %h : tensor<4x3xf32>
+  return %use : tensor<4x3xf32>
 }

@@ -14,7 +14,10 @@
 // CHECK-NEXT: %[[INNER:.*]] = arith.constant 3 : i64
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: %[[MAX:.*]] = arith.constant 1 : i32
-// CHECK: call @shardrt_reduce_scatter(%{{.*}}, %{{.*}}, %[[OUTER]], %[[INNER]], %{{.*}}, %[[MAX]], %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr, i64, i64) -> i32
+// Asynchronous (comm_lower_to_runtime_async.mlir); nothing lies between
+// its start and the return that reads it.
+// CHECK: %[[REQ:.*]] = call @shardrt_reduce_scatter_start(%{{.*}}, %{{.*}}, %[[OUTER]], %[[INNER]], %{{.*}}, %[[MAX]], %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr, i64, i64) -> i64
+// CHECK: call @shardrt_reduce_scatter_done(%[[REQ]], %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK: bufferization.to_tensor %[[DST]] restrict writable : memref<8x3xf32> to tensor<8x3xf32>
 func.func @reduce_scatter(%x: tensor<8x6xf32>) -> tensor<8x3xf32> {
   %0 = comm.reduce_scatter <max> %x, dim = 1 groups = [[0, 1], [2, 3]] : tensor<8x6xf32> -> tensor<8x3xf32>

@@ -254,6 +254,7 @@ TEST_CASE("the symbol table lists what generated code calls") {
                      "shardrt_cuda_copy", "shardrt_cuda_upload",
                      "shardrt_cuda_memset", "shardrt_cuda_launch", "shardrt_cuda_all_reduce",
                      "shardrt_cuda_all_reduce_start", "shardrt_cuda_all_reduce_done",
+                     "shardrt_cuda_reduce_scatter_start", "shardrt_cuda_reduce_scatter_done",
                      "shardrt_cuda_all_gather", "shardrt_cuda_reduce_scatter",
                      "shardrt_cuda_all_to_all", "shardrt_cuda_collective_permute"});
 }
@@ -289,8 +290,10 @@ TEST_CASE("collectives on device buffers are staged through the host collectives
               shardrt_cuda_download(gathered[rank].data(), all, 2 * n * sizeof(float)) ==
                   SHARDRT_OK &&
               shardrt_cuda_upload(all, wide.data(), n * sizeof(float)) == SHARDRT_OK &&
-              shardrt_cuda_reduce_scatter(all, part, 1, 1, SHARDRT_F32, SHARDRT_SUM,
-                                          group.data(), 1, n) == SHARDRT_OK &&
+              (request = shardrt_cuda_reduce_scatter_start(all, part, 1, 1, SHARDRT_F32,
+                                                           SHARDRT_SUM, group.data(), 1, n)) >=
+                  0 &&
+              shardrt_cuda_reduce_scatter_done(request, all, part) == SHARDRT_OK &&
               shardrt_cuda_download(scattered[rank].data(), part, sizeof(float)) == SHARDRT_OK;
     return shardrt_cuda_unbind() == SHARDRT_OK && ok ? 0 : 1;
   });
