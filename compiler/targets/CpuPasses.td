@@ -518,6 +518,29 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
     argument. Nests that return values are left in place. Functions with
     fewer nests are unchanged: there LLVM is fast and sees the whole body.
 
+    The pass runs before the GEMM recipe (cpu-tile-and-vectorize-matmul)
+    too, so that the recipe and every pass after it see each distinct
+    kernel once (cpu-merge-identical-functions follows). A linalg.matmul
+    therefore takes into its function what the recipe reads around it: the
+    elementwise consumer it computes in its tiles (GemmEpilogue.h) and C's
+    zero fill, and C's allocation and deallocation when nothing else uses
+    C; when C is not private to them, only a fill right before the matmul:
+
+    ```mlir
+    %c = memref.alloc() : memref<8x16xf32>
+    linalg.fill ins(%zero : f32) outs(%c : memref<8x16xf32>)
+    ... (other kernels, which cannot touch %c)
+    linalg.matmul ins(%a, %b : ...) outs(%c : memref<8x16xf32>)
+    linalg.generic ... ins(%c, %bias : ...) outs(%y : ...)   // bias + relu
+    memref.dealloc %c : memref<8x16xf32>
+    →
+    call @main_nest7(%a, %b, %bias, %y)   // where the generic was
+    func.func private @main_nest7(...) {
+      %c = memref.alloc() ...; linalg.fill ...; linalg.matmul ...
+      linalg.generic ...; memref.dealloc %c ...
+    }
+    ```
+
     An outlined function loses what LLVM knew about its memrefs' origins,
     so each memref argument whose memory provably overlaps no other
     argument's (an allocation of the caller against anything else, two

@@ -265,6 +265,17 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   p.add("cpu-lower-strided-copies");
 
   // ---- Loop phase.
+  // A function of many kernels (an unrolled scan's steps) gives each its
+  // own function now (a matmul with the fill and consumer the GEMM recipe
+  // takes in), and kernels that are the same up to their operands' offsets
+  // become one, so that the passes below, the GEMM recipe first, lower (and
+  // LLVM compiles) each distinct kernel once. Not when profiling, which
+  // times each call site under a kernel of its own.
+  if (!profile) {
+    p.add("cpu-outline-loop-nests");
+    p.add("cpu-generalize-kernel-offsets");
+    p.add("cpu-merge-identical-functions");
+  }
   // Matmuls: cache blocks, register tiles, vector FMAs with the accumulator
   // in registers (the recipe is in CpuPasses.td). Runs on buffers so the
   // accumulator hoisting is a read/write pair on one memref.
@@ -272,16 +283,6 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // Reductions whose outer loop reduces (column sums) get their parallel
   // dims split into chunks outermost, for the kernel threads.
   p.add("cpu-parallelize-leading-reductions");
-  // A function of many kernels (an unrolled scan's steps) gives each its
-  // own function now, and kernels that are the same up to their operands'
-  // offsets become one, so that the passes below lower (and LLVM compiles)
-  // each distinct kernel once. Not when profiling, which times each call
-  // site under a kernel of its own.
-  if (!profile) {
-    p.add("cpu-outline-loop-nests");
-    p.add("cpu-generalize-kernel-offsets");
-    p.add("cpu-merge-identical-functions");
-  }
   // Linalg on buffers -> loop nests over memref.load/store (what the recipe
   // left: elementwise nests, reductions, packing copies), with the outer
   // parallel dims as scf.parallel and the rest as scf.for in the op's order.

@@ -163,3 +163,74 @@ func.func @linalg_kernels(%a: memref<8xf32>, %b: memref<8xf32>) {
   linalg.copy ins(%a : memref<8xf32>) outs(%b : memref<8xf32>)
   return
 }
+
+// -----
+
+// A matmul goes with what the GEMM recipe reads around it: C's allocation,
+// its zero fill (here far above, with another kernel between), the
+// elementwise consumer the tiles compute (a bias and relu) and C's
+// deallocation, as C has no other user. The group becomes one function
+// where the consumer was.
+// CHECK-LABEL: func.func @gemm_group
+// CHECK-SAME: (%[[A:.*]]: memref<8x4xf32>, %[[B:.*]]: memref<4x16xf32>, %[[BIAS:.*]]: memref<16xf32>, %[[Y:.*]]: memref<8x16xf32>, %[[Z:.*]]: memref<8xf32>)
+// CHECK: call @gemm_group_nest0(%[[Z]])
+// CHECK-NEXT: call @gemm_group_nest1(%[[A]], %[[B]], %[[BIAS]], %[[Y]])
+// CHECK-NEXT: return
+// CHECK: func.func private @gemm_group_nest1(
+// CHECK: %[[C:.*]] = memref.alloc() : memref<8x16xf32>
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[C]] : memref<8x16xf32>)
+// CHECK-NEXT: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<8x4xf32>, memref<4x16xf32>) outs(%[[C]] : memref<8x16xf32>)
+// CHECK-NEXT: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: memref.dealloc %[[C]] : memref<8x16xf32>
+// CHECK-NEXT: return
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+func.func @gemm_group(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %bias: memref<16xf32>,
+                      %y: memref<8x16xf32>, %z: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x16xf32>)
+  linalg.fill ins(%zero : f32) outs(%z : memref<8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<8x16xf32>, memref<16xf32>) outs(%y : memref<8x16xf32>) {
+  ^bb0(%x: f32, %bb: f32, %o: f32):
+    %s = arith.addf %x, %bb : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<8x16xf32>
+  return
+}
+
+// -----
+
+// C is the caller's buffer: only a fill right before the matmul goes with
+// it; the consumer, which may not be computed in the tiles (it is not C's
+// only reader), stays a nest of its own.
+// CHECK-LABEL: func.func @gemm_shared_c
+// CHECK: call @gemm_shared_c_nest0(
+// CHECK-NEXT: call @gemm_shared_c_nest1(
+// CHECK-NEXT: return
+// CHECK: func.func private @gemm_shared_c_nest0(
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: return
+// CHECK: func.func private @gemm_shared_c_nest1(
+// CHECK: linalg.generic
+#same = affine_map<(i, j) -> (i, j)>
+func.func @gemm_shared_c(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32>,
+                         %y: memref<8x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x16xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [#same, #same], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
