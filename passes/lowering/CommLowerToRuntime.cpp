@@ -79,17 +79,7 @@ public:
       SmallVector<Value> args = {pointerTo(b, loc, buf), i64(b, loc, in.getNumElements()),
                                  i32(b, loc, *dtype), i32(b, loc, runtimeReduceOp(c.getKind())),
                                  groups, numGroups, groupSize};
-      if (!async) {
-        call(b, loc, "shardrt_all_reduce", args);
-        result = toTensor(b, loc, out, buf);
-      } else {
-        // Started here, finished just before the first op that reads the
-        // result: what lies between runs while the reduction is under way.
-        Value request = call(b, loc, "shardrt_all_reduce_start", args, b.getI64Type());
-        OpBuilder at = doneInsertionPoint(op, request);
-        call(at, loc, "shardrt_all_reduce_done", {request});
-        result = toTensor(at, loc, out, buf);
-      }
+      result = reduction(b, loc, op, "shardrt_all_reduce", args, {}, out, buf);
     } else if (auto c = dyn_cast<comm::AllGatherOp>(op)) {
       Value src = copyToBuffer(b, loc, c.getOperand());
       Value dst = allocOut();
@@ -108,22 +98,13 @@ public:
       Value dst = allocOut();
       auto [outer, inner] = splitAt(out.getShape(), c.getDim());
       auto [groups, numGroups, groupSize] = groupsOp(c);
-      Value srcPtr = pointerTo(b, loc, src), dstPtr = pointerTo(b, loc, dst);
-      SmallVector<Value> args = {srcPtr, dstPtr, i64(b, loc, outer), i64(b, loc, inner),
-                                 i32(b, loc, *dtype), i32(b, loc, runtimeReduceOp(c.getKind())),
-                                 groups, numGroups, groupSize};
-      if (!async) {
-        call(b, loc, "shardrt_reduce_scatter", args);
-        result = toTensor(b, loc, out, dst);
-      } else {
-        // As all_reduce above. done names both buffers again: that use is
-        // what keeps `src`, read by peers until then, allocated that long.
-        Value request = call(b, loc, "shardrt_reduce_scatter_start", args, b.getI64Type());
-        OpBuilder at = doneInsertionPoint(op, request);
-        call(at, loc, "shardrt_reduce_scatter_done",
-             {request, pointerTo(at, loc, src), pointerTo(at, loc, dst)});
-        result = toTensor(at, loc, out, dst);
-      }
+      SmallVector<Value> args = {pointerTo(b, loc, src), pointerTo(b, loc, dst),
+                                 i64(b, loc, outer), i64(b, loc, inner), i32(b, loc, *dtype),
+                                 i32(b, loc, runtimeReduceOp(c.getKind())), groups, numGroups,
+                                 groupSize};
+      // done names both buffers again: that use is what keeps `src`, read
+      // by peers until then, allocated that long.
+      result = reduction(b, loc, op, "shardrt_reduce_scatter", args, {src, dst}, out, dst);
     } else if (auto c = dyn_cast<comm::AllToAllOp>(op)) {
       // A piece is the operand with split_dim divided by the group size; the
       // runtime sees the operand as [split_outer, group, split_inner] and the
@@ -186,15 +167,29 @@ public:
   bool async = true;
 
 private:
-  /// Where the collective `op` started by `request` is finished: just
-  /// before the first op that reads its result, else right after the start.
-  OpBuilder doneInsertionPoint(Operation *op, Value request) {
+  /// The runtime reduction `name` of `op` with `args`, its result read from
+  /// `resultBuf`: one blocking call, or (async) `name`_start here and
+  /// `name`_done(request, pointers to `doneBuffers`) just before the first
+  /// op that reads the result (else right after the start), so that what
+  /// lies between runs while the reduction is under way.
+  Value reduction(OpBuilder &b, Location loc, Operation *op, StringRef name,
+                  ArrayRef<Value> args, ArrayRef<Value> doneBuffers, RankedTensorType out,
+                  Value resultBuf) {
+    if (!async) {
+      call(b, loc, name, args);
+      return toTensor(b, loc, out, resultBuf);
+    }
+    Value request = call(b, loc, (name + "_start").str(), args, b.getI64Type());
     OpBuilder at(ctx);
     if (Operation *user = shardc::firstUseInBlock(op->getResult(0), op->getBlock()))
       at.setInsertionPoint(user);
     else
       at.setInsertionPointAfterValue(request);
-    return at;
+    SmallVector<Value> doneArgs = {request};
+    for (Value buf : doneBuffers)
+      doneArgs.push_back(pointerTo(at, loc, buf));
+    call(at, loc, (name + "_done").str(), doneArgs);
+    return toTensor(at, loc, out, resultBuf);
   }
 
   Value i64(OpBuilder &b, Location loc, int64_t v) {

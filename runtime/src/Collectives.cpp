@@ -98,6 +98,17 @@ std::string resolveGroup(const shardrt_comm &comm, const int64_t *groups, int64_
   return std::string();
 }
 
+/// A reduction's dtype and op checked; OK, or the rejection.
+shardrt_status checkDtypeAndOp(shardrt_comm *comm, const char *what, int32_t dtype, int32_t op) {
+  if (!isValidDtype(dtype))
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: dtype %d is not a shardrt_dtype", what, dtype));
+  if (!isValidReduceOp(op))
+    return reject(comm, SHARDRT_ERR_ARGUMENT,
+                  format("%s: op %d is not a shardrt_reduce_op", what, op));
+  return SHARDRT_OK;
+}
+
 /// An all_reduce's arguments checked and the caller's group resolved; OK,
 /// or the rejection (the world aborted). `what` names the entry point.
 shardrt_status checkAllReduce(shardrt_comm *comm, const char *what, void *buf, int64_t count,
@@ -106,12 +117,8 @@ shardrt_status checkAllReduce(shardrt_comm *comm, const char *what, void *buf, i
   if (count < 0)
     return reject(comm, SHARDRT_ERR_ARGUMENT,
                   format("%s: count is %lld; it must be >= 0", what, (long long)count));
-  if (!isValidDtype(dtype))
-    return reject(comm, SHARDRT_ERR_ARGUMENT,
-                  format("%s: dtype %d is not a shardrt_dtype", what, dtype));
-  if (!isValidReduceOp(op))
-    return reject(comm, SHARDRT_ERR_ARGUMENT,
-                  format("%s: op %d is not a shardrt_reduce_op", what, op));
+  if (shardrt_status s = checkDtypeAndOp(comm, what, dtype, op))
+    return s;
   if (!buf && count > 0)
     return reject(comm, SHARDRT_ERR_ARGUMENT,
                   format("%s: buf is NULL with count %lld", what, (long long)count));
@@ -122,6 +129,30 @@ shardrt_status checkAllReduce(shardrt_comm *comm, const char *what, void *buf, i
   if (!bad.empty())
     return reject(comm, SHARDRT_ERR_ARGUMENT, std::string(what) + ": " + bad);
   return SHARDRT_OK;
+}
+
+/// The shared part of the *_done entry points: request 0 has nothing
+/// pending, a negative one is a start that failed (and said why; the world
+/// is aborted), and `finish(comm)` completes any other. `what` names the
+/// entry point.
+template <typename Finish>
+int32_t finishRequest(const char *what, int64_t request, Finish finish) {
+  shardrt_comm *comm = shardrt_current();
+  if (!comm)
+    return fail(SHARDRT_ERR_ARGUMENT, "%s: the calling thread has no communicator", what);
+  if (request == shardrt_comm::kCompletedRequest)
+    return SHARDRT_OK;
+  if (request < 0) {
+    std::string first;
+    comm->isAborted(&first);
+    return fail(SHARDRT_ERR_ABORTED, "rank %d: %s: its start failed (%s)", comm->rank, what,
+                first.c_str());
+  }
+  try {
+    return finish(comm);
+  } catch (const std::bad_alloc &) {
+    return reject(comm, SHARDRT_ERR_BACKEND, std::string(what) + ": out of memory");
+  }
 }
 
 } // namespace
@@ -328,23 +359,8 @@ int64_t shardrt_all_reduce_start(void *buf, int64_t count, int32_t dtype, int32_
 }
 
 int32_t shardrt_all_reduce_done(int64_t request) {
-  shardrt_comm *comm = shardrt_current();
-  if (!comm)
-    return fail(SHARDRT_ERR_ARGUMENT, "all_reduce_done: the calling thread has no communicator");
-  if (request == shardrt_comm::kCompletedRequest)
-    return SHARDRT_OK;
-  if (request < 0) {
-    // The start failed and said why; the world is aborted.
-    std::string first;
-    comm->isAborted(&first);
-    return fail(SHARDRT_ERR_ABORTED, "rank %d: all_reduce_done: its start failed (%s)",
-                comm->rank, first.c_str());
-  }
-  try {
-    return comm->allReduceDone(request);
-  } catch (const std::bad_alloc &) {
-    return reject(comm, SHARDRT_ERR_BACKEND, "all_reduce_done: out of memory");
-  }
+  return finishRequest("all_reduce_done", request,
+                       [&](shardrt_comm *comm) { return comm->allReduceDone(request); });
 }
 
 int32_t shardrt_all_gather_on(shardrt_comm *comm, const void *in, void *out, int64_t outer,
@@ -440,12 +456,8 @@ static int32_t prepareReduceScatter(shardrt_comm *comm, const char *what, const 
     return reject(comm, SHARDRT_ERR_ARGUMENT,
                   format("%s: outer = %lld and inner = %lld must both be >= 0", what,
                          (long long)outer, (long long)inner));
-  if (!isValidDtype(dtype))
-    return reject(comm, SHARDRT_ERR_ARGUMENT,
-                  format("%s: dtype %d is not a shardrt_dtype", what, dtype));
-  if (!isValidReduceOp(op))
-    return reject(comm, SHARDRT_ERR_ARGUMENT,
-                  format("%s: op %d is not a shardrt_reduce_op", what, op));
+  if (shardrt_status s = checkDtypeAndOp(comm, what, dtype, op))
+    return s;
   std::string bad = resolveGroup(*comm, groups, num_groups, group_size, group);
   if (!bad.empty())
     return reject(comm, SHARDRT_ERR_ARGUMENT, std::string(what) + ": " + bad);
@@ -524,23 +536,9 @@ int64_t shardrt_reduce_scatter_start(const void *in, void *out, int64_t outer, i
 }
 
 int32_t shardrt_reduce_scatter_done(int64_t request, const void *in, void *out) {
-  shardrt_comm *comm = shardrt_current();
-  if (!comm)
-    return fail(SHARDRT_ERR_ARGUMENT,
-                "reduce_scatter_done: the calling thread has no communicator");
-  if (request == shardrt_comm::kCompletedRequest)
-    return SHARDRT_OK;
-  if (request < 0) {
-    std::string first;
-    comm->isAborted(&first);
-    return fail(SHARDRT_ERR_ABORTED, "rank %d: reduce_scatter_done: its start failed (%s)",
-                comm->rank, first.c_str());
-  }
-  try {
+  return finishRequest("reduce_scatter_done", request, [&](shardrt_comm *comm) {
     return comm->reduceScatterDone(request, in, out);
-  } catch (const std::bad_alloc &) {
-    return reject(comm, SHARDRT_ERR_BACKEND, "reduce_scatter_done: out of memory");
-  }
+  });
 }
 
 int32_t shardrt_all_to_all_on(shardrt_comm *comm, const void *in, void *out,

@@ -9,24 +9,10 @@
 
 #include <chrono>
 #include <cstring>
-#include <random>
 #include <thread>
 
 using namespace shardrt_test;
 using Catch::Contains;
-
-namespace {
-
-std::vector<float> randomFloats(int seed, int64_t count) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1e3f, 1e3f);
-  std::vector<float> v(static_cast<size_t>(count));
-  for (float &x : v)
-    x = dist(gen) * (1 + (gen() % 5));
-  return v;
-}
-
-} // namespace
 
 TEST_CASE("reduce_scatter start/done gives the blocking bits, beside a pending all_reduce") {
   for (int32_t n : {2, 3, 4, 8}) {

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,17 @@ inline std::vector<int64_t> iota(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
     v[i] = i;
+  return v;
+}
+
+/// `count` floats of mixed magnitudes from `seed`, for sums whose order
+/// shows in the last bits.
+inline std::vector<float> randomFloats(int seed, int64_t count) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1e3f, 1e3f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float &x : v)
+    x = dist(gen) * (1 + (gen() % 5));
   return v;
 }
 
