@@ -225,9 +225,9 @@ struct shardrt_world {
   double timeoutSeconds = 300;
   std::vector<char> finished; // by rank: its rank function has returned
   std::map<std::vector<int64_t>, std::unique_ptr<shardrt::Rendezvous>> rendezvous;
-  // Pending asynchronous all-reduces and reduce-scatters: per group, by sequence number (each
-  // member numbers its starts over a group 0, 1, ...). Notified when one
-  // completes and on every wake-all.
+  // Pending asynchronous all-reduces and reduce-scatters: per group, by
+  // sequence number (each member numbers its starts over a group 0, 1,
+  // ...). Notified when one completes and on every wake-all.
   std::map<std::vector<int64_t>, std::map<uint64_t, std::unique_ptr<shardrt::AsyncReduce>>>
       asyncReduces;
   std::condition_variable asyncCv;
