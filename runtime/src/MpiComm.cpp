@@ -659,8 +659,9 @@ private:
   std::map<std::vector<int64_t>, MPI_Comm> groups;
   const std::pair<const std::vector<int64_t>, MPI_Comm> *lastGroup = nullptr; // in `groups`
 
-  /// A started all_reduce (see allReduce): its messages in flight, and the
-  /// copies of this member's part received in phase 1.
+  /// A started all_reduce or reduce_scatter (see allReduce, reduceScatter):
+  /// its messages in flight, and the copies of this member's part received
+  /// in the first round.
   struct PendingReduce {
     CollectiveKind kind = CollectiveKind::AllReduce; // or ReduceScatter
     MPI_Comm comm = MPI_COMM_NULL;

@@ -102,6 +102,20 @@ void reduceIntoAll(void *const *bufs, int64_t g, int64_t lo, int64_t n, int32_t 
   reduceInOrderTo(at.data(), g, at.data(), g, n, dtype, op);
 }
 
+/// Member q's block of a reduce-scatter: out[o, i] = op over members m, in
+/// group order, of ins[m][o, q * inner + i], for the [outer, g * inner]
+/// inputs of the g members.
+void reduceBlock(const void *const *ins, int64_t g, int64_t q, void *out, int64_t outer,
+                 int64_t inner, int32_t dtype, int32_t op) {
+  const int64_t es = static_cast<int64_t>(shardrt_dtype_size(dtype));
+  SmallArray<const void *, 8> srcs(static_cast<size_t>(g));
+  for (int64_t o = 0; o < outer && inner > 0; ++o) {
+    for (int64_t m = 0; m < g; ++m)
+      srcs[m] = static_cast<const char *>(ins[m]) + ((o * g + q) * inner) * es;
+    reduceInOrder(static_cast<char *>(out) + o * inner * es, srcs.data(), g, inner, dtype, op);
+  }
+}
+
 /// What a member asked for, compared across the group before commit.
 struct CallDesc {
   CollectiveKind kind = CollectiveKind::Barrier;
@@ -279,7 +293,7 @@ public:
   }
 
   shardrt_status allReduceDone(int64_t request) override {
-    return finishAsync(request, "all_reduce_done", nullptr, nullptr);
+    return finishAsync(request, CollectiveKind::AllReduce, nullptr, nullptr);
   }
 
   shardrt_status reduceScatterStart(const ReduceScatterArgs &args, const Group &group,
@@ -289,7 +303,7 @@ public:
   }
 
   shardrt_status reduceScatterDone(int64_t request, const void *in, void *out) override {
-    return finishAsync(request, "reduce_scatter_done", in, out);
+    return finishAsync(request, CollectiveKind::ReduceScatter, in, out);
   }
 
   /// Forgets this rank's per-run state: its cached rendezvous and call
@@ -316,18 +330,11 @@ public:
   // Member p reduces, in group order, block p of every member's input into
   // its own output: the same order on every member, as in allReduce.
   shardrt_status reduceScatter(const ReduceScatterArgs &args, const Group &group) override {
-    const size_t es = shardrt_dtype_size(args.dtype);
-    const int64_t g = group.size, pos = group.position;
-    std::vector<const void *> srcs(static_cast<size_t>(g));
     CallDesc desc{CollectiveKind::ReduceScatter, args.outer, args.inner, args.dtype, args.op};
     return withPeers(group, args.in, desc, [&](const std::vector<const char *> &ins) {
-      if (args.inner > 0)
-        for (int64_t o = 0; o < args.outer; ++o) {
-          for (int64_t m = 0; m < g; ++m)
-            srcs[m] = ins[m] + ((o * g + pos) * args.inner) * es;
-          reduceInOrder(static_cast<char *>(args.out) + o * args.inner * es, srcs.data(), g,
-                        args.inner, args.dtype, args.op);
-        }
+      std::vector<const void *> srcs(ins.begin(), ins.end());
+      reduceBlock(srcs.data(), group.size, group.position, args.out, args.outer, args.inner,
+                  args.dtype, args.op);
     });
   }
 
@@ -607,41 +614,32 @@ private:
       reduceIntoAll(p.outs.data(), g, 0, d.count, d.dtype, d.op);
       return;
     }
-    // reduce_scatter: member q's output is block q of every member's input.
-    const int64_t es = static_cast<int64_t>(shardrt_dtype_size(d.dtype));
-    const int64_t outer = d.count, inner = d.inner;
-    SmallArray<const void *, 8> srcs(static_cast<size_t>(g));
-    for (int64_t q = 0; q < g && inner > 0; ++q)
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t m = 0; m < g; ++m)
-          srcs[m] = static_cast<const char *>(p.ins[m]) + ((o * g + q) * inner) * es;
-        reduceInOrder(static_cast<char *>(p.outs[q]) + o * inner * es, srcs.data(), g, inner,
-                      d.dtype, d.op);
-      }
+    for (int64_t q = 0; q < g; ++q) // reduce_scatter: every member's block
+      reduceBlock(p.ins.data(), g, q, p.outs[q], d.count, d.inner, d.dtype, d.op);
   }
 
-  /// Waits for this rank's request to complete; `in` and `out` (non-null
-  /// for reduce_scatter) must be the buffers it started with.
-  shardrt_status finishAsync(int64_t request, const char *what, const void *in, void *out) {
+  /// Waits for this rank's request, a collective of `kind`, to complete;
+  /// a reduce_scatter's `in` and `out` must be the buffers it started with.
+  shardrt_status finishAsync(int64_t request, CollectiveKind kind, const void *in, void *out) {
+    const char *what = collectiveName(kind);
     auto it = requests.find(request);
-    if (it == requests.end()) {
+    if (it == requests.end() || it->second.reduce->descs[it->second.pos].kind != kind) {
       std::lock_guard<std::mutex> lock(world->mu);
       return failLocked(SHARDRT_ERR_ARGUMENT,
-                        format("rank %d: %s: %lld is not a pending request of this rank", rank,
-                               what, (long long)request));
+                        format("rank %d: %s_done: %lld is not a pending %s request of this rank",
+                               rank, what, (long long)request, what));
     }
     AsyncRequest r = it->second;
     AsyncReduce &p = *r.reduce;
-    if (in && (p.ins[r.pos] != in || p.outs[r.pos] != out)) {
+    if (kind == CollectiveKind::ReduceScatter && (p.ins[r.pos] != in || p.outs[r.pos] != out)) {
       std::lock_guard<std::mutex> lock(world->mu);
       return failLocked(SHARDRT_ERR_ARGUMENT,
-                        format("rank %d: %s: request %lld was started with other buffers "
+                        format("rank %d: %s_done: request %lld was started with other buffers "
                                "(in %p, out %p, not %p, %p)",
                                rank, what, (long long)request, p.ins[r.pos], p.outs[r.pos], in,
                                out));
     }
     requests.erase(it);
-    const CollectiveKind kind = p.descs[r.pos].kind;
     // Spin briefly: the last member usually starts within microseconds.
     spinWhile(p.members, [&] { return !p.complete.load(std::memory_order_acquire); });
     std::unique_lock<std::mutex> lock(world->mu);

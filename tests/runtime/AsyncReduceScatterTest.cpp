@@ -110,7 +110,8 @@ TEST_CASE("an asynchronous reduce_scatter over groups of one copies, with nothin
   }
 }
 
-TEST_CASE("asynchronous reduce_scatter errors: mismatched kinds, other buffers, no start") {
+TEST_CASE("asynchronous reduce_scatter errors: mismatched kinds, other buffers, a request "
+          "finished as another kind's, no start") {
   std::vector<int64_t> world = iota(2);
   std::vector<int32_t> done(2, -1);
   shardrt_status s = runWorld(2, [&](shardrt_comm *comm) {
@@ -144,6 +145,20 @@ TEST_CASE("asynchronous reduce_scatter errors: mismatched kinds, other buffers, 
   CHECK(done[1] == SHARDRT_ERR_ARGUMENT);
   CHECK_THAT(shardrt_last_error(), Contains("reduce_scatter_done: request 1 was started with "
                                             "other buffers"));
+
+  // A reduce-scatter's request finished as an all-reduce's.
+  s = runWorld(2, [&](shardrt_comm *comm) {
+    int32_t r = shardrt_comm_rank(comm);
+    float in[4] = {1, 2, 3, 4}, out[2] = {0, 0};
+    int64_t q =
+        shardrt_reduce_scatter_start(in, out, 1, 2, SHARDRT_F32, SHARDRT_SUM, world.data(), 1, 2);
+    done[r] = r == 0 ? shardrt_all_reduce_done(q) : shardrt_reduce_scatter_done(q, in, out);
+    return done[r];
+  });
+  CHECK(s != SHARDRT_OK);
+  CHECK(done[0] == SHARDRT_ERR_ARGUMENT);
+  CHECK_THAT(shardrt_last_error(),
+             Contains("all_reduce_done: 1 is not a pending all_reduce request of this rank"));
 
   unsetenv("SHARDRT_TIMEOUT_S");
   std::vector<int64_t> three = iota(3);
