@@ -51,7 +51,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -1045,13 +1044,9 @@ int runRun(const Args &a) {
                    << " cores: each time below includes the time its rank waited for a core, "
                       "and a wait for an all-reduce is often a peer that had none; profile "
                       "on at least as many cores as ranks to time the kernels alone\n";
-    // Ranks without kernel threads (as many ranks as cores or more, and no
-    // SHARDRT_THREADS) run chunks of each other's loops while they wait
-    // (runtime/src/SharedLoops.h).
-    const char *threads = std::getenv("SHARDRT_THREADS");
-    const char *share = std::getenv("SHARDRT_SHARE_LOOPS");
-    if (!mpi && ranks > 1 && ranks >= cores && !(threads && *threads) &&
-        !(share && std::string(share) == "0"))
+    // Ranks without kernel threads of their own run chunks of each
+    // other's loops while they wait (runtime/src/SharedLoops.h).
+    if (!mpi && shardrt_threads_share_loops(ranks))
       llvm::outs() << "note: a rank waiting in a collective runs chunks of its peers' "
                       "parallel loops, so a collective's time includes that work "
                       "(SHARDRT_SHARE_LOOPS=0 turns it off)\n";

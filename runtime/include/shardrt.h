@@ -149,6 +149,14 @@ void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx);
  * at least 1. */
 int32_t shardrt_threads_per_rank(void);
 
+/* Whether the ranks of a threads world of `num_ranks` ranks in this process
+ * run their parallel loops as shared loops, each waiting rank running
+ * chunks of its peers' loops: they have one thread each (as
+ * shardrt_threads_per_rank counts them), there are several, and
+ * SHARDRT_SHARE_LOOPS is not 0. 1 or 0. A host asks it to explain
+ * profiles. */
+int32_t shardrt_threads_share_loops(int64_t num_ranks);
+
 /* The cores this process may run on: its affinity mask, or the machine's
  * count when the mask cannot be read; at least 1. A host compares it with
  * its ranks to tell whether they share cores. */

@@ -157,15 +157,28 @@ private:
 
 thread_local Pool *tlsPool = nullptr;
 
-/// Whether the calling rank shares its parallel loops with the other ranks
-/// of its world in this process (it has no workers of its own).
-bool sharesLoops() {
+/// Whether shared loops are on (SHARDRT_SHARE_LOOPS is not 0), read once.
+bool sharingEnabled() {
   static const bool enabled = [] {
     const char *v = std::getenv("SHARDRT_SHARE_LOOPS");
     return !(v && std::string(v) == "0");
   }();
+  return enabled;
+}
+
+/// Kernel threads for each of `ranks` ranks sharing this process's cores:
+/// SHARDRT_THREADS when set, else the cores divided among them, at least 1.
+int threadsFor(int ranks) {
+  if (int n = envInt("SHARDRT_THREADS"))
+    return n;
+  return std::max(1, shardrt::cpusAvailable() / std::max(1, ranks));
+}
+
+/// Whether the calling rank, which has no workers of its own, shares its
+/// parallel loops with the other ranks of its world in this process.
+bool sharesLoops() {
   shardrt_comm *comm = shardrt_current();
-  return enabled && comm && comm->ranksInProcess() > 1;
+  return sharingEnabled() && comm && comm->ranksInProcess() > 1;
 }
 
 /// Joins the calling thread's pool when the thread ends.
@@ -180,13 +193,16 @@ thread_local PoolOwner tlsOwner;
 } // namespace
 
 extern "C" int32_t shardrt_threads_per_rank(void) {
-  if (int n = envInt("SHARDRT_THREADS"))
-    return n;
   int ranks = envInt("OMPI_COMM_WORLD_LOCAL_SIZE");
   if (!ranks)
     if (shardrt_comm *comm = shardrt_current())
       ranks = shardrt_comm_size(comm);
-  return std::max(1, shardrt::cpusAvailable() / std::max(1, ranks));
+  return threadsFor(ranks);
+}
+
+extern "C" int32_t shardrt_threads_share_loops(int64_t num_ranks) {
+  const int ranks = static_cast<int>(std::min<int64_t>(num_ranks, INT32_MAX));
+  return ranks > 1 && threadsFor(ranks) <= 1 && sharingEnabled();
 }
 
 extern "C" int32_t shardrt_cpus_available(void) { return shardrt::cpusAvailable(); }

@@ -5,7 +5,8 @@
 #     them), each called once per step,
 #     and the same losses as without profiling;
 #   - where the 4 ranks outnumber the cores, a note says that the times
-#     include waiting for a core;
+#     include waiting for a core, and another that waits include peers'
+#     shared loop chunks (not with SHARDRT_SHARE_LOOPS=0);
 #   - the table is printed under --quiet too;
 #   - --profile-rows N lists N sites per rank (0: every site), and needs
 #     --profile;
@@ -48,6 +49,16 @@ if expect_ok profile4 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 3 --pro
     '^  kernels [0-9.]+ ms, collectives [0-9.]+ ms \(waiting for reductions to finish: [0-9.]+ ms\)$' \
     "$out")" = 4
   check profile4 "same step 3 loss as unprofiled" contains "$out" "step 3: loss = 1.80017"
+fi
+
+# SHARDRT_SHARE_LOOPS=0: no shared loops, and no note about them.
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
+if [ "$cores" -lt 4 ] && SHARDRT_SHARE_LOOPS=0 expect_ok profile4_unshared -- \
+  run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 1 --profile --quiet; then
+  check profile4_unshared "no shared loops note" \
+    not_contains "$TMP/profile4_unshared.out" "peers' parallel loops"
+  check profile4_unshared "the cores note stays" \
+    contains "$TMP/profile4_unshared.out" "note: 4 ranks share $cores cores"
 fi
 
 if expect_ok profile_quiet -- run "$LR" --mesh data=2 "${SEED_IN[@]}" --steps 2 --profile --quiet; then

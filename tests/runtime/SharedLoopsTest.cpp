@@ -114,3 +114,24 @@ TEST_CASE("a rank alone in its world runs a loop as one call") {
   CHECK(shared.bad == 0);
   CHECK(shared.calls == 1);
 }
+
+TEST_CASE("a host can ask whether a world of N ranks shares its loops") {
+  // The test runs without SHARDRT_SHARE_LOOPS=0 (read once per process).
+  REQUIRE(std::getenv("SHARDRT_SHARE_LOOPS") == nullptr);
+  unsetenv("SHARDRT_THREADS");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int32_t cores = shardrt_cpus_available();
+  CHECK(shardrt_threads_share_loops(1) == 0); // a rank alone has no peers
+  // As many ranks as cores or more: one thread each, so they share.
+  CHECK(shardrt_threads_share_loops(std::max(2, cores)) == 1);
+  CHECK(shardrt_threads_share_loops(2 * cores + 1) == 1);
+  // Fewer ranks than half the cores have kernel threads of their own.
+  if (cores >= 4)
+    CHECK(shardrt_threads_share_loops(2) == 0);
+  // SHARDRT_THREADS decides the threads per rank, as for the runtime's loops.
+  setenv("SHARDRT_THREADS", "2", 1);
+  CHECK(shardrt_threads_share_loops(4 * cores) == 0);
+  setenv("SHARDRT_THREADS", "1", 1);
+  CHECK(shardrt_threads_share_loops(2) == 1);
+  unsetenv("SHARDRT_THREADS");
+}
