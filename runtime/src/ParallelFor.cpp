@@ -2,14 +2,21 @@
 //
 // Each rank thread owns its pool (thread_local), created on its first
 // parallel loop with shardrt_threads_per_rank() - 1 workers and joined when
-// the rank thread ends. A loop is split into one contiguous chunk per thread
-// (the caller takes chunk 0), so chunk boundaries depend only on the count
-// and the pool size, and every iteration is computed exactly as it would be
-// sequentially: determinism is the generated code's contract (disjoint
-// outputs, fixed summation order per output), not the pool's scheduling.
+// the rank thread ends. A loop is split into one contiguous chunk per thread,
+// so chunk boundaries depend only on the count and the pool size, and every
+// iteration is computed exactly as it would be sequentially: determinism is
+// the generated code's contract (disjoint outputs, fixed summation order per
+// output), not the pool's scheduling.
 //
-// A loop is published by storing (body, ctx, count) and bumping an atomic
-// generation; the caller waits for an atomic count of pending chunks. The
+// A loop is published by storing (body, ctx, count) and then its ticket: the
+// loop's number and the next unclaimed chunk in one atomic word. Every
+// thread, the caller included, claims chunks from the ticket until none is
+// left, so the caller never waits for a worker that has not started: a
+// worker that is slow to wake, or whose core the scheduler gave to someone
+// else, leaves its chunk to the caller (a recurrent model's step, whose
+// kernels mostly run on the caller alone, measured its few parallel GEMMs
+// at up to twice their one-thread time when the caller waited instead).
+// The caller then waits for an atomic count of pending chunks. The
 // mutex and condition variables serve only threads that sleep: a worker
 // that finds no loop, the caller whose workers are not done. A step's
 // kernels come back to back, so a
@@ -60,7 +67,7 @@ class Pool {
 public:
   explicit Pool(int threads) : spin(threads <= shardrt::cpusAvailable()) {
     for (int t = 1; t < threads; ++t)
-      workers.emplace_back([this, t] { work(t); });
+      workers.emplace_back([this] { work(); });
   }
   ~Pool() {
     {
@@ -75,20 +82,21 @@ public:
   int size() const { return static_cast<int>(workers.size()) + 1; }
 
   void run(int64_t count, shardrt_loop_body fn, void *arg) {
-    // The loop is published by the generation's increment (sequentially
-    // consistent, as are the sleeper counts): a worker that counted itself
-    // asleep before the increment is woken under the mutex; one that counts
-    // itself after it sees the new generation before it sleeps.
+    // The loop is published by storing its ticket (sequentially consistent,
+    // as are the sleeper counts): a worker that counted itself asleep before
+    // the store is woken under the mutex; one that counts itself after it
+    // sees the new ticket before it sleeps.
     body = fn;
     ctx = arg;
     total = count;
-    pending.store(static_cast<int>(workers.size()), std::memory_order_relaxed);
-    generation.fetch_add(1);
+    pending.store(size(), std::memory_order_relaxed);
+    uint32_t loop = ++loops;
+    ticket.store(uint64_t(loop) << 32);
     if (sleepingWorkers.load() > 0) {
       std::lock_guard<std::mutex> lock(mutex);
       wake.notify_all();
     }
-    runChunk(0, count, fn, arg);
+    runChunks(loop);
     if (spin)
       shardrt::spinWhile(kSpin, /*yield=*/false,
                          [&] { return pending.load(std::memory_order_acquire) != 0; });
@@ -101,6 +109,26 @@ public:
   }
 
 private:
+  /// Claims chunks of loop `loop` from its ticket and runs them until none
+  /// is left (or the ticket is another loop's: this one's are all claimed).
+  void runChunks(uint32_t loop) {
+    const uint64_t chunks = static_cast<uint64_t>(size());
+    uint64_t t = ticket.load(std::memory_order_acquire);
+    while (uint32_t(t >> 32) == loop && (t & 0xffffffffu) < chunks) {
+      if (!ticket.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel))
+        continue; // t now holds the ticket's current value
+      // The claim orders these reads after the caller's writes for this
+      // loop, and the caller rewrites them only once `pending` says this
+      // chunk is done.
+      runChunk(static_cast<int>(t & 0xffffffffu), total, body, ctx);
+      if (pending.fetch_sub(1) == 1 && callerSleeping.load()) {
+        std::lock_guard<std::mutex> lock(mutex);
+        done.notify_one();
+      }
+      t = ticket.load(std::memory_order_acquire);
+    }
+  }
+
   void runChunk(int index, int64_t count, shardrt_loop_body fn, void *arg) {
     int64_t n = size();
     int64_t begin = count * index / n, end = count * (index + 1) / n;
@@ -111,11 +139,11 @@ private:
     }
   }
 
-  void work(int index) {
-    uint64_t seen = 0;
+  void work() {
+    uint32_t seen = 0;
     auto waiting = [&] {
       return !stopping.load(std::memory_order_acquire) &&
-             generation.load(std::memory_order_acquire) == seen;
+             uint32_t(ticket.load(std::memory_order_acquire) >> 32) == seen;
     };
     for (;;) {
       if (spin)
@@ -128,14 +156,8 @@ private:
       }
       if (stopping.load(std::memory_order_acquire))
         return;
-      // The caller publishes the next loop only after this one's chunks are
-      // all done, so these fields hold still until this chunk is counted.
-      seen = generation.load(std::memory_order_acquire);
-      runChunk(index, total, body, ctx);
-      if (pending.fetch_sub(1) == 1 && callerSleeping.load()) {
-        std::lock_guard<std::mutex> lock(mutex);
-        done.notify_one();
-      }
+      seen = uint32_t(ticket.load(std::memory_order_acquire) >> 32);
+      runChunks(seen);
     }
   }
 
@@ -144,12 +166,15 @@ private:
   std::mutex mutex; // for sleeping and waking only
   std::condition_variable wake, done;
   std::atomic<bool> stopping{false};
-  std::atomic<uint64_t> generation{0};
-  std::atomic<int> pending{0};
+  // The current loop's number (high half) and its next unclaimed chunk
+  // (low half); `loops` counts the caller's loops.
+  std::atomic<uint64_t> ticket{0};
+  uint32_t loops = 0;
+  std::atomic<int> pending{0}; // the current loop's chunks not yet done
   std::atomic<int> sleepingWorkers{0};
   std::atomic<bool> callerSleeping{false};
-  // Written by the caller before it bumps `generation`, read by workers
-  // after they see the bump.
+  // Written by the caller before it stores the loop's ticket, read by the
+  // threads that claim its chunks.
   shardrt_loop_body body = nullptr;
   void *ctx = nullptr;
   int64_t total = 0;

@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 
 #include <atomic>
 #include <chrono>
@@ -87,6 +89,81 @@ TEST_CASE("many back-to-back loops, some while workers spin, some after they sle
       }
     });
   }
+}
+
+namespace {
+
+/// Holds the thread that receives SIGUSR1 until `released`: a worker that
+/// the scheduler does not run.
+std::atomic<bool> held{false}, released{false};
+void holdThread(int) {
+  held.store(true);
+  while (!released.load())
+    sched_yield();
+}
+
+struct Runners {
+  std::atomic<int> chunks{0};
+  std::atomic<int> byOthers{0}; // chunks run on another thread than `caller`
+  pthread_t caller;
+  std::atomic<bool> otherSeen{false};
+  pthread_t other;
+  bool slow = false;
+};
+
+void recordRunner(void *ctx, int64_t, int64_t) {
+  auto *r = static_cast<Runners *>(ctx);
+  r->chunks++;
+  if (r->slow) // long enough for the worker to claim a chunk meanwhile
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (!pthread_equal(pthread_self(), r->caller)) {
+    r->byOthers++;
+    r->other = pthread_self();
+    r->otherSeen.store(true);
+  }
+}
+
+} // namespace
+
+TEST_CASE("a worker that does not run leaves its chunk to the caller") {
+  // Threads claim chunks; the caller claims too, so a loop finishes even
+  // while a worker cannot run (here: held in a signal handler). Before,
+  // the caller waited for that worker's chunk.
+  struct sigaction action {};
+  action.sa_handler = holdThread;
+  sigemptyset(&action.sa_mask);
+  struct sigaction previous {};
+  REQUIRE(sigaction(SIGUSR1, &action, &previous) == 0);
+  onThreadWith(2, [] {
+    Runners first;
+    first.caller = pthread_self();
+    first.slow = true;
+    // Find the worker: it claims a chunk while the caller's sleeps.
+    for (int i = 0; i < 200 && !first.otherSeen.load(); ++i)
+      shardrt_parallel_for(2, recordRunner, &first);
+    REQUIRE(first.otherSeen.load());
+    held.store(false);
+    released.store(false);
+    REQUIRE(pthread_kill(first.other, SIGUSR1) == 0);
+    while (!held.load())
+      std::this_thread::yield();
+    Runners alone;
+    alone.caller = pthread_self();
+    alone.slow = true;
+    for (int i = 0; i < 5; ++i)
+      shardrt_parallel_for(64, recordRunner, &alone);
+    CHECK(alone.chunks == 10);
+    CHECK(alone.byOthers == 0);
+    released.store(true);
+    // Released, the worker takes chunks again.
+    Runners after;
+    after.caller = pthread_self();
+    after.slow = true;
+    for (int i = 0; i < 200 && !after.otherSeen.load(); ++i)
+      shardrt_parallel_for(2, recordRunner, &after);
+    CHECK(after.otherSeen.load());
+  });
+  sigaction(SIGUSR1, &previous, nullptr);
 }
 
 TEST_CASE("a parallel loop inside a body runs inline") {
