@@ -66,6 +66,42 @@ def GArrayExpandOptimizers : Pass<"garray-expand-optimizers", "::mlir::func::Fun
   }];
 }
 
+def GArrayStackSummedDots : Pass<"garray-stack-summed-dots", "::mlir::func::FuncOp"> {
+  let summary = "Sum products over their leading dims as one product of stacks";
+  let description = [{
+    A weight shared by every step of an unrolled loop (JAX's `lax.scan`, a
+    recurrent cell) gets its gradient as a sum of one product per step, each
+    contracting the step's batch rows: `dW = x0ᵀ·g0 + x1ᵀ·g1 + ...`. Each
+    product is a small GEMM (K = the batch) that reads and writes all of dW.
+    The same sum is one product of the stacked operands, contracting the new
+    stack dim with the old ones (K = steps · batch):
+
+    ```mlir
+    %p0 = garray.dot_general %x0, %g0, batch = [] x [], contracting = [0] x [0]
+            : (tensor<32x64xf32>, tensor<32x128xf32>) -> tensor<64x128xf32>
+    %p1 = garray.dot_general %x1, %g1, ... (the same types)
+    %s = garray.add %p0, %p1 : tensor<64x128xf32>
+    →
+    %a = garray.concatenate (%x0, %x1 reshaped to 1x32x64), dim = 0 : ... -> tensor<2x32x64xf32>
+    %b = garray.concatenate (%g0, %g1 reshaped to 1x32x128), dim = 0 : ... -> tensor<2x32x128xf32>
+    %s = garray.dot_general %a, %b, batch = [] x [], contracting = [0, 1] x [0, 1]
+            : (tensor<2x32x64xf32>, tensor<2x32x128xf32>) -> tensor<64x128xf32>
+    ```
+    A tree of `garray.add`s whose inner adds have no other use is one sum;
+    its terms that are such products (alone, or each through the same
+    `garray.transpose`) with the same operand types and contracting dims
+    become one term, in the place of the first. Only products without batch
+    dims that contract each operand's leading dims qualify: the stacked
+    contracting dims are then leading and contiguous, so the product is one
+    GEMM of the stacks as they lie, and a dim split over a mesh axis stays a
+    pending sum reduced once. Ops carrying a sharding the user wrote are left
+    alone. The sum is reassociated (the float result may differ in the last
+    bits), as a blocked GEMM reassociates its own K. Products that contract
+    more than 256 elements are left alone: they already amortize their
+    result's reads and writes, and stacking would only copy their operands.
+  }];
+}
+
 def GArraySetMesh : Pass<"garray-set-mesh", "::mlir::ModuleOp"> {
   let summary = "Give mesh axes their sizes (the driver's --mesh)";
   let description = [{

@@ -26,6 +26,10 @@ void buildGlobalPhase(OpPassManager &pm, const GlobalPhaseOptions &options) {
   // Optimizer updates become plain garray ops, so every later phase sees
   // one ordinary global program.
   pm.addNestedPass<func::FuncOp>(createGArrayExpandOptimizers());
+  // A weight shared by the steps of an unrolled loop gets its gradient as a
+  // sum of one small product per step: one product of the stacked operands
+  // instead.
+  pm.addNestedPass<func::FuncOp>(createGArrayStackSummedDots());
   // The mesh sizes of this build: one model compiles for any device count.
   if (!options.meshSizes.empty()) {
     GArraySetMeshOptions o;
