@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -123,6 +124,20 @@ void recordRunner(void *ctx, int64_t, int64_t) {
   }
 }
 
+/// Runs slow two-chunk loops on the calling thread's pool until a worker
+/// has taken a chunk (it claims one while the caller's sleeps); returns
+/// that worker, or nullopt after 200 loops.
+std::optional<pthread_t> workerTakingAChunk() {
+  Runners r;
+  r.caller = pthread_self();
+  r.slow = true;
+  for (int i = 0; i < 200 && !r.otherSeen.load(); ++i)
+    shardrt_parallel_for(2, recordRunner, &r);
+  if (!r.otherSeen.load())
+    return std::nullopt;
+  return r.other;
+}
+
 } // namespace
 
 TEST_CASE("a worker that does not run leaves its chunk to the caller") {
@@ -135,16 +150,11 @@ TEST_CASE("a worker that does not run leaves its chunk to the caller") {
   struct sigaction previous {};
   REQUIRE(sigaction(SIGUSR1, &action, &previous) == 0);
   onThreadWith(2, [] {
-    Runners first;
-    first.caller = pthread_self();
-    first.slow = true;
-    // Find the worker: it claims a chunk while the caller's sleeps.
-    for (int i = 0; i < 200 && !first.otherSeen.load(); ++i)
-      shardrt_parallel_for(2, recordRunner, &first);
-    REQUIRE(first.otherSeen.load());
+    std::optional<pthread_t> worker = workerTakingAChunk();
+    REQUIRE(worker);
     held.store(false);
     released.store(false);
-    REQUIRE(pthread_kill(first.other, SIGUSR1) == 0);
+    REQUIRE(pthread_kill(*worker, SIGUSR1) == 0);
     while (!held.load())
       std::this_thread::yield();
     Runners alone;
@@ -156,12 +166,7 @@ TEST_CASE("a worker that does not run leaves its chunk to the caller") {
     CHECK(alone.byOthers == 0);
     released.store(true);
     // Released, the worker takes chunks again.
-    Runners after;
-    after.caller = pthread_self();
-    after.slow = true;
-    for (int i = 0; i < 200 && !after.otherSeen.load(); ++i)
-      shardrt_parallel_for(2, recordRunner, &after);
-    CHECK(after.otherSeen.load());
+    CHECK(workerTakingAChunk());
   });
   sigaction(SIGUSR1, &previous, nullptr);
 }
