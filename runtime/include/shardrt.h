@@ -136,9 +136,9 @@ void shardrt_buffer_cache_release(void);
 typedef void (*shardrt_loop_body)(void *ctx, int64_t begin, int64_t end);
 
 /* Runs iterations [0, count) of `body`, split into one contiguous chunk per
- * thread of the calling rank's pool (claimed by its threads, the caller
- * included, so a worker that is late leaves its chunk to the caller), and
- * returns when all are done. Which thread runs an iteration never changes what it
+ * thread of the calling rank's pool (the caller runs the first, and the
+ * chunks of workers that were asleep when they do not start before it is
+ * done), and returns when all are done. Which thread runs an iteration never changes what it
  * computes: generated code only passes loops whose iterations write disjoint
  * outputs, each summed in its own fixed order, so results do not depend on
  * the number of threads. A call from inside a body runs inline. */

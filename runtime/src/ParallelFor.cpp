@@ -8,14 +8,20 @@
 // the generated code's contract (disjoint outputs, fixed summation order per
 // output), not the pool's scheduling.
 //
-// A loop is published by storing (body, ctx, count) and then its ticket: the
-// loop's number and the next unclaimed chunk in one atomic word. Every
-// thread, the caller included, claims chunks from the ticket until none is
-// left, so the caller never waits for a worker that has not started: a
-// worker that is slow to wake, or whose core the scheduler gave to someone
-// else, leaves its chunk to the caller (a recurrent model's step, whose
-// kernels mostly run on the caller alone, measured its few parallel GEMMs
-// at up to twice their one-thread time when the caller waited instead).
+// A loop is published by storing (body, ctx, count) and then its number.
+// Each chunk records the last loop that claimed it; a thread claims a
+// chunk by raising that to the current loop's number. Thread t (the caller
+// is thread 0) claims chunk t, and a worker then any chunk still
+// unclaimed. The caller claims the others too when some worker was asleep
+// as the loop was published: waking one takes tens of microseconds, and
+// much longer on a virtual machine whose other vCPU the host must first
+// schedule, so the caller runs what no worker has started instead of
+// waiting for it (a recurrent model's step, whose few large GEMMs follow
+// long stretches of small kernels that leave the workers asleep, measured
+// those GEMMs at up to twice their one-thread time when it waited).
+// Workers that spin are not raced: a caller that also took their chunks
+// made a transformer step at 1x1 8-10 ms slower (43-51 against 52-66 ms,
+// alternating runs, AMD EPYC, 2 vCPUs).
 // The caller then waits for an atomic count of pending chunks. The
 // mutex and condition variables serve only threads that sleep: a worker
 // that finds no loop, the caller whose workers are not done. A step's
@@ -41,6 +47,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -65,9 +72,13 @@ constexpr std::chrono::microseconds kSpin{100};
 
 class Pool {
 public:
-  explicit Pool(int threads) : spin(threads <= shardrt::cpusAvailable()) {
+  explicit Pool(int threads)
+      : spin(threads <= shardrt::cpusAvailable()),
+        claimed(new std::atomic<uint64_t>[static_cast<size_t>(threads)]) {
+    for (int c = 0; c < threads; ++c)
+      claimed[c].store(0, std::memory_order_relaxed);
     for (int t = 1; t < threads; ++t)
-      workers.emplace_back([this] { work(); });
+      workers.emplace_back([this, t] { work(t); });
   }
   ~Pool() {
     {
@@ -82,21 +93,22 @@ public:
   int size() const { return static_cast<int>(workers.size()) + 1; }
 
   void run(int64_t count, shardrt_loop_body fn, void *arg) {
-    // The loop is published by storing its ticket (sequentially consistent,
-    // as are the sleeper counts): a worker that counted itself asleep before
-    // the store is woken under the mutex; one that counts itself after it
-    // sees the new ticket before it sleeps.
+    // The loop is published by storing its number (sequentially
+    // consistent, as are the sleeper counts): a worker that counted itself
+    // asleep before the store is woken under the mutex; one that counts
+    // itself after it sees the new number before it sleeps.
     body = fn;
     ctx = arg;
     total = count;
     pending.store(size(), std::memory_order_relaxed);
-    uint32_t loop = ++loops;
-    ticket.store(uint64_t(loop) << 32);
-    if (sleepingWorkers.load() > 0) {
+    uint64_t loop = ++loops;
+    current.store(loop);
+    bool asleep = sleepingWorkers.load() > 0;
+    if (asleep) {
       std::lock_guard<std::mutex> lock(mutex);
       wake.notify_all();
     }
-    runChunks(loop);
+    runChunks(loop, 0, asleep ? size() : 1);
     if (spin)
       shardrt::spinWhile(kSpin, /*yield=*/false,
                          [&] { return pending.load(std::memory_order_acquire) != 0; });
@@ -109,23 +121,24 @@ public:
   }
 
 private:
-  /// Claims chunks of loop `loop` from its ticket and runs them until none
-  /// is left (or the ticket is another loop's: this one's are all claimed).
-  void runChunks(uint32_t loop) {
-    const uint64_t chunks = static_cast<uint64_t>(size());
-    uint64_t t = ticket.load(std::memory_order_acquire);
-    while (uint32_t(t >> 32) == loop && (t & 0xffffffffu) < chunks) {
-      if (!ticket.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel))
-        continue; // t now holds the ticket's current value
-      // The claim orders these reads after the caller's writes for this
-      // loop, and the caller rewrites them only once `pending` says this
-      // chunk is done.
-      runChunk(static_cast<int>(t & 0xffffffffu), total, body, ctx);
+  /// Claims and runs the chunks of loop `loop` that no thread has claimed,
+  /// of `tries` chunks from chunk `first` on. A thread that is late (the
+  /// caller has moved on) claims nothing: every chunk then records a loop
+  /// at least as new.
+  void runChunks(uint64_t loop, int first, int tries) {
+    const int n = size();
+    for (int k = 0; k < tries; ++k) {
+      int c = (first + k) % n;
+      uint64_t last = claimed[c].load(std::memory_order_acquire);
+      if (last >= loop || !claimed[c].compare_exchange_strong(last, loop, std::memory_order_acq_rel))
+        continue;
+      // The caller rewrites (body, ctx, total) only once `pending` says
+      // this chunk is done.
+      runChunk(c, total, body, ctx);
       if (pending.fetch_sub(1) == 1 && callerSleeping.load()) {
         std::lock_guard<std::mutex> lock(mutex);
         done.notify_one();
       }
-      t = ticket.load(std::memory_order_acquire);
     }
   }
 
@@ -139,11 +152,11 @@ private:
     }
   }
 
-  void work() {
-    uint32_t seen = 0;
+  void work(int index) {
+    uint64_t seen = 0;
     auto waiting = [&] {
       return !stopping.load(std::memory_order_acquire) &&
-             uint32_t(ticket.load(std::memory_order_acquire) >> 32) == seen;
+             current.load(std::memory_order_acquire) == seen;
     };
     for (;;) {
       if (spin)
@@ -156,8 +169,8 @@ private:
       }
       if (stopping.load(std::memory_order_acquire))
         return;
-      seen = uint32_t(ticket.load(std::memory_order_acquire) >> 32);
-      runChunks(seen);
+      seen = current.load(std::memory_order_acquire);
+      runChunks(seen, index, size());
     }
   }
 
@@ -166,14 +179,16 @@ private:
   std::mutex mutex; // for sleeping and waking only
   std::condition_variable wake, done;
   std::atomic<bool> stopping{false};
-  // The current loop's number (high half) and its next unclaimed chunk
-  // (low half); `loops` counts the caller's loops.
-  std::atomic<uint64_t> ticket{0};
-  uint32_t loops = 0;
+  // The current loop's number (0: none yet) and, per chunk, the last loop
+  // that claimed it; `loops` counts the caller's loops (64 bits: never
+  // wraps, so a late thread's loop is always older).
+  std::atomic<uint64_t> current{0};
+  std::unique_ptr<std::atomic<uint64_t>[]> claimed;
+  uint64_t loops = 0;
   std::atomic<int> pending{0}; // the current loop's chunks not yet done
   std::atomic<int> sleepingWorkers{0};
   std::atomic<bool> callerSleeping{false};
-  // Written by the caller before it stores the loop's ticket, read by the
+  // Written by the caller before it stores the loop's number, read by the
   // threads that claim its chunks.
   shardrt_loop_body body = nullptr;
   void *ctx = nullptr;

@@ -140,10 +140,11 @@ std::optional<pthread_t> workerTakingAChunk() {
 
 } // namespace
 
-TEST_CASE("a worker that does not run leaves its chunk to the caller") {
-  // Threads claim chunks; the caller claims too, so a loop finishes even
-  // while a worker cannot run (here: held in a signal handler). Before,
-  // the caller waited for that worker's chunk.
+TEST_CASE("a sleeping worker that does not wake leaves its chunk to the caller") {
+  // The caller claims the chunks of workers that were asleep when the loop
+  // was published, so a loop finishes even while such a worker cannot run
+  // (here: held in a signal handler, entered while it sleeps). Before, the
+  // caller waited for that worker's chunk.
   struct sigaction action {};
   action.sa_handler = holdThread;
   sigemptyset(&action.sa_mask);
@@ -152,6 +153,8 @@ TEST_CASE("a worker that does not run leaves its chunk to the caller") {
   onThreadWith(2, [] {
     std::optional<pthread_t> worker = workerTakingAChunk();
     REQUIRE(worker);
+    // Past its spin (100 us), the worker sleeps.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     held.store(false);
     released.store(false);
     REQUIRE(pthread_kill(*worker, SIGUSR1) == 0);
