@@ -171,17 +171,17 @@ void stackSum(AddOp root) {
   SmallVector<Value> kept(terms);
   SmallVector<Operation *> dead;
   bool changed = false;
-  for (auto &[key, members] : groups) {
-    (void)key;
+  for (auto &group : groups) {
+    const auto &members = group.second;
     if (members.size() < 2)
       continue;
-    SmallVector<Product> group;
+    SmallVector<Product> products;
     for (auto &[i, p] : members)
-      group.push_back(p);
-    kept[members.front().first] = stackedProduct(b, root, group);
+      products.push_back(p);
+    kept[members.front().first] = stackedProduct(b, root, products);
     for (auto &[i, p] : llvm::drop_begin(members))
       kept[i] = nullptr;
-    for (const Product &p : group) {
+    for (const Product &p : products) {
       if (p.transpose)
         dead.push_back(p.transpose);
       dead.push_back(p.dot);
