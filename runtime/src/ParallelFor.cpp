@@ -18,9 +18,9 @@
 // schedule, so the caller runs what no worker has started instead of
 // waiting for it (a recurrent model's step, whose few large GEMMs follow
 // long stretches of small kernels that leave the workers asleep, measured
-// those GEMMs at up to twice their one-thread time when it waited).
+// those GEMMs at 1.8 and 2.7 times their one-thread time when it waited).
 // Workers that spin are not raced: a caller that also took their chunks
-// made a transformer step at 1x1 8-10 ms slower (43-51 against 52-66 ms,
+// made a transformer step at 1x1 slower (51.7-66.2 against 42.5-51.2 ms,
 // alternating runs, AMD EPYC, 2 vCPUs).
 // The caller then waits for an atomic count of pending chunks. The
 // mutex and condition variables serve only threads that sleep: a worker
