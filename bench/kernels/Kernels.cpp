@@ -30,6 +30,7 @@
 // and baseline interleaved so that noise from other load hits both alike.
 //
 //===----------------------------------------------------------------------===//
+#include "bench/peak/FmaPeak.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/targets/ObjectLoader.h"
 #include "shardrt.h"
@@ -445,6 +446,9 @@ int main(int argc, char **argv) {
               openblas_get_config(), openblas_get_corename(), openblas_get_num_threads(),
               timeout ? ", OPENBLAS_THREAD_TIMEOUT=" : "", timeout ? timeout : "", opts.threads,
               opts.reps);
+  // What the GFLOP/s below are a share of, and whether the cores were whole.
+  std::printf("%s\n",
+              shardc::bench::describe(shardc::bench::measureFmaPeak(opts.threads)).c_str());
   std::fflush(stdout);
   // Square NN, every transposition, and the shapes of a training step: an
   // MLP layer's forward (NN), weight gradient (xᵀ·dy: TN, K = batch) and
@@ -460,6 +464,9 @@ int main(int argc, char **argv) {
       {"mlp fwd 4096x1024x512 NN", 1, 4096, 1024, 512, false, false},
       {"mlp dW 512x1024x4096 TN", 1, 512, 1024, 4096, true, false},
       {"mlp dx 4096x512x1024 NT", 1, 4096, 512, 1024, false, true},
+      // The same layer at batch 8192 and 2048 hidden (64 MiB activations).
+      {"mlp-big fwd 8192x2048x512 NN", 1, 8192, 2048, 512, false, false},
+      {"mlp-big dW 512x2048x8192 TN", 1, 512, 2048, 8192, true, false},
       {"logits 4096x32x1024 NN", 1, 4096, 32, 1024, false, false},
       {"small-k 4096x1024x32 NN", 1, 4096, 1024, 32, false, false},
       {"logits dW 32x1024x4096 TN", 1, 32, 1024, 4096, true, false},
@@ -476,6 +483,14 @@ int main(int argc, char **argv) {
       {"deep fwd 2048x512x512 NN", 1, 2048, 512, 512, false, false},
       {"deep dW 512x512x2048 TN", 1, 512, 512, 2048, true, false},
       {"deep dx 2048x512x512 NT", 1, 2048, 512, 512, false, true},
+      // A transformer block's feed-forward layer (bench/train/models.py,
+      // width 256, 1024 hidden) on 1024 tokens and on a quarter of them
+      // (mesh 4): up-projection, its weight and input gradients.
+      {"ffn up 1024x1024x256 NN", 1, 1024, 1024, 256, false, false},
+      {"ffn up 256x1024x256 NN", 1, 256, 1024, 256, false, false},
+      {"ffn up dW 256x1024x256 TN", 1, 256, 1024, 256, true, false},
+      {"ffn down dx 256x1024x256 NT", 1, 256, 1024, 256, false, true},
+      {"ffn down 256x256x1024 NN", 1, 256, 256, 1024, false, false},
       // 16-bit floats against sgemm on the same values.
       {"bf16 1024 NN", 1, 1024, 1024, 1024, false, false, "bf16"},
       {"bf16 1024 TT", 1, 1024, 1024, 1024, true, true, "bf16"},

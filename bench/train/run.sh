@@ -22,7 +22,10 @@
 # scatter + run + gather + replica check; JAX: the jitted, donated step
 # until its state is ready). Prints ms/step for each, the ratio (JAX's time
 # over shardc's: above 1, shardc is faster), both final losses and their
-# relative difference, and the host CPU. JAX comes from tools/jax_env.sh's
+# relative difference, the host CPU, and its measured FMA peak before and
+# after the runs and, per row (`cores`), all threads' FMA rate over one
+# thread's right after it (bench/peak: well under the core count, the
+# vCPUs were not whole). JAX comes from tools/jax_env.sh's
 # virtual environment; nothing else here needs Python.
 set -euo pipefail
 # A models file given relative to the caller's directory, before the cd.
@@ -37,8 +40,9 @@ trap 'rm -rf "$work"' EXIT
 py() { tools/jax_env.sh "$@"; }
 
 bash .ci/install-deps >/dev/null
-bazel build //compiler/tools:shardc >/dev/null 2>&1
+bazel build //compiler/tools:shardc //bench/peak:fma_peak >/dev/null 2>&1
 cp bazel-bin/compiler/tools/shardc "$work/shardc"
+cp bazel-bin/bench/peak/fma_peak "$work/fma_peak"
 bazel shutdown >/dev/null 2>&1 || true
 
 cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
@@ -46,8 +50,11 @@ width=$(grep -q avx512f /proc/cpuinfo && echo "AVX-512" || echo "AVX2")
 echo "host: $cpu ($width, $(nproc) cores); $(py -c 'import jax; print("jax", jax.__version__)' 2>/dev/null)"
 overrides=$(env | grep -E '^BENCH_[A-Z]+_SIZES=' | sort | sed 's/^/; /' | tr -d '\n' || true)
 echo "models: $models_file$overrides"
-printf '%-12s %-5s %12s %12s %7s %14s %14s %9s %9s\n' model mesh "shardc ms" "jax ms" ratio \
-  "shardc loss" "jax loss" "rel diff" "compile s"
+# The host's FMA peak before and after (bench/peak/FmaPeak.h): two threads
+# at well under twice one thread's rate mean the cores were not whole.
+echo "before: $("$work/fma_peak")"
+printf '%-12s %-5s %12s %12s %7s %14s %14s %9s %9s %7s\n' model mesh "shardc ms" "jax ms" ratio \
+  "shardc loss" "jax loss" "rel diff" "compile s" "cores"
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
@@ -89,7 +96,12 @@ for model in $models; do
     ratio=$(echo "scale=3; $j_ms / $s_ms" | bc)
     rel=$(py -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print("%.1e" % (abs(a-b)/abs(b)))' \
       "$shardc_loss" "$jax_loss")
-    printf '%-12s %-5s %12.1f %12.1f %7s %14.7g %14.7g %9s %9.1f\n' "$model" "$mesh" "$s_ms" "$j_ms" \
-      "$ratio" "$shardc_loss" "$jax_loss" "$rel" "$compile_s"
+    # The host's state right after the row's runs: all threads' FMA rate
+    # over one thread's (bench/peak), about the core count when the vCPUs
+    # were whole.
+    cores=$("$work/fma_peak" | sed -n 's/.*(\([0-9.]*\)x)$/\1/p')
+    printf '%-12s %-5s %12.1f %12.1f %7s %14.7g %14.7g %9s %9.1f %7s\n' "$model" "$mesh" "$s_ms" "$j_ms" \
+      "$ratio" "$shardc_loss" "$jax_loss" "$rel" "$compile_s" "${cores:-?}"
   done
 done
+echo "after: $("$work/fma_peak")"
