@@ -102,6 +102,51 @@ def GArrayStackSummedDots : Pass<"garray-stack-summed-dots", "::mlir::func::Func
   }];
 }
 
+def GArrayStackSharedOperandDots
+    : Pass<"garray-stack-shared-operand-dots", "::mlir::func::FuncOp"> {
+  let summary = "Small products that share an operand as one product of stacks";
+  let description = [{
+    An unrolled loop (JAX's `lax.scan`, a recurrent cell) multiplies each
+    step's input by the same weight: `x0·Wx`, `x1·Wx`, ... Each is a small
+    GEMM (a [32, 64] by [64, 128] one per step) that runs far below the
+    kernel's rate and, on a rank with several kernel threads, too small to
+    split. They are one product of the inputs stacked along a new dim, and
+    a slice of it for each:
+
+    ```mlir
+    %x0 = garray.reshape %s0 : (tensor<1x32x64xf32>) -> tensor<32x64xf32>
+    %p0 = garray.dot_general %x0, %w, batch = [] x [], contracting = [1] x [0]
+            : (tensor<32x64xf32>, tensor<64x128xf32>) -> tensor<32x128xf32>
+    ... (%p0 feeds the recurrence)
+    %x1 = garray.reshape %s1 : (tensor<1x32x64xf32>) -> tensor<32x64xf32>
+    %p1 = garray.dot_general %x1, %w, ... (the same types)
+    →
+    %x0 = ..., %x1 = ... (moved up)
+    %xs = garray.concatenate (%x0, %x1 reshaped to 1x32x64), dim = 0 : ... -> tensor<2x32x64xf32>
+    %ps = garray.dot_general %xs, %w, batch = [] x [], contracting = [2] x [0]
+            : (tensor<2x32x64xf32>, tensor<64x128xf32>) -> tensor<2x32x128xf32>
+    %p0 = garray.reshape (garray.slice %ps [0:1]), %p1 = ... [1:2]
+    ```
+    A group is the products of one block without batch dims that share one
+    operand value on the same side, with the same other-operand type and
+    dims, none carrying a sharding the user wrote; groups sharing the rhs
+    are formed first. The stacked product takes the place of the group's
+    first member, so a member joins only if its other operand is computable
+    there: defined before it, or made by at most four slice, reshape,
+    transpose, broadcast or convert ops of such values, which move up to
+    it. A member whose operand depends on an earlier member's result (the
+    recurrence itself) stays as it is. The new dim goes right before the
+    stacked operand's first free dim, so the stack is one GEMM operand as
+    it lies (M = steps · batch for a stacked lhs, N = stacks · width for a
+    stacked rhs) and a dim split over a mesh axis keeps its split. Each
+    element is computed by the same contraction as before. Products of
+    more than 2^22 multiply-adds are left alone (they already run at the
+    kernel's rate; stacking would only copy), and so are stacks whose
+    result would exceed 2^24 elements (every member's result is live from
+    the first member on).
+  }];
+}
+
 def GArraySetMesh : Pass<"garray-set-mesh", "::mlir::ModuleOp"> {
   let summary = "Give mesh axes their sizes (the driver's --mesh)";
   let description = [{

@@ -30,6 +30,10 @@ void buildGlobalPhase(OpPassManager &pm, const GlobalPhaseOptions &options) {
   // sum of one small product per step: one product of the stacked operands
   // instead.
   pm.addNestedPass<func::FuncOp>(createGArrayStackSummedDots());
+  // The loop's steps also multiply each step's input by one weight: those
+  // small products, none depending on another, are one product of the
+  // stacked inputs.
+  pm.addNestedPass<func::FuncOp>(createGArrayStackSharedOperandDots());
   // The mesh sizes of this build: one model compiles for any device count.
   if (!options.meshSizes.empty()) {
     GArraySetMeshOptions o;
