@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace shardc {
@@ -39,6 +40,11 @@ constexpr int64_t kMaxStackedElements = int64_t{1} << 24;
 
 /// How deep a chain of shape ops an operand may be made by, to move up.
 constexpr int kMaxMoveDepth = 4;
+
+/// Candidates tried for one group, so that a long unrolled recurrence (each
+/// step's product reading the one before, none of them joining) costs time
+/// linear in its length.
+constexpr size_t kMaxTried = 1024;
 
 bool userPlaced(Operation *op) { return op->hasAttr(kShardingAttrName); }
 
@@ -175,50 +181,64 @@ void stackGroup(ArrayRef<DotGeneralOp> group, bool sharedLhs,
     dot->erase();
 }
 
+/// Forms and rewrites the groups among `candidates` (one key, program
+/// order): the first leads a group of those whose operand is computable
+/// before it; the others form groups of their own in turn. Appends the
+/// dots left as they were to `left`.
+void stackCandidates(ArrayRef<DotGeneralOp> candidates, bool sharedLhs, DominanceInfo &dom,
+                     SmallVectorImpl<DotGeneralOp> &left) {
+  SmallVector<DotGeneralOp> pending(candidates);
+  while (!pending.empty()) {
+    DotGeneralOp first = pending.front();
+    SmallVector<DotGeneralOp> group{first}, rest;
+    llvm::SetVector<Operation *> moves;
+    int64_t stackedElements = elements(first.getType());
+    for (auto [i, dot] : llvm::enumerate(llvm::drop_begin(pending))) {
+      bool joins = i < kMaxTried &&
+                   stackedElements + elements(dot.getType()) <= kMaxStackedElements;
+      if (joins) {
+        llvm::SetVector<Operation *> tried = moves;
+        joins = computableBefore(sharedLhs ? dot.getRhs() : dot.getLhs(), first, dom,
+                                 kMaxMoveDepth, tried);
+        if (joins)
+          moves = std::move(tried);
+      }
+      if (joins) {
+        group.push_back(dot);
+        stackedElements += elements(dot.getType());
+      } else {
+        rest.push_back(dot);
+      }
+    }
+    if (group.size() >= 2)
+      stackGroup(group, sharedLhs, moves);
+    else
+      left.push_back(first);
+    pending = std::move(rest);
+  }
+}
+
 /// Forms and rewrites the groups among `dots` (one block, program order)
 /// that share their operand on the lhs (`sharedLhs`) or the rhs. Returns
-/// the dots left as they were.
+/// the dots left as they were, in program order.
 SmallVector<DotGeneralOp> stackShared(ArrayRef<DotGeneralOp> dots, bool sharedLhs,
                                       DominanceInfo &dom) {
-  // Candidates by key, in order of first appearance (the same IR every run).
-  SmallVector<std::pair<GroupKey, SmallVector<DotGeneralOp>>> byKey;
+  // Candidates by shared value, then by key, in order of first appearance
+  // (the same IR every run).
+  using Candidates = SmallVector<std::pair<GroupKey, SmallVector<DotGeneralOp>>>;
+  llvm::MapVector<Value, Candidates> byShared;
   for (DotGeneralOp dot : dots) {
     GroupKey key = keyOf(dot, sharedLhs);
+    Candidates &byKey = byShared[key.shared];
     auto it = llvm::find_if(byKey, [&](const auto &g) { return g.first == key; });
     if (it == byKey.end())
       it = byKey.insert(byKey.end(), {key, {}});
     it->second.push_back(dot);
   }
   SmallVector<DotGeneralOp> left;
-  for (auto &[key, candidates] : byKey) {
-    // The first candidate leads a group of those whose operand is
-    // computable before it; the others form groups of their own in turn.
-    SmallVector<DotGeneralOp> pending = candidates;
-    while (!pending.empty()) {
-      DotGeneralOp first = pending.front();
-      SmallVector<DotGeneralOp> group{first}, rest;
-      llvm::SetVector<Operation *> moves;
-      int64_t stackedElements = elements(first.getType());
-      for (DotGeneralOp dot : llvm::drop_begin(pending)) {
-        llvm::SetVector<Operation *> tried = moves;
-        Value other = sharedLhs ? dot.getRhs() : dot.getLhs();
-        if (stackedElements + elements(dot.getType()) <= kMaxStackedElements &&
-            computableBefore(other, first, dom, kMaxMoveDepth, tried)) {
-          group.push_back(dot);
-          moves = std::move(tried);
-          stackedElements += elements(dot.getType());
-        } else {
-          rest.push_back(dot);
-        }
-      }
-      if (group.size() >= 2)
-        stackGroup(group, sharedLhs, moves);
-      else
-        left.push_back(first);
-      pending = std::move(rest);
-    }
-  }
-  // In program order again, for the other side's grouping.
+  for (auto &entry : byShared)
+    for (auto &[key, candidates] : entry.second)
+      stackCandidates(candidates, sharedLhs, dom, left);
   llvm::sort(left, [](DotGeneralOp a, DotGeneralOp b) { return a->isBeforeInBlock(b); });
   return left;
 }
