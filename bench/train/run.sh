@@ -24,8 +24,8 @@
 # over shardc's: above 1, shardc is faster), both final losses and their
 # relative difference, the host CPU, and its measured FMA peak before and
 # after the runs and, per row (`cores`), all threads' FMA rate over one
-# thread's right after it (bench/peak: well under the core count, the
-# vCPUs were not whole). JAX comes from tools/jax_env.sh's
+# thread's right after it (bench/peak: far from the core count, the host
+# was contended). JAX comes from tools/jax_env.sh's
 # virtual environment; nothing else here needs Python.
 set -euo pipefail
 # A models file given relative to the caller's directory, before the cd.
@@ -50,8 +50,8 @@ width=$(grep -q avx512f /proc/cpuinfo && echo "AVX-512" || echo "AVX2")
 echo "host: $cpu ($width, $(nproc) cores); $(py -c 'import jax; print("jax", jax.__version__)' 2>/dev/null)"
 overrides=$(env | grep -E '^BENCH_[A-Z]+_SIZES=' | sort | sed 's/^/; /' | tr -d '\n' || true)
 echo "models: $models_file$overrides"
-# The host's FMA peak before and after (bench/peak/FmaPeak.h): two threads
-# at well under twice one thread's rate mean the cores were not whole.
+# The host's FMA peak before and after (bench/peak/FmaPeak.h): all threads
+# at far from the core count times one thread's rate mean a contended host.
 echo "before: $("$work/fma_peak")"
 printf '%-12s %-5s %12s %12s %7s %14s %14s %9s %9s %7s\n' model mesh "shardc ms" "jax ms" ratio \
   "shardc loss" "jax loss" "rel diff" "compile s" "cores"
