@@ -1,6 +1,7 @@
 // shardrt_parallel_for: every iteration runs exactly once, in chunks that
 // depend only on the count and the pool size; nested loops run inline;
-// pools are per rank thread and sized by SHARDRT_THREADS or cores / ranks.
+// pools are per rank thread, sized by SHARDRT_THREADS or cores / ranks, and
+// reused by later rank threads.
 #include "shardrt.h"
 
 #include <catch2/catch.hpp>
@@ -172,6 +173,53 @@ TEST_CASE("a sleeping worker that does not wake leaves its chunk to the caller")
     CHECK(workerTakingAChunk());
   });
   sigaction(SIGUSR1, &previous, nullptr);
+}
+
+namespace {
+
+/// A number per thread that ran a chunk, other than the loop's caller:
+/// thread_local, so a new thread always gets a new one.
+std::atomic<int> nextThreadId{1};
+thread_local int threadId = 0;
+struct Helpers {
+  pthread_t caller;
+  std::atomic<int> seen{0}; // the id of a helper that ran a chunk, or 0
+};
+void noteHelper(void *ctx, int64_t, int64_t) {
+  auto *h = static_cast<Helpers *>(ctx);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (pthread_equal(pthread_self(), h->caller))
+    return;
+  if (!threadId)
+    threadId = nextThreadId++;
+  h->seen.store(threadId);
+}
+
+/// The id of a worker of the calling thread's pool, found by running slow
+/// two-chunk loops until one takes a chunk; 0 if none did in 200 loops.
+int poolWorkerId() {
+  Helpers h;
+  h.caller = pthread_self();
+  for (int i = 0; i < 200 && !h.seen.load(); ++i)
+    shardrt_parallel_for(2, noteHelper, &h);
+  return h.seen.load();
+}
+
+} // namespace
+
+TEST_CASE("a pool outlives its rank thread: the next thread reuses its workers") {
+  // `shardc run --steps` starts each step's rank threads afresh; their
+  // pools must not be made anew each time (a new worker misses most of a
+  // step's loops).
+  int first = 0, second = 0, other = 0;
+  onThreadWith(2, [&] { first = poolWorkerId(); });
+  onThreadWith(2, [&] { second = poolWorkerId(); });
+  REQUIRE(first != 0);
+  CHECK(second == first);
+  // A pool of another size is another pool.
+  onThreadWith(3, [&] { other = poolWorkerId(); });
+  CHECK(other != 0);
+  CHECK(other != first);
 }
 
 TEST_CASE("a parallel loop inside a body runs inline") {
