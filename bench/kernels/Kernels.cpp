@@ -491,6 +491,12 @@ int main(int argc, char **argv) {
       {"ffn up dW 256x1024x256 TN", 1, 256, 1024, 256, true, false},
       {"ffn down dx 256x1024x256 NT", 1, 256, 1024, 256, false, true},
       {"ffn down 256x256x1024 NN", 1, 256, 256, 1024, false, false},
+      // A recurrent layer's products stacked over its 128 steps
+      // (more_models.py's rnn: batch 32, 64 inputs, 128 hidden): the input
+      // projection, and the weight gradients, K = steps x batch.
+      {"rnn x·Wx 4096x128x64 NN", 1, 4096, 128, 64, false, false},
+      {"rnn dWh 128x128x4096 TN", 1, 128, 128, 4096, true, false},
+      {"rnn dWx 64x128x4096 TN", 1, 64, 128, 4096, true, false},
       // 16-bit floats against sgemm on the same values.
       {"bf16 1024 NN", 1, 1024, 1024, 1024, false, false, "bf16"},
       {"bf16 1024 TT", 1, 1024, 1024, 1024, true, true, "bf16"},

@@ -457,7 +457,9 @@ def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::Module
     products: a small GEMM split over two cores moves its
     operands and result between them, which costs more than the halved
     work saves (an RNN's 32 x 128 x 128 products, 640 dispatches a step,
-    ran 10-20 % faster on one thread).
+    ran 10-20 % faster on one thread). Inside such a GEMM the bar for a
+    loop is a quarter of `min-work`: its packing copies miss the cache more
+    than the operations counted say.
     Loops stay on the rank's own thread when they reduce into results, sit
     inside another parallel loop, or call the runtime. A kernel function of
     cpu-outline-loop-nests left holding nothing but its dispatch is inlined

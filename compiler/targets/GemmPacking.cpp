@@ -284,17 +284,24 @@ public:
       else
         forLoop(count, body);
     };
+    if (!tailAt)
+      tailAt = s.full;
+    // A k-major source's partial last panel is packed in the same pass
+    // over its rows, so each row is read once and the threads share it.
+    bool rowTails = kMajor && maskedRowCopy(src, panels);
     if (fullPanels && kMajor)
       loop(kExtent, [&](Value k) {
         forLoop(s.full, [&](Value i) { packRowPiece(src, panels, width, k, i); });
+        if (rowTails)
+          whenNonEmpty(s.tail, [&] { packRowTail(src, panels, width, k, s.full, s.tail, tailAt); });
       });
     else if (fullPanels)
       loop(s.full, [&](Value i) { packPanel(src, kMajor, panels, width, i); });
-    if (!tailAt)
-      tailAt = s.full;
     whenNonEmpty(s.tail, [&] {
-      if (kMajor && maskedRowCopy(src, panels)) {
-        forLoop(kExtent, [&](Value k) { packRowTail(src, panels, width, k, s.full, s.tail, tailAt); });
+      if (rowTails) {
+        if (!fullPanels)
+          loop(kExtent,
+               [&](Value k) { packRowTail(src, panels, width, k, s.full, s.tail, tailAt); });
         return;
       }
       Value dst = panelView(rw, loc, panels, tailAt, kExtent, width);
@@ -524,14 +531,25 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // column packs its own (below); only the partial last panel is packed
   // here.
   bool columnsPack = parallelColumns && layout.bTransposed;
+  // Packing is shared only when the threads then share the tiles too: a
+  // block of one column (a 27x16x32768 weight gradient) computes on one
+  // thread, which would read back what the other had packed from the
+  // other core's cache (0.6 -> 1.0 ms).
+  bool sharedColumns = parallelColumns && !ShapedType::isDynamic(bWidth) && bWidth / nr >= 2;
   packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr,
-              /*parallel=*/hoist || parallelColumns, /*fullPanels=*/!columnsPack);
+              /*parallel=*/(hoist && !parallelColumns) || sharedColumns,
+              /*fullPanels=*/!columnsPack);
 
   // A's micro-panels, per block. The block's loops recompute B's split here
   // rather than use values from the packing site.
+  // With parallel columns, the block is the only one (the M loop runs
+  // once) and its A is packed once for all columns: by the kernel threads
+  // too. Packed by one thread, a weight gradient's Aᵀ (64x128x4096) kept
+  // the other idle for a fifth of the GEMM.
   rewriter.setInsertionPoint(block);
   BlockPacker::Split rows =
-      packer.pack(a, /*kMajor=*/layout.aTransposed, scratch.aPanels, mr, /*parallel=*/false,
+      packer.pack(a, /*kMajor=*/layout.aTransposed, scratch.aPanels, mr,
+                  /*parallel=*/sharedColumns,
                   /*fullPanels=*/!directA, directA ? index(rewriter, loc, 0) : Value());
   BlockPacker::Split cols = packer.split(dim(rewriter, loc, b, layout.bTransposed ? 0 : 1), nr);
   Value k = dim(rewriter, loc, a, layout.aTransposed ? 0 : 1);

@@ -19,7 +19,8 @@
 //   (when M fits one block, the columns p are the parallel loop instead,
 //   each computing its tile of the partial last row in a scratch tile of
 //   its own; a transposed B is then packed by each column, Bp[p] right
-//   before its tiles)
+//   before its tiles, and the threads share packing the block's A, once,
+//   when there are two columns or more)
 //
 // so each k step of the register tile loads NR contiguous values of B and
 // MR contiguous values of A, instead of a row of B (a new page when B is

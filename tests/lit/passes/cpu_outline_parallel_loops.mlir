@@ -185,3 +185,28 @@ func.func @gemm_loops(%a: memref<4096xf32>, %b: memref<4096xf32>, %s: f32) {
   } {shardc.gemm_loop = 2097152 : i64}
   return
 }
+
+// -----
+
+// Inside a large GEMM the bar is a quarter of min-work (its packing copies
+// cost more than the operations counted): of two loops of the same 2048
+// counted operations, under min-work, the GEMM's is outlined and the other
+// stays.
+// CHECK-LABEL: func.func @gemm_bar(
+// CHECK: call @gemm_bar_par0_dispatch
+// CHECK: scf.parallel
+// CHECK-NOT: call @gemm_bar_par1_dispatch
+func.func @gemm_bar(%a: memref<1024xf32>, %b: memref<1024xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+    memref.store %s, %a[%i] : memref<1024xf32>
+    scf.reduce
+  } {shardc.gemm_loop = 2097152 : i64}
+  scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+    memref.store %s, %b[%i] : memref<1024xf32>
+    scf.reduce
+  }
+  return
+}

@@ -207,7 +207,9 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 // CHECK: scf.for %[[I:[^ ]+]] =
 // CHECK: vector.load %[[B]]
 // CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%[[I]], %[[KR]],
-// CHECK: vector.store {{.*}} : memref<8x16x4xf32>, vector<4xf32>
+// The block's A is packed once for all columns, by the threads too.
+// CHECK: scf.parallel (%[[Q:.*]]) = (%{{.*}}) to (%c4) step
+// CHECK: vector.store {{.*}} %{{.*}}[%[[Q]], {{.*}} : memref<8x16x4xf32>, vector<4xf32>
 // CHECK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%{{.*}}) step
 // CHECK-NOT: vector.load %[[B]]
 // CHECK: scf.for
@@ -215,6 +217,19 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 // CHECK: scf.reduce
 func.func @one_m_block(%A: memref<16x32xf32>, %B: memref<32x64xf32>, %C: memref<16x64xf32>) {
   linalg.matmul ins(%A, %B : memref<16x32xf32>, memref<32x64xf32>) outs(%C : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// One M block and one column of panels: the block is computed on one
+// thread, so it packs A and B alone (the other thread's packing would be
+// read back from the other core's cache).
+// CHECK-LABEL: func.func @one_m_block_one_column
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @one_m_block_one_column(%A: memref<16x32xf32>, %B: memref<32x16xf32>, %C: memref<16x16xf32>) {
+  linalg.matmul ins(%A, %B : memref<16x32xf32>, memref<32x16xf32>) outs(%C : memref<16x16xf32>)
   return
 }
 
