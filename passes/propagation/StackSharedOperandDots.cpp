@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
+#include "passes/propagation/Stacking.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
@@ -26,6 +27,7 @@ namespace shardc {
 
 using namespace mlir;
 using namespace mlir::garray;
+using shardc::stacking::userPlaced;
 
 namespace {
 
@@ -45,8 +47,6 @@ constexpr int kMaxMoveDepth = 4;
 /// step's product reading the one before, none of them joining) costs time
 /// linear in its length.
 constexpr size_t kMaxTried = 1024;
-
-bool userPlaced(Operation *op) { return op->hasAttr(kShardingAttrName); }
 
 int64_t elements(Type type) { return cast<RankedTensorType>(type).getNumElements(); }
 
@@ -136,17 +136,10 @@ void stackGroup(ArrayRef<DotGeneralOp> group, bool sharedLhs,
       sharedLhs ? first.getRhsContracting() : first.getLhsContracting();
   int64_t at = firstFree(otherType.getRank(), otherContracting);
   auto n = static_cast<int64_t>(group.size());
-  SmallVector<int64_t> unit(otherType.getShape()), all(otherType.getShape());
-  unit.insert(unit.begin() + at, 1);
-  all.insert(all.begin() + at, n);
   SmallVector<Value> parts;
   for (DotGeneralOp dot : group)
-    parts.push_back(ReshapeOp::create(
-        b, loc, RankedTensorType::get(unit, otherType.getElementType()),
-        sharedLhs ? dot.getRhs() : dot.getLhs()));
-  Value stacked = ConcatenateOp::create(
-      b, loc, RankedTensorType::get(all, otherType.getElementType()), parts,
-      static_cast<uint64_t>(at));
+    parts.push_back(sharedLhs ? dot.getRhs() : dot.getLhs());
+  Value stacked = shardc::stacking::stackAlong(b, loc, parts, at);
   // The new dim is the stacked operand's first free dim, so in the result
   // it leads that operand's free dims: first for a stacked lhs, after the
   // lhs's free dims for a stacked rhs.
@@ -248,6 +241,9 @@ struct GArrayStackSharedOperandDots
   void runOnOperation() override {
     SmallVector<Block *> blocks;
     getOperation().walk([&](Block *block) { blocks.push_back(block); });
+    // One for the run: the pass moves ops only within their block, where
+    // dominance follows the live op order, and adds no blocks.
+    DominanceInfo dom(getOperation());
     for (Block *block : blocks) {
       SmallVector<DotGeneralOp> dots;
       for (Operation &op : *block)
@@ -255,12 +251,9 @@ struct GArrayStackSharedOperandDots
           dots.push_back(dot);
       if (dots.size() < 2)
         continue;
-      // A weight is most often the rhs (x·W): those groups first. Moving
-      // ops changes dominance, so it is computed afresh for each side.
-      DominanceInfo rhsDom(getOperation());
-      SmallVector<DotGeneralOp> left = stackShared(dots, /*sharedLhs=*/false, rhsDom);
-      DominanceInfo lhsDom(getOperation());
-      stackShared(left, /*sharedLhs=*/true, lhsDom);
+      // A weight is most often the rhs (x·W): those groups first.
+      SmallVector<DotGeneralOp> left = stackShared(dots, /*sharedLhs=*/false, dom);
+      stackShared(left, /*sharedLhs=*/true, dom);
     }
   }
 };

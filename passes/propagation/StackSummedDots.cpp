@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/garray/GArray.h"
 #include "passes/Passes.h"
+#include "passes/propagation/Stacking.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -18,11 +19,9 @@ namespace shardc {
 
 using namespace mlir;
 using namespace mlir::garray;
+using shardc::stacking::userPlaced;
 
 namespace {
-
-/// Whether a user wrote a sharding on `op`: such an op stays as written.
-bool userPlaced(Operation *op) { return op->hasAttr(kShardingAttrName); }
 
 /// Products that contract more than this many elements are left alone:
 /// each already reads and writes its result once per K block of the GEMM
@@ -115,20 +114,6 @@ SmallVector<Value> termsOf(AddOp root) {
   return terms;
 }
 
-/// `parts`, each given a leading unit dim, side by side along it.
-Value stack(OpBuilder &b, Location loc, ArrayRef<Value> parts) {
-  auto type = cast<RankedTensorType>(parts.front().getType());
-  SmallVector<int64_t> unit{1}, all{static_cast<int64_t>(parts.size())};
-  unit.append(type.getShape().begin(), type.getShape().end());
-  all.append(type.getShape().begin(), type.getShape().end());
-  SmallVector<Value> rows;
-  for (Value part : parts)
-    rows.push_back(
-        ReshapeOp::create(b, loc, RankedTensorType::get(unit, type.getElementType()), part));
-  return ConcatenateOp::create(b, loc, RankedTensorType::get(all, type.getElementType()), rows,
-                               uint64_t(0));
-}
-
 /// One product of the stacked operands of `group`, through the group's
 /// transpose, built before `at`.
 Value stackedProduct(OpBuilder &b, Operation *at, ArrayRef<Product> group) {
@@ -142,8 +127,12 @@ Value stackedProduct(OpBuilder &b, Operation *at, ArrayRef<Product> group) {
   }
   SmallVector<int64_t> contracting =
       llvm::to_vector(llvm::seq<int64_t>(0, first.getLhsContracting().size() + 1));
+  // Built in this order (lhs first), not as call arguments, whose order
+  // of evaluation C++ leaves open.
+  Value stackedLhs = shardc::stacking::stackAlong(b, loc, lhs, 0);
+  Value stackedRhs = shardc::stacking::stackAlong(b, loc, rhs, 0);
   Value product = DotGeneralOp::create(
-      b, loc, first.getType(), stack(b, loc, lhs), stack(b, loc, rhs),
+      b, loc, first.getType(), stackedLhs, stackedRhs,
       b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}),
       b.getDenseI64ArrayAttr(contracting), b.getDenseI64ArrayAttr(contracting));
   if (TransposeOp t = group.front().transpose)
