@@ -8,6 +8,7 @@
 // unpacks them and calls the chunk function:
 //
 //   dispatch(count, a...) { ctx = {a...}; shardrt_parallel_for(count, task, &ctx) }
+//     (shardrt_parallel_for_own for a declaration marked shardc.parallel_own)
 //   task(ctx, begin, end) { body(begin, end, ctx->a...) }
 //
 //===----------------------------------------------------------------------===//
@@ -42,12 +43,17 @@ struct CpuBuildParallelDispatch
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i64 = IntegerType::get(ctx, 64);
     auto voidType = LLVM::LLVMVoidType::get(ctx);
-    auto parallelFor = module.lookupSymbol<LLVM::LLVMFuncOp>("shardrt_parallel_for");
-    if (!parallelFor) {
-      b.setInsertionPointToEnd(module.getBody());
-      parallelFor = LLVM::LLVMFuncOp::create(b, module.getLoc(), "shardrt_parallel_for",
-                                             LLVM::LLVMFunctionType::get(voidType, {i64, ptr, ptr}));
-    }
+    // The runtime's entry, declared on first use.
+    auto runtimeLoop = [&](StringRef name) {
+      auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+      if (!fn) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(module.getBody());
+        fn = LLVM::LLVMFuncOp::create(b, module.getLoc(), name,
+                                      LLVM::LLVMFunctionType::get(voidType, {i64, ptr, ptr}));
+      }
+      return fn;
+    };
     for (LLVM::LLVMFuncOp dispatch : dispatches) {
       auto bodyName = dispatch->getAttrOfType<FlatSymbolRefAttr>(shardc::kParallelBodyAttr);
       auto body = bodyName ? module.lookupSymbol<LLVM::LLVMFuncOp>(bodyName) : nullptr;
@@ -79,7 +85,11 @@ struct CpuBuildParallelDispatch
       LLVM::ReturnOp::create(b, loc, ValueRange{});
 
       // dispatch(count, a...): pack, hand to the runtime.
+      LLVM::LLVMFuncOp parallelFor = runtimeLoop(dispatch->hasAttr(shardc::kParallelOwnAttr)
+                                                     ? "shardrt_parallel_for_own"
+                                                     : "shardrt_parallel_for");
       dispatch->removeAttr(shardc::kParallelBodyAttr);
+      dispatch->removeAttr(shardc::kParallelOwnAttr);
       dispatch.setLinkage(LLVM::Linkage::Internal);
       Block *entry = dispatch.addEntryBlock(b);
       b.setInsertionPointToStart(entry);

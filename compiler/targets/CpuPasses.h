@@ -25,6 +25,11 @@ inline constexpr const char kNoAliasParamsAttr[] = "shardc.noalias_params";
 /// dispatch defines the function and removes the attribute.
 inline constexpr const char kParallelBodyAttr[] = "shardc.parallel_body";
 
+/// Also on a dispatch declaration: the loop runs on the rank's own kernel
+/// threads only (shardrt_parallel_for_own), never as a loop other ranks
+/// share.
+inline constexpr const char kParallelOwnAttr[] = "shardc.parallel_own";
+
 #define GEN_PASS_DECL
 #include "compiler/targets/CpuPasses.h.inc"
 

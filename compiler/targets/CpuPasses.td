@@ -457,9 +457,16 @@ def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::Module
     products: a small GEMM split over two cores moves its
     operands and result between them, which costs more than the halved
     work saves (an RNN's 32 x 128 x 128 products, 640 dispatches a step,
-    ran 10-20 % faster on one thread). Inside such a GEMM the bar for a
-    loop is a quarter of `min-work`: its packing copies miss the cache more
-    than the operations counted say.
+    ran 10-20 % faster on one thread). A GEMM of at least
+    `gemm-own-min-work` products but fewer than `gemm-min-work` goes to the
+    rank's own kernel threads only (`shardrt_parallel_for_own`): a worker
+    of its own waits spinning for the next loop, another rank is busy as
+    often as not. The same RNN's [32, 128] products on two threads of one
+    rank took its step from 10.5-11.7 to 8.8-10.2 ms (2 vCPUs, AMD EPYC,
+    alternating runs), while its [16, 128] products posted as loops shared
+    by two ranks took their step from 5.6-6.6 to 6.7-7.1 ms. Inside a
+    GEMM the bar for a loop is a quarter of `min-work`: its packing copies
+    miss the cache more than the operations counted say.
     Loops stay on the rank's own thread when they reduce into results, sit
     inside another parallel loop, or call the runtime. A kernel function of
     cpu-outline-loop-nests left holding nothing but its dispatch is inlined
@@ -483,6 +490,9 @@ def CpuOutlineParallelLoops : Pass<"cpu-outline-parallel-loops", "::mlir::Module
     Option<"gemmMinWork", "gemm-min-work", "int64_t", /*default=*/"2097152",
            "Smallest GEMM (M * N * K products, times its batch) whose "
            "loops are worth dispatches">,
+    Option<"gemmOwnMinWork", "gemm-own-min-work", "int64_t", /*default=*/"262144",
+           "Smallest GEMM whose loops are worth dispatches to the rank's own "
+           "kernel threads (not shared with other ranks)">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

@@ -575,7 +575,8 @@ LogicalResult checkExternalSymbols(ModuleOp module, const llvm::StringSet<> &dec
   LogicalResult result = success();
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (!fn.isExternal() || declaredByInput.contains(fn.getName()) ||
-        fn.getName() == "shardrt_parallel_for" || fn.getName() == "shardrt_buffer_alloc" ||
+        fn.getName() == "shardrt_parallel_for" || fn.getName() == "shardrt_parallel_for_own" ||
+        fn.getName() == "shardrt_buffer_alloc" ||
         fn.getName() == "shardrt_buffer_free" || fn.getName() == "shardrt_profile_begin" ||
         fn.getName() == "shardrt_profile_end" || isLibcOrLibmFunction(fn.getName()))
       continue;

@@ -126,7 +126,12 @@ struct CpuOutlineParallelLoops
     for (func::FuncOp fn : funcs) {
       if (fn.isExternal())
         continue;
-      SmallVector<std::pair<scf::ParallelOp, unsigned>> loops;
+      struct Loop {
+        scf::ParallelOp op;
+        unsigned dim;
+        bool own; // on the rank's own threads only
+      };
+      SmallVector<Loop> loops;
       fn.walk([&](scf::ParallelOp op) {
         // The GEMM mark is read here only: dropped, it cannot keep two
         // kernels apart that are otherwise identical.
@@ -148,12 +153,16 @@ struct CpuOutlineParallelLoops
         // counted operations, 27 us) on one thread kept the other idle for
         // a fifth of the GEMM.
         int64_t bar = gemm ? minWork / 4 : minWork;
-        if (work >= bar && (!gemm || gemm.getInt() >= gemmMinWork))
-          loops.push_back({op, *d});
+        if (work < bar)
+          return;
+        if (!gemm || gemm.getInt() >= gemmMinWork)
+          loops.push_back({op, *d, /*own=*/false});
+        else if (gemm.getInt() >= gemmOwnMinWork)
+          loops.push_back({op, *d, /*own=*/true});
       });
       Operation *after = fn;
       for (auto [index, loop] : llvm::enumerate(loops))
-        after = outline(fn, loop.first, loop.second, index, after, symbols);
+        after = outline(fn, loop.op, loop.dim, loop.own, index, after, symbols);
     }
     inlineWrappers(module);
   }
@@ -200,9 +209,10 @@ struct CpuOutlineParallelLoops
 
   /// Replaces `op` by a call of `<fn>_par<index>_dispatch(count, inputs...)`
   /// and defines `<fn>_par<index>(begin, end, inputs...)`, which runs
-  /// iterations [begin, end) of dimension `d`; returns the latter.
-  Operation *outline(func::FuncOp parent, scf::ParallelOp op, unsigned d, size_t index,
-                     Operation *after, SymbolTable &symbols) {
+  /// iterations [begin, end) of dimension `d`; returns the latter. With
+  /// `own`, the dispatch runs on the rank's own kernel threads only.
+  Operation *outline(func::FuncOp parent, scf::ParallelOp op, unsigned d, bool own,
+                     size_t index, Operation *after, SymbolTable &symbols) {
     Location loc = op.getLoc();
     shardc::NestInputs in = shardc::nestInputs(op);
     Type indexType = IndexType::get(op.getContext());
@@ -222,6 +232,8 @@ struct CpuOutlineParallelLoops
                                          b.getFunctionType(dispatchTypes, {}));
     dispatch.setPrivate();
     dispatch->setAttr(shardc::kParallelBodyAttr, FlatSymbolRefAttr::get(body.fn));
+    if (own)
+      dispatch->setAttr(shardc::kParallelOwnAttr, b.getUnitAttr());
     symbols.insert(dispatch);
 
     // The chunk: lb + begin·step up to min(ub, lb + end·step) in dim d.

@@ -144,6 +144,12 @@ typedef void (*shardrt_loop_body)(void *ctx, int64_t begin, int64_t end);
  * the number of threads. A call from inside a body runs inline. */
 void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx);
 
+/* The same on the calling rank's own kernel threads only: a rank without
+ * workers runs the loop on its thread, never as a shared loop. For loops
+ * worth handing to a spinning worker but not to another rank, which is
+ * busy with its own work as often as not (a recurrent step's small GEMMs). */
+void shardrt_parallel_for_own(int64_t count, shardrt_loop_body body, void *ctx);
+
 /* Threads per rank: SHARDRT_THREADS when set (>= 1), else the cores this
  * process may run on divided by the ranks sharing them (the threads world's
  * ranks, or an MPI job's ranks on this host, OMPI_COMM_WORLD_LOCAL_SIZE),

@@ -296,7 +296,10 @@ extern "C" int32_t shardrt_threads_share_loops(int64_t num_ranks) {
 
 extern "C" int32_t shardrt_cpus_available(void) { return shardrt::cpusAvailable(); }
 
-extern "C" void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx) {
+namespace {
+
+/// shardrt_parallel_for, and with `mayShare` false its own-threads form.
+void parallelFor(int64_t count, shardrt_loop_body body, void *ctx, bool mayShare) {
   if (count <= 0)
     return;
   if (count == 1 || shardrt::tlsInsideBody) {
@@ -306,7 +309,7 @@ extern "C" void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void
   if (!tlsPool) {
     int threads = shardrt_threads_per_rank();
     if (threads <= 1) {
-      if (sharesLoops())
+      if (mayShare && sharesLoops())
         shardrt::runSharedLoop(count, body, ctx);
       else
         body(ctx, 0, count);
@@ -316,4 +319,14 @@ extern "C" void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void
     tlsPool = parkedPools().take(threads).release();
   }
   tlsPool->run(count, body, ctx);
+}
+
+} // namespace
+
+extern "C" void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx) {
+  parallelFor(count, body, ctx, /*mayShare=*/true);
+}
+
+extern "C" void shardrt_parallel_for_own(int64_t count, shardrt_loop_body body, void *ctx) {
+  parallelFor(count, body, ctx, /*mayShare=*/false);
 }

@@ -1,7 +1,7 @@
 // The symbol table a JIT loader registers so generated code can resolve the
 // runtime's functions by name.  Invariant: it lists exactly the functions that
 // generated code calls (the ones acting on the current communicator, and the
-// kernel thread pool's parallel loop, the buffer allocator, the profiling
+// kernel thread pool's parallel loops, the buffer allocator, the profiling
 // probes), is NULL-terminated, and has static storage, so the pointer stays
 // valid forever.
 #include "shardrt.h"
@@ -29,6 +29,7 @@ extern "C" const shardrt_symbol *shardrt_symbols(void) {
       {"shardrt_all_to_all", address(&shardrt_all_to_all)},
       {"shardrt_collective_permute", address(&shardrt_collective_permute)},
       {"shardrt_parallel_for", address(&shardrt_parallel_for)},
+      {"shardrt_parallel_for_own", address(&shardrt_parallel_for_own)},
       {"shardrt_buffer_alloc", address(&shardrt_buffer_alloc)},
       {"shardrt_buffer_free", address(&shardrt_buffer_free)},
       {"shardrt_profile_begin", address(&shardrt_profile_begin)},

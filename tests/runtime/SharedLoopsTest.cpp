@@ -90,6 +90,40 @@ TEST_CASE("ranks that share cores share their loops, and run each iteration once
   CHECK(shared.helped > 0);
 }
 
+TEST_CASE("an own-threads loop is never shared, even while peers wait") {
+  // shardrt_parallel_for_own: a rank without workers runs the loop on its
+  // own thread in one call, while a peer waits in a barrier (which would
+  // take chunks of a shared loop).
+  unsetenv("SHARDRT_THREADS");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int32_t ranks = std::max(2, shardrt_cpus_available() + 1);
+  shardrt_world *world = shardrt_threads_create(ranks);
+  REQUIRE(world);
+  Shared shared;
+  REQUIRE(shardrt_threads_run(
+              world,
+              [](shardrt_comm *comm, void *user) -> int32_t {
+                auto *s = static_cast<Shared *>(user);
+                if (shardrt_comm_rank(comm) == 0)
+                  for (int round = 0; round < 20; ++round) {
+                    Loop loop(64);
+                    loop.owner = std::this_thread::get_id();
+                    loop.pauseMicros = 20;
+                    shardrt_parallel_for_own(64, body, &loop);
+                    for (auto &h : loop.hits)
+                      s->bad += h != 1;
+                    s->helped += loop.helped;
+                    s->calls += loop.calls;
+                  }
+                return shardrt_barrier_on(comm) == SHARDRT_OK ? 0 : 1;
+              },
+              &shared) == SHARDRT_OK);
+  shardrt_world_destroy(world);
+  CHECK(shared.bad == 0);
+  CHECK(shared.helped == 0);
+  CHECK(shared.calls == 20);
+}
+
 TEST_CASE("a rank alone in its world runs a loop as one call") {
   unsetenv("SHARDRT_THREADS");
   shardrt_world *world = shardrt_threads_create(1);

@@ -22,10 +22,19 @@
 // CHECK: llvm.store %[[A2]], %{{.*}} : f32, !llvm.ptr
 // CHECK: %[[TASK:.*]] = llvm.mlir.addressof @f_par0_task : !llvm.ptr
 // CHECK: llvm.call @shardrt_parallel_for(%[[N]], %[[TASK]], %[[FRAME]]) : (i64, !llvm.ptr, !llvm.ptr) -> ()
-// CHECK: llvm.func @shardrt_parallel_for(i64, !llvm.ptr, !llvm.ptr)
+// A dispatch marked shardc.parallel_own calls the own-threads entry.
+// CHECK: llvm.func internal @f_par1_dispatch(%[[N1:.*]]: i64)
+// CHECK-NOT: shardc.parallel_own
+// CHECK: llvm.call @shardrt_parallel_for_own(%[[N1]], %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK-DAG: llvm.func @shardrt_parallel_for(i64, !llvm.ptr, !llvm.ptr)
+// CHECK-DAG: llvm.func @shardrt_parallel_for_own(i64, !llvm.ptr, !llvm.ptr)
 module {
   llvm.func @f_par0(%begin: i64, %end: i64, %p: !llvm.ptr, %n: i64, %s: f32) {
     llvm.return
   }
   llvm.func @f_par0_dispatch(i64, !llvm.ptr, i64, f32) attributes {shardc.parallel_body = @f_par0}
+  llvm.func @f_par1(%begin: i64, %end: i64) {
+    llvm.return
+  }
+  llvm.func @f_par1_dispatch(i64) attributes {shardc.parallel_body = @f_par1, shardc.parallel_own}
 }

@@ -164,19 +164,29 @@ func.func private @kernel(%a: memref<4096xf32>, %b: memref<4096xf32>)
 // -----
 
 // A GEMM recipe's loop also needs a GEMM of gemm-min-work products (the
-// default, 2^21): a small GEMM's loop stays, however much its own body
-// does; a large one's is outlined. The mark is dropped either way.
+// default, 2^21) to be shared with other ranks, and of gemm-own-min-work
+// (2^18) to go to the rank's own kernel threads: a tiny GEMM's loop stays,
+// however much its own body does; a small one's dispatch is marked
+// shardc.parallel_own; a large one's is not. The mark is dropped either way.
 // CHECK-LABEL: func.func @gemm_loops(
 // CHECK: scf.parallel
 // CHECK-NOT: shardc.gemm_loop
 // CHECK: call @gemm_loops_par0_dispatch
 // CHECK-NOT: shardc.gemm_loop
-func.func @gemm_loops(%a: memref<4096xf32>, %b: memref<4096xf32>, %s: f32) {
+// CHECK: call @gemm_loops_par1_dispatch
+// CHECK-NOT: shardc.gemm_loop
+// CHECK: func.func private @gemm_loops_par0_dispatch({{.*}}) attributes {shardc.parallel_body = @gemm_loops_par0, shardc.parallel_own}
+// CHECK: func.func private @gemm_loops_par1_dispatch({{.*}}) attributes {shardc.parallel_body = @gemm_loops_par1}
+func.func @gemm_loops(%a: memref<4096xf32>, %b: memref<4096xf32>, %c: memref<4096xf32>, %s: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4096 = arith.constant 4096 : index
   scf.parallel (%i) = (%c0) to (%c4096) step (%c1) {
     memref.store %s, %a[%i] : memref<4096xf32>
+    scf.reduce
+  } {shardc.gemm_loop = 131072 : i64}
+  scf.parallel (%i) = (%c0) to (%c4096) step (%c1) {
+    memref.store %s, %c[%i] : memref<4096xf32>
     scf.reduce
   } {shardc.gemm_loop = 524288 : i64}
   scf.parallel (%i) = (%c0) to (%c4096) step (%c1) {
