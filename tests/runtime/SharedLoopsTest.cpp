@@ -42,17 +42,23 @@ struct Shared {
   std::atomic<int> calls{0};
 };
 
-} // namespace
-
-TEST_CASE("ranks that share cores share their loops, and run each iteration once") {
+/// Runs `fn` on every rank of a threads world with more ranks than cores
+/// (so its ranks share their loops), with `shared` as its argument.
+void runOnSharingWorld(shardrt_rank_fn fn, Shared &shared) {
   unsetenv("SHARDRT_THREADS");
   unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   const int32_t ranks = std::max(2, shardrt_cpus_available() + 1);
   shardrt_world *world = shardrt_threads_create(ranks);
   REQUIRE(world);
+  REQUIRE(shardrt_threads_run(world, fn, &shared) == SHARDRT_OK);
+  shardrt_world_destroy(world);
+}
+
+} // namespace
+
+TEST_CASE("ranks that share cores share their loops, and run each iteration once") {
   Shared shared;
-  REQUIRE(shardrt_threads_run(
-              world,
+  runOnSharingWorld(
               [](shardrt_comm *comm, void *user) -> int32_t {
                 auto *s = static_cast<Shared *>(user);
                 s->threadsPerRank = shardrt_threads_per_rank();
@@ -83,8 +89,7 @@ TEST_CASE("ranks that share cores share their loops, and run each iteration once
                 }
                 return shardrt_barrier_on(comm) == SHARDRT_OK ? 0 : 1;
               },
-              &shared) == SHARDRT_OK);
-  shardrt_world_destroy(world);
+              shared);
   CHECK(shared.threadsPerRank == 1);
   CHECK(shared.bad == 0);
   CHECK(shared.helped > 0);
@@ -94,14 +99,8 @@ TEST_CASE("an own-threads loop is never shared, even while peers wait") {
   // shardrt_parallel_for_own: a rank without workers runs the loop on its
   // own thread in one call, while a peer waits in a barrier (which would
   // take chunks of a shared loop).
-  unsetenv("SHARDRT_THREADS");
-  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const int32_t ranks = std::max(2, shardrt_cpus_available() + 1);
-  shardrt_world *world = shardrt_threads_create(ranks);
-  REQUIRE(world);
   Shared shared;
-  REQUIRE(shardrt_threads_run(
-              world,
+  runOnSharingWorld(
               [](shardrt_comm *comm, void *user) -> int32_t {
                 auto *s = static_cast<Shared *>(user);
                 if (shardrt_comm_rank(comm) == 0)
@@ -117,8 +116,7 @@ TEST_CASE("an own-threads loop is never shared, even while peers wait") {
                   }
                 return shardrt_barrier_on(comm) == SHARDRT_OK ? 0 : 1;
               },
-              &shared) == SHARDRT_OK);
-  shardrt_world_destroy(world);
+              shared);
   CHECK(shared.bad == 0);
   CHECK(shared.helped == 0);
   CHECK(shared.calls == 20);
