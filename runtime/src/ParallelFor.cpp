@@ -2,8 +2,8 @@
 //
 // Each rank thread owns its pool (thread_local), taken on its first
 // parallel loop, with shardrt_threads_per_rank() - 1 workers, and parked
-// when the rank thread ends (below). A loop is split into one contiguous chunk per thread,
-// so chunk boundaries depend only on the count and the pool size, and every
+// when the rank thread ends (below). A loop is split into one contiguous
+// chunk per thread, so chunk boundaries depend only on the count and the pool size, and every
 // iteration is computed exactly as it would be sequentially: determinism is
 // the generated code's contract (disjoint outputs, fixed summation order per
 // output), not the pool's scheduling.
@@ -228,8 +228,8 @@ public:
   }
   void park(std::unique_ptr<Pool> pool) {
     std::lock_guard<std::mutex> lock(mutex);
-    // More parked pools than this were never used at once; a process that
-    // ends them faster than it reuses them joins the surplus.
+    // Bounded: past this many (a process that once ran more pools at a
+    // time than it will again), a pool's workers are joined instead.
     if (pools.size() < kMaxParked)
       pools.push_back(std::move(pool));
   }
