@@ -109,9 +109,9 @@ def GArrayStackSharedOperandDots
     An unrolled loop (JAX's `lax.scan`, a recurrent cell) multiplies each
     step's input by the same weight: `x0·Wx`, `x1·Wx`, ... Each is a small
     GEMM (a [32, 64] by [64, 128] one per step) that runs far below the
-    kernel's rate and, on a rank with several kernel threads, too small to
-    split. They are one product of the inputs stacked along a new dim, and
-    a slice of it for each:
+    kernel's rate, and each is one more dispatch to the kernel threads.
+    They are one product of the inputs stacked along a new dim, and a
+    slice of it for each:
 
     ```mlir
     %x0 = garray.reshape %s0 : (tensor<1x32x64xf32>) -> tensor<32x64xf32>
