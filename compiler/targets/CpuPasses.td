@@ -388,9 +388,9 @@ def CpuTileAndVectorizeMatmul : Pass<"cpu-tile-and-vectorize-matmul"> {
            "of tile-rows), so 1, 2 or 4 kernel threads get equal shares; 1 "
            "keeps full blocks and a short last one">,
     Option<"readAInPlace", "read-a-in-place", "bool", /*default=*/"true",
-           "Read a row-major A's full micro-panels where A lies, unpacked, when "
-           "B is at most four panels wide and A's rows of a tile fall in "
-           "different L1 sets (GemmPacking.h)">,
+           "Read A's full micro-panels where A lies, unpacked: a transposed A "
+           "of one M block, or a row-major A when B is at most four panels wide "
+           "and A's rows of a tile fall in different L1 sets (GemmPacking.h)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",

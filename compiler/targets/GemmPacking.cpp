@@ -243,9 +243,9 @@ namespace {
 class BlockPacker {
 public:
   BlockPacker(RewriterBase &rewriter, Location loc, const Scratch &scratch, int64_t mr,
-              int64_t nr, Value firstK, Value directA)
+              int64_t nr, Value firstK, Value directA, bool aTransposed)
       : rw(rewriter), loc(loc), scratch(scratch), mr(mr), nr(nr), firstK(firstK),
-        directA(directA) {}
+        directA(directA), aTransposed(aTransposed) {}
 
   /// Full and partial micro-panels of an extent.
   struct Split {
@@ -412,7 +412,11 @@ public:
   }
 
   void forLoop(Value count, llvm::function_ref<void(Value)> body) {
-    auto loop = scf::ForOp::create(rw, loc, index(rw, loc, 0), count, index(rw, loc, 1));
+    forRange(index(rw, loc, 0), count, body);
+  }
+
+  void forRange(Value begin, Value end, llvm::function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(rw, loc, begin, end, index(rw, loc, 1));
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPointToStart(loop.getBody());
     body(loop.getInductionVar());
@@ -451,9 +455,12 @@ private:
     return panelView(rw, loc, scratch.aPanels, directA ? index(rw, loc, 0) : q, k, mr);
   }
 
-  /// A's MR rows from `row` on, where they lie, as the same [k, mr] (a
-  /// transposed, strided view).
+  /// A's MR rows from `row` on, where they lie, as the same [k, mr]: a
+  /// transposed A's columns as they are (a panel whose rows are A's row
+  /// stride apart), a row-major A's rows as a transposed, strided view.
   Value rowsInPlace(Value row, Value k) {
+    if (aTransposed)
+      return view2d(rw, loc, directA, rw.getIndexAttr(0), row, k, rw.getIndexAttr(mr));
     Value rows = view2d(rw, loc, directA, row, rw.getIndexAttr(0), rw.getIndexAttr(mr), k);
     AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, rw.getContext());
     return memref::TransposeOp::create(rw, loc, rows, AffineMapAttr::get(swap));
@@ -475,7 +482,21 @@ private:
   int64_t mr, nr;
   Value firstK;  // i1, true in the first K block when C starts at zero; or null
   Value directA; // the block's A, when its full panels are read in place; or null
+  bool aTransposed;
 };
+
+/// With parallel columns, a k-major B whose rows lie less than a page
+/// apart is packed by kColumnGroups groups of columns (see packBlock).
+constexpr int64_t kColumnGroups = 4;
+constexpr int64_t kPageBytes = 4096;
+bool rowsWithinPage(Value b) {
+  auto type = cast<MemRefType>(b.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides[0]))
+    return false;
+  return strides[0] * type.getElementTypeBitWidth() / 8 < kPageBytes;
+}
 
 } // namespace
 
@@ -490,10 +511,10 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // Column edges compute in scratch tiles from packed panels of A, which
   // directA does not make.
   int64_t bWidth = cast<MemRefType>(b.getType()).getDimSize(layout.bTransposed ? 0 : 1);
-  if (directA && (layout.aTransposed || parallelColumns || ShapedType::isDynamic(bWidth) ||
+  if (directA && ((!layout.aTransposed && parallelColumns) || ShapedType::isDynamic(bWidth) ||
                   bWidth % nr != 0 || cast<MemRefType>(a.getType()).getElementType() != elem))
-    return block.emitError("packBlock: A can be read in place only row-major, of C's type, "
-                           "with columns that are not parallel and no column edges");
+    return block.emitError("packBlock: A can be read in place only in C's type, with no column "
+                           "edges, and row-major only with columns that are not parallel");
   // A's panels and the edge tile belong to the block, so that blocks can run
   // on different threads (cpu-outline-parallel-loops); B's are shared.
   Scratch scratch;
@@ -510,7 +531,8 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   rewriter.setInsertionPointAfter(block);
   memref::DeallocOp::create(rewriter, loc, scratch.aPanels);
   memref::DeallocOp::create(rewriter, loc, scratch.cTile);
-  BlockPacker packer(rewriter, loc, scratch, mr, nr, firstK, directA ? a : Value());
+  BlockPacker packer(rewriter, loc, scratch, mr, nr, firstK, directA ? a : Value(),
+                     layout.aTransposed);
 
   // B's micro-panels, once per (N, K) block: before the M loop when B's
   // block does not depend on it.
@@ -518,26 +540,31 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   rewriter.setInsertionPoint(hoist ? mLoop : block.getOperation());
   // The kernel threads share the packing, as they share the M blocks that
   // follow: packed by one thread, a weight gradient's B (K = 4096, eight 2
-  // MiB blocks) kept the other thread idle for a tenth of the GEMM. A
-  // k-major B is packed here row by row even when the columns are
-  // parallel: packed by each column, its strip of kb rows, one cache line
-  // from each, touched as many pages at once, which the hardware
-  // prefetchers do not follow, and every line came from memory while the
-  // column waited (a third of a weight gradient with M = 32 on a Zen 4:
-  // logits dW as AVX2 code went from 0.66-0.71x of OpenBLAS, at the K
-  // blocks of 64 that made that bearable, to 0.88-0.91x packed by rows,
-  // with K blocks of a 1 MiB packed block: oneBlockDepth).
-  // A transposed B's panel is NR whole rows, read in order: each parallel
-  // column packs its own (below); only the partial last panel is packed
-  // here.
-  bool columnsPack = parallelColumns && layout.bTransposed;
+  // MiB blocks) kept the other thread idle for a tenth of the GEMM.
+  // With parallel columns, the threads pack the panels of the columns they
+  // compute, so that no column reads panels another core packed (from that
+  // core's cache, every K block). A transposed B's panel is NR whole rows,
+  // read in order: each column packs its own. A k-major B's panel is a
+  // column strip, one cache line from each of kb rows: the columns are
+  // cut into kColumnGroups groups, and each group packs its panels row by
+  // row, each row's piece of them in one run, before its tiles. A
+  // 64x128x4096 weight gradient on two threads went from 0.89-0.98x of
+  // OpenBLAS, packed by rows and read by both threads, to 1.11-1.47x (one
+  // thread: 1.00-1.12x and 0.98-1.00x; Zen 4). A B whose rows are a page or
+  // more apart is still packed here, whole rows at a time: a group's part
+  // of each row then opens a page for a few lines, which the hardware
+  // prefetchers do not follow, and logits dW (32x1024x4096, 4 KiB rows)
+  // went from 0.88-0.95x to 0.80-0.85x on one thread. Here only the
+  // partial last panel is packed for columns that pack their own.
+  bool groupsPack = parallelColumns && !layout.bTransposed && rowsWithinPage(b);
+  bool columnsPack = (parallelColumns && layout.bTransposed) || groupsPack;
   // Packing is shared only when the threads then share the tiles too: a
   // block of one column (a 27x16x32768 weight gradient) computes on one
   // thread, which would read back what the other had packed from the
   // other core's cache (0.6 -> 1.0 ms).
   bool sharedColumns = parallelColumns && !ShapedType::isDynamic(bWidth) && bWidth / nr >= 2;
   packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr,
-              /*parallel=*/(hoist && !parallelColumns) || sharedColumns,
+              /*parallel=*/!columnsPack && ((hoist && !parallelColumns) || sharedColumns),
               /*fullPanels=*/!columnsPack);
 
   // A's micro-panels, per block. The block's loops recompute B's split here
@@ -545,11 +572,13 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // With parallel columns, the block is the only one (the M loop runs
   // once) and its A is packed once for all columns: by the kernel threads
   // too. Packed by one thread, a weight gradient's Aᵀ (64x128x4096) kept
-  // the other idle for a fifth of the GEMM.
+  // the other idle for a fifth of the GEMM. Read in place (a transposed A
+  // of one block, directA), only its partial last panel is packed, by one
+  // thread: a few rows.
   rewriter.setInsertionPoint(block);
   BlockPacker::Split rows =
       packer.pack(a, /*kMajor=*/layout.aTransposed, scratch.aPanels, mr,
-                  /*parallel=*/sharedColumns,
+                  /*parallel=*/sharedColumns && !directA,
                   /*fullPanels=*/!directA, directA ? index(rewriter, loc, 0) : Value());
   BlockPacker::Split cols = packer.split(dim(rewriter, loc, b, layout.bTransposed ? 0 : 1), nr);
   Value k = dim(rewriter, loc, a, layout.aTransposed ? 0 : 1);
@@ -570,7 +599,7 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // GEMM's products.
   Value columnTiles;
   auto parallelColumn = [&](Value p) {
-    if (columnsPack)
+    if (columnsPack && !groupsPack)
       packer.packPanel(b, !layout.bTransposed, scratch.panels, nr, p);
     columns(p);
     packer.whenNonEmpty(rows.tail, [&] {
@@ -588,7 +617,24 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
         rewriter, loc, MemRefType::get({ShapedType::kDynamic, mr, nr}, elem), ValueRange{cols.full},
         alignment(rewriter));
     markScratchTile(columnTiles);
-    packer.parallelLoop(cols.full, parallelColumn);
+    if (groupsPack) {
+      // Group g: columns [g·w, min((g + 1)·w, full)), w = ceil(full / groups).
+      Value width = arith::CeilDivUIOp::create(rewriter, loc, cols.full,
+                                               index(rewriter, loc, kColumnGroups));
+      Value groups = arith::CeilDivUIOp::create(rewriter, loc, cols.full, width);
+      packer.parallelLoop(groups, [&](Value g) {
+        Value first = arith::MulIOp::create(rewriter, loc, g, width);
+        Value last = arith::MinUIOp::create(
+            rewriter, loc, arith::AddIOp::create(rewriter, loc, first, width), cols.full);
+        packer.forLoop(dim(rewriter, loc, b, 0), [&](Value kr) {
+          packer.forRange(first, last,
+                          [&](Value p) { packer.packRowPiece(b, scratch.panels, nr, kr, p); });
+        });
+        packer.forRange(first, last, parallelColumn);
+      });
+    } else {
+      packer.parallelLoop(cols.full, parallelColumn);
+    }
     memref::DeallocOp::create(rewriter, loc, columnTiles);
   } else if (rowsOuter)
     packer.forLoop(rows.full, [&](Value q) {

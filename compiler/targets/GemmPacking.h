@@ -18,9 +18,12 @@
 //   and their tiles computed in a scratch MR x NR tile, then copied out
 //   (when M fits one block, the columns p are the parallel loop instead,
 //   each computing its tile of the partial last row in a scratch tile of
-//   its own; a transposed B is then packed by each column, Bp[p] right
-//   before its tiles, and the threads share packing the block's A, once,
-//   when there are two columns or more)
+//   its own; the threads then pack the panels of B they compute: a
+//   transposed B's by each column, Bp[p] right before its tiles, a
+//   k-major B's by groups of columns, row by row, before the group's
+//   tiles (unless B's rows are a page or more apart: then all of B's
+//   panels are packed row by row first); the threads share packing the
+//   block's A, once, when there are two columns or more)
 //
 // so each k step of the register tile loads NR contiguous values of B and
 // MR contiguous values of A, instead of a row of B (a new page when B is
@@ -30,6 +33,11 @@
 // ever materialized. Panels hold the accumulator's type: bf16/f16
 // operands of an f32 accumulation are widened by the same copies, so the
 // register kernel is the f32 one.
+//
+// A transposed A of one M block (a weight gradient xᵀ·g, M at most mc)
+// is not packed either (`directA`): its rows (k) already hold the MR
+// values of a panel side by side, M apart instead of MR, so a tile reads
+// them where they lie, and no thread reads panels another packed.
 //
 // When B is at most four micro-panels wide and A lies row-major
 // (`directA`), A's full panels are not packed: each tile reads A's MR rows
@@ -115,9 +123,11 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// tiling. `parallelColumns` makes the loop over full columns of tiles an
 /// scf.parallel (for a GEMM whose M loop runs once), in which each column
 /// computes its tile of the MR-partial last row too (and packs its own
-/// micro-panel of a transposed B right before its tiles); without it the
-/// caller makes the M loop parallel. A k-major B's full panels are packed
-/// by an scf.parallel over B's rows before the products. `rowsOuter` puts the
+/// micro-panel of a transposed B right before its tiles, or, in groups of
+/// columns, a k-major B's whose rows are less than a page apart); without
+/// it the caller makes the M loop parallel. Other k-major B's full panels
+/// are packed by an scf.parallel over B's rows before the products.
+/// `rowsOuter` puts the
 /// loop over A's panels outside the loop over B's (see above); it applies
 /// when the columns are not parallel. `firstK`, when given,
 /// is true in the first K block of a GEMM whose C starts at zero (its fill
@@ -125,8 +135,9 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// full tile, cpu-tile-and-vectorize-matmul turns that fill and the read of
 /// the tile after it into a zero accumulator), and an edge tile does not
 /// read C in. `directA` reads A's full panels in place (see above); it
-/// requires a row-major A of the accumulator's type, columns that are not
-/// parallel, and B's columns a whole number of panels (no column edges).
+/// requires an A of the accumulator's type, B's columns a whole number of
+/// panels (no column edges), and for a row-major A columns that are not
+/// parallel.
 mlir::FailureOr<llvm::SmallVector<mlir::linalg::MatmulOp>>
 packBlock(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp block, mlir::Operation *mLoop,
           Layout layout, mlir::Value bPanels, int64_t mc, int64_t kc, int64_t mr, int64_t nr,

@@ -452,8 +452,8 @@ TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and
           "[exec][dot_general][threads]") {
   // Large enough to be dispatched to the rank's kernel threads: many M
   // blocks (threads take blocks), and one M block with a wide N (threads
-  // take columns of tiles, each packing its own B panel; 600 columns leave
-  // a partial panel). Each output element is summed in the same order
+  // take columns of tiles, in groups that pack their own B panels; 600
+  // columns leave a partial panel). Each output element is summed in the same order
   // whatever the thread count, so the results must be identical, bit for
   // bit, and match the reference.
   const std::vector<DotCase> shared = {
@@ -463,6 +463,11 @@ TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and
       {"one M block: 40x2000 @ 2000x600", {40, 2000}, {2000, 600}, {}, {}, {1}, {0}},
       {"one M block, transposed lhs: (2000x40)^T @ 2000x600", {2000, 40}, {2000, 600}, {}, {},
        {0}, {0}},
+      // Aᵀ read in place (columns a whole number of panels) and B packed by
+      // groups of columns (14 or 7 columns in 4 groups, the last short);
+      // 37 rows leave a partial last panel of A, packed.
+      {"one M block, transposed lhs read in place: (2000x37)^T @ 2000x224", {2000, 37},
+       {2000, 224}, {}, {}, {0}, {0}},
       // 37 rows: a partial row of register tiles (MR 8 or 6), computed by
       // each column of tiles in a scratch tile of its own.
       {"one M block, partial last row: 37x2000 @ 2000x600", {37, 2000}, {2000, 600}, {}, {},

@@ -196,27 +196,59 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 
 // One M block (M = 16 <= the M cache tile, 32): the rank's kernel threads
 // share the block's columns of tiles instead (there is no M loop to run in
-// parallel). B's panels are packed first, row by row, by a parallel loop
-// over B's rows; the columns then read only the packed panels.
+// parallel). A is packed once for all columns, by a parallel loop over its
+// panels. B's rows lie less than a page apart: the columns are cut into
+// groups (here one column each), and each group packs its own panels, row
+// by row, right before its tiles, so no column reads panels that another
+// thread packed.
 // CHECK-LABEL: func.func @one_m_block
 // CHECK-SAME: (%[[A:[^:]+]]: memref<16x32xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<16x64xf32>)
 // CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x17x16xf32>
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: scf.parallel (%[[KR:.*]]) = (%{{.*}}) to (%c16) step
-// CHECK: scf.for %[[I:[^ ]+]] =
-// CHECK: vector.load %[[B]]
-// CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%[[I]], %[[KR]],
-// The block's A is packed once for all columns, by the threads too.
+// CHECK-NOT: vector.load %[[B]]
 // CHECK: scf.parallel (%[[Q:.*]]) = (%{{.*}}) to (%c4) step
 // CHECK: vector.store {{.*}} %{{.*}}[%[[Q]], {{.*}} : memref<8x16x4xf32>, vector<4xf32>
-// CHECK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: scf.parallel (%[[G:.*]]) = (%{{.*}}) to (%c2) step
+// CHECK: %[[NEXT:.*]] = arith.addi %[[G]], %c1
+// CHECK: %[[END:.*]] = arith.minui %[[NEXT]], %c2
+// CHECK: scf.for %[[KR:[^ ]+]] = %c0 to %c16
+// CHECK: scf.for %[[I:[^ ]+]] = %[[G]] to %[[END]]
+// CHECK: vector.load %[[B]]
+// CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%[[I]], %[[KR]],
+// CHECK: scf.for %[[P:[^ ]+]] = %[[G]] to %[[END]]
 // CHECK-NOT: vector.load %[[B]]
-// CHECK: scf.for
+// CHECK: vector.transfer_read %[[BP]][%[[P]]
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // CHECK: scf.reduce
 func.func @one_m_block(%A: memref<16x32xf32>, %B: memref<32x64xf32>, %C: memref<16x64xf32>) {
   linalg.matmul ins(%A, %B : memref<16x32xf32>, memref<32x64xf32>) outs(%C : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// One M block of a transposed A (a weight gradient, xᵀ·g): A's full
+// micro-panels are read where they lie, MR adjacent values of each of its
+// rows, as from a panel whose rows are 18 values apart; only its partial
+// last panel (rows 16 and 17, zero-padded to 4) is packed, by one thread.
+// CHECK-LABEL: func.func @one_m_block_transposed_a
+// CHECK-SAME: (%[[A:[^:]+]]: memref<32x18xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<18x64xf32>)
+// CHECK: %[[TAIL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x16x4xf32>
+// CHECK-NEXT: scf.for
+// CHECK: vector.maskedload %[[A]][%{{.*}}, %c16]
+// CHECK: scf.parallel
+// CHECK: vector.load %[[B]]
+// CHECK: scf.for
+// CHECK-COUNT-4: memref.load %[[A]]
+// CHECK: vector.transfer_write %{{.*}}, %[[C]]
+// The partial last row of tiles, from the packed tail.
+// CHECK-COUNT-4: memref.load %[[TAIL]]
+// CHECK: scf.reduce
+func.func @one_m_block_transposed_a(%A: memref<32x18xf32>, %B: memref<32x64xf32>, %C: memref<18x64xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%A, %B : memref<32x18xf32>, memref<32x64xf32>) outs(%C : memref<18x64xf32>)
   return
 }
 
