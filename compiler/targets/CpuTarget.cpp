@@ -567,7 +567,8 @@ LogicalResult useRuntimeBuffers(ModuleOp module) {
 
 /// The object may only import what the input declared (runtime functions),
 /// what the lowering itself calls (the kernel thread pool's
-/// shardrt_parallel_for, the buffer allocator, the profiling probes), and
+/// shardrt_parallel_for and shardrt_loop_chunks, the buffer allocator, the
+/// profiling probes), and
 /// libc/libm. A lowering that introduces anything else (e.g. MLIR's
 /// `memrefCopy` from libmlir_c_runner_utils) would produce an object that
 /// does not load; say so now, naming the symbol.
@@ -576,7 +577,7 @@ LogicalResult checkExternalSymbols(ModuleOp module, const llvm::StringSet<> &dec
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (!fn.isExternal() || declaredByInput.contains(fn.getName()) ||
         fn.getName() == "shardrt_parallel_for" || fn.getName() == "shardrt_parallel_for_own" ||
-        fn.getName() == "shardrt_buffer_alloc" ||
+        fn.getName() == "shardrt_loop_chunks" || fn.getName() == "shardrt_buffer_alloc" ||
         fn.getName() == "shardrt_buffer_free" || fn.getName() == "shardrt_profile_begin" ||
         fn.getName() == "shardrt_profile_end" || isLibcOrLibmFunction(fn.getName()))
       continue;

@@ -9,10 +9,12 @@
 #include "passes/lowering/ContractionMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 
@@ -485,17 +487,20 @@ private:
   bool aTransposed;
 };
 
-/// With parallel columns, a k-major B whose rows lie less than a page
-/// apart is packed by kColumnGroups groups of columns (see packBlock).
-constexpr int64_t kColumnGroups = 4;
-constexpr int64_t kPageBytes = 4096;
-bool rowsWithinPage(Value b) {
-  auto type = cast<MemRefType>(b.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides[0]))
-    return false;
-  return strides[0] * type.getElementTypeBitWidth() / 8 < kPageBytes;
+/// shardrt_loop_chunks() as an index (declared in `at`'s module on first
+/// use): the chunks the rank's parallel loops are cut into (shardrt.h).
+Value loopChunks(OpBuilder &b, Location loc, Operation *at) {
+  constexpr llvm::StringLiteral name = "shardrt_loop_chunks";
+  auto module = at->getParentOfType<ModuleOp>();
+  auto fn = module.lookupSymbol<func::FuncOp>(name);
+  if (!fn) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    fn = func::FuncOp::create(b, loc, name, b.getFunctionType({}, {b.getI64Type()}));
+    fn.setPrivate();
+  }
+  Value chunks = func::CallOp::create(b, loc, fn, ValueRange{}).getResult(0);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), chunks);
 }
 
 } // namespace
@@ -545,19 +550,25 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // compute, so that no column reads panels another core packed (from that
   // core's cache, every K block). A transposed B's panel is NR whole rows,
   // read in order: each column packs its own. A k-major B's panel is a
-  // column strip, one cache line from each of kb rows: the columns are
-  // cut into kColumnGroups groups, and each group packs its panels row by
-  // row, each row's piece of them in one run, before its tiles. A
-  // 64x128x4096 weight gradient on two threads went from 0.89-0.98x of
-  // OpenBLAS, packed by rows and read by both threads, to 1.11-1.47x (one
-  // thread: 1.00-1.12x and 0.98-1.00x; Zen 4). A B whose rows are a page or
-  // more apart is still packed here, whole rows at a time: a group's part
-  // of each row then opens a page for a few lines, which the hardware
-  // prefetchers do not follow, and logits dW (32x1024x4096, 4 KiB rows)
-  // went from 0.88-0.95x to 0.80-0.85x on one thread. Here only the
-  // partial last panel is packed for columns that pack their own.
-  bool groupsPack = parallelColumns && !layout.bTransposed && rowsWithinPage(b);
-  bool columnsPack = (parallelColumns && layout.bTransposed) || groupsPack;
+  // column strip, one cache line from each of kb rows, whose reads the
+  // hardware prefetchers follow badly: the columns are cut into one group
+  // per chunk of the rank's parallel loops (shardrt_loop_chunks: its
+  // threads), and each group packs its panels row by row, its part of each
+  // row in one run, before its tiles. On one thread that is one group,
+  // which packs whole rows of B in order before the tiles, as B was packed
+  // for all threads before: cut into four groups on one thread, logits dW
+  // (32x1024x4096) fell from 0.91-0.95x of OpenBLAS to 0.80-0.85x, each
+  // group's part of a 4 KiB row opening a page for a few lines. On two
+  // threads, with Aᵀ read in place too, a 64x128x4096 weight gradient went
+  // from 0.93-0.98x (packed by rows, read by both threads) to 1.13-1.23x,
+  // logits dW from 0.86-0.89x to 0.89-0.90x (bench/kernels, Zen 4, AVX2
+  // code). Here only the partial last panel is packed for columns that
+  // pack their own.
+  // (One column is one group: it packs its panel itself, with no loop
+  // around it to dispatch.)
+  bool oneColumn = !ShapedType::isDynamic(bWidth) && bWidth / nr < 2;
+  bool groupsPack = parallelColumns && !layout.bTransposed && !oneColumn;
+  bool columnsPack = parallelColumns;
   // Packing is shared only when the threads then share the tiles too: a
   // block of one column (a 27x16x32768 weight gradient) computes on one
   // thread, which would read back what the other had packed from the
@@ -618,9 +629,12 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
         alignment(rewriter));
     markScratchTile(columnTiles);
     if (groupsPack) {
-      // Group g: columns [g·w, min((g + 1)·w, full)), w = ceil(full / groups).
-      Value width = arith::CeilDivUIOp::create(rewriter, loc, cols.full,
-                                               index(rewriter, loc, kColumnGroups));
+      // Group g: columns [g·w, min((g + 1)·w, full)), w = ceil(full /
+      // chunks), at least 1 (no full columns: no groups).
+      Value width = arith::MaxUIOp::create(
+          rewriter, loc,
+          arith::CeilDivUIOp::create(rewriter, loc, cols.full, loopChunks(rewriter, loc, block)),
+          index(rewriter, loc, 1));
       Value groups = arith::CeilDivUIOp::create(rewriter, loc, cols.full, width);
       packer.parallelLoop(groups, [&](Value g) {
         Value first = arith::MulIOp::create(rewriter, loc, g, width);

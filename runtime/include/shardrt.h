@@ -150,6 +150,15 @@ void shardrt_parallel_for(int64_t count, shardrt_loop_body body, void *ctx);
  * busy with its own work as often as not (a recurrent step's small GEMMs). */
 void shardrt_parallel_for_own(int64_t count, shardrt_loop_body body, void *ctx);
 
+/* The chunks shardrt_parallel_for on the calling thread cuts a loop of at
+ * least that many iterations into: the threads of the rank's pool; for a
+ * rank that shares its loops (below), the chunks of a shared loop; 1
+ * inside a loop body or on a rank that runs its loops alone. Generated
+ * code cuts work into that many parts where each thread should prepare
+ * what it then uses itself (a GEMM's columns: each group packs the panels
+ * of B it computes). Only a hint: any count computes the same values. */
+int64_t shardrt_loop_chunks(void);
+
 /* Threads per rank: SHARDRT_THREADS when set (>= 1), else the cores this
  * process may run on divided by the ranks sharing them (the threads world's
  * ranks, or an MPI job's ranks on this host, OMPI_COMM_WORLD_LOCAL_SIZE),

@@ -289,6 +289,17 @@ extern "C" int32_t shardrt_threads_per_rank(void) {
   return threadsFor(ranks);
 }
 
+extern "C" int64_t shardrt_loop_chunks(void) {
+  if (shardrt::tlsInsideBody)
+    return 1;
+  if (tlsPool)
+    return tlsPool->size();
+  // Before its first loop a rank has no pool yet: the one it will take.
+  if (int threads = shardrt_threads_per_rank(); threads > 1)
+    return threads;
+  return sharesLoops() ? shardrt::sharedLoopChunks() : 1;
+}
+
 extern "C" int32_t shardrt_threads_share_loops(int64_t num_ranks) {
   const int ranks = static_cast<int>(std::min<int64_t>(num_ranks, INT32_MAX));
   return ranks > 1 && threadsFor(ranks) <= 1 && sharingEnabled();

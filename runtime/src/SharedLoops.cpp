@@ -110,10 +110,14 @@ bool helpSharedLoop(bool (*accept)(const shardrt_comm *owner, const void *arg),
   return false;
 }
 
+int64_t sharedLoopChunks() {
+  static const int64_t chunks = kChunksPerCore * cpusAvailable();
+  return chunks;
+}
+
 void runSharedLoop(int64_t count, shardrt_loop_body body, void *ctx) {
-  static const int64_t maxChunks = kChunksPerCore * cpusAvailable();
   shardrt_comm *comm = shardrt_current();
-  Loop loop{body, ctx, comm, count, std::min(count, maxChunks)};
+  Loop loop{body, ctx, comm, count, std::min(count, sharedLoopChunks())};
   Slot *slot = post(loop);
   if (!slot) {
     for (int64_t c = 0; c < loop.chunks; ++c)

@@ -33,6 +33,9 @@ namespace shardrt {
 /// body runs inline.
 inline thread_local bool tlsInsideBody = false;
 
+/// The chunks a shared loop of at least that many iterations is cut into.
+int64_t sharedLoopChunks();
+
 /// Runs `body` over [0, count) as a shared loop (see the file comment);
 /// returns when every iteration has run.
 void runSharedLoop(int64_t count, shardrt_loop_body body, void *ctx);

@@ -30,6 +30,7 @@ extern "C" const shardrt_symbol *shardrt_symbols(void) {
       {"shardrt_collective_permute", address(&shardrt_collective_permute)},
       {"shardrt_parallel_for", address(&shardrt_parallel_for)},
       {"shardrt_parallel_for_own", address(&shardrt_parallel_for_own)},
+      {"shardrt_loop_chunks", address(&shardrt_loop_chunks)},
       {"shardrt_buffer_alloc", address(&shardrt_buffer_alloc)},
       {"shardrt_buffer_free", address(&shardrt_buffer_free)},
       {"shardrt_profile_begin", address(&shardrt_profile_begin)},

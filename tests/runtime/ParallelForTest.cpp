@@ -251,6 +251,32 @@ TEST_CASE("a parallel loop inside a body runs inline") {
   });
 }
 
+TEST_CASE("loop chunks: the pool's threads, before and after its first loop; 1 in a body") {
+  for (int threads : {1, 2, 3}) {
+    INFO("SHARDRT_THREADS=" << threads);
+    onThreadWith(threads, [&] {
+      // A thread of no world runs its loops alone or on a pool of its own.
+      CHECK(shardrt_loop_chunks() == threads);
+      Marks m(8);
+      shardrt_parallel_for(8, mark, &m);
+      CHECK(shardrt_loop_chunks() == threads);
+      // As many iterations as chunks: one iteration per chunk.
+      Marks one(threads);
+      shardrt_parallel_for(shardrt_loop_chunks(), mark, &one);
+      for (int64_t i = 0; i < threads; ++i)
+        CHECK(one.chunkOf[i] == i);
+      std::atomic<int64_t> inside{-1};
+      shardrt_parallel_for(
+          2,
+          [](void *ctx, int64_t, int64_t) {
+            static_cast<std::atomic<int64_t> *>(ctx)->store(shardrt_loop_chunks());
+          },
+          &inside);
+      CHECK(inside == 1);
+    });
+  }
+}
+
 TEST_CASE("cpus available: the calling thread's affinity mask") {
   unsetenv("SHARDRT_THREADS");
   unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");

@@ -138,6 +138,7 @@ TEST_CASE("a rank alone in its world runs a loop as one call") {
                 for (auto &h : loop.hits)
                   s->bad += h != 1;
                 s->calls += loop.calls;
+                s->threadsPerRank = static_cast<int>(shardrt_loop_chunks());
                 return 0;
               },
               &shared) == SHARDRT_OK);
@@ -145,6 +146,24 @@ TEST_CASE("a rank alone in its world runs a loop as one call") {
   shardrt_world_destroy(world);
   CHECK(shared.bad == 0);
   CHECK(shared.calls == 1);
+  CHECK(shared.threadsPerRank == 1); // its loops' chunks
+}
+
+TEST_CASE("a rank that shares its loops cuts them into a shared loop's chunks") {
+  // More than one (peers take them), and the same for every rank.
+  Shared shared;
+  runOnSharingWorld(
+      [](shardrt_comm *, void *user) -> int32_t {
+        auto *s = static_cast<Shared *>(user);
+        int chunks = static_cast<int>(shardrt_loop_chunks());
+        int expected = 0;
+        s->threadsPerRank.compare_exchange_strong(expected, chunks);
+        s->bad += chunks <= 1 || s->threadsPerRank != chunks;
+        return 0;
+      },
+      shared);
+  CHECK(shared.bad == 0);
+  CHECK(shared.threadsPerRank > 1);
 }
 
 TEST_CASE("a host can ask whether a world of N ranks shares its loops") {

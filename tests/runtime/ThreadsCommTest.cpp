@@ -673,7 +673,7 @@ TEST_CASE("the symbol table lists the functions generated code calls") {
   // reduce-scatter's starts and dones, the parallel loop in its two forms,
   // the buffer allocator's two functions, two profiling probes, two bf16
   // soft-float helpers
-  CHECK(n == 18);
+  CHECK(n == 19);
   CHECK(found["shardrt_reduce_scatter_start"] ==
         reinterpret_cast<void *>(&shardrt_reduce_scatter_start));
   CHECK(found["shardrt_reduce_scatter_done"] ==
@@ -683,6 +683,7 @@ TEST_CASE("the symbol table lists the functions generated code calls") {
   CHECK(found["shardrt_all_gather"] == reinterpret_cast<void *>(&shardrt_all_gather));
   CHECK(found["shardrt_parallel_for"] == reinterpret_cast<void *>(&shardrt_parallel_for));
   CHECK(found["shardrt_parallel_for_own"] == reinterpret_cast<void *>(&shardrt_parallel_for_own));
+  CHECK(found["shardrt_loop_chunks"] == reinterpret_cast<void *>(&shardrt_loop_chunks));
   CHECK(found["shardrt_buffer_alloc"] == reinterpret_cast<void *>(&shardrt_buffer_alloc));
   CHECK(found["shardrt_buffer_free"] == reinterpret_cast<void *>(&shardrt_buffer_free));
   CHECK(found["shardrt_profile_begin"] == reinterpret_cast<void *>(&shardrt_profile_begin));

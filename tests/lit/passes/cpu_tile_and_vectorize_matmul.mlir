@@ -197,10 +197,10 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 // One M block (M = 16 <= the M cache tile, 32): the rank's kernel threads
 // share the block's columns of tiles instead (there is no M loop to run in
 // parallel). A is packed once for all columns, by a parallel loop over its
-// panels. B's rows lie less than a page apart: the columns are cut into
-// groups (here one column each), and each group packs its own panels, row
-// by row, right before its tiles, so no column reads panels that another
-// thread packed.
+// panels. The columns are cut into one group per chunk of the rank's
+// parallel loops (shardrt_loop_chunks, its threads), and each group packs
+// its own panels of B, row by row, right before its tiles, so no column
+// reads panels that another thread packed.
 // CHECK-LABEL: func.func @one_m_block
 // CHECK-SAME: (%[[A:[^:]+]]: memref<16x32xf32>, %[[B:[^:]+]]: memref<32x64xf32>, %[[C:[^:]+]]: memref<16x64xf32>)
 // CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x17x16xf32>
@@ -209,14 +209,20 @@ func.func @integers(%A: memref<8x8xi32>, %B: memref<8x8xi32>, %C: memref<8x8xi32
 // CHECK-NOT: vector.load %[[B]]
 // CHECK: scf.parallel (%[[Q:.*]]) = (%{{.*}}) to (%c4) step
 // CHECK: vector.store {{.*}} %{{.*}}[%[[Q]], {{.*}} : memref<8x16x4xf32>, vector<4xf32>
-// CHECK: scf.parallel (%[[G:.*]]) = (%{{.*}}) to (%c2) step
-// CHECK: %[[NEXT:.*]] = arith.addi %[[G]], %c1
+// CHECK: %[[CHUNKS:.*]] = func.call @shardrt_loop_chunks() : () -> i64
+// CHECK: %[[N:.*]] = arith.index_cast %[[CHUNKS]]
+// CHECK: %[[W0:.*]] = arith.ceildivui %c2, %[[N]]
+// CHECK: %[[W:.*]] = arith.maxui %[[W0]], %c1
+// CHECK: %[[GROUPS:.*]] = arith.ceildivui %c2, %[[W]]
+// CHECK: scf.parallel (%[[G:.*]]) = (%{{.*}}) to (%[[GROUPS]]) step
+// CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %[[W]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[FIRST]], %[[W]]
 // CHECK: %[[END:.*]] = arith.minui %[[NEXT]], %c2
 // CHECK: scf.for %[[KR:[^ ]+]] = %c0 to %c16
-// CHECK: scf.for %[[I:[^ ]+]] = %[[G]] to %[[END]]
+// CHECK: scf.for %[[I:[^ ]+]] = %[[FIRST]] to %[[END]]
 // CHECK: vector.load %[[B]]
 // CHECK-NEXT: vector.store %{{.*}}, %[[BP]][%[[I]], %[[KR]],
-// CHECK: scf.for %[[P:[^ ]+]] = %[[G]] to %[[END]]
+// CHECK: scf.for %[[P:[^ ]+]] = %[[FIRST]] to %[[END]]
 // CHECK-NOT: vector.load %[[B]]
 // CHECK: vector.transfer_read %[[BP]][%[[P]]
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
@@ -270,15 +276,19 @@ func.func @one_m_block_one_column(%A: memref<16x32xf32>, %B: memref<32x16xf32>, 
 // One M block whose rows are not a multiple of MR (6 = 4 + 2) and whose B
 // is 2048 wide: the K blocks shrink from 512 to 128, so that B's packed
 // block (128 x 2048 floats) is at most 1 MiB; each parallel column also
-// computes its tile of the partial last row, in a scratch tile of its own;
-// no edge loop is left after the columns.
+// computes its tile of the partial last row, in a scratch tile of its own
+// (after its group has packed the group's panels of B); no edge loop is
+// left after the columns.
 // ONEBLOCK-LABEL: func.func @one_m_block_edge_row
 // ONEBLOCK-SAME: (%[[A:[^:]+]]: memref<6x256xf32>, %[[B:[^:]+]]: memref<256x2048xf32>, %[[C:[^:]+]]: memref<6x2048xf32>)
 // ONEBLOCK: memref.alloc() {alignment = 64 : i64} : memref<128x129x16xf32>
 // ONEBLOCK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
-// ONEBLOCK: vector.load %[[B]]
+// ONEBLOCK-NOT: vector.load %[[B]]
 // ONEBLOCK: %[[TILES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<128x4x16xf32>
-// ONEBLOCK: scf.parallel (%[[P:.*]]) = (%{{.*}}) to (%c128) step
+// ONEBLOCK: func.call @shardrt_loop_chunks()
+// ONEBLOCK: scf.parallel
+// ONEBLOCK: vector.load %[[B]]
+// ONEBLOCK: scf.for %[[P:[^ ]+]] = 
 // ONEBLOCK-NOT: vector.load %[[B]]
 // ONEBLOCK: vector.transfer_write %{{.*}}, %[[C]]
 // ONEBLOCK: memref.subview %[[C]][4, %{{.*}}] [2, 16]
@@ -286,6 +296,7 @@ func.func @one_m_block_one_column(%A: memref<16x32xf32>, %B: memref<32x16xf32>, 
 // ONEBLOCK: vector.fma
 // ONEBLOCK: vector.transfer_write %{{.*}}, %[[TILES]][%[[P]], %c0, %c0]
 // ONEBLOCK: linalg.copy
+// ONEBLOCK-NEXT: }
 // ONEBLOCK-NEXT: scf.reduce
 // ONEBLOCK-NEXT: }
 // ONEBLOCK-NEXT: memref.dealloc %[[TILES]]
