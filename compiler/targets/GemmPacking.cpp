@@ -568,15 +568,9 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // around it to dispatch.)
   bool oneColumn = !ShapedType::isDynamic(bWidth) && bWidth / nr < 2;
   bool groupsPack = parallelColumns && !layout.bTransposed && !oneColumn;
-  bool columnsPack = parallelColumns;
-  // Packing is shared only when the threads then share the tiles too: a
-  // block of one column (a 27x16x32768 weight gradient) computes on one
-  // thread, which would read back what the other had packed from the
-  // other core's cache (0.6 -> 1.0 ms).
-  bool sharedColumns = parallelColumns && !ShapedType::isDynamic(bWidth) && bWidth / nr >= 2;
   packer.pack(b, /*kMajor=*/!layout.bTransposed, scratch.panels, nr,
-              /*parallel=*/!columnsPack && ((hoist && !parallelColumns) || sharedColumns),
-              /*fullPanels=*/!columnsPack);
+              /*parallel=*/hoist && !parallelColumns,
+              /*fullPanels=*/!parallelColumns);
 
   // A's micro-panels, per block. The block's loops recompute B's split here
   // rather than use values from the packing site.
@@ -586,6 +580,11 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // the other idle for a fifth of the GEMM. Read in place (a transposed A
   // of one block, directA), only its partial last panel is packed, by one
   // thread: a few rows.
+  // A's packing is shared only when the threads then share the tiles too:
+  // a block of one column (a 27x16x32768 weight gradient) computes on one
+  // thread, which would read back what the other had packed from the
+  // other core's cache (0.6 -> 1.0 ms).
+  bool sharedColumns = parallelColumns && !ShapedType::isDynamic(bWidth) && !oneColumn;
   rewriter.setInsertionPoint(block);
   BlockPacker::Split rows =
       packer.pack(a, /*kMajor=*/layout.aTransposed, scratch.aPanels, mr,
@@ -610,7 +609,7 @@ FailureOr<SmallVector<linalg::MatmulOp>> packBlock(RewriterBase &rewriter, linal
   // GEMM's products.
   Value columnTiles;
   auto parallelColumn = [&](Value p) {
-    if (columnsPack && !groupsPack)
+    if (!groupsPack)
       packer.packPanel(b, !layout.bTransposed, scratch.panels, nr, p);
     columns(p);
     packer.whenNonEmpty(rows.tail, [&] {

@@ -670,9 +670,9 @@ TEST_CASE("the symbol table lists the functions generated code calls") {
     found[table[n].name] = table[n].address;
   CHECK(table[n].address == nullptr);
   // rank, five collectives and the asynchronous all-reduce's and
-  // reduce-scatter's starts and dones, the parallel loop in its two forms,
-  // the buffer allocator's two functions, two profiling probes, two bf16
-  // soft-float helpers
+  // reduce-scatter's starts and dones, the parallel loop in its two forms
+  // and its chunk count, the buffer allocator's two functions, two
+  // profiling probes, two bf16 soft-float helpers
   CHECK(n == 19);
   CHECK(found["shardrt_reduce_scatter_start"] ==
         reinterpret_cast<void *>(&shardrt_reduce_scatter_start));
