@@ -278,9 +278,10 @@ int64_t oneBlockDepth(linalg::MatmulOp op, const GemmTiles &t) {
 /// Whether the recipe reads A's full micro-panels where A lies instead of
 /// packing them (GemmPacking.h, directA). A transposed A of one M block
 /// (a weight gradient xᵀ·g) lies as a panel does, its rows M apart instead
-/// of MR: a 64x128x4096 weight gradient went from 0.76-0.87x of OpenBLAS
-/// to 0.89-0.93x on two threads, 1.04-1.05x on one (Zen 4), without the
-/// pack of Aᵀ that both threads then read. Otherwise: A row-major in the accumulator's
+/// of MR, so nothing packs an Aᵀ that both threads then read (with B
+/// packed per thread, a 64x128x4096 weight gradient went from 0.58-0.73x
+/// of OpenBLAS to 1.13-1.23x on two threads: bench/README.md, the rnn
+/// forms). Otherwise: A row-major in the accumulator's
 /// type, B's columns one to four whole panels (each value of A then serves
 /// at most four tiles, so its copy would be read, written and read again
 /// for a few uses), M spanning several blocks (with one, the columns
