@@ -20,10 +20,10 @@
 //   each computing its tile of the partial last row in a scratch tile of
 //   its own; the threads then pack the panels of B they compute: a
 //   transposed B's by each column, Bp[p] right before its tiles, a
-//   k-major B's by groups of columns, row by row, before the group's
-//   tiles (unless B's rows are a page or more apart: then all of B's
-//   panels are packed row by row first); the threads share packing the
-//   block's A, once, when there are two columns or more)
+//   k-major B's by groups of columns, one group per chunk of the rank's
+//   loops (shardrt_loop_chunks), row by row, before the group's tiles;
+//   the threads share packing the block's A, once, when there are two
+//   columns or more)
 //
 // so each k step of the register tile loads NR contiguous values of B and
 // MR contiguous values of A, instead of a row of B (a new page when B is
@@ -123,10 +123,10 @@ mlir::Value allocatePanels(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp 
 /// tiling. `parallelColumns` makes the loop over full columns of tiles an
 /// scf.parallel (for a GEMM whose M loop runs once), in which each column
 /// computes its tile of the MR-partial last row too (and packs its own
-/// micro-panel of a transposed B right before its tiles, or, in groups of
-/// columns, a k-major B's whose rows are less than a page apart); without
-/// it the caller makes the M loop parallel. Other k-major B's full panels
-/// are packed by an scf.parallel over B's rows before the products.
+/// micro-panel of a transposed B right before its tiles; a k-major B's, in
+/// groups of columns, row by row before the group's tiles); without it the
+/// caller makes the M loop parallel, and a k-major B's full panels are
+/// packed by an scf.parallel over B's rows before the products.
 /// `rowsOuter` puts the
 /// loop over A's panels outside the loop over B's (see above); it applies
 /// when the columns are not parallel. `firstK`, when given,

@@ -453,9 +453,9 @@ TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and
   // Large enough to be dispatched to the rank's kernel threads: many M
   // blocks (threads take blocks), and one M block with a wide N (threads
   // take columns of tiles, in groups that pack their own B panels; 600
-  // columns leave a partial panel). Each output element is summed in the same order
-  // whatever the thread count, so the results must be identical, bit for
-  // bit, and match the reference.
+  // columns leave a partial panel). Each output element is summed in the
+  // same order whatever the thread count, so the results must be
+  // identical, bit for bit, and match the reference.
   const std::vector<DotCase> shared = {
       {"many M blocks: 300x600 @ 600x130", {300, 600}, {600, 130}, {}, {}, {1}, {0}},
       {"many M blocks, A read in place: 1000x288 @ 288x16", {1000, 288}, {288, 16}, {}, {},
@@ -464,7 +464,8 @@ TEST_CASE("GEMMs shared out over kernel threads give the same bits with 1, 2 and
       {"one M block, transposed lhs: (2000x40)^T @ 2000x600", {2000, 40}, {2000, 600}, {}, {},
        {0}, {0}},
       // Aᵀ read in place (columns a whole number of panels) and B packed by
-      // groups of columns (14 or 7 columns in 4 groups, the last short);
+      // groups of columns, one per thread (14 or 7 columns: on 4 threads
+      // 4 groups, the last short);
       // 37 rows leave a partial last panel of A, packed.
       {"one M block, transposed lhs read in place: (2000x37)^T @ 2000x224", {2000, 37},
        {2000, 224}, {}, {}, {0}, {0}},
