@@ -100,6 +100,35 @@ OwningOpRef<ModuleOp> parseWithTextLocations(llvm::SourceMgr &sourceMgr,
       &block, ctx, FileLineColLoc::get(ctx, file, 1, 1));
 }
 
+/// SSA dominance inside the regions of unregistered ops (a shard_map's
+/// body, `sdy.manual_computation`), which MLIR's verifier and DominanceInfo
+/// leave unchecked since such a region could be a graph region. The
+/// importer rewrites those bodies as SSA code, so a value used before its
+/// definition there (`%1 = op(%1)`) is an error in the model. A result is
+/// usable by an op when it is defined in the same block as that op (or
+/// one of its ancestors), earlier.
+LogicalResult verifyUnregisteredRegionDominance(ModuleOp module) {
+  WalkResult walk = module.walk([&](Operation *op) {
+    Operation *parent = op->getParentOp();
+    if (!parent || parent->isRegistered())
+      return WalkResult::advance();
+    for (OpOperand &use : op->getOpOperands()) {
+      Operation *def = use.get().getDefiningOp();
+      if (!def)
+        continue; // a block argument of an enclosing block
+      Operation *user = def->getBlock()->findAncestorOpInBlock(*op);
+      if (user && user != def && def->isBeforeInBlock(user))
+        continue;
+      op->emitError() << "operand #" << use.getOperandNumber()
+                      << " is used before it is defined (inside '" << parent->getName()
+                      << "'); define each value before its uses";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 } // namespace
 
 void registerModelDialects(DialectRegistry &registry) {
@@ -157,7 +186,8 @@ OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr, MLIRContext &ctx) {
     locateAtCallSites(*module);
     inlineCallsInBodies(*module);
   }
-  if (stableHlo && (failed(verify(*module)) || failed(importStableHlo(*module))))
+  if (stableHlo && (failed(verify(*module)) || failed(verifyUnregisteredRegionDominance(*module)) ||
+                    failed(importStableHlo(*module))))
     return nullptr;
   ctx.allowUnregisteredDialects(false);
   if (failed(verifyInputContract(*module)) || failed(verify(*module)) ||

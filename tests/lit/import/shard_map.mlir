@@ -7,6 +7,7 @@
 // RUN: shardc import %t/partial.mlir | FileCheck %s --check-prefix=PARTIAL
 // RUN: not shardc import %t/free_major.mlir 2>&1 | FileCheck %s --check-prefix=FREEMAJOR
 // RUN: not shardc import %t/nested_split.mlir 2>&1 | FileCheck %s --check-prefix=NESTED
+// RUN: not shardc import %t/use_before_def.mlir 2>&1 | FileCheck %s --check-prefix=USEDEF
 
 // jax.shard_map: the manual computation's region becomes a private function
 // that a garray.shard_map runs; its collectives become comm ops over the
@@ -200,5 +201,25 @@
       "sdy.return"(%y) : (tensor<4x4xf32>) -> ()
     }) : (tensor<8x4xf32>) -> tensor<8x4xf32>
     "func.return"(%0) : (tensor<8x4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- use_before_def.mlir
+// A shard_map's body is a region of an op MLIR does not know, which its
+// verifier leaves unchecked; a value used by its own definition is an
+// error there, not a crash of the importer.
+// USEDEF: use_before_def.mlir:[[@LINE+9]]:{{[0-9]+}}: error: operand #0 is used before it is defined (inside 'sdy.manual_computation')
+"builtin.module"() <{sym_name = "jit_step"}> ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["data"=2, "model"=2]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{arg_attrs = [{sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}],
+                  function_type = (tensor<8x4xf32>) -> (tensor<8x4xf32>),
+                  sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<8x4xf32>):
+    %r = "sdy.manual_computation"(%x) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}, {}]>]>, manual_axes = #sdy<manual_axes{"data"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"data"}, {}]>]>}> ({
+    ^bb0(%b: tensor<4x4xf32>):
+      %c = "sdy.sharding_constraint"(%c) <{sharding = #sdy.sharding<@mesh, [{?}, {?}]>}> : (tensor<4x4xf32>) -> tensor<4x4xf32>
+      "sdy.return"(%c) : (tensor<4x4xf32>) -> ()
+    }) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    "func.return"(%r) : (tensor<8x4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
