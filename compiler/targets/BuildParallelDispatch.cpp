@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_CPUBUILDPARALLELDISPATCH
@@ -54,6 +55,10 @@ struct CpuBuildParallelDispatch
       }
       return fn;
     };
+    // One task per body: dispatches of one body (cpu-merge-identical-functions
+    // merges identical bodies, but not their dispatches when only one is
+    // marked shardc.parallel_own) share its task, whose frame is the same.
+    llvm::DenseMap<StringAttr, LLVM::LLVMFuncOp> tasks;
     for (LLVM::LLVMFuncOp dispatch : dispatches) {
       auto bodyName = dispatch->getAttrOfType<FlatSymbolRefAttr>(shardc::kParallelBodyAttr);
       auto body = bodyName ? module.lookupSymbol<LLVM::LLVMFuncOp>(bodyName) : nullptr;
@@ -71,18 +76,21 @@ struct CpuBuildParallelDispatch
       };
 
       // task(ctx, begin, end): unpack, call the chunk.
-      b.setInsertionPointAfter(body);
-      auto task = LLVM::LLVMFuncOp::create(b, loc, (bodyName.getValue() + "_task").str(),
-                                           LLVM::LLVMFunctionType::get(voidType, {ptr, i64, i64}),
-                                           LLVM::Linkage::Internal);
-      Block *taskEntry = task.addEntryBlock(b);
-      b.setInsertionPointToStart(taskEntry);
-      SmallVector<Value> args = {taskEntry->getArgument(1), taskEntry->getArgument(2)};
-      for (auto [i, t] : llvm::enumerate(inputs))
-        args.push_back(
-            LLVM::LoadOp::create(b, loc, t, field(taskEntry->getArgument(0), static_cast<int32_t>(i))));
-      LLVM::CallOp::create(b, loc, body, args);
-      LLVM::ReturnOp::create(b, loc, ValueRange{});
+      LLVM::LLVMFuncOp &task = tasks[bodyName.getAttr()];
+      if (!task) {
+        b.setInsertionPointAfter(body);
+        task = LLVM::LLVMFuncOp::create(b, loc, (bodyName.getValue() + "_task").str(),
+                                        LLVM::LLVMFunctionType::get(voidType, {ptr, i64, i64}),
+                                        LLVM::Linkage::Internal);
+        Block *taskEntry = task.addEntryBlock(b);
+        b.setInsertionPointToStart(taskEntry);
+        SmallVector<Value> args = {taskEntry->getArgument(1), taskEntry->getArgument(2)};
+        for (auto [i, t] : llvm::enumerate(inputs))
+          args.push_back(LLVM::LoadOp::create(
+              b, loc, t, field(taskEntry->getArgument(0), static_cast<int32_t>(i))));
+        LLVM::CallOp::create(b, loc, body, args);
+        LLVM::ReturnOp::create(b, loc, ValueRange{});
+      }
 
       // dispatch(count, a...): pack, hand to the runtime.
       LLVM::LLVMFuncOp parallelFor = runtimeLoop(dispatch->hasAttr(shardc::kParallelOwnAttr)

@@ -505,7 +505,11 @@ def CpuBuildParallelDispatch : Pass<"cpu-build-parallel-dispatch", "::mlir::Modu
     arguments (memref descriptors expanded). It becomes a function that
     stores them in a stack frame and calls
     `shardrt_parallel_for(count, task, &frame)`, where the new internal
-    `task(frame, begin, end)` loads them and calls the chunk function.
+    `task(frame, begin, end)` loads them and calls the chunk function
+    (`shardrt_parallel_for_own` for a dispatch marked shardc.parallel_own).
+    A chunk function has one task, which all of its dispatches share:
+    cpu-merge-identical-functions leaves two dispatches of one merged body
+    when only one of them is marked shardc.parallel_own.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

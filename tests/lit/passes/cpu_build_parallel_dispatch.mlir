@@ -1,4 +1,4 @@
-// RUN: shardc-opt %s --cpu-build-parallel-dispatch | FileCheck %s
+// RUN: shardc-opt %s -split-input-file --cpu-build-parallel-dispatch | FileCheck %s
 //
 // cpu-build-parallel-dispatch: a dispatch declaration (LLVM arguments, after
 // convert-func-to-llvm) becomes a function that packs its arguments into a
@@ -37,4 +37,27 @@ module {
     llvm.return
   }
   llvm.func @f_par1_dispatch(i64) attributes {shardc.parallel_body = @f_par1, shardc.parallel_own}
+}
+
+// -----
+
+// Two dispatches of one body (cpu-merge-identical-functions merged two
+// identical bodies, and only one dispatch is marked shardc.parallel_own, so
+// the dispatches stay two): both hand the runtime the body's one task.
+
+// CHECK-LABEL: llvm.func @g_par0(
+// CHECK: llvm.func internal @g_par0_task(
+// CHECK-NOT: @g_par0_task(
+// CHECK: llvm.func internal @g_par0_dispatch(
+// CHECK: llvm.mlir.addressof @g_par0_task
+// CHECK: llvm.call @shardrt_parallel_for(
+// CHECK: llvm.func internal @g_par1_dispatch(
+// CHECK: llvm.mlir.addressof @g_par0_task
+// CHECK: llvm.call @shardrt_parallel_for_own(
+module {
+  llvm.func @g_par0(%begin: i64, %end: i64, %p: !llvm.ptr) {
+    llvm.return
+  }
+  llvm.func @g_par0_dispatch(i64, !llvm.ptr) attributes {shardc.parallel_body = @g_par0}
+  llvm.func @g_par1_dispatch(i64, !llvm.ptr) attributes {shardc.parallel_body = @g_par0, shardc.parallel_own}
 }
