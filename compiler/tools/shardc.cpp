@@ -35,6 +35,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
@@ -669,6 +670,15 @@ std::string formatValue(const shardrt_array &a, int64_t i) {
   case SHARDRT_U16: std::snprintf(buf, sizeof buf, "%u", static_cast<unsigned>(static_cast<const uint16_t *>(a.data)[i])); break;
   case SHARDRT_U32: std::snprintf(buf, sizeof buf, "%u", static_cast<const uint32_t *>(a.data)[i]); break;
   case SHARDRT_U64: std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(static_cast<const uint64_t *>(a.data)[i])); break;
+  case SHARDRT_F16:
+  case SHARDRT_BF16: {
+    // Printed as the float they hold, with the digits that tell 16-bit
+    // values apart.
+    llvm::APFloat v(a.dtype == SHARDRT_F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+                    llvm::APInt(16, static_cast<const uint16_t *>(a.data)[i]));
+    std::snprintf(buf, sizeof buf, "%.5g", static_cast<double>(v.convertToFloat()));
+    break;
+  }
   default: std::snprintf(buf, sizeof buf, "?"); break;
   }
   return buf;

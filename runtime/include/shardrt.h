@@ -328,8 +328,9 @@ shardrt_status shardrt_array_alloc(shardrt_array *a, int32_t dtype, int32_t rank
 void shardrt_array_free(shardrt_array *a);
 
 /* Reads a .npy file (format 1.0/2.0/3.0, C order, little-endian; dtypes <f4
- * <f8 <f2 <i8 <i4 |i1 |b1 |u1 <u4 <u8; bfloat16 stored as <V2 is not
- * accepted). */
+ * <f8 <f2 <i8 <i4 <i2 |i1 <u8 <u4 <u2 |u1 |b1, and bfloat16 as ml_dtypes
+ * saves it, <V2, or as np.load returns it, |V2). Writes each dtype as it
+ * reads it, bf16 as <V2: `np.load(path).view(ml_dtypes.bfloat16)`. */
 shardrt_status shardrt_npy_read(const char *path, shardrt_array *out);
 shardrt_status shardrt_npy_write(const char *path, const shardrt_array *a);
 

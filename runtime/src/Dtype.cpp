@@ -1,7 +1,7 @@
 // The dtype table behind shardrt_dtype_size/name/from_name, and the 16-bit
 // float conversions.  The table is the single place a dtype's name and size
 // live; the .npy reader has its own descr table because .npy spells types
-// differently ("<f4") and cannot hold bf16 at all.
+// differently ("<f4", and "<V2" for ml_dtypes' bfloat16).
 #include "Dtype.h"
 
 #include <cmath>

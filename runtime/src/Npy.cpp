@@ -26,13 +26,20 @@ struct NpyDescr {
   const char *descr;
   int32_t dtype;
 };
-// bf16 has no NumPy dtype; it is absent on purpose.
+// NumPy has no bfloat16 of its own: ml_dtypes' bfloat16 (JAX's) saves as
+// '<V2', a 2-byte void, and np.load gives it back as '|V2', which
+// `.view(ml_dtypes.bfloat16)` turns into bfloat16 again. No other 2-byte
+// type saves as a void, so both read as bf16, and bf16 writes as '<V2'
+// (the first descr of a dtype is the one written).
 constexpr NpyDescr kDescrs[] = {
-    {"<f4", SHARDRT_F32}, {"<f8", SHARDRT_F64}, {"<f2", SHARDRT_F16}, {"<i8", SHARDRT_I64},
-    {"<i4", SHARDRT_I32}, {"|i1", SHARDRT_I8},  {"|b1", SHARDRT_BOOL}, {"|u1", SHARDRT_U8},
-    {"<u4", SHARDRT_U32}, {"<u8", SHARDRT_U64}, {"<i2", SHARDRT_I16}, {"<u2", SHARDRT_U16},
+    {"<f4", SHARDRT_F32}, {"<f8", SHARDRT_F64}, {"<f2", SHARDRT_F16},  {"<V2", SHARDRT_BF16},
+    {"|V2", SHARDRT_BF16}, {"<i8", SHARDRT_I64}, {"<i4", SHARDRT_I32}, {"<i2", SHARDRT_I16},
+    {"|i1", SHARDRT_I8},  {"<u8", SHARDRT_U64}, {"<u4", SHARDRT_U32}, {"<u2", SHARDRT_U16},
+    {"|u1", SHARDRT_U8},  {"|b1", SHARDRT_BOOL},
 };
-constexpr const char *kSupported = "<f4, <f8, <f2, <i8, <i4, |i1, |b1, |u1, <u4 and <u8";
+constexpr const char *kSupported =
+    "<f4, <f8, <f2, <V2 (bfloat16, as ml_dtypes saves it), <i8, <i4, <i2, |i1, <u8, <u4, <u2, "
+    "|u1 and |b1";
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
 
@@ -331,11 +338,9 @@ shardrt_status writeNpy(const char *path, const shardrt_array *a) {
   if (!isValidDtype(a->dtype))
     return fail(SHARDRT_ERR_ARGUMENT, "%s: dtype %d is not a shardrt_dtype", path, a->dtype);
   const char *descr = descrForDtype(a->dtype);
-  if (!descr)
-    return fail(SHARDRT_ERR_ARGUMENT,
-                "%s: %s arrays cannot be written as .npy (NumPy has no %s dtype); convert to "
-                "f32 first",
-                path, shardrt_dtype_name(a->dtype), shardrt_dtype_name(a->dtype));
+  if (!descr) // every dtype has one (kDescrs); a new dtype must add its own
+    return fail(SHARDRT_ERR_ARGUMENT, "%s: %s has no .npy dtype", path,
+                shardrt_dtype_name(a->dtype));
   if (a->rank < 0 || a->rank > SHARDRT_MAX_RANK)
     return fail(SHARDRT_ERR_ARGUMENT, "%s: rank %d is outside 0..%d", path, a->rank,
                 SHARDRT_MAX_RANK);

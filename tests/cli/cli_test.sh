@@ -78,6 +78,15 @@ if expect_ok run_helper_inputs -- run "$SEED" --mesh data=2 --in "X=$TMP/X1.npy"
   check run_helper_inputs "w_next [0.3, 0.3]" "$NPY" check "$TMP/helper/w_next.npy" f32 2 0.3 0.3
 fi
 
+# bf16 in and out, as ml_dtypes saves it ('<V2'): g = 3 h, exact in bf16.
+"$NPY" write "$TMP/h_bf16.npy" bf16 4,2 1 -2 0.5 3 -0.25 8 1.5 -4 || exit 1
+if expect_ok run_bf16_io -- run "$ROOT/tests/cli/bf16_io.mlir" --in "h=$TMP/h_bf16.npy" \
+  --out "$TMP/bf16" --quiet; then
+  check run_bf16_io "g = 3 h, written as bf16" \
+    "$NPY" check "$TMP/bf16/g.npy" bf16 4,2 3 -6 1.5 9 -0.75 24 4.5 -12
+  check run_bf16_io "written as ml_dtypes writes bfloat16" contains "$TMP/bf16/g.npy" "'<V2'"
+fi
+
 # --- --emit -------------------------------------------------------------------
 if expect_ok emit_partitioned -- compile "$SEED" --mesh data=4 --emit=partitioned -o "$TMP/emit_out"; then
   out="$TMP/emit_partitioned.out"

@@ -7,7 +7,7 @@
 //   npy_tool write PATH DTYPE DIMS [V ...]
 //       DIMS is comma-separated ("8,2"), or "scalar" for rank 0. With no V the
 //       array is zero; with one V every element is V; otherwise exactly numel
-//       values, row-major. DTYPE: f32 f64 i64 i32 i8 bool.
+//       values, row-major. DTYPE: f32 f64 bf16 i64 i32 i16 i8 u64 u32 u16 u8 bool.
 //   npy_tool check PATH DTYPE DIMS V ... [--tol T]
 //       Exit 0 when the file has that dtype and shape and every element is
 //       within T (default 1e-5, absolute + relative) of V; else print what
@@ -68,6 +68,12 @@ double get(const shardrt_array &a, int64_t i) {
   case SHARDRT_I16: return static_cast<const int16_t *>(a.data)[i];
   case SHARDRT_U16: return static_cast<const uint16_t *>(a.data)[i];
   case SHARDRT_U64: return static_cast<double>(static_cast<const uint64_t *>(a.data)[i]);
+  case SHARDRT_BF16: { // the high half of an f32
+    uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t *>(a.data)[i]) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
   default: return NAN;
   }
 }
@@ -89,6 +95,14 @@ bool set(shardrt_array &a, int64_t i, double v) {
     static_cast<uint64_t *>(a.data)[i] =
         v < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
     return true;
+  case SHARDRT_BF16: { // f32 rounded to its high half, ties to even (no NaN here)
+    float f = static_cast<float>(v);
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    bits += 0x7FFF + ((bits >> 16) & 1);
+    static_cast<uint16_t *>(a.data)[i] = static_cast<uint16_t>(bits >> 16);
+    return true;
+  }
   default: return false;
   }
 }

@@ -57,8 +57,6 @@ TEST_CASE("npy round trip for every dtype and rank 0 to 8") {
   const std::vector<std::vector<int64_t>> shapes = {
       {}, {0}, {7}, {2, 3, 4}, {3, 0, 2}, {1, 1, 1, 1, 1, 1, 1, 2}};
   for (int32_t dtype : kAllDtypes) {
-    if (dtype == SHARDRT_BF16)
-      continue;
     for (const auto &shape : shapes) {
       INFO(shardrt_dtype_name(dtype) << " rank " << shape.size());
       shardrt_array a;
@@ -93,6 +91,35 @@ TEST_CASE("npy round trip for every dtype and rank 0 to 8") {
       shardrt_array_free(&a);
       std::remove(path.c_str());
     }
+  }
+}
+
+TEST_CASE("npy reads and writes bfloat16 as ml_dtypes saves it") {
+  // np.save of np.array([1.5, -2.0, 3.25], ml_dtypes.bfloat16), byte for
+  // byte: descr '<V2'; np.load returns it as '|V2', which reads alike.
+  for (const char *descr : {"<V2", "|V2"}) {
+    INFO(descr);
+    std::string path = tempPath("bf16.npy");
+    std::string dict =
+        std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (3,), }";
+    std::string header =
+        std::string("\x93NUMPY\x01\x00\x76\x00", 10) + dict + std::string(117 - dict.size(), ' ') + "\n";
+    REQUIRE(header.size() == 128);
+    const uint16_t bits[] = {0x3FC0, 0xC000, 0x4050}; // 1.5, -2, 3.25
+    writeBytes(path, header + std::string(reinterpret_cast<const char *>(bits), sizeof bits));
+    Read r = readNpy(path);
+    INFO(r.error);
+    REQUIRE(r.status == SHARDRT_OK);
+    CHECK(r.array.dtype == SHARDRT_BF16);
+    REQUIRE(r.array.rank == 1);
+    CHECK(r.array.shape[0] == 3);
+    CHECK(std::memcmp(r.array.data, bits, sizeof bits) == 0);
+
+    // Written back as ml_dtypes writes it.
+    REQUIRE(shardrt_npy_write(path.c_str(), &r.array) == SHARDRT_OK);
+    CHECK_THAT(readBytes(path), Contains("'descr': '<V2'"));
+    shardrt_array_free(&r.array);
+    std::remove(path.c_str());
   }
 }
 
@@ -270,15 +297,15 @@ TEST_CASE("malformed npy files give errors naming the file and the problem") {
 TEST_CASE("npy write errors") {
   int64_t shape[] = {3};
   shardrt_array a;
-  REQUIRE(shardrt_array_alloc(&a, SHARDRT_BF16, 1, shape) == SHARDRT_OK);
-  std::string path = tempPath("bf16.npy");
+  REQUIRE(shardrt_array_alloc(&a, SHARDRT_F32, 1, shape) == SHARDRT_OK);
+  std::string path = tempPath("bad-dtype.npy");
+  a.dtype = 99;
   CHECK(shardrt_npy_write(path.c_str(), &a) == SHARDRT_ERR_ARGUMENT);
-  CHECK_THAT(shardrt_last_error(), Contains("bf16 arrays cannot be written as .npy"));
+  CHECK_THAT(shardrt_last_error(), Contains("dtype 99 is not a shardrt_dtype"));
   struct stat st;
   CHECK(stat(path.c_str(), &st) != 0); // nothing written
-  shardrt_array_free(&a);
+  a.dtype = SHARDRT_F32;
 
-  REQUIRE(shardrt_array_alloc(&a, SHARDRT_F32, 1, shape) == SHARDRT_OK);
   CHECK(shardrt_npy_write("/nonexistent-dir/x.npy", &a) == SHARDRT_ERR_IO);
   CHECK_THAT(shardrt_last_error(), Contains("/nonexistent-dir/x.npy: cannot open for writing"));
   void *data = a.data;
