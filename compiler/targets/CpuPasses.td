@@ -69,12 +69,16 @@ def CpuFuseElementwiseOps : Pass<"cpu-fuse-elementwise-ops"> {
     ... later uses of %f#0 and %f#1 ...
     ```
 
-    With `recompute-from-inputs`, an elementwise consumer that reads every
-    input an elementwise producer uses (the same values through the same
-    maps, or broadcast inputs of at most 4096 elements) computes the producer's
-    result itself instead of reading it: a backward pass that reads x and
-    tanh(x) reads x alone, and the forward kernel no longer writes tanh(x)
-    when nothing else reads it. The producer stays for its other uses.
+    With `recompute-from-inputs`, an elementwise consumer computes an
+    elementwise producer's results itself instead of reading them when
+    that reads fewer whole tensors: the producer's inputs that the consumer
+    does not read already (as the same values through the same maps) must
+    be fewer than the producer's results it reads; broadcast inputs (a
+    bias, a row's statistics) are not counted. A backward pass that reads x
+    and tanh(x) reads x alone, and the forward kernel no longer writes
+    tanh(x) when nothing else reads it; a layer norm's backward that read
+    four results of the forward kernel reads its input instead. The
+    producer stays for its other uses.
 
     ```mlir
     %t = linalg.generic ins(%x ...) { math.tanh }       // also used later

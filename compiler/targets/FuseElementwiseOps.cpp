@@ -130,21 +130,27 @@ struct FuseProducerOfSeveralUses : OpRewritePattern<linalg::GenericOp> {
 };
 
 /// Recomputes an elementwise producer's result inside an elementwise
-/// consumer that already reads what the producer reads, instead of reading
-/// the result back: an activation's backward pass reads the activation's
-/// input x anyway, and also read tanh(x), 1 - tanh(x) and 0.5·(1 +
-/// tanh(x)), which the forward kernel had written for it (a GELU of
-/// [1024, 1024] wrote four such tensors, 16 MiB, and the backward read them
-/// back). Recomputed, the forward kernel writes only what other kernels
-/// need, and the backward reads x alone: the arithmetic is cheaper than the
-/// memory traffic it replaces.
+/// consumer when that reads fewer whole tensors than reading the results
+/// back: an activation's backward pass reads the activation's input x
+/// anyway, and also read tanh(x), 1 - tanh(x) and 0.5·(1 + tanh(x)), which
+/// the forward kernel had written for it (a GELU of [1024, 1024] wrote four
+/// such tensors, 16 MiB, and the backward read them back). Recomputed, the
+/// forward kernel writes only what other kernels need, and the backward
+/// reads x alone: the arithmetic is cheaper than the memory traffic it
+/// replaces.
 ///
-/// The consumer must read every input the producer's body uses, as the
-/// same value through the same map (the fused op then reads nothing new),
-/// except broadcast inputs of at most kSmallInput elements (a bias, a
-/// scale: read from cache). The producer stays for its other uses, and loses its
-/// results that no longer have any.
-constexpr int64_t kSmallInput = 4096;
+/// Counted in whole tensors (inputs read through a permutation, an element
+/// per point of the loops): the inputs of the producer's body that the
+/// consumer does not read already, as the same value through the same map,
+/// must be fewer than the producer's results the consumer reads. A
+/// consumer that reads x, or no whole tensor the producer reads, qualifies
+/// for one result; a layer norm's backward that read four results of the
+/// forward kernel (h - mean, the normalized value, its sigmoid and one
+/// minus that) reads h instead. Broadcast inputs (a bias, a row's
+/// statistics: a map that is not a permutation) are not counted: each is
+/// a part of the loops' space, read over and over from cache.
+/// The producer stays for its other uses, and loses its results that no
+/// longer have any.
 struct RecomputeFromSharedInputs : OpRewritePattern<linalg::GenericOp> {
   RecomputeFromSharedInputs(MLIRContext *context, size_t limit)
       : OpRewritePattern(context, /*benefit=*/2), limit(limit) {}
@@ -153,32 +159,39 @@ struct RecomputeFromSharedInputs : OpRewritePattern<linalg::GenericOp> {
                                 PatternRewriter &rewriter) const override {
     return fuseProducerOfOtherUses(rewriter, consumer, limit, /*keepProducer=*/true,
                                    [&](linalg::GenericOp producer) {
-                                     return readsInputsOf(consumer, producer);
+                                     return recomputingSavesReads(consumer, producer);
                                    });
   }
 
-  /// Whether every input `producer`'s body uses is read by `consumer` too,
-  /// as the same value through the same map, or is a small broadcast; and
-  /// the body does not read its inits.
-  static bool readsInputsOf(linalg::GenericOp consumer, linalg::GenericOp producer) {
+  /// Whether recomputing `producer` in `consumer` reads fewer whole
+  /// tensors than reading its results does (see above), and the body does
+  /// not read its inits.
+  static bool recomputingSavesReads(linalg::GenericOp consumer, linalg::GenericOp producer) {
     for (OpOperand &init : producer.getDpsInitsMutable())
       if (producer.payloadUsesValueFromOperand(&init))
         return false;
+    SmallVector<Value> added; // whole tensors the consumer would read anew
     for (OpOperand *in : producer.getDpsInputOperands()) {
       if (!producer.payloadUsesValueFromOperand(in))
         continue;
       AffineMap map = producer.getMatchingIndexingMap(in);
-      auto type = dyn_cast<ShapedType>(in->get().getType());
-      if (!type || (!map.isPermutation() && type.hasStaticShape() &&
-                    type.getNumElements() <= kSmallInput))
+      if (!map.isPermutation())
         continue;
       bool shared = llvm::any_of(consumer.getDpsInputOperands(), [&](OpOperand *own) {
         return own->get() == in->get() && consumer.getMatchingIndexingMap(own) == map;
       });
-      if (!shared)
-        return false;
+      if (!shared && !llvm::is_contained(added, in->get()))
+        added.push_back(in->get());
     }
-    return true;
+    if (added.empty())
+      return true;
+    SmallVector<Value> resultsRead;
+    for (OpOperand *own : consumer.getDpsInputOperands())
+      if (own->get().getDefiningOp() == producer.getOperation() &&
+          consumer.getMatchingIndexingMap(own).isPermutation() &&
+          !llvm::is_contained(resultsRead, own->get()))
+        resultsRead.push_back(own->get());
+    return added.size() < resultsRead.size();
   }
 
   size_t limit;
