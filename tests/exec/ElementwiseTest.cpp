@@ -486,3 +486,65 @@ TEST_CASE("f32 exp and tanh vectorize and stay within 3 ulp over their range", "
   }
   CHECK(bad == 0);
 }
+
+// f32 log and log1p are polynomial approximations too: no libm call is
+// left, and from the smallest subnormal to the largest float (log) and
+// from just above -1 to the largest float (log1p) they stay within a few
+// ulp of the double-precision value, with libm's results at the edges
+// (log of a negative is NaN, of ±0 is -inf; log1p(-1) is -inf).
+TEST_CASE("f32 log and log1p vectorize and stay within 3 ulp over their range", "[math]") {
+  const int64_t n = 4096;
+  const std::string t = "tensor<" + std::to_string(n) + "xf32>";
+  const std::string text = "func.func @main(%x: " + t + " {garray.name = \"x\"}) -> (" + t +
+                           " {garray.name = \"l\"}, " + t + " {garray.name = \"p\"}) {\n" +
+                           "  %l = garray.log %x : " + t + "\n  %p = garray.log1p %x : " + t +
+                           "\n  return %l, %p : " + t + ", " + t + "\n}\n";
+  Compiled llvm = compile(text, "", "math.mlir", shardc::Phase::LLVM);
+  INFO(llvm.diagnostics);
+  REQUIRE(llvm.ok);
+  for (const char *libm : {"@logf", "@log1pf", "@llvm.log."}) {
+    INFO(libm);
+    CHECK(llvm.emitted.find(libm) == std::string::npos);
+  }
+
+  // Edges first; then every binade from the smallest subnormal to the
+  // largest float, a few points each; then [-1, 4] densely, where log1p
+  // cancels and log crosses zero.
+  const double inf = std::numeric_limits<double>::infinity();
+  const double smallest = std::ldexp(1.0, -149), largest = std::numeric_limits<float>::max();
+  std::vector<double> xs = {std::nan(""), inf,  -inf,    0.0,   -0.0,    -1.0,     -2.0,
+                            smallest,     1e-40, 1e-30, -1e-30, 1e-8,    -1e-8,    largest,
+                            1.0,          -0.999999940395, 0.999999940395, 1.00000011921};
+  const int64_t binadesEnd = n / 2;
+  for (int64_t k = 0; static_cast<int64_t>(xs.size()) < binadesEnd; ++k)
+    xs.push_back(std::exp2(-149.0 + 277.9 * static_cast<double>(k) / (binadesEnd - 19)));
+  while (static_cast<int64_t>(xs.size()) < n)
+    xs.push_back(-1.0 + 5.0 * static_cast<double>(xs.size() - binadesEnd + 1) / (n - binadesEnd));
+  TypedArray x{"f32", {n}, {}};
+  for (double v : xs)
+    x.values.push_back(static_cast<double>(static_cast<float>(v)));
+  Compiled c = compile(text, "");
+  TypedRunOutcome r = runTyped(c, {{"x", x}});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  const double ulp = std::ldexp(1.0, -23);
+  int bad = 0;
+  double worstLog = 0, worstLog1p = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    double v = x.values[k], l = r.outputs["l"].values[k], p = r.outputs["p"].values[k];
+    auto wrong = [&](double got, double want, double &worst) {
+      if (std::isnan(want))
+        return !std::isnan(got);
+      if (std::isinf(want) || want == 0.0)
+        return got != want || std::signbit(got) != std::signbit(want);
+      double err = std::fabs(got - want) / std::fabs(want);
+      worst = std::max(worst, err);
+      return err > 3 * ulp;
+    };
+    if ((wrong(l, std::log(v), worstLog) || wrong(p, std::log1p(v), worstLog1p)) && bad++ < 10)
+      FAIL_CHECK("x = " << v << ": log " << l << " (want " << std::log(v) << "), log1p " << p
+                        << " (want " << std::log1p(v) << ")");
+  }
+  INFO("worst relative error: log " << worstLog << ", log1p " << worstLog1p);
+  CHECK(bad == 0);
+}
