@@ -183,8 +183,8 @@ struct RecomputeFromSharedInputs : OpRewritePattern<linalg::GenericOp> {
       if (!shared && !llvm::is_contained(added, in->get()))
         added.push_back(in->get());
     }
-    if (added.empty())
-      return true;
+    if (added.empty()) // nothing new to read, even where the results are
+      return true;     // read through broadcasts only
     SmallVector<Value> resultsRead;
     for (OpOperand *own : consumer.getDpsInputOperands())
       if (own->get().getDefiningOp() == producer.getOperation() &&

@@ -2,7 +2,7 @@
 //
 // The CLI tests build their inputs and read back shardc's outputs with this
 // helper instead of Python (NumPy is not guaranteed where the tests run). It
-// goes through shardrt's own npy reader and writer.
+// goes through shardrt's own npy reader and writer and its dtype conversions.
 //
 //   npy_tool write PATH DTYPE DIMS [V ...]
 //       DIMS is comma-separated ("8,2"), or "scalar" for rank 0. With no V the
@@ -16,6 +16,7 @@
 //       "f32 (2,): -5.25 -0.75"
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/src/Dtype.h"
 #include "shardrt.h"
 
 #include <cmath>
@@ -56,26 +57,7 @@ bool parseDims(const std::string &text, std::vector<int64_t> &dims) {
 }
 
 double get(const shardrt_array &a, int64_t i) {
-  switch (a.dtype) {
-  case SHARDRT_F32: return static_cast<const float *>(a.data)[i];
-  case SHARDRT_F64: return static_cast<const double *>(a.data)[i];
-  case SHARDRT_I64: return static_cast<double>(static_cast<const int64_t *>(a.data)[i]);
-  case SHARDRT_I32: return static_cast<const int32_t *>(a.data)[i];
-  case SHARDRT_I8: return static_cast<const int8_t *>(a.data)[i];
-  case SHARDRT_BOOL: return static_cast<const uint8_t *>(a.data)[i];
-  case SHARDRT_U8: return static_cast<const uint8_t *>(a.data)[i];
-  case SHARDRT_U32: return static_cast<const uint32_t *>(a.data)[i];
-  case SHARDRT_I16: return static_cast<const int16_t *>(a.data)[i];
-  case SHARDRT_U16: return static_cast<const uint16_t *>(a.data)[i];
-  case SHARDRT_U64: return static_cast<double>(static_cast<const uint64_t *>(a.data)[i]);
-  case SHARDRT_BF16: { // the high half of an f32
-    uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t *>(a.data)[i]) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-  }
-  default: return NAN;
-  }
+  return shardrt::isValidDtype(a.dtype) ? shardrt::loadAsDouble(a.data, i, a.dtype) : NAN;
 }
 
 bool set(shardrt_array &a, int64_t i, double v) {
@@ -95,14 +77,9 @@ bool set(shardrt_array &a, int64_t i, double v) {
     static_cast<uint64_t *>(a.data)[i] =
         v < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
     return true;
-  case SHARDRT_BF16: { // f32 rounded to its high half, ties to even (no NaN here)
-    float f = static_cast<float>(v);
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    bits += 0x7FFF + ((bits >> 16) & 1);
-    static_cast<uint16_t *>(a.data)[i] = static_cast<uint16_t>(bits >> 16);
+  case SHARDRT_BF16:
+    static_cast<uint16_t *>(a.data)[i] = shardrt::floatToBf16(static_cast<float>(v));
     return true;
-  }
   default: return false;
   }
 }
