@@ -280,6 +280,10 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // in registers (the recipe is in CpuPasses.td). Runs on buffers so the
   // accumulator hoisting is a read/write pair on one memref.
   p.add(gemmPassText(gemm));
+  // Each buffer freed right after its last use, not when the step ends;
+  // after the recipe, which finds a matmul's epilogue among the ops that
+  // follow it.
+  p.add("cpu-free-after-last-use");
   // Reductions whose outer loop reduces (column sums) get their parallel
   // dims split into chunks outermost, for the kernel threads.
   p.add("cpu-parallelize-leading-reductions");
