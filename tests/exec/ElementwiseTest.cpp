@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
@@ -430,24 +431,44 @@ func.func @main(%x: tensor<8x4xf32> {garray.name = "x", garray.sharding = #garra
   CHECK(mismatchTyped("r", r.outputs["r"], expected, Tolerance{0, 1}) == "");
 }
 
+namespace {
+
+// A model of two unary f32 ops on one 4096-element input "x", with outputs
+// "a" and "b"; its LLVM IR must call none of `libm`'s functions.
+std::string twoUnaryOps(const char *a, const char *b, std::initializer_list<const char *> libm) {
+  const std::string t = "tensor<4096xf32>";
+  const std::string text = "func.func @main(%x: " + t + " {garray.name = \"x\"}) -> (" + t +
+                           " {garray.name = \"a\"}, " + t + " {garray.name = \"b\"}) {\n" +
+                           "  %a = garray." + a + " %x : " + t + "\n  %b = garray." + b + " %x : " +
+                           t + "\n  return %a, %b : " + t + ", " + t + "\n}\n";
+  Compiled llvm = compile(text, "", "math.mlir", shardc::Phase::LLVM);
+  INFO(llvm.diagnostics);
+  REQUIRE(llvm.ok);
+  for (const char *name : libm) {
+    INFO(name);
+    CHECK(llvm.emitted.find(name) == std::string::npos);
+  }
+  return text;
+}
+
+/// Runs `text` with `xs`, rounded to f32, as its input "x" (kept in `x`).
+TypedRunOutcome runOnF32(const std::string &text, const std::vector<double> &xs, TypedArray &x) {
+  x = TypedArray{"f32", {static_cast<int64_t>(xs.size())}, {}};
+  for (double v : xs)
+    x.values.push_back(static_cast<double>(static_cast<float>(v)));
+  return runTyped(compile(text, ""), {{"x", x}});
+}
+
+} // namespace
+
 // f32 exp and tanh are polynomial approximations (cpu-approximate-math), so
 // that their loops vectorize: no libm call is left, and over their whole
 // range they stay within a few ulp of the double-precision value, with
 // libm's NaN, infinities and signed zeros.
 TEST_CASE("f32 exp and tanh vectorize and stay within 3 ulp over their range", "[math]") {
   const int64_t n = 4096;
-  const std::string t = "tensor<" + std::to_string(n) + "xf32>";
-  const std::string text = "func.func @main(%x: " + t + " {garray.name = \"x\"}) -> (" + t +
-                           " {garray.name = \"e\"}, " + t + " {garray.name = \"t\"}) {\n" +
-                           "  %e = garray.exp %x : " + t + "\n  %t = garray.tanh %x : " + t +
-                           "\n  return %e, %t : " + t + ", " + t + "\n}\n";
-  Compiled llvm = compile(text, "", "math.mlir", shardc::Phase::LLVM);
-  INFO(llvm.diagnostics);
-  REQUIRE(llvm.ok);
-  for (const char *libm : {"@expf", "@tanhf", "@llvm.exp.", "@llvm.tanh."}) {
-    INFO(libm);
-    CHECK(llvm.emitted.find(libm) == std::string::npos);
-  }
+  const std::string text =
+      twoUnaryOps("exp", "tanh", {"@expf", "@tanhf", "@llvm.exp.", "@llvm.tanh."});
 
   // Edges first, then [-104, 89] (exp from below the subnormals to near
   // the largest float), then [-10, 10] densely.
@@ -457,17 +478,14 @@ TEST_CASE("f32 exp and tanh vectorize and stay within 3 ulp over their range", "
     xs.push_back(-104.0 + 193.0 * static_cast<double>(xs.size()) / (n / 2));
   while (static_cast<int64_t>(xs.size()) < n)
     xs.push_back(-10.0 + 20.0 * static_cast<double>(xs.size() - n / 2) / (n / 2));
-  TypedArray x{"f32", {n}, {}};
-  for (double v : xs)
-    x.values.push_back(static_cast<double>(static_cast<float>(v)));
-  Compiled c = compile(text, "");
-  TypedRunOutcome r = runTyped(c, {{"x", x}});
+  TypedArray x;
+  TypedRunOutcome r = runOnF32(text, xs, x);
   INFO(r.error);
   REQUIRE(r.ok);
   const double ulp = std::ldexp(1.0, -23), smallestNormal = std::ldexp(1.0, -126);
   int bad = 0;
   for (int64_t k = 0; k < n; ++k) {
-    double v = x.values[k], e = r.outputs["e"].values[k], th = r.outputs["t"].values[k];
+    double v = x.values[k], e = r.outputs["a"].values[k], th = r.outputs["b"].values[k];
     double re = std::exp(v), rt = std::tanh(v);
     auto wrong = [&](double got, double want, bool flushOk) {
       if (std::isnan(want))
@@ -494,18 +512,7 @@ TEST_CASE("f32 exp and tanh vectorize and stay within 3 ulp over their range", "
 // (log of a negative is NaN, of ±0 is -inf; log1p(-1) is -inf).
 TEST_CASE("f32 log and log1p vectorize and stay within 3 ulp over their range", "[math]") {
   const int64_t n = 4096;
-  const std::string t = "tensor<" + std::to_string(n) + "xf32>";
-  const std::string text = "func.func @main(%x: " + t + " {garray.name = \"x\"}) -> (" + t +
-                           " {garray.name = \"l\"}, " + t + " {garray.name = \"p\"}) {\n" +
-                           "  %l = garray.log %x : " + t + "\n  %p = garray.log1p %x : " + t +
-                           "\n  return %l, %p : " + t + ", " + t + "\n}\n";
-  Compiled llvm = compile(text, "", "math.mlir", shardc::Phase::LLVM);
-  INFO(llvm.diagnostics);
-  REQUIRE(llvm.ok);
-  for (const char *libm : {"@logf", "@log1pf", "@llvm.log."}) {
-    INFO(libm);
-    CHECK(llvm.emitted.find(libm) == std::string::npos);
-  }
+  const std::string text = twoUnaryOps("log", "log1p", {"@logf", "@log1pf", "@llvm.log."});
 
   // Edges first; then every binade from the smallest subnormal to the
   // largest float, a few points each; then [-1, 4] densely, where log1p
@@ -520,18 +527,15 @@ TEST_CASE("f32 log and log1p vectorize and stay within 3 ulp over their range", 
     xs.push_back(std::exp2(-149.0 + 277.9 * static_cast<double>(k) / (binadesEnd - 19)));
   while (static_cast<int64_t>(xs.size()) < n)
     xs.push_back(-1.0 + 5.0 * static_cast<double>(xs.size() - binadesEnd + 1) / (n - binadesEnd));
-  TypedArray x{"f32", {n}, {}};
-  for (double v : xs)
-    x.values.push_back(static_cast<double>(static_cast<float>(v)));
-  Compiled c = compile(text, "");
-  TypedRunOutcome r = runTyped(c, {{"x", x}});
+  TypedArray x;
+  TypedRunOutcome r = runOnF32(text, xs, x);
   INFO(r.error);
   REQUIRE(r.ok);
   const double ulp = std::ldexp(1.0, -23);
   int bad = 0;
   double worstLog = 0, worstLog1p = 0;
   for (int64_t k = 0; k < n; ++k) {
-    double v = x.values[k], l = r.outputs["l"].values[k], p = r.outputs["p"].values[k];
+    double v = x.values[k], l = r.outputs["a"].values[k], p = r.outputs["b"].values[k];
     auto wrong = [&](double got, double want, double &worst) {
       if (std::isnan(want))
         return !std::isnan(got);
