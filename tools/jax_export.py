@@ -210,11 +210,16 @@ def export(name, e, out_dir):
 
 
 def load_models(path):
-    """The models file at `path` as a module (it defines EXPORTS)."""
+    """The models file at `path` as a module named after the file (it
+    defines EXPORTS). Its folder goes on the import path, so a models file
+    imports the files beside it by name (`import models`)."""
+    path = os.path.abspath(path)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    spec = importlib.util.spec_from_file_location("models", path)
+    sys.path.insert(0, os.path.dirname(path))
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
     models = importlib.util.module_from_spec(spec)
-    sys.modules["models"] = models
+    sys.modules[name] = models
     spec.loader.exec_module(models)
     return models
 

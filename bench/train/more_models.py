@@ -22,8 +22,6 @@ BENCH_RNN_SIZES and BENCH_STACK_SIZES override any of a model's sizes as the
 bench's own do (names as in the *_SIZES dicts below), e.g.
 BENCH_CNN_SIZES="batch=256,c1=32,c2=64".
 """
-import importlib.util
-import os
 
 import jax
 import jax.numpy as jnp
@@ -31,11 +29,8 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 
 from jax_export import Export
+import models as _bench
 
-_spec = importlib.util.spec_from_file_location(
-    "bench_models", os.path.join(os.path.dirname(os.path.abspath(__file__)), "models.py"))
-_bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_bench)
 grid, parse_mesh, model_axis = _bench.grid, _bench.parse_mesh, _bench.model_axis
 sizes = _bench.sizes
 

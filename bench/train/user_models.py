@@ -45,9 +45,7 @@ while shardc's losses are the same on every mesh.
 
 Sizes: BENCH_<MODEL>_SIZES as in bench/train (e.g. BENCH_ROPE_SIZES="batch=12").
 """
-import importlib.util
 import math
-import os
 
 import jax
 import jax.numpy as jnp
@@ -55,11 +53,8 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 
 from jax_export import Export
+import models as _bench
 
-_spec = importlib.util.spec_from_file_location(
-    "bench_models", os.path.join(os.path.dirname(os.path.abspath(__file__)), "models.py"))
-_bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_bench)
 grid, parse_mesh, model_axis = _bench.grid, _bench.parse_mesh, _bench.model_axis
 sizes = _bench.sizes
 
