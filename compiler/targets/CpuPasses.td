@@ -593,6 +593,34 @@ def CpuOutlineLoopNests : Pass<"cpu-outline-loop-nests", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def CpuSplitFreshDeallocs : Pass<"cpu-split-fresh-deallocs"> {
+  let summary = "One bufferization.dealloc per fresh allocation, before simplification";
+  let description = [{
+    Ownership-based deallocation ends a block with one
+    `bufferization.dealloc` of every buffer the block owns: an unrolled
+    scan's step body ends with one of 1904 buffers. Upstream's
+    buffer-deallocation-simplification then asks, for each of them,
+    whether it may alias any other, which took 1.7 s of a 12.5 s compile
+    and grows with the square of the step's length.
+
+    Buffers that are results of distinct `memref.alloc` ops of this
+    function cannot alias one another, nor the function's arguments. When
+    a dealloc retains nothing and frees only such allocations (and
+    arguments), this pass gives each of them a dealloc of its own, under
+    its own condition, which the simplification and lowering that follow
+    turn into a plain `memref.dealloc`. Any other dealloc is left to the
+    upstream analysis.
+
+    ```mlir
+    bufferization.dealloc (%a, %b : memref<8xf32>, memref<4xf32>) if (%true, %c)
+    →
+    bufferization.dealloc (%a : memref<8xf32>) if (%true)
+    bufferization.dealloc (%b : memref<4xf32>) if (%c)
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def CpuFreeAfterLastUse : Pass<"cpu-free-after-last-use"> {
   let summary = "Free each buffer right after its last use, not at its block's end";
   let description = [{
@@ -629,6 +657,54 @@ def CpuFreeAfterLastUse : Pass<"cpu-free-after-last-use"> {
     ```
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def CpuOutlineBodySegments : Pass<"cpu-outline-body-segments", "::mlir::ModuleOp"> {
+  let summary = "Split a very long straight-line LLVM function into segment functions";
+  let description = [{
+    An unrolled scan leaves a step whose body is one block of thousands
+    of ops (kernel calls, allocations, frees, collectives) once its loop
+    nests are functions of their own. LLVM's instruction selection and
+    scheduling take more than linear time in a block's size, and a
+    function is the unit its parallel code generation splits by: the
+    unrolled scan's 17k-line body took 3.8 s of `llc` alone, on one
+    thread, while the kernels' partitions ran beside it.
+
+    This pass runs on the LLVM dialect. It cuts the block of each
+    single-block function whose ops (nested ones counted) exceed
+    `ops-per-segment` twice over into consecutive ranges of about that
+    many ops, each cut where the fewest values cross it, and moves each
+    range into an internal no_inline function of one argument: a frame on
+    the caller's stack with a slot per value that some range reads from
+    outside itself. A range loads what it reads from the frame and stores
+    what later ranges read. Ops without memory effects (constants,
+    descriptor `insertvalue`/`extractvalue`, address arithmetic) stay put
+    and are cloned into each range that reads them instead of passing
+    through the frame: an unrolled scan's forward pass leaves hundreds of
+    activations for its backward pass, and passing them as arguments and
+    results (a memref is five or more words) made LLVM slower than the
+    one long function. The ops run in the same order as before. A range
+    never ends while a stack buffer it allocates is still used after it.
+
+    ```mlir
+    llvm.func @body(%a: !llvm.ptr) {
+      %b = llvm.call @malloc(%n)          // ... thousands of ops ...
+      llvm.call @k1(%a, %b)
+      llvm.call @free(%b)
+    →
+    llvm.func @body(%a: !llvm.ptr) {
+      %f = llvm.alloca %one x !llvm.struct<(ptr, ptr)>
+      llvm.store %a, (slot 0 of %f)
+      llvm.call @body_seg0(%f)            // %b = malloc; store %b in slot 1
+      llvm.call @body_seg1(%f)            // load %a, %b; k1(%a, %b); free(%b)
+    ```
+  }];
+  let options = [
+    Option<"opsPerSegment", "ops-per-segment", "int64_t", /*default=*/"1000",
+           "Ops (nested ones counted) per segment; a function is split when "
+           "it holds more than twice this many">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def CpuApproximateMath : Pass<"cpu-approximate-math"> {

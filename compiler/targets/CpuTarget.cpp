@@ -256,7 +256,17 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   // Free every allocation (bufferization temporaries and memref.alloc written
   // in the input, e.g. communication scratch buffers) on every path;
   // ownership-based, so aliased buffers are freed exactly once.
-  p.add("buffer-deallocation-pipeline");
+  // (upstream's buffer-deallocation-pipeline, with fresh allocations split
+  // off their block's dealloc before the simplification compares them)
+  p.add("expand-realloc{emit-deallocs=false}");
+  p.add("canonicalize");
+  p.add("ownership-based-buffer-deallocation");
+  p.add("canonicalize");
+  p.add("cpu-split-fresh-deallocs");
+  p.add("buffer-deallocation-simplification");
+  p.add("bufferization-lower-deallocations");
+  p.add("cse");
+  p.add("canonicalize");
   // Lower bufferization.clone that deallocation may introduce (alloc + copy).
   p.add("convert-bufferization-to-memref");
   // Copies into/out of strided subviews (concatenation, all-gather assembly)
@@ -336,6 +346,10 @@ std::string buildCpuPipeline(const GemmTuning &gemm, const shardc::CpuTargetOpti
   p.add("cpu-min-max-to-intrinsics");
 
   addLlvmDialectPhase(p);
+  // What is left of a very long function (an unrolled scan's step: calls,
+  // allocations, collectives) in segments of bounded size, which LLVM
+  // compiles in linear time and on several threads.
+  p.add("cpu-outline-body-segments");
   return p.str();
 }
 
