@@ -291,9 +291,11 @@ FailureOr<Values> importReduce(Operation *op, OpEmitter &e) {
                               "one add, multiply, maximum or minimum (and/or on i1) of its two "
                               "arguments";
   Type resultType = op->getResult(0).getType();
-  Value r = reduceOf(e, *kind, x, *dims, resultType);
+  // A reduce over no dims (`jnp.sum(x, axis=())`, `jnp.unique(size=)`)
+  // combines each element with the init alone: no garray reduction.
+  Value r = dims->empty() ? x : reduceOf(e, *kind, x, *dims, resultType);
   std::optional<double> id = identity(*kind, element);
-  if (id && isSplat(init, *id))
+  if (id && isSplat(init, *id) && !dims->empty())
     return Values{r};
   // Any other init is one more operand of the combiner.
   Value initFull = e.broadcastScalar(init, resultType);
