@@ -140,6 +140,80 @@ FailureOr<Attribute> Importer::sharding(Location loc, Attribute sdy, llvm::Strin
   return attr;
 }
 
+/// A pytree path split at its root: `params['W']` -> (`params`, `['W']`);
+/// `result[1]['W']` -> (`result[1]`, `['W']`), a result's root being its
+/// top-level output.
+std::pair<std::string, std::string> splitPath(llvm::StringRef path, bool result) {
+  size_t cut = path.find('[');
+  if (result && cut != llvm::StringRef::npos)
+    cut = path.find(']', cut);
+  if (cut == llvm::StringRef::npos)
+    return {path.str(), ""};
+  if (result)
+    ++cut;
+  return {path.take_front(cut).str(), path.drop_front(cut).str()};
+}
+
+/// Pairs donated arguments with their next values by pytree path, where
+/// JAX's own pairing says less:
+///  - JAX pairs a donated argument with the first result of its type, which
+///    need not be its next value: a step returning `(metrics, params)` whose
+///    metrics log an update shaped like a weight had that metric fed back as
+///    the weight. When exactly one result of the argument's type has the
+///    argument's path below the roots (`params['W']`, `result[1]['W']`),
+///    that result is its next value.
+///  - `donate_argnums` donates whole arguments, but JAX drops the donation
+///    of a leaf it cannot alias (its result is placed differently): that
+///    leaf is still state. An undonated argument whose root has donated
+///    leaves pairs with the one result of its type and path under the
+///    result those leaves pair with.
+void pairByPath(func::FuncOp func, std::vector<int64_t> &donatedTo) {
+  if (func.getBody().empty())
+    return;
+  unsigned nArgs = func.getNumArguments(), nResults = func.getNumResults();
+  std::vector<std::pair<std::string, std::string>> args(nArgs), results(nResults);
+  for (unsigned i = 0; i < nArgs; ++i)
+    if (auto nameLoc = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
+      args[i] = splitPath(nameLoc.getName().getValue(), /*result=*/false);
+  for (unsigned r = 0; r < nResults; ++r)
+    if (auto info = func.getResultAttrOfType<StringAttr>(r, "jax.result_info"))
+      results[r] = splitPath(info.getValue(), /*result=*/true);
+  // The one result of argument i's type and path (under `root` if given).
+  auto onlyMatch = [&](unsigned i, const std::string *root) -> std::optional<unsigned> {
+    std::optional<unsigned> only;
+    for (unsigned r = 0; r < nResults; ++r)
+      if (results[r].second == args[i].second && (!root || results[r].first == *root) &&
+          func.getResultTypes()[r] == func.getArgumentTypes()[i] &&
+          bool(func.getResultAttr(r, kUnsignedAttrName)) ==
+              bool(func.getArgAttr(i, kUnsignedAttrName))) {
+        if (only)
+          return std::nullopt;
+        only = r;
+      }
+    return only;
+  };
+  auto taken = [&](unsigned r) { return llvm::is_contained(donatedTo, static_cast<int64_t>(r)); };
+  for (unsigned i = 0; i < nArgs; ++i) {
+    if (donatedTo[i] < 0 || args[i].second.empty())
+      continue;
+    if (std::optional<unsigned> r = onlyMatch(i, nullptr); r && !taken(*r))
+      donatedTo[i] = *r;
+  }
+  for (unsigned i = 0; i < nArgs; ++i) {
+    if (donatedTo[i] >= 0 || args[i].second.empty())
+      continue;
+    const std::string *root = nullptr;
+    for (unsigned j = 0; j < nArgs && !root; ++j)
+      if (donatedTo[j] >= 0 && args[j].first == args[i].first &&
+          results[donatedTo[j]].second == args[j].second)
+        root = &results[donatedTo[j]].first;
+    if (!root)
+      continue;
+    if (std::optional<unsigned> r = onlyMatch(i, root); r && !taken(*r))
+      donatedTo[i] = *r;
+  }
+}
+
 LogicalResult Importer::importSignature(func::FuncOp func) {
   bool named = func.isPublic();
   unsigned nArgs = func.getNumArguments(), nResults = func.getNumResults();
@@ -209,6 +283,7 @@ LogicalResult Importer::importSignature(func::FuncOp func) {
         break;
       }
   }
+  pairByPath(func, donatedTo);
   for (unsigned r = 0; r < nResults; ++r) {
     NamedAttrList kept;
     std::string what = "result #" + std::to_string(r) + " of @" + func.getSymName().str();

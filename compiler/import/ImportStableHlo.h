@@ -20,7 +20,8 @@
 // a result takes its `jax.result_info` made valid (`result[0]` ->
 // `result0`), or, when it is aliased to a donated argument
 // (`tf.aliasing_output`, `jax.buffer_donor`), that argument's name, so
-// that `run --steps` feeds it back. Two arguments with one name are an
+// that `run --steps` feeds it back; pytree paths correct JAX's pairing
+// by type (docs/import.md, "Names"). Two arguments with one name are an
 // error naming both.
 //
 // Everything outside the table is an error naming the op or attribute at

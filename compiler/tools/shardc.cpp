@@ -941,6 +941,17 @@ int runRun(const Args &a) {
   }
   shardc::RunResult result;
   std::string error;
+  // A loop in which nothing feeds back repeats its first step: say so.
+  if (a.steps && *a.steps > 1) {
+    shardc::Feedback feedback;
+    if (shardc::planFeedback(m->signature, feedback, error) && feedback.outputToInput.empty())
+      llvm::errs() << "shardc: warning: no output is named like an argument, so nothing feeds "
+                      "back: each of the "
+                   << *a.steps
+                   << " steps runs on the same inputs (a JAX step's state feeds back when it "
+                      "is donated: export with donate_argnums)\n";
+    error.clear();
+  }
   // Replicas of every gathered output must agree (replicated weights must
   // stay one global parameter): the state's after the last step (or every
   // step, --check-replicas=every), the other outputs' every step; with

@@ -42,6 +42,17 @@ if expect_ok steps1 -- run "$LR" --mesh data=4 "${SEED_IN[@]}" --steps 1; then
   check steps1 "prints w = [0.525, 0.075]" contains "$TMP/steps1.out" "w = [0.525, 0.075]"
 fi
 
+# A model none of whose outputs is named like an argument repeats its first
+# step: --steps says so on stderr; a model whose state feeds back does not.
+"$NPY" write "$TMP/u_16x8.npy" f32 16,8 1 || exit 1
+if expect_ok steps_no_feedback -- run "$ROOT/samples/heat_stencil.mlir" \
+    --in "u=$TMP/u_16x8.npy" --steps 3; then
+  check steps_no_feedback "warns that nothing feeds back" \
+    contains "$TMP/steps_no_feedback.err" "nothing feeds back: each of the 3 steps runs on the same inputs"
+fi
+check steps5_data4 "no feedback warning when the state feeds back" \
+  not_contains "$TMP/steps5_data4.err" "nothing feeds back"
+
 # A compiled directory runs steps too.
 if expect_ok compile_lr -- compile "$LR" --mesh data=2 -o "$TMP/lr_out" --quiet; then
   if expect_ok steps_compiled_dir -- run "$TMP/lr_out" "${SEED_IN[@]}" --steps 3; then
