@@ -1,19 +1,8 @@
 //===- GatherImport.cpp - the gathers and scatters of JAX's indexing ------===//
 //
-// StableHLO's gather and scatter are general index maps; JAX's indexing
-// uses two shapes of them, and the importer maps exactly those (every
-// other dimension-number combination is refused, naming the field):
-//
-//   Rows of a table: `t[ids]`, `jnp.take(t, ids, axis=0)`, and the add-
-//   scatter of their gradient. One index picks a whole row (dim 0):
-//     gather  -> garray.gather (both clamp the index into range);
-//     scatter -> garray.scatter_add of updates whose index is in range
-//                (StableHLO skips an out-of-range update; garray would
-//                clamp it, so those updates are zeroed first); a max- or
-//                min-scatter (segment_max) garray.scatter_reduce, with
-//                out-of-range updates made the identity; a set takes
-//                the last position naming each row (scatter_reduce <max>
-//                of positions) and gathers those rows of the updates.
+// StableHLO's gather and scatter are general index maps. Two shapes of
+// them have cheaper forms than the general one, and the importer maps them
+// so; every other gather and scatter is rows of a table (GatherRows.h).
 //
 //   One start for the whole result: `jnp.median`'s and `jnp.quantile`'s
 //   pick of a sorted position, `jnp.take(x, i, axis=1)` with a scalar
@@ -26,14 +15,29 @@
 //                (base alone where the window does not fit: skipped)
 //
 //   One element per batch position: `jnp.take_along_axis(x, idx, axis=a)`
-//   with every other dim a batching dim (integer-label cross-entropy).
-//   It is built from elementwise ops as a one-hot product, which is exact
-//   (one value plus zeros), with the index clamped as gather clamps it:
+//   with every other dim a batching dim (integer-label cross-entropy), or
+//   `logp[jnp.arange(B), labels]`, whose start along dim 0 is an iota
+//   over the batch and so a batching dim. It is built from elementwise ops
+//   as a one-hot product, which is exact (one value plus zeros) and keeps
+//   the batch dims sharded, with the index clamped as gather clamps it:
 //     gather  -> sum_c select(iota_c == clamp(idx), x, 0)
 //     scatter -> base + sum over non-batch index dims of
 //                select(iota_c == idx, updates, 0)   (out of range: skipped)
+//     set     -> select(iota_c == idx, updates, base) when each batch
+//                position has one index (`.at[arange(B), labels].set`)
+//
+//   Rows of a table, everything else: `t[ids]` and its add-scatter,
+//   `x[:, idx]`, `jnp.diagonal`, `m[jnp.triu_indices(n)]`, a vmapped
+//   dynamic_slice. garray.gather reads them (both clamp the index into
+//   range); a scatter skips an update whose window does not fit, which
+//   garray's scatters (they clamp) are given as a zero or identity update:
+//     add     -> garray.scatter_add
+//     max/min/multiply (segment_max) -> garray.scatter_reduce
+//     set     -> the last position naming each row (scatter_reduce <max> of
+//                positions), whose rows of the updates are gathered.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/import/GatherRows.h"
 #include "compiler/import/ImportOps.h"
 #include "compiler/import/StableHloAttrText.h"
 
@@ -45,16 +49,6 @@ using namespace mlir::garray;
 namespace shardc::import {
 
 namespace {
-
-/// A gather's or scatter's dimension numbers, renamed to what they share.
-struct IndexMap {
-  SmallVector<int64_t> windowDims;        // offset_dims / update_window_dims
-  SmallVector<int64_t> collapsedDims;     // collapsed_slice_dims / inserted_window_dims
-  SmallVector<int64_t> operandBatching;   // operand_batching_dims / input_batching_dims
-  SmallVector<int64_t> indicesBatching;   // start_indices_batching_dims / scatter_...
-  SmallVector<int64_t> indexMap;          // start_index_map / scatter_dims_to_operand_dims
-  int64_t indexVectorDim = 0;
-};
 
 std::optional<IndexMap> readIndexMap(Operation *op, StringRef attr, StringRef kind,
                                      ArrayRef<StringRef> names) {
@@ -285,6 +279,137 @@ FailureOr<Values> scatterOneSlice(Operation *op, OpEmitter &e, const IndexMap &m
                          written, base)};
 }
 
+/// The index dim along which `v` counts 0, 1, 2, ...: an iota, through
+/// broadcasts, reshapes that add or drop unit dims, widening converts and
+/// JAX's wrap of negative indices (`select(i < 0, i + n, i)`, which never
+/// fires on an iota); nullopt otherwise.
+std::optional<int64_t> iotaDim(Value v) {
+  RankedTensorType t = tensorType(v);
+  if (!t.getElementType().isSignlessInteger())
+    return std::nullopt;
+  if (auto iota = v.getDefiningOp<IotaOp>())
+    return static_cast<int64_t>(iota.getDim());
+  if (auto c = v.getDefiningOp<ConvertOp>()) {
+    Type from = tensorType(c.getOperand()).getElementType();
+    if (!from.isSignlessInteger() ||
+        from.getIntOrFloatBitWidth() > t.getElementType().getIntOrFloatBitWidth())
+      return std::nullopt;
+    return iotaDim(c.getOperand());
+  }
+  if (auto b = v.getDefiningOp<BroadcastInDimOp>()) {
+    std::optional<int64_t> d = iotaDim(b.getOperand());
+    if (!d)
+      return std::nullopt;
+    int64_t to = b.getDims()[*d];
+    if (tensorType(b.getOperand()).getDimSize(*d) != t.getDimSize(to))
+      return std::nullopt;
+    return to;
+  }
+  if (auto r = v.getDefiningOp<ReshapeOp>()) {
+    RankedTensorType from = tensorType(r.getOperand());
+    std::optional<int64_t> d = iotaDim(r.getOperand());
+    auto nonUnit = [](RankedTensorType x) {
+      SmallVector<int64_t> dims;
+      for (int64_t i = 0; i < x.getRank(); ++i)
+        if (x.getDimSize(i) != 1)
+          dims.push_back(i);
+      return dims;
+    };
+    SmallVector<int64_t> a = nonUnit(from), b = nonUnit(t);
+    if (!d || from.getDimSize(*d) == 1 || a.size() != b.size() ||
+        !llvm::all_of(llvm::zip(a, b), [&](auto p) {
+          return from.getDimSize(std::get<0>(p)) == t.getDimSize(std::get<1>(p));
+        }))
+      return std::nullopt;
+    return b[llvm::find(a, *d) - a.begin()];
+  }
+  if (auto s = v.getDefiningOp<SelectOp>()) {
+    auto lt = s.getPred().getDefiningOp<CompareOp>();
+    if (lt && lt.getDirection() == ComparisonDirection::lt && lt.getLhs() == s.getOnFalse() &&
+        isSplat(lt.getRhs(), 0))
+      return iotaDim(s.getOnFalse());
+  }
+  return std::nullopt;
+}
+
+/// A gather or scatter that reads or writes one element per batch
+/// position (see the file comment): its index map with one start, in dim
+/// `a`, every other operand dim batching, the indices holding that start,
+/// and the position of a unit window dim kept for `a` (a vmapped `v[l]`),
+/// which the one-hot form drops and adds back.
+struct AlongBatch {
+  IndexMap m;
+  Value indices;
+  std::optional<int64_t> unit;
+};
+
+bool takesAlongBatch(IndexMap &m, ArrayRef<int64_t> window, int64_t rank,
+                     std::optional<int64_t> &unit) {
+  if (m.indexMap.size() != 1 || static_cast<int64_t>(window.size()) != rank ||
+      llvm::any_of(window, [](int64_t w) { return w != 1; }))
+    return false;
+  int64_t a = m.indexMap[0];
+  if (a < 0 || a >= rank || !batchingCoversAllBut(m, rank, a))
+    return false;
+  if (m.collapsedDims == SmallVector<int64_t>{a})
+    return m.windowDims.empty();
+  if (!m.collapsedDims.empty() || m.windowDims.size() != 1)
+    return false;
+  unit = m.windowDims[0];
+  m.windowDims.clear();
+  m.collapsedDims = {a};
+  return true;
+}
+
+/// `m` as one element per batch position, itself or with the starts that
+/// are iotas over an index dim (of the indexed dim's size) made batching
+/// dims; nullopt when neither is.
+std::optional<AlongBatch> alongBatch(const IndexMap &m, Value operand, Value indices,
+                                     ArrayRef<int64_t> window) {
+  RankedTensorType ot = tensorType(operand), it = tensorType(indices);
+  AlongBatch same{m, indices, std::nullopt};
+  if (takesAlongBatch(same.m, window, ot.getRank(), same.unit))
+    return same;
+  int64_t ivd = m.indexVectorDim;
+  auto cat = indices.getDefiningOp<ConcatenateOp>();
+  if (ivd >= it.getRank() || !cat || cat.getDim() != ivd ||
+      cat.getInputs().size() != m.indexMap.size() ||
+      llvm::any_of(cat.getInputs(), [&](Value v) { return tensorType(v).getDimSize(ivd) != 1; }))
+    return std::nullopt;
+  AlongBatch absorbed{m, Value(), std::nullopt};
+  absorbed.m.indexMap.clear();
+  for (auto [j, d] : llvm::enumerate(m.indexMap)) {
+    Value piece = cat.getInputs()[j];
+    std::optional<int64_t> i = iotaDim(piece);
+    bool batch = i && *i != ivd && d >= 0 && d < ot.getRank() &&
+                 static_cast<int64_t>(window.size()) == ot.getRank() && window[d] == 1 &&
+                 llvm::is_contained(m.collapsedDims, d) &&
+                 !llvm::is_contained(absorbed.m.indicesBatching, *i) &&
+                 it.getDimSize(*i) == ot.getDimSize(d);
+    if (batch) {
+      absorbed.m.operandBatching.push_back(d);
+      absorbed.m.indicesBatching.push_back(*i);
+      llvm::erase(absorbed.m.collapsedDims, d);
+    } else {
+      absorbed.m.indexMap.push_back(d);
+      absorbed.indices = piece;
+    }
+  }
+  if (absorbed.m.indexMap.size() != 1 || absorbed.m.operandBatching.size() == m.operandBatching.size() ||
+      !takesAlongBatch(absorbed.m, window, ot.getRank(), absorbed.unit))
+    return std::nullopt;
+  return absorbed;
+}
+
+/// `t` without dim `unit`, if any.
+RankedTensorType withoutUnit(RankedTensorType t, std::optional<int64_t> unit) {
+  if (!unit)
+    return t;
+  SmallVector<int64_t> shape(t.getShape());
+  shape.erase(shape.begin() + *unit);
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
 } // namespace
 
 FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
@@ -293,75 +418,39 @@ FailureOr<Values> importGather(Operation *op, OpEmitter &e) {
       m ? readI64Array(op, "slice_sizes") : std::nullopt;
   if (!sizes)
     return failure();
-  if (singleStart(*m, tensorType(op->getOperand(1))))
+  Value table = op->getOperand(0), indices = op->getOperand(1);
+  if (singleStart(*m, tensorType(indices)))
     return gatherOneSlice(op, e, *m, *sizes);
-  Value table = op->getOperand(0);
-  RankedTensorType tt = tensorType(table);
-  RankedTensorType rt = tensorType(op->getResult(0));
-  RankedTensorType resultType = rt;
-  // The indexed dim kept as a window dim of size 1 (jnp.searchsorted's
-  // gather of x[idx] with `idx` of shape [n, 1]): gathered as if
-  // collapsed, the unit dim reshaped back in at the end.
-  if (m->indexMap.size() == 1 && m->operandBatching.empty()) {
-    int64_t a = m->indexMap[0];
-    if (a >= 0 && a < tt.getRank() && static_cast<int64_t>(sizes->size()) == tt.getRank() &&
-        (*sizes)[a] == 1 && !llvm::is_contained(m->collapsedDims, a)) {
-      int64_t k = llvm::count_if(llvm::seq<int64_t>(0, a), [&](int64_t d) {
-        return !llvm::is_contained(m->collapsedDims, d);
-      });
-      if (k < static_cast<int64_t>(m->windowDims.size())) {
-        int64_t unit = m->windowDims[k];
-        SmallVector<int64_t> windows;
-        for (int64_t w : m->windowDims)
-          if (w != unit)
-            windows.push_back(w - (w > unit ? 1 : 0));
-        m->windowDims = windows;
-        m->collapsedDims.push_back(a);
-        llvm::sort(m->collapsedDims);
-        SmallVector<int64_t> shape(rt.getShape());
-        shape.erase(shape.begin() + unit);
-        rt = RankedTensorType::get(shape, rt.getElementType());
-      }
-    }
+  std::optional<AlongBatch> along = alongBatch(*m, table, indices, *sizes);
+  if (!along) {
+    FailureOr<RowsForm> f = readAsRows(op, e, table, indices, *m, *sizes, /*wantFits=*/false);
+    if (failed(f))
+      return failure();
+    FailureOr<Value> rows = gatherRows(op, e, *f, *m);
+    if (failed(rows))
+      return failure();
+    return Values{*rows};
   }
-  auto result = [&](Value v) { return Values{rt == resultType ? v : e.reshape(v, resultType)}; };
-  FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
+  // One element per batch position, as a one-hot sum (exact).
+  RankedTensorType tt = tensorType(table), resultType = tensorType(op->getResult(0));
+  RankedTensorType rt = withoutUnit(resultType, along->unit);
+  FailureOr<Value> idx = scalarIndices(op, e, along->indices, along->m);
   if (failed(idx))
     return failure();
-  int64_t a = m->indexMap[0], sRank = tensorType(*idx).getRank();
-  if (static_cast<int64_t>(sizes->size()) != tt.getRank() || a < 0 || a >= tt.getRank() ||
-      m->collapsedDims != SmallVector<int64_t>{a})
-    return op->emitError() << "only gathers that pick one element of one collapsed dimension "
-                              "per index are supported (t[ids], jnp.take, take_along_axis)";
-  if (m->operandBatching.empty()) {
-    // Rows of a table: dim 0 picked, the rest taken whole and trailing.
-    bool rows = a == 0 && (*sizes)[0] == 1;
-    for (int64_t d = 1; rows && d < tt.getRank(); ++d)
-      rows = (*sizes)[d] == tt.getDimSize(d) &&
-             llvm::is_contained(m->windowDims, sRank + d - 1);
-    if (!rows || static_cast<int64_t>(m->windowDims.size()) != tt.getRank() - 1)
-      return op->emitError() << "a gather without batching dims is supported as rows of a "
-                                "table (dimension 0 indexed, whole rows, offset dims last), "
-                                "as t[ids] and jnp.take(t, ids, axis=0) emit";
-    return result(GatherOp::create(e.b, e.loc, rt, table, *idx).getResult());
-  }
-  if (!batchingCoversAllBut(*m, tt.getRank(), a) || !m->windowDims.empty() ||
-      llvm::any_of(*sizes, [](int64_t s) { return s != 1; }))
-    return op->emitError() << "a batched gather is supported as take_along_axis: every operand "
-                              "dimension but the indexed one batching, slices of size 1";
-  // One element per batch position, as a one-hot sum (exact).
+  int64_t a = along->m.indexMap[0], sRank = tensorType(*idx).getRank();
   int64_t c = tt.getDimSize(a);
   RankedTensorType it = tensorType(*idx);
   Value lo = splatOf(e, it, 0), hi = splatOf(e, it, c - 1);
   Value clamped = ClampOp::create(e.b, e.loc, it, lo, *idx, hi);
   Value hot = oneHot(e, clamped, c);
   auto wideType = RankedTensorType::get(tensorType(hot).getShape(), tt.getElementType());
-  Value wide = broadcastAnyOrder(e, table, wideType, operandToOneHot(*m, tt.getRank(), a, sRank));
+  Value wide =
+      broadcastAnyOrder(e, table, wideType, operandToOneHot(along->m, tt.getRank(), a, sRank));
   Value picked = e.select(hot, wide, splatOf(e, wideType, 0));
   Value sum = ReduceOp::create(e.b, e.loc, rt, ReductionKindAttr::get(e.b.getContext(),
                                                                        ReductionKind::sum),
                                picked, e.b.getDenseI64ArrayAttr({sRank}), UnitAttr());
-  return result(sum);
+  return Values{e.reshape(sum, resultType)};
 }
 
 namespace {
@@ -421,6 +510,111 @@ Value scatterBooleans(OpEmitter &e, ReductionKind kind, Value base, Value idx, V
 
 } // namespace
 
+namespace {
+
+/// The window of a scatter's updates per operand dim of `base`: 1 in the
+/// inserted and batching dims, the updates' window dims in order in the
+/// others.
+FailureOr<SmallVector<int64_t>> scatterWindow(Operation *op, const IndexMap &m,
+                                              RankedTensorType bt, RankedTensorType ut) {
+  SmallVector<int64_t> window;
+  size_t next = 0;
+  for (int64_t d = 0; d < bt.getRank(); ++d) {
+    if (llvm::is_contained(m.collapsedDims, d) || llvm::is_contained(m.operandBatching, d)) {
+      window.push_back(1);
+      continue;
+    }
+    if (next >= m.windowDims.size())
+      break;
+    int64_t p = m.windowDims[next++];
+    if (p < 0 || p >= ut.getRank())
+      break;
+    window.push_back(ut.getDimSize(p));
+  }
+  if (static_cast<int64_t>(window.size()) != bt.getRank() || next != m.windowDims.size())
+    return op->emitError() << "update_window_dims must name one dim of the updates for each "
+                              "operand dim neither inserted nor batching";
+  return window;
+}
+
+/// A scatter of one element per batch position: an add (the gradient of
+/// take_along_axis) or, when each batch position has one index, a set
+/// (`.at[jnp.arange(B), labels].set`); nullopt for other kinds.
+std::optional<Value> scatterAlongBatch(OpEmitter &e, const AlongBatch &along, Value base,
+                                       Value idx, Value updates, bool sets, ReductionKind kind) {
+  RankedTensorType bt = tensorType(base);
+  int64_t a = along.m.indexMap[0], sRank = tensorType(idx).getRank();
+  SmallVector<int64_t> summed, kept;
+  for (int64_t d = 0; d < sRank; ++d)
+    (llvm::is_contained(along.m.indicesBatching, d) ? kept : summed).push_back(d);
+  if (sets ? !summed.empty() : kind != ReductionKind::sum)
+    return std::nullopt;
+  updates = e.reshape(updates, withoutUnit(tensorType(updates), along.unit));
+  int64_t c = bt.getDimSize(a);
+  Value hot = oneHot(e, idx, c); // no clamp: an out-of-range index matches nothing
+  auto wideType = RankedTensorType::get(tensorType(hot).getShape(), bt.getElementType());
+  Value wide = e.broadcast(updates, wideType, llvm::to_vector(llvm::seq<int64_t>(0, sRank)));
+  // Sum over the index dims that are not batching dims; what is left lines
+  // up with the operand's batching dims (in index order) and then c.
+  SmallVector<int64_t> keptShape;
+  for (int64_t d : kept)
+    keptShape.push_back(tensorType(hot).getDimSize(d));
+  keptShape.push_back(c);
+  auto keptType = RankedTensorType::get(keptShape, bt.getElementType());
+  auto reduced = [&](Value v) -> Value {
+    if (summed.empty())
+      return e.reshape(v, RankedTensorType::get(keptShape, getElementTypeOrSelf(v.getType())));
+    return ReduceOp::create(e.b, e.loc, keptType,
+                            ReductionKindAttr::get(e.b.getContext(), ReductionKind::sum), v,
+                            e.b.getDenseI64ArrayAttr(summed), UnitAttr())
+        .getResult();
+  };
+  // Operand dim d sits at position perm[d] of the reduced one-hot.
+  SmallVector<int64_t> toOneHot = operandToOneHot(along.m, bt.getRank(), a, sRank), perm;
+  for (int64_t d = 0; d < bt.getRank(); ++d)
+    perm.push_back(d == a ? static_cast<int64_t>(kept.size())
+                          : llvm::find(kept, toOneHot[d]) - kept.begin());
+  auto placed = [&](Value v) -> Value {
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, bt.getRank())))
+      return v;
+    return TransposeOp::create(e.b, e.loc, tensorType(v).clone(bt.getShape()), v,
+                               e.b.getDenseI64ArrayAttr(perm))
+        .getResult();
+  };
+  if (sets)
+    return e.select(placed(reduced(hot)), placed(reduced(wide)), base);
+  return e.add(base, placed(reduced(e.select(hot, wide, splatOf(e, wideType, 0)))));
+}
+
+/// A scatter through the rows form: updates whose window does not fit are
+/// made no-ops, as StableHLO skips them.
+FailureOr<Value> scatterRows(Operation *op, OpEmitter &e, const RowsForm &f, Value updates,
+                             bool sets, std::optional<ReductionKind> kind) {
+  Value table = f.table, rows = f.rows;
+  RankedTensorType rt = tensorType(rows), ut = tensorType(updates);
+  int64_t rowRank = rt.getRank();
+  auto toRows = llvm::to_vector(llvm::seq<int64_t>(0, f.batchShape.size()));
+  Value fits = e.broadcast(f.fits, rt.clone(e.b.getI1Type()), toRows);
+  if (sets)
+    return rowsAsOperand(op, e, f, scatterSetRows(e, table, rows, fits, updates));
+  Value mask = e.broadcast(fits, ut.clone(e.b.getI1Type()),
+                           llvm::to_vector(llvm::seq<int64_t>(0, rowRank)));
+  Value scattered;
+  if (*kind == ReductionKind::sum) {
+    Value kept = e.select(mask, updates, splatOf(e, ut, 0));
+    scattered = ScatterAddOp::create(e.b, e.loc, table.getType(), table, rows, kept);
+  } else if (ut.getElementType().isInteger(1)) {
+    scattered = scatterBooleans(e, *kind, table, rows, mask, updates);
+  } else {
+    Value identity = filledConstant(e, ut, reductionIdentity(e.b, ut.getElementType(), *kind));
+    Value kept = e.select(mask, updates, identity);
+    scattered = ScatterReduceOp::create(e.b, e.loc, table.getType(), *kind, table, rows, kept);
+  }
+  return rowsAsOperand(op, e, f, scattered);
+}
+
+} // namespace
+
 FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   std::optional<IndexMap> m =
       readIndexMap(op, "scatter_dimension_numbers", "scatter", kScatterNames);
@@ -429,7 +623,7 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   if (op->getNumOperands() != 3 || op->getNumResults() != 1 || op->getNumRegions() != 1 ||
       !llvm::hasSingleElement(op->getRegion(0)))
     return op->emitError() << "a scatter of one operand with one body is supported";
-  Value base = op->getOperand(0), updates = op->getOperand(2);
+  Value base = op->getOperand(0), indices = op->getOperand(1), updates = op->getOperand(2);
   RankedTensorType bt = tensorType(base);
   Block &body = op->getRegion(0).front();
   for (BlockArgument arg : body.getArguments())
@@ -440,7 +634,7 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
   // position).
   bool sets = body.getNumArguments() == 2 && body.back().getNumOperands() == 1 &&
               body.back().getOperand(0) == body.getArgument(1);
-  bool one = singleStart(*m, tensorType(op->getOperand(1)));
+  bool one = singleStart(*m, tensorType(indices));
   if (sets && one)
     return scatterOneSlice(op, e, *m, /*add=*/false);
   std::optional<ReductionKind> kind = combinerKind(body, bt.getElementType());
@@ -454,86 +648,27 @@ FailureOr<Values> importScatter(Operation *op, OpEmitter &e) {
     kind = ReductionKind::min;
   if (!sets && *kind == ReductionKind::sum && one)
     return scatterOneSlice(op, e, *m, /*add=*/true);
-  FailureOr<Value> idx = scalarIndices(op, e, op->getOperand(1), *m);
-  if (failed(idx))
+  FailureOr<SmallVector<int64_t>> window = scatterWindow(op, *m, bt, tensorType(updates));
+  if (failed(window))
     return failure();
-  RankedTensorType it = tensorType(*idx);
-  int64_t a = m->indexMap[0], sRank = it.getRank();
-  if (a < 0 || a >= bt.getRank() || m->collapsedDims != SmallVector<int64_t>{a})
-    return op->emitError() << "only scatters that update one element of one inserted "
-                              "dimension per index are supported";
-  if (m->operandBatching.empty()) {
-    bool rows = a == 0 && static_cast<int64_t>(m->windowDims.size()) == bt.getRank() - 1;
-    for (int64_t d = 1; rows && d < bt.getRank(); ++d)
-      rows = llvm::is_contained(m->windowDims, sRank + d - 1);
-    if (!rows)
-      return op->emitError() << "a scatter without batching dims is supported on whole rows "
-                                "of dimension 0 (`t.at[ids]`, the gradient of t[ids])";
-    // StableHLO skips an update whose row is out of range; garray's
-    // scatters clamp the index instead, so such updates become no-ops.
-    int64_t v = bt.getDimSize(0);
-    Value inRange = AndOp::create(
-        e.b, e.loc, e.compare(ComparisonDirection::ge, *idx, splatOf(e, it, 0)),
-        e.compare(ComparisonDirection::lt, *idx, splatOf(e, it, v)));
-    if (sets)
-      return Values{scatterSetRows(e, base, *idx, inRange, updates)};
-    RankedTensorType ut = tensorType(updates);
-    Value mask = e.broadcast(inRange, RankedTensorType::get(ut.getShape(), e.b.getI1Type()),
-                             llvm::to_vector(llvm::seq<int64_t>(0, sRank)));
-    if (*kind == ReductionKind::sum) {
-      Value kept = e.select(mask, updates, splatOf(e, ut, 0));
-      return Values{
-          ScatterAddOp::create(e.b, e.loc, op->getResult(0).getType(), base, *idx, kept)
-              .getResult()};
-    }
-    if (bt.getElementType().isInteger(1))
-      return Values{scatterBooleans(e, *kind, base, *idx, mask, updates)};
-    Value identity = filledConstant(e, ut, reductionIdentity(e.b, ut.getElementType(), *kind));
-    Value kept = e.select(mask, updates, identity);
-    return Values{ScatterReduceOp::create(e.b, e.loc, op->getResult(0).getType(), *kind, base,
-                                          *idx, kept)
-                      .getResult()};
+  if (std::optional<AlongBatch> along = alongBatch(*m, base, indices, *window)) {
+    FailureOr<Value> idx = scalarIndices(op, e, along->indices, along->m);
+    if (failed(idx))
+      return failure();
+    if (std::optional<Value> r = scatterAlongBatch(e, *along, base, *idx, updates, sets,
+                                                   kind.value_or(ReductionKind::sum)))
+      return Values{*r};
   }
-  if (sets || *kind != ReductionKind::sum)
-    return op->emitError() << "a batched scatter is supported as an add (the gradient of "
-                              "take_along_axis); this one sets, multiplies or takes a max or "
-                              "min";
-  if (!batchingCoversAllBut(*m, bt.getRank(), a) || !m->windowDims.empty())
-    return op->emitError() << "a batched scatter is supported as the gradient of "
-                              "take_along_axis: every operand dimension but the indexed one "
-                              "batching, one element per index";
-  int64_t c = bt.getDimSize(a);
-  Value hot = oneHot(e, *idx, c); // no clamp: an out-of-range index matches nothing
-  auto wideType = RankedTensorType::get(tensorType(hot).getShape(), bt.getElementType());
-  Value wide = e.broadcast(updates, wideType, llvm::to_vector(llvm::seq<int64_t>(0, sRank)));
-  Value spread = e.select(hot, wide, splatOf(e, wideType, 0));
-  // Sum over the index dims that are not batching dims; what is left lines
-  // up with the operand's batching dims (in index order) and then c.
-  SmallVector<int64_t> summed, kept;
-  for (int64_t d = 0; d < sRank; ++d)
-    (llvm::is_contained(m->indicesBatching, d) ? kept : summed).push_back(d);
-  SmallVector<int64_t> keptShape;
-  for (int64_t d : kept)
-    keptShape.push_back(tensorType(hot).getDimSize(d));
-  keptShape.push_back(c);
-  auto keptType = RankedTensorType::get(keptShape, bt.getElementType());
-  Value partial = summed.empty()
-                      ? e.reshape(spread, keptType)
-                      : ReduceOp::create(e.b, e.loc, keptType,
-                                         ReductionKindAttr::get(e.b.getContext(),
-                                                                ReductionKind::sum),
-                                         spread, e.b.getDenseI64ArrayAttr(summed), UnitAttr())
-                            .getResult();
-  // Operand dim d sits at position perm[d] of `partial`.
-  SmallVector<int64_t> toOneHot = operandToOneHot(*m, bt.getRank(), a, sRank), perm;
-  for (int64_t d = 0; d < bt.getRank(); ++d)
-    perm.push_back(d == a ? static_cast<int64_t>(kept.size())
-                          : llvm::find(kept, toOneHot[d]) - kept.begin());
-  Value placed = llvm::equal(perm, llvm::seq<int64_t>(0, bt.getRank()))
-                     ? partial
-                     : TransposeOp::create(e.b, e.loc, bt, partial, e.b.getDenseI64ArrayAttr(perm))
-                           .getResult();
-  return Values{e.add(base, placed)};
+  FailureOr<RowsForm> f = readAsRows(op, e, base, indices, *m, *window, /*wantFits=*/true);
+  if (failed(f))
+    return failure();
+  FailureOr<Value> rowUpdates = updatesAsRows(op, e, *f, *m, updates);
+  if (failed(rowUpdates))
+    return failure();
+  FailureOr<Value> r = scatterRows(op, e, *f, *rowUpdates, sets, kind);
+  if (failed(r))
+    return failure();
+  return Values{*r};
 }
 
 } // namespace shardc::import

@@ -167,6 +167,10 @@ mlir::Value stridedSlice(mlir::garray::OpEmitter &e, mlir::Value x,
 mlir::Value broadcastAnyOrder(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Type to,
                               llvm::ArrayRef<int64_t> dims);
 
+/// Whether `v` is a garray constant, or one broadcast, whose every element
+/// equals `want` (compared as doubles; integers and i1 included).
+bool isSplat(mlir::Value v, double want);
+
 /// The reduction a one-op combiner body computes (add, multiply, maximum,
 /// minimum of its two arguments; and/or on i1), or nullopt.
 std::optional<mlir::garray::ReductionKind> combinerKind(mlir::Block &body, mlir::Type element);

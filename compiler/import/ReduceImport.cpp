@@ -35,11 +35,9 @@ using namespace mlir::garray;
 
 namespace shardc::import {
 
-namespace {
-
-/// Whether `v` is a garray constant whose every element equals `want`
-/// (compared as doubles; integers and i1 included).
 bool isSplat(Value v, double want) {
+  if (auto b = v.getDefiningOp<BroadcastInDimOp>())
+    return isSplat(b.getOperand(), want);
   auto c = v.getDefiningOp<ConstantOp>();
   auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
   if (!dense || !dense.isSplat())
@@ -53,6 +51,8 @@ bool isSplat(Value v, double want) {
     return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue()) == want;
   return false;
 }
+
+namespace {
 
 /// The identity of `kind` on element type `t` (as a double), or nullopt.
 std::optional<double> identity(ReductionKind kind, Type t) {

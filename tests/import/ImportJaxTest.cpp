@@ -242,6 +242,13 @@ TEST_CASE("segment_prod of floats (a zero factor, an empty segment) and of integ
   checkProgram("products", {"", "data=1", "data=3", "data=4"});
 }
 
+TEST_CASE("fancy indexing (logp[arange(B), labels], x[:, idx], diagonal, triu_indices, "
+          "vmapped v[l] and dynamic_slice, broadcast take_along_axis), its gradients and "
+          ".at[i, j].add/.set with repeated and out-of-range pairs match JAX",
+          "[import][exec]") {
+  checkProgram("gathers", {"", "data=1", "data=3", "data=4"});
+}
+
 TEST_CASE("shard_map (a hand-written Megatron MLP, its gradient, psum of floats and ints, "
           "pmax, all_gather tiled and not, psum_scatter, all_to_all, ppermute of every "
           "device and of some, axis_index) matches JAX",

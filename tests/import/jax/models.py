@@ -788,6 +788,52 @@ def products():
                   (P("data"), P(), P("data"), P(), P(), P("data")))
 
 
+# --- gathers: JAX's fancy indexing beyond rows of a table --------------------
+# `logp[arange(B), labels]` (an iota index next to the labels, negative and
+# out-of-range labels among them), `x[:, idx]` and `jnp.take(axis=1)`,
+# `jnp.diagonal`, the upper triangle by `triu_indices`, `v[l]` under vmap,
+# random crops by a vmapped dynamic_slice, take_along_axis with indices
+# broadcast along a trailing dim; their gradients (scatter-adds of the same
+# shapes), `.at[arange(B), labels].set` and `.at[i, j].add` with repeated and
+# out-of-range pairs.
+
+def gathers_step(x, m, imgs, labels, cols, starts, pi, pj):
+    b = x.shape[0]
+
+    def loss(x, m, imgs):
+        logp = jax.nn.log_softmax(x)
+        ce = -jnp.mean(logp[jnp.arange(b), labels])
+        picked = jnp.sum(jnp.tanh(x[:, cols]) ** 2) + jnp.sum(jnp.take(x, cols, axis=1) * 0.5)
+        diag = jnp.sum(jnp.diagonal(m) ** 2)
+        iu = jnp.triu_indices(m.shape[0], 1)
+        tri = jnp.sum(jnp.sin(m[iu]))
+        per_row = jnp.sum(jax.vmap(lambda v, l: v[l])(x, labels) ** 2)
+        crops = jax.vmap(lambda im, s: jax.lax.dynamic_slice(im, s, (3, 4)))(imgs, starts)
+        along = jnp.take_along_axis(imgs, jnp.abs(starts[:, :, None]) % 5, axis=1)
+        return ce + picked + diag + tri + per_row + jnp.sum(crops ** 2) + jnp.sum(along), crops
+    (l, crops), (gx, gm, gi) = jax.value_and_grad(loss, argnums=(0, 1, 2), has_aux=True)(x, m, imgs)
+    return {
+        "loss": l, "gx": gx, "gm": gm, "gi": gi, "crops": crops,
+        "onehot": jnp.zeros_like(x).at[jnp.arange(b), labels].set(1.0),
+        "pairs": m.at[pi, pj].add(1.0),
+        "pairs_set": m.at[pi, pj].set(-1.0),
+    }
+
+
+def gathers():
+    rng = np.random.default_rng(25)
+    x = grid(rng, (8, 6), 1.0)
+    m = grid(rng, (5, 5), 1.0)
+    imgs = grid(rng, (8, 5, 7), 1.0)
+    labels = np.array([0, 5, 2, -1, 3, 7, 1, -6], np.int32)  # -1, -6 wrap; 7 clamps
+    cols = np.array([4, 0, 4, 2], np.int32)
+    starts = np.array([[0, 0], [2, 3], [1, 6], [-1, 2], [2, 0], [0, 3], [5, 1], [1, 1]], np.int32)
+    pi = np.array([0, 4, 0, 2, 9, 1, 0], np.int32)  # (0, 3) twice; (9, 1) dropped
+    pj = np.array([3, 4, 3, 1, 1, -7, 3], np.int32)  # (1, -7) dropped
+    return Export(gathers_step, (x, m, imgs, labels, cols, starts, pi, pj), {"data": 2},
+                  (P("data"), P(), P("data"), P("data"), P(), P("data"), P(), P()))
+
+
 # --- shard_map: per-device code with explicit collectives --------------------
 
 def mesh_of(axes):
@@ -975,6 +1021,7 @@ EXPORTS = {
     "segments": segments,
     "flags": flags,
     "products": products,
+    "gathers": gathers,
     "shardmap": shardmap,
     "shardmap_partial": shardmap_partial,
     "stacked_scans": stacked_scans,
