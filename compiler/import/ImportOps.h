@@ -207,6 +207,22 @@ mlir::FailureOr<Values> importCollectivePermute(mlir::Operation *op,
                                                 mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importPartitionId(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importReduce(mlir::Operation *op, mlir::garray::OpEmitter &e);
+// ElementaryFunctions.cpp
+mlir::FailureOr<Values> importAtan2(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importAtan(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importAsin(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importAcos(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importTan(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importSinh(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importCosh(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importAsinh(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importAcosh(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importAtanh(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importCbrt(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importRoundAway(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importPopcnt(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importCountLeadingZeros(mlir::Operation *op, mlir::garray::OpEmitter &e);
+mlir::FailureOr<Values> importNextAfter(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importGather(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importScatter(mlir::Operation *op, mlir::garray::OpEmitter &e);
 mlir::FailureOr<Values> importPad(mlir::Operation *op, mlir::garray::OpEmitter &e);

@@ -51,37 +51,16 @@
 // to ±1 (tests/import checks programs that use them against JAX).
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/import/ImportOps.h"
+#include "compiler/import/FloatExpansion.h"
 
 #include <cmath>
 #include <limits>
-#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::garray;
 
 namespace shardc::import {
 namespace {
-
-/// A tensor like `x` with every element `v`: a scalar constant broadcast,
-/// so that an expansion's dozens of constants hold one element each, not
-/// one per element of `x` (the input contract bounds constants' elements).
-Value constLike(OpEmitter &e, Value x, double v) {
-  auto t = cast<RankedTensorType>(x.getType());
-  return filledConstant(e, t, e.b.getFloatAttr(t.getElementType(), v));
-}
-
-Value scaleBy(OpEmitter &e, Value x, double s) { return e.mul(x, constLike(e, x, s)); }
-
-/// c[0] · y^(n-1) + ... + c[n-1], by Horner's rule.
-Value polynomial(OpEmitter &e, Value y, ArrayRef<double> c) {
-  Value r = constLike(e, y, c[0]);
-  for (double k : c.drop_front())
-    r = e.add(e.mul(r, y), constLike(e, y, k));
-  return r;
-}
-
-Value absOf(OpEmitter &e, Value x) { return AbsOp::create(e.b, e.loc, x.getType(), x); }
 
 /// erf(x) for f32 `x` (file comment).
 Value erf32(OpEmitter &e, Value x) {
@@ -303,27 +282,6 @@ Value polygamma32(OpEmitter &e, Value n, Value x) {
   Value valid =
       both(e, isWhole(e, n), e.compare(ComparisonDirection::ge, n, constLike(e, n, 0.0)));
   return e.select(valid, r, constLike(e, r, std::numeric_limits<double>::quiet_NaN()));
-}
-
-/// `f` on `op`'s operands in f32 (bf16/f16 widened and the result rounded
-/// back), or an error naming the op for other element types.
-template <typename F> FailureOr<Values> inF32(Operation *op, OpEmitter &e, F f) {
-  RankedTensorType t = tensorType(op->getOperand(0));
-  Type element = t.getElementType();
-  if (!isa<Float32Type, BFloat16Type, Float16Type>(element))
-    return op->emitError() << "'" << op->getName() << "' on " << element
-                           << " is not supported: shardc computes it with an f32 approximation; "
-                              "convert the operand to f32 first";
-  auto f32 = RankedTensorType::get(t.getShape(), e.b.getF32Type());
-  SmallVector<Value, 2> args;
-  for (Value v : op->getOperands())
-    args.push_back(e.convert(v, f32));
-  Value r;
-  if constexpr (std::is_invocable_v<F, OpEmitter &, Value>)
-    r = f(e, args[0]);
-  else
-    r = f(e, args[0], args[1]);
-  return Values{e.convert(r, t)};
 }
 
 } // namespace

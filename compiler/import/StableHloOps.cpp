@@ -21,8 +21,10 @@
 // Reduce, gather and scatter have bodies or index maps to read: their own
 // files, as do pad and reduce_window (WindowImport.cpp) and select_and_scatter
 // (SelectAndScatterImport.cpp). erf, erfc, erf_inv and is_finite are built
-// from several garray ops (SpecialFunctions.cpp), convolution from slices
-// and dot_generals
+// from several garray ops (SpecialFunctions.cpp), as are atan2, tan, the
+// inverse trigonometric and the hyperbolic functions, cbrt, rounding away
+// from zero, popcnt, count_leading_zeros and next_after
+// (ElementaryFunctions.cpp); convolution from slices and dot_generals
 // (ConvolutionImport.cpp), dynamic slices from slices or one-hot sums
 // (DynamicSliceImport.cpp). Zero-size tensors are removed before
 // (DropEmptyTensors.cpp). A while loop with a known trip count is
@@ -511,6 +513,21 @@ const OpImport kTable[] = {
     {"stablehlo.reduce_precision", kReducePrecisionAttrs, importReducePrecision},
     {"stablehlo.is_finite", {}, importIsFinite},
     {"chlo.square", {}, importSquare},
+    {"stablehlo.atan2", {}, importAtan2},
+    {"stablehlo.tan", {}, importTan},
+    {"stablehlo.cbrt", {}, importCbrt},
+    {"stablehlo.round_nearest_afz", {}, importRoundAway},
+    {"stablehlo.popcnt", {}, importPopcnt},
+    {"stablehlo.count_leading_zeros", {}, importCountLeadingZeros},
+    {"chlo.atan", {}, importAtan},
+    {"chlo.asin", {}, importAsin},
+    {"chlo.acos", {}, importAcos},
+    {"chlo.sinh", {}, importSinh},
+    {"chlo.cosh", {}, importCosh},
+    {"chlo.asinh", {}, importAsinh},
+    {"chlo.acosh", {}, importAcosh},
+    {"chlo.atanh", {}, importAtanh},
+    {"chlo.next_after", {}, importNextAfter},
     {"chlo.erf", {}, importErf},
     {"chlo.erfc", {}, importErfc},
     {"chlo.erf_inv", {}, importErfInv},
