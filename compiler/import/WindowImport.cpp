@@ -13,10 +13,12 @@
 // (ConvolutionImport.cpp): the input padded with the init value, tap w its
 // slice from w·window_dilation every stride, the taps combined in row-major
 // order with the body's op (add, multiply, max, min), and the init combined
-// once more unless it is the op's identity. Refused with an error: several
-// inputs, base dilation, a body that is not one such op, more than kMaxTaps
-// taps. select_and_scatter (max pooling's gradient) is built from the same
-// taps in SelectAndScatterImport.cpp.
+// once more unless it is the op's identity. A cumulative window (a prefix
+// scan along one dim, jnp.cumsum's) is log2(n) shifted combinations
+// instead of n taps. Refused with an error: several inputs, base dilation,
+// a body that is not one such op, more than kMaxTaps taps in another
+// window. select_and_scatter (max pooling's gradient) is built from the
+// same taps in SelectAndScatterImport.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/ImportOps.h"
@@ -162,6 +164,48 @@ FailureOr<Values> importPad(Operation *op, OpEmitter &e) {
   return Values{out};
 }
 
+namespace {
+
+/// A cumulative window (`jnp.cumsum`, `cumprod`, `cummax`, and with
+/// `reverse=True`): along one dim of n elements, a window of n padded by
+/// n - 1 before (or after) with the identity, stride 1, every other dim a
+/// window of 1. Its n taps are a prefix scan, built by doubling: after
+/// the step of shift s each element holds the combination of the 2s
+/// elements ending (or starting) at it, so log2(n) shifted combinations
+/// in all. Nullopt for any other window.
+std::optional<Value> cumulative(OpEmitter &e, Value x, Value init, const WindowAttrs &w,
+                                bool initIsIdentity, function_ref<Value(Value, Value)> combine) {
+  RankedTensorType t = tensorType(x);
+  std::optional<int64_t> dim;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (w.strides[d] != 1 || w.windowDilation[d] != 1 || w.baseDilation[d] != 1)
+      return std::nullopt;
+    if (w.window[d] == 1 && w.low[d] == 0 && w.high[d] == 0)
+      continue;
+    int64_t n = t.getDimSize(d);
+    bool forward = w.low[d] == n - 1 && w.high[d] == 0;
+    bool backward = w.low[d] == 0 && w.high[d] == n - 1;
+    if (dim || w.window[d] != n || n < 2 || !(forward || backward))
+      return std::nullopt;
+    dim = d;
+  }
+  if (!dim || !initIsIdentity)
+    return std::nullopt;
+  int64_t d = *dim, n = t.getDimSize(d);
+  bool forward = w.low[d] == n - 1;
+  SmallVector<int64_t> none(t.getRank(), 0);
+  Value acc = x;
+  for (int64_t s = 1; s < n; s *= 2) {
+    SmallVector<int64_t> low(none), high(none);
+    (forward ? low : high)[d] = s;
+    (forward ? high : low)[d] = -s;
+    acc = combine(acc, padGeneral(e, acc, init, low, high, none));
+  }
+  return acc;
+}
+
+} // namespace
+
 FailureOr<Values> importReduceWindow(Operation *op, OpEmitter &e) {
   if (op->getNumOperands() != 2 || op->getNumResults() != 1)
     return op->emitError() << "'stablehlo.reduce_window' of several inputs is not supported";
@@ -196,9 +240,6 @@ FailureOr<Values> importReduceWindow(Operation *op, OpEmitter &e) {
     out.push_back((pt.getDimSize(d) - span) / strides[d] + 1);
     taps *= window[d];
   }
-  if (taps > kMaxTaps)
-    return op->emitError() << "this reduce_window has " << taps
-                           << " window positions; shardc imports at most " << kMaxTaps;
   auto combine = [&](Value a, Value b) -> Value {
     switch (*kind) {
     case ReductionKind::sum:
@@ -212,6 +253,17 @@ FailureOr<Values> importReduceWindow(Operation *op, OpEmitter &e) {
     }
     return a;
   };
+  Attribute identity = reductionIdentity(e.b, t.getElementType(), *kind);
+  DenseElementsAttr initValue;
+  bool isIdentity = matchPattern(init, m_Constant(&initValue)) && initValue.isSplat() &&
+                    initValue.getSplatValue<Attribute>() == identity;
+  if (std::optional<Value> scan = cumulative(e, x, init, *w, isIdentity, combine))
+    return Values{*scan};
+  if (taps > kMaxTaps)
+    return op->emitError() << "this reduce_window has " << taps
+                           << " window positions; shardc imports at most " << kMaxTaps
+                           << " (and any number along one dim of a cumulative window, "
+                              "jnp.cumsum's)";
   Value acc;
   SmallVector<int64_t> index(rank, 0);
   forEachIndex(window, index, [&] {
@@ -225,10 +277,6 @@ FailureOr<Values> importReduceWindow(Operation *op, OpEmitter &e) {
   });
   // The init is combined once more, as reduce_window's definition says,
   // unless it is the op's identity.
-  Attribute identity = reductionIdentity(e.b, t.getElementType(), *kind);
-  DenseElementsAttr initValue;
-  bool isIdentity = matchPattern(init, m_Constant(&initValue)) && initValue.isSplat() &&
-                    initValue.getSplatValue<Attribute>() == identity;
   if (!isIdentity)
     acc = combine(acc, e.broadcastScalar(init, acc.getType()));
   return Values{acc};

@@ -249,6 +249,12 @@ TEST_CASE("fancy indexing (logp[arange(B), labels], x[:, idx], diagonal, triu_in
   checkProgram("gathers", {"", "data=1", "data=3", "data=4"});
 }
 
+TEST_CASE("cumsum, cummax, cummin and cumprod along 1030 to 1100 elements (forward, reversed, "
+          "along a sharded dim) and a cumsum's gradient match JAX",
+          "[import][exec]") {
+  checkProgram("cumulative", {"", "data=1", "data=3", "data=4"});
+}
+
 TEST_CASE("shard_map (a hand-written Megatron MLP, its gradient, psum of floats and ints, "
           "pmax, all_gather tiled and not, psum_scatter, all_to_all, ppermute of every "
           "device and of some, axis_index) matches JAX",

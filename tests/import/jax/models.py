@@ -834,6 +834,33 @@ def gathers():
                   (P("data"), P(), P("data"), P("data"), P(), P("data"), P(), P()))
 
 
+# --- cumulative: jnp.cumsum, lax.cummax and cumprod along dims of more
+# than 1024 elements (prefix scans by doubling), forward and reversed, one
+# along the sharded dim, and the gradient of a cumsum (a reversed cumsum) --
+
+def cumulative_step(x, v, w):
+    def loss(w):
+        return jnp.sum(jnp.cumsum(jnp.tanh(x * w), axis=1) ** 2) / 1e4
+    l, g = jax.value_and_grad(loss)(w)
+    return {
+        "loss": l, "grad": g,
+        "sum": jnp.cumsum(x, axis=1),
+        "rev": jax.lax.cumsum(x, axis=1, reverse=True),
+        "max": jax.lax.cummax(x, axis=1),
+        "prod": jnp.cumprod(1.0 + x / 256, axis=1),
+        "along": jnp.cumsum(v),
+        "along_min": jax.lax.cummin(v, reverse=True),
+    }
+
+
+def cumulative():
+    rng = np.random.default_rng(26)
+    x = grid(rng, (4, 1100), 1.0)
+    v = grid(rng, (1030,), 1.0)
+    w = grid(rng, (1100,), 1.0)
+    return Export(cumulative_step, (x, v, w), {"data": 2}, (P("data", None), P("data"), P()))
+
+
 # --- shard_map: per-device code with explicit collectives --------------------
 
 def mesh_of(axes):
@@ -1022,6 +1049,7 @@ EXPORTS = {
     "flags": flags,
     "products": products,
     "gathers": gathers,
+    "cumulative": cumulative,
     "shardmap": shardmap,
     "shardmap_partial": shardmap_partial,
     "stacked_scans": stacked_scans,
