@@ -91,6 +91,11 @@ mlir::Value filledConstant(mlir::garray::OpEmitter &e, mlir::RankedTensorType ty
 mlir::Value stableHloBroadcastScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scalar,
                                      mlir::Type type);
 
+/// Removes every `sdy.sharding_constraint` that constrains nothing (in a
+/// reducer's body, on a scalar, every dim open without axes), before the
+/// ops are imported (DropVacuousConstraints.cpp).
+void dropVacuousConstraints(mlir::ModuleOp module);
+
 /// Makes every unsigned integer type signless, first rewriting the ops
 /// whose results depend on the reading (UnsignedToSignless.cpp), before the
 /// ops are imported; an error on an op that has no such rewrite.

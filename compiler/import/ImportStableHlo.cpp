@@ -479,6 +479,7 @@ LogicalResult Importer::importBody(func::FuncOp func) {
 }
 
 LogicalResult Importer::run() {
+  import::dropVacuousConstraints(module_);
   if (failed(import::unsignedToSignless(module_)) || failed(import::flattenCases(module_)) ||
       failed(import::sortsToNetworks(module_)) || failed(import::reduceWindowsToTaps(module_)) ||
       failed(import::unrollStaticWhileLoops(module_)) || failed(import::dropEmptyTensors(module_)))

@@ -89,12 +89,14 @@ FailureOr<SmallVector<Attribute>> toGArray(Operation *op, StringRef attr,
   return out;
 }
 
-/// The axes of `mesh` (of more than one device) that `manual` leaves out.
-std::vector<std::string> freeAxes(MeshOp mesh, const std::vector<std::string> &manual) {
+/// The axes of `mesh` that `manual` leaves out: those of more than one
+/// device, or with `singletons` every one.
+std::vector<std::string> freeAxes(MeshOp mesh, const std::vector<std::string> &manual,
+                                  bool singletons = false) {
   std::vector<std::string> free;
   for (auto [axis, size] : llvm::zip(mesh.getAxes(), mesh.getSizes())) {
     std::string name = cast<StringAttr>(axis).getValue().str();
-    if (size > 1 && !llvm::is_contained(manual, name))
+    if ((size > 1 || singletons) && !llvm::is_contained(manual, name))
       free.push_back(name);
   }
   return free;
@@ -104,10 +106,14 @@ std::vector<std::string> freeAxes(MeshOp mesh, const std::vector<std::string> &m
 /// only its manual axes, closed and without priorities: where the body runs
 /// per device over every axis, the free axes split nothing. A free axis
 /// major to a manual one in a dim would make each device's block a strided
-/// part of the manual block; that is an error on `op`.
+/// part of the manual block; that is an error on `op` (a free axis of one
+/// device splits nothing and may lie anywhere).
 LogicalResult keepManualAxes(Operation *op, StringRef attr, std::vector<SdySharding> &all,
-                             const std::vector<std::string> &manual,
-                             const std::vector<std::string> &free) {
+                             MeshOp mesh, const std::vector<std::string> &free) {
+  std::vector<std::string> splitting;
+  for (auto [axis, size] : llvm::zip(mesh.getAxes(), mesh.getSizes()))
+    if (size > 1 && llvm::is_contained(free, cast<StringAttr>(axis).getValue().str()))
+      splitting.push_back(cast<StringAttr>(axis).getValue().str());
   for (auto [i, s] : llvm::enumerate(all)) {
     for (auto [d, dim] : llvm::enumerate(s.dims)) {
       std::vector<std::string> kept;
@@ -120,7 +126,7 @@ LogicalResult keepManualAxes(Operation *op, StringRef attr, std::vector<SdyShard
                    << "` splits over free axis \"" << *firstFree << "\" before manual axis \""
                    << axis << "\"; list the manual axes first, or map over every axis";
           kept.push_back(axis); // a manual axis (or none of the mesh's: parsing reports it)
-        } else if (!firstFree) {
+        } else if (!firstFree && llvm::is_contained(splitting, axis)) {
           firstFree = &axis;
         }
       }
@@ -260,9 +266,12 @@ LogicalResult outlineOne(Operation *op, SymbolTable &symbols) {
   int64_t devices = 1;
   for (int64_t size : mesh.getSizes())
     devices *= size;
-  if (std::vector<std::string> free = freeAxes(mesh, *manual); !free.empty()) {
-    if (failed(keepManualAxes(op, "in_shardings", *inSdy, *manual, free)) ||
-        failed(keepManualAxes(op, "out_shardings", *outSdy, *manual, free)))
+  // A free axis of one device (the model axis of a 2x1 mesh) splits
+  // nothing, but JAX still writes the shardings open along it.
+  if (std::vector<std::string> free = freeAxes(mesh, *manual, /*singletons=*/true);
+      !free.empty()) {
+    if (failed(keepManualAxes(op, "in_shardings", *inSdy, mesh, free)) ||
+        failed(keepManualAxes(op, "out_shardings", *outSdy, mesh, free)))
       return failure();
     if (failed(inlineCompletingBodies(op, mesh, *manual)))
       return failure();
@@ -314,6 +323,38 @@ std::optional<int64_t> bodyDevices(Operation *op) {
     return std::nullopt;
   }
   return devices.getInt();
+}
+
+/// Whether the collective `op` is outside any shard_map and over groups
+/// of one device, or pairs of a device with itself: on a one-device mesh
+/// JAX inlines a shard_map's body and leaves its collectives so. Each is
+/// its operand there.
+bool alone(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func || func->getAttr(kBodyAttr))
+    return false;
+  if (auto groups = dyn_cast_or_null<DenseIntElementsAttr>(op->getAttr("replica_groups")))
+    return groups.getType().getRank() == 2 && groups.getType().getDimSize(1) == 1;
+  auto pairs = dyn_cast_or_null<DenseIntElementsAttr>(op->getAttr("source_target_pairs"));
+  if (!pairs || pairs.getType().getRank() != 2 || pairs.getType().getDimSize(1) != 2)
+    return false;
+  auto ids = llvm::to_vector(pairs.getValues<APInt>());
+  for (size_t i = 0; i + 1 < ids.size(); i += 2)
+    if (ids[i] != ids[i + 1])
+      return false;
+  return true;
+}
+
+/// Whether every mesh of the module holding `op` has one device.
+bool oneDevice(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  bool any = false, one = true;
+  for (auto mesh : module.getOps<MeshOp>()) {
+    any = true;
+    for (int64_t size : mesh.getSizes())
+      one &= size == 1;
+  }
+  return any && one;
 }
 
 /// `replica_groups` as comm's flat groups and group size; an error on `op`
@@ -375,6 +416,8 @@ void dropShardMapMarks(ModuleOp module) {
 }
 
 FailureOr<Values> importAllReduce(Operation *op, OpEmitter &e) {
+  if (alone(op))
+    return Values(op->getOperands());
   if (!bodyDevices(op))
     return failure();
   auto groups = readGroups(op, /*needGlobalIds=*/true);
@@ -392,6 +435,8 @@ FailureOr<Values> importAllReduce(Operation *op, OpEmitter &e) {
 }
 
 FailureOr<Values> importAllGather(Operation *op, OpEmitter &e) {
+  if (alone(op))
+    return Values(op->getOperands());
   std::optional<int64_t> dim = bodyDevices(op) ? readI64(op, "all_gather_dim") : std::nullopt;
   auto groups = dim ? readGroups(op, /*needGlobalIds=*/true) : std::nullopt;
   if (!groups)
@@ -404,6 +449,8 @@ FailureOr<Values> importAllGather(Operation *op, OpEmitter &e) {
 }
 
 FailureOr<Values> importReduceScatter(Operation *op, OpEmitter &e) {
+  if (alone(op))
+    return Values(op->getOperands());
   std::optional<int64_t> dim =
       bodyDevices(op) ? readI64(op, "scatter_dimension") : std::nullopt;
   auto groups = dim ? readGroups(op, /*needGlobalIds=*/true) : std::nullopt;
@@ -418,6 +465,8 @@ FailureOr<Values> importReduceScatter(Operation *op, OpEmitter &e) {
 }
 
 FailureOr<Values> importAllToAll(Operation *op, OpEmitter &e) {
+  if (alone(op))
+    return Values(op->getOperands());
   if (!bodyDevices(op))
     return failure();
   std::optional<int64_t> split = readI64(op, "split_dimension");
@@ -441,6 +490,8 @@ FailureOr<Values> importAllToAll(Operation *op, OpEmitter &e) {
 }
 
 FailureOr<Values> importCollectivePermute(Operation *op, OpEmitter &e) {
+  if (alone(op))
+    return Values(op->getOperands());
   if (!bodyDevices(op))
     return failure();
   auto pairs = dyn_cast_or_null<DenseIntElementsAttr>(op->getAttr("source_target_pairs"));
@@ -456,6 +507,10 @@ FailureOr<Values> importCollectivePermute(Operation *op, OpEmitter &e) {
 }
 
 FailureOr<Values> importPartitionId(Operation *op, OpEmitter &e) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (func && !func->getAttr(kBodyAttr) && oneDevice(op))
+    return Values{filledConstant(e, tensorType(op->getResult(0)),
+                                 e.b.getIntegerAttr(tensorType(op->getResult(0)).getElementType(), 0))};
   std::optional<int64_t> devices = bodyDevices(op);
   if (!devices)
     return failure();

@@ -14,7 +14,9 @@
 //     minimum do the same around a signed max/min;
 //   - a convert from an unsigned integer zero-extends: to a wider integer
 //     it converts and masks the high bits off, to a float it first widens to
-//     twice the width (u32 to f32 goes through i64, exactly);
+//     twice the width (u32 to f32 goes through i64, exactly); a float to
+//     an unsigned integer below 64 bits goes through i64 (saturating) and
+//     a clamp to [0, 2^w - 1], as XLA's saturating convert;
 //   - a reduce by maximum or minimum alone flips the sign bits of its
 //     operands, initial values and results;
 //   - clamp flips the sign bits around a signed clamp, as maximum does;
@@ -27,7 +29,7 @@
 //   - unsigned indices of gather, scatter and dynamic slices are
 //     zero-extended to i64 (an index of 2^31 and more clamps high, not to 0);
 //   - ops whose unsigned meaning has no such rewrite (64-bit division, a
-//     float to unsigned convert, ...) are errors that name the op.
+//     float to 64-bit unsigned convert, ...) are errors that name the op.
 //
 // An entry function's ui8, ui16, ui32 and ui64 arguments and results (a PRNG
 // key passed in and returned, 16-bit pixels) become signless too, marked
@@ -109,6 +111,19 @@ Value zeroExtend(OpBuilder &b, Location loc, Value x, RankedTensorType to) {
   Value wide = createStableHlo(b, loc, "stablehlo.convert", {x}, to)->getResult(0);
   Value mask = splat(b, loc, to, APInt::getLowBitsSet(to.getElementTypeBitWidth(), from));
   return createStableHlo(b, loc, "stablehlo.and", {wide, mask}, to)->getResult(0);
+}
+
+/// A float tensor `x` converted to the unsigned integer type `to` (below
+/// 64 bits) as XLA converts: truncated toward zero and saturated, NaN and
+/// negatives 0, past the largest value the largest. Through i64, whose
+/// saturating convert holds every such value, clamped there.
+Value floatToUnsigned(OpBuilder &b, Location loc, Value x, RankedTensorType to) {
+  unsigned w = to.getElementTypeBitWidth();
+  auto i64 = to.clone(b.getI64Type());
+  Value wide = createStableHlo(b, loc, "stablehlo.convert", {x}, i64)->getResult(0);
+  Value lo = splat(b, loc, i64, APInt(64, 0)), hi = splat(b, loc, i64, APInt::getLowBitsSet(64, w));
+  Value clamped = createStableHlo(b, loc, "stablehlo.clamp", {lo, wide, hi}, i64)->getResult(0);
+  return createStableHlo(b, loc, "stablehlo.convert", {clamped}, to)->getResult(0);
 }
 
 LogicalResult refuse(Operation *op, StringRef what) {
@@ -218,8 +233,13 @@ LogicalResult rewrite(Operation *op) {
     auto from = cast<RankedTensorType>(op->getOperand(0).getType());
     auto to = cast<RankedTensorType>(op->getResult(0).getType());
     Type fe = from.getElementType(), te = to.getElementType();
-    if (isa<FloatType>(fe))
-      return refuse(op, "converts a float to an unsigned integer");
+    if (isa<FloatType>(fe)) {
+      if (te.getIntOrFloatBitWidth() >= 64)
+        return refuse(op, "converts a float to a 64-bit unsigned integer");
+      op->getResult(0).replaceAllUsesWith(floatToUnsigned(b, loc, op->getOperand(0), to));
+      op->erase();
+      return success();
+    }
     if (!fe.isUnsignedInteger())
       return success(); // signed to unsigned: two's complement bits either way
     unsigned fw = fe.getIntOrFloatBitWidth();

@@ -255,6 +255,12 @@ TEST_CASE("cumsum, cummax, cummin and cumprod along 1030 to 1100 elements (forwa
   checkProgram("cumulative", {"", "data=1", "data=3", "data=4"});
 }
 
+TEST_CASE("float to uint8, uint16 and uint32 (negatives, NaN, infinities and values past the "
+          "range saturate) match JAX",
+          "[import][exec]") {
+  checkProgram("unsigned_casts", {"", "data=1", "data=3"});
+}
+
 TEST_CASE("shard_map (a hand-written Megatron MLP, its gradient, psum of floats and ints, "
           "pmax, all_gather tiled and not, psum_scatter, all_to_all, ppermute of every "
           "device and of some, axis_index) matches JAX",
@@ -274,4 +280,12 @@ TEST_CASE("shard_map over some mesh axes only (a data-parallel loss and its grad
           "[import][exec]") {
   // The body runs per device over every axis, whole along the free one.
   checkProgram("shardmap_partial", {""});
+}
+
+TEST_CASE("shard_map over \"data\" on a 2x1 mesh (argmax and psum in its body, open "
+          "shardings along the one-device free axis) and on a one-device mesh (collectives "
+          "over one device outside any shard_map) match JAX",
+          "[import][exec]") {
+  checkProgram("shardmap_unit", {""});
+  checkProgram("shardmap_one", {""});
 }

@@ -861,6 +861,21 @@ def cumulative():
     return Export(cumulative_step, (x, v, w), {"data": 2}, (P("data", None), P("data"), P()))
 
 
+# --- float to unsigned: astype(uint8 / uint16 / uint32) of negatives,
+# fractions, values past the type's range, infinities and NaN --------------
+
+def unsigned_casts_step(x):
+    return {"u8": x.astype(jnp.uint8), "u16": x.astype(jnp.uint16),
+            "u32": x.astype(jnp.uint32),
+            "back": (x * 3).astype(jnp.uint32).astype(jnp.float32)}
+
+
+def unsigned_casts():
+    x = np.array([-3.5, -0.0, 0.0, 0.7, 1.5, 255.9, 256.0, 300.0, 65535.5, 70000.0,
+                  4294967040.0, 5e9, np.inf, -np.inf, np.nan, 123456.7], np.float32)
+    return Export(unsigned_casts_step, (x,), {"data": 2}, (P("data"),))
+
+
 # --- shard_map: per-device code with explicit collectives --------------------
 
 def mesh_of(axes):
@@ -990,6 +1005,51 @@ def shardmap_partial():
                    P("data", None)), donate_argnums=(0,))
 
 
+# --- shard_map edges: over "data" only on a 2x1 mesh (the free "model" axis
+# has one device; JAX still writes the shardings open along it), with an
+# argmax and a psum in the body (JAX writes sharding constraints on the
+# reducers' scalars and the argmax's iota); and a shard_map on a one-device
+# mesh, whose body JAX inlines, leaving its collectives over one device -----
+
+def shardmap_unit_step(x):
+    mesh = mesh_of({"data": 2, "model": 1})
+
+    def local(x):
+        best = jnp.argmax(x, axis=-1)
+        return jax.lax.psum(jnp.sum(x, 0), "data"), jax.lax.psum(best, "data"), \
+            jax.lax.pmax(jnp.max(x, axis=0), "data")
+
+    s, b, m = jax.shard_map(local, mesh=mesh, in_specs=P("data", None),
+                            out_specs=(P(), P(), P()), axis_names={"data"})(x)
+    return {"sum": s, "best": b, "max": m}
+
+
+def shardmap_unit():
+    x = ((np.arange(8 * 5, dtype=np.float32).reshape(8, 5) * 7) % 11) / 4
+    return Export(shardmap_unit_step, (x,), {"data": 2, "model": 1}, (P("data", None),))
+
+
+def shardmap_one_step(x):
+    mesh = mesh_of({"data": 1})
+
+    def local(x):
+        d = jax.lax.axis_index("data")
+        h = x * (d + 1)
+        return (jax.lax.psum(jnp.sum(h, 0), "data"),
+                jax.lax.all_gather(h, "data", axis=0, tiled=True),
+                jax.lax.psum_scatter(h, "data", scatter_dimension=1, tiled=True),
+                jax.lax.ppermute(h, "data", [(0, 0)]))
+
+    s, g, r, p = jax.shard_map(local, mesh=mesh, in_specs=P("data", None), check_vma=False,
+                               out_specs=(P(), P(), P("data"), P("data")))(x)
+    return {"sum": s, "gathered": g, "scattered": r, "permuted": p}
+
+
+def shardmap_one():
+    rng = np.random.default_rng(27)
+    return Export(shardmap_one_step, (grid(rng, (4, 3), 1.0),), {"data": 1}, (P("data", None),))
+
+
 # --- stacked scans: JAX's scan-over-layers idiom (weights stacked
 # [layers, d, d], their output dim on "model") and a reversed scan over
 # time, trained together: every backward step reads and writes stacked
@@ -1050,7 +1110,10 @@ EXPORTS = {
     "products": products,
     "gathers": gathers,
     "cumulative": cumulative,
+    "unsigned_casts": unsigned_casts,
     "shardmap": shardmap,
     "shardmap_partial": shardmap_partial,
+    "shardmap_unit": shardmap_unit,
+    "shardmap_one": shardmap_one,
     "stacked_scans": stacked_scans,
 }
