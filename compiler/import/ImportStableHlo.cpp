@@ -167,6 +167,14 @@ std::pair<std::string, std::string> splitPath(llvm::StringRef path, bool result)
 ///    leaf is still state. An undonated argument whose root has donated
 ///    leaves pairs with the one result of its type and path under the
 ///    result those leaves pair with.
+/// Whether result `r` of `func` can carry argument `i` to the next step:
+/// the same type and the same unsigned reading.
+bool sameKind(func::FuncOp func, unsigned i, unsigned r) {
+  return func.getResultTypes()[r] == func.getArgumentTypes()[i] &&
+         bool(func.getResultAttr(r, kUnsignedAttrName)) ==
+             bool(func.getArgAttr(i, kUnsignedAttrName));
+}
+
 void pairByPath(func::FuncOp func, std::vector<int64_t> &donatedTo) {
   if (func.getBody().empty())
     return;
@@ -183,9 +191,7 @@ void pairByPath(func::FuncOp func, std::vector<int64_t> &donatedTo) {
     std::optional<unsigned> only;
     for (unsigned r = 0; r < nResults; ++r)
       if (results[r].second == args[i].second && (!root || results[r].first == *root) &&
-          func.getResultTypes()[r] == func.getArgumentTypes()[i] &&
-          bool(func.getResultAttr(r, kUnsignedAttrName)) ==
-              bool(func.getArgAttr(i, kUnsignedAttrName))) {
+          sameKind(func, i, r)) {
         if (only)
           return std::nullopt;
         only = r;
@@ -275,9 +281,7 @@ LogicalResult Importer::importSignature(func::FuncOp func) {
       continue;
     donatedTo[i] = -1;
     for (unsigned r = 0; r < nResults; ++r)
-      if (!aliased[r] && func.getResultTypes()[r] == func.getArgumentTypes()[i] &&
-          bool(func.getResultAttr(r, kUnsignedAttrName)) ==
-              bool(func.getArgAttr(i, kUnsignedAttrName))) {
+      if (!aliased[r] && sameKind(func, i, r)) {
         aliased[r] = true;
         donatedTo[i] = r;
         break;
