@@ -367,6 +367,11 @@ bool takesAlongBatch(IndexMap &m, ArrayRef<int64_t> window, int64_t rank,
 std::optional<AlongBatch> alongBatch(const IndexMap &m, Value operand, Value indices,
                                      ArrayRef<int64_t> window) {
   RankedTensorType ot = tensorType(operand), it = tensorType(indices);
+  // Batching pairs of unequal sizes are for readAsRows to report.
+  for (auto [o, i] : llvm::zip(m.operandBatching, m.indicesBatching))
+    if (o < 0 || o >= ot.getRank() || i < 0 || i >= it.getRank() ||
+        ot.getDimSize(o) != it.getDimSize(i))
+      return std::nullopt;
   AlongBatch same{m, indices, std::nullopt};
   if (takesAlongBatch(same.m, window, ot.getRank(), same.unit))
     return same;

@@ -1,6 +1,10 @@
 // RUN: split-file --leading-lines %s %t
 // RUN: shardc import %t/ok.mlir | FileCheck %s
 // RUN: not shardc import %t/bad.mlir 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not shardc import %t/batch_sizes.mlir 2>&1 | FileCheck %s --check-prefix=SIZES
+// RUN: not shardc import %t/offsets.mlir 2>&1 | FileCheck %s --check-prefix=OFFSETS
+// RUN: not shardc import %t/updates.mlir 2>&1 | FileCheck %s --check-prefix=UPDATES
+// RUN: not shardc import %t/result.mlir 2>&1 | FileCheck %s --check-prefix=RESULT
 //
 // Gathers and scatters that are neither one slice nor rows of dim 0 (see
 // compiler/import/GatherRows.h): the indexed dims are moved first and
@@ -80,5 +84,49 @@
     // BAD: bad.mlir:[[@LINE+1]]:10: error: the index dimension numbers must name distinct operand dims in range
     %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0, 1], start_index_map = [1, 1], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> : (tensor<6x13xf32>, tensor<4x2xi32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- batch_sizes.mlir
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<6x13xf32>, tensor<4x1xi32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%x: tensor<6x13xf32>, %i: tensor<4x1xi32>):
+    // SIZES: batch_sizes.mlir:[[@LINE+1]]:10: error: the index dimension numbers must name distinct operand dims in range, batching dims of equal sizes in pairs
+    %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> : (tensor<6x13xf32>, tensor<4x1xi32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- offsets.mlir
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<6x13x5xf32>, tensor<4x1xi32>) -> tensor<4x6x5xf32>, sym_name = "main"}> ({
+  ^bb0(%x: tensor<6x13x5xf32>, %i: tensor<4x1xi32>):
+    // OFFSETS: offsets.mlir:[[@LINE+1]]:10: error: the window dims (2) must be increasing positions
+    %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 1], collapsed_slice_dims = [1], start_index_map = [1], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 6, 1, 5>}> : (tensor<6x13x5xf32>, tensor<4x1xi32>) -> tensor<4x6x5xf32>
+    "func.return"(%0) : (tensor<4x6x5xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- updates.mlir
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<6x13xf32>, tensor<4x2xi32>, tensor<3xf32>) -> tensor<6x13xf32>, sym_name = "main"}> ({
+  ^bb0(%x: tensor<6x13xf32>, %i: tensor<4x2xi32>, %u: tensor<3xf32>):
+    // UPDATES: updates.mlir:[[@LINE+1]]:10: error: the scatter's updates 'tensor<3xf32>' do not hold its windows at its indices
+    %0 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>, unique_indices = false}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%s) : (tensor<f32>) -> ()
+    }) : (tensor<6x13xf32>, tensor<4x2xi32>, tensor<3xf32>) -> tensor<6x13xf32>
+    "func.return"(%0) : (tensor<6x13xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+//--- result.mlir
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<6x13xf32>, tensor<4x2xi32>) -> tensor<4x7xf32>, sym_name = "main"}> ({
+  ^bb0(%x: tensor<6x13xf32>, %i: tensor<4x2xi32>):
+    // RESULT: result.mlir:[[@LINE+1]]:10: error: the gather's result type 'tensor<4x7xf32>' is not its operand's windows at its indices ('tensor<4x5xf32>')
+    %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0, 1], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 5>}> : (tensor<6x13xf32>, tensor<4x2xi32>) -> tensor<4x7xf32>
+    "func.return"(%0) : (tensor<4x7xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
