@@ -93,11 +93,11 @@ user_models.py does not exercise (BENCH_MODELS=bench/train/user_models2.py):
                     scan backtracking) for a token accuracy
 
 Meshes as in models.py: "<data>x<model>" or "<data>". Sizes: BENCH_<MODEL>_SIZES.
-Workarounds for what shardc refuses are marked in the code ("is refused"):
-jnp.diagonal -> einsum('ii->i'), vmapped `v[label]` -> take_along_axis,
-take_along_axis with broadcast indices -> indices broadcast first,
-take_along_axis under a vmap with shared labels -> one_hot,
-shard_map(axis_names={"data"}) -> a shard_map over every axis.
+Some steps use a second way of writing a thing (einsum('ii->i') for
+jnp.diagonal, take_along_axis for a vmapped `v[label]`, indices broadcast
+before take_along_axis, one_hot under a vmap, a shard_map over every
+axis); the first ways import too, and tests/import/jax/models.py
+(`gathers`, `shardmap_unit`, `shardmap_one`) checks them against JAX.
 """
 import math
 
@@ -255,7 +255,7 @@ DPSGD_SIZES = {"batch": 32, "inputs": 32, "hidden": 64, "classes": 8}
 def dp_example_loss(p, x, label):
     h = jnp.tanh(x @ p["W1"] + p["b1"])
     logits = h @ p["W2"] + p["b2"]
-    # `logits[label]` under vmap is refused; take_along_axis works
+    # `logits[label]` under vmap imports too (tests/import/jax: gathers)
     return jax.nn.logsumexp(logits) - jnp.take_along_axis(logits, label[None], 0)[0]
 
 
@@ -308,7 +308,7 @@ def clip_loss(p, img, txt):
     a, b = l2n(a), l2n(b)
     scale = jnp.minimum(jnp.exp(p["t"]), 100.0)
     logits = a @ b.T * scale                             # [B, B]
-    diag = jnp.einsum("ii->i", logits)       # jnp.diagonal is refused
+    diag = jnp.einsum("ii->i", logits)       # as jnp.diagonal(logits)
     l_img = jnp.mean(jax.nn.logsumexp(logits, axis=1) - diag)
     l_txt = jnp.mean(jax.nn.logsumexp(logits, axis=0) - diag)
     n = logits.shape[0]
@@ -669,7 +669,7 @@ def strided_loss(p, x, idx, y):
     flat = flat * p["g"] + p["bias"]
     h = flat.reshape(B, T // 2, D)
     s2d = h.reshape(B, T // 4, 2 * D)                             # space-to-depth
-    # idx[:, :, None] broadcast by take_along_axis is refused
+    # the same as take_along_axis(s2d, idx[:, :, None], axis=1)
     full = jnp.broadcast_to(idx[:, :, None], idx.shape + (s2d.shape[2],))
     picked = jnp.take_along_axis(s2d, full, axis=1)               # [B, K, 2D]
     e = jnp.einsum("bkd,hde->bhke", picked, p["Wh"])              # [B, H, K, E]
@@ -808,7 +808,7 @@ def ens_member_loss(p, x, labels):
     h = jnp.pad(h, ((0, 0), (1, 1), (0, 0)), mode="edge")
     h = jnp.mean(h, axis=1)
     logits = h @ p["Wc"]
-    # ce() (take_along_axis) under this vmap is refused
+    # as ce() (take_along_axis), written with one_hot
     return -jnp.mean(jnp.sum(jax.nn.one_hot(labels, logits.shape[-1])
                              * jax.nn.log_softmax(logits), -1))
 
@@ -998,7 +998,8 @@ def smap(mesh):
     negatives come from every device (lax.all_gather, axis_index picks the
     local block of labels), gradients lax.pmean'd, an int psum'd counter.
     Manual over every mesh axis (the "model" axis, if any, holds replicas).
-    On a 1-device mesh JAX inlines the body: refused."""
+    On a 1-device mesh JAX inlines the body, and its collectives are over
+    one device."""
     r = np.random.default_rng(58)
     z = sizes("smap", SMAP_SIZES)
     B, D, H, E = z["batch"], z["inputs"], z["hidden"], z["embed"]
@@ -1037,8 +1038,8 @@ def smap(mesh):
 
     sm = jax.shard_map(local_step, mesh=jmesh, in_specs=(specs, P("data"), P("data")),
                        out_specs=(specs, P(), P()), check_vma=False)
-    # with axis_names={"data"} (manual over "data" only), argmax and psum in
-    # its body are refused on meshes with a "model" axis
+    # axis_names={"data"} (manual over "data" only) imports too
+    # (tests/import/jax: shardmap_partial, shardmap_unit)
 
     def step(params, x, x2):
         params, loss, hits = sm(params, x, x2)
