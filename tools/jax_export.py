@@ -162,7 +162,7 @@ def export(name, e, out_dir):
     in_sh = jax.tree.map(to_sharding, e.in_specs, is_leaf=is_spec)
     out_sh = (jax.tree.map(to_sharding, e.out_specs, is_leaf=is_spec)
               if e.out_specs is not None else None)
-    kwargs = {"in_shardings": in_sh, "donate_argnums": e.donate_argnums}
+    kwargs = {"in_shardings": in_sh, "donate_argnums": e.donate_argnums, "keep_unused": True}
     if out_sh is not None:
         kwargs["out_shardings"] = out_sh
     jitted = jax.jit(e.fn, **kwargs)
