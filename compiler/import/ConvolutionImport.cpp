@@ -122,16 +122,7 @@ class ConvEmitter {
 public:
   explicit ConvEmitter(OpEmitter &e) : e(e) {}
 
-  Value transpose(Value x, ArrayRef<int64_t> perm) {
-    if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-      return x;
-    RankedTensorType t = tensorType(x);
-    SmallVector<int64_t> shape;
-    for (int64_t p : perm)
-      shape.push_back(t.getDimSize(p));
-    return TransposeOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x,
-                               e.b.getDenseI64ArrayAttr(perm));
-  }
+  Value transpose(Value x, ArrayRef<int64_t> perm) { return transposed(e, x, perm); }
 
   Value reshape(Value x, ArrayRef<int64_t> shape) {
     return e.reshape(x, RankedTensorType::get(shape, tensorType(x).getElementType()));

@@ -579,13 +579,7 @@ std::optional<Value> scatterAlongBatch(OpEmitter &e, const AlongBatch &along, Va
   for (int64_t d = 0; d < bt.getRank(); ++d)
     perm.push_back(d == a ? static_cast<int64_t>(kept.size())
                           : llvm::find(kept, toOneHot[d]) - kept.begin());
-  auto placed = [&](Value v) -> Value {
-    if (llvm::equal(perm, llvm::seq<int64_t>(0, bt.getRank())))
-      return v;
-    return TransposeOp::create(e.b, e.loc, tensorType(v).clone(bt.getShape()), v,
-                               e.b.getDenseI64ArrayAttr(perm))
-        .getResult();
-  };
+  auto placed = [&](Value v) { return transposed(e, v, perm); };
   if (sets)
     return e.select(placed(reduced(hot)), placed(reduced(wide)), base);
   return e.add(base, placed(reduced(e.select(hot, wide, splatOf(e, wideType, 0)))));

@@ -23,17 +23,6 @@ Value splatInt(OpEmitter &e, RankedTensorType t, int64_t v) {
   return filledConstant(e, t, e.b.getIntegerAttr(t.getElementType(), v));
 }
 
-Value transposed(OpEmitter &e, Value x, ArrayRef<int64_t> perm) {
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, static_cast<int64_t>(perm.size()))))
-    return x;
-  RankedTensorType t = tensorType(x);
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(t.getDimSize(p));
-  return TransposeOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x,
-                             e.b.getDenseI64ArrayAttr(perm));
-}
-
 /// The permutation that sorts `keys` (stable), as positions.
 SmallVector<int64_t> sortedOrder(ArrayRef<int64_t> keys) {
   SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, keys.size()));

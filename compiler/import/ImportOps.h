@@ -167,6 +167,10 @@ mlir::Value stridedSlice(mlir::garray::OpEmitter &e, mlir::Value x,
                          llvm::ArrayRef<int64_t> start, llvm::ArrayRef<int64_t> limit,
                          llvm::ArrayRef<int64_t> stride);
 
+/// `x` transposed by `perm` (result dim i is x's dim perm[i]); `x` itself
+/// for the identity.
+mlir::Value transposed(mlir::garray::OpEmitter &e, mlir::Value x, llvm::ArrayRef<int64_t> perm);
+
 /// broadcast_in_dim with `dims` in any order (garray wants them increasing:
 /// the operand is transposed first when they are not).
 mlir::Value broadcastAnyOrder(mlir::garray::OpEmitter &e, mlir::Value x, mlir::Type to,

@@ -117,6 +117,17 @@ std::optional<std::string> readAttrText(Operation *op, StringRef name) {
   return text;
 }
 
+Value transposed(OpEmitter &e, Value x, ArrayRef<int64_t> perm) {
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, static_cast<int64_t>(perm.size()))))
+    return x;
+  RankedTensorType t = tensorType(x);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(t.getDimSize(p));
+  return TransposeOp::create(e.b, e.loc, RankedTensorType::get(shape, t.getElementType()), x,
+                             e.b.getDenseI64ArrayAttr(perm));
+}
+
 Value broadcastAnyOrder(OpEmitter &e, Value x, Type to, ArrayRef<int64_t> dimsIn) {
   SmallVector<int64_t> dims(dimsIn);
   RankedTensorType t = tensorType(x);
