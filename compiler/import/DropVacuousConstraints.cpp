@@ -12,7 +12,6 @@
 #include "compiler/import/ImportOps.h"
 #include "compiler/import/SdySharding.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -31,11 +30,10 @@ bool vacuous(Operation *op) {
   std::optional<SdySharding> s = parseSdySharding(text, error);
   if (op->getNumOperands() != 1 || op->getNumResults() != 1 || !s || !s->unreduced.empty())
     return false;
+  // A reducer body's values are scalars, so this covers its constraints;
+  // one on a whole tensor in a loop's or a branch's body stays.
   auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  Operation *parent = op->getParentOp();
-  bool inBody = parent && !isa<func::FuncOp>(parent) &&
-                parent->getName().getStringRef() != "sdy.manual_computation";
-  if (inBody || (t && t.getRank() == 0))
+  if (t && t.getRank() == 0)
     return true;
   return s->replicated.empty() &&
          llvm::all_of(s->dims, [](const SdyDim &d) { return d.open && d.axes.empty(); });

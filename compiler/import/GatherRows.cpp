@@ -189,10 +189,12 @@ SmallVector<int64_t> formDims(const RowsForm &f) {
   return dims;
 }
 
-/// Where each of a result's (or updates') dims lies in Bs ++ window dims:
-/// the window dims at `windowDims`' positions, Bs in the others.
-FailureOr<SmallVector<int64_t>> placeDims(Operation *op, const IndexMap &m, int64_t rank,
-                                          int64_t batchRank, int64_t windows) {
+/// Where each of a result's (or updates') dims lies in Bs ++ the `carried`
+/// operand dims: those at m.windowDims' positions, Bs in the others.
+FailureOr<SmallVector<int64_t>> placeDims(Operation *op, const IndexMap &m, const RowsForm &f,
+                                          ArrayRef<int64_t> carried, int64_t rank) {
+  int64_t batchRank = static_cast<int64_t>(f.batchShape.size());
+  int64_t windows = static_cast<int64_t>(carried.size());
   if (static_cast<int64_t>(m.windowDims.size()) != windows || batchRank + windows != rank ||
       !distinctIn(m.windowDims, rank) || !llvm::is_sorted(m.windowDims))
     return op->emitError() << "the window dims (" << m.windowDims.size()
@@ -227,8 +229,7 @@ FailureOr<Value> gatherRows(Operation *op, OpEmitter &e, const RowsForm &f, cons
   RankedTensorType rt = tensorType(op->getResult(0));
   int64_t batchRank = static_cast<int64_t>(f.batchShape.size());
   SmallVector<int64_t> windows = windowOperandDims(m, tensorType(f.operand).getRank());
-  FailureOr<SmallVector<int64_t>> place =
-      placeDims(op, m, rt.getRank(), batchRank, static_cast<int64_t>(windows.size()));
+  FailureOr<SmallVector<int64_t>> place = placeDims(op, m, f, windows, rt.getRank());
   if (failed(place))
     return failure();
   Type el = rt.getElementType();
@@ -245,8 +246,7 @@ FailureOr<Value> gatherRows(Operation *op, OpEmitter &e, const RowsForm &f, cons
     perm.push_back(batchRank + i);
   Value inOrder = transposed(e, gathered, perm);
   Value windowed = e.reshape(inOrder, windowsType(f, windows, el));
-  SmallVector<int64_t> toResult(place->begin(), place->end());
-  Value result = transposed(e, windowed, toResult);
+  Value result = transposed(e, windowed, *place);
   if (tensorType(result) != rt)
     return op->emitError() << "the gather's result type " << rt << " is not its operand's "
                            << "windows at its indices (" << tensorType(result) << ")";
@@ -258,8 +258,7 @@ FailureOr<Value> updatesAsRows(Operation *op, OpEmitter &e, const RowsForm &f, c
   RankedTensorType ut = tensorType(updates);
   int64_t batchRank = static_cast<int64_t>(f.batchShape.size());
   SmallVector<int64_t> windows = windowOperandDims(m, tensorType(f.operand).getRank());
-  FailureOr<SmallVector<int64_t>> place =
-      placeDims(op, m, ut.getRank(), batchRank, static_cast<int64_t>(windows.size()));
+  FailureOr<SmallVector<int64_t>> place = placeDims(op, m, f, windows, ut.getRank());
   if (failed(place))
     return failure();
   Type el = ut.getElementType();
